@@ -1,0 +1,82 @@
+# pipelm: see README.md.  GNU make.
+PREFIX = /usr/local
+MANPREFIX = $(PREFIX)/share/man
+CC = cc
+CFLAGS = -std=c11 -O2 -g -Wall -Wextra -Werror -pthread
+CPPFLAGS = -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
+LDLIBS = -lm -pthread
+
+# Objects go under $(O), so the plain and the sanitizer build live side by side.
+O = build/rel
+BINDIR = bin
+ifeq ($(SAN),1)
+O = build/san
+BINDIR = build/san/bin
+CFLAGS += -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
+LDFLAGS += -fsanitize=address,undefined
+endif
+
+# Per-ISA kernel files are compiled with their own flags (and only those).
+AVX2FLAGS = -mavx2 -mfma -mf16c
+AVX512FLAGS = -mavx512f -mavx512bw -mavx512vl -mavx512dq -mavx512bf16 -mavx512vnni -mfma -mf16c
+
+PROG = tok-encode tok-decode llm-logits llm-sample llm-gen st-inspect
+TOOL = mkmodel
+BIN = $(PROG:%=$(BINDIR)/%)
+TOOLBIN = $(TOOL:%=$(O)/%)
+LIBSRC = $(wildcard lib/*.c)
+HDR = $(wildcard lib/*.h)
+LIB = $(LIBSRC:%.c=$(O)/%.o)
+UNITSRC = $(wildcard tests/unit/test_*.c)
+UNIT = $(UNITSRC:tests/unit/%.c=$(O)/%)
+
+all: $(BIN) $(TOOLBIN)
+
+$(O)/libcore.a: $(LIB)
+	$(AR) rcs $@ $(LIB)
+$(LIB) $(BIN) $(TOOLBIN) $(UNIT): $(HDR)
+$(O)/lib/%.o: lib/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+$(O)/lib/%_avx2.o: lib/%_avx2.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(AVX2FLAGS) -c -o $@ $<
+$(O)/lib/%_avx512.o: lib/%_avx512.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(AVX512FLAGS) -c -o $@ $<
+$(BIN): $(BINDIR)/%: cmd/%.c $(O)/libcore.a
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(O)/libcore.a $(LDLIBS)
+$(TOOLBIN): $(O)/%: tools/%.c $(O)/libcore.a
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(O)/libcore.a $(LDLIBS)
+$(UNIT): $(O)/%: tests/unit/%.c $(O)/libcore.a
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(O)/libcore.a $(LDLIBS)
+
+# Unit tests run under every kernel table the CPU has (PIPELM_KERNEL),
+# then the bats suites against $(BINDIR), then the man-page lint.
+test: all $(UNIT)
+	@for t in $(UNIT); do for k in portable avx2 avx512; do \
+		echo "$$t ($$k)"; PIPELM_KERNEL=$$k ./$$t || exit 1; done; done
+	PIPELM_BIN=$(CURDIR)/$(BINDIR) PIPELM_TOOLS=$(CURDIR)/$(O) bats tests/
+	groff -mdoc -ww -z man/*.[15]
+
+# The README's test command: everything, plain and under the sanitizers.
+check:
+	$(MAKE) test
+	$(MAKE) test SAN=1
+
+bench: all
+	bench/run.sh
+
+install: $(BIN)
+	mkdir -p $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(MANPREFIX)/man1 $(DESTDIR)$(MANPREFIX)/man5
+	cp -f $(BIN) $(DESTDIR)$(PREFIX)/bin/
+	for p in $(PROG); do sed 's/^\.Os pipelm$$/.Os pipelm $(subst .,\.,0.1.0)/' man/$$p.1 > $(DESTDIR)$(MANPREFIX)/man1/$$p.1; done
+	cp -f man/pipelm-formats.5 $(DESTDIR)$(MANPREFIX)/man5/
+uninstall:
+	cd $(DESTDIR)$(PREFIX)/bin && rm -f $(PROG)
+	cd $(DESTDIR)$(MANPREFIX)/man1 && rm -f $(PROG:=.1)
+	rm -f $(DESTDIR)$(MANPREFIX)/man5/pipelm-formats.5
+clean:
+	rm -rf bin build/rel build/san
+.PHONY: all test check bench install uninstall clean

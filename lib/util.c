@@ -1,0 +1,197 @@
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+const char *argv0 = "pipelm";
+
+static void
+vwarn(const char *fmt, va_list ap)
+{
+	int saved = errno;
+	size_t n = strlen(fmt);
+
+	fprintf(stderr, "%s: ", argv0);
+	vfprintf(stderr, fmt, ap);
+	if (n && fmt[n - 1] == ':')
+		fprintf(stderr, " %s", strerror(saved));
+	fputc('\n', stderr);
+}
+
+void
+warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vwarn(fmt, ap);
+	va_end(ap);
+}
+
+int
+error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vwarn(fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+void
+die(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vwarn(fmt, ap);
+	va_end(ap);
+	exit(1);
+}
+
+void
+edie(int status, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vwarn(fmt, ap);
+	va_end(ap);
+	exit(status);
+}
+
+void *
+emalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+
+	if (!p)
+		die("cannot allocate %zu bytes", n);
+	return p;
+}
+
+void *
+ecalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
+
+	if (!p)
+		die("cannot allocate %zu x %zu bytes", n, size);
+	return p;
+}
+
+void *
+ereallocarray(void *p, size_t n, size_t size)
+{
+	size_t bytes;
+
+	if (size_mul(&bytes, n, size) < 0)
+		die("cannot allocate %zu x %zu bytes: too large", n, size);
+	if (!(p = realloc(p, bytes ? bytes : 1)))
+		die("cannot allocate %zu bytes", bytes);
+	return p;
+}
+
+char *
+estrdup(const char *s)
+{
+	size_t n = strlen(s) + 1;
+
+	return memcpy(emalloc(n), s, n);
+}
+
+int
+size_mul(size_t *r, size_t a, size_t b)
+{
+	if (a && b > SIZE_MAX / a)
+		return -1;
+	*r = a * b;
+	return 0;
+}
+
+int
+size_add(size_t *r, size_t a, size_t b)
+{
+	if (b > SIZE_MAX - a)
+		return -1;
+	*r = a + b;
+	return 0;
+}
+
+const char *
+strtonum_err(const char *s, long long min, long long max, long long *out)
+{
+	char *end;
+	long long v;
+
+	errno = 0;
+	if (!*s)
+		return "not a number";
+	v = strtoll(s, &end, 10);
+	if (*end || end == s)
+		return "not a number";
+	if ((errno == ERANGE && v == LLONG_MIN) || v < min)
+		return "too small";
+	if ((errno == ERANGE && v == LLONG_MAX) || v > max)
+		return "too large";
+	*out = v;
+	return NULL;
+}
+
+long long
+estrtonum(const char *s, long long min, long long max, const char *name)
+{
+	long long v = 0;
+	const char *why = strtonum_err(s, min, max, &v);
+
+	if (why)
+		edie(2, "invalid %s '%s': %s (expected %lld to %lld)", name, s, why, min, max);
+	return v;
+}
+
+double
+estrtod(const char *s, double min, double max, const char *name)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (!*s || *end || end == s || !isfinite(v))
+		edie(2, "invalid %s '%s': not a number", name, s);
+	if (v < min || v > max)
+		edie(2, "invalid %s '%s': out of range (expected %g to %g)", name, s, min, max);
+	return v;
+}
+
+int
+fshut(FILE *f, const char *name)
+{
+	int ret = 0;
+
+	if (fflush(f) == EOF || ferror(f)) {
+		if (errno != EPIPE)
+			warn("write %s:", name);
+		ret = 1;
+	}
+	if (fclose(f) == EOF && !ret) {
+		if (errno != EPIPE)
+			warn("close %s:", name);
+		ret = 1;
+	}
+	return ret;
+}
+
+void
+version(void)
+{
+	printf("%s (pipelm) %s\n", argv0, PIPELM_VERSION);
+	exit(0);
+}

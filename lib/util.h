@@ -1,0 +1,51 @@
+/* util.h: messages, checked allocation and number parsing.
+ *
+ * warn() and error() are for anyone; die() and the e* helpers exit and are
+ * for cmd/ only: library code reports with error() and returns. */
+#ifndef UTIL_H
+#define UTIL_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#define PIPELM_VERSION "0.1.0"
+
+#define LEN(a) (sizeof(a) / sizeof((a)[0]))
+#define PRINTF(f, a) __attribute__((format(printf, f, a)))
+
+extern const char *argv0;	/* program name for messages, set by main */
+
+/* "argv0: message" on stderr; a format ending in ':' gets ": strerror(errno)". */
+void warn(const char *fmt, ...) PRINTF(1, 2);
+/* warn(), then return -1, so library code can write `return error(...)`. */
+int error(const char *fmt, ...) PRINTF(1, 2);
+/* warn(), then exit(1). */
+_Noreturn void die(const char *fmt, ...) PRINTF(1, 2);
+/* warn(), then exit(status). */
+_Noreturn void edie(int status, const char *fmt, ...) PRINTF(2, 3);
+
+void *emalloc(size_t n);
+void *ecalloc(size_t n, size_t size);
+void *ereallocarray(void *p, size_t n, size_t size);
+char *estrdup(const char *s);
+
+/* Overflow-checked size arithmetic: 0 on success, -1 on overflow. */
+int size_mul(size_t *r, size_t a, size_t b);
+int size_add(size_t *r, size_t a, size_t b);
+
+/* Parse a whole decimal integer in [min, max]; NULL on success, else a
+ * static reason ("not a number", "too small", "too large"). */
+const char *strtonum_err(const char *s, long long min, long long max, long long *out);
+/* The same, for an option: exit 2 with "invalid NAME 'S': reason". */
+long long estrtonum(const char *s, long long min, long long max, const char *name);
+/* A finite float in [min, max], the same way. */
+double estrtod(const char *s, double min, double max, const char *name);
+
+/* Flush and check a stream; on error warn naming it and return 1, else 0.
+ * A write that failed with EPIPE is quiet. */
+int fshut(FILE *f, const char *name);
+
+/* Print "usage:" style version line and exit 0 (for --version). */
+_Noreturn void version(void);
+
+#endif
