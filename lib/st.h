@@ -95,16 +95,18 @@ struct st_wtensor {			/* a tensor to write */
 	int64_t shape[ST_MAXDIM];
 };
 
-/* Write a safetensors header for t[0..n) to f: the data of t[i] is laid out
- * in order, each tensor's start aligned to 8 bytes (the header is padded
- * with spaces to a multiple of 8, tensors with zero bytes between them),
- * and meta[0..nmeta) as __metadata__.  The caller then writes the tensors'
- * data with st_write_data() in the same order.  name is for messages.
- * 0, or -1 after error() (bad shape, size overflow, write error). */
+/* Write a safetensors header for t[0..n) to f, with meta[0..nmeta) as
+ * __metadata__ (none if nmeta is 0).  The data of t[i] is laid out in
+ * order with no gaps (as the safetensors crate requires) after a header
+ * padded with spaces to a multiple of 8 bytes, so every tensor is aligned
+ * to its element size if t is ordered by element size, largest first.  The
+ * caller then writes each tensor's data with st_write_data() in the same
+ * order.  name is for messages.  0, or -1 after error() (bad shape, size
+ * overflow, write error). */
 int st_write_header(FILE *f, const char *name, const struct st_wtensor *t,
     size_t n, const struct st_meta *meta, size_t nmeta);
-/* Write t's data (nbytes as the shape says) and the padding that follows
- * it.  0, or -1 after error() naming name. */
+/* Write t's data (as many bytes as its shape says).  0, or -1 after
+ * error() naming name. */
 int st_write_data(FILE *f, const char *name, const struct st_wtensor *t,
     const void *data);
 /* Bytes of t's data (before padding): 0 and *nbytes set, or -1 on a bad
