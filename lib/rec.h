@@ -26,9 +26,12 @@ struct rec {
  * after error() naming name and the record number.  Reads no further than
  * the end of the record, so it can sit in a feedback loop. */
 int rec_read(struct rec *r, FILE *f, const char *name, enum rec_fmt fmt);
-/* Write one record; with partial = 1 only the ids, no end (text framing
- * only: used to stream ids as they are made, ended by rec_end). */
+/* Write one whole record.  Write errors show in ferror(f) (see fshut). */
 void rec_write(FILE *f, enum rec_fmt fmt, const int *ids, size_t n);
+/* Text framing, streamed: rec_put writes one id (preceded by a space
+ * unless it is the record's first), rec_end ends the record. */
+void rec_put(FILE *f, int id, int first);
+void rec_end(FILE *f);
 /* Parse "text" or "u32" (the --ids= argument): 0, or -1 if neither. */
 int rec_parse_fmt(const char *s, enum rec_fmt *fmt);
 /* Release r's buffer; r may be zeroed. */

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "util.h"
 
@@ -194,4 +195,39 @@ version(void)
 {
 	printf("%s (pipelm) %s\n", argv0, PIPELM_VERSION);
 	exit(0);
+}
+
+/* Sizes of 2 MiB and more are rounded up to whole huge pages: the kernel
+ * aligns an anonymous mapping for THP only when its length is a multiple. */
+static size_t
+mem_roundup(size_t n)
+{
+	size_t huge = (size_t)2 << 20;
+
+	if (n < huge)
+		return n ? n : 1;
+	return n > SIZE_MAX - huge ? n : (n + huge - 1) / huge * huge;
+}
+
+void *
+mem_map(size_t n)
+{
+	void *p;
+
+	n = mem_roundup(n);
+	p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return NULL;
+#ifdef MADV_HUGEPAGE
+	if (n >= (size_t)2 << 20)
+		madvise(p, n, MADV_HUGEPAGE);
+#endif
+	return p;
+}
+
+void
+mem_unmap(void *p, size_t n)
+{
+	if (p)
+		munmap(p, mem_roundup(n));
 }

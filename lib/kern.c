@@ -1,0 +1,398 @@
+/* kern.c: portable kernels, conversions and the dispatch table.
+ *
+ * The portable dot products keep 8 float partial sums (element i goes to
+ * sum i % 8) and add them in a fixed tree at the end, so every row gives
+ * the same result whatever range or token block it is computed in. */
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "kern.h"
+#include "util.h"
+
+#if defined(__x86_64__) && defined(KERN_ISA)
+#include <cpuid.h>
+extern const struct kern kern_avx2;
+extern const struct kern kern_avx512;
+#endif
+
+struct kern kern;
+
+/* ---- scalar conversions ---- */
+
+static uint32_t
+f2u(float f)
+{
+	uint32_t u;
+
+	memcpy(&u, &f, sizeof u);
+	return u;
+}
+
+static float
+u2f(uint32_t u)
+{
+	float f;
+
+	memcpy(&f, &u, sizeof f);
+	return f;
+}
+
+float
+kern_bf16_to_f32(uint16_t h)
+{
+	return u2f((uint32_t)h << 16);
+}
+
+float
+kern_f16_to_f32(uint16_t h)
+{
+	uint32_t sign = (uint32_t)(h & 0x8000) << 16;
+	uint32_t e = h >> 10 & 0x1f, m = h & 0x3ff;
+	float f;
+
+	if (e == 0x1f)		/* inf, NaN (payload kept) */
+		return u2f(sign | 0x7f800000 | m << 13);
+	if (e)			/* normal: rebias 15 -> 127 */
+		return u2f(sign | (e + 112) << 23 | m << 13);
+	f = (float)m * 0x1p-24f;	/* zero or subnormal, exact */
+	return sign ? -f : f;
+}
+
+uint16_t
+kern_f32_to_bf16(float f)
+{
+	uint32_t u = f2u(f), h;
+
+	if ((u & 0x7fffffff) > 0x7f800000) {	/* NaN: keep sign, payload */
+		h = u >> 16;
+		if (!(h & 0x7f))
+			h |= 0x40;
+		return (uint16_t)h;
+	}
+	u += 0x7fff + (u >> 16 & 1);	/* nearest even; may carry to inf */
+	return (uint16_t)(u >> 16);
+}
+
+uint16_t
+kern_f32_to_f16(float f)
+{
+	uint32_t u = f2u(f), sign = u >> 16 & 0x8000, e, mant, r, rem, half;
+	int s;
+
+	u &= 0x7fffffff;
+	if (u > 0x7f800000) {			/* NaN: keep payload, quiet */
+		r = u >> 13 & 0x3ff;
+		return (uint16_t)(sign | 0x7c00 | (r ? r : 0x200));
+	}
+	if (u >= 0x477ff000)			/* >= 65520: inf */
+		return (uint16_t)(sign | 0x7c00);
+	e = u >> 23;
+	mant = u & 0x7fffff;
+	if (e >= 113) {				/* normal half */
+		r = (e - 112) << 10 | mant >> 13;
+		rem = mant & 0x1fff;
+		if (rem > 0x1000 || (rem == 0x1000 && (r & 1)))
+			r++;
+		return (uint16_t)(sign | r);
+	}
+	if (e < 102)				/* below half the least subnormal */
+		return (uint16_t)sign;
+	/* subnormal half m * 2^-24 with m = M * 2^(e - 126) */
+	mant |= 0x800000;
+	s = 126 - (int)e;			/* 14..24 */
+	r = mant >> s;
+	rem = mant & ((1u << s) - 1);
+	half = 1u << (s - 1);
+	if (rem > half || (rem == half && (r & 1)))
+		r++;				/* may become the least normal */
+	return (uint16_t)(sign | r);
+}
+
+/* ---- portable table ---- */
+
+static float
+wget(const void *w, enum wtype t, size_t i)
+{
+	switch (t) {
+	case W_F16:
+		return kern_f16_to_f32(((const uint16_t *)w)[i]);
+	case W_BF16:
+		return u2f((uint32_t)((const uint16_t *)w)[i] << 16);
+	default:
+		return ((const float *)w)[i];
+	}
+}
+
+/* The fixed reduction of the 8 partial sums. */
+static float
+sum8(const float s[8])
+{
+	return ((s[0] + s[4]) + (s[2] + s[6])) + ((s[1] + s[5]) + (s[3] + s[7]));
+}
+
+/* dot(W[r], x) with the lane discipline above. */
+static float
+rowdot(const void *w, enum wtype t, size_t off, const float *x, int n)
+{
+	float s[8] = { 0 }, wb[8];
+	int i, j;
+
+	for (i = 0; i + 8 <= n; i += 8) {
+		for (j = 0; j < 8; j++)
+			wb[j] = wget(w, t, off + (size_t)i + j);
+		for (j = 0; j < 8; j++)
+			s[j] += wb[j] * x[i + j];
+	}
+	for (j = 0; i < n; i++, j++)
+		s[j] += wget(w, t, off + (size_t)i) * x[i];
+	return sum8(s);
+}
+
+static void
+matvec_any(enum wtype t, float *out, const void *w, const float *x, int n,
+    int r0, int r1)
+{
+	int r;
+
+	for (r = r0; r < r1; r++)
+		out[r] = rowdot(w, t, (size_t)r * n, x, n);
+}
+
+static void
+matvec_f32(float *out, const void *w, const float *x, int n, int r0, int r1)
+{
+	matvec_any(W_F32, out, w, x, n, r0, r1);
+}
+
+static void
+matvec_f16(float *out, const void *w, const float *x, int n, int r0, int r1)
+{
+	matvec_any(W_F16, out, w, x, n, r0, r1);
+}
+
+static void
+matvec_bf16(float *out, const void *w, const float *x, int n, int r0, int r1)
+{
+	matvec_any(W_BF16, out, w, x, n, r0, r1);
+}
+
+static void
+matmul_any(enum wtype t, float *out, int ldo, const void *w, const float *x,
+    int ldx, int n, int T, int r0, int r1)
+{
+	int r, tt;
+
+	for (r = r0; r < r1; r++)
+		for (tt = 0; tt < T; tt++)
+			out[(size_t)tt * ldo + r] = rowdot(w, t, (size_t)r * n,
+			    x + (size_t)tt * ldx, n);
+}
+
+static void
+matmul_f32(float *out, int ldo, const void *w, const float *x, int ldx,
+    int n, int T, int r0, int r1)
+{
+	matmul_any(W_F32, out, ldo, w, x, ldx, n, T, r0, r1);
+}
+
+static void
+matmul_f16(float *out, int ldo, const void *w, const float *x, int ldx,
+    int n, int T, int r0, int r1)
+{
+	matmul_any(W_F16, out, ldo, w, x, ldx, n, T, r0, r1);
+}
+
+static void
+matmul_bf16(float *out, int ldo, const void *w, const float *x, int ldx,
+    int n, int T, int r0, int r1)
+{
+	matmul_any(W_BF16, out, ldo, w, x, ldx, n, T, r0, r1);
+}
+
+static float
+dot(const float *a, const float *b, int n)
+{
+	float s[8] = { 0 };
+	int i, j;
+
+	for (i = 0; i + 8 <= n; i += 8)
+		for (j = 0; j < 8; j++)
+			s[j] += a[i + j] * b[i + j];
+	for (j = 0; i < n; i++, j++)
+		s[j] += a[i] * b[i];
+	return sum8(s);
+}
+
+static void
+axpy(float *y, float a, const float *x, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		y[i] += a * x[i];
+}
+
+static void
+rmsnorm(float *o, const float *x, const float *w, int n, float eps)
+{
+	float r = 1.0f / sqrtf(dot(x, x, n) / (float)n + eps);
+	int i;
+
+	for (i = 0; i < n; i++)
+		o[i] = x[i] * r * w[i];
+}
+
+static void
+tof32_f32(float *out, const void *w, size_t n)
+{
+	memmove(out, w, n * sizeof *out);
+}
+
+static void
+tof32_f16(float *out, const void *w, size_t n)
+{
+	const uint16_t *h = w;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		out[i] = kern_f16_to_f32(h[i]);
+}
+
+static void
+tof32_bf16(float *out, const void *w, size_t n)
+{
+	const uint16_t *h = w;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		out[i] = u2f((uint32_t)h[i] << 16);
+}
+
+const struct kern kern_portable = {
+	.name = "portable",
+	.matvec = { matvec_f32, matvec_f16, matvec_bf16 },
+	.matmul = { matmul_f32, matmul_f16, matmul_bf16 },
+	.dot = dot,
+	.axpy = axpy,
+	.rmsnorm = rmsnorm,
+	.to_f32 = { tof32_f32, tof32_f16, tof32_bf16 },
+};
+
+/* ---- helpers, not dispatched ---- */
+
+void
+kern_softmax(float *x, int n)
+{
+	float max, sum = 0.0f;
+	int i;
+
+	if (n <= 0)
+		return;
+	max = x[0];
+	for (i = 1; i < n; i++)
+		if (x[i] > max)
+			max = x[i];
+	for (i = 0; i < n; i++) {
+		x[i] = expf(x[i] - max);
+		sum += x[i];
+	}
+	for (i = 0; i < n; i++)
+		x[i] /= sum;
+}
+
+void
+kern_swiglu(float *h, const float *gate, const float *up, int n)
+{
+	int i;
+	float g;
+
+	for (i = 0; i < n; i++) {
+		g = gate[i];
+		h[i] = g / (1.0f + expf(-g)) * up[i];
+	}
+}
+
+void
+kern_rope(float *x, int nh, int hd, const float *cos, const float *sin)
+{
+	int h, j, half = hd / 2;
+	float a, b, *v;
+
+	for (h = 0; h < nh; h++) {
+		v = x + (size_t)h * hd;
+		for (j = 0; j < half; j++) {
+			a = v[j];
+			b = v[j + half];
+			v[j] = a * cos[j] - b * sin[j];
+			v[j + half] = b * cos[j] + a * sin[j];
+		}
+	}
+}
+
+/* ---- dispatch ---- */
+
+#if defined(__x86_64__) && defined(KERN_ISA)
+/* CPU and OS support for the AVX2 table (AVX2, FMA, F16C, YMM state) and
+ * the AVX-512 table (F, BW, VL, DQ plus those, ZMM state). */
+static int
+has_isa(int level)
+{
+	unsigned a, b, c, d, lo, hi, want;
+
+	if (!__get_cpuid(1, &a, &b, &c, &d))
+		return 0;
+	/* FMA (c12), OSXSAVE (c27), AVX (c28), F16C (c29) */
+	if ((c & (1u << 12 | 1u << 27 | 1u << 28 | 1u << 29)) !=
+	    (1u << 12 | 1u << 27 | 1u << 28 | 1u << 29))
+		return 0;
+	__asm__ volatile ("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+	(void)hi;
+	want = level >= 2 ? 0xe6 : 0x6;	/* XMM|YMM (+ opmask, ZMM) */
+	if ((lo & want) != want)
+		return 0;
+	if (__get_cpuid_max(0, NULL) < 7)
+		return 0;
+	__cpuid_count(7, 0, a, b, c, d);
+	if (!(b & 1u << 5))			/* AVX2 */
+		return 0;
+	/* AVX512F (b16), DQ (b17), BW (b30), VL (b31) */
+	want = 1u << 16 | 1u << 17 | 1u << 30 | 1u << 31;
+	if (level >= 2 && (b & want) != want)
+		return 0;
+	return 1;
+}
+#endif
+
+int
+kern_init(const char *want)
+{
+	int best = 0, w;
+
+	kern = kern_portable;
+#if defined(__x86_64__) && defined(KERN_ISA)
+	if (has_isa(2))
+		best = 2;
+	else if (has_isa(1))
+		best = 1;
+#endif
+	if (!want || !*want)
+		w = best;
+	else if (!strcmp(want, "portable"))
+		w = 0;
+	else if (!strcmp(want, "avx2"))
+		w = 1;
+	else if (!strcmp(want, "avx512"))
+		w = 2;
+	else
+		return error("unknown kernel table '%s'", want);
+	if (w > best)
+		return error("kernel table '%s' not supported by this cpu", want);
+#if defined(__x86_64__) && defined(KERN_ISA)
+	if (w == 2)
+		kern = kern_avx512;
+	else if (w == 1)
+		kern = kern_avx2;
+#endif
+	return 0;
+}

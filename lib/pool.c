@@ -1,0 +1,218 @@
+/* pool.c: persistent worker threads splitting index ranges.
+ *
+ * pool_for() publishes a job and bumps the generation counter `gen`.
+ * Workers spin on `gen` for a short while (decode calls pool_for many
+ * times per token with little serial work in between), then sleep on
+ * `wake`.  Each worker decrements `pending` when its chunk is done; the
+ * caller spins, then sleeps on `done`, until it reaches 0.  The mutex
+ * only guards the sleeps, so a wake-up can never be lost: a sleeper
+ * checks the condition under the mutex, and whoever changes the
+ * condition takes the mutex before signalling. */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pool.h"
+#include "util.h"
+
+#define SPIN 4000	/* polls before sleeping (~50 us with pause) */
+
+struct worker {
+	struct pool *p;
+	int id;		/* chunk index, 1..n-1 */
+	pthread_t th;
+};
+
+struct pool {
+	int n;			/* threads including the caller */
+	struct worker *w;	/* n-1 workers */
+	pthread_mutex_t mu;
+	pthread_cond_t wake, done;
+	atomic_uint gen;	/* job number; odd/even does not matter */
+	atomic_int pending;	/* workers not finished with this job */
+	atomic_int stop;
+	/* the job, written before gen is bumped */
+	void (*fn)(void *ctx, int i0, int i1);
+	void *ctx;
+	int len, align, nchunk;
+};
+
+static inline void
+relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#endif
+}
+
+/* Bounds of chunk i of the current job: the aligned units are shared
+ * out as evenly as possible. */
+static void
+chunk(const struct pool *p, int i, int *i0, int *i1)
+{
+	long long units = ((long long)p->len + p->align - 1) / p->align;
+	long long u0 = units * i / p->nchunk, u1 = units * (i + 1) / p->nchunk;
+
+	*i0 = (int)(u0 * p->align);
+	*i1 = u1 * p->align < p->len ? (int)(u1 * p->align) : p->len;
+}
+
+static void *
+work(void *arg)
+{
+	struct worker *w = arg;
+	struct pool *p = w->p;
+	unsigned seen = atomic_load_explicit(&p->gen, memory_order_acquire);
+	int k, i0, i1;
+
+	for (;;) {
+		for (k = 0; k < SPIN; k++) {
+			if (atomic_load_explicit(&p->gen, memory_order_acquire)
+			    != seen)
+				break;
+			relax();
+		}
+		if (k == SPIN) {
+			pthread_mutex_lock(&p->mu);
+			while (atomic_load(&p->gen) == seen)
+				pthread_cond_wait(&p->wake, &p->mu);
+			pthread_mutex_unlock(&p->mu);
+		}
+		seen = atomic_load_explicit(&p->gen, memory_order_acquire);
+		if (atomic_load(&p->stop))
+			break;
+		if (w->id < p->nchunk) {
+			chunk(p, w->id, &i0, &i1);
+			p->fn(p->ctx, i0, i1);
+		}
+		if (atomic_fetch_sub_explicit(&p->pending, 1,
+		    memory_order_acq_rel) == 1) {
+			pthread_mutex_lock(&p->mu);
+			pthread_cond_signal(&p->done);
+			pthread_mutex_unlock(&p->mu);
+		}
+	}
+	return NULL;
+}
+
+/* Publish the current job (or stop) to the workers. */
+static void
+publish(struct pool *p)
+{
+	atomic_store(&p->pending, p->n - 1);
+	pthread_mutex_lock(&p->mu);
+	atomic_fetch_add_explicit(&p->gen, 1, memory_order_release);
+	pthread_cond_broadcast(&p->wake);
+	pthread_mutex_unlock(&p->mu);
+}
+
+static void
+stopjoin(struct pool *p, int started)
+{
+	int i;
+
+	atomic_store(&p->stop, 1);
+	publish(p);
+	for (i = 0; i < started; i++)
+		pthread_join(p->w[i].th, NULL);
+}
+
+struct pool *
+pool_new(int n)
+{
+	struct pool *p;
+	int i, e;
+
+	if (n < 1 || n > 4096) {
+		error("bad thread count %d", n);
+		return NULL;
+	}
+	if (!(p = calloc(1, sizeof *p))) {
+		error("pool: out of memory");
+		return NULL;
+	}
+	p->n = n;
+	if (n == 1)
+		return p;
+	if (!(p->w = calloc((size_t)n - 1, sizeof *p->w))) {
+		free(p);
+		error("pool: out of memory");
+		return NULL;
+	}
+	pthread_mutex_init(&p->mu, NULL);
+	pthread_cond_init(&p->wake, NULL);
+	pthread_cond_init(&p->done, NULL);
+	atomic_init(&p->gen, 0);
+	atomic_init(&p->pending, 0);
+	atomic_init(&p->stop, 0);
+	for (i = 0; i < n - 1; i++) {
+		p->w[i].p = p;
+		p->w[i].id = i + 1;
+		if ((e = pthread_create(&p->w[i].th, NULL, work, &p->w[i]))) {
+			error("pool: cannot start thread: %s", strerror(e));
+			stopjoin(p, i);
+			p->n = 1;	/* nothing left to join */
+			pool_free(p);
+			return NULL;
+		}
+	}
+	return p;
+}
+
+void
+pool_free(struct pool *p)
+{
+	if (!p)
+		return;
+	if (p->n > 1)
+		stopjoin(p, p->n - 1);
+	if (p->w) {
+		pthread_mutex_destroy(&p->mu);
+		pthread_cond_destroy(&p->wake);
+		pthread_cond_destroy(&p->done);
+		free(p->w);
+	}
+	free(p);
+}
+
+int
+pool_size(const struct pool *p)
+{
+	return p ? p->n : 1;
+}
+
+void
+pool_for(struct pool *p, int n, int align,
+    void (*fn)(void *ctx, int i0, int i1), void *ctx)
+{
+	int i0, i1, k;
+	long long units;
+
+	if (n <= 0)
+		return;
+	if (align < 1)
+		align = 1;
+	units = ((long long)n + align - 1) / align;
+	if (!p || p->n == 1 || units == 1) {
+		fn(ctx, 0, n);
+		return;
+	}
+	p->fn = fn;
+	p->ctx = ctx;
+	p->len = n;
+	p->align = align;
+	p->nchunk = units < p->n ? (int)units : p->n;
+	publish(p);
+	chunk(p, 0, &i0, &i1);
+	fn(ctx, i0, i1);
+	for (k = 0; k < SPIN; k++) {
+		if (!atomic_load_explicit(&p->pending, memory_order_acquire))
+			return;
+		relax();
+	}
+	pthread_mutex_lock(&p->mu);
+	while (atomic_load(&p->pending))
+		pthread_cond_wait(&p->done, &p->mu);
+	pthread_mutex_unlock(&p->mu);
+}

@@ -1,0 +1,27 @@
+/* pool.h: a persistent pool of worker threads that split index ranges.
+ *
+ * The workers live as long as the pool; pool_for() wakes them (a short
+ * spin on a generation counter, then a condition variable), hands each a
+ * contiguous chunk and waits for all.  One pool is driven by one thread
+ * at a time. */
+#ifndef POOL_H
+#define POOL_H
+
+struct pool;
+
+/* Start n-1 workers (the caller is the n-th); n >= 1.  Returns the pool,
+ * owned by the caller (pool_free), or NULL after error(). */
+struct pool *pool_new(int n);
+/* Stop and join the workers and free the pool; accepts NULL. */
+void pool_free(struct pool *p);
+/* Number of threads including the caller (1 for NULL). */
+int pool_size(const struct pool *p);
+/* Call fn(ctx, i0, i1) on contiguous chunks covering [0, n), each
+ * non-empty, at most one per thread; chunk boundaries are multiples of
+ * align (except the end); the calling thread takes one chunk.  Returns
+ * when all are done.  n <= 0 does nothing; align < 1 counts as 1; a NULL
+ * pool or a single chunk is a direct call fn(ctx, 0, n). */
+void pool_for(struct pool *p, int n, int align,
+    void (*fn)(void *ctx, int i0, int i1), void *ctx);
+
+#endif
