@@ -58,7 +58,7 @@ int sampler_init(struct sampler *s, const struct sampler_opts *o, int vocab);
 void sampler_free(struct sampler *s);
 
 /* Choose the next id from logits (s->vocab floats, modified in place by
- * the penalty and temperature) given the ids so far, hist[0..nhist)
+ * the repetition penalty) given the ids so far, hist[0..nhist)
  * (ids outside [0, vocab) are ignored).  Takes exactly one draw from the
  * random stream.  Returns the id (>= 0); never fails, given finite logits. */
 int sampler_next(struct sampler *s, float *logits, const int *hist,
