@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "json.h"
+#include "mdir.h"
 #include "tok_int.h"
 #include "unicode.h"
 #include "util.h"
@@ -895,4 +896,66 @@ tok_free(struct tok *t)
 	free(t->vtab), free(t->mkey), free(t->mval);
 	tok_enc_free(t);
 	memset(t, 0, sizeof *t);
+}
+
+int
+tok_open(struct tok *t, const char *model, const char *file)
+{
+	struct mdir m = { 0 };
+	int r;
+
+	memset(t, 0, sizeof *t);
+	if (file)
+		return tok_load(t, file);
+	if (mdir_resolve(&m, model) < 0)
+		return -1;
+	if (!m.tokenizer) {
+		error("%s: no tokenizer.json", m.dir);
+		mdir_free(&m);
+		return -1;
+	}
+	r = tok_load(t, m.tokenizer);
+	mdir_free(&m);
+	return r;
+}
+
+const char *
+tok_piece(const struct tok *t, int id, size_t *len)
+{
+	if (id < 0 || id >= t->ntok || !t->str[id])
+		return NULL;
+	*len = t->slen[id];
+	return t->str[id];
+}
+
+void
+tok_escape(FILE *f, const char *s, size_t n)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t i, len;
+	uint32_t cp;
+
+	for (i = 0; i < n; i += len) {
+		len = uni_decode(u + i, n - i, &cp);
+		if (cp == ' ')
+			fputs("\\s", f);
+		else if (cp == '\\')
+			fputs("\\\\", f);
+		else if (cp == '\n')
+			fputs("\\n", f);
+		else if (cp == '\t')
+			fputs("\\t", f);
+		else if (cp == '\r')
+			fputs("\\r", f);
+		else if (cp < 0x20 || cp == 0x7f || UNI_ISBAD(cp) ||
+		    (cp >= 0x80 && cp < 0xa0))
+			fprintf(f, "\\x%02x", (unsigned)u[i] & 0xff);
+		else
+			fwrite(u + i, 1, len, f);
+		if (len > 1 && (cp >= 0x80 && cp < 0xa0)) {
+			size_t k;
+			for (k = 1; k < len; k++)
+				fprintf(f, "\\x%02x", (unsigned)u[i + k]);
+		}
+	}
 }

@@ -24,6 +24,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 struct tok_norm;
 struct tok_pre;
@@ -95,6 +96,10 @@ struct tok {
  * naming the file and what is wrong or unsupported; t is then safe to
  * tok_free. */
 int tok_load(struct tok *t, const char *path);
+/* Load the tokenizer named by file (a tokenizer.json) if not NULL, else
+ * the tokenizer.json of model (a folder or ORG/NAME, see mdir.h; NULL:
+ * $PIPELM_MODEL).  0, or -1 after error(). */
+int tok_open(struct tok *t, const char *model, const char *file);
 /* Release everything t holds; accepts a zeroed or failed t. */
 void tok_free(struct tok *t);
 
@@ -109,6 +114,13 @@ int tok_encode(struct tok *t, const char *s, size_t n, int flags, struct tok_ids
  * the bos_token of tokenizer_config.json beside path (read by tok_load),
  * else -1. */
 int tok_bos(const struct tok *t);
+
+/* The token's string as tokenizer.json writes it ("Ġthe", "▁the",
+ * "<0x0A>", "<s>"), its length in *len; NULL if id is not a token. */
+const char *tok_piece(const struct tok *t, int id, size_t *len);
+/* Write s[0..n) readably to f: valid UTF-8 printable as it is, space,
+ * backslash, control and invalid bytes as \s, \\, \n, \t, \r, \xHH. */
+void tok_escape(FILE *f, const char *s, size_t n);
 
 /* Append an id to ids: 0, or -1 after error() (out of memory). */
 int tok_ids_push(struct tok_ids *ids, int id);
