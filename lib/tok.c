@@ -588,13 +588,35 @@ load_model(struct ld *L, const struct json *m, const struct json *added)
 		return error("%s: empty vocabulary", L->path);
 	t->ntok = maxid + 1;
 	nv = t->ntok;
-	if (!(t->str = calloc(nv, sizeof *t->str)) ||
-	    !(t->key = calloc(nv, sizeof *t->key)) ||
-	    !(t->slen = calloc(nv, sizeof *t->slen)) ||
-	    !(t->klen = calloc(nv, sizeof *t->klen)) ||
-	    !(t->special = calloc(nv, 1)) ||
-	    !(t->arena = malloc(total + 1)))
-		return error("%s: out of memory", L->path);
+	/* one zeroed mapping for all the tables: page faults are costly, and
+	 * huge pages take a few for megabytes */
+	t->vmask = pow2(vocab->len) - 1;
+	t->mmask = pow2(merges->len) - 1;
+	{
+		size_t sz[] = {
+			(t->mmask + 1) * sizeof *t->mtab,
+			(t->vmask + 1) * sizeof *t->vtab,
+			nv * sizeof *t->str, nv * sizeof *t->key,
+			nv * sizeof *t->slen, nv * sizeof *t->klen,
+			nv, total + 1
+		};
+		void **dst[] = {
+			(void **)&t->mtab, (void **)&t->vtab, (void **)&t->str,
+			(void **)&t->key, (void **)&t->slen, (void **)&t->klen,
+			(void **)&t->special, (void **)&t->arena
+		};
+		size_t k, len = 0;
+		char *mem;
+		for (k = 0; k < LEN(sz); k++)
+			len += (sz[k] + 15) & ~(size_t)15;
+		if (!(mem = mem_map(len)))
+			return error("%s: cannot allocate %zu bytes for the tokenizer", L->path, len);
+		t->mem = mem, t->memlen = len;
+		for (k = 0; k < LEN(sz); k++) {
+			*dst[k] = mem;
+			mem += (sz[k] + 15) & ~(size_t)15;
+		}
+	}
 	off = 0;
 	for (i = 0; i < vocab->len + (added ? added->len : 0); i++) {
 		const char *s;
@@ -635,9 +657,6 @@ load_model(struct ld *L, const struct json *m, const struct json *added)
 	}
 
 	/* vocabulary hash */
-	t->vmask = pow2(vocab->len) - 1;
-	if (!(t->vtab = calloc(t->vmask + 1, sizeof *t->vtab)))
-		return error("%s: out of memory", L->path);
 	for (id = 0; id < t->ntok; id++) {
 		size_t h;
 		if (!t->key[id])
@@ -656,10 +675,6 @@ load_model(struct ld *L, const struct json *m, const struct json *added)
 	}
 
 	/* merges: (a, b) -> rank, id of a+b */
-	t->mmask = pow2(merges->len) - 1;
-	if (!(t->mkey = calloc(t->mmask + 1, sizeof *t->mkey)) ||
-	    !(t->mval = calloc(t->mmask + 1, sizeof *t->mval)))
-		return error("%s: out of memory", L->path);
 	{
 		char *buf = NULL;
 		size_t cap = 0;
@@ -710,12 +725,12 @@ load_model(struct ld *L, const struct json *m, const struct json *added)
 				return -1;
 			}
 			key = ((uint64_t)(uint32_t)ia << 32 | (uint32_t)ib) + 1;
-			h = (size_t)((key * 0x9e3779b97f4a7c15ull) >> 20) & t->mmask;
-			while (t->mkey[h] && t->mkey[h] != key)
+			h = tok_mhash(key) & t->mmask;
+			while (t->mtab[h].key && t->mtab[h].key != key)
 				h = (h + 1) & t->mmask;
-			if (!t->mkey[h]) {	/* the first (best) rank wins */
-				t->mkey[h] = key;
-				t->mval[h] = (uint64_t)i << 32 | (uint32_t)inew;
+			if (!t->mtab[h].key) {	/* the first (best) rank wins */
+				t->mtab[h].key = key;
+				t->mtab[h].val = (uint64_t)i << 32 | (uint32_t)inew;
 			}
 			continue;
 badmerge:
@@ -891,9 +906,7 @@ tok_free(struct tok *t)
 	free(t->norm), free(t->pre), free(t->dec);
 	free(t->prefix), free(t->suffix);
 	free(t->added);
-	free(t->str), free(t->key), free(t->slen), free(t->klen);
-	free(t->special), free(t->arena);
-	free(t->vtab), free(t->mkey), free(t->mval);
+	mem_unmap(t->mem, t->memlen);
 	tok_enc_free(t);
 	memset(t, 0, sizeof *t);
 }

@@ -52,13 +52,16 @@ struct tok {
 	uint32_t *klen;			/* [ntok] */
 	unsigned char *special;		/* [ntok] 1 for a special added token */
 	char *arena;			/* strings live here */
-	size_t arenalen;
+	void *mem;			/* one mapping holds the tables above */
+	size_t memlen;
 
 	/* vocabulary and merges: open addressing, sizes powers of two */
 	uint32_t *vtab;			/* id + 1, 0 = empty */
 	size_t vmask;
-	uint64_t *mkey;			/* (a << 32 | b) + 1, 0 = empty */
-	uint64_t *mval;			/* rank << 32 | new id */
+	struct tok_mslot {
+		uint64_t key;		/* (a << 32 | b) + 1, 0 = empty */
+		uint64_t val;		/* rank << 32 | new id */
+	} *mtab;
 	size_t mmask;
 
 	/* BPE model */

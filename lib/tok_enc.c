@@ -126,7 +126,7 @@ tok_enc_free(struct tok *t)
 		free(w->sym), free(w->q);
 		free(w);
 	}
-	free(t->cache);
+	mem_unmap(t->cache, sizeof(struct cache));
 	t->work = t->cache = NULL;
 }
 
@@ -882,7 +882,8 @@ tok_encode(struct tok *t, const char *s, size_t n, int flags, struct tok_ids *ou
 	if (!t->work) {
 		if (!(t->work = calloc(1, sizeof *w)))
 			return error("out of memory");
-		t->cache = calloc(1, sizeof(struct cache));	/* optional */
+		/* optional; mapped: huge pages fault in fewer times */
+		t->cache = mem_map(sizeof(struct cache));
 	}
 	w = t->work;
 	if (!w->ready) {

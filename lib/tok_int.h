@@ -68,18 +68,27 @@ static inline long long tok_merge_get(const struct tok *t, int a, int b, int *ne
 
 uint64_t tok_hash(const void *p, size_t n);
 
+static inline size_t
+tok_mhash(uint64_t k)
+{
+	k ^= k >> 33;
+	k *= 0xff51afd7ed558ccdull;
+	k ^= k >> 33;
+	return (size_t)k;
+}
+
 static inline long long
 tok_merge_get(const struct tok *t, int a, int b, int *newid)
 {
 	uint64_t k = ((uint64_t)(uint32_t)a << 32 | (uint32_t)b) + 1;
-	size_t i = (size_t)((k * 0x9e3779b97f4a7c15ull) >> 20) & t->mmask;
+	size_t i = tok_mhash(k) & t->mmask;
 
 	for (;; i = (i + 1) & t->mmask) {
-		if (t->mkey[i] == k) {
-			*newid = (int)(uint32_t)t->mval[i];
-			return (long long)(t->mval[i] >> 32);
+		if (t->mtab[i].key == k) {
+			*newid = (int)(uint32_t)t->mtab[i].val;
+			return (long long)(t->mtab[i].val >> 32);
 		}
-		if (!t->mkey[i])
+		if (!t->mtab[i].key)
 			return -1;
 	}
 }
