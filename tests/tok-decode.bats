@@ -4,10 +4,14 @@
 load helpers
 load tok_fixtures
 
+setup_file() {
+	fx_bytelevel "$BATS_FILE_TMPDIR/bl"
+	fx_sentencepiece "$BATS_FILE_TMPDIR/sp"
+}
+
 setup() {
 	cd "$BATS_TEST_TMPDIR"
-	fx_bytelevel bl
-	fx_sentencepiece sp
+	cp -R "$BATS_FILE_TMPDIR/bl" "$BATS_FILE_TMPDIR/sp" .
 	SMOL=$SHARED/models/smollm2-tokenizer/tokenizer.json
 	STORIES=$SHARED/models/stories260K/tokenizer.json
 	GOLD=$SHARED/golden/tokenizer
