@@ -184,7 +184,7 @@ uni_normalize(const char *s, size_t n, int compat, size_t *outlen)
 			    push(&b, VBASE + si % NCOUNT / TCOUNT) < 0 ||
 			    (si % TCOUNT && push(&b, TBASE + si % TCOUNT) < 0))
 				goto oom;
-		} else if (cp < 0xc0 || !(d = decomp_of(cp, compat, &len))) {
+		} else if (cp < 0xa0 || !(d = decomp_of(cp, compat, &len))) {
 			if (push(&b, cp) < 0)
 				goto oom;
 		} else {
