@@ -6,6 +6,7 @@
  * tok_dec.c. */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "json.h"
 #include "mdir.h"
@@ -97,6 +98,25 @@ tok_vocab_get(const struct tok *t, const char *s, size_t n)
 		if (t->klen[e] == n && !memcmp(t->key[e], s, n))
 			return (int)e;
 	}
+}
+
+/* A token id: plain digits read directly (the vocabulary has tens of
+ * thousands), anything else through json_int.  0, or -1. */
+static int
+getid(const struct json *j, long long *id)
+{
+	long long v = 0;
+	size_t i;
+
+	if (j && j->type == JSON_NUMBER && j->len && j->len <= 9) {
+		for (i = 0; i < j->len && j->u.num[i] >= '0' && j->u.num[i] <= '9'; i++)
+			v = v * 10 + (j->u.num[i] - '0');
+		if (i == j->len && (j->len == 1 || j->u.num[0] != '0')) {
+			*id = v;
+			return 0;
+		}
+	}
+	return json_int(j, 0, TOK_MAXID - 1, id);
 }
 
 static size_t
@@ -569,7 +589,7 @@ load_model(struct ld *L, const struct json *m, const struct json *added)
 	/* ids and string sizes */
 	for (i = 0; i < vocab->len; i++) {
 		const struct json_member *e = &vocab->u.members[i];
-		if (json_int(&e->value, 0, TOK_MAXID - 1, &id) < 0)
+		if (getid(&e->value, &id) < 0)
 			return error("%s: vocab: bad id for token %zu", L->path, i);
 		if (id > maxid)
 			maxid = id;
@@ -577,7 +597,7 @@ load_model(struct ld *L, const struct json *m, const struct json *added)
 	}
 	for (i = 0; added && i < added->len; i++) {
 		const struct json *a = &added->u.items[i];
-		if (json_int(json_get(a, "id"), 0, TOK_MAXID - 1, &id) < 0 ||
+		if (getid(json_get(a, "id"), &id) < 0 ||
 		    !json_str(json_get(a, "content")))
 			return error("%s: added_tokens: bad entry %zu", L->path, i);
 		if (id > maxid)
@@ -586,6 +606,9 @@ load_model(struct ld *L, const struct json *m, const struct json *added)
 	}
 	if (maxid < 0)
 		return error("%s: empty vocabulary", L->path);
+	if ((size_t)maxid > 2 * (vocab->len + (added ? added->len : 0)) + 65536)
+		return error("%s: token ids too sparse (id %lld for %zu tokens)",
+		    L->path, maxid, vocab->len + (added ? added->len : 0));
 	t->ntok = maxid + 1;
 	nv = t->ntok;
 	/* one zeroed mapping for all the tables: page faults are costly, and
@@ -625,11 +648,11 @@ load_model(struct ld *L, const struct json *m, const struct json *added)
 		int isadd = i >= vocab->len;
 		if (!isadd) {
 			const struct json_member *e = &vocab->u.members[i];
-			json_int(&e->value, 0, TOK_MAXID, &id);
+			getid(&e->value, &id);
 			s = e->key, n = e->keylen;
 		} else {
 			const struct json *a = &added->u.items[i - vocab->len];
-			json_int(json_get(a, "id"), 0, TOK_MAXID, &id);
+			getid(json_get(a, "id"), &id);
 			s = json_get(a, "content")->u.str;
 			n = json_get(a, "content")->len;
 		}
@@ -793,7 +816,7 @@ load_added(struct ld *L, const struct json *added)
 		const struct json *a = &added->u.items[i];
 		struct tok_added *d = &t->added[t->nadded];
 		long long id;
-		json_int(json_get(a, "id"), 0, TOK_MAXID, &id);
+		getid(json_get(a, "id"), &id);
 		d->id = id;
 		d->s = t->str[id];
 		d->len = t->slen[id];
@@ -820,22 +843,17 @@ load_bos(struct tok *t, const char *path)
 	const char *sl = strrchr(path, '/');
 	size_t dl = sl ? (size_t)(sl - path + 1) : 0;
 	char *p = malloc(dl + sizeof "tokenizer_config.json");
-	FILE *f;
 
-	t->bos = -1;
 	if (!p)
 		return;
 	memcpy(p, path, dl);
 	strcpy(p + dl, "tokenizer_config.json");
-	if ((f = fopen(p, "r"))) {
-		fclose(f);
-		if (json_load(&doc, p) == 0) {
-			b = json_get(doc.root, "bos_token");
-			if (b && b->type == JSON_OBJECT)
-				b = json_get(b, "content");
-			if (json_str(b))
-				t->bos = find_str(t, b->u.str, b->len);
-		}
+	if (access(p, F_OK) == 0 && json_load(&doc, p) == 0) {
+		b = json_get(doc.root, "bos_token");
+		if (b && b->type == JSON_OBJECT)
+			b = json_get(b, "content");
+		if (json_str(b))
+			t->bos = find_str(t, b->u.str, b->len);
 	}
 	json_free(&doc);
 	free(p);
@@ -877,9 +895,14 @@ tok_load(struct tok *t, const char *path)
 	    (json_get(r, "post_processor") && add_post(&L, json_get(r, "post_processor"), 0) < 0) ||
 	    (json_get(r, "decoder") && add_dec(&L, json_get(r, "decoder"), 0) < 0))
 		goto out;
-	load_bos(t, path);
-	if (t->nprefix)
+	if (t->nprefix) {
 		t->bos = t->prefix[0];
+	} else if ((t->path = strdup(path))) {
+		t->bos = -2;	/* tok_bos looks, when asked */
+	} else {
+		error("%s: out of memory", path);
+		goto out;
+	}
 	ret = 0;
 out:
 	json_free(&doc);
@@ -887,8 +910,12 @@ out:
 }
 
 int
-tok_bos(const struct tok *t)
+tok_bos(struct tok *t)
 {
+	if (t->bos == -2) {
+		t->bos = -1;
+		load_bos(t, t->path);
+	}
 	return t->bos;
 }
 
@@ -907,6 +934,7 @@ tok_free(struct tok *t)
 	free(t->prefix), free(t->suffix);
 	free(t->added);
 	mem_unmap(t->mem, t->memlen);
+	free(t->path);
 	tok_enc_free(t);
 	memset(t, 0, sizeof *t);
 }

@@ -82,7 +82,8 @@ struct tok {
 	int *prefix, *suffix;		/* post-processor ids around a sequence */
 	size_t nprefix, nsuffix;
 	int has_template;		/* a TemplateProcessing was given */
-	int bos;			/* see tok_bos */
+	int bos;			/* see tok_bos; -2: not looked up yet */
+	char *path;			/* the tokenizer.json, for tok_bos */
 
 	/* encoding state */
 	size_t ndropped;		/* bytes with no token and no unk_token,
@@ -116,7 +117,7 @@ int tok_encode(struct tok *t, const char *s, size_t n, int flags, struct tok_ids
 /* The id of the BOS token: the first special token of the template, else
  * the bos_token of tokenizer_config.json beside path (read by tok_load),
  * else -1. */
-int tok_bos(const struct tok *t);
+int tok_bos(struct tok *t);
 
 /* The token's string as tokenizer.json writes it ("Ġthe", "▁the",
  * "<0x0A>", "<s>"), its length in *len; NULL if id is not a token. */
