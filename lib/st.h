@@ -86,6 +86,29 @@ float st_bf16_to_f32(uint16_t b);
 uint16_t st_f32_to_f16(float f);
 uint16_t st_f32_to_bf16(float f);
 
+/* ---- statistics (st_stats.c) ---- */
+
+struct pool;
+
+struct st_stats {			/* over the finite elements */
+	double min, max, mean, std;	/* std: population (divides by n) */
+	size_t n;			/* finite elements */
+	size_t nan, inf;		/* NaN and +-Inf elements */
+	double m2;			/* private: sum of squared deviations */
+};
+
+/* Statistics of the elements [i0, i1) of t into s (NaN min/max/mean/std
+ * when no element is finite). */
+void st_stats_range(const struct st_tensor *t, size_t i0, size_t i1,
+    struct st_stats *s);
+/* Fold b into a (Chan et al.'s parallel update); a or b may be empty. */
+void st_stats_merge(struct st_stats *a, const struct st_stats *b);
+/* Statistics of t[0..n) into out[0..n), split in chunks over pool p (NULL:
+ * this thread only).  The result does not depend on the thread count.
+ * 0, or -1 after error() (out of memory). */
+int st_stats(struct pool *p, const struct st_tensor *const *t, size_t n,
+    struct st_stats *out);
+
 /* ---- writer (st_write.c) ---- */
 
 struct st_wtensor {			/* a tensor to write */

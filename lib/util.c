@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "util.h"
 
@@ -230,4 +232,26 @@ mem_unmap(void *p, size_t n)
 {
 	if (p)
 		munmap(p, mem_roundup(n));
+}
+
+int
+default_threads(void)
+{
+	const char *s = getenv("PIPELM_THREADS");
+	long long v;
+	long n;
+
+	if (s && *s && !strtonum_err(s, 1, 1024, &v))
+		return (int)v;
+	n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n < 1 ? 1 : n > 1024 ? 1024 : (int)n;
+}
+
+double
+now_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
 }

@@ -53,6 +53,12 @@ double estrtod(const char *s, double min, double max, const char *name);
  * A write that failed with EPIPE is quiet. */
 int fshut(FILE *f, const char *name);
 
+/* Worker threads to use by default: $PIPELM_THREADS if set and valid,
+ * else the online CPUs (at least 1). */
+int default_threads(void);
+/* Seconds on the monotonic clock, for --timing. */
+double now_seconds(void);
+
 /* Print "usage:" style version line and exit 0 (for --version). */
 _Noreturn void version(void);
 
