@@ -47,6 +47,7 @@ struct sampler {
 	double *p;		/* vocab: probabilities, 0 for removed ids */
 	int *idx;		/* vocab: candidate ids */
 	unsigned char *seen;	/* vocab: marks for the repetition penalty */
+	uint64_t *keys;		/* 2 * vocab: radix sort scratch */
 };
 
 /* Check o (returns -1 after error() naming the bad field, e.g.
@@ -70,7 +71,7 @@ double sampler_draw(struct sampler *s);
 
 /* The indices of the k largest of x[0..n) into idx[0..k), best first,
  * ties lower index first.  idx must hold n ints (used as scratch).
- * k is clamped to n; returns k.  O(n + k log k). */
+ * k is clamped to n; returns k.  O(n log k) (a heap of k). */
 size_t sample_top(int *idx, const float *x, size_t n, size_t k);
 
 /* Stop conditions.  The stopping id itself is written (as HuggingFace
