@@ -377,7 +377,7 @@ read_line(struct frame_reader *r, FILE *f, const char *name, size_t *len)
 	int c;
 
 	max = (size_t)(r->vocab ? r->vocab : FRAME_MAXVOCAB) * TEXT_MAXNUM;
-	while ((c = getc(f)) != EOF && c != '\n') {
+	while ((c = getc_unlocked(f)) != EOF && c != '\n') {
 		if (n + 1 >= r->cap && reserve(r, r->cap ? 2 * r->cap : 4096,
 		    name) < 0)
 			return -1;

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../../lib/frame.h"
 #include "../../lib/util.h"
@@ -149,6 +150,23 @@ test_npy(void)
 	fclose(f);
 }
 
+/* npy refuses a pipe: its header is patched at the end. */
+static void
+test_npy_pipe(void)
+{
+	struct frame_writer w;
+	int fd[2];
+	FILE *f;
+
+	CHECK(pipe(fd) == 0);
+	CHECK((f = fdopen(fd[1], "w")) != NULL);
+	fprintf(stderr, "(expect a message)\n");
+	CHECK(frame_writer_open(&w, f, "pipe", FRAME_NPY, 7, 0) < 0);
+	CHECK(frame_writer_close(&w) == 0);
+	fclose(f);
+	close(fd[0]);
+}
+
 static void
 test_fmt(void)
 {
@@ -260,6 +278,7 @@ main(int argc, char *argv[])
 	test_text_roundtrip();
 	test_top();
 	test_npy();
+	test_npy_pipe();
 	test_fmt();
 	test_malformed();
 	if (fails) {
