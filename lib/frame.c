@@ -12,7 +12,7 @@
 #include "util.h"
 
 #define NPY_HDRSIZE 128		/* preamble + dict + padding, as numpy writes it */
-#define TEXT_MAXNUM 64		/* bytes one text number may take */
+#define TEXT_MAXNUM 32		/* bytes one text number may take (%.9g: 15) */
 
 static int
 little_endian(void)

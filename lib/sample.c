@@ -195,9 +195,6 @@ sampler_defaults(struct sampler_opts *o)
 int
 sampler_init(struct sampler *s, const struct sampler_opts *o, int vocab)
 {
-	uint64_t x = o->seed;
-	int i;
-
 	memset(s, 0, sizeof(*s));
 	if (!(o->temp >= 0) || !isfinite(o->temp))
 		return error("temperature %g: not a finite number >= 0",
@@ -217,8 +214,7 @@ sampler_init(struct sampler *s, const struct sampler_opts *o, int vocab)
 		return error("vocab %d: not positive", vocab);
 	s->o = *o;
 	s->vocab = vocab;
-	for (i = 0; i < 4; i++)
-		s->rng[i] = splitmix64(&x);
+	sampler_reset(s);
 	s->p = malloc((size_t)vocab * sizeof(*s->p));
 	s->idx = malloc((size_t)vocab * sizeof(*s->idx));
 	s->seen = calloc((size_t)vocab, 1);
@@ -228,6 +224,16 @@ sampler_init(struct sampler *s, const struct sampler_opts *o, int vocab)
 		return error("cannot allocate the sampler for vocab %d", vocab);
 	}
 	return 0;
+}
+
+void
+sampler_reset(struct sampler *s)
+{
+	uint64_t x = s->o.seed;
+	int i;
+
+	for (i = 0; i < 4; i++)
+		s->rng[i] = splitmix64(&x);
 }
 
 void

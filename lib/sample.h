@@ -55,6 +55,10 @@ struct sampler {
  * random stream from o->seed.  Free with sampler_free.  0, or -1 after
  * error() (bad option, out of memory). */
 int sampler_init(struct sampler *s, const struct sampler_opts *o, int vocab);
+/* Restart the random stream from the seed, as sampler_init left it: for
+ * a new, independent prompt (so that a batch run gives each prompt the ids
+ * it gets alone). */
+void sampler_reset(struct sampler *s);
 /* Release s; s may be zeroed or half-built. */
 void sampler_free(struct sampler *s);
 
