@@ -284,7 +284,8 @@ const struct kern kern_portable = {
 void
 kern_softmax(float *x, int n)
 {
-	float max, sum = 0.0f;
+	double sum = 0.0;	/* a float sum loses ~1e-5 over a vocabulary */
+	float max, inv;
 	int i;
 
 	if (n <= 0)
@@ -297,8 +298,9 @@ kern_softmax(float *x, int n)
 		x[i] = expf(x[i] - max);
 		sum += x[i];
 	}
+	inv = (float)(1.0 / sum);
 	for (i = 0; i < n; i++)
-		x[i] /= sum;
+		x[i] *= inv;
 }
 
 void
