@@ -49,39 +49,41 @@ splitmix(uint64_t *s)
 }
 
 /* Uniform in (0, 1). */
-static double
+static float
 unif(uint64_t *s)
 {
-	return ((double)(splitmix(s) >> 11) + 0.5) * 0x1p-53;
+	return ((float)(splitmix(s) >> 40) + 0.5f) * 0x1p-24f;
 }
 
 static void
 fill(void *ctx, int b0, int b1)
 {
 	struct gen *g = ctx;
-	size_t i, end;
+	size_t i, end, k;
 	int b;
 
 	for (b = b0; b < b1; b++) {
 		uint64_t s = seed ^ (g->idx << 40) ^ (uint64_t)b * 0x2545f4914f6cdd1dull;
+		float x[BLOCK];
 
 		splitmix(&s);
-		end = ((size_t)b + 1) * BLOCK < g->nel ? ((size_t)b + 1) * BLOCK : g->nel;
-		for (i = (size_t)b * BLOCK; i < end; i += 2) {
+		i = (size_t)b * BLOCK;
+		end = i + BLOCK < g->nel ? i + BLOCK : g->nel;
+		for (k = 0; k < end - i; k += 2) {
 			/* Box-Muller: two normals per pair of uniforms */
-			double r = sqrt(-2 * log(unif(&s))), a = 2 * M_PI * unif(&s);
-			float x[2] = { (float)(g->mean + g->sd * r * cos(a)),
-			    (float)(g->mean + g->sd * r * sin(a)) };
-			size_t k, n = end - i < 2 ? 1 : 2;
+			float r = sqrtf(-2 * logf(unif(&s))), a = 2 * (float)M_PI * unif(&s);
 
-			for (k = 0; k < n; k++)
-				if (dtype == ST_F32)
-					((float *)g->buf)[i + k] = x[k];
-				else if (dtype == ST_BF16)
-					((uint16_t *)g->buf)[i + k] = st_f32_to_bf16(x[k]);
-				else
-					((uint16_t *)g->buf)[i + k] = st_f32_to_f16(x[k]);
+			x[k] = (float)(g->mean + g->sd * r * cosf(a));
+			x[k + 1] = (float)(g->mean + g->sd * r * sinf(a));
 		}
+		if (dtype == ST_F32)
+			memcpy((float *)g->buf + i, x, (end - i) * 4);
+		else if (dtype == ST_BF16)
+			for (k = 0; k < end - i; k++)
+				((uint16_t *)g->buf)[i + k] = st_f32_to_bf16(x[k]);
+		else
+			for (k = 0; k < end - i; k++)
+				((uint16_t *)g->buf)[i + k] = st_f32_to_f16(x[k]);
 	}
 }
 
