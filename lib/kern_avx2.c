@@ -109,36 +109,46 @@ block(enum wtype t, int R, int TT, float *out, int ldo, const void *w,
 	size_t row[MR];
 	int i, j, k;
 
+	_Pragma("GCC unroll 8")
 	for (i = 0; i < R; i++) {
 		row[i] = (size_t)(r + i) * n;
+		_Pragma("GCC unroll 8")
 		for (j = 0; j < TT; j++)
 			acc[i][j] = _mm256_setzero_ps();
 	}
 	for (k = 0; k + 8 <= n; k += 8) {
+		_Pragma("GCC unroll 8")
 		for (i = 0; i < R; i++)
 			wv[i] = wload(t, w, row[i] + k);
+		_Pragma("GCC unroll 8")
 		for (j = 0; j < TT; j++) {
 			xv = _mm256_loadu_ps(x + (size_t)j * ldx + k);
+			_Pragma("GCC unroll 8")
 			for (i = 0; i < R; i++)
 				acc[i][j] = _mm256_fmadd_ps(wv[i], xv,
 				    acc[i][j]);
 		}
 	}
 	if (k < n) {
+		_Pragma("GCC unroll 8")
 		for (i = 0; i < R; i++)
 			wv[i] = wloadm(t, w, row[i] + k, n - k);
+		_Pragma("GCC unroll 8")
 		for (j = 0; j < TT; j++) {
 			xv = xloadm(x + (size_t)j * ldx + k, n - k);
+			_Pragma("GCC unroll 8")
 			for (i = 0; i < R; i++)
 				acc[i][j] = _mm256_fmadd_ps(wv[i], xv,
 				    acc[i][j]);
 		}
 	}
+	_Pragma("GCC unroll 8")
 	for (j = 0; j < TT; j++) {
 		if (R == 4)
 			_mm_storeu_ps(out + (size_t)j * ldo + r, hsum4(acc[0][j],
 			    acc[1][j], acc[2][j], acc[3][j]));
 		else
+			_Pragma("GCC unroll 8")
 			for (i = 0; i < R; i++)
 				out[(size_t)j * ldo + r + i] = hsum(acc[i][j]);
 	}

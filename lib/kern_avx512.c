@@ -108,16 +108,21 @@ block(enum wtype t, int R, int TT, float *out, int ldo, const void *w,
 	__mmask16 m;
 	int i, j, k;
 
+	_Pragma("GCC unroll 8")
 	for (i = 0; i < R; i++) {
 		row[i] = (size_t)(r + i) * n;
+		_Pragma("GCC unroll 8")
 		for (j = 0; j < TT; j++)
 			acc[i][j] = _mm512_setzero_ps();
 	}
 	for (k = 0; k + 16 <= n; k += 16) {
+		_Pragma("GCC unroll 8")
 		for (i = 0; i < R; i++)
 			wv[i] = wload(t, w, row[i] + k);
+		_Pragma("GCC unroll 8")
 		for (j = 0; j < TT; j++) {
 			xv = _mm512_loadu_ps(x + (size_t)j * ldx + k);
+			_Pragma("GCC unroll 8")
 			for (i = 0; i < R; i++)
 				acc[i][j] = _mm512_fmadd_ps(wv[i], xv,
 				    acc[i][j]);
@@ -125,20 +130,25 @@ block(enum wtype t, int R, int TT, float *out, int ldo, const void *w,
 	}
 	if (k < n) {
 		m = (__mmask16)((1u << (n - k)) - 1);
+		_Pragma("GCC unroll 8")
 		for (i = 0; i < R; i++)
 			wv[i] = wloadm(t, w, row[i] + k, m);
+		_Pragma("GCC unroll 8")
 		for (j = 0; j < TT; j++) {
 			xv = _mm512_maskz_loadu_ps(m, x + (size_t)j * ldx + k);
+			_Pragma("GCC unroll 8")
 			for (i = 0; i < R; i++)
 				acc[i][j] = _mm512_fmadd_ps(wv[i], xv,
 				    acc[i][j]);
 		}
 	}
+	_Pragma("GCC unroll 8")
 	for (j = 0; j < TT; j++) {
 		if (R == 4)
 			_mm_storeu_ps(out + (size_t)j * ldo + r, hsum4(acc[0][j],
 			    acc[1][j], acc[2][j], acc[3][j]));
 		else
+			_Pragma("GCC unroll 8")
 			for (i = 0; i < R; i++)
 				out[(size_t)j * ldo + r + i] = hsum(acc[i][j]);
 	}
