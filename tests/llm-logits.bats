@@ -90,7 +90,7 @@ setup_file() {
 }
 
 @test "llm-logits: npy needs a seekable output; -o writes a file" {
-	run -1 --separate-stderr sh -c "llm-logits -m '$GQA' -f npy <<<'1 2' | cat"
+	run -1 --separate-stderr bash -c "set -o pipefail; llm-logits -m '$GQA' -f npy <<<'1 2' | cat"
 	[[ $stderr == *seek* ]]
 	run -0 llm-logits -m "$GQA" -f npy --all -o "$BATS_TEST_TMPDIR/a.npy" <<<"1 2 3"
 	run -0 npycmp "$BATS_TEST_TMPDIR/a.npy" "$BATS_TEST_TMPDIR/a.npy"
@@ -137,7 +137,7 @@ setup_file() {
 }
 
 @test "llm-logits: records longer than one prefill batch" {
-	ids=$(seq 1 300 | awk '{ printf "%s%d", NR > 1 ? " " : "", $1 % 250 }')
+	ids=$(seq 1 300 | awk '{ printf "%s%d", (NR > 1 ? " " : ""), $1 % 250 }')
 	llm-logits -m "$GQA" --ctx 320 -f text <<<"$ids" >"$BATS_TEST_TMPDIR/one"
 	llm-logits -m "$GQA" --ctx 320 -f text --all <<<"$ids" | tail -n 1 >"$BATS_TEST_TMPDIR/all"
 	cmp "$BATS_TEST_TMPDIR/one" "$BATS_TEST_TMPDIR/all"
