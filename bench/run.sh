@@ -300,12 +300,10 @@ echo "| --- | --- | --- | --- | --- |"
 [ -n "$pssb" ] && echo "$pssb" | awk '{ printf "| second | %s | %s | %s | %s |\n", $1, $2, $3, $4 }'
 echo
 echo "Weights file mapped as the loader maps it: first touch $(kv touch_ms "$bwf") ms, then $(kv best_gbs "$bwf") GB/s (1 thread)."
-if [ -s "$tmp/tok" ]; then
-	echo
-	echo "Tokenizer (bench/tok.sh):"
-	echo
-	sed 's/^/    /' "$tmp/tok"
-fi
+echo
+echo "Tokenizer (bench/tok.sh):"
+echo
+sed 's/^/    /' "$tmp/tok" "$tmp/tokerr"
 } >"$tmp/results.md"
 cp "$tmp/results.md" "$out/results.md"
 cat "$out/results.md"
