@@ -164,6 +164,7 @@ run_gen() {	# threads
 	put first "$1" "$(kv first_ms "$line")"
 	put step1 "$1" "$(kv step1_ms "$line")"
 	put steady "$1" "$(kv steady_tps "$line")"
+	put stepmed "$1" "$(kv steady_median_ms "$line")"
 	put rss "$1" "$(kv maxrss_kb "$line" | awk '{ printf "%.1f", $1 / 1024 }')"
 	put share "$1" "$(awk -v c="$(kv cpu_ms "$line")" -v w="$(kv wall_ms "$line")" \
 	    -v t="$1" 'BEGIN { printf "%.2f", c / (w * t) }')"
@@ -289,6 +290,7 @@ row "decode, ms/token" "$(cell msdecode 1)" "$(cell msdecode 2)"
 row "decode / floor" "$(ratio "$(med decode 1)" "$fl1")" "$(ratio "$(med decode 2)" "$fl2")"
 row "first decode step, ms" "$(cell step1 1)" "$(cell step1 2)"
 row "steady decode (steps 2-127), tokens/s" "$(cell steady 1)" "$(cell steady 2)"
+row "decode step, ms (median of steps 2-127)" "$(cell stepmed 1)" "$(cell stepmed 2)"
 row "peak RSS, MB (llm-gen, default context)" "$(cell rss 1)" "$(cell rss 2)"
 row "CPU share (CPU time / wall / threads, llm-gen)" "$(cell share 1)" "$(cell share 2)"
 echo
