@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,12 +46,19 @@
 
 static const char *argv0 = "probe";
 
-static _Noreturn void
-die(const char *msg)
+/* "probe: msg", and strerror(errno) where fmt ends in ':' (as util.h) */
+__attribute__((format(printf, 1, 2))) static _Noreturn void
+die(const char *fmt, ...)
 {
-	fprintf(stderr, "%s: %s", argv0, msg);
-	if (msg[0] && msg[strlen(msg) - 1] == ':')
-		fprintf(stderr, " %s", strerror(errno));
+	int e = errno;
+	va_list ap;
+
+	fprintf(stderr, "%s: ", argv0);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	if (fmt[0] && fmt[strlen(fmt) - 1] == ':')
+		fprintf(stderr, " %s", strerror(e));
 	fputc('\n', stderr);
 	exit(1);
 }
@@ -321,13 +329,13 @@ cmd_bw(int argc, char *argv[])
 		int fd = open(file, O_RDONLY);
 
 		if (fd < 0 || fstat(fd, &sb) < 0)
-			die("open: cannot read the file:");
+			die("%s:", file);
 		bytes = (size_t)sb.st_size;
 		/* as lib/st.c maps weights */
 		map = mmap(NULL, bytes, PROT_READ, MAP_PRIVATE, fd, 0);
 		close(fd);
 		if (map == MAP_FAILED)
-			die("mmap:");
+			die("%s: mmap:", file);
 	} else {
 		bytes = mib << 20;
 		if (posix_memalign(&map, 2 << 20, bytes))
@@ -338,7 +346,7 @@ cmd_bw(int argc, char *argv[])
 	}
 	n = bytes / sizeof(float) / ((size_t)BLK * tm.nthr) * BLK * tm.nthr;
 	if (n == 0)
-		die("buffer too small");
+		die("%s: too small to measure", file ? file : "buffer");
 	tm.buf = map, tm.n = n;
 	t = calloc((size_t)tm.reps, sizeof(*t));
 	if (!t)
@@ -606,7 +614,8 @@ cmd_run(int argc, char *argv[])
 	code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 	/* steady decode: the steps after the first one */
 	if (n >= 3) {
-		steady = (double)(n - 2) / (at[n - 1] - at[1]);
+		if (at[n - 1] > at[1])
+			steady = (double)(n - 2) / (at[n - 1] - at[1]);
 		if (!(gap = malloc((n - 2) * sizeof(*gap))))
 			die("cannot allocate");
 		for (i = 2; i < n; i++)
