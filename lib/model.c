@@ -122,12 +122,15 @@ load_layer(struct model *m, struct layer *l, int i)
 	    load_mat(m, &l->w3, NAME("mlp.up_proj.weight"), ff, d) < 0 ||
 	    load_mat(m, &l->w2, NAME("mlp.down_proj.weight"), d, ff) < 0)
 		return -1;
-	/* LlamaAttention: q/k/v/o_proj all have bias=config.attention_bias */
+	/* attention_bias: q/k/v biases; o_proj's too where the checkpoint
+	 * has one (LlamaAttention gives it one, Qwen2-style exports do not) */
 	if (c->attention_bias &&
 	    (!(l->bq = load_vec(m, NAME("self_attn.q_proj.bias"), m->qdim)) ||
 	    !(l->bk = load_vec(m, NAME("self_attn.k_proj.bias"), m->kvdim)) ||
-	    !(l->bv = load_vec(m, NAME("self_attn.v_proj.bias"), m->kvdim)) ||
-	    !(l->bo = load_vec(m, NAME("self_attn.o_proj.bias"), d))))
+	    !(l->bv = load_vec(m, NAME("self_attn.v_proj.bias"), m->kvdim))))
+		return -1;
+	if (c->attention_bias && st_find(&m->st, NAME("self_attn.o_proj.bias")) &&
+	    !(l->bo = load_vec(m, name, d)))
 		return -1;
 	if (c->mlp_bias &&
 	    (!(l->b1 = load_vec(m, NAME("mlp.gate_proj.bias"), ff)) ||
