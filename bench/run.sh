@@ -143,13 +143,20 @@ prompt 8 777 >"$tmp/p8"
 num() { sed -n "s#.*$2.*#\1#p" "$1" | tail -n 1; }
 F='\([0-9.][0-9.]*\)'
 # add a figure: put NAME THREADS VALUE
-put() { [ -n "$3" ] && echo "$3" >>"$tmp/v.$1.$2" || :; }
+# (a figure missing from a program's output is said, not hidden)
+put() {
+	if [ -n "$3" ]; then
+		echo "$3" >>"$tmp/v.$1.$2"
+	else
+		say "no '$1' figure ($2 threads): has the --timing format changed? $(tr '\n' ' ' <"$tmp/err")"
+	fi
+}
 
 run_logits() {	# threads prompt-file tag
 	"$bin/llm-logits" -m "$model" -t "$1" --timing <"$2" >/dev/null \
 	    2>"$tmp/err" || fail "llm-logits -t $1 failed: $(cat "$tmp/err")"
 	put "load" "$1" "$(num "$tmp/err" "load $F ms")"
-	put "cold_$3" "$1" "$(num "$tmp/err" "decode 1 tokens, $F ms")"
+	put "cold_$3" "$1" "$(num "$tmp/err" "decode 1 tokens,.* $F ms/token")"
 	put "prefill_$3" "$1" "$(num "$tmp/err" "prefill [0-9]* tokens, $F tokens/s")"
 }
 
