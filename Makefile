@@ -20,8 +20,8 @@ endif
 AVX2FLAGS = -mavx2 -mfma -mf16c
 AVX512FLAGS = -mavx512f -mavx512bw -mavx512vl -mavx512dq -mavx512bf16 -mavx512vnni -mfma -mf16c
 
-PROG = tok-encode tok-decode llm-logits llm-sample llm-gen st-inspect
-TOOL = mkmodel
+PROG = $(sort $(basename $(notdir $(wildcard cmd/*.c))))
+TOOL = $(sort $(basename $(notdir $(wildcard tools/*.c))))
 BIN = $(PROG:%=$(BINDIR)/%)
 TOOLBIN = $(TOOL:%=$(O)/%)
 LIBSRC = $(wildcard lib/*.c)

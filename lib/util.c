@@ -6,6 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "util.h"
 
@@ -194,4 +197,61 @@ version(void)
 {
 	printf("%s (pipelm) %s\n", argv0, PIPELM_VERSION);
 	exit(0);
+}
+
+/* Sizes of 2 MiB and more are rounded up to whole huge pages: the kernel
+ * aligns an anonymous mapping for THP only when its length is a multiple. */
+static size_t
+mem_roundup(size_t n)
+{
+	size_t huge = (size_t)2 << 20;
+
+	if (n < huge)
+		return n ? n : 1;
+	return n > SIZE_MAX - huge ? n : (n + huge - 1) / huge * huge;
+}
+
+void *
+mem_map(size_t n)
+{
+	void *p;
+
+	n = mem_roundup(n);
+	p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return NULL;
+#ifdef MADV_HUGEPAGE
+	if (n >= (size_t)2 << 20)
+		madvise(p, n, MADV_HUGEPAGE);
+#endif
+	return p;
+}
+
+void
+mem_unmap(void *p, size_t n)
+{
+	if (p)
+		munmap(p, mem_roundup(n));
+}
+
+int
+default_threads(void)
+{
+	const char *s = getenv("PIPELM_THREADS");
+	long long v;
+	long n;
+
+	if (s && *s && !strtonum_err(s, 1, 1024, &v))
+		return (int)v;
+	n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n < 1 ? 1 : n > 1024 ? 1024 : (int)n;
+}
+
+double
+now_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
 }

@@ -1,0 +1,144 @@
+/* llm-sample: logits frames in, one sampled token id per frame out. */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../lib/cfg.h"
+#include "../lib/frame.h"
+#include "../lib/mdir.h"
+#include "../lib/rec.h"
+#include "../lib/sample.h"
+#include "../lib/sampopt.h"
+#include "../lib/util.h"
+
+enum { OPT_IDS = 0x200, OPT_VERSION };
+
+static int vflag;
+
+static _Noreturn void
+usage(int status)
+{
+	fprintf(status ? stderr : stdout,
+	    "usage: %s [-v] [-m model] " SAMPOPT_USAGE
+	    " [--ids=text|u32] [file]\n", argv0);
+	exit(status);
+}
+
+/* The model's EOS ids into st: -m, else $PIPELM_MODEL if set. */
+static void
+load_eos(struct stop *st, const char *model)
+{
+	struct mdir m = { 0 };
+	struct cfg c;
+	int i, r;
+
+	if (!model) {
+		model = getenv("PIPELM_MODEL");
+		if (!model || !*model)
+			return;
+	}
+	r = mdir_resolve(&m, model) < 0 ||
+	    cfg_load(&c, m.config, m.genconfig) < 0;
+	mdir_free(&m);
+	if (r)
+		exit(1);
+	for (i = 0; i < c.n_eos; i++)
+		if (stop_add_eos(st, c.eos_token_id[i]) < 0)
+			exit(1);
+}
+
+int
+main(int argc, char *argv[])
+{
+	static const struct option opts[] = {
+		SAMPOPT_LONGOPTS,
+		{ "model",          required_argument, NULL, 'm' },
+		{ "verbose",        no_argument,       NULL, 'v' },
+		{ "ids",            required_argument, NULL, OPT_IDS },
+		{ "help",           no_argument,       NULL, 'h' },
+		{ "version",        no_argument,       NULL, OPT_VERSION },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct sampopt so;
+	struct sampler s = { 0 };
+	struct frame_reader r = { 0 };
+	struct frame_hdr h;
+	enum rec_fmt ids = REC_TEXT;
+	enum stop_why why = STOP_NONE;
+	const char *model = NULL, *name = "<stdin>";
+	const float *logits;
+	float *x = NULL;
+	int *hist = NULL, c, id, ret = 0, k;
+	size_t nhist = 0, cap = 0;
+	FILE *f = stdin;
+
+	argv0 = argv[0];
+	sampopt_init(&so);
+	while ((c = getopt_long(argc, argv, "m:n:vh", opts, NULL)) != -1) {
+		switch (sampopt_parse(&so, c, optarg)) {
+		case 1:  continue;
+		case -1: exit(2);
+		}
+		switch (c) {
+		case 'm': model = optarg; break;
+		case 'v': vflag = 1; break;
+		case OPT_IDS:
+			if (rec_parse_fmt(optarg, &ids) < 0)
+				edie(2, "invalid --ids '%s': expected text or u32", optarg);
+			break;
+		case OPT_VERSION: version();
+		case 'h': usage(0);
+		default: usage(2);
+		}
+	}
+	argc -= optind, argv += optind;
+	if (argc > 1)
+		usage(2);
+	if (sampopt_finish(&so, NULL, 0) < 0)	/* seed, check; EOS below */
+		exit(2);
+	if (!so.st.ignore_eos)
+		load_eos(&so.st, model);
+	if (argc == 1 && strcmp(argv[0], "-")) {
+		name = argv[0];
+		if (!(f = fopen(name, "r")))
+			die("%s:", name);
+	}
+	if (vflag)
+		warn("seed %" PRIu64, so.o.seed);
+
+	while (!stop_none(&so.st) && (k = frame_read(&r, f, name, &h, &logits)) != 0) {
+		if (k < 0) {
+			ret = 1;
+			break;
+		}
+		if (!x) {
+			x = emalloc(h.vocab * sizeof(*x));
+			if (sampler_init(&s, &so.o, (int)h.vocab) < 0)
+				exit(1);
+		}
+		memcpy(x, logits, h.vocab * sizeof(*x));
+		id = sampler_next(&s, x, hist, nhist);
+		if (nhist == cap)
+			hist = ereallocarray(hist, cap = cap ? 2 * cap : 256,
+			    sizeof(*hist));
+		hist[nhist++] = id;
+		rec_write(stdout, ids, &id, 1);
+		if (fflush(stdout) == EOF)
+			break;
+		if ((why = stop_check(&so.st, id)) != STOP_NONE)
+			break;
+	}
+	if (vflag && why != STOP_NONE)
+		warn("stop (%s) after %zu ids", stop_name(why), nhist);
+	if (f != stdin)
+		fclose(f);
+	free(x);
+	free(hist);
+	sampler_free(&s);
+	frame_reader_free(&r);
+	sampopt_free(&so);
+	ret |= fshut(stdout, "<stdout>");
+	return ret;
+}

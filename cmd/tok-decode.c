@@ -1,0 +1,142 @@
+/* tok-decode: token records to text, streamed.  See tok-decode(1). */
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../lib/idstream.h"
+#include "../lib/rec.h"
+#include "../lib/tok.h"
+#include "../lib/util.h"
+
+static struct tok tok;
+static struct tok_dec dec;
+static struct tok_buf obuf;
+static struct idstream in;
+static enum rec_fmt fmt = REC_TEXT;
+static int skip, pieces, sep = '\n';
+
+static _Noreturn void
+usage(int status)
+{
+	fprintf(status ? stderr : stdout,
+	    "usage: %s [-0 | -n] [-m model | --tokenizer file] [--skip-special]\n"
+	    "       [--pieces] [--ids=text|u32] [file ...]\n", argv0);
+	exit(status);
+}
+
+static void
+put(void)
+{
+	if (obuf.n)
+		fwrite(obuf.p, 1, obuf.n, stdout);
+	obuf.n = 0;
+}
+
+/* Decode one input; 0, or 1 after a message. */
+static int
+decode(int fd, const char *name)
+{
+	int r, id, n = 0;
+
+	ids_init(&in, fd, name, fmt, stdout);
+	tok_dec_start(&dec, &tok, skip);
+	while ((r = ids_next(&in, &id)) > 0) {
+		if (r == 2) {	/* end of record */
+			if (!pieces && tok_dec_end(&dec, &obuf) < 0)
+				die("out of memory");
+			put();
+			if (pieces)
+				putchar('\n');
+			else if (sep >= 0)
+				putchar(sep);
+			tok_dec_start(&dec, &tok, skip);
+			n = 0;
+			continue;
+		}
+		if (pieces) {
+			size_t len;
+			const char *p = tok_piece(&tok, id, &len);
+			if (!p)
+				goto badid;
+			if (n++)
+				putchar(' ');
+			tok_escape(stdout, p, len);
+			continue;
+		}
+		if (tok_dec_push(&dec, id, &obuf) < 0)
+			goto badid;
+		put();
+	}
+	return r < 0;
+badid:
+	warn("%s: record %llu: token id %d not in the vocabulary (%d tokens)",
+	    name, in.no, id, tok.ntok);
+	return 1;
+}
+
+int
+main(int argc, char *argv[])
+{
+	enum { O_TOK = 256, O_SKIP, O_PIECES, O_IDS, O_VERSION };
+	static const struct option opts[] = {
+		{ "null",         no_argument,       NULL, '0' },
+		{ "no-newline",   no_argument,       NULL, 'n' },
+		{ "model",        required_argument, NULL, 'm' },
+		{ "tokenizer",    required_argument, NULL, O_TOK },
+		{ "skip-special", no_argument,       NULL, O_SKIP },
+		{ "pieces",       no_argument,       NULL, O_PIECES },
+		{ "ids",          required_argument, NULL, O_IDS },
+		{ "help",         no_argument,       NULL, 'h' },
+		{ "version",      no_argument,       NULL, O_VERSION },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char *model = NULL, *file = NULL;
+	int c, i, fd, ret = 0;
+
+	argv0 = argv[0];
+	while ((c = getopt_long(argc, argv, "0nm:h", opts, NULL)) != -1) {
+		switch (c) {
+		case '0': sep = 0; break;
+		case 'n': sep = -1; break;
+		case 'm': model = optarg; break;
+		case O_TOK: file = optarg; break;
+		case O_SKIP: skip = 1; break;
+		case O_PIECES: pieces = 1; break;
+		case O_IDS:
+			if (rec_parse_fmt(optarg, &fmt) < 0)
+				edie(2, "invalid --ids '%s': use text or u32", optarg);
+			break;
+		case 'h': usage(0);
+		case O_VERSION: version();
+		default: usage(2);
+		}
+	}
+	argc -= optind, argv += optind;
+	if (model && file)
+		edie(2, "-m and --tokenizer exclude each other");
+	if (tok_open(&tok, model, file) < 0)
+		return 1;
+	if (!argc)
+		ret = decode(0, "<stdin>");
+	for (i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "-")) {
+			ret |= decode(0, "<stdin>");
+			continue;
+		}
+		if ((fd = open(argv[i], O_RDONLY)) < 0) {
+			warn("open %s:", argv[i]);
+			ret = 1;
+			continue;
+		}
+		ret |= decode(fd, argv[i]);
+		close(fd);
+	}
+	tok_dec_free(&dec);
+	free(obuf.p);
+	tok_free(&tok);
+	ret |= fshut(stdout, "<stdout>");
+	return ret;
+}

@@ -1,0 +1,158 @@
+/* tok-encode: text to token records.  See tok-encode(1). */
+#include <sys/stat.h>
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../lib/rec.h"
+#include "../lib/tok.h"
+#include "../lib/util.h"
+
+enum { OUT_IDS, OUT_PIECES, OUT_COUNT };
+
+static struct tok tok;
+static struct tok_ids ids;
+static enum rec_fmt fmt = REC_TEXT;
+static int out = OUT_IDS, flags = TOK_ADD_SPECIAL, bos = -1;
+static unsigned long long recno;
+
+static _Noreturn void
+usage(int status)
+{
+	fprintf(status ? stderr : stdout,
+	    "usage: %s [-l | -0] [-m model | --tokenizer file] [--bos | --no-bos]\n"
+	    "       [--no-special] [--pieces | --count] [--ids=text|u32] [text ...]\n",
+	    argv0);
+	exit(status);
+}
+
+/* Encode one record and write it. */
+static void
+record(const char *s, size_t n, const char *name)
+{
+	size_t i, dropped = tok.ndropped;
+
+	ids.n = 0;
+	recno++;
+	if (bos == 1 && (!tok.has_template || !tok.nprefix ||
+	    tok.prefix[0] != tok_bos(&tok)) && tok_ids_push(&ids, tok_bos(&tok)) < 0)
+		exit(1);
+	if (tok_encode(&tok, s, n, flags, &ids) < 0)
+		exit(1);
+	if (tok.ndropped != dropped)
+		warn("%s: record %llu: %zu bytes have no token and were dropped",
+		    name, recno, tok.ndropped - dropped);
+	if (out == OUT_COUNT) {
+		printf("%zu\n", ids.n);
+	} else if (out == OUT_PIECES) {
+		for (i = 0; i < ids.n; i++) {
+			size_t len;
+			const char *p = tok_piece(&tok, ids.v[i], &len);
+			if (i)
+				putchar(' ');
+			tok_escape(stdout, p, len);
+		}
+		putchar('\n');
+	} else {
+		rec_write(stdout, fmt, ids.v, ids.n);
+	}
+}
+
+/* Records from stdin: the whole input, or split at sep (-l, -0). */
+static void
+input(int sep)
+{
+	struct stat st;
+	char *buf = NULL;
+	size_t cap = 0, n = 0;
+	ssize_t len;
+	int stream = fstat(0, &st) < 0 || !S_ISREG(st.st_mode);
+
+	if (sep >= 0) {
+		while ((len = getdelim(&buf, &cap, sep, stdin)) > 0) {
+			if (buf[len - 1] == sep)
+				len--;
+			record(buf, len, "<stdin>");
+			if (stream)
+				fflush(stdout);	/* a line in, its record out */
+		}
+	} else {
+		for (;;) {
+			if (n == cap && !(buf = realloc(buf, cap = cap ? cap * 2 : 1 << 16)))
+				die("out of memory reading <stdin>");
+			if (!(len = fread(buf + n, 1, cap - n, stdin)))
+				break;
+			n += len;
+		}
+		if (!ferror(stdin))
+			record(buf ? buf : "", n, "<stdin>");
+	}
+	if (ferror(stdin))
+		die("<stdin>: read:");
+	free(buf);
+}
+
+int
+main(int argc, char *argv[])
+{
+	enum { O_TOK = 256, O_BOS, O_NOBOS, O_NOSPECIAL, O_PIECES, O_COUNT, O_IDS, O_VERSION };
+	static const struct option opts[] = {
+		{ "lines",      no_argument,       NULL, 'l' },
+		{ "null",       no_argument,       NULL, '0' },
+		{ "model",      required_argument, NULL, 'm' },
+		{ "tokenizer",  required_argument, NULL, O_TOK },
+		{ "bos",        no_argument,       NULL, O_BOS },
+		{ "no-bos",     no_argument,       NULL, O_NOBOS },
+		{ "no-special", no_argument,       NULL, O_NOSPECIAL },
+		{ "pieces",     no_argument,       NULL, O_PIECES },
+		{ "count",      no_argument,       NULL, O_COUNT },
+		{ "ids",        required_argument, NULL, O_IDS },
+		{ "help",       no_argument,       NULL, 'h' },
+		{ "version",    no_argument,       NULL, O_VERSION },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char *model = NULL, *file = NULL;
+	int c, sep = -1, i;
+
+	argv0 = argv[0];
+	while ((c = getopt_long(argc, argv, "l0m:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'l': sep = '\n'; break;
+		case '0': sep = 0; break;
+		case 'm': model = optarg; break;
+		case O_TOK: file = optarg; break;
+		case O_BOS: bos = 1; break;
+		case O_NOBOS: bos = 0; break;
+		case O_NOSPECIAL: flags |= TOK_NO_SPECIAL; break;
+		case O_PIECES: out = OUT_PIECES; break;
+		case O_COUNT: out = OUT_COUNT; break;
+		case O_IDS:
+			if (rec_parse_fmt(optarg, &fmt) < 0)
+				edie(2, "invalid --ids '%s': use text or u32", optarg);
+			break;
+		case 'h': usage(0);
+		case O_VERSION: version();
+		default: usage(2);
+		}
+	}
+	argc -= optind, argv += optind;
+	if (model && file)
+		edie(2, "-m and --tokenizer exclude each other");
+	if (tok_open(&tok, model, file) < 0)
+		return 1;
+	if (bos == 0)
+		flags &= ~TOK_ADD_SPECIAL;
+	if (bos == 1 && tok_bos(&tok) < 0)
+		die("--bos: the tokenizer names no BOS token");
+	if (argc)
+		for (i = 0; i < argc; i++)
+			record(argv[i], strlen(argv[i]), "argument");
+	else
+		input(sep);
+	free(ids.v);
+	tok_free(&tok);
+	return fshut(stdout, "<stdout>");
+}

@@ -1,0 +1,144 @@
+/* idstream.c: see idstream.h. */
+#include <errno.h>
+#include <stdint.h>
+#include <unistd.h>
+
+#include "idstream.h"
+#include "util.h"
+
+void
+ids_init(struct idstream *s, int fd, const char *name, enum rec_fmt fmt, FILE *flush)
+{
+	s->fd = fd;
+	s->name = name;
+	s->fmt = fmt;
+	s->flush = flush;
+	s->no = 0;
+	s->pos = s->len = 0;
+	s->eof = s->inrec = 0;
+	s->left = 0;
+}
+
+/* Refill the buffer: 1, 0 at the end of input, -1 on error. */
+static int
+fill(struct idstream *s)
+{
+	ssize_t r;
+
+	if (s->eof)
+		return 0;
+	if (s->flush)
+		fflush(s->flush);
+	do
+		r = read(s->fd, s->buf, sizeof s->buf);
+	while (r < 0 && errno == EINTR);
+	if (r < 0)
+		return error("%s: read:", s->name);
+	if (r == 0) {
+		s->eof = 1;
+		return 0;
+	}
+	s->pos = 0, s->len = r;
+	return 1;
+}
+
+static int
+next_text(struct idstream *s, int *id)
+{
+	unsigned long long v = 0;
+	int digits = 0, r;
+
+	for (;;) {
+		unsigned c;
+		if (s->pos == s->len && (r = fill(s)) <= 0) {
+			if (r < 0)
+				return -1;
+			if (digits) {
+				*id = v;
+				return 1;	/* the record ends next call */
+			}
+			if (s->inrec) {
+				s->inrec = 0;
+				return 2;
+			}
+			return 0;
+		}
+		c = s->buf[s->pos];
+		if (!s->inrec) {
+			s->inrec = 1;
+			s->no++;
+		}
+		if (c >= '0' && c <= '9') {
+			s->pos++;
+			v = v * 10 + (c - '0');
+			if (v > REC_MAXID)
+				return error("%s: record %llu: token id too large", s->name, s->no);
+			digits = 1;
+			continue;
+		}
+		if (c == ' ' || c == '\n') {
+			if (digits) {	/* leave the separator for the next call */
+				*id = v;
+				return 1;
+			}
+			s->pos++;
+			if (c == '\n') {
+				s->inrec = 0;
+				return 2;
+			}
+			continue;
+		}
+		return error("%s: record %llu: bad token record (byte 0x%02x)",
+		    s->name, s->no, c);
+	}
+}
+
+/* one little-endian u32: 1, 0 at a clean end (only if may_end), -1 */
+static int
+u32(struct idstream *s, uint32_t *v, int may_end)
+{
+	int i, r;
+
+	*v = 0;
+	for (i = 0; i < 4; i++) {
+		if (s->pos == s->len && (r = fill(s)) <= 0) {
+			if (r < 0)
+				return -1;
+			if (i == 0 && may_end)
+				return 0;
+			return error("%s: record %llu: truncated u32 record", s->name,
+			    s->no + (may_end ? 1 : 0));
+		}
+		*v |= (uint32_t)s->buf[s->pos++] << (8 * i);
+	}
+	return 1;
+}
+
+int
+ids_next(struct idstream *s, int *id)
+{
+	uint32_t v;
+	int r;
+
+	if (s->fmt == REC_TEXT)
+		return next_text(s, id);
+	if (!s->inrec) {
+		if ((r = u32(s, &v, 1)) <= 0)
+			return r;
+		s->no++;
+		s->inrec = 1;
+		s->left = v;
+	}
+	if (!s->left) {
+		s->inrec = 0;
+		return 2;
+	}
+	if (u32(s, &v, 0) < 0)
+		return -1;
+	if (v > REC_MAXID)
+		return error("%s: record %llu: token id %lu too large", s->name,
+		    s->no, (unsigned long)v);
+	s->left--;
+	*id = v;
+	return 1;
+}

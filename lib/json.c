@@ -1,0 +1,642 @@
+/* json.c: RFC 8259, recursive descent into one arena.
+ *
+ * Children of an open container collect on a scratch stack shared by all
+ * levels; when the container closes they are copied into the arena in one
+ * piece, so arrays and objects are plain C arrays. */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "json.h"
+#include "util.h"
+
+struct chunk {
+	struct chunk *next;
+	size_t used, cap;
+	max_align_t data[];
+};
+
+struct parser {
+	const char *s, *p, *end;
+	struct chunk *arena;
+	size_t hint;			/* size for the next arena chunk */
+	struct json *items;		/* scratch stack of array items */
+	size_t nitems, capitems;
+	struct json_member *members;	/* scratch stack of object members */
+	size_t nmembers, capmembers;
+	int depth;
+	char *err;
+	size_t errlen;
+	int failed;
+};
+
+static void *
+arena_alloc(struct parser *ps, size_t n)
+{
+	struct chunk *c = ps->arena;
+	size_t cap;
+	void *p;
+
+	n = (n + sizeof(max_align_t) - 1) / sizeof(max_align_t) * sizeof(max_align_t);
+	if (!c || c->cap - c->used < n) {
+		cap = n > ps->hint ? n : ps->hint;
+		ps->hint = cap * 2;
+		if (!(c = mem_map(sizeof(*c) + cap)))
+			return NULL;
+		c->used = 0;
+		c->cap = cap;
+		c->next = ps->arena;
+		ps->arena = c;
+	}
+	p = (char *)c->data + c->used;
+	c->used += n;
+	return p;
+}
+
+static int
+fail(struct parser *ps, const char *fmt, ...)
+{
+	const char *q;
+	size_t line = 1, col = 1;
+	int n;
+	va_list ap;
+
+	if (ps->failed)
+		return -1;
+	ps->failed = 1;
+	for (q = ps->s; q < ps->p && q < ps->end; q++) {
+		if (*q == '\n')
+			line++, col = 1;
+		else if (((unsigned char)*q & 0xc0) != 0x80)
+			col++;
+	}
+	n = snprintf(ps->err, ps->errlen, "line %zu, column %zu: ", line, col);
+	if (n >= 0 && (size_t)n < ps->errlen) {
+		va_start(ap, fmt);
+		vsnprintf(ps->err + n, ps->errlen - n, fmt, ap);
+		va_end(ap);
+	}
+	return -1;
+}
+
+static int
+nomem(struct parser *ps)
+{
+	return fail(ps, "out of memory");
+}
+
+static void
+skipws(struct parser *ps)
+{
+	while (ps->p < ps->end && (*ps->p == ' ' || *ps->p == '\t' ||
+	    *ps->p == '\n' || *ps->p == '\r'))
+		ps->p++;
+}
+
+static int
+hex4(const char *p)
+{
+	int i, v = 0, d;
+
+	for (i = 0; i < 4; i++) {
+		if (p[i] >= '0' && p[i] <= '9')
+			d = p[i] - '0';
+		else if (p[i] >= 'a' && p[i] <= 'f')
+			d = p[i] - 'a' + 10;
+		else if (p[i] >= 'A' && p[i] <= 'F')
+			d = p[i] - 'A' + 10;
+		else
+			return -1;
+		v = v << 4 | d;
+	}
+	return v;
+}
+
+static char *
+put_utf8(char *o, uint32_t c)
+{
+	if (c < 0x80) {
+		*o++ = c;
+	} else if (c < 0x800) {
+		*o++ = 0xc0 | c >> 6;
+		*o++ = 0x80 | (c & 0x3f);
+	} else if (c < 0x10000) {
+		*o++ = 0xe0 | c >> 12;
+		*o++ = 0x80 | (c >> 6 & 0x3f);
+		*o++ = 0x80 | (c & 0x3f);
+	} else {
+		*o++ = 0xf0 | c >> 18;
+		*o++ = 0x80 | (c >> 12 & 0x3f);
+		*o++ = 0x80 | (c >> 6 & 0x3f);
+		*o++ = 0x80 | (c & 0x3f);
+	}
+	return o;
+}
+
+/* Length of the valid UTF-8 sequence at p (1..4), or 0 if invalid. */
+static int
+utf8_valid(const unsigned char *p, const unsigned char *end)
+{
+	unsigned c = p[0];
+	int n, i;
+	uint32_t v;
+
+	if (c < 0x80)
+		return 1;
+	if (c < 0xc2 || c > 0xf4)
+		return 0;
+	n = c < 0xe0 ? 2 : c < 0xf0 ? 3 : 4;
+	if (end - p < n)
+		return 0;
+	v = c & (0x3f >> (n - 1));
+	for (i = 1; i < n; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+		v = v << 6 | (p[i] & 0x3f);
+	}
+	if ((n == 3 && v < 0x800) || (n == 4 && (v < 0x10000 || v > 0x10ffff)) ||
+	    (v >= 0xd800 && v <= 0xdfff))
+		return 0;
+	return n;
+}
+
+/* Parse a string at ps->p (on the opening quote) into the arena. */
+static int
+parse_string(struct parser *ps, const char **out, size_t *outlen)
+{
+	const char *q, *start = ++ps->p;
+	char *buf, *o;
+	int u, lo, n;
+
+	/* First pass: find the end, so the decoded copy (never longer
+	 * than the source) can be allocated once. */
+	for (q = start; q < ps->end && *q != '"'; q++)
+		if (*q == '\\' && ++q == ps->end)
+			break;
+	if (q >= ps->end)
+		return fail(ps, "unterminated string");
+	if (!(buf = o = arena_alloc(ps, q - start + 1)))
+		return nomem(ps);
+	while (*ps->p != '"') {
+		unsigned char c = *ps->p;
+
+		if (c < 0x20)
+			return fail(ps, "control character 0x%02x in string", c);
+		if (c != '\\') {
+			if (!(n = utf8_valid((const unsigned char *)ps->p,
+			    (const unsigned char *)ps->end)))
+				return fail(ps, "invalid UTF-8 in string");
+			memcpy(o, ps->p, n);
+			o += n;
+			ps->p += n;
+			continue;
+		}
+		ps->p++;
+		switch (*ps->p++) {
+		case '"':  *o++ = '"'; break;
+		case '\\': *o++ = '\\'; break;
+		case '/':  *o++ = '/'; break;
+		case 'b':  *o++ = '\b'; break;
+		case 'f':  *o++ = '\f'; break;
+		case 'n':  *o++ = '\n'; break;
+		case 'r':  *o++ = '\r'; break;
+		case 't':  *o++ = '\t'; break;
+		case 'u':
+			ps->p--;
+			if (ps->end - ps->p < 5 || (u = hex4(ps->p + 1)) < 0)
+				return fail(ps, "invalid \\u escape");
+			ps->p += 5;
+			if (u >= 0xdc00 && u <= 0xdfff)
+				return fail(ps, "lone low surrogate \\u%04x", u);
+			if (u >= 0xd800 && u <= 0xdbff) {
+				if (ps->end - ps->p < 6 || ps->p[0] != '\\' ||
+				    ps->p[1] != 'u' || (lo = hex4(ps->p + 2)) < 0 ||
+				    lo < 0xdc00 || lo > 0xdfff)
+					return fail(ps, "high surrogate \\u%04x without its low half", u);
+				ps->p += 6;
+				u = 0x10000 + ((u - 0xd800) << 10) + (lo - 0xdc00);
+			}
+			o = put_utf8(o, u);
+			break;
+		default:
+			ps->p--;
+			return fail(ps, "invalid escape '\\%c'", *ps->p);
+		}
+	}
+	ps->p++;
+	*o = '\0';
+	*out = buf;
+	*outlen = o - buf;
+	return 0;
+}
+
+static int
+isdigit_(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static int
+parse_number(struct parser *ps, struct json *j)
+{
+	const char *start = ps->p, *p = ps->p, *e = ps->end;
+	char *copy;
+
+	if (p < e && *p == '-')
+		p++;
+	if (p < e && *p == '0')
+		p++;
+	else if (p < e && isdigit_(*p))
+		while (p < e && isdigit_(*p))
+			p++;
+	else
+		return ps->p = p, fail(ps, "invalid number");
+	if (p < e && *p == '.') {
+		if (++p >= e || !isdigit_(*p))
+			return ps->p = p, fail(ps, "invalid number: digit expected after '.'");
+		while (p < e && isdigit_(*p))
+			p++;
+	}
+	if (p < e && (*p == 'e' || *p == 'E')) {
+		p++;
+		if (p < e && (*p == '+' || *p == '-'))
+			p++;
+		if (p >= e || !isdigit_(*p))
+			return ps->p = p, fail(ps, "invalid number: digit expected in exponent");
+		while (p < e && isdigit_(*p))
+			p++;
+	}
+	if (!(copy = arena_alloc(ps, p - start + 1)))
+		return nomem(ps);
+	memcpy(copy, start, p - start);
+	copy[p - start] = '\0';
+	j->type = JSON_NUMBER;
+	j->u.num = copy;
+	j->len = p - start;
+	ps->p = p;
+	return 0;
+}
+
+static int
+literal(struct parser *ps, const char *word, enum json_type t, struct json *j)
+{
+	size_t n = strlen(word);
+
+	if ((size_t)(ps->end - ps->p) < n || memcmp(ps->p, word, n))
+		return fail(ps, "invalid literal");
+	ps->p += n;
+	j->type = t;
+	j->len = 0;
+	return 0;
+}
+
+static int parse_value(struct parser *ps, struct json *j);
+
+/* Double a scratch stack (mem_map'd: see util.h on page faults). */
+static int
+grow(void **p, size_t *cap, size_t size)
+{
+	size_t ncap = *cap ? *cap * 2 : (((size_t)2 << 20) + size - 1) / size, bytes;
+	void *q;
+
+	if (size_mul(&bytes, ncap, size) < 0 || !(q = mem_map(bytes)))
+		return -1;
+	if (*p) {
+		memcpy(q, *p, *cap * size);
+		mem_unmap(*p, *cap * size);
+	}
+	*p = q;
+	*cap = ncap;
+	return 0;
+}
+
+static int
+push_item(struct parser *ps, const struct json *j)
+{
+	if (ps->nitems == ps->capitems &&
+	    grow((void **)&ps->items, &ps->capitems, sizeof(*ps->items)) < 0)
+		return nomem(ps);
+	ps->items[ps->nitems++] = *j;
+	return 0;
+}
+
+static int
+push_member(struct parser *ps, const struct json_member *m)
+{
+	if (ps->nmembers == ps->capmembers &&
+	    grow((void **)&ps->members, &ps->capmembers, sizeof(*ps->members)) < 0)
+		return nomem(ps);
+	ps->members[ps->nmembers++] = *m;
+	return 0;
+}
+
+static int
+parse_array(struct parser *ps, struct json *j)
+{
+	size_t base = ps->nitems, n;
+	struct json v;
+
+	ps->p++;
+	skipws(ps);
+	if (ps->p < ps->end && *ps->p == ']') {
+		ps->p++;
+	} else {
+		for (;;) {
+			if (parse_value(ps, &v) < 0 || push_item(ps, &v) < 0)
+				return -1;
+			skipws(ps);
+			if (ps->p >= ps->end)
+				return fail(ps, "unterminated array");
+			if (*ps->p == ']') {
+				ps->p++;
+				break;
+			}
+			if (*ps->p != ',')
+				return fail(ps, "expected ',' or ']' in array");
+			ps->p++;
+		}
+	}
+	n = ps->nitems - base;
+	j->type = JSON_ARRAY;
+	j->len = n;
+	j->u.items = NULL;
+	if (n) {
+		if (!(j->u.items = arena_alloc(ps, n * sizeof(struct json))))
+			return nomem(ps);
+		memcpy(j->u.items, ps->items + base, n * sizeof(struct json));
+	}
+	ps->nitems = base;
+	return 0;
+}
+
+static int
+parse_object(struct parser *ps, struct json *j)
+{
+	size_t base = ps->nmembers, n;
+	struct json_member m;
+
+	ps->p++;
+	skipws(ps);
+	if (ps->p < ps->end && *ps->p == '}') {
+		ps->p++;
+	} else {
+		for (;;) {
+			skipws(ps);
+			if (ps->p >= ps->end || *ps->p != '"')
+				return fail(ps, "expected a string key in object");
+			if (parse_string(ps, &m.key, &m.keylen) < 0)
+				return -1;
+			skipws(ps);
+			if (ps->p >= ps->end || *ps->p != ':')
+				return fail(ps, "expected ':' after object key");
+			ps->p++;
+			if (parse_value(ps, &m.value) < 0 || push_member(ps, &m) < 0)
+				return -1;
+			skipws(ps);
+			if (ps->p >= ps->end)
+				return fail(ps, "unterminated object");
+			if (*ps->p == '}') {
+				ps->p++;
+				break;
+			}
+			if (*ps->p != ',')
+				return fail(ps, "expected ',' or '}' in object");
+			ps->p++;
+		}
+	}
+	n = ps->nmembers - base;
+	j->type = JSON_OBJECT;
+	j->len = n;
+	j->u.members = NULL;
+	if (n) {
+		if (!(j->u.members = arena_alloc(ps, n * sizeof(struct json_member))))
+			return nomem(ps);
+		memcpy(j->u.members, ps->members + base, n * sizeof(struct json_member));
+	}
+	ps->nmembers = base;
+	return 0;
+}
+
+static int
+parse_value(struct parser *ps, struct json *j)
+{
+	int r;
+
+	skipws(ps);
+	if (ps->p >= ps->end)
+		return fail(ps, "unexpected end of input");
+	switch (*ps->p) {
+	case '{':
+	case '[':
+		if (++ps->depth > JSON_MAXDEPTH)
+			return fail(ps, "nesting deeper than %d", JSON_MAXDEPTH);
+		r = *ps->p == '{' ? parse_object(ps, j) : parse_array(ps, j);
+		ps->depth--;
+		return r;
+	case '"':
+		j->type = JSON_STRING;
+		return parse_string(ps, &j->u.str, &j->len);
+	case 't':
+		return literal(ps, "true", JSON_TRUE, j);
+	case 'f':
+		return literal(ps, "false", JSON_FALSE, j);
+	case 'n':
+		return literal(ps, "null", JSON_NULL, j);
+	default:
+		if (*ps->p == '-' || isdigit_(*ps->p))
+			return parse_number(ps, j);
+		if ((unsigned char)*ps->p >= 0x20 && (unsigned char)*ps->p < 0x7f)
+			return fail(ps, "unexpected character '%c'", *ps->p);
+		return fail(ps, "unexpected byte 0x%02x", (unsigned char)*ps->p);
+	}
+}
+
+static void
+arena_free(struct chunk *c)
+{
+	struct chunk *next;
+
+	for (; c; c = next) {
+		next = c->next;
+		mem_unmap(c, sizeof(*c) + c->cap);
+	}
+}
+
+int
+json_parse(struct json_doc *doc, const char *buf, size_t len, char *err, size_t errlen)
+{
+	struct parser ps = { 0 };
+	struct json *root;
+
+	doc->root = NULL;
+	doc->arena = NULL;
+	ps.s = ps.p = buf;
+	ps.end = buf + len;
+	ps.err = err;
+	ps.errlen = errlen;
+	/* Decoded strings, numbers and nodes take about 1.5 times the text
+	 * for tokenizer.json; one chunk of that size avoids most regrowth. */
+	ps.hint = len + len / 2 > 65536 ? len + len / 2 : 65536;
+	if (errlen)
+		err[0] = '\0';
+	if (!(root = arena_alloc(&ps, sizeof(*root))))
+		nomem(&ps);
+	else if (parse_value(&ps, root) == 0) {
+		skipws(&ps);
+		if (ps.p != ps.end)
+			fail(&ps, "trailing data after the JSON value");
+	}
+	mem_unmap(ps.items, ps.capitems * sizeof(*ps.items));
+	mem_unmap(ps.members, ps.capmembers * sizeof(*ps.members));
+	if (ps.failed) {
+		arena_free(ps.arena);
+		return -1;
+	}
+	doc->root = root;
+	doc->arena = ps.arena;
+	return 0;
+}
+
+void
+json_free(struct json_doc *doc)
+{
+	arena_free(doc->arena);
+	doc->arena = NULL;
+	doc->root = NULL;
+}
+
+const struct json *
+json_get(const struct json *j, const char *key)
+{
+	size_t i, n = strlen(key);
+
+	if (!j || j->type != JSON_OBJECT)
+		return NULL;
+	for (i = 0; i < j->len; i++)
+		if (j->u.members[i].keylen == n && !memcmp(j->u.members[i].key, key, n))
+			return &j->u.members[i].value;
+	return NULL;
+}
+
+int
+json_num(const struct json *j, double *out)
+{
+	if (!j || j->type != JSON_NUMBER)
+		return -1;
+	*out = strtod(j->u.num, NULL);
+	return 0;
+}
+
+int
+json_int(const struct json *j, long long min, long long max, long long *out)
+{
+	double d;
+	const char *why;
+
+	if (!j || j->type != JSON_NUMBER)
+		return -1;
+	/* Plain integers go through strtoll (exact beyond 2^53). */
+	if (!strpbrk(j->u.num, ".eE")) {
+		why = strtonum_err(j->u.num, min, max, out);
+		return why ? -1 : 0;
+	}
+	d = strtod(j->u.num, NULL);
+	if (!isfinite(d) || d != floor(d) || d < (double)min || d > (double)max ||
+	    fabs(d) > 9007199254740992.0)
+		return -1;
+	*out = (long long)d;
+	return 0;
+}
+
+int
+json_bool(const struct json *j)
+{
+	if (!j)
+		return -1;
+	return j->type == JSON_TRUE ? 1 : j->type == JSON_FALSE ? 0 : -1;
+}
+
+const char *
+json_str(const struct json *j)
+{
+	return j && j->type == JSON_STRING ? j->u.str : NULL;
+}
+
+const char *
+json_typename(enum json_type t)
+{
+	static const char *names[] = {
+		"null", "false", "true", "number", "string", "array", "object"
+	};
+
+	return (unsigned)t < LEN(names) ? names[t] : "?";
+}
+
+int
+json_load(struct json_doc *doc, const char *path)
+{
+	struct stat st;
+	char err[160], *buf;
+	size_t off;
+	ssize_t n;
+	int fd, r;
+
+	doc->root = NULL;
+	doc->arena = NULL;
+	if ((fd = open(path, O_RDONLY)) < 0)
+		return error("%s:", path);
+	if (fstat(fd, &st) < 0) {
+		r = error("%s:", path);
+		close(fd);
+		return r;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		close(fd);
+		return error("%s: is a directory", path);
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		return error("%s: not a regular file", path);
+	}
+	if (st.st_size > (off_t)1 << 31) {
+		close(fd);
+		return error("%s: too large for a JSON file (%lld bytes)", path,
+		    (long long)st.st_size);
+	}
+	if (st.st_size == 0) {
+		close(fd);
+		return error("%s: empty file", path);
+	}
+	/* read(2) into huge pages: cheaper here than faulting in the file's
+	 * page-cache pages one by one (see mem_map in util.h) */
+	if (!(buf = mem_map(st.st_size))) {
+		close(fd);
+		return error("%s: cannot allocate %lld bytes", path, (long long)st.st_size);
+	}
+	for (off = 0; off < (size_t)st.st_size; off += n) {
+		if ((n = read(fd, buf + off, st.st_size - off)) <= 0) {
+			if (n < 0 && errno == EINTR) {
+				n = 0;
+				continue;
+			}
+			r = n < 0 ? error("read %s:", path) : error("%s: file shrank while reading", path);
+			mem_unmap(buf, st.st_size);
+			close(fd);
+			return r;
+		}
+	}
+	close(fd);
+	r = json_parse(doc, buf, st.st_size, err, sizeof(err));
+	mem_unmap(buf, st.st_size);
+	if (r < 0)
+		return error("%s: %s", path, err);
+	return 0;
+}

@@ -1,0 +1,552 @@
+/* model.c: LlamaForCausalLM in float32, after HF modeling_llama.py.
+ *
+ * Weights stay in the mapped safetensors and are widened inside the
+ * kernels; only the small vectors (norms, biases) get float32 copies. */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kern.h"
+#include "model.h"
+#include "pool.h"
+#include "util.h"
+
+/* ---- loading ---- */
+
+static int
+wtype_of(enum st_dtype dt, enum wtype *t)
+{
+	switch (dt) {
+	case ST_F32:  *t = W_F32;  return 0;
+	case ST_F16:  *t = W_F16;  return 0;
+	case ST_BF16: *t = W_BF16; return 0;
+	default:      return -1;
+	}
+}
+
+/* Find name and check it is a (rows, cols) matrix, or a vector of rows
+ * when cols is 0, of a dtype the kernels read. */
+static const struct st_tensor *
+find(struct model *m, const char *name, int rows, int cols)
+{
+	const struct st_tensor *t = st_find(&m->st, name);
+	enum wtype wt;
+	int ok;
+
+	if (!t) {
+		if (cols)
+			error("%s: missing tensor '%s' (expected shape [%d, %d])",
+			    m->st.files[0], name, rows, cols);
+		else
+			error("%s: missing tensor '%s' (expected shape [%d])",
+			    m->st.files[0], name, rows);
+		return NULL;
+	}
+	ok = cols ? t->ndim == 2 && t->shape[0] == rows && t->shape[1] == cols
+	    : t->ndim == 1 && t->shape[0] == rows;
+	if (!ok) {
+		char got[160];
+		int i, n = 0;
+
+		for (i = 0; i < t->ndim && n < (int)sizeof(got) - 24; i++)
+			n += snprintf(got + n, sizeof(got) - n, "%s%lld",
+			    i ? ", " : "", (long long)t->shape[i]);
+		got[n] = '\0';
+		if (cols)
+			error("%s: tensor '%s' has shape [%s], expected [%d, %d]",
+			    m->st.files[t->file], name, got, rows, cols);
+		else
+			error("%s: tensor '%s' has shape [%s], expected [%d]",
+			    m->st.files[t->file], name, got, rows);
+		return NULL;
+	}
+	if (wtype_of(t->dtype, &wt) < 0) {
+		error("%s: tensor '%s' has dtype %s: only F32, F16 and BF16 are supported",
+		    m->st.files[t->file], name, st_dtype_name(t->dtype));
+		return NULL;
+	}
+	m->weight_bytes += t->nbytes;
+	return t;
+}
+
+static int
+load_mat(struct model *m, struct mat *w, const char *name, int rows, int cols)
+{
+	const struct st_tensor *t = find(m, name, rows, cols);
+
+	if (!t)
+		return -1;
+	wtype_of(t->dtype, &w->t);
+	w->w = t->data;
+	w->rows = rows;
+	w->cols = cols;
+	return 0;
+}
+
+/* A float32 copy of vector name (n values); NULL after error(). */
+static float *
+load_vec(struct model *m, const char *name, int n)
+{
+	const struct st_tensor *t = find(m, name, n, 0);
+	enum wtype wt = W_F32;
+	float *v;
+
+	if (!t)
+		return NULL;
+	if (!(v = malloc(n * sizeof(float)))) {
+		error("cannot allocate %d floats for '%s'", n, name);
+		return NULL;
+	}
+	wtype_of(t->dtype, &wt);
+	kern.to_f32[wt](v, t->data, n);
+	return v;
+}
+
+static int
+load_layer(struct model *m, struct layer *l, int i)
+{
+	const struct cfg *c = &m->cfg;
+	int d = c->hidden_size, ff = c->intermediate_size;
+	char name[128];
+
+#define NAME(s) (snprintf(name, sizeof(name), "model.layers.%d.%s", i, s), name)
+	if (!(l->attn_norm = load_vec(m, NAME("input_layernorm.weight"), d)) ||
+	    load_mat(m, &l->wq, NAME("self_attn.q_proj.weight"), m->qdim, d) < 0 ||
+	    load_mat(m, &l->wk, NAME("self_attn.k_proj.weight"), m->kvdim, d) < 0 ||
+	    load_mat(m, &l->wv, NAME("self_attn.v_proj.weight"), m->kvdim, d) < 0 ||
+	    load_mat(m, &l->wo, NAME("self_attn.o_proj.weight"), d, m->qdim) < 0 ||
+	    !(l->ffn_norm = load_vec(m, NAME("post_attention_layernorm.weight"), d)) ||
+	    load_mat(m, &l->w1, NAME("mlp.gate_proj.weight"), ff, d) < 0 ||
+	    load_mat(m, &l->w3, NAME("mlp.up_proj.weight"), ff, d) < 0 ||
+	    load_mat(m, &l->w2, NAME("mlp.down_proj.weight"), d, ff) < 0)
+		return -1;
+	/* attention_bias: q/k/v biases; o_proj's too where the checkpoint
+	 * has one (LlamaAttention gives it one, Qwen2-style exports do not) */
+	if (c->attention_bias &&
+	    (!(l->bq = load_vec(m, NAME("self_attn.q_proj.bias"), m->qdim)) ||
+	    !(l->bk = load_vec(m, NAME("self_attn.k_proj.bias"), m->kvdim)) ||
+	    !(l->bv = load_vec(m, NAME("self_attn.v_proj.bias"), m->kvdim))))
+		return -1;
+	if (c->attention_bias && st_find(&m->st, NAME("self_attn.o_proj.bias")) &&
+	    !(l->bo = load_vec(m, name, d)))
+		return -1;
+	if (c->mlp_bias &&
+	    (!(l->b1 = load_vec(m, NAME("mlp.gate_proj.bias"), ff)) ||
+	    !(l->b3 = load_vec(m, NAME("mlp.up_proj.bias"), ff)) ||
+	    !(l->b2 = load_vec(m, NAME("mlp.down_proj.bias"), d))))
+		return -1;
+#undef NAME
+	return 0;
+}
+
+/* RoPE frequencies as HF computes them (float32), with the llama3
+ * rescaling of _compute_llama3_parameters when configured. */
+static void
+rope_init(float *inv_freq, const struct cfg *c, int hd)
+{
+	int j;
+
+	for (j = 0; j < hd / 2; j++) {
+		float e = (float)(2 * j) / (float)hd;
+		double f = 1.0 / pow(c->rope_theta, e);
+		double factor, lo, hi, old, wavelen, lowl, highl, smooth;
+
+		inv_freq[j] = (float)f;
+		if (strcmp(c->rope_scaling.rope_type, "llama3"))
+			continue;
+		factor = c->rope_scaling.factor;
+		lo = c->rope_scaling.low_freq_factor;
+		hi = c->rope_scaling.high_freq_factor;
+		old = c->rope_scaling.original_max_position_embeddings;
+		lowl = old / lo;
+		highl = old / hi;
+		wavelen = 2 * M_PI / inv_freq[j];
+		if (wavelen < highl)
+			continue;
+		if (wavelen > lowl) {
+			inv_freq[j] = (float)(inv_freq[j] / factor);
+			continue;
+		}
+		smooth = (old / wavelen - lo) / (hi - lo);
+		inv_freq[j] = (float)((1 - smooth) * inv_freq[j] / factor +
+		    smooth * inv_freq[j]);
+	}
+}
+
+int
+model_open(struct model *m, const struct mdir *d, int ctx, int threads)
+{
+	struct cfg *c = &m->cfg;
+	size_t off, sizes[11], bytes;
+	float **bufs[11];
+	int i, B = MODEL_MAXBATCH;
+
+	memset(m, 0, sizeof(*m));
+	if (cfg_load(c, d->config, d->genconfig) < 0)
+		return -1;
+	if (strcmp(c->architecture, "LlamaForCausalLM") &&
+	    !(c->architecture[0] == '\0' && !strcmp(c->model_type, "llama")))
+		return error("%s: unsupported architecture '%s' (pipelm runs LlamaForCausalLM)",
+		    d->config, c->architecture[0] ? c->architecture : c->model_type);
+	if (c->head_dim % 2)
+		return error("%s: head_dim %d is odd: RoPE needs pairs", d->config, c->head_dim);
+	if (st_open(&m->st, d->weights ? d->weights : d->dir) < 0)
+		return -1;
+	m->dim = c->hidden_size;
+	m->hd = c->head_dim;
+	m->qdim = c->num_attention_heads * c->head_dim;
+	m->kvdim = c->num_key_value_heads * c->head_dim;
+
+	if (load_mat(m, &m->embed, "model.embed_tokens.weight", c->vocab_size, m->dim) < 0)
+		return -1;
+	/* Decoding reads one embedding row, not the table. */
+	m->weight_bytes -= (size_t)c->vocab_size * m->dim * (m->embed.t == W_F32 ? 4 : 2);
+	if (!(m->layers = calloc(c->num_hidden_layers, sizeof(*m->layers))))
+		return error("cannot allocate %d layers", c->num_hidden_layers);
+	for (i = 0; i < c->num_hidden_layers; i++)
+		if (load_layer(m, &m->layers[i], i) < 0)
+			return -1;
+	if (!(m->norm = load_vec(m, "model.norm.weight", m->dim)))
+		return -1;
+	if (c->tie_word_embeddings) {
+		m->lm_head = m->embed;
+		m->weight_bytes += (size_t)c->vocab_size * m->dim * (m->embed.t == W_F32 ? 4 : 2);
+	} else if (load_mat(m, &m->lm_head, "lm_head.weight", c->vocab_size, m->dim) < 0) {
+		return -1;
+	}
+
+	m->ctx = ctx > 0 ? ctx : c->max_position_embeddings;
+	/* KV cache: reserved for the whole context, touched only as filled */
+	if (size_mul(&m->kvsize, (size_t)m->ctx, (size_t)c->num_hidden_layers) < 0 ||
+	    size_mul(&m->kvsize, m->kvsize, 2 * (size_t)m->kvdim * sizeof(float)) < 0 ||
+	    !(m->kv = mem_map(m->kvsize))) {
+		m->kv = NULL;
+		return error("cannot allocate KV cache for %d positions (%.1f GiB)",
+		    m->ctx, (double)m->ctx * c->num_hidden_layers * 2 * m->kvdim * 4 / (1 << 30));
+	}
+
+	/* scratch: one mapping cut into pieces */
+	sizes[0] = (size_t)B * m->dim;		bufs[0] = &m->x;
+	sizes[1] = (size_t)B * (m->qdim > m->dim ? m->qdim : m->dim);	bufs[1] = &m->xb;
+	sizes[2] = (size_t)B * m->dim;		bufs[2] = &m->xb2;
+	sizes[3] = (size_t)B * m->qdim;		bufs[3] = &m->q;
+	sizes[4] = (size_t)B * c->intermediate_size;	bufs[4] = &m->hb;
+	sizes[5] = (size_t)B * c->intermediate_size;	bufs[5] = &m->hb2;
+	sizes[6] = (size_t)c->num_attention_heads * m->ctx;	bufs[6] = &m->att;
+	sizes[7] = (size_t)B * m->hd;		bufs[7] = &m->rope;
+	sizes[8] = m->hd / 2;			bufs[8] = &m->inv_freq;
+	sizes[9] = (size_t)c->vocab_size;	bufs[9] = &m->logits;
+	m->logits_rows = 1;
+	for (i = 0, bytes = 0; i < 10; i++) {
+		sizes[i] = (sizes[i] + 15) / 16 * 16 * sizeof(float);
+		if (size_add(&bytes, bytes, sizes[i]) < 0)
+			return error("model too large for this machine");
+	}
+	if (!(m->mem = mem_map(bytes)))
+		return error("cannot allocate %zu bytes of scratch", bytes);
+	m->memsize = bytes;
+	for (i = 0, off = 0; i < 10; i++) {
+		*bufs[i] = (float *)((char *)m->mem + off);
+		off += sizes[i];
+	}
+	rope_init(m->inv_freq, c, m->hd);
+	if (threads > 1 && !(m->pool = pool_new(threads)))
+		return -1;
+	return 0;
+}
+
+int
+model_load(struct model *m, const char *arg, int ctx, int threads)
+{
+	struct mdir d = { 0 };
+	double t0 = now_seconds();
+	int r;
+
+	memset(m, 0, sizeof(*m));
+	r = mdir_resolve(&d, arg) < 0 ? -1 : model_open(m, &d, ctx, threads);
+	mdir_free(&d);
+	m->stats.load = now_seconds() - t0;
+	return r;
+}
+
+void
+model_print_stats(const struct model *m, FILE *f, const char *prog)
+{
+	fprintf(f, "%s: kernels %s, %d threads, load %.1f ms\n", prog, kern.name,
+	    pool_size(m->pool), m->stats.load * 1e3);
+	if (m->stats.nprefill)
+		fprintf(f, "%s: prefill %lld tokens, %.1f tokens/s\n", prog,
+		    m->stats.nprefill, m->stats.nprefill / m->stats.prefill);
+	if (m->stats.ndecode)
+		fprintf(f, "%s: decode %lld tokens, %.1f tokens/s, %.2f ms/token\n",
+		    prog, m->stats.ndecode, m->stats.ndecode / m->stats.decode,
+		    m->stats.decode * 1e3 / m->stats.ndecode);
+}
+
+void
+model_close(struct model *m)
+{
+	int i;
+
+	if (m->layers) {
+		for (i = 0; i < m->cfg.num_hidden_layers; i++) {
+			struct layer *l = &m->layers[i];
+
+			free(l->attn_norm), free(l->ffn_norm);
+			free(l->bq), free(l->bk), free(l->bv), free(l->bo);
+			free(l->b1), free(l->b3), free(l->b2);
+		}
+		free(m->layers);
+	}
+	free(m->norm);
+	pool_free(m->pool);
+	if (m->logits_rows > 1)
+		mem_unmap(m->logits, (size_t)m->logits_rows * m->cfg.vocab_size * sizeof(float));
+	mem_unmap(m->mem, m->memsize);
+	mem_unmap(m->kv, m->kvsize);
+	st_close(&m->st);
+	memset(m, 0, sizeof(*m));
+}
+
+void
+model_reset(struct model *m)
+{
+	m->pos = 0;
+}
+
+/* ---- threaded pieces ---- */
+
+/* Up to three matrix products run as one pool dispatch over their stacked
+ * rows (q, k and v; gate and up): one barrier instead of three. */
+struct mm {
+	int n;
+	struct {
+		const struct mat *w;
+		float *out;		/* out[t*ldo + r] */
+		int ldo;
+	} p[3];
+	const float *x;			/* (T, ldx) */
+	int ldx, T;
+};
+
+static void
+mm_rows(void *ctx, int i0, int i1)
+{
+	struct mm *mm = ctx;
+	int k, base = 0;
+
+	for (k = 0; k < mm->n && i0 < i1; k++) {
+		const struct mat *w = mm->p[k].w;
+		int r0 = i0 - base, r1 = i1 - base;
+
+		if (r0 < w->rows && r1 > 0) {
+			r0 = r0 < 0 ? 0 : r0;
+			r1 = r1 > w->rows ? w->rows : r1;
+			if (mm->T == 1)
+				kern.matvec[w->t](mm->p[k].out, w->w, mm->x, w->cols, r0, r1);
+			else
+				kern.matmul[w->t](mm->p[k].out, mm->p[k].ldo, w->w, mm->x,
+				    mm->ldx, w->cols, mm->T, r0, r1);
+		}
+		base += w->rows;
+	}
+}
+
+static void
+mm_run(struct model *m, struct mm *mm)
+{
+	int k, rows = 0;
+
+	for (k = 0; k < mm->n; k++)
+		rows += mm->p[k].w->rows;
+	pool_for(m->pool, rows, 16, mm_rows, mm);
+}
+
+static void
+matmul(struct model *m, float *out, int ldo, const struct mat *w,
+    const float *x, int ldx, int T)
+{
+	struct mm mm = { 1, { { w, out, ldo } }, x, ldx, T };
+
+	mm_run(m, &mm);
+}
+
+struct attn {
+	struct model *m;
+	int layer, T, pos0;		/* batch of T positions from pos0 */
+};
+
+/* Causal attention of positions pos0..pos0+T-1 for heads [h0, h1):
+ * softmax(q k^T / sqrt(head_dim)) v, over the cached keys and values. */
+static void
+attn_heads(void *ctx, int h0, int h1)
+{
+	struct attn *a = ctx;
+	struct model *m = a->m;
+	const struct cfg *c = &m->cfg;
+	int hd = m->hd, kv_mul = c->num_attention_heads / c->num_key_value_heads;
+	size_t stride = (size_t)c->num_hidden_layers * 2 * m->kvdim;
+	const float *kbase = m->kv + (size_t)a->layer * 2 * m->kvdim;
+	float scale = 1.0f / sqrtf((float)hd);
+	int h, t, p;
+
+	for (h = h0; h < h1; h++) {
+		float *att = m->att + (size_t)h * m->ctx;
+		int kvh = h / kv_mul;
+
+		for (t = 0; t < a->T; t++) {
+			const float *q = m->q + (size_t)t * m->qdim + h * hd;
+			float *out = m->xb + (size_t)t * m->qdim + h * hd;
+			int n = a->pos0 + t + 1;
+
+			for (p = 0; p < n; p++)
+				att[p] = kern.dot(q, kbase + p * stride + kvh * hd, hd) * scale;
+			kern_softmax(att, n);
+			memset(out, 0, hd * sizeof(float));
+			for (p = 0; p < n; p++)
+				kern.axpy(out, att[p], kbase + p * stride + m->kvdim + kvh * hd, hd);
+		}
+	}
+}
+
+static void
+add_bias(float *x, int ld, const float *b, int n, int T)
+{
+	int t, i;
+
+	if (b)
+		for (t = 0; t < T; t++)
+			for (i = 0; i < n; i++)
+				x[(size_t)t * ld + i] += b[i];
+}
+
+/* ---- the forward pass ---- */
+
+/* Run T <= MODEL_MAXBATCH positions; logits for all T rows or the last. */
+static void
+forward(struct model *m, const int *ids, int T, int all)
+{
+	const struct cfg *c = &m->cfg;
+	int d = m->dim, hd = m->hd, ff = c->intermediate_size;
+	int L = c->num_hidden_layers, pos0 = m->pos;
+	size_t kvstride = (size_t)L * 2 * m->kvdim;
+	int t, i, l, j;
+
+	/* embedding */
+	for (t = 0; t < T; t++)
+		kern.to_f32[m->embed.t](m->x + (size_t)t * d, (const char *)m->embed.w +
+		    (size_t)ids[t] * d * (m->embed.t == W_F32 ? 4 : 2), d);
+	/* RoPE angles per position: cos(pos * inv_freq), sin(...), float32 */
+	for (t = 0; t < T; t++) {
+		float *cs = m->rope + (size_t)t * hd;
+
+		for (j = 0; j < hd / 2; j++) {
+			float a = (float)(pos0 + t) * m->inv_freq[j];
+
+			cs[j] = (float)cos(a);
+			cs[hd / 2 + j] = (float)sin(a);
+		}
+	}
+
+	for (l = 0; l < L; l++) {
+		const struct layer *w = &m->layers[l];
+		float *kc = m->kv + (size_t)pos0 * kvstride + (size_t)l * 2 * m->kvdim;
+		struct mm qkv = { 3, {
+			{ &w->wq, m->q, m->qdim },
+			{ &w->wk, kc, (int)kvstride },
+			{ &w->wv, kc + m->kvdim, (int)kvstride } }, m->xb, d, T };
+		struct mm gu = { 2, {
+			{ &w->w1, m->hb, ff },
+			{ &w->w3, m->hb2, ff } }, m->xb, d, T };
+		struct attn at = { m, l, T, pos0 };
+
+		/* attention: rmsnorm, q/k/v straight into the cache, RoPE */
+		for (t = 0; t < T; t++)
+			kern.rmsnorm(m->xb + (size_t)t * d, m->x + (size_t)t * d,
+			    w->attn_norm, d, c->rms_norm_eps);
+		mm_run(m, &qkv);
+		add_bias(m->q, m->qdim, w->bq, m->qdim, T);
+		add_bias(kc, kvstride, w->bk, m->kvdim, T);
+		add_bias(kc + m->kvdim, kvstride, w->bv, m->kvdim, T);
+		for (t = 0; t < T; t++) {
+			const float *cs = m->rope + (size_t)t * hd;
+
+			kern_rope(m->q + (size_t)t * m->qdim, c->num_attention_heads,
+			    hd, cs, cs + hd / 2);
+			kern_rope(kc + t * kvstride, c->num_key_value_heads, hd,
+			    cs, cs + hd / 2);
+		}
+		/* the per-head outputs go to xb (T, qdim) */
+		pool_for(m->pool, c->num_attention_heads, 1, attn_heads, &at);
+		matmul(m, m->xb2, d, &w->wo, m->xb, m->qdim, T);
+		add_bias(m->xb2, d, w->bo, d, T);
+		for (i = 0; i < T * d; i++)
+			m->x[i] += m->xb2[i];
+
+		/* MLP: down(silu(gate(x)) * up(x)) */
+		for (t = 0; t < T; t++)
+			kern.rmsnorm(m->xb + (size_t)t * d, m->x + (size_t)t * d,
+			    w->ffn_norm, d, c->rms_norm_eps);
+		mm_run(m, &gu);
+		add_bias(m->hb, ff, w->b1, ff, T);
+		add_bias(m->hb2, ff, w->b3, ff, T);
+		kern_swiglu(m->hb, m->hb, m->hb2, T * ff);
+		matmul(m, m->xb2, d, &w->w2, m->hb, ff, T);
+		add_bias(m->xb2, d, w->b2, d, T);
+		for (i = 0; i < T * d; i++)
+			m->x[i] += m->xb2[i];
+	}
+
+	/* final norm and the classifier, for every row or just the last */
+	if (!all) {
+		kern.rmsnorm(m->xb, m->x + (size_t)(T - 1) * d, m->norm, d, c->rms_norm_eps);
+		matmul(m, m->logits, c->vocab_size, &m->lm_head, m->xb, d, 1);
+	} else {
+		for (t = 0; t < T; t++)
+			kern.rmsnorm(m->xb + (size_t)t * d, m->x + (size_t)t * d,
+			    m->norm, d, c->rms_norm_eps);
+		matmul(m, m->logits, c->vocab_size, &m->lm_head, m->xb, d, T);
+	}
+	m->pos += T;
+}
+
+const float *
+model_forward(struct model *m, const int *ids, int n, int all)
+{
+	int i, vocab = m->cfg.vocab_size, T;
+	double t0;
+
+	if (n < 1)
+		return error("model_forward: no tokens"), NULL;
+	for (i = 0; i < n; i++)
+		if (ids[i] < 0 || ids[i] >= vocab)
+			return error("token id %d is outside the vocabulary (0..%d)",
+			    ids[i], vocab - 1), NULL;
+	if (n > m->ctx - m->pos)
+		return error("sequence of %d positions exceeds the context of %d",
+		    m->pos + n, m->ctx), NULL;
+	if (all && n > MODEL_MAXBATCH)
+		return error("model_forward: %d rows of logits asked, at most %d",
+		    n, MODEL_MAXBATCH), NULL;
+	if (all && m->logits_rows < (size_t)MODEL_MAXBATCH) {
+		float *p = mem_map((size_t)MODEL_MAXBATCH * vocab * sizeof(float));
+
+		if (!p)
+			return error("cannot allocate logits for %d positions",
+			    MODEL_MAXBATCH), NULL;
+		m->logits = p;		/* the one-row buffer stays in m->mem */
+		m->logits_rows = MODEL_MAXBATCH;
+	}
+	t0 = now_seconds();
+	for (i = 0; i < n; i += T) {
+		T = n - i < MODEL_MAXBATCH ? n - i : MODEL_MAXBATCH;
+		forward(m, ids + i, T, all);
+	}
+	if (n > 1)
+		m->stats.prefill += now_seconds() - t0, m->stats.nprefill += n;
+	else
+		m->stats.decode += now_seconds() - t0, m->stats.ndecode++;
+	return m->logits;
+}

@@ -1,0 +1,94 @@
+/* model.h: a LlamaForCausalLM, its weights in place in the mapped
+ * safetensors, its KV cache and its forward pass (HF modeling_llama.py,
+ * computed in float32). */
+#ifndef MODEL_H
+#define MODEL_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "cfg.h"
+#include "kern.h"
+#include "mdir.h"
+#include "st.h"
+
+#define MODEL_MAXBATCH 256	/* positions per prefill pass */
+
+struct mat {			/* a weight matrix, borrowed from the mapping */
+	const void *w;		/* rows x cols, row-major, of type t */
+	enum wtype t;
+	int rows, cols;
+};
+
+struct layer {			/* model.layers.N.* */
+	float *attn_norm;	/* input_layernorm.weight (hidden), f32 copy */
+	struct mat wq;		/* self_attn.q_proj.weight (heads*head_dim, hidden) */
+	struct mat wk;		/* self_attn.k_proj.weight (kv_heads*head_dim, hidden) */
+	struct mat wv;		/* self_attn.v_proj.weight (kv_heads*head_dim, hidden) */
+	struct mat wo;		/* self_attn.o_proj.weight (hidden, heads*head_dim) */
+	float *bq, *bk, *bv, *bo;	/* their .bias, f32 copies; NULL without attention_bias */
+	float *ffn_norm;	/* post_attention_layernorm.weight (hidden) */
+	struct mat w1;		/* mlp.gate_proj.weight (intermediate, hidden) */
+	struct mat w3;		/* mlp.up_proj.weight (intermediate, hidden) */
+	struct mat w2;		/* mlp.down_proj.weight (hidden, intermediate) */
+	float *b1, *b3, *b2;	/* their .bias with mlp_bias, else NULL */
+};
+
+struct model {
+	struct cfg cfg;
+	struct st st;
+	struct mat embed;	/* model.embed_tokens.weight (vocab, hidden) */
+	struct layer *layers;	/* num_hidden_layers */
+	float *norm;		/* model.norm.weight (hidden), f32 copy */
+	struct mat lm_head;	/* lm_head.weight (vocab, hidden), or embed when tied */
+	size_t weight_bytes;	/* bytes of all weights read per token */
+
+	/* run state */
+	int ctx;		/* positions the KV cache holds */
+	int pos;		/* positions filled */
+	int dim, qdim, kvdim, hd;	/* hidden, heads*head_dim, kv_heads*head_dim, head_dim */
+	float *kv;		/* KV cache (ctx, layers, 2, kvdim): position-major so
+				 * a growing sequence touches memory contiguously */
+	size_t kvsize;		/* its bytes (reserved, touched as filled) */
+	float *inv_freq;	/* (head_dim/2) RoPE frequencies, llama3-scaled */
+	float *x, *xb2;		/* (MAXBATCH, hidden) residual stream, scratch */
+	float *xb;		/* (MAXBATCH, max(hidden, heads*head_dim)) scratch */
+	float *q;		/* (MAXBATCH, heads*head_dim) */
+	float *hb, *hb2;	/* (MAXBATCH, intermediate) */
+	float *att;		/* (heads, ctx) attention scores */
+	float *rope;		/* (MAXBATCH, head_dim) cos | sin per position */
+	float *logits;		/* (MAXBATCH or 1, vocab) */
+	size_t logits_rows;	/* rows logits can hold */
+	struct pool *pool;
+	struct {		/* what --timing reports */
+		double load;		/* seconds in model_load */
+		double prefill, decode;	/* seconds in model_forward, n > 1 and n = 1 */
+		long long nprefill, ndecode;	/* positions run */
+	} stats;
+	void *mem;		/* private: scratch mapping */
+	size_t memsize;
+};
+
+/* Find the model named arg (a folder or HF repo id, NULL for
+ * $PIPELM_MODEL: see mdir.h) and model_open it. */
+int model_load(struct model *m, const char *arg, int ctx, int threads);
+/* Load the model in folder d: config, weights (checked by name, shape and
+ * dtype), a KV cache for ctx positions (0: max_position_embeddings) and
+ * threads worker threads (>= 1).  0, or -1 after error(); m is then safe
+ * to model_close. */
+int model_open(struct model *m, const struct mdir *d, int ctx, int threads);
+void model_close(struct model *m);	/* accepts a zeroed or failed m */
+/* Forget the sequence: the next forward starts at position 0. */
+void model_reset(struct model *m);
+/* Append ids[0..n) to the sequence (positions m->pos ...) and run them.
+ * Returns the logits: with all, n rows of vocab (n <= MODEL_MAXBATCH),
+ * else one row, after the last id.  The rows live in m until the next
+ * call.  NULL after error() for an id outside the vocabulary or a
+ * sequence longer than the context (nothing is then appended). */
+const float *model_forward(struct model *m, const int *ids, int n, int all);
+
+/* Print the stats (load time, prefill tokens/s, decode tokens/s and
+ * ms/token) to f, each line prefixed "prog: ". */
+void model_print_stats(const struct model *m, FILE *f, const char *prog);
+
+#endif

@@ -1,0 +1,161 @@
+/* tok.h: HuggingFace tokenizer.json: BPE encode and streaming decode.
+ *
+ * Supported components (anything else is refused at load, naming it):
+ *   model          BPE (merges as "a b" or ["a","b"], byte_fallback,
+ *                  unk_token, fuse_unk, ignore_merges)
+ *   added_tokens   special or not; lstrip, rstrip, single_word, normalized
+ *   normalizer     Sequence, Prepend, Replace (string pattern), NFC, NFKC
+ *   pre_tokenizer  Sequence, ByteLevel (GPT-2 pattern, add_prefix_space,
+ *                  use_regex), Digits, Split (string patterns, and the
+ *                  regexes of GPT-2, Llama 3 and Qwen2), Metaspace
+ *   post_processor TemplateProcessing, ByteLevel, Sequence
+ *   decoder        ByteLevel, Replace, ByteFallback, Fuse, Strip,
+ *                  Metaspace, Sequence
+ *
+ * Text is a byte string.  Bytes that are not well-formed UTF-8 are taken one
+ * at a time as characters of no Unicode class (neither letter, number, mark
+ * nor space: "other", like punctuation), so byte-level tokenizers encode any
+ * byte string losslessly.  Internally a byte-level vocabulary is kept as the
+ * raw bytes its strings stand for, so BPE runs on bytes.
+ *
+ * A struct tok is used by one thread at a time (tok_encode fills a cache). */
+#ifndef TOK_H
+#define TOK_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct tok_norm;
+struct tok_pre;
+struct tok_dstep;
+struct tok_added;
+
+/* A growable array of token ids. */
+struct tok_ids {
+	int *v;
+	size_t n, cap;
+};
+
+/* A growable byte buffer (decoder output). */
+struct tok_buf {
+	char *p;
+	size_t n, cap;
+};
+
+struct tok {
+	int ntok;			/* ids are 0..ntok-1 (some may be holes) */
+	char **str;			/* [ntok] token string as in tokenizer.json, or NULL */
+	uint32_t *slen;			/* [ntok] its length */
+	char **key;			/* [ntok] bytes BPE matches (raw bytes for
+					 * byte-level), or NULL if unreachable */
+	uint32_t *klen;			/* [ntok] */
+	unsigned char *special;		/* [ntok] 1 for a special added token */
+	char *arena;			/* strings live here */
+	void *mem;			/* one mapping holds the tables above */
+	size_t memlen;
+
+	/* vocabulary and merges: open addressing, sizes powers of two */
+	uint32_t *vtab;			/* id + 1, 0 = empty */
+	size_t vmask;
+	struct tok_mslot {
+		uint64_t key;		/* (a << 32 | b) + 1, 0 = empty */
+		uint64_t val;		/* rank << 32 | new id */
+	} *mtab;
+	size_t mmask;
+
+	/* BPE model */
+	int bytelevel;			/* pieces are raw bytes, vocab mapped back */
+	int byte_fallback, fuse_unk, ignore_merges;
+	int unk;			/* unk_token id or -1 */
+	int byteid[256];		/* byte-level: id of each single byte, or
+					 * byte_fallback: id of <0xXX>; -1 if none */
+
+	struct tok_added *added;	/* added tokens, longest first */
+	size_t nadded;
+	struct tok_norm *norm;		/* normalizers in order */
+	size_t nnorm;
+	struct tok_pre *pre;		/* pre-tokenizers in order */
+	size_t npre;
+	struct tok_dstep *dec;		/* decoders in order */
+	size_t ndec;
+	int *prefix, *suffix;		/* post-processor ids around a sequence */
+	size_t nprefix, nsuffix;
+	int has_template;		/* a TemplateProcessing was given */
+	int bos;			/* see tok_bos; -2: not looked up yet */
+	char *path;			/* the tokenizer.json, for tok_bos */
+
+	/* encoding state */
+	size_t ndropped;		/* bytes with no token and no unk_token,
+					 * dropped (as HuggingFace does) */
+	void *cache;			/* private: word -> ids */
+	void *work;			/* private: scratch buffers */
+};
+
+/* tok_encode flags */
+#define TOK_ADD_SPECIAL	1	/* apply the post-processor (e.g. add BOS) */
+#define TOK_NO_SPECIAL	2	/* special tokens' text is plain text */
+
+/* Load a tokenizer.json into t (zeroed or not).  0, or -1 after error()
+ * naming the file and what is wrong or unsupported; t is then safe to
+ * tok_free. */
+int tok_load(struct tok *t, const char *path);
+/* Load the tokenizer named by file (a tokenizer.json) if not NULL, else
+ * the tokenizer.json of model (a folder or ORG/NAME, see mdir.h; NULL:
+ * $PIPELM_MODEL).  0, or -1 after error(). */
+int tok_open(struct tok *t, const char *model, const char *file);
+/* Release everything t holds; accepts a zeroed or failed t. */
+void tok_free(struct tok *t);
+
+/* Encode s[0..n) and append the ids to out (grown with realloc, caller
+ * frees out->v).  flags: TOK_ADD_SPECIAL, TOK_NO_SPECIAL.  Bytes that
+ * the vocabulary cannot express (no token, no byte fallback, no unk) are
+ * dropped and counted in t->ndropped.  0, or -1 after error() (out of
+ * memory). */
+int tok_encode(struct tok *t, const char *s, size_t n, int flags, struct tok_ids *out);
+
+/* The id of the BOS token: the first special token of the template, else
+ * the bos_token of tokenizer_config.json beside path (read by tok_load),
+ * else -1. */
+int tok_bos(struct tok *t);
+
+/* The token's string as tokenizer.json writes it ("Ġthe", "▁the",
+ * "<0x0A>", "<s>"), its length in *len; NULL if id is not a token. */
+const char *tok_piece(const struct tok *t, int id, size_t *len);
+/* Write s[0..n) readably to f: valid UTF-8 printable as it is, space,
+ * backslash, control and invalid bytes as \s, \\, \n, \t, \r, \xHH. */
+void tok_escape(FILE *f, const char *s, size_t n);
+
+/* Append an id to ids: 0, or -1 after error() (out of memory). */
+int tok_ids_push(struct tok_ids *ids, int id);
+
+/* Streaming decoder state for one record; zero it, or tok_dec_start. */
+struct tok_dec {
+	const struct tok *t;
+	int skip_special;
+	int first;			/* no token emitted yet in this record */
+	size_t strip;			/* record-level Strip: chars left to strip */
+	unsigned char run[64];		/* pending ByteFallback bytes */
+	size_t nrun;
+	unsigned char hold[4];		/* an incomplete UTF-8 sequence */
+	size_t nhold;
+	struct tok_buf x[2];		/* scratch */
+};
+
+/* Start decoding a record (d zeroed before its first use). */
+void tok_dec_start(struct tok_dec *d, const struct tok *t, int skip_special);
+/* Decode one id, appending the bytes now complete to out.  0, or -1 if id
+ * is not in the vocabulary or out of memory (nothing reported: the caller
+ * names the id and record). */
+int tok_dec_push(struct tok_dec *d, int id, struct tok_buf *out);
+/* End the record: append whatever is still held back.  0, or -1 (out of
+ * memory). */
+int tok_dec_end(struct tok_dec *d, struct tok_buf *out);
+
+/* Release d's scratch buffers. */
+void tok_dec_free(struct tok_dec *d);
+
+/* Append n bytes to b: 0, or -1 (out of memory, nothing reported). */
+int tok_buf_add(struct tok_buf *b, const void *p, size_t n);
+
+#endif

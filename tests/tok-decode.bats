@@ -1,0 +1,136 @@
+#!/usr/bin/env bats
+# tok-decode: usage, files, framing, decoders, streaming, golden files.
+
+load helpers
+load tok_fixtures
+
+setup_file() {
+	fx_bytelevel "$BATS_FILE_TMPDIR/bl"
+	fx_sentencepiece "$BATS_FILE_TMPDIR/sp"
+}
+
+setup() {
+	cd "$BATS_TEST_TMPDIR"
+	cp -R "$BATS_FILE_TMPDIR/bl" "$BATS_FILE_TMPDIR/sp" .
+	SMOL=$SHARED/models/smollm2-tokenizer/tokenizer.json
+	STORIES=$SHARED/models/stories260K/tokenizer.json
+	GOLD=$SHARED/golden/tokenizer
+}
+
+@test "tok-decode: usage" {
+	run -2 --separate-stderr tok-decode --bogus
+	[[ $stderr == *usage:* ]]
+	[ -z "$output" ]
+	run -0 --separate-stderr tok-decode -h
+	[[ $output == usage:* ]]
+	run -0 tok-decode --version
+	[ -n "$output" ]
+}
+
+@test "tok-decode: a missing file is named, the others still decoded" {
+	echo "116 257" >a
+	run -1 --separate-stderr tok-decode -m bl nosuch a
+	[[ $stderr == *nosuch* ]]
+	[ "$output" = "the" ]
+	run -1 --separate-stderr tok-decode --tokenizer nosuch.json a
+	[[ $stderr == *nosuch.json* ]]
+}
+
+@test "tok-decode: stdin, - and a file give the same text" {
+	echo "263 116 257 258" >ids
+	run -0 tok-decode -m bl --skip-special ids
+	[ "$output" = "the the" ]
+	run -0 tok-decode -m bl --skip-special - <ids
+	[ "$output" = "the the" ]
+	run -0 tok-decode -m bl --skip-special <ids
+	[ "$output" = "the the" ]
+	run -0 tok-decode -m bl <ids
+	[ "$output" = "<|endoftext|>the the" ]
+}
+
+@test "tok-decode: record separators, -0, -n, --pieces, --ids=u32" {
+	run -0 bash -c 'printf "116 257\n\n258\n" | tok-decode -m bl | od -An -c | tr -s " "'
+	[ "$output" = " t h e \n \n t h e \n" ]
+	run -0 bash -c 'printf "116 257\n258\n" | tok-decode -m bl -0 | od -An -c | tr -s " "'
+	[ "$output" = " t h e \0 t h e \0" ]
+	run -0 bash -c 'printf "116 257\n258\n" | tok-decode -m bl -n'
+	[ "$output" = "the the" ]
+	run -0 bash -c 'printf "258 32 259\n10 92\n" | tok-decode -m bl --pieces'
+	[ "${lines[0]}" = "Ġthe Ġ in" ]
+	[ "${lines[1]}" = 'Ċ \\' ]
+	run -0 bash -c 'tok-encode -m bl --ids=u32 "the" "" " in" | tok-decode -m bl --ids=u32 --skip-special'
+	[ "$output" = $'the\n\n in' ]
+	# a record without its final newline still ends at the end of input
+	run -0 bash -c 'printf "116 257" | tok-decode -m bl'
+	[ "$output" = "the" ]
+}
+
+@test "tok-decode: an id outside the vocabulary names it and its record" {
+	run -1 --separate-stderr bash -c 'printf "116\n116 267\n" | tok-decode -m bl'
+	[[ $stderr == *"record 2"*"267"* ]]
+	run -1 --separate-stderr bash -c 'printf "116 x\n" | tok-decode -m bl'
+	[[ $stderr == *"record 1"* ]]
+	run -1 --separate-stderr bash -c 'printf "99999999999\n" | tok-decode -m bl'
+	[[ $stderr == *"record 1"* ]]
+	run -1 --separate-stderr bash -c 'printf "\002\000\000\000\001\000\000\000" | tok-decode -m bl --ids=u32'
+	[[ $stderr == *truncated* ]]
+}
+
+@test "tok-decode: SentencePiece decoders: Replace, ByteFallback, Fuse, Strip, Metaspace" {
+	run -0 bash -c 'echo "1 264 264" | tok-decode -m sp'
+	[ "$output" = "<s> ab ab" ]
+	run -0 bash -c 'echo "1 264 264" | tok-decode -m sp --skip-special'
+	[ "$output" = "ab ab" ]
+	run -0 bash -c 'echo "259 233 154 168 259 102" | tok-decode -m sp'
+	[ "$output" = "日 c" ]
+	# an invalid byte run becomes one U+FFFD per byte
+	run -0 bash -c 'echo "260 233 154 260" | tok-decode -m sp'
+	[ "$output" = "a��a" ]
+	FX_NORMALIZER=null FX_PRE='{"type": "Metaspace", "replacement": "\u2581", "prepend_scheme": "always", "split": true}' FX_DECODER='{"type": "Metaspace", "replacement": "\u2581", "prepend_scheme": "always", "split": true}' fx_sentencepiece meta
+	run -0 bash -c 'echo "264 264 259 261" | tok-decode -m meta'
+	[ "$output" = "ab ab b" ]	# Metaspace drops ▁ in the first token
+}
+
+@test "tok-decode: text leaves id by id, not at the end of the line" {
+	coproc DEC { tok-decode -m bl; }
+	pid=$DEC_PID	# bash unsets DEC_PID once the coprocess has ended
+	printf '116 ' >&"${DEC[1]}"
+	read -r -N 1 -t 20 c <&"${DEC[0]}"
+	[ "$c" = t ]
+	printf '257 258' >&"${DEC[1]}"	# 258 is not complete before a space
+	read -r -N 2 -t 20 c <&"${DEC[0]}"
+	[ "$c" = "he" ]
+	printf ' 195 169 ' >&"${DEC[1]}"	# é in two tokens
+	read -r -N 6 -t 20 c <&"${DEC[0]}"
+	[ "$c" = " theé" ]
+	printf '\n' >&"${DEC[1]}"
+	read -r -N 1 -t 20 c <&"${DEC[0]}"
+	[ "$c" = $'\n' ]
+	eval "exec ${DEC[1]}>&-"
+	wait "$pid"
+}
+
+@test "tok-decode: a closed pipe ends it quietly" {
+	run -0 bash -c 'yes "116 257" | tok-decode -m bl 2>err | head -c1; echo " ${PIPESTATUS[1]}"; cat err'
+	[ "$output" = "t 141" ]
+}
+
+@test "tok-decode: SmolLM2 golden ids decode to their text" {
+	need_shared
+	"$TOOLS/tokgold" ids "$GOLD/smollm2.jsonl" >ids
+	# HuggingFace drops the bytes SmolLM2 has no token for (two texts
+	# hold some); everything else comes back
+	"$TOOLS/tokgold" text "$GOLD/smollm2.jsonl" | tr -d '\004\006\023\024\026\035' >want
+	tok-decode --tokenizer "$SMOL" -0 <ids >got
+	cmp want got
+	[ "$(tr -cd '\000' <got | wc -c)" -eq 2674 ]
+}
+
+@test "tok-decode: stories260K golden ids decode to their text" {
+	need_shared
+	"$TOOLS/tokgold" ids "$GOLD/stories260K.jsonl" >ids
+	"$TOOLS/tokgold" text "$GOLD/stories260K.jsonl" >want
+	tok-decode --tokenizer "$STORIES" -0 <ids >got
+	cmp want got
+	[ "$(tr -cd '\000' <got | wc -c)" -eq 460 ]
+}

@@ -1,0 +1,274 @@
+/* test_tok.c: UTF-8, character classes, NFC/NFKC, the pre-tokenizer
+ * scanners (seen through whole-word tokens of a made-up vocabulary), BPE
+ * merge order and the streaming decoder's hold-back of split characters.
+ * Expected values follow the Unicode 15 data and HuggingFace tokenizers'
+ * rules, worked out by hand. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../../lib/tok.h"
+#include "../../lib/unicode.h"
+#include "../../lib/util.h"
+
+static int fails;
+
+#define CHECK(c) do { if (!(c)) { fails++; \
+	fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c); } } while (0)
+#define EQ(a, b) do { long long a_ = (a), b_ = (b); if (a_ != b_) { fails++; \
+	fprintf(stderr, "%s:%d: %s = %lld, expected %lld\n", __FILE__, __LINE__, \
+	    #a, a_, b_); } } while (0)
+
+static void
+test_utf8(void)
+{
+	uint32_t cp;
+	unsigned char o[4];
+
+	EQ(uni_decode((const unsigned char *)"a", 1, &cp), 1); EQ(cp, 'a');
+	EQ(uni_decode((const unsigned char *)"\xc3\xa9", 2, &cp), 2); EQ(cp, 0xe9);
+	EQ(uni_decode((const unsigned char *)"\xe2\x82\xac", 3, &cp), 3); EQ(cp, 0x20ac);
+	EQ(uni_decode((const unsigned char *)"\xf0\x9f\x9a\x80", 4, &cp), 4); EQ(cp, 0x1f680);
+	/* ill-formed: overlong, surrogate, past U+10FFFF, truncated, stray */
+	EQ(uni_decode((const unsigned char *)"\xc0\x80", 2, &cp), 1); EQ(cp, UNI_BAD(0xc0));
+	EQ(uni_decode((const unsigned char *)"\xe0\x80\x80", 3, &cp), 1); EQ(cp, UNI_BAD(0xe0));
+	EQ(uni_decode((const unsigned char *)"\xed\xa0\x80", 3, &cp), 1); EQ(cp, UNI_BAD(0xed));
+	EQ(uni_decode((const unsigned char *)"\xf4\x90\x80\x80", 4, &cp), 1); EQ(cp, UNI_BAD(0xf4));
+	EQ(uni_decode((const unsigned char *)"\xe2\x82", 2, &cp), 1); EQ(cp, UNI_BAD(0xe2));
+	EQ(uni_decode((const unsigned char *)"\x80", 1, &cp), 1); EQ(cp, UNI_BAD(0x80));
+	EQ(uni_encode(0x1f680, o), 4); CHECK(!memcmp(o, "\xf0\x9f\x9a\x80", 4));
+	EQ(uni_encode(UNI_BAD(0xff), o), 1); EQ(o[0], 0xff);
+}
+
+static void
+test_class(void)
+{
+	EQ(uni_class('a'), UNI_L | UNI_ALPHA);
+	EQ(uni_class('7'), UNI_N);
+	EQ(uni_class(0x661) & UNI_N, UNI_N);	/* ARABIC-INDIC DIGIT ONE, Nd */
+	EQ(uni_class(0x216b) & UNI_N, UNI_N);	/* ROMAN NUMERAL TWELVE, Nl */
+	EQ(uni_class(0xbd) & UNI_N, UNI_N);	/* VULGAR FRACTION ONE HALF, No */
+	EQ(uni_class(' '), UNI_WS);
+	EQ(uni_class(0xa0), UNI_WS);		/* NO-BREAK SPACE */
+	EQ(uni_class(0x3000), UNI_WS);
+	EQ(uni_class(0x2028), UNI_WS);
+	EQ(uni_class(0x200b), 0);		/* ZERO WIDTH SPACE is Cf */
+	EQ(uni_class(0x301) & UNI_M, UNI_M);
+	EQ(uni_class('!'), 0);
+	EQ(uni_class(0x65e5), UNI_L | UNI_ALPHA);	/* 日 */
+	EQ(uni_class(0x10ffff), 0);
+	EQ(uni_class(UNI_BAD(0x80)), 0);
+	EQ(uni_ccc_of(0x301), 230);
+	EQ(uni_ccc_of(0x323), 220);
+	EQ(uni_ccc_of('a'), 0);
+}
+
+static void
+norm(const char *in, int compat, const char *want)
+{
+	size_t n;
+	char *r = uni_normalize(in, strlen(in), compat, &n);
+
+	CHECK(r != NULL);
+	if (r && (n != strlen(want) || memcmp(r, want, n))) {
+		fails++;
+		fprintf(stderr, "normalize(%s, %d) = %.*s, expected %s\n", in, compat,
+		    (int)n, r, want);
+	}
+	free(r);
+}
+
+static void
+test_normalize(void)
+{
+	norm("e\xcc\x81", 0, "\xc3\xa9");			/* e + U+0301 -> é */
+	norm("\xc3\xa9", 0, "\xc3\xa9");
+	norm("\xe1\xb8\x8b\xcc\xa3", 0, "\xe1\xb8\x8d\xcc\x87");	/* ḋ + dot below -> ḍ + dot above */
+	norm("\xe1\x84\x80\xe1\x85\xa1\xe1\x86\xa8", 0, "\xea\xb0\x81");	/* Hangul LVT */
+	norm("\xef\xac\x81", 0, "\xef\xac\x81");		/* ﬁ stays under NFC */
+	norm("\xef\xac\x81", 1, "fi");			/* and not under NFKC */
+	norm("\xe2\x91\xa0", 1, "1");			/* ① */
+	norm("\xc2\xa0", 1, " ");
+	norm("a\xffz\xcc\x81", 0, "a\xff\xc5\xba");	/* ill-formed bytes kept */
+	norm("", 0, "");
+}
+
+/* GPT-2's bytes_to_unicode, written out */
+static unsigned
+b2u(unsigned b)
+{
+	unsigned n = 0, c;
+
+	if ((b >= 33 && b <= 126) || (b >= 161 && b <= 172) || (b >= 174 && b <= 255))
+		return b;
+	for (c = 0; c < b; c++)
+		if (!((c >= 33 && c <= 126) || (c >= 161 && c <= 172) || (c >= 174 && c <= 255)))
+			n++;
+	return 256 + n;
+}
+
+/* A byte-level tokenizer: token b is byte b, then the given whole words
+ * (ids 256...) in byte-level spelling; ignore_merges makes a piece equal
+ * to a word come out as that word's id, which shows where the
+ * pre-tokenizer cut. */
+static int
+mktok(struct tok *t, const char *pre, const char **words, int nwords, const char *merges)
+{
+	char path[] = "/tmp/test_tokXXXXXX";
+	int fd = mkstemp(path), i, r;
+	FILE *f;
+
+	if (fd < 0 || !(f = fdopen(fd, "w")))
+		return -1;
+	fprintf(f, "{\"pre_tokenizer\": %s, \"decoder\": {\"type\": \"ByteLevel\"},\n"
+	    "\"model\": {\"type\": \"BPE\", \"ignore_merges\": true, \"vocab\": {", pre);
+	for (i = 0; i < 256; i++)
+		fprintf(f, "%s\"\\u%04x\": %d", i ? ", " : "", b2u(i), i);
+	for (i = 0; i < nwords; i++) {
+		const unsigned char *w = (const unsigned char *)words[i];
+		fputs(", \"", f);
+		for (; *w; w++)
+			fprintf(f, "\\u%04x", b2u(*w));
+		fprintf(f, "\": %d", 256 + i);
+	}
+	fprintf(f, "}, \"merges\": [%s]}}\n", merges ? merges : "");
+	fclose(f);
+	r = tok_load(t, path);
+	unlink(path);
+	return r;
+}
+
+/* encode s and compare with the ids in want (terminated by -1) */
+static void
+enc(struct tok *t, const char *s, const int *want)
+{
+	struct tok_ids ids = { 0 };
+	size_t i, n = 0;
+
+	while (want[n] >= 0)
+		n++;
+	CHECK(tok_encode(t, s, strlen(s), 0, &ids) == 0);
+	for (i = 0; i < n && i < ids.n && ids.v[i] == want[i]; i++)
+		;
+	if (i != n || ids.n != n) {
+		fails++;
+		fprintf(stderr, "encode \"%s\":", s);
+		for (i = 0; i < ids.n; i++)
+			fprintf(stderr, " %d", ids.v[i]);
+		fprintf(stderr, ", expected");
+		for (i = 0; i < n; i++)
+			fprintf(stderr, " %d", want[i]);
+		fputc('\n', stderr);
+	}
+	free(ids.v);
+}
+
+static void
+test_gpt2(void)
+{
+	static const char *w[] = { "Hello", " world", "'s", " !!", "\n\n", " 12" };
+	struct tok t;
+
+	if (mktok(&t, "{\"type\": \"ByteLevel\", \"add_prefix_space\": false}", w, LEN(w), NULL) < 0) {
+		fails++;
+		return;
+	}
+	/* Hello| world|'s| | !!  (\s+(?!\S) leaves one space to " !!") */
+	enc(&t, "Hello world's  !!", (int[]){ 256, 257, 258, ' ', 259, -1 });
+	enc(&t, "\n\nHello", (int[]){ 10, 10, 256, -1 });	/* a run before \\S splits */
+	enc(&t, "Hello\n\n", (int[]){ 256, 260, -1 });
+	enc(&t, "x 12", (int[]){ 'x', 261, -1 });
+	enc(&t, "x'S", (int[]){ 'x', '\'', 'S', -1 });	/* case-sensitive */
+	/* invalid UTF-8 is "other", like punctuation: " \xff!!" one piece */
+	enc(&t, " !!\xff", (int[]){ ' ', '!', '!', 0xff, -1 });
+	tok_free(&t);
+}
+
+static void
+test_llama3(void)
+{
+	static const char *w[] = { "Hello", "123", " world", "\n\n", " x", "'S", ",\n" };
+	struct tok t;
+
+	if (mktok(&t, "{\"type\": \"Sequence\", \"pretokenizers\": [{\"type\": \"Split\", "
+	    "\"pattern\": {\"Regex\": \"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\\\r\\\\n\\\\p{L}\\\\p{N}]?\\\\p{L}+"
+	    "|\\\\p{N}{1,3}| ?[^\\\\s\\\\p{L}\\\\p{N}]+[\\\\r\\\\n]*|\\\\s*[\\\\r\\\\n]+|\\\\s+(?!\\\\S)|\\\\s+\"}, "
+	    "\"behavior\": \"Isolated\", \"invert\": false}, {\"type\": \"ByteLevel\", "
+	    "\"add_prefix_space\": false, \"use_regex\": false}]}", w, LEN(w), NULL) < 0) {
+		fails++;
+		return;
+	}
+	enc(&t, "Hello 1234 world\n\n  x", (int[]){ 256, ' ', 257, '4', 258, 259, ' ', 260, -1 });
+	enc(&t, "x'S", (int[]){ 'x', 261, -1 });		/* caseless */
+	enc(&t, "a,\nb", (int[]){ 'a', 262, 'b', -1 });	/* [\r\n]* after punctuation */
+	tok_free(&t);
+}
+
+static void
+test_merges(void)
+{
+	/* "a a a": merges take the lowest rank, leftmost first */
+	static const char *w[] = { "aa", "aaa" };
+	struct tok t;
+
+	if (mktok(&t, "null", w, LEN(w), "\"a a\", \"aa a\"") < 0) {
+		fails++;
+		return;
+	}
+	/* ignore_merges: a whole word in the vocabulary is taken as it is */
+	enc(&t, "aaa", (int[]){ 257, -1 });
+	enc(&t, "aaaa", (int[]){ 256, 256, -1 });	/* aa aa: rank 0 twice */
+	enc(&t, "aaaaa", (int[]){ 256, 257, -1 });	/* aa aa a -> aa aaa */
+	tok_free(&t);
+}
+
+static void
+test_decode_hold(void)
+{
+	struct tok t;
+	struct tok_dec d = { 0 };
+	struct tok_buf out = { 0 };
+
+	if (mktok(&t, "{\"type\": \"ByteLevel\"}", NULL, 0, NULL) < 0) {
+		fails++;
+		return;
+	}
+	tok_dec_start(&d, &t, 0);
+	CHECK(tok_dec_push(&d, 'a', &out) == 0);
+	EQ(out.n, 1);
+	CHECK(tok_dec_push(&d, 0xe6, &out) == 0);	/* 日 = e6 97 a5 */
+	CHECK(tok_dec_push(&d, 0x97, &out) == 0);
+	EQ(out.n, 1);					/* held back */
+	CHECK(tok_dec_push(&d, 0xa5, &out) == 0);
+	EQ(out.n, 4);
+	CHECK(!memcmp(out.p, "a\xe6\x97\xa5", 4));
+	CHECK(tok_dec_push(&d, 0xc3, &out) == 0);
+	EQ(out.n, 4);
+	CHECK(tok_dec_end(&d, &out) == 0);		/* the end lets it go */
+	EQ(out.n, 5);
+	CHECK(tok_dec_push(&d, 256, &out) == -1);	/* not a token */
+	CHECK(tok_dec_push(&d, -1, &out) == -1);
+	tok_dec_free(&d);
+	free(out.p);
+	tok_free(&t);
+}
+
+int
+main(void)
+{
+	argv0 = "test_tok";
+	test_utf8();
+	test_class();
+	test_normalize();
+	test_gpt2();
+	test_llama3();
+	test_merges();
+	test_decode_hold();
+	if (fails) {
+		fprintf(stderr, "test_tok: %d failed\n", fails);
+		return 1;
+	}
+	puts("ok");
+	return 0;
+}
