@@ -109,9 +109,10 @@ setup() {
 
 @test "tok-encode: Metaspace, Split and NFKC pre-tokenization" {
 	FX_NORMALIZER=null FX_PRE='{"type": "Metaspace", "replacement": "\u2581", "prepend_scheme": "always", "split": true}' fx_sentencepiece meta
-	run -0 tok-encode -m meta --no-bos "ab ab" "a  b"
+	run -0 tok-encode -m meta --no-bos "ab ab" "a  b" " ab"
 	[ "${lines[0]}" = "264 264" ]
 	[ "${lines[1]}" = "262 259 259 261" ]	# ▁a ▁ ▁b
+	[ "${lines[2]}" = "264" ]		# the space is the prefix
 	FX_NORMALIZER=null FX_PRE='{"type": "Split", "pattern": {"String": " "}, "behavior": "Removed", "invert": false}' fx_sentencepiece split
 	run -0 tok-encode -m split --no-bos "ab  ab"
 	[ "$output" = "263 263" ]
