@@ -12,7 +12,7 @@
 #include "util.h"
 
 #define NPY_HDRSIZE 128		/* preamble + dict + padding, as numpy writes it */
-#define TEXT_MAXNUM 64		/* bytes one text number may take */
+#define TEXT_MAXNUM 32		/* bytes one text number may take (%.9g: 15) */
 
 static int
 little_endian(void)
@@ -315,8 +315,8 @@ check_finite(struct frame_reader *r, const char *name)
 
 	for (i = 0; i < r->vocab; i++)
 		if (!isfinite(r->logits[i]))
-			return error("%s: frame %llu: logit %" PRIu32
-			    " is not finite", name, r->no, i);
+			return error("%s: frame %llu: id %" PRIu32
+			    ": logit not finite", name, r->no, i);
 	return 0;
 }
 
@@ -377,7 +377,7 @@ read_line(struct frame_reader *r, FILE *f, const char *name, size_t *len)
 	int c;
 
 	max = (size_t)(r->vocab ? r->vocab : FRAME_MAXVOCAB) * TEXT_MAXNUM;
-	while ((c = getc(f)) != EOF && c != '\n') {
+	while ((c = getc_unlocked(f)) != EOF && c != '\n') {
 		if (n + 1 >= r->cap && reserve(r, r->cap ? 2 * r->cap : 4096,
 		    name) < 0)
 			return -1;
@@ -394,9 +394,14 @@ read_line(struct frame_reader *r, FILE *f, const char *name, size_t *len)
 	if (c == EOF)
 		return error("%s: frame %llu: truncated (no newline at the end)",
 		    name, r->no);
+	if (n > 0 && r->buf[n - 1] == '\r')	/* CRLF */
+		n--;
 	if (reserve(r, n + 1, name) < 0)
 		return -1;
 	r->buf[n] = '\0';
+	if (memchr(r->buf, '\0', n))
+		return error("%s: frame %llu: NUL byte in a text frame", name,
+		    r->no);
 	*len = n;
 	return 1;
 }
@@ -434,16 +439,15 @@ read_text(struct frame_reader *r, FILE *f, const char *name,
 	for (s = (char *)r->buf; ; ) {
 		while (*s == ' ' || *s == '\t')
 			s++;
-		if (!*s || *s == '\r')
+		if (!*s)
 			break;
 		errno = 0;
 		v = strtof(s, &end);
-		if (end == s || (*end && *end != ' ' && *end != '\t' &&
-		    *end != '\r'))
-			return error("%s: frame %llu: number %zu: not a number",
-			    name, r->no, count + 1);
+		if (end == s || (*end && *end != ' ' && *end != '\t'))
+			return error("%s: frame %llu: id %zu: not a number",
+			    name, r->no, count);
 		if (!isfinite(v))
-			return error("%s: frame %llu: logit %zu is not finite",
+			return error("%s: frame %llu: id %zu: logit not finite",
 			    name, r->no, count);
 		if (count < cap)
 			r->logits[count] = v;

@@ -9,6 +9,7 @@
  * checks the condition under the mutex, and whoever changes the
  * condition takes the mutex before signalling. */
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,11 +39,17 @@ struct pool {
 	int len, align, nchunk;
 };
 
+/* One poll of a spin loop: a pause, and now and then a yield so that an
+ * oversubscribed machine (several pipelines at once) runs the thread
+ * being waited for. */
 static inline void
-relax(void)
+relax(int k)
 {
+	if ((k & 63) == 63)
+		sched_yield();
 #if defined(__x86_64__) || defined(__i386__)
-	__builtin_ia32_pause();
+	else
+		__builtin_ia32_pause();
 #endif
 }
 
@@ -63,7 +70,7 @@ work(void *arg)
 {
 	struct worker *w = arg;
 	struct pool *p = w->p;
-	unsigned seen = atomic_load_explicit(&p->gen, memory_order_acquire);
+	unsigned seen = 0;	/* gen at pool_new, whenever this thread starts */
 	int k, i0, i1;
 
 	for (;;) {
@@ -71,7 +78,7 @@ work(void *arg)
 			if (atomic_load_explicit(&p->gen, memory_order_acquire)
 			    != seen)
 				break;
-			relax();
+			relax(k);
 		}
 		if (k == SPIN) {
 			pthread_mutex_lock(&p->mu);
@@ -209,7 +216,7 @@ pool_for(struct pool *p, int n, int align,
 	for (k = 0; k < SPIN; k++) {
 		if (!atomic_load_explicit(&p->pending, memory_order_acquire))
 			return;
-		relax();
+		relax(k);
 	}
 	pthread_mutex_lock(&p->mu);
 	while (atomic_load(&p->pending))

@@ -120,6 +120,42 @@ sort_best(int *idx, size_t n, const float *x)
 	}
 }
 
+/* Sort idx[0..n) best first, as sort_best, in O(n): a stable LSD radix
+ * sort on the float bits (3 passes of 11 bits) of ids given in increasing
+ * order, so equal logits keep the lower id first.  keys holds 2n. */
+static void
+radix_best(int *idx, size_t n, const float *x, uint64_t *keys)
+{
+	static const int shift[3] = { 32, 43, 54 };
+	uint64_t *a = keys, *b = keys + n, *t;
+	size_t cnt[2048], i, sum, c;
+	uint32_t u;
+	float f;
+	int pass;
+
+	for (i = 0; i < n; i++) {
+		f = x[idx[i]] == 0 ? 0.0f : x[idx[i]];	/* -0 ties with +0 */
+		memcpy(&u, &f, 4);
+		u = u & 0x80000000u ? ~u : u | 0x80000000u;	/* ascending */
+		a[i] = (uint64_t)~u << 32 | (uint32_t)idx[i];	/* descending */
+	}
+	for (pass = 0; pass < 3; pass++) {
+		memset(cnt, 0, sizeof(cnt));
+		for (i = 0; i < n; i++)
+			cnt[a[i] >> shift[pass] & 2047]++;
+		for (i = sum = 0; i < 2048; i++) {
+			c = cnt[i];
+			cnt[i] = sum;
+			sum += c;
+		}
+		for (i = 0; i < n; i++)
+			b[cnt[a[i] >> shift[pass] & 2047]++] = a[i];
+		t = a, a = b, b = t;
+	}
+	for (i = 0; i < n; i++)
+		idx[i] = (int)(uint32_t)a[i];
+}
+
 size_t
 sample_top(int *idx, const float *x, size_t n, size_t k)
 {
@@ -159,9 +195,6 @@ sampler_defaults(struct sampler_opts *o)
 int
 sampler_init(struct sampler *s, const struct sampler_opts *o, int vocab)
 {
-	uint64_t x = o->seed;
-	int i;
-
 	memset(s, 0, sizeof(*s));
 	if (!(o->temp >= 0) || !isfinite(o->temp))
 		return error("temperature %g: not a finite number >= 0",
@@ -181,16 +214,26 @@ sampler_init(struct sampler *s, const struct sampler_opts *o, int vocab)
 		return error("vocab %d: not positive", vocab);
 	s->o = *o;
 	s->vocab = vocab;
-	for (i = 0; i < 4; i++)
-		s->rng[i] = splitmix64(&x);
+	sampler_reset(s);
 	s->p = malloc((size_t)vocab * sizeof(*s->p));
 	s->idx = malloc((size_t)vocab * sizeof(*s->idx));
 	s->seen = calloc((size_t)vocab, 1);
-	if (!s->p || !s->idx || !s->seen) {
+	s->keys = malloc(2 * (size_t)vocab * sizeof(*s->keys));
+	if (!s->p || !s->idx || !s->seen || !s->keys) {
 		sampler_free(s);
 		return error("cannot allocate the sampler for vocab %d", vocab);
 	}
 	return 0;
+}
+
+void
+sampler_reset(struct sampler *s)
+{
+	uint64_t x = s->o.seed;
+	int i;
+
+	for (i = 0; i < 4; i++)
+		s->rng[i] = splitmix64(&x);
 }
 
 void
@@ -199,6 +242,8 @@ sampler_free(struct sampler *s)
 	free(s->p);
 	free(s->idx);
 	free(s->seen);
+	free(s->keys);
+	s->keys = NULL;
 	s->p = NULL;
 	s->idx = NULL;
 	s->seen = NULL;
@@ -232,11 +277,14 @@ penalize(struct sampler *s, float *x, const int *hist, size_t nhist)
 static int
 argmax(const float *x, int n)
 {
+	float m = x[0];
 	int i, best = 0;
 
 	for (i = 1; i < n; i++)
-		if (x[i] > x[best])
+		if (x[i] > m) {
+			m = x[i];
 			best = i;
+		}
 	return best;
 }
 
@@ -255,9 +303,17 @@ sampler_next(struct sampler *s, float *x, const int *hist, size_t nhist)
 	if (o->temp == 0)
 		return best;
 
-	/* top-k: the k best, and every id tied with the k-th */
+	/* top-k: the k best, and every id tied with the k-th (a heap for a
+	 * small k, else a sort of everything) */
 	if (o->top_k > 0 && (size_t)o->top_k < n) {
-		m = sample_top(idx, x, n, (size_t)o->top_k);
+		if ((size_t)o->top_k <= 64 || (size_t)o->top_k < n / 64) {
+			m = sample_top(idx, x, n, (size_t)o->top_k);
+		} else {
+			for (i = 0; i < n; i++)
+				idx[i] = (int)i;
+			radix_best(idx, n, x, s->keys);
+			m = (size_t)o->top_k;
+		}
 		thr = x[idx[m - 1]];
 		for (i = (size_t)idx[m - 1] + 1; i < n; i++)
 			if (x[i] == thr)
@@ -273,7 +329,7 @@ sampler_next(struct sampler *s, float *x, const int *hist, size_t nhist)
 	memset(p, 0, n * sizeof(*p));
 	sum = 0;
 	for (i = 0; i < m; i++) {
-		t = exp(((double)x[idx[i]] - x[best]) / o->temp);
+		t = expf((float)(((double)x[idx[i]] - x[best]) / o->temp));
 		p[idx[i]] = t;
 		sum += t;
 	}
@@ -293,7 +349,7 @@ sampler_next(struct sampler *s, float *x, const int *hist, size_t nhist)
 				else
 					p[idx[i]] = 0;
 			m = k;
-			sort_best(idx, m, x);
+			radix_best(idx, m, x, s->keys);	/* idx ascending */
 			sorted = 1;
 		}
 		mass = 0;

@@ -47,6 +47,7 @@ struct sampler {
 	double *p;		/* vocab: probabilities, 0 for removed ids */
 	int *idx;		/* vocab: candidate ids */
 	unsigned char *seen;	/* vocab: marks for the repetition penalty */
+	uint64_t *keys;		/* 2 * vocab: radix sort scratch */
 };
 
 /* Check o (returns -1 after error() naming the bad field, e.g.
@@ -54,6 +55,10 @@ struct sampler {
  * random stream from o->seed.  Free with sampler_free.  0, or -1 after
  * error() (bad option, out of memory). */
 int sampler_init(struct sampler *s, const struct sampler_opts *o, int vocab);
+/* Restart the random stream from the seed, as sampler_init left it: for
+ * a new, independent prompt (so that a batch run gives each prompt the ids
+ * it gets alone). */
+void sampler_reset(struct sampler *s);
 /* Release s; s may be zeroed or half-built. */
 void sampler_free(struct sampler *s);
 
@@ -70,7 +75,7 @@ double sampler_draw(struct sampler *s);
 
 /* The indices of the k largest of x[0..n) into idx[0..k), best first,
  * ties lower index first.  idx must hold n ints (used as scratch).
- * k is clamped to n; returns k.  O(n + k log k). */
+ * k is clamped to n; returns k.  O(n log k) (a heap of k). */
 size_t sample_top(int *idx, const float *x, size_t n, size_t k);
 
 /* Stop conditions.  The stopping id itself is written (as HuggingFace

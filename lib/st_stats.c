@@ -1,6 +1,7 @@
 /* st_stats.c: min, max, mean, std and NaN/Inf counts of tensors, in
  * fixed-size chunks so that threads can share the work and the result
  * does not depend on how many there are. */
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -83,50 +84,133 @@ load(const struct st_tensor *t, size_t i0, size_t n, double *x)
 	}
 }
 
+/* Fold the finite values x[0..n) into s: sums of x - K and (x - K)^2 with
+ * K = x[0] (shifted data keep the one-pass variance accurate), in
+ * explicit lanes the compiler can vectorize. */
+static void
+fold(struct st_stats *s, const float *x, size_t n)
+{
+	enum { L = 8 };
+	double s1[L] = { 0 }, s2[L] = { 0 }, K = x[0], a = 0, b = 0, d;
+	float lo[L], hi[L], mn, mx;
+	struct st_stats bs;
+	size_t i, j;
+
+	for (j = 0; j < L; j++)
+		lo[j] = hi[j] = x[0];
+	for (i = 0; i + L <= n; i += L)
+		for (j = 0; j < L; j++) {
+			d = (double)x[i + j] - K;
+			s1[j] += d;
+			s2[j] += d * d;
+			lo[j] = x[i + j] < lo[j] ? x[i + j] : lo[j];
+			hi[j] = x[i + j] > hi[j] ? x[i + j] : hi[j];
+		}
+	for (; i < n; i++) {
+		d = (double)x[i] - K;
+		s1[0] += d;
+		s2[0] += d * d;
+		lo[0] = x[i] < lo[0] ? x[i] : lo[0];
+		hi[0] = x[i] > hi[0] ? x[i] : hi[0];
+	}
+	mn = lo[0], mx = hi[0];
+	for (j = 0; j < L; j++) {
+		a += s1[j];
+		b += s2[j];
+		mn = lo[j] < mn ? lo[j] : mn;
+		mx = hi[j] > mx ? hi[j] : mx;
+	}
+	stats_init(&bs);
+	bs.n = n;
+	bs.min = mn;
+	bs.max = mx;
+	bs.mean = K + a / (double)n;
+	bs.m2 = b - a * a / (double)n;
+	if (bs.m2 < 0)
+		bs.m2 = 0;
+	bs.std = sqrt(bs.m2 / (double)n);
+	st_stats_merge(s, &bs);
+}
+
+/* Elements [i0, i0+n) of a F32, F16 or BF16 tensor as floats. */
+static void
+loadf(const struct st_tensor *t, size_t i0, size_t n, float *x)
+{
+	const unsigned char *p = (const unsigned char *)t->data +
+	    i0 * st_dtype_size(t->dtype);
+	uint16_t h[BLOCK];
+	uint32_t u;
+	size_t i;
+
+	if (t->dtype == ST_F32) {
+		memcpy(x, p, 4 * n);
+		return;
+	}
+	memcpy(h, p, 2 * n);
+	if (t->dtype == ST_BF16)
+		for (i = 0; i < n; i++) {
+			u = (uint32_t)h[i] << 16;
+			memcpy(&x[i], &u, 4);
+		}
+	else
+		for (i = 0; i < n; i++)
+			x[i] = st_f16_to_f32(h[i]);
+}
+
 void
 st_stats_range(const struct st_tensor *t, size_t i0, size_t i1,
     struct st_stats *s)
 {
-	double x[BLOCK];
-	size_t i, n;
+	float x[BLOCK];
+	double y[BLOCK];
+	size_t i, n, k, bad;
+	int fast = t->dtype == ST_F32 || t->dtype == ST_F16 ||
+	    t->dtype == ST_BF16;
 
 	stats_init(s);
 	for (; i0 < i1; i0 += n) {
-		struct st_stats b;
-		double sum = 0, m2 = 0, mn = INFINITY, mx = -INFINITY, mean;
-		size_t k = 0;
-
 		n = i1 - i0 < BLOCK ? i1 - i0 : BLOCK;
-		load(t, i0, n, x);
-		/* two passes over the block, in cache: sum, then deviations */
-		for (i = 0; i < n; i++) {
-			if (!isfinite(x[i])) {
-				if (isnan(x[i]))
+		if (fast)
+			loadf(t, i0, n, x);
+		else
+			load(t, i0, n, y);
+		bad = 0;
+		if (fast)
+			for (i = 0; i < n; i++)
+				bad += !(fabsf(x[i]) <= FLT_MAX);
+		else
+			for (i = 0; i < n; i++)
+				bad += !isfinite(y[i]);
+		k = n;
+		if (bad || !fast) {	/* rare: keep the finite ones */
+			for (i = k = 0; i < n; i++) {
+				double v = fast ? x[i] : y[i];
+
+				if (isnan(v))
 					s->nan++;
-				else
+				else if (isinf(v))
 					s->inf++;
+				else
+					x[k++] = (float)v;
+			}
+			/* F64 and 64-bit integers lose digits in float:
+			 * fold them one by one in double instead */
+			if (!fast) {
+				for (i = 0; i < n; i++)
+					if (isfinite(y[i])) {
+						struct st_stats one;
+
+						stats_init(&one);
+						one.n = 1;
+						one.min = one.max = one.mean = y[i];
+						one.m2 = one.std = 0;
+						st_stats_merge(s, &one);
+					}
 				continue;
 			}
-			x[k++] = x[i];
 		}
-		for (i = 0; i < k; i++) {
-			sum += x[i];
-			mn = x[i] < mn ? x[i] : mn;
-			mx = x[i] > mx ? x[i] : mx;
-		}
-		if (!k)
-			continue;
-		mean = sum / (double)k;
-		for (i = 0; i < k; i++)
-			m2 += (x[i] - mean) * (x[i] - mean);
-		stats_init(&b);
-		b.n = k;
-		b.min = mn;
-		b.max = mx;
-		b.mean = mean;
-		b.m2 = m2;
-		b.std = sqrt(m2 / (double)k);
-		st_stats_merge(s, &b);
+		if (k)
+			fold(s, x, k);
 	}
 }
 

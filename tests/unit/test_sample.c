@@ -72,6 +72,8 @@ test_rng(void)
 	CHECK(sampler_draw(&s) == (double)(0xb358faf74ef9765aULL >> 11) * 0x1p-53);
 	CHECK(sampler_draw(&s) == (double)(0x475c3d964f482cd2ULL >> 11) * 0x1p-53);
 	CHECK(fabs(sampler_draw(&s) - 0.8396274618764198) < 1e-16);
+	sampler_reset(&s);
+	CHECK(sampler_draw(&s) == (double)(0xb358faf74ef9765aULL >> 11) * 0x1p-53);
 	sampler_free(&s);
 }
 

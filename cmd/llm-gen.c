@@ -1,0 +1,158 @@
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../lib/kern.h"
+#include "../lib/model.h"
+#include "../lib/rec.h"
+#include "../lib/sample.h"
+#include "../lib/sampopt.h"
+#include "../lib/util.h"
+
+static int echo, timing, vflag;
+static enum rec_fmt ids = REC_TEXT;
+
+static _Noreturn void
+usage(int status)
+{
+	fprintf(status ? stderr : stdout,
+	    "usage: %s [-ev] [-m model] " SAMPOPT_USAGE "\n"
+	    "       [--ctx n] [-t threads] [--ids=text|u32] [--timing] [file ...]\n",
+	    argv0);
+	exit(status);
+}
+
+/* Generate the continuation of prompt r: write each id as it is sampled. */
+static void
+generate(struct model *m, struct sampler *s, struct stop *st, struct rec *r)
+{
+	enum stop_why why = STOP_NONE;
+	const float *logits;
+	size_t nprompt = r->n;
+	int id, first = 1;
+	size_t i;
+
+	if (r->n == 0)
+		die("record %llu: empty prompt", r->no);
+	if (r->n > (size_t)m->ctx)
+		die("record %llu: prompt of %zu tokens exceeds the context of %d (see --ctx)",
+		    r->no, r->n, m->ctx);
+	model_reset(m);
+	stop_reset(st);
+	if (echo && ids == REC_TEXT)
+		for (i = 0; i < nprompt; i++, first = 0)
+			rec_put(stdout, r->ids[i], first);
+	if (!(logits = model_forward(m, r->ids, (int)r->n, 0)))
+		die("record %llu: cannot run the model", r->no);
+	while (!stop_none(st)) {
+		/* the sampler may rewrite the row (penalty): it is ours until
+		 * the next forward */
+		id = sampler_next(s, (float *)logits, r->ids, r->n);
+		/* r grows into the history (and, for u32, the record out) */
+		if (r->n == r->cap) {
+			r->cap = r->cap ? 2 * r->cap : 64;
+			r->ids = ereallocarray(r->ids, r->cap, sizeof(int));
+		}
+		r->ids[r->n++] = id;
+		if (ids == REC_TEXT) {
+			rec_put(stdout, id, first);
+			first = 0;
+			if (fflush(stdout) == EOF)
+				exit(1);
+		}
+		if ((why = stop_check(st, id)) != STOP_NONE)
+			break;
+		if (m->pos >= m->ctx) {
+			warn("record %llu: context of %d positions is full", r->no, m->ctx);
+			break;
+		}
+		if (!(logits = model_forward(m, &id, 1, 0)))
+			die("record %llu: cannot run the model", r->no);
+	}
+	if (vflag)
+		warn("record %llu: %zu ids, stop: %s", r->no, r->n - nprompt, stop_name(why));
+	if (ids == REC_U32)
+		rec_write(stdout, ids, r->ids + (echo ? 0 : nprompt),
+		    r->n - (echo ? 0 : nprompt));
+	else
+		rec_end(stdout);
+	if (fflush(stdout) == EOF)
+		exit(1);
+}
+
+int
+main(int argc, char *argv[])
+{
+	static const struct option opts[] = {
+		{ "ctx",     required_argument, NULL, 'c' },
+		{ "echo",    no_argument,       NULL, 'e' },
+		{ "help",    no_argument,       NULL, 'h' },
+		{ "ids",     required_argument, NULL, 'I' },
+		{ "model",   required_argument, NULL, 'm' },
+		{ "threads", required_argument, NULL, 't' },
+		{ "timing",  no_argument,       NULL, 'T' },
+		{ "verbose", no_argument,       NULL, 'v' },
+		{ "version", no_argument,       NULL, 'V' },
+		SAMPOPT_LONGOPTS,
+		{ NULL, 0, NULL, 0 }
+	};
+	const char *model = NULL;
+	struct sampopt so;
+	struct sampler s = { 0 };
+	struct model m;
+	struct rec r = { 0 };
+	struct rec_files rf;
+	int c, ctx = 0, threads = default_threads(), ret, got;
+
+	argv0 = argv[0];
+	sampopt_init(&so);
+	while ((c = getopt_long(argc, argv, "c:ehm:n:t:v", opts, NULL)) != -1) {
+		switch (sampopt_parse(&so, c, optarg)) {
+		case 1:  continue;
+		case -1: exit(2);
+		}
+		switch (c) {
+		case 'c': ctx = estrtonum(optarg, 1, 1 << 30, "context length"); break;
+		case 'e': echo = 1; break;
+		case 'h': usage(0);
+		case 'I':
+			if (rec_parse_fmt(optarg, &ids) < 0)
+				edie(2, "invalid --ids '%s' (text or u32)", optarg);
+			break;
+		case 'm': model = optarg; break;
+		case 't': threads = estrtonum(optarg, 1, 1024, "thread count"); break;
+		case 'T': timing = 1; break;
+		case 'v': vflag = 1; break;
+		case 'V': version();
+		default:  usage(2);
+		}
+	}
+	argc -= optind, argv += optind;
+	if (kern_init(getenv("PIPELM_KERNEL")) < 0)
+		return 1;
+
+	if (model_load(&m, model, ctx, threads) < 0)
+		return 1;
+	if (sampopt_finish(&so, m.cfg.eos_token_id, m.cfg.n_eos) < 0)
+		return 2;
+	if (sampler_init(&s, &so.o, m.cfg.vocab_size) < 0)
+		return 1;
+	if (vflag)
+		warn("seed %" PRIu64 ", kernels %s, %d threads", so.o.seed, kern.name, threads);
+
+	rec_files_init(&rf, argv, argc, ids);
+	while ((got = rec_files_next(&rf, &r)) > 0)
+		generate(&m, &s, &so.st, &r);
+	rec_files_close(&rf);
+	ret = got < 0 || rf.failed;
+	ret |= fshut(stdout, "<stdout>");
+	if (timing)
+		model_print_stats(&m, stderr, argv0);
+	rec_free(&r);
+	sampler_free(&s);
+	sampopt_free(&so);
+	model_close(&m);
+	return ret;
+}

@@ -1,0 +1,146 @@
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../lib/frame.h"
+#include "../lib/kern.h"
+#include "../lib/model.h"
+#include "../lib/rec.h"
+#include "../lib/util.h"
+
+static int allflag, sflag, timing;
+
+static _Noreturn void
+usage(int status)
+{
+	fprintf(status ? stderr : stdout,
+	    "usage: %s [-as] [-m model] [-f bin|text|top|npy] [--top k] [-o file]\n"
+	    "       [--ctx n] [-t threads] [--ids=text|u32] [--timing] [file ...]\n",
+	    argv0);
+	exit(status);
+}
+
+/* Run one record and write its frame(s). */
+static void
+run(struct model *m, struct frame_writer *fw, const struct rec *r)
+{
+	struct frame_hdr h = { 0 };
+	const float *logits;
+	size_t i, n;
+	int j;
+
+	h.vocab = m->cfg.vocab_size;
+	h.record = (uint32_t)r->no;
+	if (!sflag)
+		model_reset(m);
+	if (r->n == 0) {
+		if (!sflag || m->pos == 0)
+			die("record %llu is empty: no position to give logits for", r->no);
+		/* session: an empty record adds nothing; repeat the last frame */
+		h.position = m->pos - 1;
+		h.token = -1;
+		if (frame_write(fw, &h, m->logits) < 0)
+			exit(1);
+		return;
+	}
+	if (r->n > (size_t)(m->ctx - m->pos))
+		die("record %llu: sequence of %zu positions exceeds the context of %d (see --ctx)",
+		    r->no, m->pos + r->n, m->ctx);
+	for (i = 0; i < r->n; i += n) {
+		n = r->n - i;
+		if (allflag && n > MODEL_MAXBATCH)
+			n = MODEL_MAXBATCH;
+		if (!(logits = model_forward(m, r->ids + i, (int)n, allflag)))
+			die("record %llu: cannot run the model", r->no);
+		for (j = allflag ? 0 : (int)n - 1; j < (int)n; j++) {
+			h.position = m->pos - n + j;
+			h.token = r->ids[i + j];
+			if (frame_write(fw, &h, logits + (allflag ? (size_t)j * h.vocab : 0)) < 0)
+				exit(1);
+		}
+	}
+}
+
+int
+main(int argc, char *argv[])
+{
+	static const struct option opts[] = {
+		{ "all",     no_argument,       NULL, 'a' },
+		{ "ctx",     required_argument, NULL, 'c' },
+		{ "format",  required_argument, NULL, 'f' },
+		{ "help",    no_argument,       NULL, 'h' },
+		{ "ids",     required_argument, NULL, 'I' },
+		{ "model",   required_argument, NULL, 'm' },
+		{ "output",  required_argument, NULL, 'o' },
+		{ "session", no_argument,       NULL, 's' },
+		{ "threads", required_argument, NULL, 't' },
+		{ "timing",  no_argument,       NULL, 'T' },
+		{ "top",     required_argument, NULL, 'k' },
+		{ "version", no_argument,       NULL, 'V' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char *model = NULL, *outpath = NULL, *name;
+	enum frame_fmt fmt = FRAME_BIN;
+	enum rec_fmt ids = REC_TEXT;
+	struct frame_writer fw = { 0 };
+	struct model m;
+	struct rec r = { 0 };
+	struct rec_files rf;
+	FILE *out = stdout;
+	int c, ctx = 0, top = 10, threads = default_threads(), ret, got;
+
+	argv0 = argv[0];
+	while ((c = getopt_long(argc, argv, "ac:f:hm:o:st:", opts, NULL)) != -1) {
+		switch (c) {
+		case 'a': allflag = 1; break;
+		case 'c': ctx = estrtonum(optarg, 1, 1 << 30, "context length"); break;
+		case 'f':
+			if (frame_parse_fmt(optarg, &fmt) < 0)
+				edie(2, "invalid format '%s' (bin, text, top or npy)", optarg);
+			break;
+		case 'h': usage(0);
+		case 'I':
+			if (rec_parse_fmt(optarg, &ids) < 0)
+				edie(2, "invalid --ids '%s' (text or u32)", optarg);
+			break;
+		case 'k': top = estrtonum(optarg, 1, 1 << 24, "--top"); break;
+		case 'm': model = optarg; break;
+		case 'o': outpath = optarg; break;
+		case 's': sflag = 1; break;
+		case 't': threads = estrtonum(optarg, 1, 1024, "thread count"); break;
+		case 'T': timing = 1; break;
+		case 'V': version();
+		default:  usage(2);
+		}
+	}
+	argc -= optind, argv += optind;
+	if (kern_init(getenv("PIPELM_KERNEL")) < 0)
+		return 1;
+
+	if (model_load(&m, model, ctx, threads) < 0)
+		return 1;
+	if (outpath && !(out = fopen(outpath, "w")))
+		die("open %s:", outpath);
+	name = outpath ? outpath : "<stdout>";
+	if (frame_writer_open(&fw, out, name, fmt, m.cfg.vocab_size, top) < 0)
+		return 1;
+
+	rec_files_init(&rf, argv, argc, ids);
+	while ((got = rec_files_next(&rf, &r)) > 0) {
+		run(&m, &fw, &r);
+		/* a reader downstream may be waiting (FIFO loops) */
+		if (fmt != FRAME_NPY && fflush(out) == EOF)
+			break;
+	}
+	rec_files_close(&rf);
+	ret = got < 0 || rf.failed;
+	if (frame_writer_close(&fw) < 0)
+		ret = 1;
+	ret |= fshut(out, name);
+	if (timing)
+		model_print_stats(&m, stderr, argv0);
+	rec_free(&r);
+	model_close(&m);
+	return ret;
+}

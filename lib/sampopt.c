@@ -1,0 +1,108 @@
+#include <limits.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "rec.h"
+#include "sampopt.h"
+#include "util.h"
+
+void
+sampopt_init(struct sampopt *so)
+{
+	sampler_defaults(&so->o);
+	stop_init(&so->st);
+	so->seeded = 0;
+}
+
+static int
+num(const char *arg, long long min, long long max, const char *name, long long *v)
+{
+	const char *why = strtonum_err(arg, min, max, v);
+
+	if (why)
+		return error("invalid %s '%s': %s (expected %lld to %lld)",
+		    name, arg, why, min, max);
+	return 0;
+}
+
+static int
+real(const char *arg, double min, double max, const char *name, float *v)
+{
+	char *end;
+	double d = strtod(arg, &end);
+
+	if (!*arg || *end || !isfinite(d))
+		return error("invalid %s '%s': not a number", name, arg);
+	if (d < min || d > max)
+		return error("invalid %s '%s': out of range (expected %g to %g)",
+		    name, arg, min, max);
+	*v = (float)d;
+	return 0;
+}
+
+int
+sampopt_parse(struct sampopt *so, int c, const char *arg)
+{
+	long long v;
+	int r = 0;
+
+	switch (c) {
+	case 'n':
+		if ((r = num(arg, 0, LLONG_MAX, "-n", &v)) == 0)
+			so->st.max_new = v;
+		break;
+	case SOPT_TEMP:    r = real(arg, 0, 1e6, "--temp", &so->o.temp); break;
+	case SOPT_TOPP:    r = real(arg, 0, 1, "--top-p", &so->o.top_p); break;
+	case SOPT_MINP:    r = real(arg, 0, 1, "--min-p", &so->o.min_p); break;
+	case SOPT_PENALTY: r = real(arg, 0, 1e6, "--repeat-penalty", &so->o.repeat_penalty); break;
+	case SOPT_TOPK:
+		if ((r = num(arg, 0, INT_MAX, "--top-k", &v)) == 0)
+			so->o.top_k = (int)v;
+		break;
+	case SOPT_LASTN:
+		if ((r = num(arg, -1, INT_MAX, "--repeat-last-n", &v)) == 0)
+			so->o.repeat_last_n = (int)v;
+		break;
+	case SOPT_SEED:
+		if ((r = num(arg, 0, LLONG_MAX, "--seed", &v)) == 0) {
+			so->o.seed = (uint64_t)v;
+			so->seeded = 1;
+		}
+		break;
+	case SOPT_STOP:
+		if ((r = num(arg, 0, REC_MAXID, "--stop", &v)) == 0)
+			r = stop_add_id(&so->st, (int)v);
+		break;
+	case SOPT_NOEOS:
+		so->st.ignore_eos = 1;
+		break;
+	default:
+		return 0;
+	}
+	return r < 0 ? -1 : 1;
+}
+
+int
+sampopt_finish(struct sampopt *so, const int *eos, int n_eos)
+{
+	struct sampler s = { 0 };
+	int i;
+
+	if (!so->seeded)
+		so->o.seed = sampler_seed_system();
+	if (sampler_init(&s, &so->o, 1) < 0)	/* checks the options */
+		return -1;
+	sampler_free(&s);
+	if (!so->st.ignore_eos)
+		for (i = 0; i < n_eos; i++)
+			if (stop_add_eos(&so->st, eos[i]) < 0)
+				return -1;
+	return 0;
+}
+
+void
+sampopt_free(struct sampopt *so)
+{
+	stop_free(&so->st);
+}

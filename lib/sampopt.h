@@ -1,0 +1,52 @@
+/* sampopt.h: the sampling and stopping options that llm-sample and
+ * llm-gen share (same names, same checks, same defaults), so that the
+ * two programs, given the same words, make the same choices. */
+#ifndef SAMPOPT_H
+#define SAMPOPT_H
+
+#include <getopt.h>
+
+#include "sample.h"
+
+enum {
+	SOPT_TEMP = 0x100, SOPT_TOPK, SOPT_TOPP, SOPT_MINP, SOPT_PENALTY,
+	SOPT_LASTN, SOPT_SEED, SOPT_STOP, SOPT_NOEOS
+};
+
+/* Entries for a getopt_long table; -n (--max-new) is the programs' own
+ * short option, passed to sampopt_parse as 'n'. */
+#define SAMPOPT_LONGOPTS \
+	{ "max-new",        required_argument, NULL, 'n' }, \
+	{ "temp",           required_argument, NULL, SOPT_TEMP }, \
+	{ "top-k",          required_argument, NULL, SOPT_TOPK }, \
+	{ "top-p",          required_argument, NULL, SOPT_TOPP }, \
+	{ "min-p",          required_argument, NULL, SOPT_MINP }, \
+	{ "repeat-penalty", required_argument, NULL, SOPT_PENALTY }, \
+	{ "repeat-last-n",  required_argument, NULL, SOPT_LASTN }, \
+	{ "seed",           required_argument, NULL, SOPT_SEED }, \
+	{ "stop",           required_argument, NULL, SOPT_STOP }, \
+	{ "ignore-eos",     no_argument,       NULL, SOPT_NOEOS }
+
+#define SAMPOPT_USAGE \
+	"[-n num] [--temp t] [--top-k k] [--top-p p] [--min-p p]\n" \
+	"       [--repeat-penalty p] [--repeat-last-n n] [--seed s] [--stop id ...]\n" \
+	"       [--ignore-eos]"
+
+struct sampopt {
+	struct sampler_opts o;
+	struct stop st;
+	int seeded;		/* --seed was given */
+};
+
+/* Defaults: sampler_defaults(), no stop condition. */
+void sampopt_init(struct sampopt *so);
+/* Take option c with argument arg if it is one of ours: 1 if taken, 0 if
+ * not ours, -1 after error() for a bad value (the caller exits 2). */
+int sampopt_parse(struct sampopt *so, int c, const char *arg);
+/* After the options: a seed from the system unless --seed; check the
+ * sampler options as a whole; unless --ignore-eos, add the model's EOS
+ * ids eos[0..n_eos).  0, or -1 after error(). */
+int sampopt_finish(struct sampopt *so, const int *eos, int n_eos);
+void sampopt_free(struct sampopt *so);
+
+#endif

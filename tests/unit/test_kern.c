@@ -1,0 +1,561 @@
+/* test_kern: the kernel table chosen by $PIPELM_KERNEL against double
+ * precision references and against the portable table, bit-identity
+ * of matvec/matmul over row splits and token blocks, the helpers, and
+ * the scalar conversions over all 16-bit patterns. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../lib/kern.h"
+#include "../../lib/util.h"
+
+static int fails;
+
+#define CHECK(c, ...) do { if (!(c)) { fail(__LINE__, __VA_ARGS__); } } while (0)
+
+PRINTF(2, 3) static void
+fail(int line, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (fails++ > 20)
+		return;
+	fprintf(stderr, "test_kern.c:%d: %s: ", line, kern.name);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+/* ---- random numbers (xorshift64*) ---- */
+
+static uint64_t rs = 0x9e3779b97f4a7c15ull;
+
+static uint32_t
+rnd(void)
+{
+	rs ^= rs >> 12;
+	rs ^= rs << 25;
+	rs ^= rs >> 27;
+	return (uint32_t)((rs * 0x2545f4914f6cdd1dull) >> 32);
+}
+
+/* Uniform in [-1, 1). */
+static float
+frand(void)
+{
+	return (float)((double)rnd() / 2147483648.0 - 1.0);
+}
+
+static void *
+xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+
+	if (!p) {
+		fprintf(stderr, "test_kern: out of memory\n");
+		exit(1);
+	}
+	return p;
+}
+
+static size_t wsize[W_NTYPES] = { 4, 2, 2 };
+static const char *wname[W_NTYPES] = { "f32", "f16", "bf16" };
+
+/* A random rows x n weight matrix of type t (owned by the caller)
+ * and its exact float values. */
+static void *
+randw(enum wtype t, int rows, int n, float *wf)
+{
+	size_t i, cnt = (size_t)rows * n;
+	void *w = xmalloc(cnt * wsize[t]);
+	float f;
+
+	for (i = 0; i < cnt; i++) {
+		f = frand();
+		if (t == W_F32) {
+			((float *)w)[i] = f;
+			wf[i] = f;
+		} else if (t == W_F16) {
+			((uint16_t *)w)[i] = kern_f32_to_f16(f);
+			wf[i] = kern_f16_to_f32(((uint16_t *)w)[i]);
+		} else {
+			((uint16_t *)w)[i] = kern_f32_to_bf16(f);
+			wf[i] = kern_bf16_to_f32(((uint16_t *)w)[i]);
+		}
+	}
+	return w;
+}
+
+/* |got - ref| within rel of the scale. */
+static int
+near(double got, double ref, double scale, double rel)
+{
+	return fabs(got - ref) <= rel * scale + 1e-30;
+}
+
+/* ---- matvec / matmul ---- */
+
+static const int sizes[] = { 1, 7, 8, 15, 16, 17, 33, 64, 576, 4097 };
+
+static void
+test_matvec(enum wtype t, int n, int rows)
+{
+	float *wf = xmalloc(sizeof(float) * rows * n), *x, *out, *ref, *out2;
+	void *w = randw(t, rows, n, wf);
+	double s, a;
+	int r, i, r0, step;
+
+	x = xmalloc(sizeof(float) * n);
+	out = xmalloc(sizeof(float) * (rows + 2));
+	out2 = xmalloc(sizeof(float) * (rows + 2));
+	ref = xmalloc(sizeof(float) * rows);
+	for (i = 0; i < n; i++)
+		x[i] = frand();
+	for (r = 0; r < rows + 2; r++)
+		out[r] = out2[r] = -7.0f;
+	kern.matvec[t](out + 1, w, x, n, 0, rows);
+	kern_portable.matvec[t](ref, w, x, n, 0, rows);
+	CHECK(out[0] == -7.0f && out[rows + 1] == -7.0f,
+	    "matvec %s n=%d wrote outside [r0, r1)", wname[t], n);
+	for (r = 0; r < rows; r++) {
+		s = a = 0;
+		for (i = 0; i < n; i++) {
+			s += (double)wf[(size_t)r * n + i] * x[i];
+			a += fabs((double)wf[(size_t)r * n + i] * x[i]);
+		}
+		CHECK(near(ref[r], s, a, 1e-5), "portable matvec %s n=%d "
+		    "row %d: %.9g, want %.9g", wname[t], n, r, ref[r], s);
+		CHECK(near(out[r + 1], ref[r], a, 1e-5), "matvec %s n=%d "
+		    "row %d: %.9g, portable %.9g", wname[t], n, r,
+		    out[r + 1], ref[r]);
+	}
+	/* the same rows over odd sub-ranges, bit for bit */
+	for (step = 1; step <= 7; step += 2) {
+		for (r0 = 0; r0 < rows; r0 += step) {
+			r = r0 + step < rows ? r0 + step : rows;
+			kern.matvec[t](out2 + 1, w, x, n, r0, r);
+		}
+		CHECK(!memcmp(out, out2, sizeof(float) * (rows + 2)),
+		    "matvec %s n=%d rows %d: split by %d differs", wname[t],
+		    n, rows, step);
+	}
+	free(w);
+	free(wf);
+	free(x);
+	free(out);
+	free(out2);
+	free(ref);
+}
+
+/* matmul over T tokens with strides; each output equals matvec of the
+ * same row and token, bit for bit, for any row split. */
+static void
+test_matmul(enum wtype t, int n, int rows, int T)
+{
+	int ldx = n + 3, ldo = rows + 5, r, r0, r1, k, i, bad = 0;
+	float *wf = xmalloc(sizeof(float) * rows * n);
+	void *w = randw(t, rows, n, wf);
+	float *x = xmalloc(sizeof(float) * (size_t)ldx * T);
+	float *out = xmalloc(sizeof(float) * (size_t)ldo * T);
+	float *out2 = xmalloc(sizeof(float) * (size_t)ldo * T);
+	float *mv = xmalloc(sizeof(float) * rows);
+	float *pm = xmalloc(sizeof(float) * (size_t)ldo * T);
+	double a;
+
+	for (i = 0; i < ldx * T; i++)
+		x[i] = frand();
+	for (i = 0; i < ldo * T; i++)
+		out[i] = out2[i] = -7.0f;
+	kern.matmul[t](out, ldo, w, x, ldx, n, T, 0, rows);
+	kern_portable.matmul[t](pm, ldo, w, x, ldx, n, T, 0, rows);
+	for (k = 0; k < T; k++) {
+		kern.matvec[t](mv, w, x + (size_t)k * ldx, n, 0, rows);
+		if (memcmp(mv, out + (size_t)k * ldo, sizeof(float) * rows))
+			bad++;
+		for (r = rows; r < ldo; r++)
+			if (out[(size_t)k * ldo + r] != -7.0f)
+				bad += 1000;
+		for (r = 0; r < rows; r++) {
+			a = 0;
+			for (i = 0; i < n; i++)
+				a += fabs((double)wf[(size_t)r * n + i] *
+				    x[(size_t)k * ldx + i]);
+			CHECK(near(out[(size_t)k * ldo + r],
+			    pm[(size_t)k * ldo + r], a, 1e-5), "matmul %s "
+			    "n=%d T=%d: row %d token %d: %.9g, portable %.9g",
+			    wname[t], n, T, r, k, out[(size_t)k * ldo + r],
+			    pm[(size_t)k * ldo + r]);
+		}
+	}
+	CHECK(!bad, "matmul %s n=%d rows=%d T=%d differs from matvec (%d)",
+	    wname[t], n, rows, T, bad);
+	/* odd row splits */
+	for (r0 = 0, k = 1; r0 < rows; r0 = r1, k += 2) {
+		r1 = r0 + k < rows ? r0 + k : rows;
+		kern.matmul[t](out2, ldo, w, x, ldx, n, T, r0, r1);
+	}
+	CHECK(!memcmp(out, out2, sizeof(float) * (size_t)ldo * T),
+	    "matmul %s n=%d rows=%d T=%d: row split differs", wname[t], n,
+	    rows, T);
+	/* tokens one block at a time (3, then the rest) */
+	if (T > 3) {
+		kern.matmul[t](out2, ldo, w, x, ldx, n, 3, 0, rows);
+		kern.matmul[t](out2 + 3 * (size_t)ldo, ldo, w, x + 3 *
+		    (size_t)ldx, ldx, n, T - 3, 0, rows);
+		CHECK(!memcmp(out, out2, sizeof(float) * (size_t)ldo * T),
+		    "matmul %s n=%d rows=%d T=%d: token split differs",
+		    wname[t], n, rows, T);
+	}
+	free(w);
+	free(wf);
+	free(x);
+	free(out);
+	free(out2);
+	free(mv);
+	free(pm);
+}
+
+static void
+test_matrix(void)
+{
+	static const int Ts[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 13, 17 };
+	static const int rowsv[] = { 1, 3, 13, 37 };
+	size_t i, j, k;
+	enum wtype t;
+
+	for (t = 0; t < W_NTYPES; t++)
+		for (i = 0; i < LEN(sizes); i++)
+			for (j = 0; j < LEN(rowsv); j++)
+				test_matvec(t, sizes[i], rowsv[j]);
+	for (t = 0; t < W_NTYPES; t++)
+		for (i = 0; i < LEN(sizes); i++)
+			for (k = 0; k < LEN(Ts); k++)
+				test_matmul(t, sizes[i], sizes[i] > 600 ? 7 :
+				    13 + (int)k, Ts[k]);
+}
+
+/* ---- vector kernels ---- */
+
+static void
+test_vec(void)
+{
+	size_t z;
+	int n, i;
+	float *a, *b, *y, *y2, *o, got, c;
+	double s, sa, ss, r;
+
+	for (z = 0; z < LEN(sizes); z++) {
+		n = sizes[z];
+		a = xmalloc(sizeof(float) * n);
+		b = xmalloc(sizeof(float) * n);
+		y = xmalloc(sizeof(float) * n);
+		y2 = xmalloc(sizeof(float) * n);
+		o = xmalloc(sizeof(float) * n);
+		s = sa = ss = 0;
+		for (i = 0; i < n; i++) {
+			a[i] = frand();
+			b[i] = frand() + 1.0f;
+			y[i] = y2[i] = frand();
+			s += (double)a[i] * b[i];
+			sa += fabs((double)a[i] * b[i]);
+			ss += (double)a[i] * a[i];
+		}
+		got = kern.dot(a, b, n);
+		CHECK(near(got, s, sa, 1e-5), "dot n=%d: %.9g, want %.9g", n,
+		    got, s);
+		CHECK(got == kern.dot(a, b, n), "dot n=%d not repeatable", n);
+		c = 0.37f;
+		kern.axpy(y, c, a, n);
+		for (i = 0; i < n; i++)
+			CHECK(near(y[i], y2[i] + (double)c * a[i],
+			    fabs(y2[i]) + fabs(c * a[i]), 2e-7),
+			    "axpy n=%d [%d]: %.9g", n, i, y[i]);
+		kern.rmsnorm(o, a, b, n, 1e-5f);
+		r = 1.0 / sqrt(ss / n + 1e-5);
+		for (i = 0; i < n; i++)
+			CHECK(near(o[i], a[i] * r * b[i], fabs(a[i] * r * b[i]),
+			    1e-5), "rmsnorm n=%d [%d]: %.9g, want %.9g", n, i,
+			    o[i], a[i] * r * b[i]);
+		memcpy(y, a, sizeof(float) * n);
+		kern.rmsnorm(y, y, b, n, 1e-5f);	/* in place */
+		CHECK(!memcmp(y, o, sizeof(float) * n), "rmsnorm n=%d in "
+		    "place differs", n);
+		free(a);
+		free(b);
+		free(y);
+		free(y2);
+		free(o);
+	}
+}
+
+static void
+test_tof32(void)
+{
+	uint16_t *h = xmalloc(sizeof(uint16_t) * 65536 + 2);
+	float *o = xmalloc(sizeof(float) * 65537), *f = xmalloc(4 * 4099);
+	float want;
+	uint32_t i, u, v;
+	size_t n;
+
+	for (i = 0; i < 65536; i++)
+		h[i] = (uint16_t)i;
+	kern.to_f32[W_BF16](o, h, 65536);
+	for (i = 0; i < 65536; i++) {
+		want = kern_bf16_to_f32((uint16_t)i);
+		memcpy(&u, &o[i], 4);
+		memcpy(&v, &want, 4);
+		CHECK(u == v, "to_f32 bf16 %#x: %#x, want %#x", i, u, v);
+	}
+	kern.to_f32[W_F16](o, h, 65536);
+	for (i = 0; i < 65536; i++) {
+		want = kern_f16_to_f32((uint16_t)i);
+		memcpy(&u, &o[i], 4);
+		memcpy(&v, &want, 4);
+		if (isnan(want))	/* hardware may set the quiet bit */
+			CHECK(isnan(o[i]) && (u ^ v) <= 0x400000 &&
+			    (u >> 31) == (v >> 31), "to_f32 f16 %#x: NaN "
+			    "%#x, want %#x", i, u, v);
+		else
+			CHECK(u == v, "to_f32 f16 %#x: %#x, want %#x", i, u, v);
+	}
+	/* odd lengths and offsets */
+	for (n = 0; n < 40; n++) {
+		for (i = 0; i < 4099; i++)
+			f[i] = -1.0f;
+		kern.to_f32[W_BF16](f + 1, h + 0x3f80 + 1, n);
+		for (i = 0; i < 4099; i++) {
+			want = i >= 1 && i <= n ? kern_bf16_to_f32(0x3f80 + i) :
+			    -1.0f;
+			CHECK(f[i] == want, "to_f32 bf16 n=%zu [%u]", n, i);
+		}
+		kern.to_f32[W_F16](f + 1, h + 0x3c00 + 1, n);
+		for (i = 1; i <= n; i++)
+			CHECK(f[i] == kern_f16_to_f32(0x3c00 + i),
+			    "to_f32 f16 n=%zu [%u]", n, i);
+		kern.to_f32[W_F32](f + 1, o + 3, n);
+		for (i = 1; i <= n; i++)
+			CHECK(f[i] == o[i + 2], "to_f32 f32 n=%zu", n);
+	}
+	free(h);
+	free(o);
+	free(f);
+}
+
+/* ---- helpers ---- */
+
+static void
+test_helpers(void)
+{
+	static const int ns[] = { 1, 2, 7, 33, 4097, 49152 };
+	float *x, *g, *u, *h, *c, *sn, *v0;
+	double m, s, e, sl;
+	size_t z;
+	int n, i, j, hd, nh;
+
+	for (z = 0; z < LEN(ns); z++) {
+		n = ns[z];
+		x = xmalloc(sizeof(float) * n);
+		g = xmalloc(sizeof(float) * n);
+		u = xmalloc(sizeof(float) * n);
+		h = xmalloc(sizeof(float) * n);
+		for (i = 0; i < n; i++) {
+			x[i] = g[i] = 20 * frand();
+			u[i] = frand();
+		}
+		m = x[0];
+		for (i = 1; i < n; i++)
+			m = x[i] > m ? x[i] : m;
+		s = 0;
+		for (i = 0; i < n; i++)
+			s += exp(x[i] - m);
+		kern_softmax(x, n);
+		for (i = 0; i < n; i++) {
+			e = exp(g[i] - m) / s;
+			CHECK(near(x[i], e, e, 1e-5), "softmax n=%d [%d]: "
+			    "%.9g, want %.9g", n, i, x[i], e);
+		}
+		kern_swiglu(h, g, u, n);
+		for (i = 0; i < n; i++) {
+			sl = g[i] / (1 + exp(-(double)g[i])) * u[i];
+			CHECK(near(h[i], sl, fabs(sl), 1e-5), "swiglu [%d]: "
+			    "%.9g, want %.9g", i, h[i], sl);
+		}
+		kern_swiglu(g, g, u, n);	/* in place */
+		CHECK(!memcmp(g, h, sizeof(float) * n), "swiglu in place");
+		free(x);
+		free(g);
+		free(u);
+		free(h);
+	}
+	/* RoPE on 3 heads of 64, angle pos * theta^(-2j/hd) */
+	nh = 3;
+	hd = 64;
+	x = xmalloc(sizeof(float) * nh * hd);
+	v0 = xmalloc(sizeof(float) * nh * hd);
+	c = xmalloc(sizeof(float) * hd / 2);
+	sn = xmalloc(sizeof(float) * hd / 2);
+	for (j = 0; j < hd / 2; j++) {
+		e = 17 * pow(10000.0, -2.0 * j / hd);
+		c[j] = (float)cos(e);
+		sn[j] = (float)sin(e);
+	}
+	for (i = 0; i < nh * hd; i++)
+		x[i] = v0[i] = frand();
+	kern_rope(x, nh, hd, c, sn);
+	for (i = 0; i < nh; i++)
+		for (j = 0; j < hd / 2; j++) {
+			double a = v0[i * hd + j], b = v0[i * hd + j + hd / 2];
+			double w0 = a * c[j] - b * sn[j];
+			double w1 = b * c[j] + a * sn[j];
+
+			CHECK(near(x[i * hd + j], w0, fabs(a) + fabs(b), 1e-6)
+			    && near(x[i * hd + j + hd / 2], w1, fabs(a) +
+			    fabs(b), 1e-6), "rope head %d pair %d", i, j);
+		}
+	free(x);
+	free(v0);
+	free(c);
+	free(sn);
+}
+
+/* ---- conversions ---- */
+
+static double
+f16val(uint16_t h)
+{
+	int e = h >> 10 & 0x1f, m = h & 0x3ff;
+	double v = e ? ldexp(1024 + m, e - 25) : ldexp(m, -24);
+
+	return h & 0x8000 ? -v : v;
+}
+
+/* h is the f16 nearest to f, ties to even. */
+static int
+f16nearest(float f, uint16_t h)
+{
+	double d, dn, v = f;
+	uint16_t nb;
+	int k;
+
+	if (fabs(v) >= 65520)
+		return (h & 0x7fff) == 0x7c00 && (h >> 15) == (v < 0);
+	if ((h & 0x7c00) == 0x7c00 || ((h >> 15) != (v < 0) && (h & 0x7fff)))
+		return 0;
+	d = fabs(v - f16val(h));
+	for (k = -1; k <= 1; k += 2) {
+		nb = (uint16_t)(h + k);
+		if ((h & 0x7fff) == 0 && k < 0)
+			nb = (uint16_t)((h ^ 0x8000) + 1);
+		if ((nb & 0x7c00) == 0x7c00)
+			continue;
+		dn = fabs(v - f16val(nb));
+		if (dn < d || (dn == d && (h & 1)))
+			return 0;
+	}
+	return 1;
+}
+
+static void
+test_convert(void)
+{
+	uint32_t i, u, e;
+	uint16_t h;
+	float f;
+	double v;
+
+	for (i = 0; i < 65536; i++) {
+		f = kern_bf16_to_f32((uint16_t)i);
+		memcpy(&u, &f, 4);
+		CHECK(u == i << 16, "bf16 %#x widens to %#x", i, u);
+		h = kern_f32_to_bf16(f);
+		CHECK(h == i, "bf16 %#x roundtrips to %#x", i, h);
+		f = kern_f16_to_f32((uint16_t)i);
+		e = i >> 10 & 0x1f;
+		if (e == 0x1f && (i & 0x3ff))
+			CHECK(isnan(f), "f16 %#x not NaN", i);
+		else if (e == 0x1f)
+			CHECK(isinf(f) && (f < 0) == (i >> 15), "f16 %#x", i);
+		else
+			CHECK((double)f == f16val((uint16_t)i),
+			    "f16 %#x widens to %.9g", i, f);
+		h = kern_f32_to_f16(f);
+		CHECK(h == i, "f16 %#x roundtrips to %#x", i, h);
+	}
+	/* bf16 ties go to even, above/below a tie to the nearest */
+	for (i = 0; i < 4096; i++) {
+		u = (rnd() & 0x7f7f0000) | 0x8000;	/* exact tie */
+		memcpy(&f, &u, 4);
+		h = kern_f32_to_bf16(f);
+		CHECK(h == ((u >> 16) + (u >> 16 & 1)), "bf16 tie %#x -> %#x",
+		    u, h);
+		u |= 1;
+		memcpy(&f, &u, 4);
+		CHECK(kern_f32_to_bf16(f) == (u >> 16) + 1, "bf16 above tie");
+		u -= 2;
+		memcpy(&f, &u, 4);
+		CHECK(kern_f32_to_bf16(f) == u >> 16, "bf16 below tie");
+	}
+	u = 0x7f7fffff;		/* FLT_MAX rounds to inf */
+	memcpy(&f, &u, 4);
+	CHECK(kern_f32_to_bf16(f) == 0x7f80, "bf16 of FLT_MAX");
+	CHECK(isnan(kern_bf16_to_f32(kern_f32_to_bf16(NAN))), "bf16 NaN");
+	u = 0x7f800001;		/* NaN whose payload is below bf16 */
+	memcpy(&f, &u, 4);
+	h = kern_f32_to_bf16(f);
+	CHECK((h & 0x7f80) == 0x7f80 && (h & 0x7f), "bf16 NaN %#x", h);
+	h = kern_f32_to_f16(f);
+	CHECK((h & 0x7c00) == 0x7c00 && (h & 0x3ff), "f16 NaN %#x", h);
+	CHECK(kern_f32_to_f16(INFINITY) == 0x7c00, "f16 inf");
+	CHECK(kern_f32_to_f16(-INFINITY) == 0xfc00, "f16 -inf");
+	CHECK(kern_f32_to_f16(65504.0f) == 0x7bff, "f16 max");
+	CHECK(kern_f32_to_f16(65519.99f) == 0x7bff, "f16 below inf tie");
+	CHECK(kern_f32_to_f16(65520.0f) == 0x7c00, "f16 inf tie");
+	CHECK(kern_f32_to_f16(0x1p-25f) == 0, "f16 tie at 2^-25");
+	CHECK(kern_f32_to_f16(0x1.000002p-25f) == 1, "f16 above 2^-25");
+	CHECK(kern_f32_to_f16(0x1.8p-24f) == 2, "f16 subnormal tie");
+	CHECK(kern_f32_to_f16(-0.0f) == 0x8000, "f16 -0");
+	/* random floats over the whole f16 range, nearest with ties even */
+	for (i = 0; i < 200000; i++) {
+		u = rnd();
+		e = 100 + u % 46;	/* exponents 2^-27 .. 2^18 */
+		u = (u & 0x807fffff) | e << 23;
+		if (i & 1)		/* many exact ties */
+			u &= ~0xfffu;
+		memcpy(&f, &u, 4);
+		h = kern_f32_to_f16(f);
+		v = f;
+		CHECK(f16nearest(f, h), "f16 of %a is %#x (%.9g)", v, h,
+		    f16val(h));
+	}
+}
+
+int
+main(void)
+{
+	const char *want = getenv("PIPELM_KERNEL");
+
+	argv0 = "test_kern";
+	if (kern_init(want) < 0) {
+		if (want && (!strcmp(want, "avx2") || !strcmp(want, "avx512"))) {
+			printf("skip: this cpu cannot run the %s table\n", want);
+			return 0;
+		}
+		return 1;
+	}
+	test_convert();
+	test_tof32();
+	test_vec();
+	test_helpers();
+	test_matrix();
+	if (fails) {
+		fprintf(stderr, "test_kern (%s): %d failures\n", kern.name,
+		    fails);
+		return 1;
+	}
+	printf("ok %s\n", kern.name);
+	return 0;
+}

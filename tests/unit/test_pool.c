@@ -1,0 +1,140 @@
+/* test_pool: pool_for covers every index exactly once, in chunks that
+ * respect the alignment, one chunk per thread at most, for many
+ * (n, align, threads); pools start and stop cleanly (run it under ASan
+ * and TSan). */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../lib/pool.h"
+#include "../../lib/util.h"
+
+#define MAXN 5000
+
+struct job {
+	int n, align;
+	atomic_int hits[MAXN];
+	atomic_int calls, bad;
+	pthread_t who[64];
+	atomic_int nwho;
+};
+
+static int fails;
+
+static void
+mark(void *ctx, int i0, int i1)
+{
+	struct job *j = ctx;
+	int i, k;
+
+	atomic_fetch_add(&j->calls, 1);
+	if (i0 >= i1 || i0 < 0 || i1 > j->n || i0 % j->align ||
+	    (i1 % j->align && i1 != j->n))
+		atomic_fetch_add(&j->bad, 1);
+	for (i = i0; i < i1 && i >= 0 && i < j->n; i++)
+		atomic_fetch_add_explicit(&j->hits[i], 1, memory_order_relaxed);
+	k = atomic_fetch_add(&j->nwho, 1);
+	if (k < 64)
+		j->who[k] = pthread_self();
+}
+
+static void
+check(struct pool *p, struct job *j, int n, int align)
+{
+	int i, k, units, want, a = align < 1 ? 1 : align;
+
+	memset(j, 0, sizeof *j);
+	j->n = n;
+	j->align = a;
+	pool_for(p, n, align, mark, j);
+	for (i = 0; i < n; i++)
+		if (atomic_load(&j->hits[i]) != 1) {
+			fprintf(stderr, "test_pool: threads %d n %d align %d: "
+			    "index %d done %d times\n", pool_size(p), n,
+			    align, i, atomic_load(&j->hits[i]));
+			fails++;
+			return;
+		}
+	units = n > 0 ? (n + a - 1) / a : 0;
+	want = units < pool_size(p) ? units : pool_size(p);
+	if (atomic_load(&j->bad) || atomic_load(&j->calls) != want) {
+		fprintf(stderr, "test_pool: threads %d n %d align %d: %d calls "
+		    "(want %d), %d bad chunks\n", pool_size(p), n, align,
+		    atomic_load(&j->calls), want, atomic_load(&j->bad));
+		fails++;
+	}
+	/* no two chunks ran on the same thread */
+	for (i = 0; i < j->nwho && i < 64; i++)
+		for (k = 0; k < i; k++)
+			if (pthread_equal(j->who[i], j->who[k])) {
+				fprintf(stderr, "test_pool: threads %d n %d: two "
+				    "chunks on one thread\n", pool_size(p), n);
+				fails++;
+				return;
+			}
+}
+
+static void
+add(void *ctx, int i0, int i1)
+{
+	long long *s = ctx;
+	int i;
+
+	for (i = i0; i < i1; i++)
+		s[i] += i;
+}
+
+int
+main(void)
+{
+	static const int ns[] = { 0, 1, 2, 3, 5, 7, 8, 16, 17, 63, 64, 65,
+	    100, 576, 1000, 4097, MAXN };
+	static const int aligns[] = { 0, 1, 2, 3, 4, 8, 16, 64, 1000, 6000 };
+	static struct job j;
+	static long long s[1000];
+	struct pool *p;
+	size_t a, b;
+	int t, i, r;
+
+	argv0 = "test_pool";
+	if (pool_new(0) || pool_new(-3))
+		fails++;
+	pool_free(NULL);
+	if (pool_size(NULL) != 1)
+		fails++;
+	pool_for(NULL, 10, 4, mark, (j.n = 10, j.align = 4, &j));
+	for (i = 0; i < 10; i++)
+		if (atomic_load(&j.hits[i]) != 1)
+			fails++;
+	for (t = 1; t <= 8; t++) {
+		if (!(p = pool_new(t)))
+			return 1;
+		if (pool_size(p) != t)
+			fails++;
+		for (a = 0; a < LEN(ns); a++)
+			for (b = 0; b < LEN(aligns); b++)
+				check(p, &j, ns[a], aligns[b]);
+		/* many back-to-back jobs, as decode issues them */
+		memset(s, 0, sizeof s);
+		for (r = 0; r < 2000; r++)
+			pool_for(p, 1000, 4, add, s);
+		for (i = 0; i < 1000; i++)
+			if (s[i] != 2000LL * i) {
+				fprintf(stderr, "test_pool: threads %d: repeated "
+				    "jobs: s[%d] = %lld\n", t, i, s[i]);
+				fails++;
+				break;
+			}
+		pool_free(p);
+	}
+	/* a pool that is created and freed without any job */
+	pool_free(pool_new(3));
+	if (fails) {
+		fprintf(stderr, "test_pool: %d failures\n", fails);
+		return 1;
+	}
+	printf("ok\n");
+	return 0;
+}
