@@ -114,7 +114,7 @@ replace(struct tok_buf *x, const char *s, size_t n, const char *a, size_t an,
 	return 0;
 }
 
-/* the per-token steps from k on; skipbf: pass ByteFallback steps by */
+/* the per-token steps from k on (ByteFallback was dealt with before) */
 static int
 steps(struct tok_dec *d, size_t k, const char *s, size_t n, struct tok_buf *out)
 {
