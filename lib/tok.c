@@ -506,6 +506,10 @@ tok_load(struct tok *t, const char *path)
 	    (json_get(r, "post_processor") && tok_add_post(&L, json_get(r, "post_processor"), 0) < 0) ||
 	    (json_get(r, "decoder") && tok_add_dec(&L, json_get(r, "decoder"), 0) < 0))
 		goto out;
+	if (t->npre >= TOK_MAXDEPTH - 1) {
+		error("%s: more than %d pre-tokenizers", path, TOK_MAXDEPTH - 2);
+		goto out;
+	}
 	if (t->nprefix) {
 		t->bos = t->prefix[0];
 	} else if ((t->path = strdup(path))) {
