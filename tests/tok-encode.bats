@@ -94,6 +94,18 @@ setup() {
 	[ "$output" = " 2 116 257 0 " ]
 }
 
+@test "tok-encode: -l answers each line as it comes" {
+	coproc ENC { tok-encode -m bl --no-bos -l; }
+	printf 'the\n' >&"${ENC[1]}"
+	read -r -t 20 line <&"${ENC[0]}"
+	[ "$line" = "116 257" ]
+	printf ' the\n' >&"${ENC[1]}"
+	read -r -t 20 line <&"${ENC[0]}"
+	[ "$line" = "258" ]
+	eval "exec ${ENC[1]}>&-"
+	wait "$ENC_PID"
+}
+
 @test "tok-encode: SentencePiece BPE: Prepend, Replace, byte fallback, unk" {
 	run -0 tok-encode -m sp "ab ab" "c" "é" "日" ""
 	[ "${lines[0]}" = "1 264 264" ]
