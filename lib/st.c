@@ -312,7 +312,7 @@ mapfile(struct st *st, const char *path, size_t *cap)
 	st->maps[i].base = NULL;
 	st->maps[i].len = 0;
 	st->nfiles++;
-	if ((fd = open(path, O_RDONLY)) < 0)
+	if ((fd = open(path, O_RDONLY | O_NONBLOCK)) < 0)	/* a FIFO must not block */
 		return error("%s:", path);
 	if (fstat(fd, &sb) < 0) {
 		close(fd);
