@@ -664,7 +664,8 @@ open_index(struct st *st, const char *path)
 		shard = NULL;
 	}
 	/* every tensor of every shard is listed, with its own file */
-	qsort(st->t, st->n, sizeof(*st->t), namecmp);
+	if (st->n > 1)
+		qsort(st->t, st->n, sizeof(*st->t), namecmp);
 	for (i = 1; i < st->n; i++)
 		if (!strcmp(st->t[i - 1].name, st->t[i].name)) {
 			error("%s: tensor %s is in both %s and %s", path,
@@ -748,7 +749,8 @@ st_open(struct st *st, const char *path)
 	}
 	if (mapfile(st, path, &fcap) < 0 || readfile(st, 0, &tcap) < 0)
 		goto fail;
-	qsort(st->t, st->n, sizeof(*st->t), namecmp);
+	if (st->n > 1)
+		qsort(st->t, st->n, sizeof(*st->t), namecmp);
 	for (i = 1; i < st->n; i++)
 		if (!strcmp(st->t[i - 1].name, st->t[i].name)) {
 			error("%s: duplicate tensor name %s", path,
