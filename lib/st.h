@@ -79,6 +79,15 @@ size_t st_dtype_size(enum st_dtype dt);
 int st_dtype_isfloat(enum st_dtype dt);
 /* Element i of t (i < t->nel) converted to double; C64 gives its real part. */
 double st_elem(const struct st_tensor *t, size_t i);
+/* Element i of t as text into buf (len bytes): %.9g for the float types
+ * of 32 bits or less (reads back to the same float32), %.17g for F64,
+ * exact decimal for integers (BOOL: 0 or 1), the real part for C64.
+ * Returns what snprintf returns. */
+int st_elem_fmt(const struct st_tensor *t, size_t i, char *buf, size_t len);
+/* Weight bytes a LLaMA forward pass reads per generated token: every
+ * tensor, except that of model.embed_tokens.weight only one row counts
+ * unless tied (then the whole table is read again as the output layer). */
+size_t st_bytes_per_token(const struct st *st, int tied);
 /* Half and bfloat16 bit patterns to float (exact). */
 float st_f16_to_f32(uint16_t h);
 float st_bf16_to_f32(uint16_t b);
