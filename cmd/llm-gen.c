@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "../lib/kern.h"
-#include "../lib/mdir.h"
 #include "../lib/model.h"
 #include "../lib/rec.h"
 #include "../lib/sample.h"
@@ -14,11 +13,6 @@
 
 static int echo, timing, vflag;
 static enum rec_fmt ids = REC_TEXT;
-
-static struct {
-	double load, prefill, decode;	/* seconds */
-	long long nprefill, ndecode;	/* tokens */
-} tm;
 
 static _Noreturn void
 usage(int status)
@@ -37,7 +31,6 @@ generate(struct model *m, struct sampler *s, struct stop *st, struct rec *r)
 	enum stop_why why = STOP_NONE;
 	const float *logits;
 	size_t nprompt = r->n;
-	double t0 = now_seconds(), t1;
 	int id, first = 1;
 	size_t i;
 
@@ -53,8 +46,6 @@ generate(struct model *m, struct sampler *s, struct stop *st, struct rec *r)
 			rec_put(stdout, r->ids[i], first);
 	if (!(logits = model_forward(m, r->ids, (int)r->n, 0)))
 		die("record %llu: cannot run the model", r->no);
-	t1 = now_seconds();
-	tm.prefill += t1 - t0, tm.nprefill += r->n;
 	while (!stop_none(st)) {
 		/* the sampler may rewrite the row (penalty): it is ours until
 		 * the next forward */
@@ -80,7 +71,6 @@ generate(struct model *m, struct sampler *s, struct stop *st, struct rec *r)
 		if (!(logits = model_forward(m, &id, 1, 0)))
 			die("record %llu: cannot run the model", r->no);
 	}
-	tm.decode += now_seconds() - t1, tm.ndecode += r->n - nprompt;
 	if (vflag)
 		warn("record %llu: %zu ids, stop: %s", r->no, r->n - nprompt, stop_name(why));
 	if (ids == REC_U32)
@@ -112,11 +102,9 @@ main(int argc, char *argv[])
 	struct sampopt so;
 	struct sampler s = { 0 };
 	struct model m;
-	struct mdir d = { 0 };
 	struct rec r = { 0 };
-	FILE *in;
-	int c, ctx = 0, threads = default_threads(), i, ret = 0, got;
-	double t0;
+	struct rec_files rf;
+	int c, ctx = 0, threads = default_threads(), ret, got;
 
 	argv0 = argv[0];
 	sampopt_init(&so);
@@ -145,10 +133,8 @@ main(int argc, char *argv[])
 	if (kern_init(getenv("PIPELM_KERNEL")) < 0)
 		return 1;
 
-	t0 = now_seconds();
-	if (mdir_resolve(&d, model) < 0 || model_open(&m, &d, ctx, threads) < 0)
+	if (model_load(&m, model, ctx, threads) < 0)
 		return 1;
-	tm.load = now_seconds() - t0;
 	if (sampopt_finish(&so, m.cfg.eos_token_id, m.cfg.n_eos) < 0)
 		return 2;
 	if (sampler_init(&s, &so.o, m.cfg.vocab_size) < 0)
@@ -156,41 +142,17 @@ main(int argc, char *argv[])
 	if (vflag)
 		warn("seed %" PRIu64 ", kernels %s, %d threads", so.o.seed, kern.name, threads);
 
-	for (i = 0; i < (argc ? argc : 1); i++) {
-		const char *path = argc ? argv[i] : "-";
-		const char *iname = strcmp(path, "-") ? path : "<stdin>";
-
-		if (!strcmp(path, "-"))
-			in = stdin;
-		else if (!(in = fopen(path, "r"))) {
-			warn("open %s:", path);
-			ret = 1;
-			continue;
-		}
-		while ((got = rec_read(&r, in, iname, ids)) > 0)
-			generate(&m, &s, &so.st, &r);
-		if (in != stdin)
-			fclose(in);
-		if (got < 0) {
-			ret = 1;
-			break;
-		}
-	}
+	rec_files_init(&rf, argv, argc, ids);
+	while ((got = rec_files_next(&rf, &r)) > 0)
+		generate(&m, &s, &so.st, &r);
+	rec_files_close(&rf);
+	ret = got < 0 || rf.failed;
 	ret |= fshut(stdout, "<stdout>");
-	if (timing) {
-		fprintf(stderr, "%s: kernels %s, %d threads, load %.1f ms\n", argv0,
-		    kern.name, threads, tm.load * 1e3);
-		if (tm.nprefill)
-			fprintf(stderr, "%s: prefill %lld tokens, %.1f tokens/s\n", argv0,
-			    tm.nprefill, tm.nprefill / tm.prefill);
-		if (tm.ndecode)
-			fprintf(stderr, "%s: decode %lld tokens, %.1f tokens/s, %.2f ms/token\n",
-			    argv0, tm.ndecode, tm.ndecode / tm.decode, tm.decode * 1e3 / tm.ndecode);
-	}
+	if (timing)
+		model_print_stats(&m, stderr, argv0);
 	rec_free(&r);
 	sampler_free(&s);
 	sampopt_free(&so);
 	model_close(&m);
-	mdir_free(&d);
 	return ret;
 }

@@ -5,17 +5,11 @@
 
 #include "../lib/frame.h"
 #include "../lib/kern.h"
-#include "../lib/mdir.h"
 #include "../lib/model.h"
 #include "../lib/rec.h"
 #include "../lib/util.h"
 
 static int allflag, sflag, timing;
-
-static struct {
-	double load, prefill, decode;	/* seconds */
-	long long nprefill, ndecode;	/* tokens */
-} tm;
 
 static _Noreturn void
 usage(int status)
@@ -33,7 +27,6 @@ run(struct model *m, struct frame_writer *fw, const struct rec *r)
 {
 	struct frame_hdr h = { 0 };
 	const float *logits;
-	double t0 = now_seconds();
 	size_t i, n;
 	int j;
 
@@ -67,10 +60,6 @@ run(struct model *m, struct frame_writer *fw, const struct rec *r)
 				exit(1);
 		}
 	}
-	if (r->n == 1)
-		tm.decode += now_seconds() - t0, tm.ndecode++;
-	else
-		tm.prefill += now_seconds() - t0, tm.nprefill += r->n;
 }
 
 int
@@ -96,11 +85,10 @@ main(int argc, char *argv[])
 	enum rec_fmt ids = REC_TEXT;
 	struct frame_writer fw = { 0 };
 	struct model m;
-	struct mdir d = { 0 };
 	struct rec r = { 0 };
-	FILE *out = stdout, *in;
-	int c, ctx = 0, top = 10, threads = default_threads(), i, ret = 0, got;
-	double t0;
+	struct rec_files rf;
+	FILE *out = stdout;
+	int c, ctx = 0, top = 10, threads = default_threads(), ret, got;
 
 	argv0 = argv[0];
 	while ((c = getopt_long(argc, argv, "ac:f:hm:o:st:", opts, NULL)) != -1) {
@@ -130,55 +118,29 @@ main(int argc, char *argv[])
 	if (kern_init(getenv("PIPELM_KERNEL")) < 0)
 		return 1;
 
-	t0 = now_seconds();
-	if (mdir_resolve(&d, model) < 0 || model_open(&m, &d, ctx, threads) < 0)
+	if (model_load(&m, model, ctx, threads) < 0)
 		return 1;
-	tm.load = now_seconds() - t0;
 	if (outpath && !(out = fopen(outpath, "w")))
 		die("open %s:", outpath);
 	name = outpath ? outpath : "<stdout>";
 	if (frame_writer_open(&fw, out, name, fmt, m.cfg.vocab_size, top) < 0)
 		return 1;
 
-	for (i = 0; i < (argc ? argc : 1); i++) {
-		const char *path = argc ? argv[i] : "-";
-		const char *iname = strcmp(path, "-") ? path : "<stdin>";
-
-		if (!strcmp(path, "-"))
-			in = stdin;
-		else if (!(in = fopen(path, "r"))) {
-			warn("open %s:", path);
-			ret = 1;
-			continue;
-		}
-		while ((got = rec_read(&r, in, iname, ids)) > 0) {
-			run(&m, &fw, &r);
-			/* a reader downstream may be waiting (FIFO loops) */
-			if (fmt != FRAME_NPY && fflush(out) == EOF)
-				break;
-		}
-		if (got < 0)
-			ret = 1;
-		if (in != stdin)
-			fclose(in);
-		if (got < 0)
+	rec_files_init(&rf, argv, argc, ids);
+	while ((got = rec_files_next(&rf, &r)) > 0) {
+		run(&m, &fw, &r);
+		/* a reader downstream may be waiting (FIFO loops) */
+		if (fmt != FRAME_NPY && fflush(out) == EOF)
 			break;
 	}
+	rec_files_close(&rf);
+	ret = got < 0 || rf.failed;
 	if (frame_writer_close(&fw) < 0)
 		ret = 1;
 	ret |= fshut(out, name);
-	if (timing) {
-		fprintf(stderr, "%s: kernels %s, %d threads\n", argv0, kern.name, threads);
-		fprintf(stderr, "%s: load %.1f ms\n", argv0, tm.load * 1e3);
-		if (tm.nprefill)
-			fprintf(stderr, "%s: prefill %lld tokens, %.1f tokens/s\n", argv0,
-			    tm.nprefill, tm.nprefill / tm.prefill);
-		if (tm.ndecode)
-			fprintf(stderr, "%s: decode %lld tokens, %.2f ms/token\n", argv0,
-			    tm.ndecode, tm.decode * 1e3 / tm.ndecode);
-	}
+	if (timing)
+		model_print_stats(&m, stderr, argv0);
 	rec_free(&r);
 	model_close(&m);
-	mdir_free(&d);
 	return ret;
 }

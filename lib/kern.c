@@ -10,7 +10,7 @@
 #include "kern.h"
 #include "util.h"
 
-#if defined(__x86_64__) && defined(KERN_ISA)
+#if defined(__x86_64__)
 #include <cpuid.h>
 extern const struct kern kern_avx2;
 extern const struct kern kern_avx512;
@@ -334,7 +334,7 @@ kern_rope(float *x, int nh, int hd, const float *cos, const float *sin)
 
 /* ---- dispatch ---- */
 
-#if defined(__x86_64__) && defined(KERN_ISA)
+#if defined(__x86_64__)
 /* CPU and OS support for the AVX2 table (AVX2, FMA, F16C, YMM state) and
  * the AVX-512 table (F, BW, VL, DQ plus those, ZMM state). */
 static int
@@ -372,7 +372,7 @@ kern_init(const char *want)
 	int best = 0, w;
 
 	kern = kern_portable;
-#if defined(__x86_64__) && defined(KERN_ISA)
+#if defined(__x86_64__)
 	if (has_isa(2))
 		best = 2;
 	else if (has_isa(1))
@@ -390,7 +390,7 @@ kern_init(const char *want)
 		return error("unknown kernel table '%s'", want);
 	if (w > best)
 		return error("kernel table '%s' not supported by this cpu", want);
-#if defined(__x86_64__) && defined(KERN_ISA)
+#if defined(__x86_64__)
 	if (w == 2)
 		kern = kern_avx512;
 	else if (w == 1)

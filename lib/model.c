@@ -257,6 +257,34 @@ model_open(struct model *m, const struct mdir *d, int ctx, int threads)
 	return 0;
 }
 
+int
+model_load(struct model *m, const char *arg, int ctx, int threads)
+{
+	struct mdir d = { 0 };
+	double t0 = now_seconds();
+	int r;
+
+	memset(m, 0, sizeof(*m));
+	r = mdir_resolve(&d, arg) < 0 ? -1 : model_open(m, &d, ctx, threads);
+	mdir_free(&d);
+	m->stats.load = now_seconds() - t0;
+	return r;
+}
+
+void
+model_print_stats(const struct model *m, FILE *f, const char *prog)
+{
+	fprintf(f, "%s: kernels %s, %d threads, load %.1f ms\n", prog, kern.name,
+	    pool_size(m->pool), m->stats.load * 1e3);
+	if (m->stats.nprefill)
+		fprintf(f, "%s: prefill %lld tokens, %.1f tokens/s\n", prog,
+		    m->stats.nprefill, m->stats.nprefill / m->stats.prefill);
+	if (m->stats.ndecode)
+		fprintf(f, "%s: decode %lld tokens, %.1f tokens/s, %.2f ms/token\n",
+		    prog, m->stats.ndecode, m->stats.ndecode / m->stats.decode,
+		    m->stats.decode * 1e3 / m->stats.ndecode);
+}
+
 void
 model_close(struct model *m)
 {
@@ -488,6 +516,7 @@ const float *
 model_forward(struct model *m, const int *ids, int n, int all)
 {
 	int i, vocab = m->cfg.vocab_size, T;
+	double t0;
 
 	if (n < 1)
 		return error("model_forward: no tokens"), NULL;
@@ -510,9 +539,14 @@ model_forward(struct model *m, const int *ids, int n, int all)
 		m->logits = p;		/* the one-row buffer stays in m->mem */
 		m->logits_rows = MODEL_MAXBATCH;
 	}
+	t0 = now_seconds();
 	for (i = 0; i < n; i += T) {
 		T = n - i < MODEL_MAXBATCH ? n - i : MODEL_MAXBATCH;
 		forward(m, ids + i, T, all);
 	}
+	if (n > 1)
+		m->stats.prefill += now_seconds() - t0, m->stats.nprefill += n;
+	else
+		m->stats.decode += now_seconds() - t0, m->stats.ndecode++;
 	return m->logits;
 }

@@ -5,6 +5,7 @@
 #define MODEL_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "cfg.h"
 #include "kern.h"
@@ -59,10 +60,18 @@ struct model {
 	float *logits;		/* (MAXBATCH or 1, vocab) */
 	size_t logits_rows;	/* rows logits can hold */
 	struct pool *pool;
+	struct {		/* what --timing reports */
+		double load;		/* seconds in model_load */
+		double prefill, decode;	/* seconds in model_forward, n > 1 and n = 1 */
+		long long nprefill, ndecode;	/* positions run */
+	} stats;
 	void *mem;		/* private: scratch mapping */
 	size_t memsize;
 };
 
+/* Find the model named arg (a folder or HF repo id, NULL for
+ * $PIPELM_MODEL: see mdir.h) and model_open it. */
+int model_load(struct model *m, const char *arg, int ctx, int threads);
 /* Load the model in folder d: config, weights (checked by name, shape and
  * dtype), a KV cache for ctx positions (0: max_position_embeddings) and
  * threads worker threads (>= 1).  0, or -1 after error(); m is then safe
@@ -77,5 +86,9 @@ void model_reset(struct model *m);
  * call.  NULL after error() for an id outside the vocabulary or a
  * sequence longer than the context (nothing is then appended). */
 const float *model_forward(struct model *m, const int *ids, int n, int all);
+
+/* Print the stats (load time, prefill tokens/s, decode tokens/s and
+ * ms/token) to f, each line prefixed "prog: ". */
+void model_print_stats(const struct model *m, FILE *f, const char *prog);
 
 #endif

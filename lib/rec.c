@@ -168,3 +168,53 @@ rec_free(struct rec *r)
 	r->ids = NULL;
 	r->n = r->cap = 0;
 }
+
+void
+rec_files_init(struct rec_files *rf, char **paths, int n, enum rec_fmt fmt)
+{
+	static char *dash[] = { "-" };
+
+	rf->paths = n ? paths : dash;
+	rf->n = n ? n : 1;
+	rf->i = 0;
+	rf->fmt = fmt;
+	rf->f = NULL;
+	rf->name = NULL;
+	rf->failed = 0;
+}
+
+int
+rec_files_next(struct rec_files *rf, struct rec *r)
+{
+	int got;
+
+	for (;;) {
+		while (!rf->f) {
+			const char *path;
+
+			if (rf->i == rf->n)
+				return 0;
+			path = rf->paths[rf->i++];
+			if (!strcmp(path, "-")) {
+				rf->f = stdin;
+				rf->name = "<stdin>";
+			} else if ((rf->f = fopen(path, "r"))) {
+				rf->name = path;
+			} else {
+				warn("open %s:", path);
+				rf->failed = 1;
+			}
+		}
+		if ((got = rec_read(r, rf->f, rf->name, rf->fmt)) != 0)
+			return got;
+		rec_files_close(rf);
+	}
+}
+
+void
+rec_files_close(struct rec_files *rf)
+{
+	if (rf->f && rf->f != stdin)
+		fclose(rf->f);
+	rf->f = NULL;
+}

@@ -37,4 +37,23 @@ int rec_parse_fmt(const char *s, enum rec_fmt *fmt);
 /* Release r's buffer; r may be zeroed. */
 void rec_free(struct rec *r);
 
+/* The records of file operands in turn, as cat(1) reads files: no
+ * operands or "-" mean standard input ("<stdin>" in messages). */
+struct rec_files {
+	char **paths;
+	int n, i;
+	enum rec_fmt fmt;
+	FILE *f;		/* the file being read, or NULL */
+	const char *name;
+	int failed;		/* a file could not be opened (said, and skipped) */
+};
+
+void rec_files_init(struct rec_files *rf, char **paths, int n, enum rec_fmt fmt);
+/* The next record into r: 1, 0 after the last file, -1 after error() on
+ * malformed input (stop there).  A file that cannot be opened is warned
+ * about, noted in rf->failed, and skipped. */
+int rec_files_next(struct rec_files *rf, struct rec *r);
+/* Close the file being read, if any. */
+void rec_files_close(struct rec_files *rf);
+
 #endif

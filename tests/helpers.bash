@@ -23,3 +23,21 @@ need_model() {
 need_cmd() {
 	command -v "$1" >/dev/null || skip "$1 not installed"
 }
+
+# mkmodel DIR [option ...]: a random-weight LLaMA folder from the project's
+# own tool (see tools/mkmodel.c).
+mkmodel() {
+	"$TOOLS/mkmodel" "$@" >/dev/null
+}
+
+# npycmp GOT WANT [option ...]: compare float32 .npy arrays (tools/npycmp.c).
+npycmp() {
+	"$TOOLS/npycmp" "$@"
+}
+
+# Edit a JSON file in place with a sed expression (test fixtures).
+jsed() {
+	local f=$1
+	shift
+	sed "$@" "$f" >"$f.new" && mv "$f.new" "$f"
+}

@@ -93,6 +93,7 @@ setup() {
 
 @test "tok-decode: text leaves id by id, not at the end of the line" {
 	coproc DEC { tok-decode -m bl; }
+	pid=$DEC_PID	# bash unsets DEC_PID once the coprocess has ended
 	printf '116 ' >&"${DEC[1]}"
 	read -r -N 1 -t 20 c <&"${DEC[0]}"
 	[ "$c" = t ]
@@ -106,7 +107,7 @@ setup() {
 	read -r -N 1 -t 20 c <&"${DEC[0]}"
 	[ "$c" = $'\n' ]
 	eval "exec ${DEC[1]}>&-"
-	wait "$DEC_PID"
+	wait "$pid"
 }
 
 @test "tok-decode: a closed pipe ends it quietly" {

@@ -1,0 +1,252 @@
+/* kernbench: speed of the matrix kernels on the SmolLM2-135M shapes.
+ *
+ *   make build/rel/libcore.a
+ *   cc -std=c11 -O2 -D_POSIX_C_SOURCE=200809L -pthread -o build/rel/kernbench \
+ *       bench/kernbench.c build/rel/libcore.a -lm
+ *   PIPELM_KERNEL=avx512 build/rel/kernbench [-t threads] [-T tokens] [-w f32|f16|bf16]
+ *
+ * First the memory floor: a plain streaming read of 512 MB (kern.dot
+ * over float chunks, split over the threads).  Then for each shape:
+ * matvec on one matrix over and over ("hot": it sits in cache), matvec
+ * cycling through copies totalling 512 MB ("cold": the weights stream
+ * from memory, as in decode), and matmul over T tokens (prefill).  Last
+ * the whole SmolLM2-135M weight set (30 layers of q, k, v, o, gate, up,
+ * down, then the 49152 x 576 tied head, 269 MB in bf16): one decode
+ * token (matvec) and one prefill of T tokens (matmul).  Prints GB/s of
+ * weights read and GFLOP/s (2 flops per weight per token); the best of
+ * several runs. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../lib/kern.h"
+#include "../lib/pool.h"
+#include "../lib/util.h"
+
+struct job {
+	enum wtype t;
+	float *out;
+	const void *w;
+	const float *x;
+	int n, T, ldo;
+};
+
+static void
+mv(void *ctx, int r0, int r1)
+{
+	struct job *j = ctx;
+
+	kern.matvec[j->t](j->out, j->w, j->x, j->n, r0, r1);
+}
+
+static void
+mm(void *ctx, int r0, int r1)
+{
+	struct job *j = ctx;
+
+	kern.matmul[j->t](j->out, j->ldo, j->w, j->x, j->n, j->n, j->T, r0, r1);
+}
+
+struct sum {
+	const float *a;
+	float s[64];
+};
+
+static void
+sumchunk(void *ctx, int i0, int i1)
+{
+	struct sum *c = ctx;
+
+	c->s[i0 >> 20 & 63] += kern.dot(c->a + ((size_t)i0 << 10),
+	    c->a + ((size_t)i0 << 10), (i1 - i0) << 10);
+}
+
+static double
+now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* One decode token and one T-token prefill over the SmolLM2-135M
+ * matrices, each layer its own weights. */
+static void
+model(struct pool *p, enum wtype t, int T)
+{
+	static const int lay[][2] = {
+		{ 576, 576 }, { 192, 576 }, { 192, 576 }, { 576, 576 },
+		{ 1536, 576 }, { 1536, 576 }, { 576, 1536 },
+	};
+	size_t sz = t == W_F32 ? 4 : 2, total = 0, off;
+	unsigned char *w;
+	float *x, *out;
+	double t0, best, flops;
+	struct job j;
+	int l, m, rep, pass;
+
+	for (l = 0; l < 30; l++)
+		for (m = 0; m < 7; m++)
+			total += (size_t)lay[m][0] * lay[m][1] * sz;
+	total += (size_t)49152 * 576 * sz;
+	w = emalloc(total);
+	for (off = 0; off < total; off++)
+		w[off] = (unsigned char)(off * 7 >> 3 & 0x3f);
+	x = emalloc(sizeof(float) * 1536 * (size_t)T);
+	out = emalloc(sizeof(float) * 49152 * (size_t)T);
+	for (off = 0; off < 1536 * (size_t)T; off++)
+		x[off] = (float)(off % 13) * 0.01f;
+	flops = 2.0 * total / sz;
+	for (pass = 0; pass < 2; pass++) {
+		best = 1e9;
+		for (rep = 0; rep < 5; rep++) {
+			t0 = now();
+			off = 0;
+			for (l = 0; l <= 30; l++)
+				for (m = 0; m < (l < 30 ? 7 : 1); m++) {
+					int rows = l < 30 ? lay[m][0] : 49152;
+					int n = lay[m][1];
+
+					j = (struct job){ t, out, w + off, x, n,
+					    T, rows };
+					pool_for(p, rows, 16, pass ? mm : mv, &j);
+					off += (size_t)rows * n * sz;
+				}
+			t0 = now() - t0;
+			best = t0 < best ? t0 : best;
+		}
+		if (pass)
+			printf("SmolLM2-135M prefill, %d tokens: %.1f ms, "
+			    "%.1f GFLOP/s\n", T, best * 1e3,
+			    flops * T / best * 1e-9);
+		else
+			printf("SmolLM2-135M decode: %.1f MB, %.2f ms/token, "
+			    "%.1f GB/s, %.1f GFLOP/s\n", total / 1e6,
+			    best * 1e3, total / best * 1e-9,
+			    flops / best * 1e-9);
+	}
+	free(w);
+	free(x);
+	free(out);
+}
+
+int
+main(int argc, char *argv[])
+{
+	static const int shapes[][2] = {
+		{ 576, 576 }, { 192, 576 }, { 1536, 576 }, { 576, 1536 },
+		{ 49152, 576 },
+	};
+	static const char *tn[] = { "f32", "f16", "bf16" };
+	struct pool *p;
+	struct job j;
+	size_t s, i, wb, ncopy, sz[] = { 4, 2, 2 };
+	int c, threads = 2, T = 64, rows, n, rep, k;
+	enum wtype t = W_BF16;
+	double t0, best, bytes;
+	unsigned char *wall;
+	float *x, *out;
+
+	argv0 = "kernbench";
+	while ((c = getopt(argc, argv, "t:T:w:")) != -1) {
+		switch (c) {
+		case 't': threads = (int)estrtonum(optarg, 1, 64, "threads"); break;
+		case 'T': T = (int)estrtonum(optarg, 1, 4096, "tokens"); break;
+		case 'w':
+			for (t = 0; t < W_NTYPES && strcmp(optarg, tn[t]); t++)
+				;
+			if (t == W_NTYPES)
+				edie(2, "bad weight type '%s'", optarg);
+			break;
+		default:
+			fprintf(stderr, "usage: %s [-t threads] [-T tokens] "
+			    "[-w f32|f16|bf16]\n", argv0);
+			return 2;
+		}
+	}
+	if (kern_init(getenv("PIPELM_KERNEL")) < 0)
+		return 1;
+	if (!(p = pool_new(threads)))
+		return 1;
+	printf("table %s, %d threads, %s weights, prefill T=%d\n", kern.name,
+	    threads, tn[t], T);
+	/* the floor: stream 512 MB of floats (chunks of 1024) */
+	{
+		struct sum c;
+		float *a = emalloc(512u << 20);
+
+		for (i = 0; i < (128u << 20); i++)
+			a[i] = 1.0f;
+		memset(&c, 0, sizeof c);
+		c.a = a;
+		best = 1e9;
+		for (rep = 0; rep < 5; rep++) {
+			t0 = now();
+			pool_for(p, 128 << 10, 1, sumchunk, &c);
+			t0 = now() - t0;
+			best = t0 < best ? t0 : best;
+		}
+		printf("stream read: %.1f GB/s\n", (512u << 20) / best * 1e-9);
+		free(a);
+	}
+	printf("%-11s %10s %10s %10s %10s\n", "shape", "hot GB/s", "cold GB/s",
+	    "mv GFLOP/s", "mm GFLOP/s");
+	for (s = 0; s < LEN(shapes); s++) {
+		rows = shapes[s][0];
+		n = shapes[s][1];
+		wb = (size_t)rows * n * sz[t];
+		ncopy = (512u << 20) / wb + 1;
+		wall = emalloc(ncopy * wb);
+		for (i = 0; i < ncopy * wb; i++)
+			wall[i] = (unsigned char)(i * 7 >> 3 & 0x3f); /* finite */
+		x = emalloc(sizeof(float) * (size_t)n * T);
+		out = emalloc(sizeof(float) * (size_t)rows * T);
+		for (i = 0; i < (size_t)n * T; i++)
+			x[i] = (float)(i % 13) * 0.01f;
+		j = (struct job){ t, out, wall, x, n, 1, rows };
+		/* hot matvec */
+		best = 1e9;
+		for (rep = 0; rep < 5; rep++) {
+			t0 = now();
+			for (k = 0; k < 50; k++)
+				pool_for(p, rows, 16, mv, &j);
+			t0 = (now() - t0) / 50;
+			best = t0 < best ? t0 : best;
+		}
+		bytes = (double)wb;
+		printf("%5dx%-5d %10.1f", rows, n, bytes / best * 1e-9);
+		/* cold matvec: a different copy each call */
+		best = 1e9;
+		for (rep = 0; rep < 3; rep++) {
+			t0 = now();
+			for (i = 0; i < ncopy; i++) {
+				j.w = wall + i * wb;
+				pool_for(p, rows, 16, mv, &j);
+			}
+			t0 = (now() - t0) / ncopy;
+			best = t0 < best ? t0 : best;
+		}
+		printf(" %10.1f %10.1f", bytes / best * 1e-9,
+		    2.0 * rows * n / best * 1e-9);
+		/* prefill matmul over T tokens */
+		j.w = wall;
+		j.T = T;
+		best = 1e9;
+		for (rep = 0; rep < 5; rep++) {
+			t0 = now();
+			pool_for(p, rows, 16, mm, &j);
+			t0 = now() - t0;
+			best = t0 < best ? t0 : best;
+		}
+		printf(" %10.1f\n", 2.0 * rows * n * T / best * 1e-9);
+		free(wall);
+		free(x);
+		free(out);
+	}
+	model(p, t, T);
+	pool_free(p);
+	return 0;
+}

@@ -1,0 +1,331 @@
+/* kern_avx2.c: the AVX2 table (AVX2, FMA, F16C).
+ *
+ * The same scheme as kern_avx512.c with 8 lanes: every dot product of a
+ * weight row with an activation vector keeps one 8-lane float
+ * accumulator (element i in lane i % 8, one FMA per 8 elements in
+ * order, the tail through a zero-padded copy), then adds the lanes in a
+ * fixed tree (lane i with i+4, i with i+2, i with i+1).  The register
+ * blocks only interleave such sums and the 4-row reduction performs the
+ * same tree, so an output never depends on its neighbours.  BF16 widens
+ * by a 16-bit shift, F16 by vcvtph2ps: both exact. */
+#if defined(__x86_64__)
+
+#include <immintrin.h>
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "kern.h"
+
+#define INLINE static inline __attribute__((always_inline))
+
+#define MR 4	/* rows per register block */
+#define MT 2	/* tokens per register block: MR*MT accumulators */
+
+/* 8 weights from element i of w, widened. */
+INLINE __m256
+wload(enum wtype t, const void *w, size_t i)
+{
+	__m128i h;
+
+	switch (t) {
+	case W_F16:
+		h = _mm_loadu_si128((const __m128i *)((const uint16_t *)w + i));
+		return _mm256_cvtph_ps(h);
+	case W_BF16:
+		h = _mm_loadu_si128((const __m128i *)((const uint16_t *)w + i));
+		return _mm256_castsi256_ps(_mm256_slli_epi32(
+		    _mm256_cvtepu16_epi32(h), 16));
+	default:
+		return _mm256_loadu_ps((const float *)w + i);
+	}
+}
+
+/* The first m < 8 weights from element i, the other lanes 0; nothing
+ * past them is read. */
+INLINE __m256
+wloadm(enum wtype t, const void *w, size_t i, int m)
+{
+	uint16_t h[8] = { 0 };
+	float f[8] = { 0 };
+
+	if (t == W_F32) {
+		memcpy(f, (const float *)w + i, (size_t)m * sizeof *f);
+		return _mm256_loadu_ps(f);
+	}
+	memcpy(h, (const uint16_t *)w + i, (size_t)m * sizeof *h);
+	return wload(t, h, 0);
+}
+
+/* The first m < 8 floats of x, the other lanes 0. */
+INLINE __m256
+xloadm(const float *x, int m)
+{
+	float f[8] = { 0 };
+
+	memcpy(f, x, (size_t)m * sizeof *f);
+	return _mm256_loadu_ps(f);
+}
+
+/* The fixed reduction tree of one accumulator. */
+INLINE float
+hsum(__m256 v)
+{
+	__m128 b = _mm_add_ps(_mm256_castps256_ps128(v),
+	    _mm256_extractf128_ps(v, 1));
+
+	b = _mm_add_ps(b, _mm_movehl_ps(b, b));
+	b = _mm_add_ss(b, _mm_movehdup_ps(b));
+	return _mm_cvtss_f32(b);
+}
+
+/* hsum of a, b, c, d as one vector, with the same pairings (IEEE
+ * addition commutes, so the results are those of hsum bit for bit). */
+INLINE __m128
+hsum4(__m256 a, __m256 b, __m256 c, __m256 d)
+{
+	__m256 ab = _mm256_add_ps(_mm256_permute2f128_ps(a, b, 0x20),
+	    _mm256_permute2f128_ps(a, b, 0x31));	/* i + (i+4) */
+	__m256 cd = _mm256_add_ps(_mm256_permute2f128_ps(c, d, 0x20),
+	    _mm256_permute2f128_ps(c, d, 0x31));
+	/* [a0 a1 c0 c1 | b0 b1 d0 d1] + [a2 a3 c2 c3 | b2 b3 d2 d3] */
+	__m256 q = _mm256_add_ps(_mm256_shuffle_ps(ab, cd, 0x44),
+	    _mm256_shuffle_ps(ab, cd, 0xee));		/* i + (i+2) */
+	/* [a c a c | b d b d] */
+	__m256 r = _mm256_add_ps(_mm256_shuffle_ps(q, q, 0x88),
+	    _mm256_shuffle_ps(q, q, 0xdd));		/* i + (i+1) */
+
+	return _mm_unpacklo_ps(_mm256_castps256_ps128(r),
+	    _mm256_extractf128_ps(r, 1));
+}
+
+/* out[j*ldo + r + i] = dot(W[r + i], x + j*ldx) for i < R, j < TT.
+ * R and TT are constants after inlining (R is 1 or 4, TT <= MT). */
+INLINE void
+block(enum wtype t, int R, int TT, float *out, int ldo, const void *w,
+    const float *x, int ldx, int n, int r)
+{
+	__m256 acc[MR][MT], wv[MR], xv;
+	size_t row[MR];
+	int i, j, k;
+
+	_Pragma("GCC unroll 8")
+	for (i = 0; i < R; i++) {
+		row[i] = (size_t)(r + i) * n;
+		_Pragma("GCC unroll 8")
+		for (j = 0; j < TT; j++)
+			acc[i][j] = _mm256_setzero_ps();
+	}
+	for (k = 0; k + 8 <= n; k += 8) {
+		_Pragma("GCC unroll 8")
+		for (i = 0; i < R; i++)
+			wv[i] = wload(t, w, row[i] + k);
+		_Pragma("GCC unroll 8")
+		for (j = 0; j < TT; j++) {
+			xv = _mm256_loadu_ps(x + (size_t)j * ldx + k);
+			_Pragma("GCC unroll 8")
+			for (i = 0; i < R; i++)
+				acc[i][j] = _mm256_fmadd_ps(wv[i], xv,
+				    acc[i][j]);
+		}
+	}
+	if (k < n) {
+		_Pragma("GCC unroll 8")
+		for (i = 0; i < R; i++)
+			wv[i] = wloadm(t, w, row[i] + k, n - k);
+		_Pragma("GCC unroll 8")
+		for (j = 0; j < TT; j++) {
+			xv = xloadm(x + (size_t)j * ldx + k, n - k);
+			_Pragma("GCC unroll 8")
+			for (i = 0; i < R; i++)
+				acc[i][j] = _mm256_fmadd_ps(wv[i], xv,
+				    acc[i][j]);
+		}
+	}
+	_Pragma("GCC unroll 8")
+	for (j = 0; j < TT; j++) {
+		if (R == 4)
+			_mm_storeu_ps(out + (size_t)j * ldo + r, hsum4(acc[0][j],
+			    acc[1][j], acc[2][j], acc[3][j]));
+		else
+			_Pragma("GCC unroll 8")
+			for (i = 0; i < R; i++)
+				out[(size_t)j * ldo + r + i] = hsum(acc[i][j]);
+	}
+}
+
+/* Rows [r0, r1) against TT tokens, 4 rows at a time. */
+INLINE void
+rows(enum wtype t, int TT, float *out, int ldo, const void *w,
+    const float *x, int ldx, int n, int r0, int r1)
+{
+	int r;
+
+	for (r = r0; r + MR <= r1; r += MR)
+		block(t, MR, TT, out, ldo, w, x, ldx, n, r);
+	for (; r < r1; r++)
+		block(t, 1, TT, out, ldo, w, x, ldx, n, r);
+}
+
+INLINE void
+matvec(enum wtype t, float *out, const void *w, const float *x, int n,
+    int r0, int r1)
+{
+	rows(t, 1, out, 0, w, x, 0, n, r0, r1);
+}
+
+/* Prefill: tokens in super-blocks whose activations fit in L2, rows in
+ * panels whose weights fit in L2, then MR x MT register blocks, so the
+ * weights come from memory once per super-block. */
+INLINE void
+matmul(enum wtype t, float *out, int ldo, const void *w, const float *x,
+    int ldx, int n, int T, int r0, int r1)
+{
+	size_t wsz = t == W_F32 ? 4 : 2, rowb = (size_t)n * wsz + 1;
+	int P = (int)((256u << 10) / rowb), TB = (int)((512u << 10) /
+	    ((size_t)n * 4 + 1));
+	int t0, t1, p0, p1, j;
+
+	P = P < MR ? MR : P / MR * MR;
+	TB = TB < MT ? MT : TB / MT * MT;
+	for (t0 = 0; t0 < T; t0 = t1) {
+		t1 = T - t0 > TB ? t0 + TB : T;
+		for (p0 = r0; p0 < r1; p0 = p1) {
+			p1 = r1 - p0 > P ? p0 + P : r1;
+			for (j = t0; j < t1; j += MT) {
+				const float *xj = x + (size_t)j * ldx;
+				float *oj = out + (size_t)j * ldo;
+
+				if (t1 - j < MT)
+					rows(t, 1, oj, ldo, w, xj, ldx, n, p0, p1);
+				else
+					rows(t, 2, oj, ldo, w, xj, ldx, n, p0, p1);
+			}
+		}
+	}
+}
+
+static void
+matvec_f32(float *out, const void *w, const float *x, int n, int r0, int r1)
+{
+	matvec(W_F32, out, w, x, n, r0, r1);
+}
+
+static void
+matvec_f16(float *out, const void *w, const float *x, int n, int r0, int r1)
+{
+	matvec(W_F16, out, w, x, n, r0, r1);
+}
+
+static void
+matvec_bf16(float *out, const void *w, const float *x, int n, int r0, int r1)
+{
+	matvec(W_BF16, out, w, x, n, r0, r1);
+}
+
+static void
+matmul_f32(float *out, int ldo, const void *w, const float *x, int ldx,
+    int n, int T, int r0, int r1)
+{
+	matmul(W_F32, out, ldo, w, x, ldx, n, T, r0, r1);
+}
+
+static void
+matmul_f16(float *out, int ldo, const void *w, const float *x, int ldx,
+    int n, int T, int r0, int r1)
+{
+	matmul(W_F16, out, ldo, w, x, ldx, n, T, r0, r1);
+}
+
+static void
+matmul_bf16(float *out, int ldo, const void *w, const float *x, int ldx,
+    int n, int T, int r0, int r1)
+{
+	matmul(W_BF16, out, ldo, w, x, ldx, n, T, r0, r1);
+}
+
+static float
+dot(const float *a, const float *b, int n)
+{
+	__m256 acc = _mm256_setzero_ps();
+	int k;
+
+	for (k = 0; k + 8 <= n; k += 8)
+		acc = _mm256_fmadd_ps(_mm256_loadu_ps(a + k),
+		    _mm256_loadu_ps(b + k), acc);
+	if (k < n)
+		acc = _mm256_fmadd_ps(xloadm(a + k, n - k), xloadm(b + k, n - k),
+		    acc);
+	return hsum(acc);
+}
+
+static void
+axpy(float *y, float a, const float *x, int n)
+{
+	__m256 av = _mm256_set1_ps(a);
+	int k;
+
+	for (k = 0; k + 8 <= n; k += 8)
+		_mm256_storeu_ps(y + k, _mm256_fmadd_ps(av,
+		    _mm256_loadu_ps(x + k), _mm256_loadu_ps(y + k)));
+	for (; k < n; k++)
+		y[k] = fmaf(a, x[k], y[k]);
+}
+
+static void
+rmsnorm(float *o, const float *x, const float *w, int n, float eps)
+{
+	float r = 1.0f / sqrtf(dot(x, x, n) / (float)n + eps);
+	__m256 rv = _mm256_set1_ps(r);
+	int k;
+
+	for (k = 0; k + 8 <= n; k += 8)
+		_mm256_storeu_ps(o + k, _mm256_mul_ps(_mm256_mul_ps(
+		    _mm256_loadu_ps(x + k), rv), _mm256_loadu_ps(w + k)));
+	for (; k < n; k++)
+		o[k] = x[k] * r * w[k];
+}
+
+static void
+tof32_f32(float *out, const void *w, size_t n)
+{
+	memmove(out, w, n * sizeof *out);
+}
+
+INLINE void
+widen(enum wtype t, float *out, const void *w, size_t n)
+{
+	float f[8];
+	size_t k;
+
+	for (k = 0; k + 8 <= n; k += 8)
+		_mm256_storeu_ps(out + k, wload(t, w, k));
+	if (k < n) {
+		_mm256_storeu_ps(f, wloadm(t, w, k, (int)(n - k)));
+		memcpy(out + k, f, (n - k) * sizeof *f);
+	}
+}
+
+static void
+tof32_f16(float *out, const void *w, size_t n)
+{
+	widen(W_F16, out, w, n);
+}
+
+static void
+tof32_bf16(float *out, const void *w, size_t n)
+{
+	widen(W_BF16, out, w, n);
+}
+
+const struct kern kern_avx2 = {
+	.name = "avx2",
+	.matvec = { matvec_f32, matvec_f16, matvec_bf16 },
+	.matmul = { matmul_f32, matmul_f16, matmul_bf16 },
+	.dot = dot,
+	.axpy = axpy,
+	.rmsnorm = rmsnorm,
+	.to_f32 = { tof32_f32, tof32_f16, tof32_bf16 },
+};
+
+#endif

@@ -1,0 +1,360 @@
+/* kern_avx512.c: the AVX-512 table (F, BW, VL, DQ; FMA, F16C).
+ *
+ * Every dot product of a weight row with an activation vector keeps one
+ * 16-lane float accumulator: element i goes to lane i % 16, one FMA per
+ * 16 elements in order, the tail through a masked (zero-filled) load,
+ * then the lanes are added in a fixed tree (lane i with i+8, i with i+4,
+ * i with i+2, i with i+1).  The register blocks below (several rows and
+ * tokens per pass) only interleave such sums, and the 4-row reduction
+ * performs the same tree, so an output never depends on its neighbours.
+ * BF16 widens by a 16-bit shift, F16 by vcvtph2ps: both exact.  The
+ * AVX512-BF16 dot instruction is not used here, since it would round the
+ * activations to bf16. */
+#if defined(__x86_64__)
+
+#include <immintrin.h>
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "kern.h"
+
+#define INLINE static inline __attribute__((always_inline))
+
+#define MR 4	/* rows per register block */
+#define MT 6	/* tokens per register block: MR*MT accumulators */
+
+/* 16 weights from element i of w, widened. */
+INLINE __m512
+wload(enum wtype t, const void *w, size_t i)
+{
+	__m256i h;
+
+	switch (t) {
+	case W_F16:
+		h = _mm256_loadu_si256((const __m256i *)((const uint16_t *)w
+		    + i));
+		return _mm512_cvtph_ps(h);
+	case W_BF16:
+		h = _mm256_loadu_si256((const __m256i *)((const uint16_t *)w
+		    + i));
+		return _mm512_castsi512_ps(_mm512_slli_epi32(
+		    _mm512_cvtepu16_epi32(h), 16));
+	default:
+		return _mm512_loadu_ps((const float *)w + i);
+	}
+}
+
+/* The same for the lanes in m, others 0; nothing outside m is read. */
+INLINE __m512
+wloadm(enum wtype t, const void *w, size_t i, __mmask16 m)
+{
+	__m256i h;
+
+	switch (t) {
+	case W_F16:
+		h = _mm256_maskz_loadu_epi16(m, (const uint16_t *)w + i);
+		return _mm512_cvtph_ps(h);
+	case W_BF16:
+		h = _mm256_maskz_loadu_epi16(m, (const uint16_t *)w + i);
+		return _mm512_castsi512_ps(_mm512_slli_epi32(
+		    _mm512_cvtepu16_epi32(h), 16));
+	default:
+		return _mm512_maskz_loadu_ps(m, (const float *)w + i);
+	}
+}
+
+/* The fixed reduction tree of one accumulator. */
+INLINE float
+hsum(__m512 v)
+{
+	__m256 a = _mm256_add_ps(_mm512_castps512_ps256(v), _mm256_castpd_ps(
+	    _mm512_extractf64x4_pd(_mm512_castps_pd(v), 1)));
+	__m128 b = _mm_add_ps(_mm256_castps256_ps128(a),
+	    _mm256_extractf128_ps(a, 1));
+
+	b = _mm_add_ps(b, _mm_movehl_ps(b, b));
+	b = _mm_add_ss(b, _mm_movehdup_ps(b));
+	return _mm_cvtss_f32(b);
+}
+
+/* hsum of a, b, c, d as one vector, with the same pairings (IEEE
+ * addition commutes, so the results are those of hsum bit for bit). */
+INLINE __m128
+hsum4(__m512 a, __m512 b, __m512 c, __m512 d)
+{
+	__m512 ab = _mm512_add_ps(_mm512_shuffle_f32x4(a, b, 0x44),
+	    _mm512_shuffle_f32x4(a, b, 0xee));	/* i + (i+8) */
+	__m512 cd = _mm512_add_ps(_mm512_shuffle_f32x4(c, d, 0x44),
+	    _mm512_shuffle_f32x4(c, d, 0xee));
+	__m512 v = _mm512_add_ps(_mm512_shuffle_f32x4(ab, cd, 0x88),
+	    _mm512_shuffle_f32x4(ab, cd, 0xdd));	/* i + (i+4) */
+
+	v = _mm512_add_ps(v, _mm512_permute_ps(v, 0x4e));	/* i + (i+2) */
+	v = _mm512_add_ps(v, _mm512_permute_ps(v, 0xb1));	/* i + (i+1) */
+	return _mm512_castps512_ps128(_mm512_permutexvar_ps(
+	    _mm512_setr_epi32(0, 4, 8, 12, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0),
+	    v));
+}
+
+/* out[j*ldo + r + i] = dot(W[r + i], x + j*ldx) for i < R, j < TT.
+ * R and TT are constants after inlining (R is 1 or 4, TT <= MT). */
+INLINE void
+block(enum wtype t, int R, int TT, float *out, int ldo, const void *w,
+    const float *x, int ldx, int n, int r)
+{
+	__m512 acc[MR][MT], wv[MR], xv;
+	size_t row[MR];
+	__mmask16 m;
+	int i, j, k;
+
+	_Pragma("GCC unroll 8")
+	for (i = 0; i < R; i++) {
+		row[i] = (size_t)(r + i) * n;
+		_Pragma("GCC unroll 8")
+		for (j = 0; j < TT; j++)
+			acc[i][j] = _mm512_setzero_ps();
+	}
+	for (k = 0; k + 16 <= n; k += 16) {
+		_Pragma("GCC unroll 8")
+		for (i = 0; i < R; i++)
+			wv[i] = wload(t, w, row[i] + k);
+		_Pragma("GCC unroll 8")
+		for (j = 0; j < TT; j++) {
+			xv = _mm512_loadu_ps(x + (size_t)j * ldx + k);
+			_Pragma("GCC unroll 8")
+			for (i = 0; i < R; i++)
+				acc[i][j] = _mm512_fmadd_ps(wv[i], xv,
+				    acc[i][j]);
+		}
+	}
+	if (k < n) {
+		m = (__mmask16)((1u << (n - k)) - 1);
+		_Pragma("GCC unroll 8")
+		for (i = 0; i < R; i++)
+			wv[i] = wloadm(t, w, row[i] + k, m);
+		_Pragma("GCC unroll 8")
+		for (j = 0; j < TT; j++) {
+			xv = _mm512_maskz_loadu_ps(m, x + (size_t)j * ldx + k);
+			_Pragma("GCC unroll 8")
+			for (i = 0; i < R; i++)
+				acc[i][j] = _mm512_fmadd_ps(wv[i], xv,
+				    acc[i][j]);
+		}
+	}
+	_Pragma("GCC unroll 8")
+	for (j = 0; j < TT; j++) {
+		if (R == 4)
+			_mm_storeu_ps(out + (size_t)j * ldo + r, hsum4(acc[0][j],
+			    acc[1][j], acc[2][j], acc[3][j]));
+		else
+			_Pragma("GCC unroll 8")
+			for (i = 0; i < R; i++)
+				out[(size_t)j * ldo + r + i] = hsum(acc[i][j]);
+	}
+}
+
+/* Rows [r0, r1) against TT tokens, 4 rows at a time. */
+INLINE void
+rows(enum wtype t, int TT, float *out, int ldo, const void *w,
+    const float *x, int ldx, int n, int r0, int r1)
+{
+	int r;
+
+	for (r = r0; r + MR <= r1; r += MR)
+		block(t, MR, TT, out, ldo, w, x, ldx, n, r);
+	for (; r < r1; r++)
+		block(t, 1, TT, out, ldo, w, x, ldx, n, r);
+}
+
+INLINE void
+matvec(enum wtype t, float *out, const void *w, const float *x, int n,
+    int r0, int r1)
+{
+	rows(t, 1, out, 0, w, x, 0, n, r0, r1);
+}
+
+/* Prefill: tokens in super-blocks whose activations fit in L2, rows in
+ * panels whose weights fit in L2, then MR x MT register blocks, so the
+ * weights come from memory once per super-block. */
+INLINE void
+matmul(enum wtype t, float *out, int ldo, const void *w, const float *x,
+    int ldx, int n, int T, int r0, int r1)
+{
+	size_t wsz = t == W_F32 ? 4 : 2, rowb = (size_t)n * wsz + 1;
+	int P = (int)((256u << 10) / rowb), TB = (int)((512u << 10) /
+	    ((size_t)n * 4 + 1));
+	int t0, t1, p0, p1, j;
+
+	P = P < MR ? MR : P / MR * MR;
+	TB = TB < MT ? MT : TB / MT * MT;
+	for (t0 = 0; t0 < T; t0 = t1) {
+		t1 = T - t0 > TB ? t0 + TB : T;
+		for (p0 = r0; p0 < r1; p0 = p1) {
+			p1 = r1 - p0 > P ? p0 + P : r1;
+			for (j = t0; j < t1; j += MT) {
+				const float *xj = x + (size_t)j * ldx;
+				float *oj = out + (size_t)j * ldo;
+
+				switch (t1 - j < MT ? t1 - j : MT) {
+				case 1:
+					rows(t, 1, oj, ldo, w, xj, ldx, n, p0, p1);
+					break;
+				case 2:
+					rows(t, 2, oj, ldo, w, xj, ldx, n, p0, p1);
+					break;
+				case 3:
+					rows(t, 3, oj, ldo, w, xj, ldx, n, p0, p1);
+					break;
+				case 4:
+					rows(t, 4, oj, ldo, w, xj, ldx, n, p0, p1);
+					break;
+				case 5:
+					rows(t, 5, oj, ldo, w, xj, ldx, n, p0, p1);
+					break;
+				default:
+					rows(t, 6, oj, ldo, w, xj, ldx, n, p0, p1);
+					break;
+				}
+			}
+		}
+	}
+}
+
+static void
+matvec_f32(float *out, const void *w, const float *x, int n, int r0, int r1)
+{
+	matvec(W_F32, out, w, x, n, r0, r1);
+}
+
+static void
+matvec_f16(float *out, const void *w, const float *x, int n, int r0, int r1)
+{
+	matvec(W_F16, out, w, x, n, r0, r1);
+}
+
+static void
+matvec_bf16(float *out, const void *w, const float *x, int n, int r0, int r1)
+{
+	matvec(W_BF16, out, w, x, n, r0, r1);
+}
+
+static void
+matmul_f32(float *out, int ldo, const void *w, const float *x, int ldx,
+    int n, int T, int r0, int r1)
+{
+	matmul(W_F32, out, ldo, w, x, ldx, n, T, r0, r1);
+}
+
+static void
+matmul_f16(float *out, int ldo, const void *w, const float *x, int ldx,
+    int n, int T, int r0, int r1)
+{
+	matmul(W_F16, out, ldo, w, x, ldx, n, T, r0, r1);
+}
+
+static void
+matmul_bf16(float *out, int ldo, const void *w, const float *x, int ldx,
+    int n, int T, int r0, int r1)
+{
+	matmul(W_BF16, out, ldo, w, x, ldx, n, T, r0, r1);
+}
+
+static float
+dot(const float *a, const float *b, int n)
+{
+	__m512 acc = _mm512_setzero_ps();
+	__mmask16 m;
+	int k;
+
+	for (k = 0; k + 16 <= n; k += 16)
+		acc = _mm512_fmadd_ps(_mm512_loadu_ps(a + k),
+		    _mm512_loadu_ps(b + k), acc);
+	if (k < n) {
+		m = (__mmask16)((1u << (n - k)) - 1);
+		acc = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m, a + k),
+		    _mm512_maskz_loadu_ps(m, b + k), acc);
+	}
+	return hsum(acc);
+}
+
+static void
+axpy(float *y, float a, const float *x, int n)
+{
+	__m512 av = _mm512_set1_ps(a);
+	__mmask16 m;
+	int k;
+
+	for (k = 0; k + 16 <= n; k += 16)
+		_mm512_storeu_ps(y + k, _mm512_fmadd_ps(av,
+		    _mm512_loadu_ps(x + k), _mm512_loadu_ps(y + k)));
+	if (k < n) {
+		m = (__mmask16)((1u << (n - k)) - 1);
+		_mm512_mask_storeu_ps(y + k, m, _mm512_fmadd_ps(av,
+		    _mm512_maskz_loadu_ps(m, x + k),
+		    _mm512_maskz_loadu_ps(m, y + k)));
+	}
+}
+
+static void
+rmsnorm(float *o, const float *x, const float *w, int n, float eps)
+{
+	__m512 rv;
+	__mmask16 m;
+	int k;
+
+	rv = _mm512_set1_ps(1.0f / sqrtf(dot(x, x, n) / (float)n + eps));
+	for (k = 0; k + 16 <= n; k += 16)
+		_mm512_storeu_ps(o + k, _mm512_mul_ps(_mm512_mul_ps(
+		    _mm512_loadu_ps(x + k), rv), _mm512_loadu_ps(w + k)));
+	if (k < n) {
+		m = (__mmask16)((1u << (n - k)) - 1);
+		_mm512_mask_storeu_ps(o + k, m, _mm512_mul_ps(_mm512_mul_ps(
+		    _mm512_maskz_loadu_ps(m, x + k), rv),
+		    _mm512_maskz_loadu_ps(m, w + k)));
+	}
+}
+
+static void
+tof32_f32(float *out, const void *w, size_t n)
+{
+	memmove(out, w, n * sizeof *out);
+}
+
+INLINE void
+widen(enum wtype t, float *out, const void *w, size_t n)
+{
+	__mmask16 m;
+	size_t k;
+
+	for (k = 0; k + 16 <= n; k += 16)
+		_mm512_storeu_ps(out + k, wload(t, w, k));
+	if (k < n) {
+		m = (__mmask16)((1u << (n - k)) - 1);
+		_mm512_mask_storeu_ps(out + k, m, wloadm(t, w, k, m));
+	}
+}
+
+static void
+tof32_f16(float *out, const void *w, size_t n)
+{
+	widen(W_F16, out, w, n);
+}
+
+static void
+tof32_bf16(float *out, const void *w, size_t n)
+{
+	widen(W_BF16, out, w, n);
+}
+
+const struct kern kern_avx512 = {
+	.name = "avx512",
+	.matvec = { matvec_f32, matvec_f16, matvec_bf16 },
+	.matmul = { matmul_f32, matmul_f16, matmul_bf16 },
+	.dot = dot,
+	.axpy = axpy,
+	.rmsnorm = rmsnorm,
+	.to_f32 = { tof32_f32, tof32_f16, tof32_bf16 },
+};
+
+#endif

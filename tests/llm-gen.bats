@@ -1,0 +1,196 @@
+#!/usr/bin/env bats
+# llm-gen: prompts in, continuations out; and the llm-logits | llm-sample loop.
+load helpers
+
+setup_file() {
+	local d=$BATS_FILE_TMPDIR
+	export GQA=$d/gqa F16=$d/f16 F32B=$d/f32b
+	"$TOOLS/mkmodel" -s 11 --dtype bf16 --hidden 64 --layers 2 --heads 4 \
+	    --kv-heads 2 --inter 96 --vocab 300 --ctx 128 "$GQA" >/dev/null
+	"$TOOLS/mkmodel" -s 12 --dtype f16 --hidden 48 --layers 2 --heads 4 \
+	    --kv-heads 4 --head-dim 16 --inter 80 --vocab 280 --ctx 128 --untied "$F16" >/dev/null
+	"$TOOLS/mkmodel" -s 13 --dtype f32 --hidden 32 --layers 3 --heads 4 \
+	    --kv-heads 1 --inter 64 --vocab 260 --ctx 128 --bias "$F32B" >/dev/null
+}
+
+@test "llm-gen: usage, help and version" {
+	run -2 --separate-stderr llm-gen --bogus
+	[[ $stderr == *usage:* ]]
+	[ -z "$output" ]
+	run -2 --separate-stderr llm-gen -m "$GQA" --temp -1
+	[[ $stderr == *temp* ]]
+	run -2 --separate-stderr llm-gen -m "$GQA" --top-p 2
+	run -2 --separate-stderr llm-gen -m "$GQA" -n x
+	run -0 llm-gen --help
+	[[ $output == usage:* ]]
+	run -0 llm-gen --version
+	[[ $output == *pipelm* ]]
+}
+
+@test "llm-gen: a missing model and a missing file are named" {
+	run -1 --separate-stderr llm-gen -m "$BATS_TEST_TMPDIR/none" </dev/null
+	[[ $stderr == *none* ]]
+	run -1 --separate-stderr llm-gen -m "$GQA" "$BATS_TEST_TMPDIR/nofile"
+	[[ $stderr == *nofile* ]]
+}
+
+@test "llm-gen: one record per prompt, -n ids each; --echo keeps the prompt" {
+	run -0 --separate-stderr llm-gen -m "$GQA" -n 5 --temp 0 <<-EOF
+	1 2 3
+	7
+	EOF
+	[ "${#lines[@]}" -eq 2 ]
+	[ "$(echo "${lines[0]}" | wc -w)" -eq 5 ]
+	[ "$(echo "${lines[1]}" | wc -w)" -eq 5 ]
+	first=${lines[0]}
+	run -0 --separate-stderr llm-gen -m "$GQA" -n 5 --temp 0 --echo <<<"1 2 3"
+	[ "$output" = "1 2 3 $first" ]
+	run -0 --separate-stderr llm-gen -m "$GQA" -n 0 <<<"1 2 3"
+	[ "$output" = "" ]
+	run -1 --separate-stderr llm-gen -m "$GQA" <<<""
+	[[ $stderr == *empty* ]]
+}
+
+@test "llm-gen: stdin, - and a file agree; u32 records in and out" {
+	printf '4 5 6\n9\n' >"$BATS_TEST_TMPDIR/p"
+	a=$(llm-gen -m "$F16" -n 6 --temp 0 <"$BATS_TEST_TMPDIR/p")
+	b=$(llm-gen -m "$F16" -n 6 --temp 0 - <"$BATS_TEST_TMPDIR/p")
+	c=$(llm-gen -m "$F16" -n 6 --temp 0 "$BATS_TEST_TMPDIR/p")
+	[ "$a" = "$b" ] && [ "$a" = "$c" ]
+	# u32: count then ids, little-endian
+	printf '\3\0\0\0\4\0\0\0\5\0\0\0\6\0\0\0\1\0\0\0\11\0\0\0' |
+	    llm-gen -m "$F16" -n 6 --temp 0 --ids=u32 >"$BATS_TEST_TMPDIR/u"
+	[ "$(od -A n -t u4 "$BATS_TEST_TMPDIR/u" | tr -s ' \n' ' ' | sed 's/^ //; s/ $//')" = \
+	  "$(echo "$a" | awk '{ printf "%s%d %s", (NR > 1 ? " " : ""), NF, $0 }')" ]
+}
+
+@test "llm-gen: --stop ids and EOS end a continuation (the id is written)" {
+	ref=$(llm-gen -m "$GQA" -n 12 --temp 0 --ignore-eos <<<"1 2 3")
+	set -- $ref
+	run -0 llm-gen -m "$GQA" -n 12 --temp 0 --ignore-eos --stop "$4" <<<"1 2 3"
+	[ "$output" = "$(echo $ref | awk -v s="$4" '{ for (i = 1; i <= NF; i++) { printf "%s%s", (i > 1 ? " " : ""), $i; if ($i == s) break } }')" ]
+	# the model's eos_token_id (a list here) stops it unless --ignore-eos
+	cp -r "$GQA" "$BATS_TEST_TMPDIR/m"
+	jsed "$BATS_TEST_TMPDIR/m/config.json" "s/\"eos_token_id\": *[0-9]*/\"eos_token_id\": [299, $3]/"
+	run -0 llm-gen -m "$BATS_TEST_TMPDIR/m" -n 12 --temp 0 <<<"1 2 3"
+	[ "$output" = "$(echo $ref | awk -v s="$3" '{ for (i = 1; i <= NF; i++) { printf "%s%s", (i > 1 ? " " : ""), $i; if ($i == s) break } }')" ]
+	run -0 llm-gen -m "$BATS_TEST_TMPDIR/m" -n 12 --temp 0 --ignore-eos <<<"1 2 3"
+	[ "$output" = "$ref" ]
+}
+
+@test "llm-gen: the context limit stops with a message" {
+	run -0 --separate-stderr llm-gen -m "$GQA" --ctx 8 -n 100 --temp 0 <<<"1 2 3 4"
+	[ "$(echo "$output" | wc -w)" -eq 5 ]
+	[[ $stderr == *context* ]]
+	run -1 --separate-stderr llm-gen -m "$GQA" --ctx 3 -n 1 <<<"1 2 3 4"
+	[[ $stderr == *context* ]]
+}
+
+@test "llm-gen: the KV cache gives what recomputing every step gives" {
+	for m in "$GQA" "$F16" "$F32B"; do
+		got=$(llm-gen -m "$m" -n 12 --temp 0 --ignore-eos <<<"3 1 4 1 5")
+		seq="3 1 4 1 5" want=""
+		for i in $(seq 12); do
+			id=$(llm-logits -m "$m" -f top --top 1 <<<"$seq")
+			id=${id%%:*}
+			seq="$seq $id" want="$want${want:+ }$id"
+		done
+		[ "$got" = "$want" ]
+	done
+}
+
+@test "llm-gen: bit-identical for 1 and 2 threads" {
+	a=$(llm-gen -m "$F32B" -t 1 -n 20 --seed 5 --temp 0.9 <<<"1 2 3")
+	b=$(llm-gen -m "$F32B" -t 2 -n 20 --seed 5 --temp 0.9 <<<"1 2 3")
+	[ "$a" = "$b" ]
+}
+
+# loop MODEL SAMPLE-OPTIONS...: the FIFO loop of DESIGN.md
+loop() {
+	local m=$1 fifo=$BATS_TEST_TMPDIR/loop
+	shift
+	rm -f "$fifo"
+	mkfifo "$fifo"
+	echo "5 17 42" | cat - "$fifo" | llm-logits -m "$m" -s |
+	    llm-sample -m "$m" "$@" | tee "$fifo" | tr '\n' ' ' | sed 's/ $//'
+}
+
+@test "llm-gen: equals the llm-logits -s | llm-sample FIFO loop" {
+	for m in "$GQA" "$F32B"; do
+		run -0 loop "$m" -n 16 --temp 0 --ignore-eos
+		[ "$output" = "$(llm-gen -m "$m" -n 16 --temp 0 --ignore-eos <<<"5 17 42")" ]
+		run -0 loop "$m" -n 16 --seed 7 --temp 0.8 --top-k 40 --top-p 0.9 --ignore-eos
+		want=$(llm-gen -m "$m" -n 16 --seed 7 --temp 0.8 --top-k 40 --top-p 0.9 --ignore-eos <<<"5 17 42")
+		[ "$output" = "$want" ]
+		run -0 loop "$m" -n 16 --seed 9 --temp 1.5 --min-p 0.05 --ignore-eos
+		want=$(llm-gen -m "$m" -n 16 --seed 9 --temp 1.5 --min-p 0.05 --ignore-eos <<<"5 17 42")
+		[ "$output" = "$want" ]
+	done
+}
+
+@test "llm-gen: seeded sampling is reproducible and the seed matters" {
+	a=$(llm-gen -m "$GQA" -n 24 --seed 1 --temp 1 <<<"1 2")
+	b=$(llm-gen -m "$GQA" -n 24 --seed 1 --temp 1 <<<"1 2")
+	c=$(llm-gen -m "$GQA" -n 24 --seed 2 --temp 1 <<<"1 2")
+	[ "$a" = "$b" ]
+	[ "$a" != "$c" ]
+	run -0 --separate-stderr llm-gen -v -m "$GQA" -n 1 <<<"1"
+	[[ $stderr == *seed* ]]
+}
+
+@test "llm-gen: batch prompts equal separate runs, also with xargs -P 2" {
+	printf '1 2 3\n40 41\n7 7 7 7\n' >"$BATS_TEST_TMPDIR/prompts"
+	llm-gen -m "$GQA" -n 8 --temp 0 <"$BATS_TEST_TMPDIR/prompts" >"$BATS_TEST_TMPDIR/batch"
+	while read -r p; do
+		llm-gen -m "$GQA" -n 8 --temp 0 <<<"$p"
+	done <"$BATS_TEST_TMPDIR/prompts" >"$BATS_TEST_TMPDIR/alone"
+	cmp "$BATS_TEST_TMPDIR/batch" "$BATS_TEST_TMPDIR/alone"
+	export GQA
+	xargs -P 2 -I{} sh -c 'echo "{}" | llm-gen -m "$GQA" -n 8 --temp 0 >"$0/out.$(echo {} | tr " " _)"' \
+	    "$BATS_TEST_TMPDIR" <"$BATS_TEST_TMPDIR/prompts"
+	while read -r p; do cat "$BATS_TEST_TMPDIR/out.$(echo $p | tr ' ' _)"; done \
+	    <"$BATS_TEST_TMPDIR/prompts" | cmp - "$BATS_TEST_TMPDIR/alone"
+}
+
+@test "llm-gen: the weights are mapped from the file, not copied" {
+	fifo=$BATS_TEST_TMPDIR/in
+	mkfifo "$fifo"
+	llm-gen -m "$GQA" -n 1 <"$fifo" >/dev/null &
+	pid=$!
+	exec 5>"$fifo"
+	echo "1 2" >&5
+	# the model is loaded before the first record is answered
+	for i in $(seq 100); do grep -q model.safetensors /proc/$pid/maps && break; sleep 0.05; done
+	run grep model.safetensors /proc/$pid/maps
+	exec 5>&-
+	wait $pid
+	[[ $output == *model.safetensors* ]]
+}
+
+@test "llm-gen: a closed pipe ends it quietly" {
+	run -0 --separate-stderr bash -c 'yes "1 2 3" | llm-gen -m "$GQA" -n 50 | head -c 20 >/dev/null; echo ${PIPESTATUS[1]}'
+	[ "$output" = 141 ]
+	[ -z "$stderr" ]
+}
+
+@test "llm-gen: --timing reports prefill and decode speed" {
+	run -0 --separate-stderr llm-gen -m "$GQA" -n 4 --timing <<<"1 2 3"
+	[[ $stderr == *prefill*tokens/s* && $stderr == *decode*ms/token* ]]
+}
+
+@test "llm-gen: greedy continuations of stories260K equal the reference" {
+	need_shared
+	f=$SHARED/golden/generate/stories260K.jsonl
+	sed 's/.*"prompt_ids": \[\([^]]*\)\].*/\1/; s/,/ /g' "$f" >"$BATS_TEST_TMPDIR/prompts"
+	sed 's/.*"greedy_ids": \[\([^]]*\)\].*/\1/; s/,/ /g' "$f" >"$BATS_TEST_TMPDIR/want"
+	[ -s "$BATS_TEST_TMPDIR/want" ]
+	llm-gen -m "$SHARED/models/stories260K" -n 64 --temp 0 <"$BATS_TEST_TMPDIR/prompts" >"$BATS_TEST_TMPDIR/got"
+	cmp "$BATS_TEST_TMPDIR/got" "$BATS_TEST_TMPDIR/want"
+}
+
+@test "llm-gen: the plain pipeline tells the stories260K story" {
+	need_shared
+	M=$SHARED/models/stories260K
+	run -0 bash -c "echo 'Once upon a time' | tok-encode -m $M | llm-gen -m $M -n 30 --temp 0 | tok-decode -m $M"
+	[[ $output == ", there was a little girl named Lily"* ]]
+}

@@ -1,0 +1,211 @@
+#!/usr/bin/env bats
+# llm-logits: token records in, logits frames out.
+load helpers
+
+setup_file() {
+	local d=$BATS_FILE_TMPDIR
+	export GQA=$d/gqa F16=$d/f16 F32B=$d/f32b
+	"$TOOLS/mkmodel" -s 1 --dtype bf16 --hidden 64 --layers 2 --heads 4 \
+	    --kv-heads 2 --inter 96 --vocab 300 --ctx 64 "$GQA" >/dev/null
+	"$TOOLS/mkmodel" -s 2 --dtype f16 --hidden 48 --layers 2 --heads 4 \
+	    --kv-heads 4 --head-dim 16 --inter 80 --vocab 280 --ctx 64 --untied "$F16" >/dev/null
+	"$TOOLS/mkmodel" -s 3 --dtype f32 --hidden 32 --layers 3 --heads 4 \
+	    --kv-heads 1 --inter 64 --vocab 260 --ctx 64 --bias --rope-theta 10000 "$F32B" >/dev/null
+}
+
+@test "llm-logits: usage, help and version" {
+	run -2 --separate-stderr llm-logits --bogus
+	[[ $stderr == *usage:* ]]
+	[ -z "$output" ]
+	run -2 --separate-stderr llm-logits -m "$GQA" -f pdf
+	[[ $stderr == *pdf* ]]
+	run -2 --separate-stderr llm-logits -m "$GQA" --top 0
+	run -2 --separate-stderr llm-logits -m "$GQA" -t 0
+	run -0 llm-logits --help
+	[[ $output == usage:* ]]
+	run -0 llm-logits --version
+	[[ $output == *pipelm* ]]
+}
+
+@test "llm-logits: no model, a missing model, a missing input file" {
+	run -1 --separate-stderr llm-logits -f text </dev/null
+	[[ $stderr == *PIPELM_MODEL* ]]
+	run -1 --separate-stderr llm-logits -m "$BATS_TEST_TMPDIR/none" -f text </dev/null
+	[[ $stderr == *none* ]]
+	run -1 --separate-stderr llm-logits -m "$GQA" -f text "$BATS_TEST_TMPDIR/nofile"
+	[[ $stderr == *nofile* ]]
+	PIPELM_MODEL=$GQA run -0 llm-logits -f text <<<"1 2"
+	[ "${#lines[@]}" -eq 1 ]
+}
+
+@test "llm-logits: stdin, - and a file give the same frames" {
+	echo "5 6 7" >"$BATS_TEST_TMPDIR/ids"
+	a=$(llm-logits -m "$GQA" -f text <"$BATS_TEST_TMPDIR/ids")
+	b=$(llm-logits -m "$GQA" -f text - <"$BATS_TEST_TMPDIR/ids")
+	c=$(llm-logits -m "$GQA" -f text "$BATS_TEST_TMPDIR/ids")
+	[ "$a" = "$b" ] && [ "$a" = "$c" ]
+}
+
+@test "llm-logits: text frames have vocab numbers, one line per record" {
+	run -0 --separate-stderr llm-logits -m "$GQA" -f text <<-EOF
+	1 2 3
+	4
+	EOF
+	[ "${#lines[@]}" -eq 2 ]
+	[ "$(echo "${lines[0]}" | wc -w)" -eq 300 ]
+	run -0 --separate-stderr llm-logits -m "$GQA" -f text --all <<<"1 2 3"
+	[ "${#lines[@]}" -eq 3 ]
+}
+
+@test "llm-logits: bin frames: header fields and size" {
+	llm-logits -m "$GQA" --all <<-EOF >"$BATS_TEST_TMPDIR/f"
+	9 8
+	7
+	EOF
+	[ "$(wc -c <"$BATS_TEST_TMPDIR/f")" -eq $((3 * (32 + 4 * 300))) ]
+	# frame 3: magic, version 1, flags 0, vocab 300, record 2, position 0, token 7
+	run -0 od -A n -t u4 -j $((2 * 1232 + 4)) -N 28 "$BATS_TEST_TMPDIR/f"
+	[ "$(echo $output)" = "1 300 2 0 7 0 0" ]
+	run -0 od -A n -c -j $((2 * 1232)) -N 4 "$BATS_TEST_TMPDIR/f"
+	[ "$(echo $output)" = "P L G T" ]
+	# frame 2: record 1, position 1, token 8
+	run -0 od -A n -t u4 -j $((1232 + 8)) -N 16 "$BATS_TEST_TMPDIR/f"
+	[ "$(echo $output)" = "300 1 1 8" ]
+}
+
+@test "llm-logits: binary frames are refused on a terminal" {
+	need_cmd script
+	run script -qec "$BIN/llm-logits -m $GQA <<<'1 2'" /dev/null
+	[ "$status" -eq 1 ]
+	[[ $output == *terminal* ]]
+}
+
+@test "llm-logits: top frames agree with the text frames' argmax" {
+	text=$(llm-logits -m "$F16" -f text <<<"3 1 4 1 5")
+	best=$(echo "$text" | tr ' ' '\n' | awk '{ if (NR == 1 || $1 > m) { m = $1; i = NR - 1 } } END { print i }')
+	run -0 llm-logits -m "$F16" -f top --top 3 <<<"3 1 4 1 5"
+	set -- $output
+	[ $# -eq 3 ]
+	[ "${1%%:*}" = "$best" ]
+}
+
+@test "llm-logits: npy needs a seekable output; -o writes a file" {
+	run -1 --separate-stderr bash -c "set -o pipefail; llm-logits -m '$GQA' -f npy <<<'1 2' | cat"
+	[[ $stderr == *seek* ]]
+	run -0 llm-logits -m "$GQA" -f npy --all -o "$BATS_TEST_TMPDIR/a.npy" <<<"1 2 3"
+	run -0 npycmp "$BATS_TEST_TMPDIR/a.npy" "$BATS_TEST_TMPDIR/a.npy"
+	[[ $output == *"rows 3 cols 300"* ]]
+}
+
+@test "llm-logits: session mode equals one batched record" {
+	for m in "$GQA" "$F16" "$F32B"; do
+		llm-logits -m "$m" --all -f npy -o "$BATS_TEST_TMPDIR/batch.npy" <<<"1 5 9 2 6 5 3 5 8 9"
+		printf '1\n5\n9 2\n6\n5 3 5\n8\n9\n' |
+		    llm-logits -m "$m" -s -f npy -o "$BATS_TEST_TMPDIR/s.npy"
+		# session frames are the last position of each record: 1 2 4 5 8 9 10
+		llm-logits -m "$m" -f npy -o "$BATS_TEST_TMPDIR/p.npy" <<-EOF
+		1
+		1 5
+		1 5 9 2
+		1 5 9 2 6
+		1 5 9 2 6 5 3 5
+		1 5 9 2 6 5 3 5 8
+		1 5 9 2 6 5 3 5 8 9
+		EOF
+		run -0 npycmp -r 1e-5 "$BATS_TEST_TMPDIR/s.npy" "$BATS_TEST_TMPDIR/p.npy"
+	done
+}
+
+@test "llm-logits: one token per record in session mode equals --all" {
+	for m in "$GQA" "$F32B"; do
+		llm-logits -m "$m" --all -f npy -o "$BATS_TEST_TMPDIR/batch.npy" <<<"1 5 9 2 6 5 3"
+		printf '1\n5\n9\n2\n6\n5\n3\n' | llm-logits -m "$m" -s -f npy -o "$BATS_TEST_TMPDIR/s.npy"
+		run -0 npycmp -r 1e-5 "$BATS_TEST_TMPDIR/s.npy" "$BATS_TEST_TMPDIR/batch.npy"
+	done
+}
+
+@test "llm-logits: output is bit-identical for 1 and 2 threads" {
+	for m in "$GQA" "$F16" "$F32B"; do
+		for t in 1 2 3; do
+			printf '1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17\n4 2\n' |
+			    llm-logits -m "$m" -t $t --all -f text >"$BATS_TEST_TMPDIR/t$t"
+			printf '1 2 3\n4\n5\n' | llm-logits -m "$m" -t $t -s -f text >>"$BATS_TEST_TMPDIR/t$t"
+		done
+		cmp "$BATS_TEST_TMPDIR/t1" "$BATS_TEST_TMPDIR/t2"
+		cmp "$BATS_TEST_TMPDIR/t1" "$BATS_TEST_TMPDIR/t3"
+	done
+}
+
+@test "llm-logits: records longer than one prefill batch" {
+	ids=$(seq 1 300 | awk '{ printf "%s%d", (NR > 1 ? " " : ""), $1 % 250 }')
+	llm-logits -m "$GQA" --ctx 320 -f text <<<"$ids" >"$BATS_TEST_TMPDIR/one"
+	llm-logits -m "$GQA" --ctx 320 -f text --all <<<"$ids" | tail -n 1 >"$BATS_TEST_TMPDIR/all"
+	cmp "$BATS_TEST_TMPDIR/one" "$BATS_TEST_TMPDIR/all"
+	[ "$(llm-logits -m "$GQA" --ctx 320 -f text --all <<<"$ids" | wc -l)" -eq 300 ]
+}
+
+@test "llm-logits: ids outside the vocabulary and bad records" {
+	run -1 --separate-stderr llm-logits -m "$GQA" -f text <<<"1 300"
+	[[ $stderr == *300* && $stderr == *vocabulary* ]]
+	run -1 --separate-stderr llm-logits -m "$GQA" -f text <<<"1 x"
+	[[ $stderr == *"record 1"* ]]
+	run -1 --separate-stderr llm-logits -m "$GQA" -f text <<<""
+	[[ $stderr == *empty* ]]
+}
+
+@test "llm-logits: a record longer than the context" {
+	run -1 --separate-stderr llm-logits -m "$GQA" --ctx 4 -f text <<<"1 2 3 4 5"
+	[[ $stderr == *context* ]]
+	run -1 --separate-stderr llm-logits -m "$GQA" --ctx 4 -s -f text <<-EOF
+	1 2 3
+	4
+	5
+	EOF
+	[[ $stderr == *context* ]]
+	[ "${#lines[@]}" -eq 2 ]
+}
+
+@test "llm-logits: mis-shaped, missing and unsupported weights are named" {
+	cp -r "$GQA" "$BATS_TEST_TMPDIR/m"
+	c=$BATS_TEST_TMPDIR/m/config.json
+	jsed "$c" 's/"num_hidden_layers": *2/"num_hidden_layers": 3/'
+	run -1 --separate-stderr llm-logits -m "$BATS_TEST_TMPDIR/m" -f text <<<"1"
+	[[ $stderr == *"model.layers.2.input_layernorm.weight"* ]]
+	cp "$GQA/config.json" "$c"
+	jsed "$c" 's/"intermediate_size": *96/"intermediate_size": 100/'
+	run -1 --separate-stderr llm-logits -m "$BATS_TEST_TMPDIR/m" -f text <<<"1"
+	[[ $stderr == *"gate_proj.weight"*"[96, 64]"*"[100, 64]"* ]]
+	cp "$GQA/config.json" "$c"
+	jsed "$c" 's/LlamaForCausalLM/GPT2LMHeadModel/'
+	run -1 --separate-stderr llm-logits -m "$BATS_TEST_TMPDIR/m" -f text <<<"1"
+	[[ $stderr == *GPT2LMHeadModel* ]]
+	# an integer dtype where a float matrix belongs (same element size)
+	cp -r "$F32B" "$BATS_TEST_TMPDIR/i"
+	perl -0777 -pi -e 's/"F32"/"I32"/' "$BATS_TEST_TMPDIR/i/model.safetensors"
+	run -1 --separate-stderr llm-logits -m "$BATS_TEST_TMPDIR/i" -f text <<<"1"
+	[[ $stderr == *I32* ]]
+}
+
+@test "llm-logits: a closed pipe ends it quietly" {
+	run -0 --separate-stderr bash -c 'yes "1 2 3" | llm-logits -m "$GQA" -f text | head -c 1 >/dev/null; echo ${PIPESTATUS[1]}'
+	[ "$output" = 141 ]
+	[ -z "$stderr" ]
+}
+
+@test "llm-logits: --timing reports load, prefill and decode" {
+	run -0 --separate-stderr llm-logits -m "$GQA" -s --timing -f top <<-EOF
+	1 2 3
+	4
+	EOF
+	[[ $stderr == *load* && $stderr == *prefill* && $stderr == *"ms/token"* ]]
+}
+
+@test "llm-logits: golden logits of the shared models" {
+	need_shared
+	for m in stories260K stories260K-bf16 tiny-gqa-bf16 tiny-mha-f16-untied tiny-mqa-f32-bias; do
+		llm-logits -m "$SHARED/models/$m" --all -f npy -o "$BATS_TEST_TMPDIR/$m.npy" \
+		    <"$SHARED/golden/logits/$m.ids"
+		run -0 npycmp -a 1e-4 -r 1e-5 "$BATS_TEST_TMPDIR/$m.npy" "$SHARED/golden/logits/$m.npy"
+		echo "$m: $output"
+	done
+}
