@@ -37,7 +37,12 @@ struct st_tensor {
 	size_t nel;			/* product of shape (1 for a scalar) */
 	size_t nbytes;			/* nel * st_dtype_size(dtype) */
 	size_t offset;			/* of the data, from the start of its file */
-	const void *data;		/* into the mapping: nbytes, little-endian */
+	const void *data;		/* into the mapping: nbytes, little-endian;
+					 * aligned to the element size only if
+					 * the file is (the safetensors library
+					 * pads the header to 8 bytes and sorts
+					 * by alignment; st_open does not
+					 * insist) */
 	int file;			/* index into st.files */
 };
 
