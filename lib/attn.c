@@ -115,22 +115,23 @@ attn_norm(float *acc, int lda, const float *ml, int hd, int nh, int T)
 }
 
 void
-attn_merge(float *out, const float *accs, const float *mls, int n, int hd)
+attn_merge(float *out, const float *accs, size_t lda, const float *mls,
+    size_t ldm, int n, int hd)
 {
 	float m = -INFINITY, l = 0, w;
 	int c, i;
 
 	for (c = 0; c < n; c++)
-		if (mls[2 * c + 1] > 0 && mls[2 * c] > m)
-			m = mls[2 * c];
+		if (mls[c * ldm + 1] > 0 && mls[c * ldm] > m)
+			m = mls[c * ldm];
 	memset(out, 0, hd * sizeof(float));
 	for (c = 0; c < n; c++) {
-		if (!(mls[2 * c + 1] > 0))
+		if (!(mls[c * ldm + 1] > 0))
 			continue;
-		w = expf(mls[2 * c] - m);
-		l += w * mls[2 * c + 1];
+		w = expf(mls[c * ldm] - m);
+		l += w * mls[c * ldm + 1];
 		for (i = 0; i < hd; i++)
-			out[i] += w * accs[(size_t)c * hd + i];
+			out[i] += w * accs[c * lda + i];
 	}
 	w = l > 0 ? 1 / l : 0;
 	for (i = 0; i < hd; i++)

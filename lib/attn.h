@@ -18,6 +18,9 @@
 
 #define ATTN_BLOCK 16		/* key positions per online-softmax step */
 #define ATTN_MAXROWS 64		/* nh * T per tile, at most */
+#define ATTN_TILEROWS 24	/* nh * T per prefill tile, about */
+#define ATTN_NCHUNK 16		/* decode: key ranges per head, at most */
+#define ATTN_MINCHUNK 64	/* decode: keys per range, at least */
 
 /* One tile's inputs.  Query row (t, h), t < T, h < nh, is at
  * q[t*ldq + h*hd]; key and value of position p at k[p*ldkv] and
@@ -55,9 +58,10 @@ const struct attn_kern *attn_find(const char *kname);
 void attn_norm(float *acc, int lda, const float *ml, int hd, int nh, int T);
 
 /* Merge n partial results of one query row over consecutive key ranges
- * (accs[c*hd ...] and mls[2c], mls[2c+1] for c < n, in key order) into
- * the normalized output out (hd floats), in a fixed order. */
-void attn_merge(float *out, const float *accs, const float *mls, int n,
-    int hd);
+ * (acc of part c at accs[c*lda], its m and l at mls[c*ldm] and
+ * mls[c*ldm + 1], c < n, in key order) into the normalized output out
+ * (hd floats), in a fixed order. */
+void attn_merge(float *out, const float *accs, size_t lda, const float *mls,
+    size_t ldm, int n, int hd);
 
 #endif

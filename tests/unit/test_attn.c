@@ -188,8 +188,6 @@ test_ranges(int hd, int nh, int pos0, int ncut, const int *cut)
 	float *accs = xmalloc((size_t)nc * nh * hd * sizeof(float));
 	float *mls = xmalloc((size_t)2 * nc * nh * sizeof(float));
 	float *acc = xmalloc((size_t)nh * hd * sizeof(float));
-	float *accs_h = xmalloc((size_t)nc * hd * sizeof(float));
-	float *mls_h = xmalloc((size_t)2 * nc * sizeof(float));
 	float *out = xmalloc((size_t)nh * hd * sizeof(float));
 	float ml[2 * 64];
 
@@ -210,13 +208,11 @@ test_ranges(int hd, int nh, int pos0, int ncut, const int *cut)
 				    ml[2 * h], ml[2 * h + 1]);
 		}
 	}
-	for (h = 0; h < nh; h++) {
-		memcpy(accs_h, accs + (size_t)h * nc * hd, nc * hd * sizeof(float));
-		memcpy(mls_h, mls + (size_t)2 * h * nc, 2 * nc * sizeof(float));
-		attn_merge(out + h * hd, accs_h, mls_h, nc, hd);
-	}
+	for (h = 0; h < nh; h++)
+		attn_merge(out + h * hd, accs + (size_t)h * nc * hd, hd,
+		    mls + (size_t)2 * h * nc, 2, nc, hd);
 	check_ref(&f, out, nh * hd, "merged ranges");
-	free(accs), free(mls), free(acc), free(accs_h), free(mls_h), free(out);
+	free(accs), free(mls), free(acc), free(out);
 	fix_free(&f);
 }
 
