@@ -41,42 +41,44 @@ exp8(__m256 x)
 	return _mm256_mul_ps(p, _mm256_castsi256_ps(e));
 }
 
-/* The lane sums of v[0..8) as one vector, in the order 0 2 1 3 4 6 5 7
- * (an involution). */
-INLINE __m256
-fold8(const __m256 *v)
-{
-	__m256 a[4], c[2];
-	int i;
+/* a + b of the 128-bit halves picked by imm from x and y */
+#define F4(x, y, i1, i2) _mm256_add_ps(_mm256_permute2f128_ps(x, y, i1), \
+	_mm256_permute2f128_ps(x, y, i2))
+/* the same for the elements within each half */
+#define F1(x, y, i1, i2) _mm256_add_ps(_mm256_shuffle_ps(x, y, i1), \
+	_mm256_shuffle_ps(x, y, i2))
 
-	for (i = 0; i < 4; i++)
-		a[i] = _mm256_add_ps(_mm256_permute2f128_ps(v[i], v[i + 4], 0x20),
-		    _mm256_permute2f128_ps(v[i], v[i + 4], 0x31));
-	for (i = 0; i < 2; i++)
-		c[i] = _mm256_add_ps(_mm256_shuffle_ps(a[i], a[i + 2], 0x44),
-		    _mm256_shuffle_ps(a[i], a[i + 2], 0xee));
-	return _mm256_add_ps(_mm256_shuffle_ps(c[0], c[1], 0x88),
-	    _mm256_shuffle_ps(c[0], c[1], 0xdd));
-}
-
-static const int perm[8] = { 0, 2, 1, 3, 4, 6, 5, 7 };
-
-/* Scores of one query row against the 8 keys kp[0..8). */
+/* Scores of one query row against the 8 keys kp[0..8): 8 dot products
+ * (one accumulator each, hd/8 FMAs in order), then a transposing add
+ * tree that leaves lane i holding accumulator i' = 0 2 1 3 4 6 5 7 for
+ * i = 0..7; accumulator i' is therefore fed key i. */
 INLINE __m256
 scores(const float *q, const float *const *kp, int hd)
 {
-	__m256 d[8], qc;
-	int c, j;
+	__m256 d0, d1, d2, d3, d4, d5, d6, d7, qc;
+	int c;
 
-	for (j = 0; j < 8; j++)
-		d[j] = _mm256_setzero_ps();
+	d0 = d1 = d2 = d3 = d4 = d5 = d6 = d7 = _mm256_setzero_ps();
 	for (c = 0; c < hd; c += 8) {
 		qc = _mm256_loadu_ps(q + c);
-		for (j = 0; j < 8; j++)
-			d[j] = _mm256_fmadd_ps(qc, _mm256_loadu_ps(kp[perm[j]] + c),
-			    d[j]);
+		d0 = _mm256_fmadd_ps(qc, _mm256_loadu_ps(kp[0] + c), d0);
+		d1 = _mm256_fmadd_ps(qc, _mm256_loadu_ps(kp[2] + c), d1);
+		d2 = _mm256_fmadd_ps(qc, _mm256_loadu_ps(kp[1] + c), d2);
+		d3 = _mm256_fmadd_ps(qc, _mm256_loadu_ps(kp[3] + c), d3);
+		d4 = _mm256_fmadd_ps(qc, _mm256_loadu_ps(kp[4] + c), d4);
+		d5 = _mm256_fmadd_ps(qc, _mm256_loadu_ps(kp[6] + c), d5);
+		d6 = _mm256_fmadd_ps(qc, _mm256_loadu_ps(kp[5] + c), d6);
+		d7 = _mm256_fmadd_ps(qc, _mm256_loadu_ps(kp[7] + c), d7);
 	}
-	return fold8(d);
+	/* halves: i with i+4 */
+	d0 = F4(d0, d4, 0x20, 0x31);
+	d1 = F4(d1, d5, 0x20, 0x31);
+	d2 = F4(d2, d6, 0x20, 0x31);
+	d3 = F4(d3, d7, 0x20, 0x31);
+	/* within halves: i with i+2, then neighbours */
+	d0 = F1(d0, d2, 0x44, 0xee);
+	d1 = F1(d1, d3, 0x44, 0xee);
+	return F1(d0, d1, 0x88, 0xdd);
 }
 
 INLINE float
@@ -110,14 +112,17 @@ pv(int nr, float *const *acc, const float *alpha, const float (*P)[16],
 	__m256 o[8], vj;
 	int i, j;
 
+#pragma GCC unroll 8
 	for (i = 0; i < nr; i++)
 		o[i] = _mm256_mul_ps(_mm256_loadu_ps(acc[i] + c),
 		    _mm256_set1_ps(alpha[i]));
 	for (j = j0; j < j1; j++) {
 		vj = _mm256_loadu_ps(vp[j] + c);
+#pragma GCC unroll 8
 		for (i = 0; i < nr; i++)
 			o[i] = _mm256_fmadd_ps(_mm256_set1_ps(P[i][j]), vj, o[i]);
 	}
+#pragma GCC unroll 8
 	for (i = 0; i < nr; i++)
 		_mm256_storeu_ps(acc[i] + c, o[i]);
 }

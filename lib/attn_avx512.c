@@ -41,47 +41,65 @@ exp16(__m512 x)
 	return _mm512_scalef_ps(p, n);
 }
 
-/* The lane sums of v[0..16) as one vector, in the order
- * 0 2 1 3 8 10 9 11 4 6 5 7 12 14 13 15 (an involution: feed key
- * perm[j] as v[j] to get the scores in key order). */
-INLINE __m512
-fold16(const __m512 *v)
-{
-	__m512 a[8], b[4], c[2];
-	int i;
+/* a + b of the 128-bit lanes picked by imm from x and y */
+#define F4(x, y, i1, i2) _mm512_add_ps(_mm512_shuffle_f32x4(x, y, i1), \
+	_mm512_shuffle_f32x4(x, y, i2))
+/* the same for the elements within each 128-bit lane */
+#define F1(x, y, i1, i2) _mm512_add_ps(_mm512_shuffle_ps(x, y, i1), \
+	_mm512_shuffle_ps(x, y, i2))
 
-	for (i = 0; i < 8; i++)
-		a[i] = _mm512_add_ps(_mm512_shuffle_f32x4(v[i], v[i + 8], 0x44),
-		    _mm512_shuffle_f32x4(v[i], v[i + 8], 0xee));
-	for (i = 0; i < 4; i++)
-		b[i] = _mm512_add_ps(_mm512_shuffle_f32x4(a[i], a[i + 4], 0x88),
-		    _mm512_shuffle_f32x4(a[i], a[i + 4], 0xdd));
-	for (i = 0; i < 2; i++)
-		c[i] = _mm512_add_ps(_mm512_shuffle_ps(b[i], b[i + 2], 0x44),
-		    _mm512_shuffle_ps(b[i], b[i + 2], 0xee));
-	return _mm512_add_ps(_mm512_shuffle_ps(c[0], c[1], 0x88),
-	    _mm512_shuffle_ps(c[0], c[1], 0xdd));
-}
-
-static const int perm[16] = { 0, 2, 1, 3, 8, 10, 9, 11, 4, 6, 5, 7, 12, 14,
-	13, 15 };
-
-/* Scores of one query row against the 16 keys kp[0..16). */
+/* Scores of one query row against the 16 keys kp[0..16): 16 dot products
+ * (one accumulator each, hd/16 FMAs in order), then a transposing add
+ * tree (halves, quarters, pairs, neighbours) that leaves lane i of the
+ * result holding the sum of accumulator i' with i' = 0 2 1 3 8 10 9 11
+ * 4 6 5 7 12 14 13 15 for i = 0..15; accumulator i' is therefore fed
+ * key i (the permutation is its own inverse). */
 INLINE __m512
 scores(const float *q, const float *const *kp, int hd)
 {
-	__m512 d[16], qc;
-	int c, j;
+	__m512 d0, d1, d2, d3, d4, d5, d6, d7, d8, d9, d10, d11, d12, d13,
+	    d14, d15, qc;
+	int c;
 
-	for (j = 0; j < 16; j++)
-		d[j] = _mm512_setzero_ps();
+	d0 = d1 = d2 = d3 = d4 = d5 = d6 = d7 = _mm512_setzero_ps();
+	d8 = d9 = d10 = d11 = d12 = d13 = d14 = d15 = _mm512_setzero_ps();
 	for (c = 0; c < hd; c += 16) {
 		qc = _mm512_loadu_ps(q + c);
-		for (j = 0; j < 16; j++)
-			d[j] = _mm512_fmadd_ps(qc, _mm512_loadu_ps(kp[perm[j]] + c),
-			    d[j]);
+		d0 = _mm512_fmadd_ps(qc, _mm512_loadu_ps(kp[0] + c), d0);
+		d1 = _mm512_fmadd_ps(qc, _mm512_loadu_ps(kp[2] + c), d1);
+		d2 = _mm512_fmadd_ps(qc, _mm512_loadu_ps(kp[1] + c), d2);
+		d3 = _mm512_fmadd_ps(qc, _mm512_loadu_ps(kp[3] + c), d3);
+		d4 = _mm512_fmadd_ps(qc, _mm512_loadu_ps(kp[8] + c), d4);
+		d5 = _mm512_fmadd_ps(qc, _mm512_loadu_ps(kp[10] + c), d5);
+		d6 = _mm512_fmadd_ps(qc, _mm512_loadu_ps(kp[9] + c), d6);
+		d7 = _mm512_fmadd_ps(qc, _mm512_loadu_ps(kp[11] + c), d7);
+		d8 = _mm512_fmadd_ps(qc, _mm512_loadu_ps(kp[4] + c), d8);
+		d9 = _mm512_fmadd_ps(qc, _mm512_loadu_ps(kp[6] + c), d9);
+		d10 = _mm512_fmadd_ps(qc, _mm512_loadu_ps(kp[5] + c), d10);
+		d11 = _mm512_fmadd_ps(qc, _mm512_loadu_ps(kp[7] + c), d11);
+		d12 = _mm512_fmadd_ps(qc, _mm512_loadu_ps(kp[12] + c), d12);
+		d13 = _mm512_fmadd_ps(qc, _mm512_loadu_ps(kp[14] + c), d13);
+		d14 = _mm512_fmadd_ps(qc, _mm512_loadu_ps(kp[13] + c), d14);
+		d15 = _mm512_fmadd_ps(qc, _mm512_loadu_ps(kp[15] + c), d15);
 	}
-	return fold16(d);
+	/* halves: i with i+8 */
+	d0 = F4(d0, d8, 0x44, 0xee);
+	d1 = F4(d1, d9, 0x44, 0xee);
+	d2 = F4(d2, d10, 0x44, 0xee);
+	d3 = F4(d3, d11, 0x44, 0xee);
+	d4 = F4(d4, d12, 0x44, 0xee);
+	d5 = F4(d5, d13, 0x44, 0xee);
+	d6 = F4(d6, d14, 0x44, 0xee);
+	d7 = F4(d7, d15, 0x44, 0xee);
+	/* quarters: i with i+4 */
+	d0 = F4(d0, d4, 0x88, 0xdd);
+	d1 = F4(d1, d5, 0x88, 0xdd);
+	d2 = F4(d2, d6, 0x88, 0xdd);
+	d3 = F4(d3, d7, 0x88, 0xdd);
+	/* within 128-bit lanes: i with i+2, then neighbours */
+	d0 = F1(d0, d2, 0x44, 0xee);
+	d1 = F1(d1, d3, 0x44, 0xee);
+	return F1(d0, d1, 0x88, 0xdd);
 }
 
 /* acc rows (nr of them) = acc * alpha + sum_j P[j] v_j over keys
@@ -93,14 +111,17 @@ pv(int nr, float *const *acc, const float *alpha, const float (*P)[16],
 	__m512 o[8], vj;
 	int i, j;
 
+#pragma GCC unroll 8
 	for (i = 0; i < nr; i++)
 		o[i] = _mm512_mul_ps(_mm512_loadu_ps(acc[i] + c),
 		    _mm512_set1_ps(alpha[i]));
 	for (j = j0; j < j1; j++) {
 		vj = _mm512_loadu_ps(vp[j] + c);
+#pragma GCC unroll 8
 		for (i = 0; i < nr; i++)
 			o[i] = _mm512_fmadd_ps(_mm512_set1_ps(P[i][j]), vj, o[i]);
 	}
+#pragma GCC unroll 8
 	for (i = 0; i < nr; i++)
 		_mm512_storeu_ps(acc[i] + c, o[i]);
 }
