@@ -336,6 +336,17 @@ struct mm {
 	int ldx, T;
 };
 
+/* out[t*ldo + r] = W[r] . x_t for rows [r0, r1) and T tokens. */
+static void
+mat_rows(const struct mat *w, float *out, int ldo, const float *x, int ldx,
+    int T, int r0, int r1)
+{
+	if (T == 1)
+		kern.matvec[w->t](out, w->w, x, w->cols, r0, r1);
+	else
+		kern.matmul[w->t](out, ldo, w->w, x, ldx, w->cols, T, r0, r1);
+}
+
 static void
 mm_rows(void *ctx, int i0, int i1)
 {
@@ -349,11 +360,8 @@ mm_rows(void *ctx, int i0, int i1)
 		if (r0 < w->rows && r1 > 0) {
 			r0 = r0 < 0 ? 0 : r0;
 			r1 = r1 > w->rows ? w->rows : r1;
-			if (mm->T == 1)
-				kern.matvec[w->t](mm->p[k].out, w->w, mm->x, w->cols, r0, r1);
-			else
-				kern.matmul[w->t](mm->p[k].out, mm->p[k].ldo, w->w, mm->x,
-				    mm->ldx, w->cols, mm->T, r0, r1);
+			mat_rows(w, mm->p[k].out, mm->p[k].ldo, mm->x, mm->ldx,
+			    mm->T, r0, r1);
 		}
 		base += w->rows;
 	}
@@ -376,6 +384,64 @@ matmul(struct model *m, float *out, int ldo, const struct mat *w,
 	struct mm mm = { 1, { { w, out, ldo } }, x, ldx, T };
 
 	mm_run(m, &mm);
+}
+
+/* The MLP's first half as one dispatch over the intermediate rows: each
+ * share computes its rows of gate and up for all tokens, adds their
+ * biases and applies SwiGLU (elementwise, so the split changes nothing),
+ * leaving no serial pass over (T, intermediate) to the main thread. */
+struct glu {
+	const struct layer *w;
+	float *hb, *hb2;		/* (T, ff) */
+	const float *x;			/* (T, d) */
+	int T, d, ff;
+};
+
+static void
+glu_rows(void *ctx, int r0, int r1)
+{
+	const struct glu *g = ctx;
+	const float *b1 = g->w->b1, *b3 = g->w->b3;
+	int t, r;
+
+	mat_rows(&g->w->w1, g->hb, g->ff, g->x, g->d, g->T, r0, r1);
+	mat_rows(&g->w->w3, g->hb2, g->ff, g->x, g->d, g->T, r0, r1);
+	for (t = 0; t < g->T; t++) {
+		float *h = g->hb + (size_t)t * g->ff, *u = g->hb2 + (size_t)t * g->ff;
+
+		for (r = r0; r < r1 && b1; r++)
+			h[r] += b1[r];
+		for (r = r0; r < r1 && b3; r++)
+			u[r] += b3[r];
+		kern_swiglu(h + r0, h + r0, u + r0, r1 - r0);
+	}
+}
+
+/* A projection back into the residual stream as one dispatch over its
+ * output rows: x[t*d + r] += (W in_t)[r] + b[r]. */
+struct resid {
+	const struct mat *w;
+	const float *b;			/* (d) or NULL */
+	float *x, *out;			/* (T, d): the stream, scratch */
+	const float *in;		/* (T, ldin) */
+	int ldin, T;
+};
+
+static void
+resid_rows(void *ctx, int r0, int r1)
+{
+	const struct resid *a = ctx;
+	int d = a->w->rows, t, r;
+	float o;
+
+	mat_rows(a->w, a->out, d, a->in, a->ldin, a->T, r0, r1);
+	for (t = 0; t < a->T; t++)
+		for (r = r0; r < r1; r++) {
+			o = a->out[(size_t)t * d + r];
+			if (a->b)
+				o += a->b[r];
+			a->x[(size_t)t * d + r] += o;
+		}
 }
 
 /* Attention work items.  Prefill: one tile per (KV head, group of up to
@@ -493,7 +559,7 @@ forward(struct model *m, const int *ids, int T, int all)
 	int d = m->dim, hd = m->hd, ff = c->intermediate_size;
 	int L = c->num_hidden_layers, pos0 = m->pos;
 	size_t kvstride = (size_t)L * 2 * m->kvdim;
-	int t, i, l, j;
+	int t, l, j;
 
 	/* embedding */
 	for (t = 0; t < T; t++)
@@ -518,9 +584,9 @@ forward(struct model *m, const int *ids, int T, int all)
 			{ &w->wq, m->q, m->qdim },
 			{ &w->wk, kc, (int)kvstride },
 			{ &w->wv, kc + m->kvdim, (int)kvstride } }, m->xb, d, T };
-		struct mm gu = { 2, {
-			{ &w->w1, m->hb, ff },
-			{ &w->w3, m->hb2, ff } }, m->xb, d, T };
+		struct glu gu = { w, m->hb, m->hb2, m->xb, T, d, ff };
+		struct resid ro = { &w->wo, w->bo, m->x, m->xb2, m->xb, m->qdim, T };
+		struct resid rd = { &w->w2, w->b2, m->x, m->xb2, m->hb, ff, T };
 
 		/* attention: rmsnorm, q/k/v straight into the cache, RoPE */
 		for (t = 0; t < T; t++)
@@ -540,23 +606,15 @@ forward(struct model *m, const int *ids, int T, int all)
 		}
 		/* the per-head outputs go to xb (T, qdim) */
 		attention(m, l, T, pos0);
-		matmul(m, m->xb2, d, &w->wo, m->xb, m->qdim, T);
-		add_bias(m->xb2, d, w->bo, d, T);
-		for (i = 0; i < T * d; i++)
-			m->x[i] += m->xb2[i];
+		/* x += o_proj(attention) */
+		pool_for(m->pool, d, 16, resid_rows, &ro);
 
-		/* MLP: down(silu(gate(x)) * up(x)) */
+		/* MLP: rmsnorm, silu(gate(x)) * up(x) in hb, x += down(hb) */
 		for (t = 0; t < T; t++)
 			kern.rmsnorm(m->xb + (size_t)t * d, m->x + (size_t)t * d,
 			    w->ffn_norm, d, c->rms_norm_eps);
-		mm_run(m, &gu);
-		add_bias(m->hb, ff, w->b1, ff, T);
-		add_bias(m->hb2, ff, w->b3, ff, T);
-		kern_swiglu(m->hb, m->hb, m->hb2, T * ff);
-		matmul(m, m->xb2, d, &w->w2, m->hb, ff, T);
-		add_bias(m->xb2, d, w->b2, d, T);
-		for (i = 0; i < T * d; i++)
-			m->x[i] += m->xb2[i];
+		pool_for(m->pool, ff, 16, glu_rows, &gu);
+		pool_for(m->pool, d, 16, resid_rows, &rd);
 	}
 
 	/* final norm and the classifier, for every row or just the last */
