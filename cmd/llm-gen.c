@@ -41,6 +41,7 @@ generate(struct model *m, struct sampler *s, struct stop *st, struct rec *r)
 		    r->no, r->n, m->ctx);
 	model_reset(m);
 	stop_reset(st);
+	sampler_reset(s);	/* each prompt as if run alone */
 	if (echo && ids == REC_TEXT)
 		for (i = 0; i < nprompt; i++, first = 0)
 			rec_put(stdout, r->ids[i], first);

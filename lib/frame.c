@@ -1,6 +1,7 @@
 /* frame.c: logits frames (see frame.h) */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -156,6 +157,8 @@ frame_writer_open(struct frame_writer *w, FILE *f, const char *name,
 	case FRAME_NPY:
 		if ((off = ftello(f)) < 0 || fseeko(f, off, SEEK_SET) < 0)
 			return error("%s: npy needs a seekable file: use -o FILE", name);
+		if (fcntl(fileno(f), F_GETFL) & O_APPEND)	/* would not patch */
+			return error("%s: npy cannot be appended to a file", name);
 		w->npystart = off;
 		npy_header(h, 0, vocab);
 		if (fwrite(h, 1, sizeof(h), f) != sizeof(h))

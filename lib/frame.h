@@ -54,9 +54,10 @@ int frame_parse_fmt(const char *s, enum frame_fmt *f);
 /* Start writing frames of vocab logits to f (named name in messages).
  * topk is the number of pairs per frame for FRAME_TOP (clamped to vocab,
  * at least 1), ignored otherwise.  bin and npy are refused on a terminal
- * ("binary frames to a terminal: use -f text"); npy needs a seekable f and
- * writes its header now (patched by frame_writer_close).  w is filled in;
- * release with frame_writer_close.  0, or -1 after error(). */
+ * ("binary frames to a terminal: use -f text"); npy needs a seekable f,
+ * not in append mode, and writes its header now (patched by
+ * frame_writer_close).  w is filled in; release it with
+ * frame_writer_close (also after a failed open).  0, or -1 after error(). */
 int frame_writer_open(struct frame_writer *w, FILE *f, const char *name,
     enum frame_fmt fmt, int vocab, int topk);
 /* Write one frame (h->vocab is ignored: w->vocab logits are written).

@@ -145,6 +145,11 @@ loop() {
 		llm-gen -m "$GQA" -n 8 --temp 0 <<<"$p"
 	done <"$BATS_TEST_TMPDIR/prompts" >"$BATS_TEST_TMPDIR/alone"
 	cmp "$BATS_TEST_TMPDIR/batch" "$BATS_TEST_TMPDIR/alone"
+	# sampled too: each prompt starts the seeded stream afresh
+	llm-gen -m "$GQA" -n 8 --seed 3 --temp 0.9 <"$BATS_TEST_TMPDIR/prompts" >"$BATS_TEST_TMPDIR/batch"
+	while read -r p; do
+		llm-gen -m "$GQA" -n 8 --seed 3 --temp 0.9 <<<"$p"
+	done <"$BATS_TEST_TMPDIR/prompts" | cmp - "$BATS_TEST_TMPDIR/batch"
 	export GQA
 	xargs -P 2 -I{} sh -c 'echo "{}" | llm-gen -m "$GQA" -n 8 --temp 0 >"$0/out.$(echo {} | tr " " _)"' \
 	    "$BATS_TEST_TMPDIR" <"$BATS_TEST_TMPDIR/prompts"

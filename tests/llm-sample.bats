@@ -218,3 +218,23 @@ binframe() {
 	[ "$(cat out)" = 2 ] || [ "$(cat out)" = 1 ] || [ "$(cat out)" = 0 ]
 	[ ! -s err ]
 }
+
+@test "llm-sample: the FIFO loop with llm-logits -s gives the golden greedy ids" {
+	need_shared
+	command -v llm-logits >/dev/null || skip "llm-logits not built"
+	need_cmd timeout
+	cd "$BATS_TEST_TMPDIR"
+	mkfifo loop
+	m=$SHARED/models/stories260K
+	# golden/generate: greedy continuations from a float32 reference
+	grep -o '"prompt_ids": *\[[0-9, ]*\]' "$SHARED/golden/generate/stories260K.jsonl" |
+	    sed 's/.*\[//; s/\]//; s/,/ /g; s/  */ /g' > prompts
+	grep -o '"greedy_ids": *\[[0-9, ]*\]' "$SHARED/golden/generate/stories260K.jsonl" |
+	    sed 's/.*\[//; s/\]//; s/,/ /g; s/  */ /g' > gold
+	[ -s prompts ] && [ "$(wc -l < prompts)" -eq "$(wc -l < gold)" ]
+	while read -r p <&3 && read -r g <&4; do
+		run -0 timeout 120 bash -c "echo '$p' | cat - loop |
+		    llm-logits -s -t 1 -m '$m' | llm-sample --temp 0 -n 64 --ignore-eos | tee loop"
+		[ "$(echo $output)" = "$g" ]
+	done 3< prompts 4< gold
+}

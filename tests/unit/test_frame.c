@@ -167,6 +167,31 @@ test_npy_pipe(void)
 	close(fd[0]);
 }
 
+/* A frame is returned as soon as it is complete, while the writer keeps
+ * the pipe open (a feedback loop): the reader must not wait for more. */
+static void
+test_pipe_open(void)
+{
+	struct frame_reader r = { 0 };
+	struct frame_hdr h;
+	const float *x;
+	int fd[2];
+	FILE *f;
+
+	CHECK(pipe(fd) == 0);
+	CHECK(write(fd[1], "1 2 3\n", 6) == 6);
+	CHECK((f = fdopen(fd[0], "r")) != NULL);
+	EQ(frame_read(&r, f, "pipe", &h, &x), 1);
+	CHECK(x[0] == 1 && x[2] == 3);
+	CHECK(write(fd[1], "4 5 6\n", 6) == 6);
+	EQ(frame_read(&r, f, "pipe", &h, &x), 1);
+	CHECK(x[0] == 4 && x[2] == 6);
+	close(fd[1]);
+	EQ(frame_read(&r, f, "pipe", &h, &x), 0);
+	fclose(f);
+	frame_reader_free(&r);
+}
+
 static void
 test_fmt(void)
 {
@@ -279,6 +304,7 @@ main(int argc, char *argv[])
 	test_top();
 	test_npy();
 	test_npy_pipe();
+	test_pipe_open();
 	test_fmt();
 	test_malformed();
 	if (fails) {
