@@ -101,6 +101,7 @@ setup() {
 
 @test "tok-encode: -l answers each line as it comes" {
 	coproc ENC { tok-encode -m bl --no-bos -l; }
+	pid=$ENC_PID	# bash unsets ENC_PID once the coprocess has ended
 	printf 'the\n' >&"${ENC[1]}"
 	read -r -t 20 line <&"${ENC[0]}"
 	[ "$line" = "116 257" ]
@@ -108,7 +109,7 @@ setup() {
 	read -r -t 20 line <&"${ENC[0]}"
 	[ "$line" = "258" ]
 	eval "exec ${ENC[1]}>&-"
-	wait "$ENC_PID"
+	wait "$pid"
 }
 
 @test "tok-encode: SentencePiece BPE: Prepend, Replace, byte fallback, unk" {
