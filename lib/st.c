@@ -382,7 +382,7 @@ mapfile(struct st *st, const char *path, size_t *cap)
 	return i;
 }
 
-/* "[d0,d1,...]" into buf, for messages. */
+/* shape[0..ndim) as "[d0,d1,...]" into buf, for messages. */
 static const char *
 shapestr(char *buf, size_t len, const int64_t *shape, int ndim)
 {
@@ -395,6 +395,13 @@ shapestr(char *buf, size_t len, const int64_t *shape, int ndim)
 		    (long long)shape[i]);
 	if (o < len)
 		snprintf(buf + o, len - o, "]");
+	return buf;
+}
+
+char *
+st_shape_fmt(const struct st_tensor *t, char *buf, size_t len)
+{
+	shapestr(buf, len, t->shape, t->ndim);
 	return buf;
 }
 
