@@ -246,6 +246,8 @@ main(int argc, char *argv[])
 		usage(2);
 	if (!(arg = argc ? argv[0] : getenv("PIPELM_MODEL")) || !*arg)
 		usage(2);
+	if (!strcmp(arg, "-"))	/* mapped, so it must be a regular file */
+		arg = "/dev/stdin";
 	if (re && regcomp(&rx, re, REG_EXTENDED | REG_NOSUB))
 		edie(2, "invalid regular expression '%s'", re);
 

@@ -73,6 +73,16 @@ tiny() {	# a small random model folder in $T/$1, extra mkmodel options after
 	[[ $stderr == "st-inspect: $T/nope.safetensors: No such file or directory" ]]
 }
 
+@test "- is standard input, if it is a file" {
+	tiny m
+	run -0 st-inspect -s "$T/m/model.safetensors"
+	want=$output
+	run -0 st-inspect -s - <"$T/m/model.safetensors"
+	[ "$output" = "$want" ]
+	run -1 --separate-stderr bash -c "cat '$T/m/model.safetensors' | st-inspect -"
+	[[ $stderr == *"not a regular file"* ]]
+}
+
 @test "PIPELM_MODEL is the default operand" {
 	tiny m
 	run -0 st-inspect "$T/m"
