@@ -417,6 +417,12 @@ T1='"t":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}'
 	grep -q '"model.embed_tokens.weight": "model-00001-of-00002.safetensors"' "$T/idx"
 	sed '/"model.embed_tokens.weight"/s/00001-of/00002-of/' "$T/idx" >"$m"
 	bad "$m" "tensor model.embed_tokens.weight is in"
+	# listed twice; not listed
+	{ sed '$d' "$T/idx" | sed '$d'; printf ',\n"model.norm.weight": "model-00002-of-00002.safetensors"\n}\n}\n'; } >"$m"
+	bad "$m" "tensor model.norm.weight listed twice"
+	grep -q '"model.layers.1.input_layernorm.weight": "model-00002-of-00002.safetensors",' "$T/idx"
+	grep -v '"model.layers.1.input_layernorm.weight"' "$T/idx" >"$m"
+	bad "$m" "tensor model.layers.1.input_layernorm.weight of $T/m/model-00002-of-00002.safetensors not listed"
 	printf '{"weight_map": {}}' >"$m"
 	bad "$m" "weight_map is empty"
 	printf '{"weight_map": {"a": 1}}' >"$m"
