@@ -516,3 +516,16 @@ badcfg() {
 	touch -d '2020-01-01' "$hub/snapshots/old"
 	HF_HUB_CACHE=$T/hub run -0 st-inspect --check acme/tiny
 }
+
+@test "a real model (PIPELM_TEST_MODEL) checks, and SmolLM2-135M has its known counts" {
+	need_model
+	run -0 st-inspect --check "$PIPELM_TEST_MODEL"
+	[ -z "$output" ]
+	run -0 st-inspect -s "$PIPELM_TEST_MODEL"
+	# no NaN or Inf in any tensor
+	! awk -F'\t' 'NF >= 11 && ($10 != 0 || $11 != 0)' <<<"$output" | grep -q .
+	if grep -qx "hidden_size: 576" <<<"$output" && grep -qx "layers: 30" <<<"$output"; then
+		grep -qx "tensors: 272" <<<"$output"
+		grep -qx "parameters: 134515008" <<<"$output"
+	fi
+}
