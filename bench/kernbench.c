@@ -21,6 +21,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
 #include "../lib/kern.h"
 #include "../lib/pool.h"
 #include "../lib/util.h"
@@ -48,6 +52,38 @@ mm(void *ctx, int r0, int r1)
 
 	kern.matmul[j->t](j->out, j->ldo, j->w, j->x, j->n, j->n, j->T, r0, r1);
 }
+
+#if defined(__x86_64__)
+/* The FMA roof of one core: 12 independent zmm FMA chains. */
+__attribute__((target("avx512f")))
+static float
+fmaloop(long iters)
+{
+	__m512 a[12], m = _mm512_set1_ps(0.999999f), c = _mm512_set1_ps(1e-7f);
+	long it;
+	int i;
+
+	for (i = 0; i < 12; i++)
+		a[i] = _mm512_set1_ps((float)i);
+	for (it = 0; it < iters; it++) {
+		a[0] = _mm512_fmadd_ps(a[0], m, c);
+		a[1] = _mm512_fmadd_ps(a[1], m, c);
+		a[2] = _mm512_fmadd_ps(a[2], m, c);
+		a[3] = _mm512_fmadd_ps(a[3], m, c);
+		a[4] = _mm512_fmadd_ps(a[4], m, c);
+		a[5] = _mm512_fmadd_ps(a[5], m, c);
+		a[6] = _mm512_fmadd_ps(a[6], m, c);
+		a[7] = _mm512_fmadd_ps(a[7], m, c);
+		a[8] = _mm512_fmadd_ps(a[8], m, c);
+		a[9] = _mm512_fmadd_ps(a[9], m, c);
+		a[10] = _mm512_fmadd_ps(a[10], m, c);
+		a[11] = _mm512_fmadd_ps(a[11], m, c);
+	}
+	for (i = 1; i < 12; i++)
+		a[0] = _mm512_add_ps(a[0], a[i]);
+	return _mm512_reduce_add_ps(a[0]);
+}
+#endif
 
 struct sum {
 	const float *a;
@@ -173,6 +209,22 @@ main(int argc, char *argv[])
 		return 1;
 	printf("table %s, %d threads, %s weights, prefill T=%d\n", kern.name,
 	    threads, tn[t], T);
+#if defined(__x86_64__)
+	if (__builtin_cpu_supports("avx512f")) {
+		volatile float sink;
+
+		best = 1e9;
+		for (rep = 0; rep < 5; rep++) {
+			t0 = now();
+			sink = fmaloop(10000000);
+			t0 = now() - t0;
+			best = t0 < best ? t0 : best;
+		}
+		(void)sink;
+		printf("fma roof (one core, avx512): %.1f GFLOP/s\n",
+		    12.0 * 32 * 10000000 / best * 1e-9);
+	}
+#endif
 	/* the floor: stream 512 MB of floats (chunks of 1024) */
 	{
 		struct sum c;

@@ -18,6 +18,13 @@
 #include "kern.h"
 
 #define INLINE static inline __attribute__((always_inline))
+/* Unroll the small constant loops of a register block completely, so
+ * that its accumulators live in registers. */
+#if defined(__clang__)
+#define UNROLL _Pragma("unroll")
+#else
+#define UNROLL _Pragma("GCC unroll 8")
+#endif
 
 #define MR 4	/* rows per register block */
 #define MT 2	/* tokens per register block: MR*MT accumulators */
@@ -100,78 +107,86 @@ hsum4(__m256 a, __m256 b, __m256 c, __m256 d)
 }
 
 /* out[j*ldo + r + i] = dot(W[r + i], x + j*ldx) for i < R, j < TT.
- * R and TT are constants after inlining (R is 1 or 4, TT <= MT). */
+ * R and TT are constants after inlining (R is 1 or 4, TT <= MT).  A
+ * non-zero pf prefetches the weights pf bytes ahead of those read. */
 INLINE void
 block(enum wtype t, int R, int TT, float *out, int ldo, const void *w,
-    const float *x, int ldx, int n, int r)
+    const float *x, int ldx, int n, int r, size_t pf)
 {
 	__m256 acc[MR][MT], wv[MR], xv;
 	size_t row[MR];
 	int i, j, k;
 
-	_Pragma("GCC unroll 8")
+	UNROLL
 	for (i = 0; i < R; i++) {
 		row[i] = (size_t)(r + i) * n;
-		_Pragma("GCC unroll 8")
+		UNROLL
 		for (j = 0; j < TT; j++)
 			acc[i][j] = _mm256_setzero_ps();
 	}
 	for (k = 0; k + 8 <= n; k += 8) {
-		_Pragma("GCC unroll 8")
-		for (i = 0; i < R; i++)
+		UNROLL
+		for (i = 0; i < R; i++) {
+			if (pf)
+				_mm_prefetch((const char *)w + (row[i] + k) *
+				    (t == W_F32 ? 4 : 2) + pf, _MM_HINT_T0);
 			wv[i] = wload(t, w, row[i] + k);
-		_Pragma("GCC unroll 8")
+		}
+		UNROLL
 		for (j = 0; j < TT; j++) {
 			xv = _mm256_loadu_ps(x + (size_t)j * ldx + k);
-			_Pragma("GCC unroll 8")
+			UNROLL
 			for (i = 0; i < R; i++)
 				acc[i][j] = _mm256_fmadd_ps(wv[i], xv,
 				    acc[i][j]);
 		}
 	}
 	if (k < n) {
-		_Pragma("GCC unroll 8")
+		UNROLL
 		for (i = 0; i < R; i++)
 			wv[i] = wloadm(t, w, row[i] + k, n - k);
-		_Pragma("GCC unroll 8")
+		UNROLL
 		for (j = 0; j < TT; j++) {
 			xv = xloadm(x + (size_t)j * ldx + k, n - k);
-			_Pragma("GCC unroll 8")
+			UNROLL
 			for (i = 0; i < R; i++)
 				acc[i][j] = _mm256_fmadd_ps(wv[i], xv,
 				    acc[i][j]);
 		}
 	}
-	_Pragma("GCC unroll 8")
+	UNROLL
 	for (j = 0; j < TT; j++) {
 		if (R == 4)
 			_mm_storeu_ps(out + (size_t)j * ldo + r, hsum4(acc[0][j],
 			    acc[1][j], acc[2][j], acc[3][j]));
 		else
-			_Pragma("GCC unroll 8")
+			UNROLL
 			for (i = 0; i < R; i++)
 				out[(size_t)j * ldo + r + i] = hsum(acc[i][j]);
 	}
 }
 
-/* Rows [r0, r1) against TT tokens, 4 rows at a time. */
+/* Rows [r0, r1) against TT tokens, MR rows at a time. */
 INLINE void
 rows(enum wtype t, int TT, float *out, int ldo, const void *w,
-    const float *x, int ldx, int n, int r0, int r1)
+    const float *x, int ldx, int n, int r0, int r1, size_t pf)
 {
 	int r;
 
 	for (r = r0; r + MR <= r1; r += MR)
-		block(t, MR, TT, out, ldo, w, x, ldx, n, r);
+		block(t, MR, TT, out, ldo, w, x, ldx, n, r, pf);
 	for (; r < r1; r++)
-		block(t, 1, TT, out, ldo, w, x, ldx, n, r);
+		block(t, 1, TT, out, ldo, w, x, ldx, n, r, 0);
 }
 
+/* Decode: stream the rows once, MR at a time, prefetching the next MR
+ * rows (as in kern_avx512.c). */
 INLINE void
 matvec(enum wtype t, float *out, const void *w, const float *x, int n,
     int r0, int r1)
 {
-	rows(t, 1, out, 0, w, x, 0, n, r0, r1);
+	rows(t, 1, out, 0, w, x, 0, n, r0, r1, MR * (size_t)n *
+	    (t == W_F32 ? 4 : 2));
 }
 
 /* Prefill: tokens in super-blocks whose activations fit in L2, rows in
@@ -197,9 +212,11 @@ matmul(enum wtype t, float *out, int ldo, const void *w, const float *x,
 				float *oj = out + (size_t)j * ldo;
 
 				if (t1 - j < MT)
-					rows(t, 1, oj, ldo, w, xj, ldx, n, p0, p1);
+					rows(t, 1, oj, ldo, w, xj, ldx, n, p0,
+					    p1, 0);
 				else
-					rows(t, 2, oj, ldo, w, xj, ldx, n, p0, p1);
+					rows(t, 2, oj, ldo, w, xj, ldx, n, p0,
+					    p1, 0);
 			}
 		}
 	}

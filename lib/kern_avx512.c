@@ -20,6 +20,13 @@
 #include "kern.h"
 
 #define INLINE static inline __attribute__((always_inline))
+/* Unroll the small constant loops of a register block completely, so
+ * that its accumulators live in registers. */
+#if defined(__clang__)
+#define UNROLL _Pragma("unroll")
+#else
+#define UNROLL _Pragma("GCC unroll 8")
+#endif
 
 #define MR 4	/* rows per register block */
 #define MT 6	/* tokens per register block: MR*MT accumulators */
@@ -98,31 +105,36 @@ hsum4(__m512 a, __m512 b, __m512 c, __m512 d)
 }
 
 /* out[j*ldo + r + i] = dot(W[r + i], x + j*ldx) for i < R, j < TT.
- * R and TT are constants after inlining (R is 1 or 4, TT <= MT). */
+ * R and TT are constants after inlining (R is 1 or 4, TT <= MT).  A
+ * non-zero pf prefetches the weights pf bytes ahead of those read. */
 INLINE void
 block(enum wtype t, int R, int TT, float *out, int ldo, const void *w,
-    const float *x, int ldx, int n, int r)
+    const float *x, int ldx, int n, int r, size_t pf)
 {
 	__m512 acc[MR][MT], wv[MR], xv;
 	size_t row[MR];
 	__mmask16 m;
 	int i, j, k;
 
-	_Pragma("GCC unroll 8")
+	UNROLL
 	for (i = 0; i < R; i++) {
 		row[i] = (size_t)(r + i) * n;
-		_Pragma("GCC unroll 8")
+		UNROLL
 		for (j = 0; j < TT; j++)
 			acc[i][j] = _mm512_setzero_ps();
 	}
 	for (k = 0; k + 16 <= n; k += 16) {
-		_Pragma("GCC unroll 8")
-		for (i = 0; i < R; i++)
+		UNROLL
+		for (i = 0; i < R; i++) {
+			if (pf)
+				_mm_prefetch((const char *)w + (row[i] + k) *
+				    (t == W_F32 ? 4 : 2) + pf, _MM_HINT_T0);
 			wv[i] = wload(t, w, row[i] + k);
-		_Pragma("GCC unroll 8")
+		}
+		UNROLL
 		for (j = 0; j < TT; j++) {
 			xv = _mm512_loadu_ps(x + (size_t)j * ldx + k);
-			_Pragma("GCC unroll 8")
+			UNROLL
 			for (i = 0; i < R; i++)
 				acc[i][j] = _mm512_fmadd_ps(wv[i], xv,
 				    acc[i][j]);
@@ -130,60 +142,92 @@ block(enum wtype t, int R, int TT, float *out, int ldo, const void *w,
 	}
 	if (k < n) {
 		m = (__mmask16)((1u << (n - k)) - 1);
-		_Pragma("GCC unroll 8")
+		UNROLL
 		for (i = 0; i < R; i++)
 			wv[i] = wloadm(t, w, row[i] + k, m);
-		_Pragma("GCC unroll 8")
+		UNROLL
 		for (j = 0; j < TT; j++) {
 			xv = _mm512_maskz_loadu_ps(m, x + (size_t)j * ldx + k);
-			_Pragma("GCC unroll 8")
+			UNROLL
 			for (i = 0; i < R; i++)
 				acc[i][j] = _mm512_fmadd_ps(wv[i], xv,
 				    acc[i][j]);
 		}
 	}
-	_Pragma("GCC unroll 8")
+	UNROLL
 	for (j = 0; j < TT; j++) {
 		if (R == 4)
 			_mm_storeu_ps(out + (size_t)j * ldo + r, hsum4(acc[0][j],
 			    acc[1][j], acc[2][j], acc[3][j]));
 		else
-			_Pragma("GCC unroll 8")
+			UNROLL
 			for (i = 0; i < R; i++)
 				out[(size_t)j * ldo + r + i] = hsum(acc[i][j]);
 	}
 }
 
-/* Rows [r0, r1) against TT tokens, 4 rows at a time. */
+/* Rows [r0, r1) against TT tokens, MR rows at a time. */
 INLINE void
 rows(enum wtype t, int TT, float *out, int ldo, const void *w,
-    const float *x, int ldx, int n, int r0, int r1)
+    const float *x, int ldx, int n, int r0, int r1, size_t pf)
 {
 	int r;
 
 	for (r = r0; r + MR <= r1; r += MR)
-		block(t, MR, TT, out, ldo, w, x, ldx, n, r);
+		block(t, MR, TT, out, ldo, w, x, ldx, n, r, pf);
 	for (; r < r1; r++)
-		block(t, 1, TT, out, ldo, w, x, ldx, n, r);
+		block(t, 1, TT, out, ldo, w, x, ldx, n, r, 0);
 }
 
+/* Decode: stream the rows once, MR at a time, prefetching the next MR
+ * rows (single-thread cold matvec 576x576 bf16 went from 15 to 19 GB/s,
+ * the speed of a plain streaming read; see bench/NOTES.md). */
 INLINE void
 matvec(enum wtype t, float *out, const void *w, const float *x, int n,
     int r0, int r1)
 {
-	rows(t, 1, out, 0, w, x, 0, n, r0, r1);
+	rows(t, 1, out, 0, w, x, 0, n, r0, r1, MR * (size_t)n *
+	    (t == W_F32 ? 4 : 2));
+}
+
+/* Rows [p0, p1) against the TT <= MT tokens at x. */
+INLINE void
+tokens(enum wtype t, int TT, float *out, int ldo, const void *w,
+    const float *x, int ldx, int n, int p0, int p1)
+{
+	switch (TT) {
+	case 1:
+		rows(t, 1, out, ldo, w, x, ldx, n, p0, p1, 0);
+		break;
+	case 2:
+		rows(t, 2, out, ldo, w, x, ldx, n, p0, p1, 0);
+		break;
+	case 3:
+		rows(t, 3, out, ldo, w, x, ldx, n, p0, p1, 0);
+		break;
+	case 4:
+		rows(t, 4, out, ldo, w, x, ldx, n, p0, p1, 0);
+		break;
+	case 5:
+		rows(t, 5, out, ldo, w, x, ldx, n, p0, p1, 0);
+		break;
+	default:
+		rows(t, MT, out, ldo, w, x, ldx, n, p0, p1, 0);
+		break;
+	}
 }
 
 /* Prefill: tokens in super-blocks whose activations fit in L2, rows in
  * panels whose weights fit in L2, then MR x MT register blocks, so the
- * weights come from memory once per super-block. */
+ * weights come from memory once per super-block.  (Prefetching the next
+ * panel into L2 made no measurable difference.) */
 INLINE void
 matmul(enum wtype t, float *out, int ldo, const void *w, const float *x,
     int ldx, int n, int T, int r0, int r1)
 {
-	size_t wsz = t == W_F32 ? 4 : 2, rowb = (size_t)n * wsz + 1;
-	int P = (int)((256u << 10) / rowb), TB = (int)((512u << 10) /
-	    ((size_t)n * 4 + 1));
+	size_t rowb = (size_t)n * (t == W_F32 ? 4 : 2);
+	int P = (int)((256u << 10) / (rowb + 1));
+	int TB = (int)((512u << 10) / ((size_t)n * 4 + 1));
 	int t0, t1, p0, p1, j;
 
 	P = P < MR ? MR : P / MR * MR;
@@ -192,31 +236,10 @@ matmul(enum wtype t, float *out, int ldo, const void *w, const float *x,
 		t1 = T - t0 > TB ? t0 + TB : T;
 		for (p0 = r0; p0 < r1; p0 = p1) {
 			p1 = r1 - p0 > P ? p0 + P : r1;
-			for (j = t0; j < t1; j += MT) {
-				const float *xj = x + (size_t)j * ldx;
-				float *oj = out + (size_t)j * ldo;
-
-				switch (t1 - j < MT ? t1 - j : MT) {
-				case 1:
-					rows(t, 1, oj, ldo, w, xj, ldx, n, p0, p1);
-					break;
-				case 2:
-					rows(t, 2, oj, ldo, w, xj, ldx, n, p0, p1);
-					break;
-				case 3:
-					rows(t, 3, oj, ldo, w, xj, ldx, n, p0, p1);
-					break;
-				case 4:
-					rows(t, 4, oj, ldo, w, xj, ldx, n, p0, p1);
-					break;
-				case 5:
-					rows(t, 5, oj, ldo, w, xj, ldx, n, p0, p1);
-					break;
-				default:
-					rows(t, 6, oj, ldo, w, xj, ldx, n, p0, p1);
-					break;
-				}
-			}
+			for (j = t0; j < t1; j += MT)
+				tokens(t, t1 - j < MT ? t1 - j : MT, out +
+				    (size_t)j * ldo, ldo, w, x + (size_t)j * ldx,
+				    ldx, n, p0, p1);
 		}
 	}
 }

@@ -664,19 +664,17 @@ pre(struct enc *E, size_t d, const char *s, size_t n, int first)
 	case PRE_DIGITS:
 		return split(E, d, p, s, n, first);
 	case PRE_METASPACE:
+		/* spaces become the replacement, then it is prepended unless
+		 * the result starts with it */
 		b->n = 0;
 		if ((p->prepend == PREPEND_ALWAYS || (p->prepend == PREPEND_FIRST && first)) &&
-		    !(n >= p->replen && !memcmp(s, p->rep, p->replen)) &&
+		    s[0] != ' ' && !(n >= p->replen && !memcmp(s, p->rep, p->replen)) &&
 		    tok_buf_add(b, p->rep, p->replen) < 0)
 			return error("out of memory");
 		for (i = 0; i < n; i++)
 			if (s[i] == ' ' ? tok_buf_add(b, p->rep, p->replen) :
 			    tok_buf_add(b, s + i, 1))
 				return error("out of memory");
-		if (b->n >= p->replen && !memcmp(b->p, p->rep, p->replen) &&
-		    p->prepend != PREPEND_NEVER) {
-			/* (a replacement already there counts as the prefix) */
-		}
 		if (!p->split)
 			return pre(E, d + 1, b->p, b->n, first);
 		/* split before each replacement (MergedWithNext) */

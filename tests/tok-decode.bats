@@ -83,6 +83,12 @@ setup() {
 	[ "$output" = "ab ab" ]
 	run -0 bash -c 'echo "259 233 154 168 259 102" | tok-decode -m sp'
 	[ "$output" = "日 c" ]
+	# a special token ends a byte run; a long run stays whole
+	run -0 bash -c 'echo "260 233 154 168 1 260" | tok-decode -m sp'
+	[ "$output" = "a日<s>a" ]
+	run -0 bash -c 'for i in $(seq 40); do printf "233 154 168 "; done; echo'
+	run -0 bash -c "echo '$output' | tok-decode -m sp"
+	[ "$output" = "日日日日日日日日日日日日日日日日日日日日日日日日日日日日日日日日日日日日日日日日" ]
 	# an invalid byte run becomes one U+FFFD per byte
 	run -0 bash -c 'echo "260 233 154 260" | tok-decode -m sp'
 	[ "$output" = "a��a" ]

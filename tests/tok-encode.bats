@@ -94,6 +94,18 @@ setup() {
 	[ "$output" = " 2 116 257 0 " ]
 }
 
+@test "tok-encode: -l answers each line as it comes" {
+	coproc ENC { tok-encode -m bl --no-bos -l; }
+	printf 'the\n' >&"${ENC[1]}"
+	read -r -t 20 line <&"${ENC[0]}"
+	[ "$line" = "116 257" ]
+	printf ' the\n' >&"${ENC[1]}"
+	read -r -t 20 line <&"${ENC[0]}"
+	[ "$line" = "258" ]
+	eval "exec ${ENC[1]}>&-"
+	wait "$ENC_PID"
+}
+
 @test "tok-encode: SentencePiece BPE: Prepend, Replace, byte fallback, unk" {
 	run -0 tok-encode -m sp "ab ab" "c" "é" "日" ""
 	[ "${lines[0]}" = "1 264 264" ]
@@ -109,9 +121,10 @@ setup() {
 
 @test "tok-encode: Metaspace, Split and NFKC pre-tokenization" {
 	FX_NORMALIZER=null FX_PRE='{"type": "Metaspace", "replacement": "\u2581", "prepend_scheme": "always", "split": true}' fx_sentencepiece meta
-	run -0 tok-encode -m meta --no-bos "ab ab" "a  b"
+	run -0 tok-encode -m meta --no-bos "ab ab" "a  b" " ab"
 	[ "${lines[0]}" = "264 264" ]
 	[ "${lines[1]}" = "262 259 259 261" ]	# ▁a ▁ ▁b
+	[ "${lines[2]}" = "264" ]		# the space is the prefix
 	FX_NORMALIZER=null FX_PRE='{"type": "Split", "pattern": {"String": " "}, "behavior": "Removed", "invert": false}' fx_sentencepiece split
 	run -0 tok-encode -m split --no-bos "ab  ab"
 	[ "$output" = "263 263" ]
