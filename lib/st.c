@@ -382,7 +382,7 @@ mapfile(struct st *st, const char *path, size_t *cap)
 	return i;
 }
 
-/* "[d0,d1,...]" into buf, for messages. */
+/* shape[0..ndim) as "[d0,d1,...]" into buf, for messages. */
 static const char *
 shapestr(char *buf, size_t len, const int64_t *shape, int ndim)
 {
@@ -395,6 +395,13 @@ shapestr(char *buf, size_t len, const int64_t *shape, int ndim)
 		    (long long)shape[i]);
 	if (o < len)
 		snprintf(buf + o, len - o, "]");
+	return buf;
+}
+
+char *
+st_shape_fmt(const struct st_tensor *t, char *buf, size_t len)
+{
+	shapestr(buf, len, t->shape, t->ndim);
 	return buf;
 }
 
@@ -647,8 +654,8 @@ open_index(struct st *st, const char *path)
 {
 	struct json_doc doc = { 0 };
 	const struct json *wm;
-	char *dir = NULL, *shard = NULL;
-	size_t i, j, fcap = 0, tcap = 0, listed = 0;
+	char *dir = NULL, *shard = NULL, *mark = NULL;
+	size_t i, j, fcap = 0, tcap = 0;
 	int ret = -1;
 
 	if (!(st->index = xstrdup(path)) || json_load(&doc, path) < 0)
@@ -689,8 +696,13 @@ open_index(struct st *st, const char *path)
 			    m->key, f);
 			goto out;
 		}
-		for (j = 0; j < i && !seen; j++)
-			seen = !strcmp(wm->u.members[j].value.u.str, f);
+		/* against the shards opened so far: a hostile index with
+		 * many names fails at the first missing one, so this stays
+		 * cheap */
+		for (j = 0; j < st->nfiles && !seen; j++) {
+			const char *b = strrchr(st->files[j], '/');
+			seen = !strcmp(b ? b + 1 : st->files[j], f);
+		}
 		if (seen)
 			continue;
 		if (!(shard = joinpath(dir, f)))
@@ -711,6 +723,10 @@ open_index(struct st *st, const char *path)
 			    st->files[st->t[i].file]);
 			goto out;
 		}
+	if (!(mark = calloc(st->n ? st->n : 1, 1))) {
+		error("out of memory");
+		goto out;
+	}
 	for (i = 0; i < wm->len; i++) {
 		const struct json_member *m = &wm->u.members[i];
 		const struct st_tensor *t = st_find(st, m->key);
@@ -728,23 +744,21 @@ open_index(struct st *st, const char *path)
 			    path, m->key, st->files[t->file], m->value.u.str);
 			goto out;
 		}
-		listed++;
-	}
-	if (listed != st->n) {
-		/* more tensors than names (or a name listed twice) */
-		for (i = 0; i < st->n; i++) {
-			size_t k = 0;
-			for (j = 0; j < wm->len; j++)
-				k += !strcmp(wm->u.members[j].key, st->t[i].name);
-			if (k != 1) {
-				error("%s: weight_map: tensor %s listed %zu "
-				    "times", path, st->t[i].name, k);
-				goto out;
-			}
+		if (mark[t - st->t]++) {
+			error("%s: weight_map: tensor %s listed twice", path,
+			    m->key);
+			goto out;
 		}
 	}
+	for (i = 0; i < st->n; i++)
+		if (!mark[i]) {
+			error("%s: weight_map: tensor %s of %s not listed", path,
+			    st->t[i].name, st->files[st->t[i].file]);
+			goto out;
+		}
 	ret = 0;
 out:
+	free(mark);
 	free(shard);
 	free(dir);
 	json_free(&doc);
