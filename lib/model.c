@@ -68,6 +68,12 @@ find(struct model *m, const char *name, int rows, int cols)
 		    m->st.files[t->file], name, st_dtype_name(t->dtype));
 		return NULL;
 	}
+	/* the kernels read elements in place: they must be aligned */
+	if ((uintptr_t)t->data % st_dtype_size(t->dtype)) {
+		error("%s: tensor '%s' is not aligned to its %zu-byte elements",
+		    m->st.files[t->file], name, st_dtype_size(t->dtype));
+		return NULL;
+	}
 	m->weight_bytes += t->nbytes;
 	return t;
 }
