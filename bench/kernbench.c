@@ -158,7 +158,8 @@ model(struct pool *p, enum wtype t, int T)
 
 					j = (struct job){ t, out, w + off, x, n,
 					    T, rows };
-					pool_for(p, rows, 16, pass ? mm : mv, &j);
+					pool_for(p, rows, 16, pass ? mm : mv,
+					    &j);
 					off += (size_t)rows * n * sz;
 				}
 			t0 = now() - t0;
@@ -200,7 +201,9 @@ main(int argc, char *argv[])
 	while ((c = getopt(argc, argv, "ct:T:w:")) != -1) {
 		switch (c) {
 		case 'c': cflag = 1; break;
-		case 't': threads = (int)estrtonum(optarg, 1, 64, "threads"); break;
+		case 't':
+			threads = (int)estrtonum(optarg, 1, 64, "threads");
+			break;
 		case 'T': T = (int)estrtonum(optarg, 1, 4096, "tokens"); break;
 		case 'w':
 			for (t = 0; t < W_NTYPES && strcmp(optarg, tn[t]); t++)
@@ -209,8 +212,8 @@ main(int argc, char *argv[])
 				edie(2, "bad weight type '%s'", optarg);
 			break;
 		default:
-			fprintf(stderr, "usage: %s [-c] [-t threads] [-T tokens] "
-			    "[-w f32|f16|bf16]\n", argv0);
+			fprintf(stderr, "usage: %s [-c] [-t threads] "
+			    "[-T tokens] [-w f32|f16|bf16]\n", argv0);
 			return 2;
 		}
 	}
@@ -276,8 +279,8 @@ main(int argc, char *argv[])
 		wb = (size_t)rows * n * sz[t];
 		ncopy = (512u << 20) / wb + 1;
 		wall = emalloc(ncopy * wb);
-		for (i = 0; i < ncopy * wb; i++)
-			wall[i] = (unsigned char)(i * 7 >> 3 & 0x3f); /* finite */
+		for (i = 0; i < ncopy * wb; i++)	/* finite, positive */
+			wall[i] = (unsigned char)(i * 7 >> 3 & 0x3f);
 		x = emalloc(sizeof(float) * (size_t)n * T);
 		out = emalloc(sizeof(float) * (size_t)rows * T);
 		for (i = 0; i < (size_t)n * T; i++)

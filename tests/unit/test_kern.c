@@ -14,7 +14,8 @@
 
 static int fails;
 
-#define CHECK(c, ...) do { if (!(c)) { fail(__LINE__, __VA_ARGS__); } } while (0)
+#define CHECK(c, ...) \
+	do { if (!(c)) { fail(__LINE__, __VA_ARGS__); } } while (0)
 
 PRINTF(2, 3) static void
 fail(int line, const char *fmt, ...)
@@ -540,8 +541,10 @@ main(void)
 
 	argv0 = "test_kern";
 	if (kern_init(want) < 0) {
-		if (want && (!strcmp(want, "avx2") || !strcmp(want, "avx512"))) {
-			printf("skip: this cpu cannot run the %s table\n", want);
+		if (want && (!strcmp(want, "avx2") ||
+		    !strcmp(want, "avx512"))) {
+			printf("skip: this cpu cannot run the %s table\n",
+			    want);
 			return 0;
 		}
 		return 1;
