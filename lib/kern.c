@@ -18,7 +18,6 @@ extern const struct kern kern_avx2;
 extern const struct kern kern_avx512;
 #endif
 
-struct kern kern;
 
 /* ---- scalar conversions ---- */
 
@@ -293,15 +292,20 @@ tof32_bf16(float *out, const void *w, size_t n)
 		out[i] = u2f((uint32_t)h[i] << 16);
 }
 
-const struct kern kern_portable = {
-	.name = "portable",
-	.matvec = { matvec_f32, matvec_f16, matvec_bf16 },
-	.matmul = { matmul_f32, matmul_f16, matmul_bf16 },
-	.dot = dot,
-	.axpy = axpy,
-	.rmsnorm = rmsnorm,
-	.to_f32 = { tof32_f32, tof32_f16, tof32_bf16 },
-};
+#define PORTABLE { \
+	.name = "portable", \
+	.matvec = { matvec_f32, matvec_f16, matvec_bf16 }, \
+	.matmul = { matmul_f32, matmul_f16, matmul_bf16 }, \
+	.dot = dot, \
+	.axpy = axpy, \
+	.rmsnorm = rmsnorm, \
+	.to_f32 = { tof32_f32, tof32_f16, tof32_bf16 }, \
+}
+
+const struct kern kern_portable = PORTABLE;
+/* Usable before kern_init() (a program that forgets it is slow, not
+ * broken). */
+struct kern kern = PORTABLE;
 
 /* ---- helpers, not dispatched ---- */
 

@@ -540,6 +540,12 @@ main(void)
 	const char *want = getenv("PIPELM_KERNEL");
 
 	argv0 = "test_kern";
+	/* before kern_init the table is the portable one, not NULLs */
+	if (strcmp(kern.name, "portable") || kern.dot != kern_portable.dot ||
+	    kern.matmul[W_BF16] != kern_portable.matmul[W_BF16]) {
+		fprintf(stderr, "test_kern: table not portable before init\n");
+		return 1;
+	}
 	if (kern_init(want) < 0) {
 		if (want && (!strcmp(want, "avx2") ||
 		    !strcmp(want, "avx512"))) {
