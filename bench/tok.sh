@@ -2,7 +2,8 @@
 # bench/tok.sh: tokenizer speed.  Encoding rate of English prose (Debian's
 # GPL-3 text repeated to about 5 MB) on one core, and the time to load the
 # SmolLM2 tokenizer (tok-encode of an empty argument: process start and
-# load), best of several runs.  Figures go to stdout.
+# load), best of several runs, as wall time and as CPU time (user + system,
+# which other load on the machine does not inflate).  Figures go to stdout.
 #
 # usage: bench/tok.sh [tokenizer.json]   (default: ../shared's SmolLM2)
 set -eu
@@ -18,6 +19,10 @@ if [ ! -r "$text" ]; then
 	echo "bench/tok.sh: skipped: no $text" >&2
 	exit 0
 fi
+if [ ! -x /usr/bin/time ]; then
+	echo "bench/tok.sh: skipped: no /usr/bin/time (Debian package time)" >&2
+	exit 0
+fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT INT TERM
 i=0
@@ -26,27 +31,25 @@ bytes=$(wc -c <"$tmp/in")
 one=
 command -v taskset >/dev/null 2>&1 && one="taskset -c 0"
 
-# best wall time in ms of N runs of a command
+# best wall and CPU seconds of N runs of a command (stdin from $tmp/stdin)
 best() {
 	n=$1; shift
-	b=
 	k=0
 	while [ $k -lt "$n" ]; do
-		t0=$(date +%s%N)
-		"$@" >/dev/null
-		t1=$(date +%s%N)
-		t=$(( (t1 - t0) / 1000 ))
-		if [ -z "$b" ] || [ $t -lt $b ]; then b=$t; fi
+		/usr/bin/time -f "%e %U %S" -o "$tmp/t" "$@" <"$tmp/stdin" >/dev/null
+		cat "$tmp/t"
 		k=$((k + 1))
-	done
-	echo "$b"
+	done | awk '{ c = $2 + $3; if (NR == 1 || $1 < w) w = $1; if (NR == 1 || c < cpu) cpu = c }
+	    END { print w, cpu }'
 }
 
+: >"$tmp/stdin"
 load=$(best 20 $one "$bin/tok-encode" --tokenizer "$tok" "")
-enc=$(best 5 sh -c "$one \"$bin/tok-encode\" --tokenizer \"$tok\" <\"$tmp/in\"")
+cp "$tmp/in" "$tmp/stdin"
+enc=$(best 5 $one "$bin/tok-encode" --tokenizer "$tok")
 ntok=$("$bin/tok-encode" --tokenizer "$tok" --count <"$tmp/in")
-awk -v b="$bytes" -v l="$load" -v e="$enc" -v n="$ntok" 'BEGIN {
-	printf "tok-encode: load (process start + tokenizer.json): %.1f ms\n", l / 1000
-	printf "tok-encode: %.2f MB of English prose, %d tokens, %.1f ms: %.1f MB/s (%.1f MB/s less the load)\n",
-	    b / 1e6, n, e / 1000, b / e, b / (e - l)
+echo "$load $enc" | awk -v b="$bytes" -v n="$ntok" '{
+	printf "tok-encode: load (process start + tokenizer.json): %.0f ms wall, %.0f ms CPU\n", $1 * 1000, $2 * 1000
+	printf "tok-encode: %.2f MB of English prose, %d tokens: %.0f ms wall, %.0f ms CPU: %.1f MB/s (CPU)\n",
+	    b / 1e6, n, $3 * 1000, $4 * 1000, b / 1e6 / $4
 }'

@@ -14,45 +14,57 @@
 #include "../lib/st.h"
 #include "../lib/util.h"
 
-static int jflag, sflag, cflag;
+static int jflag;
+static int nfield;	/* fields written so far on this line / in this object */
 
 /* s as a JSON string. */
 static void
 jstr(const char *s)
 {
 	putchar('"');
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			printf("\\%c", c);
-		else if (c < 0x20)
-			printf("\\u%04x", c);
+	for (; *s; s++)
+		if (*s == '"' || *s == '\\')
+			printf("\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			printf("\\u%04x", *s);
 		else
-			putchar(c);
-	}
+			putchar(*s);
 	putchar('"');
 }
 
-/* x in text (%.9g, nan, inf) or JSON (null for NaN and Inf). */
+/* One field of a tensor: tab-separated text, or "key": value in JSON
+ * (quoted if str). */
 static void
-num(double x)
+field(const char *key, const char *val, int str)
 {
-	if (jflag && !isfinite(x))
-		fputs("null", stdout);
-	else
-		printf("%.9g", x);
+	if (jflag) {
+		printf("%s\"%s\": ", nfield ? ", " : "{", key);
+		if (str)
+			jstr(val);
+		else
+			fputs(val, stdout);
+	} else
+		printf("%s%s", nfield ? "\t" : "", val);
+	nfield++;
 }
 
 static void
-shape(const struct st_tensor *t)
+zfield(const char *key, size_t v)
 {
-	int i;
+	char b[32];
 
-	putchar('[');
-	for (i = 0; i < t->ndim; i++)
-		printf("%s%lld", i ? "," : "", (long long)t->shape[i]);
-	putchar(']');
+	snprintf(b, sizeof(b), "%zu", v);
+	field(key, b, 0);
+}
+
+/* %.9g, or null in JSON for NaN and Inf (which JSON lacks). */
+static void
+dfield(const char *key, double v)
+{
+	char b[32];
+
+	snprintf(b, sizeof(b), "%.9g", v);
+	field(key, jflag && !isfinite(v) ? "null" : b, 0);
 }
 
 static void
@@ -60,43 +72,37 @@ tensor(const struct st *st, const struct st_tensor *t,
     const struct st_stats *s, int first)
 {
 	const char *f = strrchr(st->files[t->file], '/');
+	char sh[ST_MAXDIM * 21 + 3];
+	size_t o = 0;
+	int i;
 
-	f = f ? f + 1 : st->files[t->file];
-	if (jflag) {
-		printf("%s\n  {\"name\": ", first ? "" : ",");
-		jstr(t->name);
-		printf(", \"dtype\": \"%s\", \"shape\": ",
-		    st_dtype_name(t->dtype));
-		shape(t);
-		printf(", \"bytes\": %zu, \"offset\": %zu, \"file\": ",
-		    t->nbytes, t->offset);
-		jstr(f);
-		if (s) {
-			fputs(", \"min\": ", stdout), num(s->min);
-			fputs(", \"max\": ", stdout), num(s->max);
-			fputs(", \"mean\": ", stdout), num(s->mean);
-			fputs(", \"std\": ", stdout), num(s->std);
-			printf(", \"nan\": %zu, \"inf\": %zu", s->nan, s->inf);
-		}
-		putchar('}');
-		return;
-	}
-	printf("%s\t%s\t", t->name, st_dtype_name(t->dtype));
-	shape(t);
-	printf("\t%zu\t%zu", t->nbytes, t->offset);
+	sh[o++] = '[';
+	for (i = 0; i < t->ndim; i++)
+		o += (size_t)sprintf(sh + o, "%s%lld", i ? "," : "",
+		    (long long)t->shape[i]);
+	strcpy(sh + o, "]");
+	if (jflag)
+		printf("%s\n  ", first ? "" : ",");
+	nfield = 0;
+	field("name", t->name, 1);
+	field("dtype", st_dtype_name(t->dtype), 1);
+	field("shape", sh, 0);
+	zfield("bytes", t->nbytes);
+	zfield("offset", t->offset);
 	if (s) {
-		putchar('\t'), num(s->min);
-		putchar('\t'), num(s->max);
-		putchar('\t'), num(s->mean);
-		putchar('\t'), num(s->std);
-		printf("\t%zu\t%zu", s->nan, s->inf);
+		dfield("min", s->min);
+		dfield("max", s->max);
+		dfield("mean", s->mean);
+		dfield("std", s->std);
+		zfield("nan", s->nan);
+		zfield("inf", s->inf);
 	}
-	if (st->nfiles > 1)
-		printf("\t%s", f);
-	putchar('\n');
+	if (jflag || st->nfiles > 1)
+		field("file", f ? f + 1 : st->files[t->file], 1);
+	fputs(jflag ? "}" : "\n", stdout);
 }
 
-/* "key: value" in text, "key": value in JSON. */
+/* A summary line: "key: value", or "key": value in JSON. */
 static void
 kv(const char *key, size_t v, int last)
 {
@@ -117,25 +123,18 @@ totals(const struct st_tensor *const *sel, size_t n)
 		all += sel[i]->nbytes;
 		params += sel[i]->nel;
 	}
-	if (jflag)
-		printf("\n  ],\n  \"totals\": {\n");
-	else
-		putchar('\n');
+	fputs(jflag ? "\n  ],\n  \"totals\": {\n" : "\n", stdout);
 	kv("tensors", n, 0);
 	kv("parameters", params, 0);
 	kv("bytes", all, 0);
 	if (jflag)
 		printf("    \"bytes_by_dtype\": {");
-	for (d = 0; d < ST_NDTYPE; d++) {
-		if (!bytes[d])
-			continue;
-		if (jflag)
-			printf("%s\"%s\": %zu", first ? "" : ", ",
+	for (d = 0; d < ST_NDTYPE; d++)
+		if (bytes[d] && jflag)
+			printf("%s\"%s\": %zu", first-- > 0 ? "" : ", ",
 			    st_dtype_name(d), bytes[d]);
-		else
+		else if (bytes[d])
 			printf("bytes %s: %zu\n", st_dtype_name(d), bytes[d]);
-		first = 0;
-	}
 	if (jflag)
 		printf("}\n  }");
 }
@@ -144,15 +143,10 @@ totals(const struct st_tensor *const *sel, size_t n)
 static void
 summary(const struct cfg *c, const struct st *st)
 {
-	const struct st_tensor *emb = st_find(st, "model.embed_tokens.weight");
-	size_t params = 0, bytes = 0, i;
+	size_t params = 0, i;
 
-	for (i = 0; i < st->n; i++) {
+	for (i = 0; i < st->n; i++)
 		params += st->t[i].nel;
-		bytes += st->t[i].nbytes;
-	}
-	if (emb && !c->tie_word_embeddings && emb->ndim == 2 && emb->shape[0])
-		bytes -= emb->nbytes - emb->nbytes / (size_t)emb->shape[0];
 	if (jflag) {
 		printf(",\n  \"config\": {\n    \"architecture\": ");
 		jstr(c->architecture);
@@ -169,7 +163,7 @@ summary(const struct cfg *c, const struct st *st)
 	kv("context", (size_t)c->max_position_embeddings, 0);
 	kv("tied", (size_t)c->tie_word_embeddings, 0);
 	kv("parameters", params, 0);
-	kv("bytes_per_token", bytes, 0);
+	kv("bytes_per_token", st_bytes_per_token(st, c->tie_word_embeddings), 0);
 	kv("kv_bytes_per_token", 2 * (size_t)c->num_hidden_layers *
 	    (size_t)c->num_key_value_heads * (size_t)c->head_dim * 4, 1);
 	if (jflag)
@@ -180,7 +174,9 @@ static int
 dump(const struct st *st, const char *name, int raw)
 {
 	const struct st_tensor *t = st_find(st, name);
+	char buf[64];
 	size_t i;
+	float f;
 
 	if (!t)
 		return error("%s: no tensor %s", st->index ? st->index :
@@ -188,30 +184,15 @@ dump(const struct st *st, const char *name, int raw)
 	if (raw && isatty(1))
 		edie(2, "refusing to write binary float32 to a terminal: use "
 		    "-f text");
-	for (i = 0; i < t->nel; i++) {
-		double x = st_elem(t, i);
-
+	for (i = 0; i < t->nel; i++)
 		if (raw) {
-			float f = (float)x;
+			f = (float)st_elem(t, i);
 			fwrite(&f, 4, 1, stdout);
-		} else if (t->dtype == ST_F64)
-			printf("%.17g\n", x);
-		else
-			printf("%.9g\n", x);
-	}
+		} else {
+			st_elem_fmt(t, i, buf, sizeof(buf));
+			puts(buf);
+		}
 	return 0;
-}
-
-static int
-hascfg(const char *dir)
-{
-	char *p = emalloc(strlen(dir) + sizeof("/config.json"));
-	int r;
-
-	sprintf(p, "%s/config.json", dir);
-	r = access(p, F_OK) == 0;
-	free(p);
-	return r;
 }
 
 static _Noreturn void
@@ -239,7 +220,7 @@ main(int argc, char *argv[])
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *dumpname = NULL, *re = NULL, *arg, *fmt = "text";
-	const struct st_tensor **sel;
+	const struct st_tensor **sel = NULL;
 	struct st_stats *stats = NULL;
 	struct mdir m = { 0 };
 	struct st st = { 0 };
@@ -248,8 +229,8 @@ main(int argc, char *argv[])
 	struct stat sb;
 	regex_t rx;
 	size_t i, n = 0;
-	long nthr = sysconf(_SC_NPROCESSORS_ONLN);
-	int ch, ret = 0, havecfg = 0;
+	int ch, ret = 1, cflag = 0, sflag = 0, nthr = default_threads();
+	char *cf = NULL;
 
 	argv0 = argv[0];
 	while ((ch = getopt_long(argc, argv, "cd:e:f:jst:h", opts, NULL)) != -1)
@@ -260,7 +241,7 @@ main(int argc, char *argv[])
 		case 'f': fmt = optarg; break;
 		case 'j': jflag = 1; break;
 		case 's': sflag = 1; break;
-		case 't': nthr = (long)estrtonum(optarg, 1, 1024, "threads"); break;
+		case 't': nthr = (int)estrtonum(optarg, 1, 1024, "threads"); break;
 		case 'h': usage(0);
 		case 'V': version();
 		default: usage(2);
@@ -274,51 +255,43 @@ main(int argc, char *argv[])
 		edie(2, "invalid regular expression '%s'", re);
 
 	/* a file; a folder, a model folder if it has config.json; ORG/NAME */
-	if (stat(arg, &sb) < 0 || (S_ISDIR(sb.st_mode) && hascfg(arg))) {
+	cf = emalloc(strlen(arg) + sizeof("/config.json"));
+	sprintf(cf, "%s/config.json", arg);
+	if (stat(arg, &sb) < 0 || (S_ISDIR(sb.st_mode) && !access(cf, F_OK)))
 		if (mdir_resolve(&m, arg) < 0 ||
-		    cfg_load(&c, m.config, m.genconfig) < 0) {
-			ret = 1;
+		    cfg_load(&c, m.config, m.genconfig) < 0)
 			goto out;
-		}
-		havecfg = 1;
-	}
-	if (st_open(&st, m.dir ? (m.weights ? m.weights : m.dir) : arg) < 0) {
-		ret = 1;
+	if (st_open(&st, m.dir ? (m.weights ? m.weights : m.dir) : arg) < 0)
+		goto out;
+	if (dumpname || cflag) {
+		ret = dumpname && dump(&st, dumpname, !strcmp(fmt, "f32")) < 0;
 		goto out;
 	}
-	if (dumpname) {
-		ret = dump(&st, dumpname, !strcmp(fmt, "f32")) < 0;
-		goto out;
-	}
-	if (cflag)
-		goto out;
-
 	sel = ecalloc(st.n, sizeof(*sel));
 	for (i = 0; i < st.n; i++)
 		if (!re || !regexec(&rx, st.t[i].name, 0, NULL, 0))
 			sel[n++] = &st.t[i];
 	if (sflag) {
 		stats = ecalloc(n, sizeof(*stats));
-		if (nthr > 1 && !(pool = pool_new((int)nthr)))
-			ret = 1;
-		else if (st_stats(pool, sel, n, stats) < 0)
-			ret = 1;
+		if ((nthr > 1 && !(pool = pool_new(nthr))) ||
+		    st_stats(pool, sel, n, stats) < 0)
+			goto out;
 	}
-	if (!ret) {
-		if (jflag)
-			printf("{\n  \"tensors\": [");
-		for (i = 0; i < n; i++)
-			tensor(&st, sel[i], stats ? &stats[i] : NULL, !i);
-		totals(sel, n);
-		if (havecfg)
-			summary(&c, &st);
-		if (jflag)
-			printf("\n}\n");
-	}
+	if (jflag)
+		printf("{\n  \"tensors\": [");
+	for (i = 0; i < n; i++)
+		tensor(&st, sel[i], stats ? &stats[i] : NULL, !i);
+	totals(sel, n);
+	if (m.dir)
+		summary(&c, &st);
+	if (jflag)
+		printf("\n}\n");
+	ret = 0;
+out:
 	pool_free(pool);
 	free(stats);
 	free(sel);
-out:
+	free(cf);
 	if (re)
 		regfree(&rx);
 	st_close(&st);

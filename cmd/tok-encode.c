@@ -1,6 +1,5 @@
 /* tok-encode: text to token records.  See tok-encode(1). */
-#include <sys/stat.h>
-
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,37 +60,43 @@ record(const char *s, size_t n, const char *name)
 	}
 }
 
-/* Records from stdin: the whole input, or split at sep (-l, -0). */
+/* Records from stdin: the whole input, or split at sep (-l, -0).  Split
+ * input is read with read(2) and stdout flushed before each read, so a
+ * line typed or streamed in gets its record out at once while bulk input
+ * stays buffered. */
 static void
 input(int sep)
 {
-	struct stat st;
-	char *buf = NULL;
-	size_t cap = 0, n = 0;
-	ssize_t len;
-	int stream = fstat(0, &st) < 0 || !S_ISREG(st.st_mode);
+	char *buf = NULL, *p;
+	size_t cap = 0, len = 0, start;
+	ssize_t n;
 
-	if (sep >= 0) {
-		while ((len = getdelim(&buf, &cap, sep, stdin)) > 0) {
-			if (buf[len - 1] == sep)
-				len--;
-			record(buf, len, "<stdin>");
-			if (stream)
-				fflush(stdout);	/* a line in, its record out */
-		}
-	} else {
-		for (;;) {
-			if (n == cap && !(buf = realloc(buf, cap = cap ? cap * 2 : 1 << 16)))
-				die("out of memory reading <stdin>");
-			if (!(len = fread(buf + n, 1, cap - n, stdin)))
-				break;
-			n += len;
-		}
-		if (!ferror(stdin))
-			record(buf ? buf : "", n, "<stdin>");
+	for (;;) {
+		if (len == cap && !(buf = realloc(buf, cap = cap ? cap * 2 : 1 << 16)))
+			die("out of memory reading <stdin>");
+		if (sep >= 0)
+			fflush(stdout);
+		n = read(0, buf + len, cap - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			die("<stdin>: read:");
+		if (n == 0)
+			break;
+		len += n;
+		if (sep < 0)
+			continue;
+		for (start = 0; (p = memchr(buf + start, sep, len - start)); start = p - buf + 1)
+			record(buf + start, p - (buf + start), "<stdin>");
+		memmove(buf, buf + start, len - start);
+		len -= start;
 	}
-	if (ferror(stdin))
-		die("<stdin>: read:");
+	/* the whole input: a final newline ends the record as -l's would,
+	 * so `echo text | tok-encode | tok-decode` gives back its input */
+	if (sep < 0 && len && buf[len - 1] == '\n')
+		len--;
+	if (sep < 0 || len)
+		record(buf ? buf : "", len, "<stdin>");
 	free(buf);
 }
 

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "attn.h"
 #include "kern.h"
 #include "model.h"
 #include "pool.h"
@@ -179,8 +180,8 @@ int
 model_open(struct model *m, const struct mdir *d, int ctx, int threads)
 {
 	struct cfg *c = &m->cfg;
-	size_t off, sizes[11], bytes;
-	float **bufs[11];
+	size_t off, sizes[12], bytes;
+	float **bufs[12];
 	int i, B = MODEL_MAXBATCH;
 
 	memset(m, 0, sizeof(*m));
@@ -234,12 +235,15 @@ model_open(struct model *m, const struct mdir *d, int ctx, int threads)
 	sizes[3] = (size_t)B * m->qdim;		bufs[3] = &m->q;
 	sizes[4] = (size_t)B * c->intermediate_size;	bufs[4] = &m->hb;
 	sizes[5] = (size_t)B * c->intermediate_size;	bufs[5] = &m->hb2;
-	sizes[6] = (size_t)c->num_attention_heads * m->ctx;	bufs[6] = &m->att;
+	m->nchunk_max = ATTN_NCHUNK;
+	sizes[6] = (size_t)ATTN_NCHUNK * m->qdim;	bufs[6] = &m->att;
 	sizes[7] = (size_t)B * m->hd;		bufs[7] = &m->rope;
 	sizes[8] = m->hd / 2;			bufs[8] = &m->inv_freq;
 	sizes[9] = (size_t)c->vocab_size;	bufs[9] = &m->logits;
+	sizes[10] = (size_t)ATTN_NCHUNK * 2 * c->num_attention_heads;
+	bufs[10] = &m->attml;
 	m->logits_rows = 1;
-	for (i = 0, bytes = 0; i < 10; i++) {
+	for (i = 0, bytes = 0; i < 11; i++) {
 		sizes[i] = (sizes[i] + 15) / 16 * 16 * sizeof(float);
 		if (size_add(&bytes, bytes, sizes[i]) < 0)
 			return error("model too large for this machine");
@@ -247,11 +251,12 @@ model_open(struct model *m, const struct mdir *d, int ctx, int threads)
 	if (!(m->mem = mem_map(bytes)))
 		return error("cannot allocate %zu bytes of scratch", bytes);
 	m->memsize = bytes;
-	for (i = 0, off = 0; i < 10; i++) {
+	for (i = 0, off = 0; i < 11; i++) {
 		*bufs[i] = (float *)((char *)m->mem + off);
 		off += sizes[i];
 	}
 	rope_init(m->inv_freq, c, m->hd);
+	m->attn = attn_find(kern.name);
 	if (threads > 1 && !(m->pool = pool_new(threads)))
 		return -1;
 	return 0;
@@ -331,6 +336,17 @@ struct mm {
 	int ldx, T;
 };
 
+/* out[t*ldo + r] = W[r] . x_t for rows [r0, r1) and T tokens. */
+static void
+mat_rows(const struct mat *w, float *out, int ldo, const float *x, int ldx,
+    int T, int r0, int r1)
+{
+	if (T == 1)
+		kern.matvec[w->t](out, w->w, x, w->cols, r0, r1);
+	else
+		kern.matmul[w->t](out, ldo, w->w, x, ldx, w->cols, T, r0, r1);
+}
+
 static void
 mm_rows(void *ctx, int i0, int i1)
 {
@@ -344,11 +360,8 @@ mm_rows(void *ctx, int i0, int i1)
 		if (r0 < w->rows && r1 > 0) {
 			r0 = r0 < 0 ? 0 : r0;
 			r1 = r1 > w->rows ? w->rows : r1;
-			if (mm->T == 1)
-				kern.matvec[w->t](mm->p[k].out, w->w, mm->x, w->cols, r0, r1);
-			else
-				kern.matmul[w->t](mm->p[k].out, mm->p[k].ldo, w->w, mm->x,
-				    mm->ldx, w->cols, mm->T, r0, r1);
+			mat_rows(w, mm->p[k].out, mm->p[k].ldo, mm->x, mm->ldx,
+			    mm->T, r0, r1);
 		}
 		base += w->rows;
 	}
@@ -373,42 +386,156 @@ matmul(struct model *m, float *out, int ldo, const struct mat *w,
 	mm_run(m, &mm);
 }
 
-struct attn {
-	struct model *m;
-	int layer, T, pos0;		/* batch of T positions from pos0 */
+/* The MLP's first half as one dispatch over the intermediate rows: each
+ * share computes its rows of gate and up for all tokens, adds their
+ * biases and applies SwiGLU (elementwise, so the split changes nothing),
+ * leaving no serial pass over (T, intermediate) to the main thread. */
+struct glu {
+	const struct layer *w;
+	float *hb, *hb2;		/* (T, ff) */
+	const float *x;			/* (T, d) */
+	int T, d, ff;
 };
 
-/* Causal attention of positions pos0..pos0+T-1 for heads [h0, h1):
- * softmax(q k^T / sqrt(head_dim)) v, over the cached keys and values. */
 static void
-attn_heads(void *ctx, int h0, int h1)
+glu_rows(void *ctx, int r0, int r1)
 {
-	struct attn *a = ctx;
-	struct model *m = a->m;
-	const struct cfg *c = &m->cfg;
-	int hd = m->hd, kv_mul = c->num_attention_heads / c->num_key_value_heads;
-	size_t stride = (size_t)c->num_hidden_layers * 2 * m->kvdim;
-	const float *kbase = m->kv + (size_t)a->layer * 2 * m->kvdim;
-	float scale = 1.0f / sqrtf((float)hd);
-	int h, t, p;
+	const struct glu *g = ctx;
+	const float *b1 = g->w->b1, *b3 = g->w->b3;
+	int t, r;
 
-	for (h = h0; h < h1; h++) {
-		float *att = m->att + (size_t)h * m->ctx;
-		int kvh = h / kv_mul;
+	mat_rows(&g->w->w1, g->hb, g->ff, g->x, g->d, g->T, r0, r1);
+	mat_rows(&g->w->w3, g->hb2, g->ff, g->x, g->d, g->T, r0, r1);
+	for (t = 0; t < g->T; t++) {
+		float *h = g->hb + (size_t)t * g->ff, *u = g->hb2 + (size_t)t * g->ff;
 
-		for (t = 0; t < a->T; t++) {
-			const float *q = m->q + (size_t)t * m->qdim + h * hd;
-			float *out = m->xb + (size_t)t * m->qdim + h * hd;
-			int n = a->pos0 + t + 1;
-
-			for (p = 0; p < n; p++)
-				att[p] = kern.dot(q, kbase + p * stride + kvh * hd, hd) * scale;
-			kern_softmax(att, n);
-			memset(out, 0, hd * sizeof(float));
-			for (p = 0; p < n; p++)
-				kern.axpy(out, att[p], kbase + p * stride + m->kvdim + kvh * hd, hd);
-		}
+		for (r = r0; r < r1 && b1; r++)
+			h[r] += b1[r];
+		for (r = r0; r < r1 && b3; r++)
+			u[r] += b3[r];
+		kern_swiglu(h + r0, h + r0, u + r0, r1 - r0);
 	}
+}
+
+/* A projection back into the residual stream as one dispatch over its
+ * output rows: x[t*d + r] += (W in_t)[r] + b[r]. */
+struct resid {
+	const struct mat *w;
+	const float *b;			/* (d) or NULL */
+	float *x, *out;			/* (T, d): the stream, scratch */
+	const float *in;		/* (T, ldin) */
+	int ldin, T;
+};
+
+static void
+resid_rows(void *ctx, int r0, int r1)
+{
+	const struct resid *a = ctx;
+	int d = a->w->rows, t, r;
+	float o;
+
+	mat_rows(a->w, a->out, d, a->in, a->ldin, a->T, r0, r1);
+	for (t = 0; t < a->T; t++)
+		for (r = r0; r < r1; r++) {
+			o = a->out[(size_t)t * d + r];
+			if (a->b)
+				o += a->b[r];
+			a->x[(size_t)t * d + r] += o;
+		}
+}
+
+/* Attention work items.  Prefill: one tile per (KV head, group of up to
+ * ATTN_MAXROWS query heads sharing it, block of tq tokens), the blocks of
+ * each group in the order first, last, second, next-to-last, ... so that
+ * any contiguous share of items gets as much of the causal triangle as
+ * any other.  Decode (one token): one item per (head group, range of
+ * chunk keys), partial results merged afterwards.  The items depend on
+ * the shapes only, never on the thread count. */
+struct attn_job {
+	struct model *m;
+	int layer, T, pos0;
+	int hpt, nsub;		/* query heads per tile, tiles per KV head */
+	int tq, nqb;		/* tokens per tile, tiles per head group */
+	int chunk, nchunk;	/* decode: keys per range, ranges */
+};
+
+static void
+attn_items(void *ctx, int i0, int i1)
+{
+	const struct attn_job *j = ctx;
+	struct model *m = j->m;
+	int hd = m->hd, kv_mul = m->qdim / m->kvdim, i, g, h0, nh, qb, t0;
+	size_t kvstride = (size_t)m->cfg.num_hidden_layers * 2 * m->kvdim;
+	float ml[2 * ATTN_MAXROWS];
+	struct attn_tile a;
+
+	for (i = i0; i < i1; i++) {
+		int n = j->nchunk ? j->nchunk : j->nqb, sub = i / n % j->nsub;
+
+		g = i / n / j->nsub;
+		h0 = g * kv_mul + sub * j->hpt;
+		nh = kv_mul - sub * j->hpt < j->hpt ? kv_mul - sub * j->hpt : j->hpt;
+		a.k = m->kv + (size_t)j->layer * 2 * m->kvdim + g * hd;
+		a.v = a.k + m->kvdim;
+		a.ldkv = kvstride;
+		a.ldq = m->qdim;
+		a.hd = hd;
+		a.nh = nh;
+		a.scale = 1.0f / sqrtf((float)hd);
+		if (j->nchunk) {	/* decode: keys of range i % n */
+			float *acc = m->att + (size_t)(i % n) * m->qdim + h0 * hd;
+
+			a.q = m->q + h0 * hd;
+			a.T = 1;
+			a.pos0 = j->pos0;
+			a.p0 = i % n * j->chunk;
+			a.p1 = a.p0 + j->chunk < j->pos0 + 1 ? a.p0 + j->chunk : j->pos0 + 1;
+			m->attn->part(acc, m->qdim, ml, &a);
+			memcpy(m->attml + 2 * ((size_t)(i % n) * m->cfg.num_attention_heads
+			    + h0), ml, 2 * nh * sizeof(float));
+			continue;
+		}
+		qb = i % n;	/* 0, n-1, 1, n-2, ... */
+		qb = qb % 2 ? n - 1 - qb / 2 : qb / 2;
+		t0 = qb * j->tq;
+		a.q = m->q + (size_t)t0 * m->qdim + h0 * hd;
+		a.T = j->T - t0 < j->tq ? j->T - t0 : j->tq;
+		a.pos0 = j->pos0 + t0;
+		a.p0 = 0;
+		a.p1 = a.pos0 + a.T;
+		m->attn->part(m->xb + (size_t)t0 * m->qdim + h0 * hd, m->qdim, ml, &a);
+		attn_norm(m->xb + (size_t)t0 * m->qdim + h0 * hd, m->qdim, ml, hd,
+		    nh, a.T);
+	}
+}
+
+/* Causal attention of the T positions from pos0 in layer l:
+ * softmax(q k^T / sqrt(head_dim)) v over the cached keys and values,
+ * from m->q into m->xb (T, heads*head_dim). */
+static void
+attention(struct model *m, int l, int T, int pos0)
+{
+	int kv_mul = m->qdim / m->kvdim, nkv = m->cfg.num_key_value_heads;
+	int heads = m->cfg.num_attention_heads, n = pos0 + 1, h;
+	struct attn_job j = { m, l, T, pos0, 0, 0, 0, 0, 0, 0 };
+
+	j.hpt = kv_mul < ATTN_MAXROWS ? kv_mul : ATTN_MAXROWS;
+	j.nsub = (kv_mul + j.hpt - 1) / j.hpt;
+	j.tq = ATTN_TILEROWS / j.hpt > 1 ? ATTN_TILEROWS / j.hpt : 1;
+	j.nqb = (T + j.tq - 1) / j.tq;
+	if (T == 1 && n > ATTN_MINCHUNK) {
+		/* ranges of a multiple of the key block, at most nchunk_max */
+		j.chunk = (n + m->nchunk_max - 1) / m->nchunk_max;
+		j.chunk = j.chunk < ATTN_MINCHUNK ? ATTN_MINCHUNK : j.chunk;
+		j.chunk = (j.chunk + ATTN_BLOCK - 1) / ATTN_BLOCK * ATTN_BLOCK;
+		j.nchunk = (n + j.chunk - 1) / j.chunk;
+	}
+	pool_for(m->pool, nkv * j.nsub * (j.nchunk ? j.nchunk : j.nqb), 1,
+	    attn_items, &j);
+	if (j.nchunk)
+		for (h = 0; h < heads; h++)
+			attn_merge(m->xb + h * m->hd, m->att + h * m->hd, m->qdim,
+			    m->attml + 2 * h, 2 * (size_t)heads, j.nchunk, m->hd);
 }
 
 static void
@@ -432,7 +559,7 @@ forward(struct model *m, const int *ids, int T, int all)
 	int d = m->dim, hd = m->hd, ff = c->intermediate_size;
 	int L = c->num_hidden_layers, pos0 = m->pos;
 	size_t kvstride = (size_t)L * 2 * m->kvdim;
-	int t, i, l, j;
+	int t, l, j;
 
 	/* embedding */
 	for (t = 0; t < T; t++)
@@ -457,10 +584,9 @@ forward(struct model *m, const int *ids, int T, int all)
 			{ &w->wq, m->q, m->qdim },
 			{ &w->wk, kc, (int)kvstride },
 			{ &w->wv, kc + m->kvdim, (int)kvstride } }, m->xb, d, T };
-		struct mm gu = { 2, {
-			{ &w->w1, m->hb, ff },
-			{ &w->w3, m->hb2, ff } }, m->xb, d, T };
-		struct attn at = { m, l, T, pos0 };
+		struct glu gu = { w, m->hb, m->hb2, m->xb, T, d, ff };
+		struct resid ro = { &w->wo, w->bo, m->x, m->xb2, m->xb, m->qdim, T };
+		struct resid rd = { &w->w2, w->b2, m->x, m->xb2, m->hb, ff, T };
 
 		/* attention: rmsnorm, q/k/v straight into the cache, RoPE */
 		for (t = 0; t < T; t++)
@@ -479,24 +605,16 @@ forward(struct model *m, const int *ids, int T, int all)
 			    cs, cs + hd / 2);
 		}
 		/* the per-head outputs go to xb (T, qdim) */
-		pool_for(m->pool, c->num_attention_heads, 1, attn_heads, &at);
-		matmul(m, m->xb2, d, &w->wo, m->xb, m->qdim, T);
-		add_bias(m->xb2, d, w->bo, d, T);
-		for (i = 0; i < T * d; i++)
-			m->x[i] += m->xb2[i];
+		attention(m, l, T, pos0);
+		/* x += o_proj(attention) */
+		pool_for(m->pool, d, 16, resid_rows, &ro);
 
-		/* MLP: down(silu(gate(x)) * up(x)) */
+		/* MLP: rmsnorm, silu(gate(x)) * up(x) in hb, x += down(hb) */
 		for (t = 0; t < T; t++)
 			kern.rmsnorm(m->xb + (size_t)t * d, m->x + (size_t)t * d,
 			    w->ffn_norm, d, c->rms_norm_eps);
-		mm_run(m, &gu);
-		add_bias(m->hb, ff, w->b1, ff, T);
-		add_bias(m->hb2, ff, w->b3, ff, T);
-		kern_swiglu(m->hb, m->hb, m->hb2, T * ff);
-		matmul(m, m->xb2, d, &w->w2, m->hb, ff, T);
-		add_bias(m->xb2, d, w->b2, d, T);
-		for (i = 0; i < T * d; i++)
-			m->x[i] += m->xb2[i];
+		pool_for(m->pool, ff, 16, glu_rows, &gu);
+		pool_for(m->pool, d, 16, resid_rows, &rd);
 	}
 
 	/* final norm and the classifier, for every row or just the last */

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "attn.h"
 #include "cfg.h"
 #include "kern.h"
 #include "mdir.h"
@@ -55,7 +56,11 @@ struct model {
 	float *xb;		/* (MAXBATCH, max(hidden, heads*head_dim)) scratch */
 	float *q;		/* (MAXBATCH, heads*head_dim) */
 	float *hb, *hb2;	/* (MAXBATCH, intermediate) */
-	float *att;		/* (heads, ctx) attention scores */
+	const struct attn_kern *attn;	/* attention tiles for kern.name */
+	int nchunk_max;		/* decode: key ranges per head, at most */
+	float *att;		/* decode: (nchunk_max, heads, head_dim) partial
+				 * attention per key range */
+	float *attml;		/* (nchunk_max, heads, 2) their max and sum */
 	float *rope;		/* (MAXBATCH, head_dim) cos | sin per position */
 	float *logits;		/* (MAXBATCH or 1, vocab) */
 	size_t logits_rows;	/* rows logits can hold */

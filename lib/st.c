@@ -198,6 +198,44 @@ st_elem(const struct st_tensor *t, size_t i)
 	}
 }
 
+int
+st_elem_fmt(const struct st_tensor *t, size_t i, char *buf, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)t->data +
+	    i * st_dtype_size(t->dtype);
+	int64_t i64;
+	uint64_t u64;
+
+	switch (t->dtype) {
+	case ST_I64:
+		memcpy(&i64, p, 8);
+		return snprintf(buf, len, "%lld", (long long)i64);
+	case ST_U64:
+		memcpy(&u64, p, 8);
+		return snprintf(buf, len, "%llu", (unsigned long long)u64);
+	case ST_I32: case ST_I16: case ST_I8: case ST_U8: case ST_BOOL:
+	case ST_U32: case ST_U16:
+		return snprintf(buf, len, "%.0f", st_elem(t, i));
+	case ST_F64:
+		return snprintf(buf, len, "%.17g", st_elem(t, i));
+	default:
+		return snprintf(buf, len, "%.9g", st_elem(t, i));
+	}
+}
+
+size_t
+st_bytes_per_token(const struct st *st, int tied)
+{
+	const struct st_tensor *emb = st_find(st, "model.embed_tokens.weight");
+	size_t bytes = 0, i;
+
+	for (i = 0; i < st->n; i++)
+		bytes += st->t[i].nbytes;
+	if (emb && !tied && emb->ndim == 2 && emb->shape[0])
+		bytes -= emb->nbytes - emb->nbytes / (size_t)emb->shape[0];
+	return bytes;
+}
+
 /* ---- reading ---- */
 
 static int
@@ -312,7 +350,7 @@ mapfile(struct st *st, const char *path, size_t *cap)
 	st->maps[i].base = NULL;
 	st->maps[i].len = 0;
 	st->nfiles++;
-	if ((fd = open(path, O_RDONLY)) < 0)
+	if ((fd = open(path, O_RDONLY | O_NONBLOCK)) < 0)	/* a FIFO must not block */
 		return error("%s:", path);
 	if (fstat(fd, &sb) < 0) {
 		close(fd);
@@ -664,7 +702,8 @@ open_index(struct st *st, const char *path)
 		shard = NULL;
 	}
 	/* every tensor of every shard is listed, with its own file */
-	qsort(st->t, st->n, sizeof(*st->t), namecmp);
+	if (st->n > 1)
+		qsort(st->t, st->n, sizeof(*st->t), namecmp);
 	for (i = 1; i < st->n; i++)
 		if (!strcmp(st->t[i - 1].name, st->t[i].name)) {
 			error("%s: tensor %s is in both %s and %s", path,
@@ -748,7 +787,8 @@ st_open(struct st *st, const char *path)
 	}
 	if (mapfile(st, path, &fcap) < 0 || readfile(st, 0, &tcap) < 0)
 		goto fail;
-	qsort(st->t, st->n, sizeof(*st->t), namecmp);
+	if (st->n > 1)
+		qsort(st->t, st->n, sizeof(*st->t), namecmp);
 	for (i = 1; i < st->n; i++)
 		if (!strcmp(st->t[i - 1].name, st->t[i].name)) {
 			error("%s: duplicate tensor name %s", path,

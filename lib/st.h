@@ -37,7 +37,12 @@ struct st_tensor {
 	size_t nel;			/* product of shape (1 for a scalar) */
 	size_t nbytes;			/* nel * st_dtype_size(dtype) */
 	size_t offset;			/* of the data, from the start of its file */
-	const void *data;		/* into the mapping: nbytes, little-endian */
+	const void *data;		/* into the mapping: nbytes, little-endian;
+					 * aligned to the element size only if
+					 * the file is (the safetensors library
+					 * pads the header to 8 bytes and sorts
+					 * by alignment; st_open does not
+					 * insist) */
 	int file;			/* index into st.files */
 };
 
@@ -79,6 +84,15 @@ size_t st_dtype_size(enum st_dtype dt);
 int st_dtype_isfloat(enum st_dtype dt);
 /* Element i of t (i < t->nel) converted to double; C64 gives its real part. */
 double st_elem(const struct st_tensor *t, size_t i);
+/* Element i of t as text into buf (len bytes): %.9g for the float types
+ * of 32 bits or less (reads back to the same float32), %.17g for F64,
+ * exact decimal for integers (BOOL: 0 or 1), the real part for C64.
+ * Returns what snprintf returns. */
+int st_elem_fmt(const struct st_tensor *t, size_t i, char *buf, size_t len);
+/* Weight bytes a LLaMA forward pass reads per generated token: every
+ * tensor, except that of model.embed_tokens.weight only one row counts
+ * unless tied (then the whole table is read again as the output layer). */
+size_t st_bytes_per_token(const struct st *st, int tied);
 /* Half and bfloat16 bit patterns to float (exact). */
 float st_f16_to_f32(uint16_t h);
 float st_bf16_to_f32(uint16_t b);

@@ -2,8 +2,8 @@
  *
  * Semantics follow HuggingFace tokenizers (tokenizers/src/...): the BPE
  * model (models/bpe), added vocabulary, normalizers, pre-tokenizers,
- * TemplateProcessing and decoders.  Encoding is in tok_enc.c, decoding in
- * tok_dec.c. */
+ * TemplateProcessing and decoders.  The components other than the model
+ * are read in tok_comp.c, encoding is in tok_enc.c, decoding in tok_dec.c. */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -129,314 +129,6 @@ pow2(size_t n)
 	return p;
 }
 
-/* ---- loading ---- */
-
-struct ld {
-	struct tok *t;
-	const char *path;
-};
-
-static char *
-dupn(const char *s, size_t n)
-{
-	char *p = malloc(n + 1);
-
-	if (p) {
-		memcpy(p, s, n);
-		p[n] = 0;
-	}
-	return p;
-}
-
-/* A string member, copied; *out NULL if absent and !need. */
-static int
-getstr(struct ld *L, const struct json *o, const char *key, int need, char **out, size_t *len)
-{
-	const struct json *v = json_get(o, key);
-
-	*out = NULL;
-	if (len)
-		*len = 0;
-	if (!v || v->type == JSON_NULL) {
-		if (need)
-			return error("%s: %s: missing", L->path, key);
-		return 0;
-	}
-	if (v->type != JSON_STRING)
-		return error("%s: %s: not a string", L->path, key);
-	if (!(*out = dupn(v->u.str, v->len)))
-		return error("%s: out of memory", L->path);
-	if (len)
-		*len = v->len;
-	return 0;
-}
-
-/* A boolean member, def if absent or null. */
-static int
-getbool(const struct json *o, const char *key, int def)
-{
-	int b = json_bool(json_get(o, key));
-
-	return b < 0 ? def : b;
-}
-
-static const char *
-typeof_(const struct json *o)
-{
-	const char *s = json_str(json_get(o, "type"));
-
-	return s ? s : "(no type)";
-}
-
-static int
-unsupported(struct ld *L, const char *what, const struct json *o)
-{
-	return error("%s: unsupported %s: %s", L->path, what, typeof_(o));
-}
-
-/* A {"String": s} pattern: the string, or -1 (naming a Regex pattern). */
-static int
-getpattern(struct ld *L, const struct json *o, const char *what, char **s, size_t *n)
-{
-	const struct json *p = json_get(o, "pattern");
-
-	*s = NULL;
-	if (p && p->type == JSON_OBJECT && json_get(p, "String"))
-		return getstr(L, p, "String", 1, s, n);
-	if (p && p->type == JSON_OBJECT && json_str(json_get(p, "Regex")))
-		return error("%s: unsupported %s: Regex pattern %s", L->path,
-		    what, json_str(json_get(p, "Regex")));
-	return error("%s: %s: bad pattern", L->path, what);
-}
-
-static int
-add_norm(struct ld *L, const struct json *o, size_t depth)
-{
-	struct tok *t = L->t;
-	const char *ty = typeof_(o);
-	struct tok_norm *n, *v;
-	const struct json *seq;
-	size_t i;
-
-	if (o->type == JSON_NULL)
-		return 0;
-	if (!strcmp(ty, "Sequence")) {
-		seq = json_get(o, "normalizers");
-		if (!seq || seq->type != JSON_ARRAY || depth > 8)
-			return error("%s: bad normalizer Sequence", L->path);
-		for (i = 0; i < seq->len; i++)
-			if (add_norm(L, &seq->u.items[i], depth + 1) < 0)
-				return -1;
-		return 0;
-	}
-	if (!(v = realloc(t->norm, (t->nnorm + 1) * sizeof *v)))
-		return error("%s: out of memory", L->path);
-	t->norm = v;
-	n = &v[t->nnorm++];
-	memset(n, 0, sizeof *n);
-	if (!strcmp(ty, "Prepend")) {
-		n->type = NORM_PREPEND;
-		return getstr(L, o, "prepend", 1, &n->a, &n->alen);
-	} else if (!strcmp(ty, "Replace")) {
-		n->type = NORM_REPLACE;
-		if (getpattern(L, o, "normalizer Replace", &n->a, &n->alen) < 0)
-			return -1;
-		if (!n->alen)
-			return error("%s: normalizer Replace: empty pattern", L->path);
-		return getstr(L, o, "content", 1, &n->b, &n->blen);
-	} else if (!strcmp(ty, "NFC")) {
-		n->type = NORM_NFC;
-	} else if (!strcmp(ty, "NFKC")) {
-		n->type = NORM_NFKC;
-	} else {
-		t->nnorm--;
-		return unsupported(L, "normalizer", o);
-	}
-	return 0;
-}
-
-/* The Split regexes real checkpoints use, by their exact text. */
-static const struct {
-	const char *re;
-	int pat;
-} knownre[] = {
-	{ "'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)|\\s+", PAT_GPT2 },
-	{ "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+", PAT_LLAMA3 },
-	{ "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+", PAT_QWEN2 },
-	{ "\\p{N}", PAT_NUMERIC },
-};
-
-static int
-add_pre(struct ld *L, const struct json *o, size_t depth)
-{
-	struct tok *t = L->t;
-	const char *ty = typeof_(o), *s;
-	struct tok_pre *p, *v;
-	const struct json *seq, *pat;
-	size_t i;
-
-	if (o->type == JSON_NULL)
-		return 0;
-	if (!strcmp(ty, "Sequence")) {
-		seq = json_get(o, "pretokenizers");
-		if (!seq || seq->type != JSON_ARRAY || depth > 8)
-			return error("%s: bad pre_tokenizer Sequence", L->path);
-		for (i = 0; i < seq->len; i++)
-			if (add_pre(L, &seq->u.items[i], depth + 1) < 0)
-				return -1;
-		return 0;
-	}
-	if (!(v = realloc(t->pre, (t->npre + 1) * sizeof *v)))
-		return error("%s: out of memory", L->path);
-	t->pre = v;
-	p = &v[t->npre++];
-	memset(p, 0, sizeof *p);
-	if (!strcmp(ty, "ByteLevel")) {
-		p->type = PRE_BYTELEVEL;
-		p->add_prefix_space = getbool(o, "add_prefix_space", 1);
-		p->use_regex = getbool(o, "use_regex", 1);
-		p->pat = PAT_GPT2;
-		t->bytelevel = 1;
-	} else if (!strcmp(ty, "Digits")) {
-		p->type = PRE_DIGITS;
-		p->pat = PAT_NUMERIC;
-		p->behavior = getbool(o, "individual_digits", 0) ?
-		    SPLIT_ISOLATED : SPLIT_CONTIGUOUS;
-	} else if (!strcmp(ty, "Split")) {
-		static const char *beh[] = { "Removed", "Isolated",
-		    "MergedWithPrevious", "MergedWithNext", "Contiguous" };
-		p->type = PRE_SPLIT;
-		pat = json_get(o, "pattern");
-		if (pat && json_str(json_get(pat, "Regex"))) {
-			s = json_str(json_get(pat, "Regex"));
-			for (i = 0; i < LEN(knownre); i++)
-				if (!strcmp(s, knownre[i].re))
-					break;
-			if (i == LEN(knownre))
-				return error("%s: unsupported pre_tokenizer Split regex: %s", L->path, s);
-			p->pat = knownre[i].pat;
-		} else {
-			p->pat = PAT_LITERAL;
-			if (getpattern(L, o, "pre_tokenizer Split", &p->lit, &p->litlen) < 0)
-				return -1;
-			if (!p->litlen)
-				return error("%s: pre_tokenizer Split: empty pattern", L->path);
-		}
-		s = json_str(json_get(o, "behavior"));
-		for (i = 0; s && i < LEN(beh); i++)
-			if (!strcmp(s, beh[i]))
-				break;
-		if (!s || i == LEN(beh))
-			return error("%s: pre_tokenizer Split: unsupported behavior %s",
-			    L->path, s ? s : "(none)");
-		p->behavior = i;
-		p->invert = getbool(o, "invert", 0);
-	} else if (!strcmp(ty, "Metaspace")) {
-		p->type = PRE_METASPACE;
-		if (getstr(L, o, "replacement", 0, &p->rep, &p->replen) < 0)
-			return -1;
-		if (!p->rep && !(p->rep = dupn("\xe2\x96\x81", 3)))
-			return error("%s: out of memory", L->path);
-		if (!p->rep[0])
-			return error("%s: pre_tokenizer Metaspace: empty replacement", L->path);
-		p->replen = strlen(p->rep);
-		s = json_str(json_get(o, "prepend_scheme"));
-		if (s && !strcmp(s, "never"))
-			p->prepend = PREPEND_NEVER;
-		else if (s && !strcmp(s, "first"))
-			p->prepend = PREPEND_FIRST;
-		else if (s && !strcmp(s, "always"))
-			p->prepend = PREPEND_ALWAYS;
-		else if (s)
-			return error("%s: pre_tokenizer Metaspace: unsupported prepend_scheme %s", L->path, s);
-		else
-			p->prepend = getbool(o, "add_prefix_space", 1) ?
-			    PREPEND_ALWAYS : PREPEND_NEVER;
-		p->split = getbool(o, "split", 1);
-	} else {
-		t->npre--;
-		return unsupported(L, "pre_tokenizer", o);
-	}
-	return 0;
-}
-
-static int
-add_dec(struct ld *L, const struct json *o, size_t depth)
-{
-	struct tok *t = L->t;
-	const char *ty = typeof_(o), *s;
-	struct tok_dstep *d, *v;
-	const struct json *seq;
-	long long ll;
-	size_t i;
-
-	if (o->type == JSON_NULL)
-		return 0;
-	if (!strcmp(ty, "Sequence")) {
-		seq = json_get(o, "decoders");
-		if (!seq || seq->type != JSON_ARRAY || depth > 8)
-			return error("%s: bad decoder Sequence", L->path);
-		for (i = 0; i < seq->len; i++)
-			if (add_dec(L, &seq->u.items[i], depth + 1) < 0)
-				return -1;
-		return 0;
-	}
-	if (!(v = realloc(t->dec, (t->ndec + 1) * sizeof *v)))
-		return error("%s: out of memory", L->path);
-	t->dec = v;
-	d = &v[t->ndec++];
-	memset(d, 0, sizeof *d);
-	/* after Fuse or ByteLevel (which joins its tokens) steps see the
-	 * whole record */
-	d->fused = t->ndec > 1 && (v[t->ndec - 2].fused ||
-	    v[t->ndec - 2].type == DEC_FUSE || v[t->ndec - 2].type == DEC_BYTELEVEL);
-	if (!strcmp(ty, "ByteLevel")) {
-		d->type = DEC_BYTELEVEL;
-	} else if (!strcmp(ty, "Replace")) {
-		d->type = DEC_REPLACE;
-		if (getpattern(L, o, "decoder Replace", &d->a, &d->alen) < 0 ||
-		    getstr(L, o, "content", 1, &d->b, &d->blen) < 0)
-			return -1;
-		if (!d->alen)
-			return error("%s: decoder Replace: empty pattern", L->path);
-	} else if (!strcmp(ty, "ByteFallback")) {
-		d->type = DEC_BYTEFALLBACK;
-	} else if (!strcmp(ty, "Fuse")) {
-		d->type = DEC_FUSE;
-	} else if (!strcmp(ty, "Strip")) {
-		d->type = DEC_STRIP;
-		if (getstr(L, o, "content", 1, &d->a, &d->alen) < 0)
-			return -1;
-		if (json_int(json_get(o, "start"), 0, 1000, &ll) < 0)
-			return error("%s: decoder Strip: bad start", L->path);
-		d->start = ll;
-		if (json_int(json_get(o, "stop"), 0, 1000, &ll) < 0)
-			return error("%s: decoder Strip: bad stop", L->path);
-		d->stop = ll;
-		if (d->fused && d->stop)
-			return error("%s: unsupported decoder: Strip with stop after Fuse", L->path);
-	} else if (!strcmp(ty, "Metaspace")) {
-		d->type = DEC_METASPACE;
-		if (getstr(L, o, "replacement", 0, &d->a, &d->alen) < 0)
-			return -1;
-		if (!d->a && !(d->a = dupn("\xe2\x96\x81", 3)))
-			return error("%s: out of memory", L->path);
-		d->alen = strlen(d->a);
-		s = json_str(json_get(o, "prepend_scheme"));
-		if (s)
-			d->prepend = !strcmp(s, "never") ? PREPEND_NEVER : PREPEND_ALWAYS;
-		else
-			d->prepend = getbool(o, "add_prefix_space", 1) ?
-			    PREPEND_ALWAYS : PREPEND_NEVER;
-	} else {
-		t->ndec--;
-		return unsupported(L, "decoder", o);
-	}
-	if (d->fused && d->type != DEC_STRIP && d->type != DEC_FUSE)
-		return error("%s: unsupported decoder: %s after Fuse or ByteLevel", L->path, ty);
-	return 0;
-}
-
 /* Look a token's string up: added tokens first, then the vocabulary
  * strings (as written in the file). */
 static int
@@ -452,87 +144,6 @@ find_str(const struct tok *t, const char *s, size_t n)
 		if (t->str[id] && t->slen[id] == n && !memcmp(t->str[id], s, n))
 			return id;
 	return -1;
-}
-
-static int
-push_id(int **v, size_t *n, int id)
-{
-	int *p = realloc(*v, (*n + 1) * sizeof *p);
-
-	if (!p)
-		return -1;
-	*v = p;
-	p[(*n)++] = id;
-	return 0;
-}
-
-/* One TemplateProcessing: its "single" template gives the ids before and
- * after the sequence $A. */
-static int
-add_template(struct ld *L, const struct json *o)
-{
-	struct tok *t = L->t;
-	const struct json *single = json_get(o, "single"), *sp, *tk, *ids;
-	size_t i, j;
-	int after = 0, nseq = 0;
-	long long id;
-
-	if (!single || single->type != JSON_ARRAY)
-		return error("%s: TemplateProcessing: no single template", L->path);
-	sp = json_get(o, "special_tokens");
-	t->has_template = 1;
-	for (i = 0; i < single->len; i++) {
-		const struct json *it = &single->u.items[i];
-		if (json_get(it, "Sequence")) {
-			after = 1;
-			nseq++;
-			continue;
-		}
-		if (!(tk = json_get(it, "SpecialToken")) || !json_str(json_get(tk, "id")))
-			return error("%s: TemplateProcessing: bad template item", L->path);
-		ids = json_get(json_get(sp, json_str(json_get(tk, "id"))), "ids");
-		if (!ids || ids->type != JSON_ARRAY)
-			return error("%s: TemplateProcessing: no ids for %s", L->path,
-			    json_str(json_get(tk, "id")));
-		for (j = 0; j < ids->len; j++) {
-			if (json_int(&ids->u.items[j], 0, TOK_MAXID, &id) < 0)
-				return error("%s: TemplateProcessing: bad id", L->path);
-			if (after ? push_id(&t->suffix, &t->nsuffix, id) :
-			    push_id(&t->prefix, &t->nprefix, id))
-				return error("%s: out of memory", L->path);
-		}
-	}
-	if (nseq != 1)
-		return error("%s: TemplateProcessing: single template needs one sequence", L->path);
-	return 0;
-}
-
-static int
-add_post(struct ld *L, const struct json *o, size_t depth)
-{
-	const char *ty = typeof_(o);
-	const struct json *seq;
-	size_t i;
-
-	if (o->type == JSON_NULL)
-		return 0;
-	if (!strcmp(ty, "ByteLevel"))
-		return 0;	/* only trims offsets */
-	if (!strcmp(ty, "TemplateProcessing")) {
-		if (L->t->has_template)
-			return error("%s: more than one TemplateProcessing", L->path);
-		return add_template(L, o);
-	}
-	if (!strcmp(ty, "Sequence")) {
-		seq = json_get(o, "processors");
-		if (!seq || seq->type != JSON_ARRAY || depth > 8)
-			return error("%s: bad post_processor Sequence", L->path);
-		for (i = 0; i < seq->len; i++)
-			if (add_post(L, &seq->u.items[i], depth + 1) < 0)
-				return -1;
-		return 0;
-	}
-	return unsupported(L, "post_processor", o);
 }
 
 /* A vocabulary string's BPE key: for byte-level vocabularies the bytes
@@ -557,7 +168,7 @@ bl_key(const char *s, size_t n, char *out)
 }
 
 static int
-load_model(struct ld *L, const struct json *m, const struct json *added)
+load_model(struct tok_ld *L, const struct json *m, const struct json *added)
 {
 	struct tok *t = L->t;
 	const struct json *vocab = json_get(m, "vocab"), *merges = json_get(m, "merges");
@@ -582,9 +193,9 @@ load_model(struct ld *L, const struct json *m, const struct json *added)
 		if (json_str(json_get(m, "end_of_word_suffix")))
 			return error("%s: unsupported model option: end_of_word_suffix", L->path);
 	}
-	t->byte_fallback = getbool(m, "byte_fallback", 0);
-	t->fuse_unk = getbool(m, "fuse_unk", 0);
-	t->ignore_merges = getbool(m, "ignore_merges", 0);
+	t->byte_fallback = tok_getbool(m, "byte_fallback", 0);
+	t->fuse_unk = tok_getbool(m, "fuse_unk", 0);
+	t->ignore_merges = tok_getbool(m, "ignore_merges", 0);
 
 	/* ids and string sizes */
 	for (i = 0; i < vocab->len; i++) {
@@ -775,7 +386,7 @@ badmerge:
 		}
 	}
 	t->unk = -1;
-	if (getstr(L, m, "unk_token", 0, &unk, NULL) < 0)
+	if (tok_getstr(L, m, "unk_token", 0, &unk, NULL) < 0)
 		return -1;
 	if (unk) {
 		t->unk = find_str(t, unk, strlen(unk));
@@ -801,7 +412,7 @@ cmp_added(const void *a, const void *b)
 }
 
 static int
-load_added(struct ld *L, const struct json *added)
+load_added(struct tok_ld *L, const struct json *added)
 {
 	struct tok *t = L->t;
 	size_t i;
@@ -820,11 +431,11 @@ load_added(struct ld *L, const struct json *added)
 		d->id = id;
 		d->s = t->str[id];
 		d->len = t->slen[id];
-		d->special = getbool(a, "special", 0);
-		d->lstrip = getbool(a, "lstrip", 0);
-		d->rstrip = getbool(a, "rstrip", 0);
-		d->single_word = getbool(a, "single_word", 0);
-		d->normalized = getbool(a, "normalized", !d->special);
+		d->special = tok_getbool(a, "special", 0);
+		d->lstrip = tok_getbool(a, "lstrip", 0);
+		d->rstrip = tok_getbool(a, "rstrip", 0);
+		d->single_word = tok_getbool(a, "single_word", 0);
+		d->normalized = tok_getbool(a, "normalized", !d->special);
 		if (d->special)
 			t->special[id] = 1;
 		if (d->len)
@@ -863,7 +474,7 @@ int
 tok_load(struct tok *t, const char *path)
 {
 	struct json_doc doc = { 0 };
-	struct ld L = { t, path };
+	struct tok_ld L = { t, path };
 	const struct json *r, *m, *added;
 	int ret = -1;
 
@@ -889,12 +500,16 @@ tok_load(struct tok *t, const char *path)
 	if (added && added->type == JSON_NULL)
 		added = NULL;
 	/* the pre-tokenizer decides whether the vocabulary is byte-level */
-	if ((json_get(r, "normalizer") && add_norm(&L, json_get(r, "normalizer"), 0) < 0) ||
-	    (json_get(r, "pre_tokenizer") && add_pre(&L, json_get(r, "pre_tokenizer"), 0) < 0) ||
+	if ((json_get(r, "normalizer") && tok_add_norm(&L, json_get(r, "normalizer"), 0) < 0) ||
+	    (json_get(r, "pre_tokenizer") && tok_add_pre(&L, json_get(r, "pre_tokenizer"), 0) < 0) ||
 	    load_model(&L, m, added) < 0 || load_added(&L, added) < 0 ||
-	    (json_get(r, "post_processor") && add_post(&L, json_get(r, "post_processor"), 0) < 0) ||
-	    (json_get(r, "decoder") && add_dec(&L, json_get(r, "decoder"), 0) < 0))
+	    (json_get(r, "post_processor") && tok_add_post(&L, json_get(r, "post_processor"), 0) < 0) ||
+	    (json_get(r, "decoder") && tok_add_dec(&L, json_get(r, "decoder"), 0) < 0))
 		goto out;
+	if (t->npre >= TOK_MAXDEPTH - 1) {
+		error("%s: more than %d pre-tokenizers", path, TOK_MAXDEPTH - 2);
+		goto out;
+	}
 	if (t->nprefix) {
 		t->bos = t->prefix[0];
 	} else if ((t->path = strdup(path))) {

@@ -135,8 +135,7 @@ struct tok_dec {
 	int skip_special;
 	int first;			/* no token emitted yet in this record */
 	size_t strip;			/* record-level Strip: chars left to strip */
-	unsigned char run[64];		/* pending ByteFallback bytes */
-	size_t nrun;
+	struct tok_buf run;		/* pending ByteFallback bytes */
 	unsigned char hold[4];		/* an incomplete UTF-8 sequence */
 	size_t nhold;
 	struct tok_buf x[2];		/* scratch */

@@ -22,7 +22,7 @@ tok_dec_start(struct tok_dec *d, const struct tok *t, int skip_special)
 	d->t = t;
 	d->skip_special = skip_special;
 	d->first = 1;
-	d->nrun = d->nhold = 0;
+	d->run.n = d->nhold = 0;
 	d->strip = 0;
 	for (i = 0; i < t->ndec; i++)
 		if (t->dec[i].type == DEC_STRIP && t->dec[i].fused) {
@@ -34,8 +34,9 @@ tok_dec_start(struct tok_dec *d, const struct tok *t, int skip_special)
 void
 tok_dec_free(struct tok_dec *d)
 {
-	free(d->x[0].p), free(d->x[1].p);
+	free(d->x[0].p), free(d->x[1].p), free(d->run.p);
 	memset(d->x, 0, sizeof d->x);
+	memset(&d->run, 0, sizeof d->run);
 }
 
 /* length of the UTF-8 sequence a lead byte starts, 0 if not a lead */
@@ -113,7 +114,7 @@ replace(struct tok_buf *x, const char *s, size_t n, const char *a, size_t an,
 	return 0;
 }
 
-/* the per-token steps from k on; skipbf: pass ByteFallback steps by */
+/* the per-token steps from k on (ByteFallback was dealt with before) */
 static int
 steps(struct tok_dec *d, size_t k, const char *s, size_t n, struct tok_buf *out)
 {
@@ -197,14 +198,14 @@ hexval(int c)
 static int
 flushrun(struct tok_dec *d, struct tok_buf *out)
 {
-	const unsigned char *u = d->run;
-	size_t i, n = d->nrun, k = bfstep(d->t) + 1;
+	const unsigned char *u = (const unsigned char *)d->run.p;
+	size_t i, n = d->run.n, k = bfstep(d->t) + 1;
 	uint32_t cp;
 	int r;
 
 	if (!n)
 		return 0;
-	d->nrun = 0;
+	d->run.n = 0;	/* (the bytes stay put until the next push) */
 	for (i = 0; i < n; i += uni_decode(u + i, n - i, &cp))
 		if (uni_decode(u + i, n - i, &cp) && UNI_ISBAD(cp))
 			break;
@@ -233,14 +234,12 @@ tok_dec_push(struct tok_dec *d, int id, struct tok_buf *out)
 	if (d->skip_special && t->special[id])
 		return 0;
 	s = t->str[id], n = t->slen[id];
-	if (bfstep(t) >= 0 && !t->special[id]) {
+	if (bfstep(t) >= 0) {
 		int h, l;
-		if (n == 6 && !memcmp(s, "<0x", 3) && s[5] == '>' &&
+		if (!t->special[id] && n == 6 && !memcmp(s, "<0x", 3) && s[5] == '>' &&
 		    (h = hexval(s[3])) >= 0 && (l = hexval(s[4])) >= 0) {
-			if (d->nrun == sizeof d->run && flushrun(d, out) < 0)
-				return -1;
-			d->run[d->nrun++] = h << 4 | l;
-			return 0;
+			unsigned char c = h << 4 | l;
+			return tok_buf_add(&d->run, &c, 1);
 		}
 		if (flushrun(d, out) < 0)
 			return -1;

@@ -112,6 +112,8 @@ tok_buf_add(struct tok_buf *b, const void *p, size_t n)
 	return 0;
 }
 
+static void bigfree(void *p, size_t cap, size_t size);
+
 void
 tok_enc_free(struct tok *t)
 {
@@ -123,7 +125,8 @@ tok_enc_free(struct tok *t)
 			free(w->nb[i].p);
 		for (i = 0; i < TOK_MAXDEPTH; i++)
 			free(w->pb[i].p), free(w->seg[i]);
-		free(w->sym), free(w->q);
+		bigfree(w->sym, w->symcap, sizeof *w->sym);
+		bigfree(w->q, w->qcap, sizeof *w->q);
 		free(w);
 	}
 	mem_unmap(t->cache, sizeof(struct cache));
@@ -184,12 +187,49 @@ grow(void **p, size_t *cap, size_t need, size_t size)
 	return 0;
 }
 
+/* The same for the BPE arrays, which a long word (a SentencePiece
+ * tokenizer without pre-tokenizer takes the whole text as one) makes
+ * large: past BIGMAP bytes they are mapped, where huge pages cut the
+ * cost of page faults. */
+#define BIGMAP ((size_t)4 << 20)
+
+static void
+bigfree(void *p, size_t cap, size_t size)
+{
+	if (cap * size >= BIGMAP)
+		mem_unmap(p, cap * size);
+	else
+		free(p);
+}
+
+static int
+biggrow(void **p, size_t *cap, size_t need, size_t size)
+{
+	void *q;
+	size_t c;
+
+	if (need <= *cap)
+		return 0;
+	c = need < 64 ? 64 : need + need / 2;
+	if (c > ((size_t)-1) / size)
+		return error("out of memory (%zu-byte word)", need);
+	if (c * size < BIGMAP)
+		return grow(p, cap, need, size);
+	if (!(q = mem_map(c * size)))
+		return error("out of memory (%zu-byte word)", need);
+	if (*cap)
+		memcpy(q, *p, *cap * size);
+	bigfree(*p, *cap, size);
+	*p = q, *cap = c;
+	return 0;
+}
+
 static int
 addsym(struct work *w, size_t *ns, int id, uint32_t len)
 {
 	struct sym *s;
 
-	if (grow((void **)&w->sym, &w->symcap, *ns + 1, sizeof *w->sym) < 0)
+	if (biggrow((void **)&w->sym, &w->symcap, *ns + 1, sizeof *w->sym) < 0)
 		return -1;
 	s = &w->sym[*ns];
 	s->id = id, s->len = len;
@@ -261,7 +301,7 @@ nounk:
 		return -1;
 
 	/* the merge queue: every adjacent pair with a merge */
-	if (ns > 1 && grow((void **)&w->q, &w->qcap, ns * 2, sizeof *w->q) < 0)
+	if (ns > 1 && biggrow((void **)&w->q, &w->qcap, ns * 2, sizeof *w->q) < 0)
 		return -1;
 	for (i = 0; i + 1 < ns; i++) {
 		int nid;
@@ -289,7 +329,7 @@ nounk:
 		if (a->next >= 0)
 			w->sym[a->next].prev = pos;
 		if (nq + 2 > w->qcap &&
-		    grow((void **)&w->q, &w->qcap, nq + 2, sizeof *w->q) < 0)
+		    biggrow((void **)&w->q, &w->qcap, nq + 2, sizeof *w->q) < 0)
 			return -1;
 		if (a->prev >= 0 &&
 		    (r = tok_merge_get(t, w->sym[a->prev].id, a->id, &nid)) >= 0)
@@ -664,19 +704,17 @@ pre(struct enc *E, size_t d, const char *s, size_t n, int first)
 	case PRE_DIGITS:
 		return split(E, d, p, s, n, first);
 	case PRE_METASPACE:
+		/* spaces become the replacement, then it is prepended unless
+		 * the result starts with it */
 		b->n = 0;
 		if ((p->prepend == PREPEND_ALWAYS || (p->prepend == PREPEND_FIRST && first)) &&
-		    !(n >= p->replen && !memcmp(s, p->rep, p->replen)) &&
+		    s[0] != ' ' && !(n >= p->replen && !memcmp(s, p->rep, p->replen)) &&
 		    tok_buf_add(b, p->rep, p->replen) < 0)
 			return error("out of memory");
 		for (i = 0; i < n; i++)
 			if (s[i] == ' ' ? tok_buf_add(b, p->rep, p->replen) :
 			    tok_buf_add(b, s + i, 1))
 				return error("out of memory");
-		if (b->n >= p->replen && !memcmp(b->p, p->rep, p->replen) &&
-		    p->prepend != PREPEND_NEVER) {
-			/* (a replacement already there counts as the prefix) */
-		}
 		if (!p->split)
 			return pre(E, d + 1, b->p, b->n, first);
 		/* split before each replacement (MergedWithNext) */

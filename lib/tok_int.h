@@ -10,6 +10,25 @@
 #define TOK_MAXID 0x7ffffffe	/* ids fit an int, as in rec.h */
 #define TOK_MAXDEPTH 16		/* pre-tokenizers in a row */
 
+/* tokenizer.json being loaded: for messages */
+struct tok_ld {
+	struct tok *t;
+	const char *path;
+};
+
+struct json;
+/* tok_comp.c: read one component (null: none) into t's step lists; 0, or
+ * -1 after error() naming it if it is malformed or unsupported. */
+int tok_add_norm(struct tok_ld *L, const struct json *o, size_t depth);
+int tok_add_pre(struct tok_ld *L, const struct json *o, size_t depth);
+int tok_add_dec(struct tok_ld *L, const struct json *o, size_t depth);
+int tok_add_post(struct tok_ld *L, const struct json *o, size_t depth);
+/* A string member of o, copied (caller frees); *out NULL if absent and
+ * not need.  0, or -1 after error(). */
+int tok_getstr(struct tok_ld *L, const struct json *o, const char *key, int need, char **out, size_t *len);
+/* A boolean member of o, def if absent or null. */
+int tok_getbool(const struct json *o, const char *key, int def);
+
 /* tok_enc.c: release the encoder's cache and scratch buffers */
 void tok_enc_free(struct tok *t);
 

@@ -55,6 +55,12 @@ setup() {
 	[ "$output" = " t h e \0 t h e \0" ]
 	run -0 bash -c 'printf "116 257\n258\n" | tok-decode -m bl -n'
 	[ "$output" = "the the" ]
+	# -n: one text, one id per record: no Strip at each record, and a
+	# character split across records comes out whole
+	run -0 bash -c 'printf "1\n264\n264\n233\n154\n168\n" | tok-decode -m sp -n --skip-special'
+	[ "$output" = "ab ab日" ]
+	run -0 bash -c 'printf "1\n264\n264\n" | tok-decode -m sp --skip-special'
+	[ "$output" = $'\nab\nab' ]
 	run -0 bash -c 'printf "258 32 259\n10 92\n" | tok-decode -m bl --pieces'
 	[ "${lines[0]}" = "Ġthe Ġ in" ]
 	[ "${lines[1]}" = 'Ċ \\' ]
@@ -83,6 +89,12 @@ setup() {
 	[ "$output" = "ab ab" ]
 	run -0 bash -c 'echo "259 233 154 168 259 102" | tok-decode -m sp'
 	[ "$output" = "日 c" ]
+	# a special token ends a byte run; a long run stays whole
+	run -0 bash -c 'echo "260 233 154 168 1 260" | tok-decode -m sp'
+	[ "$output" = "a日<s>a" ]
+	run -0 bash -c 'for i in $(seq 40); do printf "233 154 168 "; done; echo'
+	run -0 bash -c "echo '$output' | tok-decode -m sp"
+	[ "$output" = "日日日日日日日日日日日日日日日日日日日日日日日日日日日日日日日日日日日日日日日日" ]
 	# an invalid byte run becomes one U+FFFD per byte
 	run -0 bash -c 'echo "260 233 154 260" | tok-decode -m sp'
 	[ "$output" = "a��a" ]

@@ -90,8 +90,25 @@ setup() {
 	[ "$output" = $'116 257\n258' ]
 	run -0 bash -c 'printf "a\nb" | tok-encode -m bl --no-bos'
 	[ "$output" = "97 10 98" ]
+	# the whole input's final newline ends the record
+	run -0 bash -c 'printf "a\n\n" | tok-encode -m bl --no-bos'
+	[ "$output" = "97 10" ]
+	run -0 bash -c 'echo the | tok-encode -m bl --no-bos'
+	[ "$output" = "116 257" ]
 	run -0 bash -c 'tok-encode -m bl --no-bos --ids=u32 "the" "" | od -An -tu4 | tr -s " \n" " "'
 	[ "$output" = " 2 116 257 0 " ]
+}
+
+@test "tok-encode: -l answers each line as it comes" {
+	coproc ENC { tok-encode -m bl --no-bos -l; }
+	printf 'the\n' >&"${ENC[1]}"
+	read -r -t 20 line <&"${ENC[0]}"
+	[ "$line" = "116 257" ]
+	printf ' the\n' >&"${ENC[1]}"
+	read -r -t 20 line <&"${ENC[0]}"
+	[ "$line" = "258" ]
+	eval "exec ${ENC[1]}>&-"
+	wait "$ENC_PID"
 }
 
 @test "tok-encode: SentencePiece BPE: Prepend, Replace, byte fallback, unk" {
@@ -109,9 +126,10 @@ setup() {
 
 @test "tok-encode: Metaspace, Split and NFKC pre-tokenization" {
 	FX_NORMALIZER=null FX_PRE='{"type": "Metaspace", "replacement": "\u2581", "prepend_scheme": "always", "split": true}' fx_sentencepiece meta
-	run -0 tok-encode -m meta --no-bos "ab ab" "a  b"
+	run -0 tok-encode -m meta --no-bos "ab ab" "a  b" " ab"
 	[ "${lines[0]}" = "264 264" ]
 	[ "${lines[1]}" = "262 259 259 261" ]	# ▁a ▁ ▁b
+	[ "${lines[2]}" = "264" ]		# the space is the prefix
 	FX_NORMALIZER=null FX_PRE='{"type": "Split", "pattern": {"String": " "}, "behavior": "Removed", "invert": false}' fx_sentencepiece split
 	run -0 tok-encode -m split --no-bos "ab  ab"
 	[ "$output" = "263 263" ]
@@ -154,10 +172,14 @@ setup() {
 	randbytes 1 3000 40 >in
 	tok-encode -m bl -l <in | tok-decode -m bl --skip-special >out
 	cmp in out
-	# whole input as one record, NUL and newlines inside
+	# whole input as one record, NUL and newlines inside; it ends with a
+	# newline, which tok-decode puts back, or without, with -n
 	randbytes 2 200 200 | tr 'x' '\000' >in2
-	tok-encode -m bl <in2 | tok-decode -m bl -n --skip-special >out2
+	tok-encode -m bl <in2 | tok-decode -m bl --skip-special >out2
 	cmp in2 out2
+	head -c -1 in2 >in3
+	tok-encode -m bl <in3 | tok-decode -m bl -n --skip-special >out3
+	cmp in3 out3
 }
 
 @test "tok-encode | tok-decode: random byte strings round-trip (SentencePiece fixture)" {

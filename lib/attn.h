@@ -1,0 +1,67 @@
+/* attn.h: causal attention over a KV cache, in tiles, with an online
+ * softmax (flash-attention style: no score row of the context length).
+ *
+ * A tile is the work of one KV head: the nh query heads that share it
+ * (GQA) for T consecutive tokens, over a range of key positions.  Each
+ * loaded key and value row serves all nh * T query rows of the tile.
+ * Keys are taken in blocks of ATTN_BLOCK positions counted from 0, so
+ * the operations a query row sees depend only on its own position and
+ * the key range, never on the other rows of its tile: a split of the
+ * tiles over threads gives bit-identical results.
+ *
+ * One table per instruction set (portable C in attn.c, lib/attn_avx2.c,
+ * lib/attn_avx512.c), picked by the name of the kernel table in use. */
+#ifndef ATTN_H
+#define ATTN_H
+
+#include <stddef.h>
+
+#define ATTN_BLOCK 16		/* key positions per online-softmax step */
+#define ATTN_MAXROWS 64		/* nh * T per tile, at most */
+#define ATTN_TILEROWS 24	/* nh * T per prefill tile, about */
+#define ATTN_NCHUNK 16		/* decode: key ranges per head, at most */
+#define ATTN_MINCHUNK 64	/* decode: keys per range, at least */
+
+/* One tile's inputs.  Query row (t, h), t < T, h < nh, is at
+ * q[t*ldq + h*hd]; key and value of position p at k[p*ldkv] and
+ * v[p*ldkv].  Token t sits at position pos0 + t and sees the keys p
+ * with p0 <= p < p1 and p <= pos0 + t; p1 <= pos0 + T. */
+struct attn_tile {
+	const float *q;
+	int ldq;
+	const float *k, *v;
+	size_t ldkv;
+	int hd, nh, T, pos0, p0, p1;
+	float scale;		/* score = scale * q.k, 1/sqrt(hd) for LLaMA */
+};
+
+struct attn_kern {
+	const char *name;	/* the kern table name it goes with */
+	/* The unnormalized attention of a tile, nh * T <= ATTN_MAXROWS:
+	 * for each row (t, h), with s_p its scores over its keys,
+	 *   ml[2r] = m = max_p s_p,  ml[2r+1] = l = sum_p exp(s_p - m),
+	 *   acc[t*lda + h*hd + i] = sum_p exp(s_p - m) v_p[i],
+	 * r = t*nh + h.  A row without keys gets m = -inf, l = 0, acc 0.
+	 * acc must not overlap the inputs. */
+	void (*part)(float *acc, int lda, float *ml, const struct attn_tile *a);
+};
+
+extern const struct attn_kern attn_portable;
+
+/* The table for kernel table name kname ("portable", "avx2",
+ * "avx512"; kern.name), the portable one for any other name.  The
+ * caller must have checked the CPU runs kname (kern_init does). */
+const struct attn_kern *attn_find(const char *kname);
+
+/* Finish a tile's rows in place: acc / l (0 where l is 0); layout and
+ * ml as attn_kern.part writes them. */
+void attn_norm(float *acc, int lda, const float *ml, int hd, int nh, int T);
+
+/* Merge n partial results of one query row over consecutive key ranges
+ * (acc of part c at accs[c*lda], its m and l at mls[c*ldm] and
+ * mls[c*ldm + 1], c < n, in key order) into the normalized output out
+ * (hd floats), in a fixed order. */
+void attn_merge(float *out, const float *accs, size_t lda, const float *mls,
+    size_t ldm, int n, int hd);
+
+#endif

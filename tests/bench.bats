@@ -1,0 +1,66 @@
+#!/usr/bin/env bats
+# bench/probe.c, the measuring helper of `make bench` (bench/run.sh builds
+# it the same way).  The figures themselves are not tested: only that the
+# probe measures what it says and reads a program's ids as run.sh needs.
+
+load helpers
+
+setup_file() {
+	need_cmd "${CC:-cc}"
+	"${CC:-cc}" -std=c11 -O2 -Wall -Wextra -Werror -pthread \
+	    -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE \
+	    -o "$BATS_FILE_TMPDIR/probe" "$BATS_TEST_DIRNAME/../bench/probe.c" -lm
+}
+
+setup() {
+	P=$BATS_FILE_TMPDIR/probe
+}
+
+@test "probe: usage" {
+	run -2 --separate-stderr "$P" bogus
+	[[ $stderr == *usage:* ]]
+	[ -z "$output" ]
+	run -0 "$P" --help
+	[[ $output == *usage:* ]]
+	run -2 --separate-stderr "$P" bw -t 0
+	[[ $stderr == *threads* ]]
+}
+
+@test "probe run: counts and times the ids, passes the exit status on" {
+	run -0 --separate-stderr "$P" run sh -c 'printf "5 17"; sleep 0.05; printf " 3\n"'
+	[[ $output == *" ids=3 "* ]]
+	[[ $output == status=0* ]]
+	# the third id came after the sleep
+	step=$(printf '%s\n' "$output" | tr ' ' '\n' | sed -n 's/^step1_ms=//p')
+	awk -v s="$step" 'BEGIN { exit !(s == 0) }'
+	last=$(printf '%s\n' "$output" | tr ' ' '\n' | sed -n 's/^steady_median_ms=//p')
+	awk -v s="$last" 'BEGIN { exit !(s >= 40) }'
+	run -3 --separate-stderr "$P" run sh -c 'echo 1; exit 3'
+	[[ $output == "status=3 "*" ids=1 "* ]]
+}
+
+@test "probe run: peak RSS of the child" {
+	run -0 --separate-stderr "$P" run true
+	rss=$(printf '%s\n' "$output" | tr ' ' '\n' | sed -n 's/^maxrss_kb=//p')
+	[ "$rss" -gt 0 ]
+}
+
+@test "probe run: a command that does not exist" {
+	run -127 --separate-stderr "$P" run /nonexistent/prog
+	[[ $stderr == *"exec /nonexistent/prog"* ]]
+}
+
+@test "probe bw and roof: positive figures, file mode reads the file" {
+	run -0 --separate-stderr "$P" bw -t 2 -r 2 -m 8
+	[[ $output == *"threads=2 reps=2 mib=8.0 "* ]]
+	g=$(printf '%s\n' "$output" | tr ' ' '\n' | sed -n 's/^best_gbs=//p')
+	awk -v g="$g" 'BEGIN { exit !(g > 0) }'
+	head -c 1048576 /dev/zero >"$BATS_TEST_TMPDIR/f"
+	run -0 --separate-stderr "$P" bw -r 1 -f "$BATS_TEST_TMPDIR/f"
+	[[ $output == *"mib=1.0 "* ]]
+	run -1 --separate-stderr "$P" bw -f "$BATS_TEST_TMPDIR/none"
+	[[ $stderr == *"No such file"* ]]
+	run -0 --separate-stderr "$P" roof -r 1
+	g=$(printf '%s\n' "$output" | head -n 1 | tr ' ' '\n' | sed -n 's/^cpu_gflops=//p')
+	awk -v g="$g" 'BEGIN { exit !(g > 0) }'
+}

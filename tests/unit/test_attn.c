@@ -1,0 +1,282 @@
+/* test_attn: the attention table that goes with $PIPELM_KERNEL against a
+ * double-precision reference (odd head sizes, GQA groups, causal
+ * offsets, key ranges merged with attn_merge), and the tiling property
+ * model.c relies on for thread-count independence: a row's result is
+ * bit-identical whatever tile it is computed in. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../lib/attn.h"
+#include "../../lib/kern.h"
+#include "../../lib/util.h"
+
+static int fails;
+static const struct attn_kern *ak;
+
+#define CHECK(c, ...) do { if (!(c)) { fail(__LINE__, __VA_ARGS__); } } while (0)
+
+PRINTF(2, 3) static void
+fail(int line, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (fails++ > 20)
+		return;
+	fprintf(stderr, "test_attn.c:%d: %s: ", line, ak->name);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static uint64_t rs = 0x9e3779b97f4a7c15ull;
+
+/* Uniform in [-1, 1) (xorshift64*). */
+static float
+frand(void)
+{
+	rs ^= rs >> 12;
+	rs ^= rs << 25;
+	rs ^= rs >> 27;
+	return (float)((double)(uint32_t)((rs * 0x2545f4914f6cdd1dull) >> 32)
+	    / 2147483648.0 - 1.0);
+}
+
+static void *
+xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+
+	if (!p) {
+		fprintf(stderr, "test_attn: out of memory\n");
+		exit(1);
+	}
+	return p;
+}
+
+/* A KV cache of n positions (key at kv[p*ld], value at kv[p*ld + voff])
+ * and T x nh queries, random, with scores spread over a few units. */
+struct fix {
+	float *kv, *q;
+	int hd, nh, T, pos0, ld, ldq, voff;
+};
+
+static void
+fix_make(struct fix *f, int hd, int nh, int T, int pos0)
+{
+	size_t i, n = (size_t)(pos0 + T);
+
+	f->hd = hd, f->nh = nh, f->T = T, f->pos0 = pos0;
+	f->ld = 2 * hd + 5;		/* odd strides: nothing assumes alignment */
+	f->voff = hd + 3;
+	f->ldq = nh * hd + 7;
+	f->kv = xmalloc(n * f->ld * sizeof(float));
+	f->q = xmalloc((size_t)T * f->ldq * sizeof(float));
+	for (i = 0; i < n * f->ld; i++)
+		f->kv[i] = frand();
+	for (i = 0; i < (size_t)T * f->ldq; i++)
+		f->q[i] = 3 * frand();
+}
+
+static void
+fix_free(struct fix *f)
+{
+	free(f->kv);
+	free(f->q);
+}
+
+static struct attn_tile
+tile(const struct fix *f, int t0, int T, int p0, int p1)
+{
+	struct attn_tile a = { f->q + (size_t)t0 * f->ldq, f->ldq, f->kv,
+		f->kv + f->voff, f->ld, f->hd, f->nh, T, f->pos0 + t0, p0, p1,
+		1 / sqrtf((float)f->hd) };
+
+	return a;
+}
+
+/* Normalized attention of row (t, h) in double. */
+static void
+ref_row(double *out, const struct fix *f, int t, int h)
+{
+	int n = f->pos0 + t + 1, p, i;
+	const float *q = f->q + (size_t)t * f->ldq + h * f->hd;
+	double *s = xmalloc(n * sizeof(double)), m = -INFINITY, l = 0, d;
+
+	for (p = 0; p < n; p++) {
+		for (d = 0, i = 0; i < f->hd; i++)
+			d += (double)q[i] * f->kv[(size_t)p * f->ld + i];
+		s[p] = d / sqrt(f->hd);
+		m = s[p] > m ? s[p] : m;
+	}
+	memset(out, 0, f->hd * sizeof(double));
+	for (p = 0; p < n; p++) {
+		s[p] = exp(s[p] - m);
+		l += s[p];
+		for (i = 0; i < f->hd; i++)
+			out[i] += s[p] * f->kv[(size_t)p * f->ld + f->voff + i];
+	}
+	for (i = 0; i < f->hd; i++)
+		out[i] /= l;
+	free(s);
+}
+
+/* Compare out (T, nh*hd rows at stride ldo) with the reference. */
+static void
+check_ref(const struct fix *f, const float *out, int ldo, const char *what)
+{
+	double *ref = xmalloc(f->hd * sizeof(double)), err, scale;
+	int t, h, i;
+
+	for (t = 0; t < f->T; t++)
+		for (h = 0; h < f->nh; h++) {
+			ref_row(ref, f, t, h);
+			for (scale = 0, i = 0; i < f->hd; i++)
+				scale = fabs(ref[i]) > scale ? fabs(ref[i]) : scale;
+			for (i = 0; i < f->hd; i++) {
+				err = fabs(out[(size_t)t * ldo + h * f->hd + i] - ref[i]);
+				CHECK(err <= 2e-6 * scale + 1e-7,
+				    "%s hd %d nh %d T %d pos0 %d: row (%d, %d)[%d] %.9g, want %.9g",
+				    what, f->hd, f->nh, f->T, f->pos0, t, h, i,
+				    out[(size_t)t * ldo + h * f->hd + i], ref[i]);
+			}
+		}
+	free(ref);
+}
+
+/* One tile over all keys, normalized, against the reference; then the
+ * same rows one token per tile, which must agree bit for bit. */
+static void
+test_tile(int hd, int nh, int T, int pos0)
+{
+	struct fix f;
+	struct attn_tile a;
+	int lda = nh * hd + 3, t;
+	float *out = xmalloc((size_t)T * lda * sizeof(float));
+	float *one = xmalloc((size_t)lda * sizeof(float));
+	float *ml = xmalloc((size_t)2 * nh * T * sizeof(float));
+
+	fix_make(&f, hd, nh, T, pos0);
+	a = tile(&f, 0, T, 0, pos0 + T);
+	ak->part(out, lda, ml, &a);
+	attn_norm(out, lda, ml, hd, nh, T);
+	check_ref(&f, out, lda, "tile");
+	for (t = 0; t < T; t++) {
+		a = tile(&f, t, 1, 0, pos0 + t + 1);
+		ak->part(one, lda, ml, &a);
+		attn_norm(one, lda, ml, hd, nh, 1);
+		CHECK(!memcmp(one, out + (size_t)t * lda, nh * hd * sizeof(float)),
+		    "hd %d nh %d T %d pos0 %d: token %d alone differs from its tile",
+		    hd, nh, T, pos0, t);
+	}
+	free(out), free(one), free(ml);
+	fix_free(&f);
+}
+
+/* The keys of one token cut into ranges at the given cuts (any, not
+ * only block multiples), the parts merged with attn_merge. */
+static void
+test_ranges(int hd, int nh, int pos0, int ncut, const int *cut)
+{
+	struct fix f;
+	struct attn_tile a;
+	int n = pos0 + 1, c, h, p0, p1, nc = ncut + 1;
+	float *accs = xmalloc((size_t)nc * nh * hd * sizeof(float));
+	float *mls = xmalloc((size_t)2 * nc * nh * sizeof(float));
+	float *acc = xmalloc((size_t)nh * hd * sizeof(float));
+	float *out = xmalloc((size_t)nh * hd * sizeof(float));
+	float ml[2 * 64];
+
+	fix_make(&f, hd, nh, 1, pos0);
+	for (c = 0; c < nc; c++) {
+		p0 = c ? cut[c - 1] : 0;
+		p1 = c < ncut ? cut[c] : n;
+		a = tile(&f, 0, 1, p0, p1);
+		ak->part(acc, nh * hd, ml, &a);
+		for (h = 0; h < nh; h++) {
+			memcpy(accs + ((size_t)h * nc + c) * hd, acc + h * hd,
+			    hd * sizeof(float));
+			mls[2 * (h * nc + c)] = ml[2 * h];
+			mls[2 * (h * nc + c) + 1] = ml[2 * h + 1];
+			if (p1 <= p0)
+				CHECK(ml[2 * h] == -INFINITY && ml[2 * h + 1] == 0,
+				    "empty range [%d, %d): m %g l %g", p0, p1,
+				    ml[2 * h], ml[2 * h + 1]);
+		}
+	}
+	for (h = 0; h < nh; h++)
+		attn_merge(out + h * hd, accs + (size_t)h * nc * hd, hd,
+		    mls + (size_t)2 * h * nc, 2, nc, hd);
+	check_ref(&f, out, nh * hd, "merged ranges");
+	free(accs), free(mls), free(acc), free(out);
+	fix_free(&f);
+}
+
+/* Large score differences: the running max changes by far more than
+ * the exp range, and a masked key must not leak in. */
+static void
+test_extremes(void)
+{
+	struct fix f;
+	struct attn_tile a;
+	float out[64], ml[2];
+	int i, p;
+
+	fix_make(&f, 16, 1, 1, 40);
+	for (p = 0; p < 41; p++)
+		for (i = 0; i < 16; i++)
+			f.kv[(size_t)p * f.ld + i] = (float)(p % 7) * 30 * (i == 0);
+	for (i = 0; i < 16; i++)
+		f.q[i] = i == 0;
+	a = tile(&f, 0, 1, 0, 41);
+	ak->part(out, 16, ml, &a);
+	attn_norm(out, 16, ml, 16, 1, 1);
+	check_ref(&f, out, 16, "extremes");
+	fix_free(&f);
+}
+
+int
+main(void)
+{
+	static const int hds[] = { 2, 8, 16, 24, 64, 128 };
+	static const int nhs[] = { 1, 3, 4, 8 };
+	static const int Ts[] = { 1, 2, 5, 8 };
+	static const int pos0s[] = { 0, 1, 15, 16, 37 };
+	static const int cut1[] = { 16 }, cut2[] = { 5, 21, 22, 48 },
+	    cut3[] = { 0, 0, 70 };
+	const char *want = getenv("PIPELM_KERNEL");
+	size_t a, b, c, d;
+
+	argv0 = "test_attn";
+	if (kern_init(want) < 0) {
+		if (want && (!strcmp(want, "avx2") || !strcmp(want, "avx512"))) {
+			printf("skip: this cpu cannot run the %s table\n", want);
+			return 0;
+		}
+		return 1;
+	}
+	ak = attn_find(kern.name);
+	for (a = 0; a < sizeof(hds) / sizeof(*hds); a++)
+		for (b = 0; b < sizeof(nhs) / sizeof(*nhs); b++)
+			for (c = 0; c < sizeof(Ts) / sizeof(*Ts); c++)
+				for (d = 0; d < sizeof(pos0s) / sizeof(*pos0s); d++)
+					test_tile(hds[a], nhs[b], Ts[c], pos0s[d]);
+	test_tile(64, 3, 21, 100);	/* SmolLM2's head size, a full tile */
+	test_tile(64, 1, 64, 7);
+	for (a = 0; a < sizeof(hds) / sizeof(*hds); a++) {
+		test_ranges(hds[a], 3, 70, 1, cut1);
+		test_ranges(hds[a], 3, 70, 4, cut2);
+		test_ranges(hds[a], 2, 70, 3, cut3);
+	}
+	test_extremes();
+	if (fails) {
+		fprintf(stderr, "test_attn (%s): %d failures\n", ak->name, fails);
+		return 1;
+	}
+	printf("ok %s\n", ak->name);
+	return 0;
+}

@@ -1,0 +1,275 @@
+/* test_cfg.c: config.json defaults (HuggingFace LlamaConfig), overrides
+ * from generation_config.json, rope_scaling, and refusals; mdir_resolve
+ * on folders and a fake HuggingFace cache. */
+#include <sys/stat.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../../lib/cfg.h"
+#include "../../lib/mdir.h"
+#include "../../lib/util.h"
+
+static int fails;
+
+#define CHECK(c) do { if (!(c)) { fails++; \
+	printf("%s:%d: check failed: %s\n", __FILE__, __LINE__, #c); } } while (0)
+
+static char dir[] = "/tmp/test_cfg_XXXXXX";
+static char cpath[256], gpath[256];
+
+static void
+put(const char *path, const char *s)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f || fputs(s, f) < 0 || fclose(f)) {
+		perror(path);
+		exit(1);
+	}
+}
+
+/* cfg_load of config text s (and generation config g unless NULL). */
+static int
+load(struct cfg *c, const char *s, const char *g)
+{
+	put(cpath, s);
+	if (g)
+		put(gpath, g);
+	return cfg_load(c, cpath, g ? gpath : NULL);
+}
+
+static void
+test_defaults(void)
+{
+	struct cfg c;
+
+	CHECK(load(&c, "{}", NULL) == 0);
+	CHECK(c.hidden_size == 4096 && c.intermediate_size == 11008);
+	CHECK(c.num_hidden_layers == 32 && c.num_attention_heads == 32);
+	CHECK(c.num_key_value_heads == 32 && c.head_dim == 128);
+	CHECK(c.vocab_size == 32000 && c.max_position_embeddings == 2048);
+	CHECK(c.rms_norm_eps == 1e-6f && c.rope_theta == 10000.0f);
+	CHECK(!c.tie_word_embeddings && !c.attention_bias && !c.mlp_bias);
+	CHECK(c.bos_token_id == -1 && c.n_eos == 0 && c.pad_token_id == -1);
+	CHECK(!*c.rope_scaling.rope_type && !*c.architecture);
+	CHECK(!strcmp(c.hidden_act, "silu"));
+	/* null means the default */
+	CHECK(load(&c, "{\"num_key_value_heads\": null, \"head_dim\": null,"
+	    " \"rope_scaling\": null, \"bos_token_id\": null,"
+	    " \"hidden_size\": 64, \"num_attention_heads\": 4}", NULL) == 0);
+	CHECK(c.num_key_value_heads == 4 && c.head_dim == 16 &&
+	    c.bos_token_id == -1);
+}
+
+static void
+test_smollm2(void)
+{
+	struct cfg c;
+
+	/* the keys of SmolLM2-135M's config.json */
+	CHECK(load(&c, "{\"architectures\": [\"LlamaForCausalLM\"],"
+	    "\"attention_bias\": false, \"bos_token_id\": 0, \"eos_token_id\": 0,"
+	    "\"hidden_act\": \"silu\", \"hidden_size\": 576,"
+	    "\"initializer_range\": 0.041666666666666664,"
+	    "\"intermediate_size\": 1536, \"is_llama_config\": true,"
+	    "\"max_position_embeddings\": 8192, \"model_type\": \"llama\","
+	    "\"num_attention_heads\": 9, \"num_hidden_layers\": 30,"
+	    "\"num_key_value_heads\": 3, \"pretraining_tp\": 1,"
+	    "\"rms_norm_eps\": 1e-05, \"rope_interleaved\": false,"
+	    "\"rope_scaling\": null, \"rope_theta\": 100000,"
+	    "\"tie_word_embeddings\": true, \"torch_dtype\": \"bfloat16\","
+	    "\"transformers_version\": \"4.40.1\", \"use_cache\": true,"
+	    "\"vocab_size\": 49152}", NULL) == 0);
+	CHECK(!strcmp(c.architecture, "LlamaForCausalLM"));
+	CHECK(!strcmp(c.model_type, "llama"));
+	CHECK(c.hidden_size == 576 && c.num_hidden_layers == 30);
+	CHECK(c.num_attention_heads == 9 && c.num_key_value_heads == 3);
+	CHECK(c.head_dim == 64 && c.vocab_size == 49152);
+	CHECK(c.rope_theta == 100000.0f && c.rms_norm_eps == 1e-5f);
+	CHECK(c.tie_word_embeddings == 1 && c.bos_token_id == 0);
+	CHECK(c.n_eos == 1 && c.eos_token_id[0] == 0);
+}
+
+static void
+test_tokens(void)
+{
+	struct cfg c;
+
+	CHECK(load(&c, "{\"vocab_size\": 300, \"eos_token_id\": [5, 7, 9]}",
+	    NULL) == 0);
+	CHECK(c.n_eos == 3 && c.eos_token_id[2] == 9);
+	/* generation_config.json overrides what it has */
+	CHECK(load(&c, "{\"vocab_size\": 300, \"bos_token_id\": 1,"
+	    " \"eos_token_id\": 2}", "{\"eos_token_id\": [3, 4]}") == 0);
+	CHECK(c.bos_token_id == 1 && c.n_eos == 2 && c.eos_token_id[1] == 4);
+	CHECK(load(&c, "{\"vocab_size\": 300, \"eos_token_id\": [1, 2]}",
+	    "{\"bos_token_id\": 7, \"eos_token_id\": 8}") == 0);
+	CHECK(c.bos_token_id == 7 && c.n_eos == 1 && c.eos_token_id[0] == 8);
+	CHECK(load(&c, "{\"eos_token_id\": []}", NULL) == 0 && c.n_eos == 0);
+	CHECK(load(&c, "{\"vocab_size\": 300}", "{\"eos_token_id\": 300}") < 0);
+	CHECK(load(&c, "{}", "[]") < 0);
+	CHECK(load(&c, "{\"eos_token_id\": [1,2,3,4,5,6,7,8,9,10,11,12,13,"
+	    "14,15,16,17]}", NULL) < 0);
+	CHECK(cfg_load(&c, cpath, "/nonexistent/generation_config.json") < 0);
+}
+
+static void
+test_rope(void)
+{
+	struct cfg c;
+
+	/* Llama 3.2 */
+	CHECK(load(&c, "{\"rope_scaling\": {\"factor\": 32.0,"
+	    " \"high_freq_factor\": 4.0, \"low_freq_factor\": 1.0,"
+	    " \"original_max_position_embeddings\": 8192,"
+	    " \"rope_type\": \"llama3\"}, \"rope_theta\": 500000.0}", NULL) == 0);
+	CHECK(!strcmp(c.rope_scaling.rope_type, "llama3"));
+	CHECK(c.rope_scaling.factor == 32 && c.rope_scaling.low_freq_factor == 1 &&
+	    c.rope_scaling.high_freq_factor == 4 &&
+	    c.rope_scaling.original_max_position_embeddings == 8192);
+	/* the older "type" key, and "default" meaning none */
+	CHECK(load(&c, "{\"rope_scaling\": {\"type\": \"default\"}}", NULL) == 0);
+	CHECK(!*c.rope_scaling.rope_type);
+	CHECK(load(&c, "{\"rope_scaling\": {\"type\": \"dynamic\", \"factor\": 2}}", NULL) < 0);
+	CHECK(load(&c, "{\"rope_scaling\": {\"factor\": 2}}", NULL) < 0);
+	CHECK(load(&c, "{\"rope_scaling\": {\"rope_type\": \"llama3\","
+	    " \"factor\": 0.5, \"high_freq_factor\": 4.0, \"low_freq_factor\": 1.0,"
+	    " \"original_max_position_embeddings\": 8192}}", NULL) < 0);
+}
+
+static void
+test_refusals(void)
+{
+	static const char *const bad[] = {
+		"[]", "{\"hidden_size\": 0}", "{\"hidden_size\": -64}",
+		"{\"hidden_size\": 64.5}", "{\"hidden_size\": \"64\"}",
+		"{\"hidden_size\": true}", "{\"hidden_size\": 2000000}",
+		"{\"hidden_size\": 100, \"num_attention_heads\": 3}",
+		"{\"num_attention_heads\": 32, \"num_key_value_heads\": 5}",
+		"{\"head_dim\": 3}", "{\"hidden_size\": 6, \"num_attention_heads\": 2}",
+		"{\"rms_norm_eps\": -1}", "{\"rms_norm_eps\": 0}",
+		"{\"rope_theta\": 1e50}", "{\"rope_theta\": null, \"rms_norm_eps\": \"x\"}",
+		"{\"tie_word_embeddings\": \"yes\"}", "{\"attention_bias\": 0}",
+		"{\"vocab_size\": 0}", "{\"bos_token_id\": 32000}",
+		"{\"bos_token_id\": 1.5}", "{\"eos_token_id\": \"2\"}",
+		"{\"eos_token_id\": [2, -1]}", "{\"hidden_act\": \"gelu\"}",
+		"{\"hidden_act\": 1}", "{\"model_type\": \"qwen2\"}",
+		"{\"architectures\": [1]}", "{\"architectures\": {}}",
+		"{\"rope_scaling\": []}", "{\"rope_scaling\": {\"rope_type\": \"yarn\"}}",
+		"{\"max_position_embeddings\": 0}", "{\"num_hidden_layers\": 1e9}",
+		"{\"hidden_act\": \"silu_with_a_name_far_too_long\"}",
+		"{", "",
+	};
+	struct cfg c;
+	size_t i;
+
+	for (i = 0; i < LEN(bad); i++)
+		if (load(&c, bad[i], NULL) == 0) {
+			printf("must refuse: %s\n", bad[i]);
+			fails++;
+		}
+	/* head_dim makes a non-dividing hidden size fine */
+	CHECK(load(&c, "{\"hidden_size\": 100, \"num_attention_heads\": 3,"
+	    " \"head_dim\": 32}", NULL) == 0 && c.head_dim == 32);
+	CHECK(cfg_load(&c, "/nonexistent/config.json", NULL) < 0);
+}
+
+static void
+test_mdir(void)
+{
+	char p[512], hub[300];
+	struct mdir m;
+
+	/* a folder: config.json required, the rest optional */
+	CHECK(mdir_resolve(&m, dir) == 0);
+	CHECK(m.config && m.genconfig && !m.weights && !m.tokenizer);
+	mdir_free(&m);
+	snprintf(p, sizeof(p), "%s/model.safetensors.index.json", dir);
+	put(p, "{}");
+	snprintf(p, sizeof(p), "%s/tokenizer.json", dir);
+	put(p, "{}");
+	CHECK(mdir_resolve(&m, dir) == 0);
+	CHECK(m.weights && strstr(m.weights, "index.json") && m.tokenizer);
+	mdir_free(&m);
+	unsetenv("PIPELM_MODEL");
+	CHECK(mdir_resolve(&m, NULL) < 0);
+	setenv("PIPELM_MODEL", dir, 1);
+	CHECK(mdir_resolve(&m, NULL) == 0 && !strcmp(m.dir, dir));
+	mdir_free(&m);
+	unsetenv("PIPELM_MODEL");
+	CHECK(mdir_resolve(&m, "/nonexistent/dir") < 0);
+	CHECK(mdir_resolve(&m, cpath) < 0);	/* a file, not a folder */
+	CHECK(m.dir == NULL);
+	mdir_free(&m);
+
+	/* the cache: HF_HUB_CACHE/models--org--name/snapshots/REV */
+	snprintf(hub, sizeof(hub), "%s/hub", dir);
+	snprintf(p, sizeof(p), "%s/models--org--name/snapshots/rev1", hub);
+	CHECK(mkdir(hub, 0777) == 0);
+	snprintf(p, sizeof(p), "%s/models--org--name", hub);
+	CHECK(mkdir(p, 0777) == 0);
+	snprintf(p, sizeof(p), "%s/models--org--name/snapshots", hub);
+	CHECK(mkdir(p, 0777) == 0);
+	snprintf(p, sizeof(p), "%s/models--org--name/snapshots/rev1", hub);
+	CHECK(mkdir(p, 0777) == 0);
+	snprintf(p, sizeof(p), "%s/models--org--name/snapshots/rev1/config.json", hub);
+	put(p, "{}");
+	setenv("HF_HUB_CACHE", hub, 1);
+	CHECK(mdir_resolve(&m, "org/name") == 0 && strstr(m.dir, "rev1"));
+	mdir_free(&m);
+	CHECK(mdir_resolve(&m, "org/other") < 0);
+	CHECK(mdir_resolve(&m, "../x") < 0);
+	unsetenv("HF_HUB_CACHE");
+	unlink(p);
+	snprintf(p, sizeof(p), "%s/models--org--name/snapshots/rev1", hub);
+	rmdir(p);
+	snprintf(p, sizeof(p), "%s/models--org--name/snapshots", hub);
+	rmdir(p);
+	snprintf(p, sizeof(p), "%s/models--org--name", hub);
+	rmdir(p);
+	rmdir(hub);
+	snprintf(p, sizeof(p), "%s/model.safetensors.index.json", dir);
+	unlink(p);
+	snprintf(p, sizeof(p), "%s/tokenizer.json", dir);
+	unlink(p);
+}
+
+int
+main(void)
+{
+	int saved;
+
+	argv0 = "test_cfg";
+	if (!mkdtemp(dir)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	snprintf(cpath, sizeof(cpath), "%s/config.json", dir);
+	snprintf(gpath, sizeof(gpath), "%s/generation_config.json", dir);
+	/* library messages are expected here: keep them out of the log
+	 * (stderr comes back before the end, for the sanitizers' reports) */
+	fflush(stderr);
+	if ((saved = dup(2)) < 0 || !freopen("/dev/null", "w", stderr))
+		return 1;
+	test_defaults();
+	test_smollm2();
+	test_tokens();
+	test_rope();
+	test_refusals();
+	test_mdir();
+	unlink(cpath);
+	unlink(gpath);
+	rmdir(dir);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	if (fails) {
+		printf("test_cfg: %d failures\n", fails);
+		return 1;
+	}
+	puts("ok");
+	return 0;
+}

@@ -1,0 +1,213 @@
+/* test_json.c: a JSONTestSuite-style set of documents the parser must
+ * accept (y_) and must reject (n_), after Nicolas Seriot's JSONTestSuite
+ * (github.com/nst/JSONTestSuite, test_parsing/), plus the decoded values
+ * and the position in error messages. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../../lib/json.h"
+#include "../../lib/util.h"
+
+static int fails;
+
+#define CHECK(c) do { if (!(c)) { fails++; \
+	fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c); } } while (0)
+
+/* Documents as C strings (no NUL inside unless the length says so). */
+static const char *const yes[] = {
+	"[]", "{}", "[1]", "[-0]", "[-0.0]", "[0e1]", "[1E22]", "[1e-2]",
+	"[1E+2]", "[0.5]", "[-123.456e-78]", "[123e65]",
+	"[1.5e+10]", "123", "-1", "\"str\"", "true", "false", "null",
+	" [1] ", "\t\n\r [1]\n", "[true,false,null]", "[[], {}, [[]]]",
+	"{\"a\":[]}", "{\"a\":1,\"a\":2}", "{\"\":0}", "[\"\"]",
+	"[\"\\u0000\"]", "[\"\\ud83d\\ude00\"]", "[\"\\u00e9\"]",
+	"[\"\\\"\\\\\\/\\b\\f\\n\\r\\t\"]", "[\"\\uFFFF\"]", "[\"\\uDBFF\\uDFFF\"]",
+	"[\"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\"]", "[\" \x7f\"]",
+	"{\"a\" : { \"b\" : [ 1 , 2 ] } }", "[1,[2,[3,[4,[5]]]]]",
+	"[-9223372036854775808]", "[99999999999999999999999999999]",
+	"[1e400]", "[\"a\\u0041\"]", "{\"k\":\"\\u002F\"}",
+};
+
+static const char *const no[] = {
+	"", " ", "[", "]", "{", "}", "[1,]", "[,1]", "[,]", "{\"a\":1,}",
+	"{,}", "{a:1}", "{'a':1}", "['a']", "[01]", "[-01]", "[1.]", "[.1]",
+	"[+1]", "[1e]", "[1e+]", "[-]", "[0x10]", "[NaN]", "[Infinity]",
+	"[-Infinity]", "[1 2]", "{\"a\" 1}", "{\"a\":1 \"b\":2}",
+	"[true false]", "tru", "nul", "fals", "True", "[1]x", "[1]]", "{}}",
+	"[][]", "\"abc", "[\"abc]", "[\"a\nb\"]", "[\"\t\"]", "[\"\x01\"]",
+	"[\"\\a\"]", "[\"\\x41\"]", "[\"\\u12\"]", "[\"\\u12G4\"]",
+	"[\"\\\"]", "[\"\\", "{\"a\":}", "{:1}", "{\"a\"}", "{1:1}",
+	"{null:1}", "[\"a\",,]", "[1,,2]", "/* c */ []", "[] // c",
+	"[\"\\ud800\"]", "[\"\\udc00\\ud800\"]", "[\"\\ud800\\u0041\"]",
+	"[1e1.5]", "[- 1]", "[1.0e]", "[\xef\xbb\xbf]", "\xef\xbb\xbf[]",
+	"[\"\\U0041\"]", "nulll", "[null,]", "{\"a\":1}{", "[1,2,3",
+	"{\"a\":[1,2}", "[{]}", "\"\\u0000",
+};
+
+static int
+parses(const char *s, size_t n)
+{
+	struct json_doc d = { 0 };
+	char err[128];
+	int r = json_parse(&d, s, n, err, sizeof(err));
+
+	if (r < 0 && !*err) {
+		fprintf(stderr, "no error message for '%s'\n", s);
+		fails++;
+	}
+	json_free(&d);
+	return r == 0;
+}
+
+static void
+test_accept_reject(void)
+{
+	size_t i;
+
+	for (i = 0; i < LEN(yes); i++)
+		if (!parses(yes[i], strlen(yes[i]))) {
+			fprintf(stderr, "must accept: '%s'\n", yes[i]);
+			fails++;
+		}
+	for (i = 0; i < LEN(no); i++)
+		if (parses(no[i], strlen(no[i]))) {
+			fprintf(stderr, "must reject: '%s'\n", no[i]);
+			fails++;
+		}
+	/* a NUL byte outside a string */
+	CHECK(!parses("[1]\0", 4));
+	CHECK(!parses("[1,\0 2]", 7));
+	/* a raw NUL inside a string is a control character */
+	CHECK(!parses("[\"a\0b\"]", 7));
+}
+
+static void
+test_depth(void)
+{
+	size_t n = 100000, i;
+	char *s = malloc(2 * n + 1);
+
+	/* shallow nesting is fine; very deep nesting is an error, not a
+	 * stack overflow */
+	for (i = 0; i < 100; i++)
+		s[i] = '[', s[200 - 1 - i] = ']';
+	CHECK(parses(s, 200));
+	for (i = 0; i < n; i++)
+		s[i] = '[', s[2 * n - 1 - i] = ']';
+	CHECK(!parses(s, 2 * n));
+	for (i = 0; i < n; i++)
+		s[2 * i] = '{', s[2 * i + 1] = '"';
+	CHECK(!parses(s, 2 * n));
+	for (i = 0; i < JSON_MAXDEPTH + 1; i++)
+		s[i] = '[', s[2 * (JSON_MAXDEPTH + 1) - 1 - i] = ']';
+	CHECK(!parses(s, 2 * (JSON_MAXDEPTH + 1)));
+	free(s);
+}
+
+static void
+test_values(void)
+{
+	static const char doc[] = "{\"s\": \"a\\u00e9\\ud83d\\ude00\\u0000z\","
+	    " \"i\": [2.0, 1e3, 1.5, -0, 9223372036854775807, "
+	    "9223372036854775808, -7], \"f\": 1e-2, \"t\": true, \"n\": null,"
+	    " \"k\": 1, \"k\": 2, \"esc\": \"\\\"\\\\\\/\\b\\f\\n\\r\\t\"}";
+	struct json_doc d = { 0 };
+	const struct json *j, *i;
+	char err[128];
+	long long v;
+	double x;
+
+	CHECK(json_parse(&d, doc, strlen(doc), err, sizeof(err)) == 0);
+	if (!d.root)
+		return;
+	CHECK(d.root->type == JSON_OBJECT);
+	j = json_get(d.root, "s");
+	CHECK(j && j->type == JSON_STRING && j->len == 9 &&
+	    !memcmp(j->u.str, "a\xc3\xa9\xf0\x9f\x98\x80\0z", 9));
+	i = json_get(d.root, "i");
+	CHECK(i && i->type == JSON_ARRAY && i->len == 7);
+	if (i && i->len == 7) {
+		CHECK(json_int(&i->u.items[0], 0, 10, &v) == 0 && v == 2);
+		CHECK(json_int(&i->u.items[1], 0, 1000, &v) == 0 && v == 1000);
+		CHECK(json_int(&i->u.items[1], 0, 999, &v) < 0);
+		CHECK(json_int(&i->u.items[2], 0, 10, &v) < 0);
+		CHECK(json_int(&i->u.items[3], 0, 10, &v) == 0 && v == 0);
+		CHECK(json_int(&i->u.items[4], 0, 9223372036854775807LL, &v) == 0 &&
+		    v == 9223372036854775807LL);
+		CHECK(json_int(&i->u.items[5], 0, 9223372036854775807LL, &v) < 0);
+		CHECK(json_int(&i->u.items[6], -7, -7, &v) == 0 && v == -7);
+		CHECK(json_int(&i->u.items[6], 0, 10, &v) < 0);
+	}
+	CHECK(json_num(json_get(d.root, "f"), &x) == 0 && x == 0.01);
+	CHECK(json_num(json_get(d.root, "s"), &x) < 0);
+	CHECK(json_int(json_get(d.root, "s"), 0, 1, &v) < 0);
+	CHECK(json_bool(json_get(d.root, "t")) == 1);
+	CHECK(json_bool(json_get(d.root, "n")) < 0);
+	CHECK(json_get(d.root, "n")->type == JSON_NULL);
+	CHECK(json_get(d.root, "missing") == NULL);
+	CHECK(json_get(i, "x") == NULL);
+	CHECK(json_int(json_get(d.root, "k"), 0, 9, &v) == 0 && v == 1);
+	j = json_get(d.root, "esc");
+	CHECK(j && j->len == 8 && !strcmp(j->u.str, "\"\\/\b\f\n\r\t"));
+	CHECK(json_str(j) == j->u.str);
+	CHECK(json_str(i) == NULL && json_str(NULL) == NULL);
+	CHECK(!strcmp(json_typename(JSON_OBJECT), "object"));
+	json_free(&d);
+	json_free(&d);		/* a freed document is a zeroed one */
+}
+
+static void
+test_error_position(void)
+{
+	static const char doc[] = "{\"a\": [1,\n  2,\n  ]}";
+	struct json_doc d = { 0 };
+	char err[128] = "";
+
+	CHECK(json_parse(&d, doc, strlen(doc), err, sizeof(err)) < 0);
+	CHECK(strstr(err, "line 3") != NULL);
+	json_free(&d);
+	/* a tiny buffer is still NUL-terminated */
+	memset(err, 'x', sizeof(err));
+	CHECK(json_parse(&d, "[", 1, err, 8) < 0);
+	CHECK(memchr(err, 0, 8) != NULL);
+	json_free(&d);
+}
+
+static void
+test_load(void)
+{
+	struct json_doc d = { 0 };
+	char path[] = "/tmp/test_json_XXXXXX";
+	FILE *f;
+	int fd = mkstemp(path);
+
+	CHECK(fd >= 0);
+	f = fdopen(fd, "w");
+	fputs("{\"x\": [1, 2]}\n", f);
+	fclose(f);
+	CHECK(json_load(&d, path) == 0);
+	CHECK(d.root && json_get(d.root, "x")->len == 2);
+	json_free(&d);
+	CHECK(json_load(&d, "/nonexistent/x.json") < 0);
+	json_free(&d);
+	unlink(path);
+}
+
+int
+main(void)
+{
+	argv0 = "test_json";
+	test_accept_reject();
+	test_depth();
+	test_values();
+	test_error_position();
+	test_load();
+	if (fails) {
+		fprintf(stderr, "test_json: %d failures\n", fails);
+		return 1;
+	}
+	puts("ok");
+	return 0;
+}
