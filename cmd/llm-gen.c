@@ -11,7 +11,7 @@
 #include "../lib/sampopt.h"
 #include "../lib/util.h"
 
-static int echo, timing, vflag;
+static int bf16act, echo, timing, vflag;
 static enum rec_fmt ids = REC_TEXT;
 
 static _Noreturn void
@@ -19,7 +19,8 @@ usage(int status)
 {
 	fprintf(status ? stderr : stdout,
 	    "usage: %s [-ev] [-m model] " SAMPOPT_USAGE "\n"
-	    "       [--ctx n] [-t threads] [--ids=text|u32] [--timing] [file ...]\n",
+	    "       [--ctx n] [-t threads] [--ids=text|u32] [--timing]\n"
+	    "       [--bf16-act] [file ...]\n",
 	    argv0);
 	exit(status);
 }
@@ -87,6 +88,7 @@ int
 main(int argc, char *argv[])
 {
 	static const struct option opts[] = {
+		{ "bf16-act", no_argument,      NULL, 'B' },
 		{ "ctx",     required_argument, NULL, 'c' },
 		{ "echo",    no_argument,       NULL, 'e' },
 		{ "help",    no_argument,       NULL, 'h' },
@@ -124,6 +126,7 @@ main(int argc, char *argv[])
 			break;
 		case 'm': model = optarg; break;
 		case 't': threads = estrtonum(optarg, 1, 1024, "thread count"); break;
+		case 'B': bf16act = 1; break;
 		case 'T': timing = 1; break;
 		case 'v': vflag = 1; break;
 		case 'V': version();
@@ -136,12 +139,16 @@ main(int argc, char *argv[])
 
 	if (model_load(&m, model, ctx, threads) < 0)
 		return 1;
+	if (bf16act && model_set_mode(&m, MODEL_BF16ACT) < 0)
+		return 1;
 	if (sampopt_finish(&so, m.cfg.eos_token_id, m.cfg.n_eos) < 0)
 		return 2;
 	if (sampler_init(&s, &so.o, m.cfg.vocab_size) < 0)
 		return 1;
 	if (vflag)
-		warn("seed %" PRIu64 ", kernels %s, %d threads", so.o.seed, kern.name, threads);
+		warn("seed %" PRIu64 ", kernels %s, %d threads, mode %s%s",
+		    so.o.seed, kern.name, threads, model_mode_name(&m),
+		    m.mode_fallback ? " (no AVX512-BF16 for --bf16-act)" : "");
 
 	rec_files_init(&rf, argv, argc, ids);
 	while ((got = rec_files_next(&rf, &r)) > 0)

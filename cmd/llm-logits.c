@@ -9,14 +9,15 @@
 #include "../lib/rec.h"
 #include "../lib/util.h"
 
-static int allflag, sflag, timing;
+static int allflag, bf16act, sflag, timing;
 
 static _Noreturn void
 usage(int status)
 {
 	fprintf(status ? stderr : stdout,
 	    "usage: %s [-as] [-m model] [-f bin|text|top|npy] [--top k] [-o file]\n"
-	    "       [--ctx n] [-t threads] [--ids=text|u32] [--timing] [file ...]\n",
+	    "       [--ctx n] [-t threads] [--ids=text|u32] [--timing]\n"
+	    "       [--bf16-act] [file ...]\n",
 	    argv0);
 	exit(status);
 }
@@ -66,6 +67,7 @@ int
 main(int argc, char *argv[])
 {
 	static const struct option opts[] = {
+		{ "bf16-act", no_argument,      NULL, 'B' },
 		{ "all",     no_argument,       NULL, 'a' },
 		{ "ctx",     required_argument, NULL, 'c' },
 		{ "format",  required_argument, NULL, 'f' },
@@ -109,6 +111,7 @@ main(int argc, char *argv[])
 		case 'o': outpath = optarg; break;
 		case 's': sflag = 1; break;
 		case 't': threads = estrtonum(optarg, 1, 1024, "thread count"); break;
+		case 'B': bf16act = 1; break;
 		case 'T': timing = 1; break;
 		case 'V': version();
 		default:  usage(2);
@@ -119,6 +122,8 @@ main(int argc, char *argv[])
 		return 1;
 
 	if (model_load(&m, model, ctx, threads) < 0)
+		return 1;
+	if (bf16act && model_set_mode(&m, MODEL_BF16ACT) < 0)
 		return 1;
 	if (outpath && !(out = fopen(outpath, "w")))
 		die("open %s:", outpath);

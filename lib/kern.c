@@ -392,6 +392,19 @@ has_isa(int level)
 		return 0;
 	return 1;
 }
+
+/* AVX512-BF16 (vdpbf16ps, vcvtne2ps2bf16): leaf 7 subleaf 1, eax bit 5. */
+static int
+has_bf16(void)
+{
+	unsigned a, b, c, d;
+
+	if (__get_cpuid_max(0, NULL) < 7)
+		return 0;
+	__cpuid_count(7, 1, a, b, c, d);
+	(void)b, (void)c, (void)d;
+	return a >> 5 & 1;
+}
 #endif
 
 int
@@ -420,8 +433,11 @@ kern_init(const char *want)
 		return error("kernel table '%s' not supported by this cpu",
 		    want);
 #if defined(__x86_64__)
-	if (w == 2)
+	if (w == 2) {
 		kern = kern_avx512;
+		if (!has_bf16())
+			kern.matvec_bf16act = NULL, kern.matmul_bf16act = NULL;
+	}
 	else if (w == 1)
 		kern = kern_avx2;
 #endif

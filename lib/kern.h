@@ -40,7 +40,21 @@ struct kern {
 	    float eps);
 	/* Widen n weights of the entry's wtype to float32. */
 	void (*to_f32[W_NTYPES])(float *out, const void *w, size_t n);
+	/* The --bf16-act fast path: as matvec / matmul on BF16 weights,
+	 * but the activations are first rounded to bfloat16 (nearest
+	 * even) and the products summed by vdpbf16ps (pairs of bf16
+	 * products into float32 lanes).  Needs n <= KERN_BF16ACT_MAXN.
+	 * The same lane discipline holds: an output never depends on the
+	 * row range or token count it is computed in.  NULL in tables or
+	 * on CPUs without AVX512-BF16. */
+	void (*matvec_bf16act)(float *out, const void *w, const float *x,
+	    int n, int r0, int r1);
+	void (*matmul_bf16act)(float *out, int ldo, const void *w,
+	    const float *x, int ldx, int n, int T, int r0, int r1);
 };
+
+/* Longest row (weights) the bf16-act kernels take. */
+#define KERN_BF16ACT_MAXN 16384
 
 extern struct kern kern;		/* the table in use; portable until kern_init */
 extern const struct kern kern_portable;	/* always available */

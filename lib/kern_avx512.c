@@ -370,6 +370,164 @@ tof32_bf16(float *out, const void *w, size_t n)
 	widen(W_BF16, out, w, n);
 }
 
+/* ---- the --bf16-act path (AVX512-BF16) ----
+ *
+ * The activations are rounded to bf16 (vcvtneps2bf16, nearest even) into
+ * a zero-padded stack buffer, a token group at a time; vdpbf16ps then
+ * adds the products of element pairs 2i, 2i+1 into float lane i, 32
+ * elements per instruction, in order, the tail through a masked
+ * (zero-filled) weight load; the lanes are reduced by the tree above. */
+
+#define XPAD(n) (((size_t)(n) + 31) / 32 * 32)
+
+/* o[0..XPAD(n)) = x[0..n) rounded to bf16, zero-padded. */
+INLINE void
+xtobf16(uint16_t *o, const float *x, int n)
+{
+	__mmask16 m;
+	int k;
+
+	for (k = 0; k + 16 <= n; k += 16)
+		_mm256_storeu_si256((__m256i *)(o + k),
+		    (__m256i)_mm512_cvtneps_pbh(_mm512_loadu_ps(x + k)));
+	if (k < n) {
+		m = (__mmask16)((1u << (n - k)) - 1);
+		_mm256_storeu_si256((__m256i *)(o + k),
+		    (__m256i)_mm512_cvtneps_pbh(_mm512_maskz_loadu_ps(m,
+		    x + k)));
+		k += 16;
+	}
+	for (; (size_t)k < XPAD(n); k++)
+		o[k] = 0;
+}
+
+/* As block, for bf16 weights w and bf16 activations xs (stride ldxs,
+ * zero-padded to a multiple of 32). */
+INLINE void
+bblock(int R, int TT, float *out, int ldo, const uint16_t *w,
+    const uint16_t *xs, size_t ldxs, int n, int r, size_t pf)
+{
+	__m512 acc[MR][MT];
+	__m512bh wv[MR], xv;
+	size_t row[MR];
+	__mmask32 m;
+	int i, j, k;
+
+	UNROLL
+	for (i = 0; i < R; i++) {
+		row[i] = (size_t)(r + i) * n;
+		UNROLL
+		for (j = 0; j < TT; j++)
+			acc[i][j] = _mm512_setzero_ps();
+	}
+	for (k = 0; k + 32 <= n; k += 32) {
+		UNROLL
+		for (i = 0; i < R; i++) {
+			if (pf)
+				_mm_prefetch((const char *)(w + row[i] + k) +
+				    pf, _MM_HINT_T0);
+			wv[i] = (__m512bh)_mm512_loadu_si512(w + row[i] + k);
+		}
+		UNROLL
+		for (j = 0; j < TT; j++) {
+			xv = (__m512bh)_mm512_loadu_si512(xs + j * ldxs + k);
+			UNROLL
+			for (i = 0; i < R; i++)
+				acc[i][j] = _mm512_dpbf16_ps(acc[i][j], wv[i],
+				    xv);
+		}
+	}
+	if (k < n) {
+		m = (__mmask32)((1u << (n - k)) - 1);
+		UNROLL
+		for (i = 0; i < R; i++)
+			wv[i] = (__m512bh)_mm512_maskz_loadu_epi16(m,
+			    w + row[i] + k);
+		UNROLL
+		for (j = 0; j < TT; j++) {
+			xv = (__m512bh)_mm512_loadu_si512(xs + j * ldxs + k);
+			UNROLL
+			for (i = 0; i < R; i++)
+				acc[i][j] = _mm512_dpbf16_ps(acc[i][j], wv[i],
+				    xv);
+		}
+	}
+	UNROLL
+	for (j = 0; j < TT; j++) {
+		if (R == 4)
+			_mm_storeu_ps(out + (size_t)j * ldo + r,
+			    hsum4(acc[0][j], acc[1][j], acc[2][j], acc[3][j]));
+		else
+			UNROLL
+			for (i = 0; i < R; i++)
+				out[(size_t)j * ldo + r + i] = hsum(acc[i][j]);
+	}
+}
+
+INLINE void
+brows(int TT, float *out, int ldo, const uint16_t *w, const uint16_t *xs,
+    size_t ldxs, int n, int r0, int r1, size_t pf)
+{
+	int r;
+
+	for (r = r0; r + MR <= r1; r += MR)
+		bblock(MR, TT, out, ldo, w, xs, ldxs, n, r, pf);
+	for (; r < r1; r++)
+		bblock(1, TT, out, ldo, w, xs, ldxs, n, r, 0);
+}
+
+static void
+matvec_bf16act(float *out, const void *w, const float *x, int n, int r0,
+    int r1)
+{
+	uint16_t xs[KERN_BF16ACT_MAXN] __attribute__((aligned(64)));
+
+	if (n > KERN_BF16ACT_MAXN)
+		return;
+	xtobf16(xs, x, n);
+	brows(1, out, 0, w, xs, 0, n, r0, r1, MR * (size_t)n * 2);
+}
+
+/* As matmul: token super-blocks, row panels, then MR x MT blocks, each
+ * group of MT tokens rounded into the buffer once per panel. */
+static void
+matmul_bf16act(float *out, int ldo, const void *w, const float *x, int ldx,
+    int n, int T, int r0, int r1)
+{
+	uint16_t xs[MT * KERN_BF16ACT_MAXN] __attribute__((aligned(64)));
+	size_t ld = XPAD(n);
+	int P = (int)((256u << 10) / ((size_t)n * 2 + 1));
+	int TB = (int)((512u << 10) / ((size_t)n * 4 + 1));
+	int t0, t1, p0, p1, j, jj, TT;
+	float *o;
+
+	if (n > KERN_BF16ACT_MAXN)
+		return;
+	P = P < MR ? MR : P / MR * MR;
+	TB = TB < MT ? MT : TB / MT * MT;
+	for (t0 = 0; t0 < T; t0 = t1) {
+		t1 = T - t0 > TB ? t0 + TB : T;
+		for (p0 = r0; p0 < r1; p0 = p1) {
+			p1 = r1 - p0 > P ? p0 + P : r1;
+			for (j = t0; j < t1; j += MT) {
+				TT = t1 - j < MT ? t1 - j : MT;
+				for (jj = 0; jj < TT; jj++)
+					xtobf16(xs + jj * ld, x + (size_t)(j +
+					    jj) * ldx, n);
+				o = out + (size_t)j * ldo;
+				switch (TT) {
+				case 1: brows(1, o, ldo, w, xs, ld, n, p0, p1, 0); break;
+				case 2: brows(2, o, ldo, w, xs, ld, n, p0, p1, 0); break;
+				case 3: brows(3, o, ldo, w, xs, ld, n, p0, p1, 0); break;
+				case 4: brows(4, o, ldo, w, xs, ld, n, p0, p1, 0); break;
+				case 5: brows(5, o, ldo, w, xs, ld, n, p0, p1, 0); break;
+				default: brows(MT, o, ldo, w, xs, ld, n, p0, p1, 0); break;
+				}
+			}
+		}
+	}
+}
+
 const struct kern kern_avx512 = {
 	.name = "avx512",
 	.matvec = { matvec_f32, matvec_f16, matvec_bf16 },
@@ -378,6 +536,8 @@ const struct kern kern_avx512 = {
 	.axpy = axpy,
 	.rmsnorm = rmsnorm,
 	.to_f32 = { tof32_f32, tof32_f16, tof32_bf16 },
+	.matvec_bf16act = matvec_bf16act,
+	.matmul_bf16act = matmul_bf16act,
 };
 
 #endif

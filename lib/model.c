@@ -282,11 +282,100 @@ model_load(struct model *m, const char *arg, int ctx, int threads)
 	return r;
 }
 
+/* The matrices of m, for a pass over all of them. */
+static int
+model_mats(struct model *m, struct mat **v, int max)
+{
+	int i, n = 0;
+
+	for (i = 0; i < m->cfg.num_hidden_layers && n + 7 <= max; i++) {
+		struct layer *l = &m->layers[i];
+
+		v[n++] = &l->wq, v[n++] = &l->wk, v[n++] = &l->wv;
+		v[n++] = &l->wo, v[n++] = &l->w1, v[n++] = &l->w3;
+		v[n++] = &l->w2;
+	}
+	if (n < max)
+		v[n++] = &m->lm_head;
+	return n;
+}
+
+int
+model_set_mode(struct model *m, enum model_mode mode)
+{
+	struct mat **v;
+	size_t bytes = 0, off = 0, nel;
+	int i, n, max = 7 * m->cfg.num_hidden_layers + 1;
+
+	if (mode == MODEL_EXACT || mode == m->mode)
+		return 0;
+	if (!kern.matvec_bf16act || !kern.matmul_bf16act) {
+		m->mode_fallback = 1;
+		return 0;
+	}
+	if (!(v = malloc((size_t)max * sizeof(*v))))
+		return error("cannot allocate %d matrix pointers", max);
+	n = model_mats(m, v, max);
+	for (i = 0; i < n; i++) {
+		if (v[i]->cols > KERN_BF16ACT_MAXN) {
+			n = v[i]->cols;
+			free(v);
+			return error("bf16-act takes rows of at most %d weights, "
+			    "the model has %d", KERN_BF16ACT_MAXN, n);
+		}
+		if (v[i]->t != W_BF16) {
+			nel = (size_t)v[i]->rows * v[i]->cols;
+			if (size_add(&bytes, bytes, (nel * 2 + 63) / 64 * 64) < 0) {
+				free(v);
+				return error("model too large for this machine");
+			}
+		}
+	}
+	if (bytes && !(m->wmem = mem_map(bytes))) {
+		free(v);
+		return error("cannot allocate %zu bytes for bf16 weights", bytes);
+	}
+	m->wmemsize = bytes;
+	for (i = 0; i < n; i++) {
+		if (v[i]->t != W_BF16) {
+			uint16_t *o = (uint16_t *)((char *)m->wmem + off);
+			size_t j;
+			float f[256];
+			int k, c;
+
+			nel = (size_t)v[i]->rows * v[i]->cols;
+			for (j = 0; j < nel; j += c) {
+				c = nel - j < 256 ? (int)(nel - j) : 256;
+				kern.to_f32[v[i]->t](f, (const char *)v[i]->w +
+				    j * (v[i]->t == W_F32 ? 4 : 2), c);
+				for (k = 0; k < c; k++)
+					o[j + k] = kern_f32_to_bf16(f[k]);
+			}
+			v[i]->w = o;
+			v[i]->t = W_BF16;
+			off += (nel * 2 + 63) / 64 * 64;
+		}
+		v[i]->bf16act = 1;
+	}
+	free(v);
+	m->mode = mode;
+	return 0;
+}
+
+const char *
+model_mode_name(const struct model *m)
+{
+	return m->mode == MODEL_BF16ACT ? "bf16-act" : "exact";
+}
+
 void
 model_print_stats(const struct model *m, FILE *f, const char *prog)
 {
 	fprintf(f, "%s: kernels %s, %d threads, load %.1f ms\n", prog, kern.name,
 	    pool_size(m->pool), m->stats.load * 1e3);
+	fprintf(f, "%s: mode %s%s\n", prog, model_mode_name(m),
+	    m->mode_fallback ? " (bf16-act asked: this cpu lacks "
+	    "AVX512-BF16, exact path)" : "");
 	if (m->stats.nprefill)
 		fprintf(f, "%s: prefill %lld tokens, %.1f tokens/s\n", prog,
 		    m->stats.nprefill, m->stats.nprefill / m->stats.prefill);
@@ -317,6 +406,7 @@ model_close(struct model *m)
 		mem_unmap(m->logits, (size_t)m->logits_rows * m->cfg.vocab_size * sizeof(float));
 	mem_unmap(m->mem, m->memsize);
 	mem_unmap(m->kv, m->kvsize);
+	mem_unmap(m->wmem, m->wmemsize);
 	st_close(&m->st);
 	memset(m, 0, sizeof(*m));
 }
@@ -347,7 +437,11 @@ static void
 mat_rows(const struct mat *w, float *out, int ldo, const float *x, int ldx,
     int T, int r0, int r1)
 {
-	if (T == 1)
+	if (w->bf16act && T == 1)
+		kern.matvec_bf16act(out, w->w, x, w->cols, r0, r1);
+	else if (w->bf16act)
+		kern.matmul_bf16act(out, ldo, w->w, x, ldx, w->cols, T, r0, r1);
+	else if (T == 1)
 		kern.matvec[w->t](out, w->w, x, w->cols, r0, r1);
 	else
 		kern.matmul[w->t](out, ldo, w->w, x, ldx, w->cols, T, r0, r1);

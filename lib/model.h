@@ -19,6 +19,13 @@ struct mat {			/* a weight matrix, borrowed from the mapping */
 	const void *w;		/* rows x cols, row-major, of type t */
 	enum wtype t;
 	int rows, cols;
+	int bf16act;		/* products through kern.mat*_bf16act (t is W_BF16) */
+};
+
+/* Numeric modes (model_set_mode); MODEL_EXACT is the default. */
+enum model_mode {
+	MODEL_EXACT,		/* float32 activations, weights widened exactly */
+	MODEL_BF16ACT,		/* activations rounded to bf16, vdpbf16ps */
 };
 
 struct layer {			/* model.layers.N.* */
@@ -70,8 +77,12 @@ struct model {
 		double prefill, decode;	/* seconds in model_forward, n > 1 and n = 1 */
 		long long nprefill, ndecode;	/* positions run */
 	} stats;
+	enum model_mode mode;	/* the mode in use (model_set_mode) */
+	int mode_fallback;	/* a mode was asked that this CPU lacks */
 	void *mem;		/* private: scratch mapping */
 	size_t memsize;
+	void *wmem;		/* private: weights converted for a mode */
+	size_t wmemsize;
 };
 
 /* Find the model named arg (a folder or HF repo id, NULL for
@@ -83,6 +94,16 @@ int model_load(struct model *m, const char *arg, int ctx, int threads);
  * to model_close. */
 int model_open(struct model *m, const struct mdir *d, int ctx, int threads);
 void model_close(struct model *m);	/* accepts a zeroed or failed m */
+/* Switch a freshly loaded m to mode: MODEL_BF16ACT converts the
+ * matrices that are not BF16 to BF16 (a private mapping) and routes
+ * every matrix product through the bf16-act kernels.  Where the kernel
+ * table lacks them (no AVX512-BF16), m stays exact and mode_fallback is
+ * set (model_print_stats says so).  0, or -1 after error() (m is then
+ * still usable, exact). */
+int model_set_mode(struct model *m, enum model_mode mode);
+/* The name of m's mode: "exact", "bf16-act". */
+const char *model_mode_name(const struct model *m);
+
 /* Forget the sequence: the next forward starts at position 0. */
 void model_reset(struct model *m);
 /* Append ids[0..n) to the sequence (positions m->pos ...) and run them.
