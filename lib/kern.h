@@ -54,7 +54,7 @@ struct kern {
 };
 
 /* Longest row (weights) the bf16-act kernels take. */
-#define KERN_BF16ACT_MAXN 16384
+#define KERN_BF16ACT_MAXN 16384	/* a multiple of 32 */
 
 extern struct kern kern;		/* the table in use; portable until kern_init */
 extern const struct kern kern_portable;	/* always available */

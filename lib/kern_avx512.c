@@ -488,40 +488,47 @@ matvec_bf16act(float *out, const void *w, const float *x, int n, int r0,
 	brows(1, out, 0, w, xs, 0, n, r0, r1, MR * (size_t)n * 2);
 }
 
-/* As matmul: token super-blocks, row panels, then MR x MT blocks, each
- * group of MT tokens rounded into the buffer once per panel. */
+/* Activations of one token super-block, rounded: TB * XPAD(n) <= XBUF. */
+#define XBUF (64 * 1024)
+
+/* The prefill path: tokens in super-blocks of TB whose bf16 activations
+ * (at most 128 KiB, L2) are rounded once, rows in panels of P whose
+ * weights fit in L1 (32 KiB) and serve every token group of the
+ * super-block, then MR x MT register blocks. */
 static void
 matmul_bf16act(float *out, int ldo, const void *w, const float *x, int ldx,
     int n, int T, int r0, int r1)
 {
-	uint16_t xs[MT * KERN_BF16ACT_MAXN] __attribute__((aligned(64)));
+	uint16_t xs[XBUF] __attribute__((aligned(64)));
 	size_t ld = XPAD(n);
-	int P = (int)((256u << 10) / ((size_t)n * 2 + 1));
-	int TB = (int)((512u << 10) / ((size_t)n * 4 + 1));
-	int t0, t1, p0, p1, j, jj, TT;
+	int P = (int)((32u << 10) / ((size_t)n * 2));
+	int TB = (int)(XBUF / ld);
+	int t0, t1, p0, p1, j, TT;
 	float *o;
 
-	if (n > KERN_BF16ACT_MAXN)
+	if (n > KERN_BF16ACT_MAXN || TB < 1)
 		return;
 	P = P < MR ? MR : P / MR * MR;
-	TB = TB < MT ? MT : TB / MT * MT;
+	TB = TB < MT ? TB : TB / MT * MT;
 	for (t0 = 0; t0 < T; t0 = t1) {
 		t1 = T - t0 > TB ? t0 + TB : T;
+		for (j = t0; j < t1; j++)
+			xtobf16(xs + (size_t)(j - t0) * ld, x + (size_t)j * ldx,
+			    n);
 		for (p0 = r0; p0 < r1; p0 = p1) {
 			p1 = r1 - p0 > P ? p0 + P : r1;
 			for (j = t0; j < t1; j += MT) {
+				const uint16_t *xj = xs + (size_t)(j - t0) * ld;
+
 				TT = t1 - j < MT ? t1 - j : MT;
-				for (jj = 0; jj < TT; jj++)
-					xtobf16(xs + jj * ld, x + (size_t)(j +
-					    jj) * ldx, n);
 				o = out + (size_t)j * ldo;
 				switch (TT) {
-				case 1: brows(1, o, ldo, w, xs, ld, n, p0, p1, 0); break;
-				case 2: brows(2, o, ldo, w, xs, ld, n, p0, p1, 0); break;
-				case 3: brows(3, o, ldo, w, xs, ld, n, p0, p1, 0); break;
-				case 4: brows(4, o, ldo, w, xs, ld, n, p0, p1, 0); break;
-				case 5: brows(5, o, ldo, w, xs, ld, n, p0, p1, 0); break;
-				default: brows(MT, o, ldo, w, xs, ld, n, p0, p1, 0); break;
+				case 1: brows(1, o, ldo, w, xj, ld, n, p0, p1, 0); break;
+				case 2: brows(2, o, ldo, w, xj, ld, n, p0, p1, 0); break;
+				case 3: brows(3, o, ldo, w, xj, ld, n, p0, p1, 0); break;
+				case 4: brows(4, o, ldo, w, xj, ld, n, p0, p1, 0); break;
+				case 5: brows(5, o, ldo, w, xj, ld, n, p0, p1, 0); break;
+				default: brows(MT, o, ldo, w, xj, ld, n, p0, p1, 0); break;
 				}
 			}
 		}

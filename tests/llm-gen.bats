@@ -199,3 +199,11 @@ loop() {
 	run -0 bash -c "echo 'Once upon a time' | tok-encode -m $M | llm-gen -m $M -n 30 --temp 0 | tok-decode -m $M"
 	[[ $output == ", there was a little girl named Lily"* ]]
 }
+
+@test "llm-gen: --bf16-act is bit-identical for 1 and 2 threads; -v names the mode" {
+	a=$(llm-gen -m "$GQA" -t 1 -n 20 --seed 5 --temp 0.9 --bf16-act <<<"1 2 3")
+	b=$(llm-gen -m "$GQA" -t 2 -n 20 --seed 5 --temp 0.9 --bf16-act <<<"1 2 3")
+	[ "$a" = "$b" ]
+	run -0 --separate-stderr llm-gen -m "$GQA" -n 2 -v --bf16-act <<<"1 2 3"
+	[[ $stderr == *"mode bf16-act"* || $stderr == *"mode exact (no AVX512-BF16"* ]]
+}

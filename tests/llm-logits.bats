@@ -216,3 +216,56 @@ setup_file() {
 		echo "$m: $output"
 	done
 }
+
+# The bf16-act kernels run here unless the CPU lacks AVX512-BF16 or
+# $PIPELM_KERNEL names a table without them.
+has_bf16act() {
+	grep -qw avx512_bf16 /proc/cpuinfo 2>/dev/null &&
+	    [ -z "${PIPELM_KERNEL:-}" -o "${PIPELM_KERNEL:-}" = avx512 ]
+}
+
+need_bf16act() {
+	has_bf16act || skip "no AVX512-BF16 kernels on this cpu or table"
+}
+
+@test "llm-logits: --timing names the mode; --bf16-act falls back where it cannot run" {
+	run -0 --separate-stderr llm-logits -m "$GQA" --timing -f top <<<"1 2 3"
+	[[ $stderr == *"mode exact"* ]]
+	run -0 --separate-stderr llm-logits -m "$GQA" --bf16-act --timing -f top <<<"1 2 3"
+	if has_bf16act; then
+		[[ $stderr == *"mode bf16-act"* ]]
+	else
+		[[ $stderr == *"mode exact (bf16-act asked"* ]]
+	fi
+}
+
+@test "llm-logits: --bf16-act is bit-identical for 1, 2 and 3 threads and differs from exact" {
+	need_bf16act
+	for m in "$GQA" "$F16" "$F32B"; do
+		for t in 1 2 3; do
+			printf '1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17\n4 2\n' |
+			    llm-logits -m "$m" -t $t --bf16-act --all -f text >"$BATS_TEST_TMPDIR/t$t"
+			printf '1 2 3\n4\n5\n' | llm-logits -m "$m" -t $t --bf16-act -s -f text >>"$BATS_TEST_TMPDIR/t$t"
+		done
+		cmp "$BATS_TEST_TMPDIR/t1" "$BATS_TEST_TMPDIR/t2"
+		cmp "$BATS_TEST_TMPDIR/t1" "$BATS_TEST_TMPDIR/t3"
+		printf '1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17\n4 2\n' |
+		    llm-logits -m "$m" --all -f text >"$BATS_TEST_TMPDIR/exact"
+		! cmp -s "$BATS_TEST_TMPDIR/t1" "$BATS_TEST_TMPDIR/exact"
+	done
+}
+
+@test "llm-logits: --bf16-act golden logits within 1e-2 (BF16 weights), 2e-2 (F16, F32)" {
+	need_shared
+	need_bf16act
+	for m in stories260K stories260K-bf16 tiny-gqa-bf16 tiny-mha-f16-untied tiny-mqa-f32-bias; do
+		tol=1e-2
+		[[ $m == *bf16* ]] || tol=2e-2
+		llm-logits -m "$SHARED/models/$m" --bf16-act --all -f npy \
+		    -o "$BATS_TEST_TMPDIR/$m.npy" <"$SHARED/golden/logits/$m.ids"
+		run -0 npycmp -a 1 -r $tol "$BATS_TEST_TMPDIR/$m.npy" "$SHARED/golden/logits/$m.npy"
+		echo "$m: $output"
+		# not the exact path
+		run -1 npycmp -a 1e-4 -r 1e-5 "$BATS_TEST_TMPDIR/$m.npy" "$SHARED/golden/logits/$m.npy"
+	done
+}

@@ -534,6 +534,95 @@ test_convert(void)
 	}
 }
 
+/* ---- the bf16-act entries ---- */
+
+/* matvec_bf16act against a double reference of the bf16-rounded math
+ * (bf16 weights times bf16(x), products exact in float, float sums: the
+ * error bound is that of float accumulation), matmul_bf16act equal to
+ * it bit for bit over strides, row splits and token splits. */
+static void
+test_bf16act(int n, int rows, int T)
+{
+	int ldx = n + 3, ldo = rows + 5, r, r0, r1, k, i, bad = 0;
+	float *wf = xmalloc(sizeof(float) * rows * n);
+	void *w = randw(W_BF16, rows, n, wf);
+	float *x = xmalloc(sizeof(float) * (size_t)ldx * T);
+	float *out = xmalloc(sizeof(float) * (size_t)ldo * T);
+	float *out2 = xmalloc(sizeof(float) * (size_t)ldo * T);
+	float *mv = xmalloc(sizeof(float) * (rows + 2));
+	double a, s, xb;
+
+	for (i = 0; i < ldx * T; i++)
+		x[i] = frand() * 3.0f;
+	for (i = 0; i < ldo * T; i++)
+		out[i] = out2[i] = -7.0f;
+	kern.matmul_bf16act(out, ldo, w, x, ldx, n, T, 0, rows);
+	for (k = 0; k < T; k++) {
+		mv[0] = mv[rows + 1] = -7.0f;
+		kern.matvec_bf16act(mv + 1, w, x + (size_t)k * ldx, n, 0, rows);
+		CHECK(mv[0] == -7.0f && mv[rows + 1] == -7.0f,
+		    "matvec_bf16act n=%d wrote outside [r0, r1)", n);
+		if (memcmp(mv + 1, out + (size_t)k * ldo, sizeof(float) * rows))
+			bad++;
+		for (r = rows; r < ldo; r++)
+			if (out[(size_t)k * ldo + r] != -7.0f)
+				bad += 1000;
+		for (r = 0; r < rows; r++) {
+			a = s = 0;
+			for (i = 0; i < n; i++) {
+				xb = kern_bf16_to_f32(kern_f32_to_bf16(
+				    x[(size_t)k * ldx + i]));
+				s += (double)wf[(size_t)r * n + i] * xb;
+				a += fabs((double)wf[(size_t)r * n + i] * xb);
+			}
+			CHECK(near(mv[r + 1], s, a, 1e-5), "bf16act n=%d "
+			    "T=%d: row %d token %d: %.9g, want %.9g", n, T, r,
+			    k, mv[r + 1], s);
+		}
+	}
+	CHECK(!bad, "matmul_bf16act n=%d rows=%d T=%d differs from matvec "
+	    "(%d)", n, rows, T, bad);
+	for (r0 = 0, k = 1; r0 < rows; r0 = r1, k += 2) {
+		r1 = r0 + k < rows ? r0 + k : rows;
+		kern.matmul_bf16act(out2, ldo, w, x, ldx, n, T, r0, r1);
+	}
+	CHECK(!memcmp(out, out2, sizeof(float) * (size_t)ldo * T),
+	    "matmul_bf16act n=%d rows=%d T=%d: row split differs", n, rows, T);
+	if (T > 3) {
+		kern.matmul_bf16act(out2, ldo, w, x, ldx, n, 3, 0, rows);
+		kern.matmul_bf16act(out2 + 3 * (size_t)ldo, ldo, w,
+		    x + 3 * (size_t)ldx, ldx, n, T - 3, 0, rows);
+		CHECK(!memcmp(out, out2, sizeof(float) * (size_t)ldo * T),
+		    "matmul_bf16act n=%d rows=%d T=%d: token split differs",
+		    n, rows, T);
+	}
+	free(w);
+	free(wf);
+	free(x);
+	free(out);
+	free(out2);
+	free(mv);
+}
+
+static void
+test_bf16acts(void)
+{
+	static const int ns[] = { 1, 2, 15, 31, 32, 33, 64, 100, 576, 1536 };
+	static const int Ts[] = { 1, 2, 5, 6, 7, 13, 40 };
+	size_t i, k;
+
+	if (!kern.matvec_bf16act || !kern.matmul_bf16act) {
+		printf("skip: %s has no bf16-act entries\n", kern.name);
+		return;
+	}
+	for (i = 0; i < LEN(ns); i++)
+		for (k = 0; k < LEN(Ts); k++)
+			test_bf16act(ns[i], ns[i] > 600 ? 9 : 13 + (int)k,
+			    Ts[k]);
+	/* the longest row, a few tokens (panels of one register block) */
+	test_bf16act(KERN_BF16ACT_MAXN, 5, 7);
+}
+
 int
 main(void)
 {
@@ -560,6 +649,7 @@ main(void)
 	test_vec();
 	test_helpers();
 	test_matrix();
+	test_bf16acts();
 	if (fails) {
 		fprintf(stderr, "test_kern (%s): %d failures\n", kern.name,
 		    fails);
