@@ -206,9 +206,9 @@ main(int argc, char *argv[])
 			break;
 		case 'T': T = (int)estrtonum(optarg, 1, 4096, "tokens"); break;
 		case 'w':
-			for (t = 0; t < W_NTYPES && strcmp(optarg, tn[t]); t++)
+			for (t = 0; t < W_Q8_0 && strcmp(optarg, tn[t]); t++)
 				;
-			if (t == W_NTYPES)
+			if (t == W_Q8_0)
 				edie(2, "bad weight type '%s'", optarg);
 			break;
 		default:

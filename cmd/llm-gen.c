@@ -11,7 +11,7 @@
 #include "../lib/sampopt.h"
 #include "../lib/util.h"
 
-static int bf16act, echo, timing, vflag;
+static int bf16act, echo, quant, timing, vflag;
 static enum rec_fmt ids = REC_TEXT;
 
 static _Noreturn void
@@ -20,7 +20,7 @@ usage(int status)
 	fprintf(status ? stderr : stdout,
 	    "usage: %s [-ev] [-m model] " SAMPOPT_USAGE "\n"
 	    "       [--ctx n] [-t threads] [--ids=text|u32] [--timing]\n"
-	    "       [--bf16-act] [file ...]\n",
+	    "       [--bf16-act | --quant q8_0] [file ...]\n",
 	    argv0);
 	exit(status);
 }
@@ -89,6 +89,7 @@ main(int argc, char *argv[])
 {
 	static const struct option opts[] = {
 		{ "bf16-act", no_argument,      NULL, 'B' },
+		{ "quant",   required_argument, NULL, 'Q' },
 		{ "ctx",     required_argument, NULL, 'c' },
 		{ "echo",    no_argument,       NULL, 'e' },
 		{ "help",    no_argument,       NULL, 'h' },
@@ -127,6 +128,11 @@ main(int argc, char *argv[])
 		case 'm': model = optarg; break;
 		case 't': threads = estrtonum(optarg, 1, 1024, "thread count"); break;
 		case 'B': bf16act = 1; break;
+		case 'Q':
+			if (strcmp(optarg, "q8_0"))
+				edie(2, "invalid --quant '%s' (q8_0)", optarg);
+			quant = 1;
+			break;
 		case 'T': timing = 1; break;
 		case 'v': vflag = 1; break;
 		case 'V': version();
@@ -134,12 +140,15 @@ main(int argc, char *argv[])
 		}
 	}
 	argc -= optind, argv += optind;
+	if (bf16act && quant)
+		edie(2, "--bf16-act and --quant exclude each other");
 	if (kern_init(getenv("PIPELM_KERNEL")) < 0)
 		return 1;
 
 	if (model_load(&m, model, ctx, threads) < 0)
 		return 1;
-	if (bf16act && model_set_mode(&m, MODEL_BF16ACT) < 0)
+	if ((bf16act && model_set_mode(&m, MODEL_BF16ACT) < 0) ||
+	    (quant && model_set_mode(&m, MODEL_Q8_0) < 0))
 		return 1;
 	if (sampopt_finish(&so, m.cfg.eos_token_id, m.cfg.n_eos) < 0)
 		return 2;

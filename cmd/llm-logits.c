@@ -9,7 +9,7 @@
 #include "../lib/rec.h"
 #include "../lib/util.h"
 
-static int allflag, bf16act, sflag, timing;
+static int allflag, bf16act, quant, sflag, timing;
 
 static _Noreturn void
 usage(int status)
@@ -17,7 +17,7 @@ usage(int status)
 	fprintf(status ? stderr : stdout,
 	    "usage: %s [-as] [-m model] [-f bin|text|top|npy] [--top k] [-o file]\n"
 	    "       [--ctx n] [-t threads] [--ids=text|u32] [--timing]\n"
-	    "       [--bf16-act] [file ...]\n",
+	    "       [--bf16-act | --quant q8_0] [file ...]\n",
 	    argv0);
 	exit(status);
 }
@@ -68,6 +68,7 @@ main(int argc, char *argv[])
 {
 	static const struct option opts[] = {
 		{ "bf16-act", no_argument,      NULL, 'B' },
+		{ "quant",   required_argument, NULL, 'Q' },
 		{ "all",     no_argument,       NULL, 'a' },
 		{ "ctx",     required_argument, NULL, 'c' },
 		{ "format",  required_argument, NULL, 'f' },
@@ -112,18 +113,26 @@ main(int argc, char *argv[])
 		case 's': sflag = 1; break;
 		case 't': threads = estrtonum(optarg, 1, 1024, "thread count"); break;
 		case 'B': bf16act = 1; break;
+		case 'Q':
+			if (strcmp(optarg, "q8_0"))
+				edie(2, "invalid --quant '%s' (q8_0)", optarg);
+			quant = 1;
+			break;
 		case 'T': timing = 1; break;
 		case 'V': version();
 		default:  usage(2);
 		}
 	}
 	argc -= optind, argv += optind;
+	if (bf16act && quant)
+		edie(2, "--bf16-act and --quant exclude each other");
 	if (kern_init(getenv("PIPELM_KERNEL")) < 0)
 		return 1;
 
 	if (model_load(&m, model, ctx, threads) < 0)
 		return 1;
-	if (bf16act && model_set_mode(&m, MODEL_BF16ACT) < 0)
+	if ((bf16act && model_set_mode(&m, MODEL_BF16ACT) < 0) ||
+	    (quant && model_set_mode(&m, MODEL_Q8_0) < 0))
 		return 1;
 	if (outpath && !(out = fopen(outpath, "w")))
 		die("open %s:", outpath);

@@ -292,10 +292,98 @@ tof32_bf16(float *out, const void *w, size_t n)
 		out[i] = u2f((uint32_t)h[i] << 16);
 }
 
+
+/* ---- Q8_0 ---- */
+
+#define Q8NB(n) (((size_t)(n) + 63) / 64 * 2)	/* blocks per row, even */
+
+size_t
+kern_q8_0_rowsize(int n)
+{
+	return Q8NB(n) * (sizeof(float) + 32);
+}
+
+void
+kern_q8_0_quant(void *dst, const float *x, int n)
+{
+	size_t nb = Q8NB(n), b;
+	float *d = dst, amax, a, id, v;
+	int8_t *q = (int8_t *)(d + nb);
+	int i, m;
+
+	for (b = 0; b < nb; b++) {
+		m = (size_t)n > 32 * b ? n - 32 * (int)b : 0;
+		m = m < 32 ? m : 32;
+		amax = 0;
+		for (i = 0; i < m; i++) {
+			a = fabsf(x[32 * b + i]);
+			if (a > amax)
+				amax = a;
+		}
+		d[b] = amax / 127.0f;
+		id = d[b] > 0 && d[b] < INFINITY ? 1.0f / d[b] : 0.0f;
+		for (i = 0; i < 32; i++) {
+			v = i < m ? nearbyintf(x[32 * b + i] * id) : 0.0f;
+			if (!(v >= -127.0f))	/* also NaN */
+				v = v < 0 ? -127.0f : 0.0f;
+			if (v > 127.0f)
+				v = 127.0f;
+			q[32 * b + i] = (int8_t)v;
+		}
+	}
+}
+
+/* Dot of Q8_0 row r of w with the quantized activations xq: one float
+ * sum over the blocks in order, each block an exact int32 sum. */
+static float
+q8dot(const void *w, int n, int r, const void *xq)
+{
+	size_t nb = Q8NB(n), b;
+	const float *wd = (const float *)((const char *)w + r *
+	    kern_q8_0_rowsize(n)), *xd = xq;
+	const int8_t *wq = (const int8_t *)(wd + nb), *q = (const int8_t *)(xd +
+	    nb);
+	float s = 0;
+	int32_t is;
+	int i;
+
+	for (b = 0; b < nb; b++) {
+		is = 0;
+		for (i = 0; i < 32; i++)
+			is += (int32_t)wq[32 * b + i] * q[32 * b + i];
+		s += (float)is * (wd[b] * xd[b]);
+	}
+	return s;
+}
+
+static void
+matvec_q8_0(float *out, const void *w, const float *x, int n, int r0, int r1)
+{
+	float xq[Q8NB(KERN_Q8_0_MAXN) * 9];	/* (4 + 32) bytes a block */
+	int r;
+
+	if (n > KERN_Q8_0_MAXN)
+		return;
+	kern_q8_0_quant(xq, x, n);
+	for (r = r0; r < r1; r++)
+		out[r] = q8dot(w, n, r, xq);
+}
+
+static void
+matmul_q8_0(float *out, int ldo, const void *w, const float *x, int ldx,
+    int n, int T, int r0, int r1)
+{
+	int t;
+
+	for (t = 0; t < T; t++)
+		matvec_q8_0(out + (size_t)t * ldo, w, x + (size_t)t * ldx, n,
+		    r0, r1);
+}
+
 #define PORTABLE { \
 	.name = "portable", \
-	.matvec = { matvec_f32, matvec_f16, matvec_bf16 }, \
-	.matmul = { matmul_f32, matmul_f16, matmul_bf16 }, \
+	.matvec = { matvec_f32, matvec_f16, matvec_bf16, matvec_q8_0 }, \
+	.matmul = { matmul_f32, matmul_f16, matmul_bf16, matmul_q8_0 }, \
 	.dot = dot, \
 	.axpy = axpy, \
 	.rmsnorm = rmsnorm, \
@@ -437,6 +525,11 @@ kern_init(const char *want)
 		kern = kern_avx512;
 		if (!has_bf16())
 			kern.matvec_bf16act = NULL, kern.matmul_bf16act = NULL;
+	}
+	/* entries a table lacks: the portable ones */
+	if (!kern.matvec[W_Q8_0] || !kern.matmul[W_Q8_0]) {
+		kern.matvec[W_Q8_0] = kern_portable.matvec[W_Q8_0];
+		kern.matmul[W_Q8_0] = kern_portable.matmul[W_Q8_0];
 	}
 	else if (w == 1)
 		kern = kern_avx2;

@@ -15,8 +15,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Weight storage types (safetensors F32, F16, BF16). */
-enum wtype { W_F32, W_F16, W_BF16, W_NTYPES };
+/* Weight storage types (safetensors F32, F16, BF16; Q8_0 made at load
+ * by --quant q8_0).  A Q8_0 matrix is rows of kern_q8_0_rowsize(n)
+ * bytes: nb = 2 * ceil(n / 64) float32 block scales d, then nb blocks of
+ * 32 int8 q, weight 32b+i = d[b] * q[32b+i]; padding blocks are zero.
+ * Its matvec / matmul entries quantize the activations the same way
+ * (kern_q8_0_quant) and sum d_w d_x (q_w . q_x) with exact int32 dot
+ * products.  to_f32 has no Q8_0 entry. */
+enum wtype { W_F32, W_F16, W_BF16, W_Q8_0, W_NTYPES };
 
 struct kern {
 	const char *name;	/* "portable", "avx2", "avx512" */
@@ -52,6 +58,15 @@ struct kern {
 	void (*matmul_bf16act)(float *out, int ldo, const void *w,
 	    const float *x, int ldx, int n, int T, int r0, int r1);
 };
+
+/* Bytes of one Q8_0 row of n weights. */
+size_t kern_q8_0_rowsize(int n);
+/* Quantize x[0..n) into one Q8_0 row at dst (kern_q8_0_rowsize(n)
+ * bytes): per block of 32, d = max|x| / 127, q = nearest-even(x / d)
+ * computed as x * (1 / d), clamped to [-127, 127]; NaN gives 0. */
+void kern_q8_0_quant(void *dst, const float *x, int n);
+/* Longest row the Q8_0 kernels take (a multiple of 64). */
+#define KERN_Q8_0_MAXN 16384
 
 /* Longest row (weights) the bf16-act kernels take. */
 #define KERN_BF16ACT_MAXN 16384	/* a multiple of 32 */

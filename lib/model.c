@@ -300,64 +300,100 @@ model_mats(struct model *m, struct mat **v, int max)
 	return n;
 }
 
+/* Bytes of matrix w once converted for mode (0: kept in place). */
+static size_t
+mode_bytes(const struct mat *w, enum model_mode mode)
+{
+	size_t rowb;
+
+	if (mode == MODEL_Q8_0)
+		rowb = kern_q8_0_rowsize(w->cols);
+	else if (w->t != W_BF16)
+		rowb = (size_t)w->cols * 2;
+	else
+		return 0;
+	return ((size_t)w->rows * rowb + 63) / 64 * 64;
+}
+
+/* Convert w for mode into o (mode_bytes(w, mode) bytes); f holds a row
+ * of floats. */
+static void
+mode_convert(struct mat *w, enum model_mode mode, void *o, float *f)
+{
+	size_t inb = w->t == W_F32 ? 4 : 2, rowb = mode == MODEL_Q8_0 ?
+	    kern_q8_0_rowsize(w->cols) : (size_t)w->cols * 2;
+	int r, k;
+
+	for (r = 0; r < w->rows; r++) {
+		char *dst = (char *)o + (size_t)r * rowb;
+
+		kern.to_f32[w->t](f, (const char *)w->w + (size_t)r * w->cols *
+		    inb, w->cols);
+		if (mode == MODEL_Q8_0)
+			kern_q8_0_quant(dst, f, w->cols);
+		else
+			for (k = 0; k < w->cols; k++)
+				((uint16_t *)dst)[k] = kern_f32_to_bf16(f[k]);
+	}
+	w->w = o;
+	w->t = mode == MODEL_Q8_0 ? W_Q8_0 : W_BF16;
+}
+
 int
 model_set_mode(struct model *m, enum model_mode mode)
 {
 	struct mat **v;
-	size_t bytes = 0, off = 0, nel;
-	int i, n, max = 7 * m->cfg.num_hidden_layers + 1;
+	size_t bytes = 0, off = 0, wb = 0, mb;
+	int i, n, maxn, max = 7 * m->cfg.num_hidden_layers + 1;
+	float *f;
 
-	if (mode == MODEL_EXACT || mode == m->mode)
-		return 0;
-	if (!kern.matvec_bf16act || !kern.matmul_bf16act) {
+	if (mode == MODEL_EXACT || m->mode != MODEL_EXACT)
+		return mode == m->mode ? 0 : error("the mode is set once");
+	if (mode == MODEL_BF16ACT &&
+	    (!kern.matvec_bf16act || !kern.matmul_bf16act)) {
 		m->mode_fallback = 1;
 		return 0;
 	}
+	maxn = mode == MODEL_Q8_0 ? KERN_Q8_0_MAXN : KERN_BF16ACT_MAXN;
 	if (!(v = malloc((size_t)max * sizeof(*v))))
 		return error("cannot allocate %d matrix pointers", max);
 	n = model_mats(m, v, max);
 	for (i = 0; i < n; i++) {
-		if (v[i]->cols > KERN_BF16ACT_MAXN) {
+		if (v[i]->cols > maxn) {
 			n = v[i]->cols;
 			free(v);
-			return error("bf16-act takes rows of at most %d weights, "
-			    "the model has %d", KERN_BF16ACT_MAXN, n);
+			return error("%s takes rows of at most %d weights, the "
+			    "model has %d", mode == MODEL_Q8_0 ? "q8_0" :
+			    "bf16-act", maxn, n);
 		}
-		if (v[i]->t != W_BF16) {
-			nel = (size_t)v[i]->rows * v[i]->cols;
-			if (size_add(&bytes, bytes, (nel * 2 + 63) / 64 * 64) < 0) {
-				free(v);
-				return error("model too large for this machine");
-			}
+		if (size_add(&bytes, bytes, mode_bytes(v[i], mode)) < 0) {
+			free(v);
+			return error("model too large for this machine");
 		}
 	}
 	if (bytes && !(m->wmem = mem_map(bytes))) {
 		free(v);
-		return error("cannot allocate %zu bytes for bf16 weights", bytes);
+		return error("cannot allocate %zu bytes for converted weights",
+		    bytes);
 	}
 	m->wmemsize = bytes;
-	for (i = 0; i < n; i++) {
-		if (v[i]->t != W_BF16) {
-			uint16_t *o = (uint16_t *)((char *)m->wmem + off);
-			size_t j;
-			float f[256];
-			int k, c;
-
-			nel = (size_t)v[i]->rows * v[i]->cols;
-			for (j = 0; j < nel; j += c) {
-				c = nel - j < 256 ? (int)(nel - j) : 256;
-				kern.to_f32[v[i]->t](f, (const char *)v[i]->w +
-				    j * (v[i]->t == W_F32 ? 4 : 2), c);
-				for (k = 0; k < c; k++)
-					o[j + k] = kern_f32_to_bf16(f[k]);
-			}
-			v[i]->w = o;
-			v[i]->t = W_BF16;
-			off += (nel * 2 + 63) / 64 * 64;
-		}
-		v[i]->bf16act = 1;
+	if (!(f = malloc((size_t)maxn * sizeof(*f)))) {
+		free(v);
+		return error("cannot allocate a row of %d floats", maxn);
 	}
+	for (i = 0; i < n; i++) {
+		mb = mode_bytes(v[i], mode);
+		if (mb) {
+			mode_convert(v[i], mode, (char *)m->wmem + off, f);
+			off += mb;
+		}
+		v[i]->bf16act = mode == MODEL_BF16ACT;
+		wb += (size_t)v[i]->rows * (v[i]->t == W_Q8_0 ?
+		    kern_q8_0_rowsize(v[i]->cols) : (size_t)v[i]->cols * 2);
+	}
+	free(f);
 	free(v);
+	m->weight_bytes = wb;
 	m->mode = mode;
 	return 0;
 }
@@ -365,7 +401,8 @@ model_set_mode(struct model *m, enum model_mode mode)
 const char *
 model_mode_name(const struct model *m)
 {
-	return m->mode == MODEL_BF16ACT ? "bf16-act" : "exact";
+	return m->mode == MODEL_BF16ACT ? "bf16-act" : m->mode == MODEL_Q8_0 ?
+	    "q8_0" : "exact";
 }
 
 void

@@ -26,6 +26,7 @@ struct mat {			/* a weight matrix, borrowed from the mapping */
 enum model_mode {
 	MODEL_EXACT,		/* float32 activations, weights widened exactly */
 	MODEL_BF16ACT,		/* activations rounded to bf16, vdpbf16ps */
+	MODEL_Q8_0,		/* weights and activations in Q8_0, int8 dots */
 };
 
 struct layer {			/* model.layers.N.* */
@@ -96,12 +97,13 @@ int model_open(struct model *m, const struct mdir *d, int ctx, int threads);
 void model_close(struct model *m);	/* accepts a zeroed or failed m */
 /* Switch a freshly loaded m to mode: MODEL_BF16ACT converts the
  * matrices that are not BF16 to BF16 (a private mapping) and routes
- * every matrix product through the bf16-act kernels.  Where the kernel
+ * every matrix product through the bf16-act kernels; MODEL_Q8_0
+ * converts every matrix (not the embedding table) to Q8_0 (W_Q8_0).  Where the kernel
  * table lacks them (no AVX512-BF16), m stays exact and mode_fallback is
  * set (model_print_stats says so).  0, or -1 after error() (m is then
  * still usable, exact). */
 int model_set_mode(struct model *m, enum model_mode mode);
-/* The name of m's mode: "exact", "bf16-act". */
+/* The name of m's mode: "exact", "bf16-act", "q8_0". */
 const char *model_mode_name(const struct model *m);
 
 /* Forget the sequence: the next forward starts at position 0. */

@@ -207,3 +207,40 @@ loop() {
 	run -0 --separate-stderr llm-gen -m "$GQA" -n 2 -v --bf16-act <<<"1 2 3"
 	[[ $stderr == *"mode bf16-act"* || $stderr == *"mode exact (no AVX512-BF16"* ]]
 }
+
+# teacher MODE-OPTION...: run the stories260K golden continuations
+# teacher-forced through llm-logits --all, exact and with the options;
+# print "steps N checked C wrong W" where C counts the steps whose exact
+# top-2 margin exceeds 0.1 and W those among them where the fast mode's
+# argmax is not the reference id.
+teacher() {
+	local f=$SHARED/golden/generate/stories260K.jsonl d=$BATS_TEST_TMPDIR
+	local M=$SHARED/models/stories260K p g np
+	: >"$d/all"
+	while IFS= read -r line; do
+		p=$(sed 's/.*"prompt_ids": \[\([^]]*\)\].*/\1/; s/,/ /g' <<<"$line")
+		g=$(sed 's/.*"greedy_ids": \[\([^]]*\)\].*/\1/; s/,/ /g' <<<"$line")
+		np=$(wc -w <<<"$p")
+		echo "$p ${g% *}" | llm-logits -m "$M" --all -f top --top 2 |
+		    tail -n +"$np" >"$d/e"
+		echo "$p ${g% *}" | llm-logits -m "$M" --all -f top --top 2 "$@" |
+		    tail -n +"$np" >"$d/f"
+		tr ' ' '\n' <<<"$g" | paste -d ' ' - "$d/e" "$d/f" >>"$d/all"
+	done <"$f"
+	awk '{ split($2, a, ":"); split($3, b, ":"); split($4, c, ":")
+		n++; if (a[1] != $1) bad++
+		if (a[2] - b[2] > 0.1) { chk++; if (c[1] != $1) wrong++ } }
+	    END { printf "steps %d checked %d wrong %d exact-wrong %d\n",
+		n, chk, wrong, bad }' "$d/all"
+}
+
+@test "llm-gen: --quant q8_0 and --bf16-act keep the golden greedy ids where the margin exceeds 0.1" {
+	need_shared
+	run -0 teacher --quant q8_0
+	echo "q8_0: $output"
+	[[ $output == "steps 192 checked "*" wrong 0 exact-wrong 0" ]]
+	[[ $output != *"checked 0 "* ]]
+	run -0 teacher --bf16-act
+	echo "bf16-act: $output"
+	[[ $output == "steps 192 checked "*" wrong 0 exact-wrong 0" ]]
+}

@@ -63,8 +63,8 @@ xmalloc(size_t n)
 	return p;
 }
 
-static size_t wsize[W_NTYPES] = { 4, 2, 2 };
-static const char *wname[W_NTYPES] = { "f32", "f16", "bf16" };
+static size_t wsize[W_Q8_0] = { 4, 2, 2 };
+static const char *wname[W_Q8_0] = { "f32", "f16", "bf16" };
 
 /* A random rows x n weight matrix of type t (owned by the caller)
  * and its exact float values. */
@@ -228,11 +228,11 @@ test_matrix(void)
 	size_t i, j, k;
 	enum wtype t;
 
-	for (t = 0; t < W_NTYPES; t++)
+	for (t = 0; t < W_Q8_0; t++)
 		for (i = 0; i < LEN(sizes); i++)
 			for (j = 0; j < LEN(rowsv); j++)
 				test_matvec(t, sizes[i], rowsv[j]);
-	for (t = 0; t < W_NTYPES; t++)
+	for (t = 0; t < W_Q8_0; t++)
 		for (i = 0; i < LEN(sizes); i++)
 			for (k = 0; k < LEN(Ts); k++)
 				test_matmul(t, sizes[i], sizes[i] > 600 ? 7 :
