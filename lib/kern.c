@@ -493,6 +493,19 @@ has_bf16(void)
 	(void)b, (void)c, (void)d;
 	return a >> 5 & 1;
 }
+
+/* AVX512-VNNI (vpdpbusd): leaf 7, ecx bit 11. */
+static int
+has_vnni(void)
+{
+	unsigned a, b, c, d;
+
+	if (__get_cpuid_max(0, NULL) < 7)
+		return 0;
+	__cpuid_count(7, 0, a, b, c, d);
+	(void)a, (void)b, (void)d;
+	return c >> 11 & 1;
+}
 #endif
 
 int
@@ -525,14 +538,16 @@ kern_init(const char *want)
 		kern = kern_avx512;
 		if (!has_bf16())
 			kern.matvec_bf16act = NULL, kern.matmul_bf16act = NULL;
+		if (!has_vnni())
+			kern.matvec[W_Q8_0] = NULL, kern.matmul[W_Q8_0] = NULL;
 	}
+	else if (w == 1)
+		kern = kern_avx2;
+#endif
 	/* entries a table lacks: the portable ones */
 	if (!kern.matvec[W_Q8_0] || !kern.matmul[W_Q8_0]) {
 		kern.matvec[W_Q8_0] = kern_portable.matvec[W_Q8_0];
 		kern.matmul[W_Q8_0] = kern_portable.matmul[W_Q8_0];
 	}
-	else if (w == 1)
-		kern = kern_avx2;
-#endif
 	return 0;
 }

@@ -535,10 +535,165 @@ matmul_bf16act(float *out, int ldo, const void *w, const float *x, int ldx,
 	}
 }
 
+/* ---- Q8_0 (AVX512-VNNI) ----
+ *
+ * The activations are quantized by kern_q8_0_quant, then stored as
+ * unsigned bytes q + 128 with each pair of block scales spread over 16
+ * lanes.  vpdpbusd adds groups of 4 byte products into 16 int32 lanes, 2
+ * blocks per instruction, starting from -128 * (sum of the weights'
+ * group), so that each lane holds an exact int32 sum of q_w q_x; it is
+ * converted and added in float with the product of the two scales.  The
+ * lanes are reduced by the tree above, per output, whatever the block. */
+
+#define QNB(n) (((size_t)(n) + 63) / 64 * 2)	/* blocks a row, even */
+#define QT 3	/* tokens per register block */
+#define XQBUF (128 * 1024)	/* bytes of prepared activations */
+
+/* Prepare x[0..n) at p (QNB(n) * 64 bytes): the bytes, then the
+ * scales; tmp holds kern_q8_0_rowsize(n) bytes. */
+INLINE void
+qprep(char *p, const float *x, int n, float *tmp)
+{
+	size_t nb = QNB(n), c;
+	const int8_t *q = (const int8_t *)(tmp + nb);
+	float *xs = (float *)(p + nb * 32);
+
+	kern_q8_0_quant(tmp, x, n);
+	for (c = 0; c < nb * 32; c += 64)
+		_mm512_storeu_si512(p + c, _mm512_xor_si512(
+		    _mm512_loadu_si512(q + c), _mm512_set1_epi8(-128)));
+	for (c = 0; c < nb / 2; c++)
+		_mm512_storeu_ps(xs + 16 * c, _mm512_insertf32x8(
+		    _mm512_set1_ps(tmp[2 * c]), _mm256_set1_ps(tmp[2 * c + 1]),
+		    1));
+}
+
+/* out[j*ldo + r + i] = row r + i of w . token j of the prepared xp
+ * (stride ldxp bytes), i < R, j < TT. */
+INLINE void
+qblock(int R, int TT, float *out, int ldo, const void *w, const char *xp,
+    size_t ldxp, int n, int r, size_t pf)
+{
+	size_t nb = QNB(n), rowb = nb * (4 + 32), c;
+	const float *wd[MR];
+	const char *wq[MR];
+	__m512 acc[MR][QT], sw[MR], sx;
+	__m512i wv[MR], nc[MR], xv, c128 = _mm512_set1_epi8(-128);
+	__m512i z = _mm512_setzero_si512();
+	int i, j;
+
+	UNROLL
+	for (i = 0; i < R; i++) {
+		wd[i] = (const float *)((const char *)w + (size_t)(r + i) *
+		    rowb);
+		wq[i] = (const char *)(wd[i] + nb);
+		UNROLL
+		for (j = 0; j < TT; j++)
+			acc[i][j] = _mm512_setzero_ps();
+	}
+	for (c = 0; c < nb / 2; c++) {
+		UNROLL
+		for (i = 0; i < R; i++) {
+			if (pf)
+				_mm_prefetch(wq[i] + 64 * c + pf, _MM_HINT_T0);
+			wv[i] = _mm512_loadu_si512(wq[i] + 64 * c);
+			nc[i] = _mm512_sub_epi32(z, _mm512_dpbusd_epi32(z, c128,
+			    wv[i]));
+			sw[i] = _mm512_insertf32x8(_mm512_set1_ps(wd[i][2 * c]),
+			    _mm256_set1_ps(wd[i][2 * c + 1]), 1);
+		}
+		UNROLL
+		for (j = 0; j < TT; j++) {
+			xv = _mm512_loadu_si512(xp + j * ldxp + 64 * c);
+			sx = _mm512_loadu_ps((const float *)(xp + j * ldxp +
+			    nb * 32) + 16 * c);
+			UNROLL
+			for (i = 0; i < R; i++)
+				acc[i][j] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(
+				    _mm512_dpbusd_epi32(nc[i], xv, wv[i])),
+				    _mm512_mul_ps(sw[i], sx), acc[i][j]);
+		}
+	}
+	UNROLL
+	for (j = 0; j < TT; j++) {
+		if (R == 4)
+			_mm_storeu_ps(out + (size_t)j * ldo + r,
+			    hsum4(acc[0][j], acc[1][j], acc[2][j], acc[3][j]));
+		else
+			UNROLL
+			for (i = 0; i < R; i++)
+				out[(size_t)j * ldo + r + i] = hsum(acc[i][j]);
+	}
+}
+
+INLINE void
+qrows(int TT, float *out, int ldo, const void *w, const char *xp,
+    size_t ldxp, int n, int r0, int r1, size_t pf)
+{
+	int r;
+
+	for (r = r0; r + MR <= r1; r += MR)
+		qblock(MR, TT, out, ldo, w, xp, ldxp, n, r, pf);
+	for (; r < r1; r++)
+		qblock(1, TT, out, ldo, w, xp, ldxp, n, r, 0);
+}
+
+static void
+matvec_q8_0(float *out, const void *w, const float *x, int n, int r0, int r1)
+{
+	char xp[QNB(KERN_Q8_0_MAXN) * 64] __attribute__((aligned(64)));
+	float tmp[QNB(KERN_Q8_0_MAXN) * 9];
+
+	if (n > KERN_Q8_0_MAXN)
+		return;
+	qprep(xp, x, n, tmp);
+	qrows(1, out, 0, w, xp, 0, n, r0, r1, MR * QNB(n) * 36);
+}
+
+/* Token super-blocks prepared once, row panels that fit in L1, QT
+ * tokens at a time. */
+static void
+matmul_q8_0(float *out, int ldo, const void *w, const float *x, int ldx,
+    int n, int T, int r0, int r1)
+{
+	char xp[XQBUF] __attribute__((aligned(64)));
+	float tmp[QNB(KERN_Q8_0_MAXN) * 9];
+	size_t ld = QNB(n) * 64;
+	int P = (int)((32u << 10) / (QNB(n) * 36));
+	int TB = (int)(XQBUF / ld);
+	int t0, t1, p0, p1, j;
+	float *o;
+	const char *xj;
+
+	if (n > KERN_Q8_0_MAXN || TB < 1)
+		return;
+	P = P < MR ? MR : P / MR * MR;
+	TB = TB < QT ? TB : TB / QT * QT;
+	for (t0 = 0; t0 < T; t0 = t1) {
+		t1 = T - t0 > TB ? t0 + TB : T;
+		for (j = t0; j < t1; j++)
+			qprep(xp + (size_t)(j - t0) * ld, x + (size_t)j * ldx, n,
+			    tmp);
+		for (p0 = r0; p0 < r1; p0 = p1) {
+			p1 = r1 - p0 > P ? p0 + P : r1;
+			for (j = t0; j < t1; j += QT) {
+				xj = xp + (size_t)(j - t0) * ld;
+				o = out + (size_t)j * ldo;
+				if (t1 - j >= 3)
+					qrows(3, o, ldo, w, xj, ld, n, p0, p1, 0);
+				else if (t1 - j == 2)
+					qrows(2, o, ldo, w, xj, ld, n, p0, p1, 0);
+				else
+					qrows(1, o, ldo, w, xj, ld, n, p0, p1, 0);
+			}
+		}
+	}
+}
+
 const struct kern kern_avx512 = {
 	.name = "avx512",
-	.matvec = { matvec_f32, matvec_f16, matvec_bf16 },
-	.matmul = { matmul_f32, matmul_f16, matmul_bf16 },
+	.matvec = { matvec_f32, matvec_f16, matvec_bf16, matvec_q8_0 },
+	.matmul = { matmul_f32, matmul_f16, matmul_bf16, matmul_q8_0 },
 	.dot = dot,
 	.axpy = axpy,
 	.rmsnorm = rmsnorm,

@@ -269,3 +269,32 @@ need_bf16act() {
 		run -1 npycmp -a 1e-4 -r 1e-5 "$BATS_TEST_TMPDIR/$m.npy" "$SHARED/golden/logits/$m.npy"
 	done
 }
+
+@test "llm-logits: --quant q8_0 is bit-identical for 1, 2 and 3 threads and says so" {
+	for m in "$GQA" "$F16" "$F32B"; do
+		for t in 1 2 3; do
+			printf '1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17\n4 2\n' |
+			    llm-logits -m "$m" -t $t --quant q8_0 --all -f text >"$BATS_TEST_TMPDIR/t$t"
+			printf '1 2 3\n4\n5\n' | llm-logits -m "$m" -t $t --quant q8_0 -s -f text >>"$BATS_TEST_TMPDIR/t$t"
+		done
+		cmp "$BATS_TEST_TMPDIR/t1" "$BATS_TEST_TMPDIR/t2"
+		cmp "$BATS_TEST_TMPDIR/t1" "$BATS_TEST_TMPDIR/t3"
+	done
+	run -0 --separate-stderr llm-logits -m "$GQA" --quant q8_0 --timing -f top <<<"1 2 3"
+	[[ $stderr == *"mode q8_0"* ]]
+	run -2 --separate-stderr llm-logits -m "$GQA" --quant q4_0 <<<"1 2 3"
+	[[ $stderr == *"invalid --quant 'q4_0'"* ]]
+	run -2 --separate-stderr llm-logits -m "$GQA" --quant q8_0 --bf16-act <<<"1 2 3"
+	[[ $stderr == *"exclude each other"* ]]
+}
+
+@test "llm-logits: --quant q8_0 golden logits within 3e-2 (stories260K, tiny-gqa-bf16)" {
+	need_shared
+	for m in stories260K stories260K-bf16 tiny-gqa-bf16; do
+		llm-logits -m "$SHARED/models/$m" --quant q8_0 --all -f npy \
+		    -o "$BATS_TEST_TMPDIR/$m.npy" <"$SHARED/golden/logits/$m.ids"
+		run -0 npycmp -a 1 -r 3e-2 "$BATS_TEST_TMPDIR/$m.npy" "$SHARED/golden/logits/$m.npy"
+		echo "$m: $output"
+		run -1 npycmp -a 1e-2 -r 1e-3 "$BATS_TEST_TMPDIR/$m.npy" "$SHARED/golden/logits/$m.npy"
+	done
+}

@@ -623,6 +623,149 @@ test_bf16acts(void)
 	test_bf16act(KERN_BF16ACT_MAXN, 5, 7);
 }
 
+
+/* ---- Q8_0 ---- */
+
+/* kern_q8_0_quant: the block scale is max|x| / 127, every value within
+ * half a step of d q, padding and NaN give 0. */
+static void
+test_q8quant(void)
+{
+	static const int ns[] = { 1, 31, 32, 33, 64, 65, 100 };
+	float x[100], buf[4 * 9], *d;
+	const int8_t *q;
+	size_t i, k, nb;
+	int n, b;
+	float amax;
+
+	for (k = 0; k < LEN(ns); k++) {
+		n = ns[k];
+		nb = kern_q8_0_rowsize(n) / 36;
+		CHECK(nb % 2 == 0 && nb * 32 >= (size_t)n && nb * 32 < (size_t)n + 64,
+		    "q8_0 n=%d: %zu blocks", n, nb);
+		for (i = 0; i < (size_t)n; i++)
+			x[i] = frand() * (i % 7 == 0 ? 10.0f : 1.0f);
+		d = buf;
+		kern_q8_0_quant(buf, x, n);
+		q = (const int8_t *)(d + nb);
+		for (b = 0; b < (int)nb; b++) {
+			amax = 0;
+			for (i = 32 * b; i < 32 * (size_t)b + 32 && i < (size_t)n; i++)
+				amax = fabsf(x[i]) > amax ? fabsf(x[i]) : amax;
+			CHECK(d[b] == amax / 127.0f, "q8_0 n=%d block %d: "
+			    "scale %g, want %g", n, b, d[b], amax / 127.0f);
+		}
+		for (i = 0; i < nb * 32; i++) {
+			if (i >= (size_t)n) {
+				CHECK(q[i] == 0, "q8_0 n=%d: padding %zu is %d",
+				    n, i, q[i]);
+				continue;
+			}
+			CHECK(fabs(x[i] - (double)d[i / 32] * q[i]) <=
+			    d[i / 32] * 0.5001 + 1e-30, "q8_0 n=%d: %g "
+			    "quantized to %d * %g", n, x[i], q[i], d[i / 32]);
+		}
+	}
+	x[0] = NAN, x[1] = 1.0f, x[2] = -2.0f;
+	kern_q8_0_quant(buf, x, 3);
+	q = (const int8_t *)(buf + 2);
+	CHECK(q[0] == 0 && q[1] == 64 && q[2] == -127, "q8_0 of NaN, 1, -2: "
+	    "%d %d %d", q[0], q[1], q[2]);
+}
+
+/* matvec[W_Q8_0] against the double sum of the quantized math;
+ * matmul equal to it bit for bit over strides, row and token splits. */
+static void
+test_q8(int n, int rows, int T)
+{
+	int ldx = n + 3, ldo = rows + 5, r, r0, r1, k, i, bad = 0;
+	size_t rb = kern_q8_0_rowsize(n), nb = rb / 36;
+	char *w = xmalloc(rb * rows), *xq = xmalloc(rb);
+	float *x = xmalloc(sizeof(float) * (size_t)ldx * T);
+	float *wf = xmalloc(sizeof(float) * n);
+	float *out = xmalloc(sizeof(float) * (size_t)ldo * T);
+	float *out2 = xmalloc(sizeof(float) * (size_t)ldo * T);
+	float *mv = xmalloc(sizeof(float) * (rows + 2));
+	const float *wd, *xd;
+	const int8_t *wq, *q;
+	double a, s, p;
+
+	for (r = 0; r < rows; r++) {
+		for (i = 0; i < n; i++)
+			wf[i] = frand() * 0.2f;
+		kern_q8_0_quant(w + (size_t)r * rb, wf, n);
+	}
+	for (i = 0; i < ldx * T; i++)
+		x[i] = frand() * 3.0f;
+	for (i = 0; i < ldo * T; i++)
+		out[i] = out2[i] = -7.0f;
+	kern.matmul[W_Q8_0](out, ldo, w, x, ldx, n, T, 0, rows);
+	for (k = 0; k < T; k++) {
+		mv[0] = mv[rows + 1] = -7.0f;
+		kern.matvec[W_Q8_0](mv + 1, w, x + (size_t)k * ldx, n, 0, rows);
+		CHECK(mv[0] == -7.0f && mv[rows + 1] == -7.0f,
+		    "matvec q8_0 n=%d wrote outside [r0, r1)", n);
+		if (memcmp(mv + 1, out + (size_t)k * ldo, sizeof(float) * rows))
+			bad++;
+		for (r = rows; r < ldo; r++)
+			if (out[(size_t)k * ldo + r] != -7.0f)
+				bad += 1000;
+		kern_q8_0_quant(xq, x + (size_t)k * ldx, n);
+		xd = (const float *)xq;
+		q = (const int8_t *)(xd + nb);
+		for (r = 0; r < rows; r++) {
+			wd = (const float *)(w + (size_t)r * rb);
+			wq = (const int8_t *)(wd + nb);
+			a = s = 0;
+			for (i = 0; i < (int)nb * 32; i++) {
+				p = (double)wd[i / 32] * xd[i / 32] * wq[i] * q[i];
+				s += p;
+				a += fabs(p);
+			}
+			CHECK(near(mv[r + 1], s, a, 1e-5), "q8_0 n=%d T=%d: "
+			    "row %d token %d: %.9g, want %.9g", n, T, r, k,
+			    mv[r + 1], s);
+		}
+	}
+	CHECK(!bad, "matmul q8_0 n=%d rows=%d T=%d differs from matvec (%d)",
+	    n, rows, T, bad);
+	for (r0 = 0, k = 1; r0 < rows; r0 = r1, k += 2) {
+		r1 = r0 + k < rows ? r0 + k : rows;
+		kern.matmul[W_Q8_0](out2, ldo, w, x, ldx, n, T, r0, r1);
+	}
+	CHECK(!memcmp(out, out2, sizeof(float) * (size_t)ldo * T),
+	    "matmul q8_0 n=%d rows=%d T=%d: row split differs", n, rows, T);
+	if (T > 3) {
+		kern.matmul[W_Q8_0](out2, ldo, w, x, ldx, n, 3, 0, rows);
+		kern.matmul[W_Q8_0](out2 + 3 * (size_t)ldo, ldo, w,
+		    x + 3 * (size_t)ldx, ldx, n, T - 3, 0, rows);
+		CHECK(!memcmp(out, out2, sizeof(float) * (size_t)ldo * T),
+		    "matmul q8_0 n=%d rows=%d T=%d: token split differs", n,
+		    rows, T);
+	}
+	free(w);
+	free(xq);
+	free(x);
+	free(wf);
+	free(out);
+	free(out2);
+	free(mv);
+}
+
+static void
+test_q8s(void)
+{
+	static const int ns[] = { 1, 31, 32, 33, 64, 65, 100, 576, 1536 };
+	static const int Ts[] = { 1, 2, 3, 4, 7, 13, 40 };
+	size_t i, k;
+
+	test_q8quant();
+	for (i = 0; i < LEN(ns); i++)
+		for (k = 0; k < LEN(Ts); k++)
+			test_q8(ns[i], ns[i] > 600 ? 9 : 13 + (int)k, Ts[k]);
+	test_q8(KERN_Q8_0_MAXN, 5, 7);
+}
+
 int
 main(void)
 {
@@ -650,6 +793,7 @@ main(void)
 	test_helpers();
 	test_matrix();
 	test_bf16acts();
+	test_q8s();
 	if (fails) {
 		fprintf(stderr, "test_kern (%s): %d failures\n", kern.name,
 		    fails);
