@@ -95,8 +95,8 @@ int model_load(struct model *m, const char *arg, int ctx, int threads);
  * to model_close. */
 int model_open(struct model *m, const struct mdir *d, int ctx, int threads);
 void model_close(struct model *m);	/* accepts a zeroed or failed m */
-/* Switch a freshly loaded m to mode: MODEL_BF16ACT converts the
- * matrices that are not BF16 to BF16 (a private mapping) and routes
+/* Switch a freshly loaded m to mode: MODEL_BF16ACT copies the matrices
+ * (not the embedding table) to BF16 in a private mapping and routes
  * every matrix product through the bf16-act kernels; MODEL_Q8_0
  * converts every matrix (not the embedding table) to Q8_0 (W_Q8_0).  Where the kernel
  * table lacks them (no AVX512-BF16), m stays exact and mode_fallback is
