@@ -159,8 +159,8 @@ part(float *acc, int lda, float *ml, const struct attn_tile *a)
 		j1 = pend - jb < 16 ? pend - jb : 16;
 		for (j = 0; j < 16; j++) {
 			jn = j < j0 ? j0 : j >= j1 ? j0 : j;
-			kp[j] = a->k + (size_t)(jb + jn) * a->ldkv;
-			vp[j] = a->v + (size_t)(jb + jn) * a->ldkv;
+			kp[j] = a->k + attn_off(a, jb + jn);
+			vp[j] = a->v + attn_off(a, jb + jn);
 		}
 		for (r = 0; r < R; r++) {
 			jn = end[r] - jb < 16 ? end[r] - jb : 16;

@@ -14,6 +14,7 @@
 #include "st.h"
 
 #define MODEL_MAXBATCH 256	/* positions per prefill pass */
+#define MODEL_KVBLOCK 64	/* positions per KV cache block */
 
 struct mat {			/* a weight matrix, borrowed from the mapping */
 	const void *w;		/* rows x cols, row-major, of type t */
@@ -48,8 +49,11 @@ struct model {
 	int ctx;		/* positions the KV cache holds */
 	int pos;		/* positions filled */
 	int dim, qdim, kvdim, hd;	/* hidden, heads*head_dim, kv_heads*head_dim, head_dim */
-	float *kv;		/* KV cache (ctx, layers, 2, kvdim): position-major so
-				 * a growing sequence touches memory contiguously */
+	float *kv;		/* KV cache: blocks of MODEL_KVBLOCK positions, each
+				 * (layers, 2, kv_heads, MODEL_KVBLOCK, head_dim):
+				 * a head's keys are contiguous in a block, and a
+				 * growing sequence fills memory block by block */
+	float *kvnew;		/* (MAXBATCH, 2, kvdim) k and v being appended */
 	size_t kvsize;		/* its bytes (reserved, touched as filled) */
 	float *inv_freq;	/* (head_dim/2) RoPE frequencies, llama3-scaled */
 	float *x, *xb2;		/* (MAXBATCH, hidden) residual stream, scratch */
