@@ -392,7 +392,8 @@ matmul(struct model *m, float *out, int ldo, const struct mat *w,
 static float *
 kv_at(const struct model *m, int l, int s, int g, int p)
 {
-	size_t blk = (size_t)m->cfg.num_hidden_layers * 2 * m->kvdim * MODEL_KVBLOCK;
+	size_t blk = (size_t)m->cfg.num_hidden_layers * 2 * m->kvdim *
+	    MODEL_KVBLOCK;
 
 	return m->kv + (size_t)(p / MODEL_KVBLOCK) * blk +
 	    (((size_t)l * 2 + s) * m->cfg.num_key_value_heads + g) *
@@ -420,7 +421,8 @@ glu_rows(void *ctx, int r0, int r1)
 	mat_rows(&g->w->w1, g->hb, g->ff, g->x, g->d, g->T, r0, r1);
 	mat_rows(&g->w->w3, g->hb2, g->ff, g->x, g->d, g->T, r0, r1);
 	for (t = 0; t < g->T; t++) {
-		float *h = g->hb + (size_t)t * g->ff, *u = g->hb2 + (size_t)t * g->ff;
+		float *h = g->hb + (size_t)t * g->ff;
+		float *u = g->hb2 + (size_t)t * g->ff;
 
 		for (r = r0; r < r1 && b1; r++)
 			h[r] += b1[r];
@@ -478,7 +480,7 @@ attn_items(void *ctx, int i0, int i1)
 	const struct attn_job *j = ctx;
 	struct model *m = j->m;
 	int hd = m->hd, kv_mul = m->qdim / m->kvdim, i, g, h0, nh, qb, t0;
-	float ml[2 * ATTN_MAXROWS];
+	float ml[2 * ATTN_MAXROWS], *out;
 	struct attn_tile a;
 
 	for (i = i0; i < i1; i++) {
@@ -486,7 +488,8 @@ attn_items(void *ctx, int i0, int i1)
 
 		g = i / n / j->nsub;
 		h0 = g * kv_mul + sub * j->hpt;
-		nh = kv_mul - sub * j->hpt < j->hpt ? kv_mul - sub * j->hpt : j->hpt;
+		nh = kv_mul - sub * j->hpt;
+		nh = nh < j->hpt ? nh : j->hpt;
 		a.k = kv_at(m, j->layer, 0, g, 0);
 		a.v = kv_at(m, j->layer, 1, g, 0);
 		a.ldkv = hd;
@@ -504,10 +507,12 @@ attn_items(void *ctx, int i0, int i1)
 			a.T = 1;
 			a.pos0 = j->pos0;
 			a.p0 = i % n * j->chunk;
-			a.p1 = a.p0 + j->chunk < j->pos0 + 1 ? a.p0 + j->chunk : j->pos0 + 1;
+			a.p1 = a.p0 + j->chunk;
+			a.p1 = a.p1 < j->pos0 + 1 ? a.p1 : j->pos0 + 1;
 			m->attn->part(acc, m->qdim, ml, &a);
-			memcpy(m->attml + 2 * ((size_t)(i % n) * m->cfg.num_attention_heads
-			    + h0), ml, 2 * nh * sizeof(float));
+			memcpy(m->attml + 2 * ((size_t)(i % n) *
+			    m->cfg.num_attention_heads + h0), ml,
+			    2 * nh * sizeof(float));
 			continue;
 		}
 		qb = i % n;	/* 0, n-1, 1, n-2, ... */
@@ -518,9 +523,9 @@ attn_items(void *ctx, int i0, int i1)
 		a.pos0 = j->pos0 + t0;
 		a.p0 = 0;
 		a.p1 = a.pos0 + a.T;
-		m->attn->part(m->xb + (size_t)t0 * m->qdim + h0 * hd, m->qdim, ml, &a);
-		attn_norm(m->xb + (size_t)t0 * m->qdim + h0 * hd, m->qdim, ml, hd,
-		    nh, a.T);
+		out = m->xb + (size_t)t0 * m->qdim + h0 * hd;
+		m->attn->part(out, m->qdim, ml, &a);
+		attn_norm(out, m->qdim, ml, hd, nh, a.T);
 	}
 }
 
@@ -599,7 +604,8 @@ forward(struct model *m, const int *ids, int T, int all)
 			{ &w->wk, kn, 2 * kvdim },
 			{ &w->wv, kn + kvdim, 2 * kvdim } }, m->xb, d, T };
 		struct glu gu = { w, m->hb, m->hb2, m->xb, T, d, ff };
-		struct resid ro = { &w->wo, w->bo, m->x, m->xb2, m->xb, m->qdim, T };
+		struct resid ro = { &w->wo, w->bo, m->x, m->xb2, m->xb, m->qdim,
+			T };
 		struct resid rd = { &w->w2, w->b2, m->x, m->xb2, m->hb, ff, T };
 
 		/* attention: rmsnorm, q/k/v, RoPE, k and v into the cache */
