@@ -150,8 +150,8 @@ load_layer(struct model *m, struct layer *l, int i)
 
 /* RoPE frequencies as HF computes them (float32), with the llama3
  * rescaling of _compute_llama3_parameters when configured. */
-static void
-rope_init(float *inv_freq, const struct cfg *c, int hd)
+void
+model_rope_freqs(float *inv_freq, const struct cfg *c, int hd)
 {
 	int j;
 
@@ -261,7 +261,7 @@ model_open(struct model *m, const struct mdir *d, int ctx, int threads)
 		*bufs[i] = (float *)((char *)m->mem + off);
 		off += sizes[i];
 	}
-	rope_init(m->inv_freq, c, m->hd);
+	model_rope_freqs(m->inv_freq, c, m->hd);
 	m->attn = attn_find(kern.name);
 	if (threads > 1 && !(m->pool = pool_new(threads)))
 		return -1;
