@@ -66,7 +66,7 @@ check:
 	$(MAKE) test SAN=1
 
 bench: all
-	bench/run.sh
+	@bench/run.sh
 
 install: $(BIN)
 	mkdir -p $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(MANPREFIX)/man1 $(DESTDIR)$(MANPREFIX)/man5

@@ -3,7 +3,8 @@
  *   make build/rel/libcore.a
  *   cc -std=c11 -O2 -D_POSIX_C_SOURCE=200809L -pthread -o build/rel/kernbench \
  *       bench/kernbench.c build/rel/libcore.a -lm
- *   PIPELM_KERNEL=avx512 build/rel/kernbench [-t threads] [-T tokens] [-w f32|f16|bf16]
+ *   PIPELM_KERNEL=avx512 build/rel/kernbench [-c] [-t threads] [-T tokens]
+ *       [-w f32|f16|bf16]
  *
  * First the memory floor: a plain streaming read of 512 MB (kern.dot
  * over float chunks, split over the threads).  Then for each shape:
@@ -14,7 +15,8 @@
  * down, then the 49152 x 576 tied head, 269 MB in bf16): one decode
  * token (matvec) and one prefill of T tokens (matmul).  Prints GB/s of
  * weights read and GFLOP/s (2 flops per weight per token); the best of
- * several runs. */
+ * several runs.  -c times by CPU time instead of the clock (one thread
+ * only), so that other processes on a shared machine count less. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -99,12 +101,20 @@ sumchunk(void *ctx, int i0, int i1)
 	    c->a + ((size_t)i0 << 10), (i1 - i0) << 10);
 }
 
+static void
+nop(void *ctx, int i0, int i1)
+{
+	(void)ctx, (void)i0, (void)i1;
+}
+
+static int cflag;	/* time by CPU time, for a busy machine */
+
 static double
 now(void)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(cflag ? CLOCK_PROCESS_CPUTIME_ID : CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
@@ -148,7 +158,8 @@ model(struct pool *p, enum wtype t, int T)
 
 					j = (struct job){ t, out, w + off, x, n,
 					    T, rows };
-					pool_for(p, rows, 16, pass ? mm : mv, &j);
+					pool_for(p, rows, 16, pass ? mm : mv,
+					    &j);
 					off += (size_t)rows * n * sz;
 				}
 			t0 = now() - t0;
@@ -187,9 +198,12 @@ main(int argc, char *argv[])
 	float *x, *out;
 
 	argv0 = "kernbench";
-	while ((c = getopt(argc, argv, "t:T:w:")) != -1) {
+	while ((c = getopt(argc, argv, "ct:T:w:")) != -1) {
 		switch (c) {
-		case 't': threads = (int)estrtonum(optarg, 1, 64, "threads"); break;
+		case 'c': cflag = 1; break;
+		case 't':
+			threads = (int)estrtonum(optarg, 1, 64, "threads");
+			break;
 		case 'T': T = (int)estrtonum(optarg, 1, 4096, "tokens"); break;
 		case 'w':
 			for (t = 0; t < W_NTYPES && strcmp(optarg, tn[t]); t++)
@@ -198,13 +212,16 @@ main(int argc, char *argv[])
 				edie(2, "bad weight type '%s'", optarg);
 			break;
 		default:
-			fprintf(stderr, "usage: %s [-t threads] [-T tokens] "
-			    "[-w f32|f16|bf16]\n", argv0);
+			fprintf(stderr, "usage: %s [-c] [-t threads] "
+			    "[-T tokens] [-w f32|f16|bf16]\n", argv0);
 			return 2;
 		}
 	}
 	if (kern_init(getenv("PIPELM_KERNEL")) < 0)
 		return 1;
+	if (cflag && threads > 1)
+		edie(2, "-c needs -t 1 (CPU time of spinning workers is not "
+		    "work)");
 	if (!(p = pool_new(threads)))
 		return 1;
 	printf("table %s, %d threads, %s weights, prefill T=%d\n", kern.name,
@@ -225,6 +242,16 @@ main(int argc, char *argv[])
 		    12.0 * 32 * 10000000 / best * 1e-9);
 	}
 #endif
+	/* dispatch cost of an empty pool_for */
+	best = 1e9;
+	for (rep = 0; rep < 5; rep++) {
+		t0 = now();
+		for (k = 0; k < 20000; k++)
+			pool_for(p, 1024, 16, nop, NULL);
+		t0 = (now() - t0) / 20000;
+		best = t0 < best ? t0 : best;
+	}
+	printf("pool_for, empty: %.2f us\n", best * 1e6);
 	/* the floor: stream 512 MB of floats (chunks of 1024) */
 	{
 		struct sum c;
@@ -252,8 +279,8 @@ main(int argc, char *argv[])
 		wb = (size_t)rows * n * sz[t];
 		ncopy = (512u << 20) / wb + 1;
 		wall = emalloc(ncopy * wb);
-		for (i = 0; i < ncopy * wb; i++)
-			wall[i] = (unsigned char)(i * 7 >> 3 & 0x3f); /* finite */
+		for (i = 0; i < ncopy * wb; i++)	/* finite, positive */
+			wall[i] = (unsigned char)(i * 7 >> 3 & 0x3f);
 		x = emalloc(sizeof(float) * (size_t)n * T);
 		out = emalloc(sizeof(float) * (size_t)rows * T);
 		for (i = 0; i < (size_t)n * T; i++)

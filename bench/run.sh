@@ -91,6 +91,10 @@ gflop=$(awk -v h="$hid" -v i="$inter" -v l="$layers" -v nh="$heads" \
 # ---- the machine ----
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | head -n 1)
 [ -n "$cpu" ] || cpu=$(uname -m)
+# a VM may hide the model name: family and model say which core it is
+fam=$(sed -n 's/^cpu family[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | head -n 1)
+mod=$(sed -n 's/^model[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | head -n 1)
+[ -z "$fam" ] || cpu="$cpu (family $fam, model $mod)"
 ncpu=$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo "?")
 flags=$(sed -n 's/^flags[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | head -n 1)
 isa=

@@ -72,21 +72,14 @@ tensor(const struct st *st, const struct st_tensor *t,
     const struct st_stats *s, int first)
 {
 	const char *f = strrchr(st->files[t->file], '/');
-	char sh[ST_MAXDIM * 21 + 3];
-	size_t o = 0;
-	int i;
+	char sh[ST_SHAPELEN];
 
-	sh[o++] = '[';
-	for (i = 0; i < t->ndim; i++)
-		o += (size_t)sprintf(sh + o, "%s%lld", i ? "," : "",
-		    (long long)t->shape[i]);
-	strcpy(sh + o, "]");
 	if (jflag)
 		printf("%s\n  ", first ? "" : ",");
 	nfield = 0;
 	field("name", t->name, 1);
 	field("dtype", st_dtype_name(t->dtype), 1);
-	field("shape", sh, 0);
+	field("shape", st_shape_fmt(t, sh, sizeof(sh)), 0);
 	zfield("bytes", t->nbytes);
 	zfield("offset", t->offset);
 	if (s) {
@@ -141,31 +134,33 @@ totals(const struct st_tensor *const *sel, size_t n)
 
 /* The config summary; see st-inspect(1) for what is counted. */
 static void
-summary(const struct cfg *c, const struct st *st)
+summary(const struct cfg *c, const struct st *st, size_t params)
 {
-	size_t params = 0, i;
+	const struct { const char *key; size_t v; } kvs[] = {
+		{ "layers", (size_t)c->num_hidden_layers },
+		{ "hidden_size", (size_t)c->hidden_size },
+		{ "intermediate_size", (size_t)c->intermediate_size },
+		{ "heads", (size_t)c->num_attention_heads },
+		{ "kv_heads", (size_t)c->num_key_value_heads },
+		{ "head_dim", (size_t)c->head_dim },
+		{ "vocab", (size_t)c->vocab_size },
+		{ "context", (size_t)c->max_position_embeddings },
+		{ "tied", (size_t)c->tie_word_embeddings },
+		{ "parameters", params },
+		{ "bytes_per_token", st_bytes_per_token(st, c->tie_word_embeddings) },
+		{ "kv_bytes_per_token", 2 * (size_t)c->num_hidden_layers *
+		    (size_t)c->num_key_value_heads * (size_t)c->head_dim * 4 },
+	};
+	size_t i;
 
-	for (i = 0; i < st->n; i++)
-		params += st->t[i].nel;
 	if (jflag) {
 		printf(",\n  \"config\": {\n    \"architecture\": ");
 		jstr(c->architecture);
 		printf(",\n");
 	} else
 		printf("architecture: %s\n", c->architecture);
-	kv("layers", (size_t)c->num_hidden_layers, 0);
-	kv("hidden_size", (size_t)c->hidden_size, 0);
-	kv("intermediate_size", (size_t)c->intermediate_size, 0);
-	kv("heads", (size_t)c->num_attention_heads, 0);
-	kv("kv_heads", (size_t)c->num_key_value_heads, 0);
-	kv("head_dim", (size_t)c->head_dim, 0);
-	kv("vocab", (size_t)c->vocab_size, 0);
-	kv("context", (size_t)c->max_position_embeddings, 0);
-	kv("tied", (size_t)c->tie_word_embeddings, 0);
-	kv("parameters", params, 0);
-	kv("bytes_per_token", st_bytes_per_token(st, c->tie_word_embeddings), 0);
-	kv("kv_bytes_per_token", 2 * (size_t)c->num_hidden_layers *
-	    (size_t)c->num_key_value_heads * (size_t)c->head_dim * 4, 1);
+	for (i = 0; i < LEN(kvs); i++)
+		kv(kvs[i].key, kvs[i].v, i == LEN(kvs) - 1);
 	if (jflag)
 		printf("  }");
 }
@@ -228,7 +223,7 @@ main(int argc, char *argv[])
 	struct pool *pool = NULL;
 	struct stat sb;
 	regex_t rx;
-	size_t i, n = 0;
+	size_t i, n = 0, params = 0;
 	int ch, ret = 1, cflag = 0, sflag = 0, nthr = default_threads();
 	char *cf = NULL;
 
@@ -251,6 +246,8 @@ main(int argc, char *argv[])
 		usage(2);
 	if (!(arg = argc ? argv[0] : getenv("PIPELM_MODEL")) || !*arg)
 		usage(2);
+	if (!strcmp(arg, "-"))	/* mapped, so it must be a regular file */
+		arg = "/dev/stdin";
 	if (re && regcomp(&rx, re, REG_EXTENDED | REG_NOSUB))
 		edie(2, "invalid regular expression '%s'", re);
 
@@ -282,8 +279,10 @@ main(int argc, char *argv[])
 	for (i = 0; i < n; i++)
 		tensor(&st, sel[i], stats ? &stats[i] : NULL, !i);
 	totals(sel, n);
+	for (i = 0; m.dir && i < st.n; i++)
+		params += st.t[i].nel;
 	if (m.dir)
-		summary(&c, &st);
+		summary(&c, &st, params);
 	if (jflag)
 		printf("\n}\n");
 	ret = 0;

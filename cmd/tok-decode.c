@@ -44,6 +44,11 @@ decode(int fd, const char *name)
 	ids_init(&in, fd, name, fmt, stdout);
 	tok_dec_start(&dec, &tok, skip);
 	while ((r = ids_next(&in, &id)) > 0) {
+		if (r == 2 && sep < 0 && !pieces) {
+			/* -n: the records are one text (llm-sample in a loop
+			 * writes an id per record): the decoder goes on */
+			continue;
+		}
 		if (r == 2) {	/* end of record */
 			if (!pieces && tok_dec_end(&dec, &obuf) < 0)
 				die("out of memory");
@@ -68,6 +73,11 @@ decode(int fd, const char *name)
 		}
 		if (tok_dec_push(&dec, id, &obuf) < 0)
 			goto badid;
+		put();
+	}
+	if (sep < 0 && !pieces) {
+		if (tok_dec_end(&dec, &obuf) < 0)
+			die("out of memory");
 		put();
 	}
 	return r < 0;

@@ -91,6 +91,10 @@ input(int sep)
 		memmove(buf, buf + start, len - start);
 		len -= start;
 	}
+	/* the whole input: a final newline ends the record as -l's would,
+	 * so `echo text | tok-encode | tok-decode` gives back its input */
+	if (sep < 0 && len && buf[len - 1] == '\n')
+		len--;
 	if (sep < 0 || len)
 		record(buf ? buf : "", len, "<stdin>");
 	free(buf);

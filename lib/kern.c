@@ -2,7 +2,9 @@
  *
  * The portable dot products keep 8 float partial sums (element i goes to
  * sum i % 8) and add them in a fixed tree at the end, so every row gives
- * the same result whatever range or token block it is computed in. */
+ * the same result whatever range or token block it is computed in.  The
+ * matrix kernels widen a row KC weights at a time and apply them to up to
+ * TG tokens. */
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -16,7 +18,6 @@ extern const struct kern kern_avx2;
 extern const struct kern kern_avx512;
 #endif
 
-struct kern kern;
 
 /* ---- scalar conversions ---- */
 
@@ -96,7 +97,7 @@ kern_f32_to_f16(float f)
 			r++;
 		return (uint16_t)(sign | r);
 	}
-	if (e < 102)				/* below half the least subnormal */
+	if (e < 102)			/* below half the least subnormal */
 		return (uint16_t)sign;
 	/* subnormal half m * 2^-24 with m = M * 2^(e - 126) */
 	mant |= 0x800000;
@@ -105,22 +106,31 @@ kern_f32_to_f16(float f)
 	rem = mant & ((1u << s) - 1);
 	half = 1u << (s - 1);
 	if (rem > half || (rem == half && (r & 1)))
-		r++;				/* may become the least normal */
+		r++;			/* may become the least normal */
 	return (uint16_t)(sign | r);
 }
 
 /* ---- portable table ---- */
 
-static float
-wget(const void *w, enum wtype t, size_t i)
+/* Widen m weights from element off of w into o. */
+static void
+widen(enum wtype t, float *o, const void *w, size_t off, int m)
 {
+	const uint16_t *h = (const uint16_t *)w + off;
+	int i;
+
 	switch (t) {
 	case W_F16:
-		return kern_f16_to_f32(((const uint16_t *)w)[i]);
+		for (i = 0; i < m; i++)
+			o[i] = kern_f16_to_f32(h[i]);
+		break;
 	case W_BF16:
-		return u2f((uint32_t)((const uint16_t *)w)[i] << 16);
+		for (i = 0; i < m; i++)
+			o[i] = u2f((uint32_t)h[i] << 16);
+		break;
 	default:
-		return ((const float *)w)[i];
+		memcpy(o, (const float *)w + off, (size_t)m * sizeof *o);
+		break;
 	}
 }
 
@@ -128,25 +138,37 @@ wget(const void *w, enum wtype t, size_t i)
 static float
 sum8(const float s[8])
 {
-	return ((s[0] + s[4]) + (s[2] + s[6])) + ((s[1] + s[5]) + (s[3] + s[7]));
+	return ((s[0] + s[4]) + (s[2] + s[6])) +
+	    ((s[1] + s[5]) + (s[3] + s[7]));
 }
 
-/* dot(W[r], x) with the lane discipline above. */
-static float
-rowdot(const void *w, enum wtype t, size_t off, const float *x, int n)
-{
-	float s[8] = { 0 }, wb[8];
-	int i, j;
+#define KC 256	/* weights widened per step (a multiple of 8) */
+#define TG 4	/* tokens sharing one widened row */
 
-	for (i = 0; i + 8 <= n; i += 8) {
-		for (j = 0; j < 8; j++)
-			wb[j] = wget(w, t, off + (size_t)i + j);
-		for (j = 0; j < 8; j++)
-			s[j] += wb[j] * x[i + j];
+/* out[tt*ldo + r] = dot(W[r], x + tt*ldx) for tt < T <= TG, with the
+ * lane discipline above: the result never depends on T. */
+static void
+rowdots(enum wtype t, float *out, int ldo, const void *w, const float *x,
+    int ldx, int n, int T, int r)
+{
+	float s[TG][8] = { { 0 } }, wb[KC];
+	const float *xs;
+	int k0, m, i, j, tt;
+
+	for (k0 = 0; k0 < n; k0 += KC) {
+		m = n - k0 < KC ? n - k0 : KC;
+		widen(t, wb, w, (size_t)r * n + k0, m);
+		for (tt = 0; tt < T; tt++) {
+			xs = x + (size_t)tt * ldx + k0;
+			for (i = 0; i + 8 <= m; i += 8)
+				for (j = 0; j < 8; j++)
+					s[tt][j] += wb[i + j] * xs[i + j];
+			for (j = 0; i < m; i++, j++)
+				s[tt][j] += wb[i] * xs[i];
+		}
 	}
-	for (j = 0; i < n; i++, j++)
-		s[j] += wget(w, t, off + (size_t)i) * x[i];
-	return sum8(s);
+	for (tt = 0; tt < T; tt++)
+		out[(size_t)tt * ldo + r] = sum8(s[tt]);
 }
 
 static void
@@ -156,7 +178,7 @@ matvec_any(enum wtype t, float *out, const void *w, const float *x, int n,
 	int r;
 
 	for (r = r0; r < r1; r++)
-		out[r] = rowdot(w, t, (size_t)r * n, x, n);
+		rowdots(t, out, 0, w, x, 0, n, 1, r);
 }
 
 static void
@@ -184,9 +206,10 @@ matmul_any(enum wtype t, float *out, int ldo, const void *w, const float *x,
 	int r, tt;
 
 	for (r = r0; r < r1; r++)
-		for (tt = 0; tt < T; tt++)
-			out[(size_t)tt * ldo + r] = rowdot(w, t, (size_t)r * n,
-			    x + (size_t)tt * ldx, n);
+		for (tt = 0; tt < T; tt += TG)
+			rowdots(t, out + (size_t)tt * ldo, ldo, w,
+			    x + (size_t)tt * ldx, ldx, n,
+			    T - tt < TG ? T - tt : TG, r);
 }
 
 static void
@@ -269,15 +292,20 @@ tof32_bf16(float *out, const void *w, size_t n)
 		out[i] = u2f((uint32_t)h[i] << 16);
 }
 
-const struct kern kern_portable = {
-	.name = "portable",
-	.matvec = { matvec_f32, matvec_f16, matvec_bf16 },
-	.matmul = { matmul_f32, matmul_f16, matmul_bf16 },
-	.dot = dot,
-	.axpy = axpy,
-	.rmsnorm = rmsnorm,
-	.to_f32 = { tof32_f32, tof32_f16, tof32_bf16 },
-};
+#define PORTABLE { \
+	.name = "portable", \
+	.matvec = { matvec_f32, matvec_f16, matvec_bf16 }, \
+	.matmul = { matmul_f32, matmul_f16, matmul_bf16 }, \
+	.dot = dot, \
+	.axpy = axpy, \
+	.rmsnorm = rmsnorm, \
+	.to_f32 = { tof32_f32, tof32_f16, tof32_bf16 }, \
+}
+
+const struct kern kern_portable = PORTABLE;
+/* Usable before kern_init() (a program that forgets it is slow, not
+ * broken). */
+struct kern kern = PORTABLE;
 
 /* ---- helpers, not dispatched ---- */
 
@@ -389,7 +417,8 @@ kern_init(const char *want)
 	else
 		return error("unknown kernel table '%s'", want);
 	if (w > best)
-		return error("kernel table '%s' not supported by this cpu", want);
+		return error("kernel table '%s' not supported by this cpu",
+		    want);
 #if defined(__x86_64__)
 	if (w == 2)
 		kern = kern_avx512;

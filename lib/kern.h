@@ -42,7 +42,7 @@ struct kern {
 	void (*to_f32[W_NTYPES])(float *out, const void *w, size_t n);
 };
 
-extern struct kern kern;		/* the table in use */
+extern struct kern kern;		/* the table in use; portable until kern_init */
 extern const struct kern kern_portable;	/* always available */
 
 /* Fill `kern` with the best table the CPU has, or the one named by want

@@ -157,8 +157,8 @@ block(enum wtype t, int R, int TT, float *out, int ldo, const void *w,
 	UNROLL
 	for (j = 0; j < TT; j++) {
 		if (R == 4)
-			_mm_storeu_ps(out + (size_t)j * ldo + r, hsum4(acc[0][j],
-			    acc[1][j], acc[2][j], acc[3][j]));
+			_mm_storeu_ps(out + (size_t)j * ldo + r,
+			    hsum4(acc[0][j], acc[1][j], acc[2][j], acc[3][j]));
 		else
 			UNROLL
 			for (i = 0; i < R; i++)
@@ -271,8 +271,8 @@ dot(const float *a, const float *b, int n)
 		acc = _mm256_fmadd_ps(_mm256_loadu_ps(a + k),
 		    _mm256_loadu_ps(b + k), acc);
 	if (k < n)
-		acc = _mm256_fmadd_ps(xloadm(a + k, n - k), xloadm(b + k, n - k),
-		    acc);
+		acc = _mm256_fmadd_ps(xloadm(a + k, n - k),
+		    xloadm(b + k, n - k), acc);
 	return hsum(acc);
 }
 

@@ -157,8 +157,8 @@ block(enum wtype t, int R, int TT, float *out, int ldo, const void *w,
 	UNROLL
 	for (j = 0; j < TT; j++) {
 		if (R == 4)
-			_mm_storeu_ps(out + (size_t)j * ldo + r, hsum4(acc[0][j],
-			    acc[1][j], acc[2][j], acc[3][j]));
+			_mm_storeu_ps(out + (size_t)j * ldo + r,
+			    hsum4(acc[0][j], acc[1][j], acc[2][j], acc[3][j]));
 		else
 			UNROLL
 			for (i = 0; i < R; i++)
@@ -237,9 +237,9 @@ matmul(enum wtype t, float *out, int ldo, const void *w, const float *x,
 		for (p0 = r0; p0 < r1; p0 = p1) {
 			p1 = r1 - p0 > P ? p0 + P : r1;
 			for (j = t0; j < t1; j += MT)
-				tokens(t, t1 - j < MT ? t1 - j : MT, out +
-				    (size_t)j * ldo, ldo, w, x + (size_t)j * ldx,
-				    ldx, n, p0, p1);
+				tokens(t, t1 - j < MT ? t1 - j : MT,
+				    out + (size_t)j * ldo, ldo, w,
+				    x + (size_t)j * ldx, ldx, n, p0, p1);
 		}
 	}
 }

@@ -42,6 +42,16 @@ join(const char *a, const char *b, const char *c)
 	return p;
 }
 
+static char *
+sdup(const char *s)
+{
+	char *p = strdup(s);
+
+	if (!p)
+		error("out of memory");
+	return p;
+}
+
 static int
 isdir(const char *p)
 {
@@ -83,7 +93,7 @@ hubdir(void)
 	const char *e;
 
 	if ((e = getenv("HF_HUB_CACHE")) && *e)
-		return join(e, ".", NULL);
+		return sdup(e);
 	if ((e = getenv("HF_HOME")) && *e)
 		return join(e, "hub", NULL);
 	if ((e = getenv("HOME")) && *e)
@@ -179,9 +189,8 @@ mdir_resolve(struct mdir *m, const char *arg)
 	if (!*arg)
 		return error("no model: use -m or set PIPELM_MODEL");
 	if (isdir(arg)) {
-		if (!(m->dir = join(arg, ".", NULL)))
+		if (!(m->dir = sdup(arg)))
 			return -1;
-		m->dir[strlen(arg)] = 0;	/* a copy of arg */
 	} else if (isrepoid(arg) && access(arg, F_OK) < 0) {
 		if (!(hub = hubdir()))
 			return -1;

@@ -68,6 +68,12 @@ find(struct model *m, const char *name, int rows, int cols)
 		    m->st.files[t->file], name, st_dtype_name(t->dtype));
 		return NULL;
 	}
+	/* the kernels read elements in place: they must be aligned */
+	if ((uintptr_t)t->data % st_dtype_size(t->dtype)) {
+		error("%s: tensor '%s' is not aligned to its %zu-byte elements",
+		    m->st.files[t->file], name, st_dtype_size(t->dtype));
+		return NULL;
+	}
 	m->weight_bytes += t->nbytes;
 	return t;
 }
@@ -144,8 +150,8 @@ load_layer(struct model *m, struct layer *l, int i)
 
 /* RoPE frequencies as HF computes them (float32), with the llama3
  * rescaling of _compute_llama3_parameters when configured. */
-static void
-rope_init(float *inv_freq, const struct cfg *c, int hd)
+void
+model_rope_freqs(float *inv_freq, const struct cfg *c, int hd)
 {
 	int j;
 
@@ -257,7 +263,7 @@ model_open(struct model *m, const struct mdir *d, int ctx, int threads)
 		*bufs[i] = (float *)((char *)m->mem + off);
 		off += sizes[i];
 	}
-	rope_init(m->inv_freq, c, m->hd);
+	model_rope_freqs(m->inv_freq, c, m->hd);
 	m->attn = attn_find(kern.name);
 	if (threads > 1 && !(m->pool = pool_new(threads)))
 		return -1;

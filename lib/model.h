@@ -96,6 +96,9 @@ void model_reset(struct model *m);
  * sequence longer than the context (nothing is then appended). */
 const float *model_forward(struct model *m, const int *ids, int n, int all);
 
+/* The hd/2 RoPE frequencies of config c into inv_freq, as HF computes them
+ * (theta^(-2j/hd), rescaled by rope_scaling of type llama3). */
+void model_rope_freqs(float *inv_freq, const struct cfg *c, int hd);
 /* Print the stats (load time, prefill tokens/s, decode tokens/s and
  * ms/token) to f, each line prefixed "prog: ". */
 void model_print_stats(const struct model *m, FILE *f, const char *prog);

@@ -70,7 +70,7 @@ work(void *arg)
 {
 	struct worker *w = arg;
 	struct pool *p = w->p;
-	unsigned seen = 0;	/* gen at pool_new, whenever this thread starts */
+	unsigned seen = 0;	/* gen at pool_new, whenever we start */
 	int k, i0, i1;
 
 	for (;;) {

@@ -89,16 +89,14 @@ double st_elem(const struct st_tensor *t, size_t i);
  * exact decimal for integers (BOOL: 0 or 1), the real part for C64.
  * Returns what snprintf returns. */
 int st_elem_fmt(const struct st_tensor *t, size_t i, char *buf, size_t len);
+/* t's shape as "[d0,d1,...]" ("[]" for a scalar) into buf (len bytes,
+ * ST_SHAPELEN always suffices); returns buf. */
+#define ST_SHAPELEN (ST_MAXDIM * 21 + 3)
+char *st_shape_fmt(const struct st_tensor *t, char *buf, size_t len);
 /* Weight bytes a LLaMA forward pass reads per generated token: every
  * tensor, except that of model.embed_tokens.weight only one row counts
  * unless tied (then the whole table is read again as the output layer). */
 size_t st_bytes_per_token(const struct st *st, int tied);
-/* Half and bfloat16 bit patterns to float (exact). */
-float st_f16_to_f32(uint16_t h);
-float st_bf16_to_f32(uint16_t b);
-/* float to half / bfloat16, rounding to nearest even (NaN stays NaN). */
-uint16_t st_f32_to_f16(float f);
-uint16_t st_f32_to_bf16(float f);
 
 /* ---- statistics (st_stats.c) ---- */
 

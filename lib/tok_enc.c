@@ -112,6 +112,8 @@ tok_buf_add(struct tok_buf *b, const void *p, size_t n)
 	return 0;
 }
 
+static void bigfree(void *p, size_t cap, size_t size);
+
 void
 tok_enc_free(struct tok *t)
 {
@@ -123,7 +125,8 @@ tok_enc_free(struct tok *t)
 			free(w->nb[i].p);
 		for (i = 0; i < TOK_MAXDEPTH; i++)
 			free(w->pb[i].p), free(w->seg[i]);
-		free(w->sym), free(w->q);
+		bigfree(w->sym, w->symcap, sizeof *w->sym);
+		bigfree(w->q, w->qcap, sizeof *w->q);
 		free(w);
 	}
 	mem_unmap(t->cache, sizeof(struct cache));
@@ -184,12 +187,49 @@ grow(void **p, size_t *cap, size_t need, size_t size)
 	return 0;
 }
 
+/* The same for the BPE arrays, which a long word (a SentencePiece
+ * tokenizer without pre-tokenizer takes the whole text as one) makes
+ * large: past BIGMAP bytes they are mapped, where huge pages cut the
+ * cost of page faults. */
+#define BIGMAP ((size_t)4 << 20)
+
+static void
+bigfree(void *p, size_t cap, size_t size)
+{
+	if (cap * size >= BIGMAP)
+		mem_unmap(p, cap * size);
+	else
+		free(p);
+}
+
+static int
+biggrow(void **p, size_t *cap, size_t need, size_t size)
+{
+	void *q;
+	size_t c;
+
+	if (need <= *cap)
+		return 0;
+	c = need < 64 ? 64 : need + need / 2;
+	if (c > ((size_t)-1) / size)
+		return error("out of memory (%zu-byte word)", need);
+	if (c * size < BIGMAP)
+		return grow(p, cap, need, size);
+	if (!(q = mem_map(c * size)))
+		return error("out of memory (%zu-byte word)", need);
+	if (*cap)
+		memcpy(q, *p, *cap * size);
+	bigfree(*p, *cap, size);
+	*p = q, *cap = c;
+	return 0;
+}
+
 static int
 addsym(struct work *w, size_t *ns, int id, uint32_t len)
 {
 	struct sym *s;
 
-	if (grow((void **)&w->sym, &w->symcap, *ns + 1, sizeof *w->sym) < 0)
+	if (biggrow((void **)&w->sym, &w->symcap, *ns + 1, sizeof *w->sym) < 0)
 		return -1;
 	s = &w->sym[*ns];
 	s->id = id, s->len = len;
@@ -261,7 +301,7 @@ nounk:
 		return -1;
 
 	/* the merge queue: every adjacent pair with a merge */
-	if (ns > 1 && grow((void **)&w->q, &w->qcap, ns * 2, sizeof *w->q) < 0)
+	if (ns > 1 && biggrow((void **)&w->q, &w->qcap, ns * 2, sizeof *w->q) < 0)
 		return -1;
 	for (i = 0; i + 1 < ns; i++) {
 		int nid;
@@ -289,7 +329,7 @@ nounk:
 		if (a->next >= 0)
 			w->sym[a->next].prev = pos;
 		if (nq + 2 > w->qcap &&
-		    grow((void **)&w->q, &w->qcap, nq + 2, sizeof *w->q) < 0)
+		    biggrow((void **)&w->q, &w->qcap, nq + 2, sizeof *w->q) < 0)
 			return -1;
 		if (a->prev >= 0 &&
 		    (r = tok_merge_get(t, w->sym[a->prev].id, a->id, &nid)) >= 0)

@@ -184,6 +184,13 @@ setup_file() {
 	perl -0777 -pi -e 's/"F32"/"I32"/' "$BATS_TEST_TMPDIR/i/model.safetensors"
 	run -1 --separate-stderr llm-logits -m "$BATS_TEST_TMPDIR/i" -f text <<<"1"
 	[[ $stderr == *I32* ]]
+	# one more byte of header shifts every float32 off its alignment
+	cp -r "$F32B" "$BATS_TEST_TMPDIR/u"
+	perl -0777 -e 'my $d = <STDIN>; my $n = unpack("Q<", substr($d, 0, 8));
+	    substr($d, 8 + $n, 0) = " "; substr($d, 0, 8) = pack("Q<", $n + 1); print $d' \
+	    <"$F32B/model.safetensors" >"$BATS_TEST_TMPDIR/u/model.safetensors"
+	run -1 --separate-stderr llm-logits -m "$BATS_TEST_TMPDIR/u" -f text <<<"1"
+	[[ $stderr == *aligned* ]]
 }
 
 @test "llm-logits: a closed pipe ends it quietly" {

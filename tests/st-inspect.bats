@@ -73,6 +73,16 @@ tiny() {	# a small random model folder in $T/$1, extra mkmodel options after
 	[[ $stderr == "st-inspect: $T/nope.safetensors: No such file or directory" ]]
 }
 
+@test "- is standard input, if it is a file" {
+	tiny m
+	run -0 st-inspect -s "$T/m/model.safetensors"
+	want=$output
+	run -0 st-inspect -s - <"$T/m/model.safetensors"
+	[ "$output" = "$want" ]
+	run -1 --separate-stderr bash -c "cat '$T/m/model.safetensors' | st-inspect -"
+	[[ $stderr == *"not a regular file"* ]]
+}
+
 @test "PIPELM_MODEL is the default operand" {
 	tiny m
 	run -0 st-inspect "$T/m"
@@ -407,6 +417,12 @@ T1='"t":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}'
 	grep -q '"model.embed_tokens.weight": "model-00001-of-00002.safetensors"' "$T/idx"
 	sed '/"model.embed_tokens.weight"/s/00001-of/00002-of/' "$T/idx" >"$m"
 	bad "$m" "tensor model.embed_tokens.weight is in"
+	# listed twice; not listed
+	{ sed '$d' "$T/idx" | sed '$d'; printf ',\n"model.norm.weight": "model-00002-of-00002.safetensors"\n}\n}\n'; } >"$m"
+	bad "$m" "tensor model.norm.weight listed twice"
+	grep -q '"model.layers.1.input_layernorm.weight": "model-00002-of-00002.safetensors",' "$T/idx"
+	grep -v '"model.layers.1.input_layernorm.weight"' "$T/idx" >"$m"
+	bad "$m" "tensor model.layers.1.input_layernorm.weight of $T/m/model-00002-of-00002.safetensors not listed"
 	printf '{"weight_map": {}}' >"$m"
 	bad "$m" "weight_map is empty"
 	printf '{"weight_map": {"a": 1}}' >"$m"
@@ -499,4 +515,17 @@ badcfg() {
 	rm "$hub/refs/main"
 	touch -d '2020-01-01' "$hub/snapshots/old"
 	HF_HUB_CACHE=$T/hub run -0 st-inspect --check acme/tiny
+}
+
+@test "a real model (PIPELM_TEST_MODEL) checks, and SmolLM2-135M has its known counts" {
+	need_model
+	run -0 st-inspect --check "$PIPELM_TEST_MODEL"
+	[ -z "$output" ]
+	run -0 st-inspect -s "$PIPELM_TEST_MODEL"
+	# no NaN or Inf in any tensor
+	! awk -F'\t' 'NF >= 11 && ($10 != 0 || $11 != 0)' <<<"$output" | grep -q .
+	if grep -qx "hidden_size: 576" <<<"$output" && grep -qx "layers: 30" <<<"$output"; then
+		grep -qx "tensors: 272" <<<"$output"
+		grep -qx "parameters: 134515008" <<<"$output"
+	fi
 }

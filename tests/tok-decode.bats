@@ -55,6 +55,12 @@ setup() {
 	[ "$output" = " t h e \0 t h e \0" ]
 	run -0 bash -c 'printf "116 257\n258\n" | tok-decode -m bl -n'
 	[ "$output" = "the the" ]
+	# -n: one text, one id per record: no Strip at each record, and a
+	# character split across records comes out whole
+	run -0 bash -c 'printf "1\n264\n264\n233\n154\n168\n" | tok-decode -m sp -n --skip-special'
+	[ "$output" = "ab ab日" ]
+	run -0 bash -c 'printf "1\n264\n264\n" | tok-decode -m sp --skip-special'
+	[ "$output" = $'\nab\nab' ]
 	run -0 bash -c 'printf "258 32 259\n10 92\n" | tok-decode -m bl --pieces'
 	[ "${lines[0]}" = "Ġthe Ġ in" ]
 	[ "${lines[1]}" = 'Ċ \\' ]

@@ -90,12 +90,18 @@ setup() {
 	[ "$output" = $'116 257\n258' ]
 	run -0 bash -c 'printf "a\nb" | tok-encode -m bl --no-bos'
 	[ "$output" = "97 10 98" ]
+	# the whole input's final newline ends the record
+	run -0 bash -c 'printf "a\n\n" | tok-encode -m bl --no-bos'
+	[ "$output" = "97 10" ]
+	run -0 bash -c 'echo the | tok-encode -m bl --no-bos'
+	[ "$output" = "116 257" ]
 	run -0 bash -c 'tok-encode -m bl --no-bos --ids=u32 "the" "" | od -An -tu4 | tr -s " \n" " "'
 	[ "$output" = " 2 116 257 0 " ]
 }
 
 @test "tok-encode: -l answers each line as it comes" {
 	coproc ENC { tok-encode -m bl --no-bos -l; }
+	pid=$ENC_PID	# bash unsets ENC_PID once the coprocess has ended
 	printf 'the\n' >&"${ENC[1]}"
 	read -r -t 20 line <&"${ENC[0]}"
 	[ "$line" = "116 257" ]
@@ -103,7 +109,7 @@ setup() {
 	read -r -t 20 line <&"${ENC[0]}"
 	[ "$line" = "258" ]
 	eval "exec ${ENC[1]}>&-"
-	wait "$ENC_PID"
+	wait "$pid"
 }
 
 @test "tok-encode: SentencePiece BPE: Prepend, Replace, byte fallback, unk" {
@@ -167,10 +173,14 @@ setup() {
 	randbytes 1 3000 40 >in
 	tok-encode -m bl -l <in | tok-decode -m bl --skip-special >out
 	cmp in out
-	# whole input as one record, NUL and newlines inside
+	# whole input as one record, NUL and newlines inside; it ends with a
+	# newline, which tok-decode puts back, or without, with -n
 	randbytes 2 200 200 | tr 'x' '\000' >in2
-	tok-encode -m bl <in2 | tok-decode -m bl -n --skip-special >out2
+	tok-encode -m bl <in2 | tok-decode -m bl --skip-special >out2
 	cmp in2 out2
+	head -c -1 in2 >in3
+	tok-encode -m bl <in3 | tok-decode -m bl -n --skip-special >out3
+	cmp in3 out3
 }
 
 @test "tok-encode | tok-decode: random byte strings round-trip (SentencePiece fixture)" {

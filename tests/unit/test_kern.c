@@ -14,7 +14,8 @@
 
 static int fails;
 
-#define CHECK(c, ...) do { if (!(c)) { fail(__LINE__, __VA_ARGS__); } } while (0)
+#define CHECK(c, ...) \
+	do { if (!(c)) { fail(__LINE__, __VA_ARGS__); } } while (0)
 
 PRINTF(2, 3) static void
 fail(int line, const char *fmt, ...)
@@ -539,9 +540,17 @@ main(void)
 	const char *want = getenv("PIPELM_KERNEL");
 
 	argv0 = "test_kern";
+	/* before kern_init the table is the portable one, not NULLs */
+	if (strcmp(kern.name, "portable") || kern.dot != kern_portable.dot ||
+	    kern.matmul[W_BF16] != kern_portable.matmul[W_BF16]) {
+		fprintf(stderr, "test_kern: table not portable before init\n");
+		return 1;
+	}
 	if (kern_init(want) < 0) {
-		if (want && (!strcmp(want, "avx2") || !strcmp(want, "avx512"))) {
-			printf("skip: this cpu cannot run the %s table\n", want);
+		if (want && (!strcmp(want, "avx2") ||
+		    !strcmp(want, "avx512"))) {
+			printf("skip: this cpu cannot run the %s table\n",
+			    want);
 			return 0;
 		}
 		return 1;

@@ -69,8 +69,9 @@ check(struct pool *p, struct job *j, int n, int align)
 	for (i = 0; i < j->nwho && i < 64; i++)
 		for (k = 0; k < i; k++)
 			if (pthread_equal(j->who[i], j->who[k])) {
-				fprintf(stderr, "test_pool: threads %d n %d: two "
-				    "chunks on one thread\n", pool_size(p), n);
+				fprintf(stderr, "test_pool: threads %d n %d: "
+				    "two chunks on one thread\n", pool_size(p),
+				    n);
 				fails++;
 				return;
 			}
@@ -122,8 +123,9 @@ main(void)
 			pool_for(p, 1000, 4, add, s);
 		for (i = 0; i < 1000; i++)
 			if (s[i] != 2000LL * i) {
-				fprintf(stderr, "test_pool: threads %d: repeated "
-				    "jobs: s[%d] = %lld\n", t, i, s[i]);
+				fprintf(stderr, "test_pool: threads %d: "
+				    "repeated jobs: s[%d] = %lld\n", t, i,
+				    s[i]);
 				fails++;
 				break;
 			}
