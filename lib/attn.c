@@ -45,7 +45,7 @@ row(float *acc, float *ml, const float *q, const struct attn_tile *a,
 		j1 = jb + ATTN_BLOCK < p1 ? jb + ATTN_BLOCK : p1;
 		bm = m;
 		for (j = j0; j < j1; j++) {
-			s[j - jb] = a->scale * dot(q, a->k + j * a->ldkv, hd);
+			s[j - jb] = a->scale * dot(q, a->k + attn_off(a, j), hd);
 			if (s[j - jb] > bm)
 				bm = s[j - jb];
 		}
@@ -57,7 +57,7 @@ row(float *acc, float *ml, const float *q, const struct attn_tile *a,
 			m = bm;
 		}
 		for (j = j0; j < j1; j++) {
-			const float *v = a->v + j * a->ldkv;
+			const float *v = a->v + attn_off(a, j);
 
 			p = expf(s[j - jb] - m);
 			l += p;

@@ -23,17 +23,27 @@
 #define ATTN_MINCHUNK 64	/* decode: keys per range, at least */
 
 /* One tile's inputs.  Query row (t, h), t < T, h < nh, is at
- * q[t*ldq + h*hd]; key and value of position p at k[p*ldkv] and
- * v[p*ldkv].  Token t sits at position pos0 + t and sees the keys p
- * with p0 <= p < p1 and p <= pos0 + t; p1 <= pos0 + T. */
+ * q[t*ldq + h*hd]; the cache is cut into blocks of kvb positions, and
+ * the key and value of position p are at k[o] and v[o] with
+ * o = (p / kvb) * bstride + (p % kvb) * ldkv (one block: kvb >= p1).
+ * Token t sits at position pos0 + t and sees the keys p with
+ * p0 <= p < p1 and p <= pos0 + t; p1 <= pos0 + T. */
 struct attn_tile {
 	const float *q;
 	int ldq;
 	const float *k, *v;
-	size_t ldkv;
+	size_t ldkv, bstride;
+	int kvb;
 	int hd, nh, T, pos0, p0, p1;
 	float scale;		/* score = scale * q.k, 1/sqrt(hd) for LLaMA */
 };
+
+/* Offset of position p's key or value from k or v. */
+static inline size_t
+attn_off(const struct attn_tile *a, int p)
+{
+	return (size_t)(p / a->kvb) * a->bstride + (size_t)(p % a->kvb) * a->ldkv;
+}
 
 struct attn_kern {
 	const char *name;	/* the kern table name it goes with */

@@ -131,7 +131,9 @@ part(float *acc, int lda, float *ml, const struct attn_tile *a)
 {
 	float P[ATTN_MAXROWS][16], alpha[ATTN_MAXROWS], m[ATTN_MAXROWS],
 	    l[ATTN_MAXROWS], bm, *arow[ATTN_MAXROWS];
-	const float *qrow[ATTN_MAXROWS], *kp[16], *vp[16];
+	const float *qrow[ATTN_MAXROWS], *kp[16], *vp[16], *al;
+	const float (*pr)[16];
+	float *const *ar;
 	int end[ATTN_MAXROWS], R = a->nh * a->T, hd = a->hd;
 	int r, t, jb, j0, j1, jn, j, c, nr, pend;
 	__m512 s, p;
@@ -159,8 +161,8 @@ part(float *acc, int lda, float *ml, const struct attn_tile *a)
 		j1 = pend - jb < 16 ? pend - jb : 16;
 		for (j = 0; j < 16; j++) {
 			jn = j < j0 ? j0 : j >= j1 ? j0 : j;
-			kp[j] = a->k + (size_t)(jb + jn) * a->ldkv;
-			vp[j] = a->v + (size_t)(jb + jn) * a->ldkv;
+			kp[j] = a->k + attn_off(a, jb + jn);
+			vp[j] = a->v + attn_off(a, jb + jn);
 		}
 		for (r = 0; r < R; r++) {
 			jn = end[r] - jb < 16 ? end[r] - jb : 16;
@@ -187,15 +189,16 @@ part(float *acc, int lda, float *ml, const struct attn_tile *a)
 		for (c = 0; c < hd; c += 16)
 			for (r = 0; r < R; r += nr) {
 				nr = R - r < 8 ? R - r : 8;
-				switch (nr) {
-				case 8: pv(8, arow + r, alpha + r, P + r, vp, j0, j1, c); break;
-				case 7: pv(7, arow + r, alpha + r, P + r, vp, j0, j1, c); break;
-				case 6: pv(6, arow + r, alpha + r, P + r, vp, j0, j1, c); break;
-				case 5: pv(5, arow + r, alpha + r, P + r, vp, j0, j1, c); break;
-				case 4: pv(4, arow + r, alpha + r, P + r, vp, j0, j1, c); break;
-				case 3: pv(3, arow + r, alpha + r, P + r, vp, j0, j1, c); break;
-				case 2: pv(2, arow + r, alpha + r, P + r, vp, j0, j1, c); break;
-				default: pv(1, arow + r, alpha + r, P + r, vp, j0, j1, c); break;
+				ar = arow + r, al = alpha + r, pr = P + r;
+				switch (nr) {	/* constant row counts: registers */
+				case 8: pv(8, ar, al, pr, vp, j0, j1, c); break;
+				case 7: pv(7, ar, al, pr, vp, j0, j1, c); break;
+				case 6: pv(6, ar, al, pr, vp, j0, j1, c); break;
+				case 5: pv(5, ar, al, pr, vp, j0, j1, c); break;
+				case 4: pv(4, ar, al, pr, vp, j0, j1, c); break;
+				case 3: pv(3, ar, al, pr, vp, j0, j1, c); break;
+				case 2: pv(2, ar, al, pr, vp, j0, j1, c); break;
+				default: pv(1, ar, al, pr, vp, j0, j1, c); break;
 				}
 			}
 	}

@@ -152,8 +152,8 @@ load_layer(struct model *m, struct layer *l, int i)
 
 /* RoPE frequencies as HF computes them (float32), with the llama3
  * rescaling of _compute_llama3_parameters when configured. */
-static void
-rope_init(float *inv_freq, const struct cfg *c, int hd)
+void
+model_rope_freqs(float *inv_freq, const struct cfg *c, int hd)
 {
 	int j;
 
@@ -228,7 +228,8 @@ model_open(struct model *m, const struct mdir *d, int ctx, int threads)
 
 	m->ctx = ctx > 0 ? ctx : c->max_position_embeddings;
 	/* KV cache: reserved for the whole context, touched only as filled */
-	if (size_mul(&m->kvsize, (size_t)m->ctx, (size_t)c->num_hidden_layers) < 0 ||
+	if (size_mul(&m->kvsize, ((size_t)m->ctx + MODEL_KVBLOCK - 1) /
+	    MODEL_KVBLOCK * MODEL_KVBLOCK, (size_t)c->num_hidden_layers) < 0 ||
 	    size_mul(&m->kvsize, m->kvsize, 2 * (size_t)m->kvdim * sizeof(float)) < 0 ||
 	    !(m->kv = mem_map(m->kvsize))) {
 		m->kv = NULL;
@@ -250,8 +251,9 @@ model_open(struct model *m, const struct mdir *d, int ctx, int threads)
 	sizes[9] = (size_t)c->vocab_size;	bufs[9] = &m->logits;
 	sizes[10] = (size_t)ATTN_NCHUNK * 2 * c->num_attention_heads;
 	bufs[10] = &m->attml;
+	sizes[11] = (size_t)B * 2 * m->kvdim;	bufs[11] = &m->kvnew;
 	m->logits_rows = 1;
-	for (i = 0, bytes = 0; i < 11; i++) {
+	for (i = 0, bytes = 0; i < 12; i++) {
 		sizes[i] = (sizes[i] + 15) / 16 * 16 * sizeof(float);
 		if (size_add(&bytes, bytes, sizes[i]) < 0)
 			return error("model too large for this machine");
@@ -259,11 +261,11 @@ model_open(struct model *m, const struct mdir *d, int ctx, int threads)
 	if (!(m->mem = mem_map(bytes)))
 		return error("cannot allocate %zu bytes of scratch", bytes);
 	m->memsize = bytes;
-	for (i = 0, off = 0; i < 11; i++) {
+	for (i = 0, off = 0; i < 12; i++) {
 		*bufs[i] = (float *)((char *)m->mem + off);
 		off += sizes[i];
 	}
-	rope_init(m->inv_freq, c, m->hd);
+	model_rope_freqs(m->inv_freq, c, m->hd);
 	m->attn = attn_find(kern.name);
 	if (threads > 1 && !(m->pool = pool_new(threads)))
 		return -1;
@@ -547,6 +549,18 @@ matmul(struct model *m, float *out, int ldo, const struct mat *w,
 	mm_run(m, &mm);
 }
 
+/* Key (s = 0) or value (s = 1) of KV head g in layer l at position p. */
+static float *
+kv_at(const struct model *m, int l, int s, int g, int p)
+{
+	size_t blk = (size_t)m->cfg.num_hidden_layers * 2 * m->kvdim *
+	    MODEL_KVBLOCK;
+
+	return m->kv + (size_t)(p / MODEL_KVBLOCK) * blk +
+	    (((size_t)l * 2 + s) * m->cfg.num_key_value_heads + g) *
+	    MODEL_KVBLOCK * m->hd + (size_t)(p % MODEL_KVBLOCK) * m->hd;
+}
+
 /* The MLP's first half as one dispatch over the intermediate rows: each
  * share computes its rows of gate and up for all tokens, adds their
  * biases and applies SwiGLU (elementwise, so the split changes nothing),
@@ -568,7 +582,8 @@ glu_rows(void *ctx, int r0, int r1)
 	mat_rows(&g->w->w1, g->hb, g->ff, g->x, g->d, g->T, r0, r1);
 	mat_rows(&g->w->w3, g->hb2, g->ff, g->x, g->d, g->T, r0, r1);
 	for (t = 0; t < g->T; t++) {
-		float *h = g->hb + (size_t)t * g->ff, *u = g->hb2 + (size_t)t * g->ff;
+		float *h = g->hb + (size_t)t * g->ff;
+		float *u = g->hb2 + (size_t)t * g->ff;
 
 		for (r = r0; r < r1 && b1; r++)
 			h[r] += b1[r];
@@ -626,8 +641,7 @@ attn_items(void *ctx, int i0, int i1)
 	const struct attn_job *j = ctx;
 	struct model *m = j->m;
 	int hd = m->hd, kv_mul = m->qdim / m->kvdim, i, g, h0, nh, qb, t0;
-	size_t kvstride = (size_t)m->cfg.num_hidden_layers * 2 * m->kvdim;
-	float ml[2 * ATTN_MAXROWS];
+	float ml[2 * ATTN_MAXROWS], *out;
 	struct attn_tile a;
 
 	for (i = i0; i < i1; i++) {
@@ -635,10 +649,14 @@ attn_items(void *ctx, int i0, int i1)
 
 		g = i / n / j->nsub;
 		h0 = g * kv_mul + sub * j->hpt;
-		nh = kv_mul - sub * j->hpt < j->hpt ? kv_mul - sub * j->hpt : j->hpt;
-		a.k = m->kv + (size_t)j->layer * 2 * m->kvdim + g * hd;
-		a.v = a.k + m->kvdim;
-		a.ldkv = kvstride;
+		nh = kv_mul - sub * j->hpt;
+		nh = nh < j->hpt ? nh : j->hpt;
+		a.k = kv_at(m, j->layer, 0, g, 0);
+		a.v = kv_at(m, j->layer, 1, g, 0);
+		a.ldkv = hd;
+		a.kvb = MODEL_KVBLOCK;
+		a.bstride = (size_t)m->cfg.num_hidden_layers * 2 * m->kvdim *
+		    MODEL_KVBLOCK;
 		a.ldq = m->qdim;
 		a.hd = hd;
 		a.nh = nh;
@@ -650,10 +668,12 @@ attn_items(void *ctx, int i0, int i1)
 			a.T = 1;
 			a.pos0 = j->pos0;
 			a.p0 = i % n * j->chunk;
-			a.p1 = a.p0 + j->chunk < j->pos0 + 1 ? a.p0 + j->chunk : j->pos0 + 1;
+			a.p1 = a.p0 + j->chunk;
+			a.p1 = a.p1 < j->pos0 + 1 ? a.p1 : j->pos0 + 1;
 			m->attn->part(acc, m->qdim, ml, &a);
-			memcpy(m->attml + 2 * ((size_t)(i % n) * m->cfg.num_attention_heads
-			    + h0), ml, 2 * nh * sizeof(float));
+			memcpy(m->attml + 2 * ((size_t)(i % n) *
+			    m->cfg.num_attention_heads + h0), ml,
+			    2 * nh * sizeof(float));
 			continue;
 		}
 		qb = i % n;	/* 0, n-1, 1, n-2, ... */
@@ -664,9 +684,9 @@ attn_items(void *ctx, int i0, int i1)
 		a.pos0 = j->pos0 + t0;
 		a.p0 = 0;
 		a.p1 = a.pos0 + a.T;
-		m->attn->part(m->xb + (size_t)t0 * m->qdim + h0 * hd, m->qdim, ml, &a);
-		attn_norm(m->xb + (size_t)t0 * m->qdim + h0 * hd, m->qdim, ml, hd,
-		    nh, a.T);
+		out = m->xb + (size_t)t0 * m->qdim + h0 * hd;
+		m->attn->part(out, m->qdim, ml, &a);
+		attn_norm(out, m->qdim, ml, hd, nh, a.T);
 	}
 }
 
@@ -719,8 +739,7 @@ forward(struct model *m, const int *ids, int T, int all)
 	const struct cfg *c = &m->cfg;
 	int d = m->dim, hd = m->hd, ff = c->intermediate_size;
 	int L = c->num_hidden_layers, pos0 = m->pos;
-	size_t kvstride = (size_t)L * 2 * m->kvdim;
-	int t, l, j;
+	int kvdim = m->kvdim, nkv = c->num_key_value_heads, t, l, j, g;
 
 	/* embedding */
 	for (t = 0; t < T; t++)
@@ -740,30 +759,37 @@ forward(struct model *m, const int *ids, int T, int all)
 
 	for (l = 0; l < L; l++) {
 		const struct layer *w = &m->layers[l];
-		float *kc = m->kv + (size_t)pos0 * kvstride + (size_t)l * 2 * m->kvdim;
+		float *kn = m->kvnew;
 		struct mm qkv = { 3, {
 			{ &w->wq, m->q, m->qdim },
-			{ &w->wk, kc, (int)kvstride },
-			{ &w->wv, kc + m->kvdim, (int)kvstride } }, m->xb, d, T };
+			{ &w->wk, kn, 2 * kvdim },
+			{ &w->wv, kn + kvdim, 2 * kvdim } }, m->xb, d, T };
 		struct glu gu = { w, m->hb, m->hb2, m->xb, T, d, ff };
-		struct resid ro = { &w->wo, w->bo, m->x, m->xb2, m->xb, m->qdim, T };
+		struct resid ro = { &w->wo, w->bo, m->x, m->xb2, m->xb, m->qdim,
+			T };
 		struct resid rd = { &w->w2, w->b2, m->x, m->xb2, m->hb, ff, T };
 
-		/* attention: rmsnorm, q/k/v straight into the cache, RoPE */
+		/* attention: rmsnorm, q/k/v, RoPE, k and v into the cache */
 		for (t = 0; t < T; t++)
 			kern.rmsnorm(m->xb + (size_t)t * d, m->x + (size_t)t * d,
 			    w->attn_norm, d, c->rms_norm_eps);
 		mm_run(m, &qkv);
 		add_bias(m->q, m->qdim, w->bq, m->qdim, T);
-		add_bias(kc, kvstride, w->bk, m->kvdim, T);
-		add_bias(kc + m->kvdim, kvstride, w->bv, m->kvdim, T);
+		add_bias(kn, 2 * kvdim, w->bk, kvdim, T);
+		add_bias(kn + kvdim, 2 * kvdim, w->bv, kvdim, T);
 		for (t = 0; t < T; t++) {
 			const float *cs = m->rope + (size_t)t * hd;
+			float *kt = kn + (size_t)t * 2 * kvdim;
 
 			kern_rope(m->q + (size_t)t * m->qdim, c->num_attention_heads,
 			    hd, cs, cs + hd / 2);
-			kern_rope(kc + t * kvstride, c->num_key_value_heads, hd,
-			    cs, cs + hd / 2);
+			kern_rope(kt, nkv, hd, cs, cs + hd / 2);
+			for (g = 0; g < nkv; g++) {
+				memcpy(kv_at(m, l, 0, g, pos0 + t), kt + g * hd,
+				    hd * sizeof(float));
+				memcpy(kv_at(m, l, 1, g, pos0 + t), kt + kvdim + g * hd,
+				    hd * sizeof(float));
+			}
 		}
 		/* the per-head outputs go to xb (T, qdim) */
 		attention(m, l, T, pos0);

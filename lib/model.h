@@ -14,6 +14,7 @@
 #include "st.h"
 
 #define MODEL_MAXBATCH 256	/* positions per prefill pass */
+#define MODEL_KVBLOCK 64	/* positions per KV cache block */
 
 struct mat {			/* a weight matrix, borrowed from the mapping */
 	const void *w;		/* rows x cols, row-major, of type t */
@@ -56,8 +57,11 @@ struct model {
 	int ctx;		/* positions the KV cache holds */
 	int pos;		/* positions filled */
 	int dim, qdim, kvdim, hd;	/* hidden, heads*head_dim, kv_heads*head_dim, head_dim */
-	float *kv;		/* KV cache (ctx, layers, 2, kvdim): position-major so
-				 * a growing sequence touches memory contiguously */
+	float *kv;		/* KV cache: blocks of MODEL_KVBLOCK positions, each
+				 * (layers, 2, kv_heads, MODEL_KVBLOCK, head_dim):
+				 * a head's keys are contiguous in a block, and a
+				 * growing sequence fills memory block by block */
+	float *kvnew;		/* (MAXBATCH, 2, kvdim) k and v being appended */
 	size_t kvsize;		/* its bytes (reserved, touched as filled) */
 	float *inv_freq;	/* (head_dim/2) RoPE frequencies, llama3-scaled */
 	float *x, *xb2;		/* (MAXBATCH, hidden) residual stream, scratch */
@@ -115,6 +119,9 @@ void model_reset(struct model *m);
  * sequence longer than the context (nothing is then appended). */
 const float *model_forward(struct model *m, const int *ids, int n, int all);
 
+/* The hd/2 RoPE frequencies of config c into inv_freq, as HF computes them
+ * (theta^(-2j/hd), rescaled by rope_scaling of type llama3). */
+void model_rope_freqs(float *inv_freq, const struct cfg *c, int hd);
 /* Print the stats (load time, prefill tokens/s, decode tokens/s and
  * ms/token) to f, each line prefixed "prog: ". */
 void model_print_stats(const struct model *m, FILE *f, const char *prog);

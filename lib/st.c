@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "json.h"
+#include "kern.h"
 #include "st.h"
 #include "util.h"
 
@@ -74,78 +75,6 @@ st_dtype_parse(const char *name, enum st_dtype *dt)
 
 /* ---- conversions ---- */
 
-float
-st_bf16_to_f32(uint16_t b)
-{
-	uint32_t u = (uint32_t)b << 16;
-	float f;
-
-	memcpy(&f, &u, 4);
-	return f;
-}
-
-float
-st_f16_to_f32(uint16_t h)
-{
-	uint32_t sign = (uint32_t)(h >> 15) << 31, e = (h >> 10) & 31,
-	    m = h & 0x3ff, u;
-	float f;
-
-	if (e == 31)
-		u = sign | 0x7f800000 | m << 13;
-	else if (e)
-		u = sign | (e + 112) << 23 | m << 13;
-	else {			/* zero or subnormal: m * 2^-24, exact */
-		f = ldexpf((float)m, -24);
-		return sign ? -f : f;
-	}
-	memcpy(&f, &u, 4);
-	return f;
-}
-
-uint16_t
-st_f32_to_bf16(float f)
-{
-	uint32_t u;
-
-	memcpy(&u, &f, 4);
-	if ((u & 0x7fffffff) > 0x7f800000)	/* NaN: keep it quiet and NaN */
-		return (uint16_t)(u >> 16 | 0x40);
-	u += 0x7fff + (u >> 16 & 1);
-	return (uint16_t)(u >> 16);
-}
-
-uint16_t
-st_f32_to_f16(float f)
-{
-	uint32_t u, sign, a, e, m, r;
-
-	memcpy(&u, &f, 4);
-	sign = u >> 16 & 0x8000;
-	a = u & 0x7fffffff;
-	if (a > 0x7f800000)
-		return (uint16_t)(sign | 0x7e00);
-	if (a >= 0x477ff000)	/* rounds to >= 65520: infinity */
-		return (uint16_t)(sign | 0x7c00);
-	e = a >> 23;
-	if (e < 113) {		/* subnormal half (or zero) */
-		if (e < 102)
-			return (uint16_t)sign;
-		m = (a & 0x7fffff) | 0x800000;
-		r = 126 - e;	/* shift to units of 2^-24 */
-		/* round to nearest even */
-		uint32_t q = m >> r, rem = m & ((1u << r) - 1), half = 1u << (r - 1);
-		if (rem > half || (rem == half && (q & 1)))
-			q++;
-		return (uint16_t)(sign | q);
-	}
-	m = a & 0x7fffff;
-	r = (e - 112) << 10 | m >> 13;
-	if ((m & 0x1fff) > 0x1000 || ((m & 0x1fff) == 0x1000 && (r & 1)))
-		r++;		/* may carry into the exponent: still right */
-	return (uint16_t)(sign | r);
-}
-
 static double
 f8_to_double(uint8_t v, int ebits, int mbits, int bias, int e4m3)
 {
@@ -180,8 +109,8 @@ st_elem(const struct st_tensor *t, size_t i)
 	case ST_F64: return v.f64;
 	case ST_F32: return v.f32;
 	case ST_C64: return v.f32;
-	case ST_F16: return st_f16_to_f32(v.u16);
-	case ST_BF16: return st_bf16_to_f32(v.u16);
+	case ST_F16: return kern_f16_to_f32(v.u16);
+	case ST_BF16: return kern_bf16_to_f32(v.u16);
 	case ST_I64: return (double)v.i64;
 	case ST_I32: return v.i32;
 	case ST_I16: return v.i16;

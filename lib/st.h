@@ -97,12 +97,6 @@ char *st_shape_fmt(const struct st_tensor *t, char *buf, size_t len);
  * tensor, except that of model.embed_tokens.weight only one row counts
  * unless tied (then the whole table is read again as the output layer). */
 size_t st_bytes_per_token(const struct st *st, int tied);
-/* Half and bfloat16 bit patterns to float (exact). */
-float st_f16_to_f32(uint16_t h);
-float st_bf16_to_f32(uint16_t b);
-/* float to half / bfloat16, rounding to nearest even (NaN stays NaN). */
-uint16_t st_f32_to_f16(float f);
-uint16_t st_f32_to_bf16(float f);
 
 /* ---- statistics (st_stats.c) ---- */
 

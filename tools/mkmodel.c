@@ -17,6 +17,7 @@
 
 #include "../lib/cfg.h"
 #include "../lib/pool.h"
+#include "../lib/kern.h"
 #include "../lib/st.h"
 #include "../lib/util.h"
 
@@ -80,10 +81,10 @@ fill(void *ctx, int b0, int b1)
 			memcpy((float *)g->buf + i, x, (end - i) * 4);
 		else if (dtype == ST_BF16)
 			for (k = 0; k < end - i; k++)
-				((uint16_t *)g->buf)[i + k] = st_f32_to_bf16(x[k]);
+				((uint16_t *)g->buf)[i + k] = kern_f32_to_bf16(x[k]);
 		else
 			for (k = 0; k < end - i; k++)
-				((uint16_t *)g->buf)[i + k] = st_f32_to_f16(x[k]);
+				((uint16_t *)g->buf)[i + k] = kern_f32_to_f16(x[k]);
 	}
 }
 

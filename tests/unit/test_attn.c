@@ -62,8 +62,16 @@ xmalloc(size_t n)
  * and T x nh queries, random, with scores spread over a few units. */
 struct fix {
 	float *kv, *q;
-	int hd, nh, T, pos0, ld, ldq, voff;
+	int hd, nh, T, pos0, ld, ldq, voff, kvb;
+	size_t bstride;
 };
+
+/* Offset of position p in the fixture's cache. */
+static size_t
+off(const struct fix *f, int p)
+{
+	return (size_t)(p / f->kvb) * f->bstride + (size_t)(p % f->kvb) * f->ld;
+}
 
 static void
 fix_make(struct fix *f, int hd, int nh, int T, int pos0)
@@ -74,9 +82,13 @@ fix_make(struct fix *f, int hd, int nh, int T, int pos0)
 	f->ld = 2 * hd + 5;		/* odd strides: nothing assumes alignment */
 	f->voff = hd + 3;
 	f->ldq = nh * hd + 7;
-	f->kv = xmalloc(n * f->ld * sizeof(float));
+	/* blocks of 7 positions with a gap after each (hd 2: one block) */
+	f->kvb = hd == 2 ? (int)n : 7;
+	f->bstride = (size_t)f->kvb * f->ld + 13;
+	n = ((n + f->kvb - 1) / f->kvb) * f->bstride;
+	f->kv = xmalloc(n * sizeof(float));
 	f->q = xmalloc((size_t)T * f->ldq * sizeof(float));
-	for (i = 0; i < n * f->ld; i++)
+	for (i = 0; i < n; i++)
 		f->kv[i] = frand();
 	for (i = 0; i < (size_t)T * f->ldq; i++)
 		f->q[i] = 3 * frand();
@@ -93,8 +105,8 @@ static struct attn_tile
 tile(const struct fix *f, int t0, int T, int p0, int p1)
 {
 	struct attn_tile a = { f->q + (size_t)t0 * f->ldq, f->ldq, f->kv,
-		f->kv + f->voff, f->ld, f->hd, f->nh, T, f->pos0 + t0, p0, p1,
-		1 / sqrtf((float)f->hd) };
+		f->kv + f->voff, f->ld, f->bstride, f->kvb, f->hd, f->nh, T,
+		f->pos0 + t0, p0, p1, 1 / sqrtf((float)f->hd) };
 
 	return a;
 }
@@ -109,7 +121,7 @@ ref_row(double *out, const struct fix *f, int t, int h)
 
 	for (p = 0; p < n; p++) {
 		for (d = 0, i = 0; i < f->hd; i++)
-			d += (double)q[i] * f->kv[(size_t)p * f->ld + i];
+			d += (double)q[i] * f->kv[off(f, p) + i];
 		s[p] = d / sqrt(f->hd);
 		m = s[p] > m ? s[p] : m;
 	}
@@ -118,7 +130,7 @@ ref_row(double *out, const struct fix *f, int t, int h)
 		s[p] = exp(s[p] - m);
 		l += s[p];
 		for (i = 0; i < f->hd; i++)
-			out[i] += s[p] * f->kv[(size_t)p * f->ld + f->voff + i];
+			out[i] += s[p] * f->kv[off(f, p) + f->voff + i];
 	}
 	for (i = 0; i < f->hd; i++)
 		out[i] /= l;
@@ -229,7 +241,7 @@ test_extremes(void)
 	fix_make(&f, 16, 1, 1, 40);
 	for (p = 0; p < 41; p++)
 		for (i = 0; i < 16; i++)
-			f.kv[(size_t)p * f.ld + i] = (float)(p % 7) * 30 * (i == 0);
+			f.kv[off(&f, p) + i] = (float)(p % 7) * 30 * (i == 0);
 	for (i = 0; i < 16; i++)
 		f.q[i] = i == 0;
 	a = tile(&f, 0, 1, 0, 41);
