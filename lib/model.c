@@ -337,30 +337,50 @@ drop_pages(const void *p, size_t n)
 		madvise((void *)a, e - a, MADV_DONTNEED);
 }
 
-/* Convert w for mode into o (mode_bytes(w, mode) bytes); f holds a row
- * of floats. */
+/* Rows [r0, r1) of a matrix converted for a mode (pool_for work). */
+struct conv {
+	const struct mat *w;
+	enum model_mode mode;
+	void *o;
+};
+
 static void
-mode_convert(struct mat *w, enum model_mode mode, void *o, float *f)
+conv_rows(void *ctx, int r0, int r1)
 {
-	size_t inb = w->t == W_F32 ? 4 : 2, rowb = mode == MODEL_Q8_0 ?
+	const struct conv *cv = ctx;
+	const struct mat *w = cv->w;
+	size_t inb = w->t == W_F32 ? 4 : 2, rowb = cv->mode == MODEL_Q8_0 ?
 	    kern_q8_0_rowsize(w->cols) : (size_t)w->cols * 2;
+	float f[KERN_Q8_0_MAXN > KERN_BF16ACT_MAXN ? KERN_Q8_0_MAXN :
+	    KERN_BF16ACT_MAXN];
 	int r, k;
 
-	for (r = 0; r < w->rows; r++) {
-		char *dst = (char *)o + (size_t)r * rowb;
+	for (r = r0; r < r1; r++) {
+		char *dst = (char *)cv->o + (size_t)r * rowb;
 
-		if (mode == MODEL_Q8_0 || w->t != W_BF16)
-			kern.to_f32[w->t](f, (const char *)w->w + (size_t)r *
-			    w->cols * inb, w->cols);
-		if (mode != MODEL_Q8_0 && w->t == W_BF16)
+		if (cv->mode != MODEL_Q8_0 && w->t == W_BF16) {
 			memcpy(dst, (const char *)w->w + (size_t)r * rowb, rowb);
-		else if (mode == MODEL_Q8_0)
+			continue;
+		}
+		kern.to_f32[w->t](f, (const char *)w->w + (size_t)r *
+		    w->cols * inb, w->cols);
+		if (cv->mode == MODEL_Q8_0)
 			kern_q8_0_quant(dst, f, w->cols);
 		else
 			for (k = 0; k < w->cols; k++)
 				((uint16_t *)dst)[k] = kern_f32_to_bf16(f[k]);
 	}
-	drop_pages(w->w, (size_t)w->rows * w->cols * inb);
+}
+
+/* Convert w (cols within the mode's limit) for mode into o
+ * (mode_bytes(w, mode) bytes), over the pool's threads. */
+static void
+mode_convert(struct model *m, struct mat *w, enum model_mode mode, void *o)
+{
+	struct conv cv = { w, mode, o };
+
+	pool_for(m->pool, w->rows, 1, conv_rows, &cv);
+	drop_pages(w->w, (size_t)w->rows * w->cols * (w->t == W_F32 ? 4 : 2));
 	w->w = o;
 	w->t = mode == MODEL_Q8_0 ? W_Q8_0 : W_BF16;
 }
@@ -371,7 +391,6 @@ model_set_mode(struct model *m, enum model_mode mode)
 	struct mat **v;
 	size_t bytes = 0, off = 0, wb = 0, mb;
 	int i, n, maxn, max = 7 * m->cfg.num_hidden_layers + 1;
-	float *f;
 
 	if (mode == MODEL_EXACT || m->mode != MODEL_EXACT)
 		return mode == m->mode ? 0 : error("the mode is set once");
@@ -403,21 +422,16 @@ model_set_mode(struct model *m, enum model_mode mode)
 		    bytes);
 	}
 	m->wmemsize = bytes;
-	if (!(f = malloc((size_t)maxn * sizeof(*f)))) {
-		free(v);
-		return error("cannot allocate a row of %d floats", maxn);
-	}
 	for (i = 0; i < n; i++) {
 		mb = mode_bytes(v[i], mode);
 		if (mb) {
-			mode_convert(v[i], mode, (char *)m->wmem + off, f);
+			mode_convert(m, v[i], mode, (char *)m->wmem + off);
 			off += mb;
 		}
 		v[i]->bf16act = mode == MODEL_BF16ACT;
 		wb += (size_t)v[i]->rows * (v[i]->t == W_Q8_0 ?
 		    kern_q8_0_rowsize(v[i]->cols) : (size_t)v[i]->cols * 2);
 	}
-	free(f);
 	free(v);
 	m->weight_bytes = wb;
 	m->mode = mode;
