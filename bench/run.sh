@@ -207,6 +207,8 @@ done
 
 # ---- two concurrent processes on one model: proportional set size ----
 say "two concurrent llm-gen processes: Pss"
+: >"$tmp/ga"	# exist before the loop below reads them
+: >"$tmp/gb"
 "$bin/llm-gen" -m "$model" -t 1 --ignore-eos -n 100000 --temp 0 <"$tmp/p8" \
     >"$tmp/ga" 2>"$tmp/ea" &
 pa=$!
