@@ -6,12 +6,13 @@
 
 #include "../lib/kern.h"
 #include "../lib/model.h"
+#include "../lib/modelopt.h"
 #include "../lib/rec.h"
 #include "../lib/sample.h"
 #include "../lib/sampopt.h"
 #include "../lib/util.h"
 
-static int bf16act, echo, quant, timing, vflag;
+static int echo, vflag;
 static enum rec_fmt ids = REC_TEXT;
 
 static _Noreturn void
@@ -88,75 +89,56 @@ int
 main(int argc, char *argv[])
 {
 	static const struct option opts[] = {
-		{ "bf16-act", no_argument,      NULL, 'B' },
-		{ "quant",   required_argument, NULL, 'Q' },
-		{ "ctx",     required_argument, NULL, 'c' },
 		{ "echo",    no_argument,       NULL, 'e' },
 		{ "help",    no_argument,       NULL, 'h' },
 		{ "ids",     required_argument, NULL, 'I' },
-		{ "model",   required_argument, NULL, 'm' },
-		{ "threads", required_argument, NULL, 't' },
-		{ "timing",  no_argument,       NULL, 'T' },
 		{ "verbose", no_argument,       NULL, 'v' },
 		{ "version", no_argument,       NULL, 'V' },
+		MODELOPT_LONGOPTS,
 		SAMPOPT_LONGOPTS,
 		{ NULL, 0, NULL, 0 }
 	};
-	const char *model = NULL;
+	struct modelopt mo;
 	struct sampopt so;
 	struct sampler s = { 0 };
 	struct model m;
 	struct rec r = { 0 };
 	struct rec_files rf;
-	int c, ctx = 0, threads = default_threads(), ret, got;
+	int c, ret, got, r1, r2;
 
 	argv0 = argv[0];
+	modelopt_init(&mo);
 	sampopt_init(&so);
-	while ((c = getopt_long(argc, argv, "c:ehm:n:t:v", opts, NULL)) != -1) {
-		switch (sampopt_parse(&so, c, optarg)) {
-		case 1:  continue;
-		case -1: exit(2);
-		}
+	while ((c = getopt_long(argc, argv, "ehm:n:t:v", opts, NULL)) != -1) {
+		if ((r1 = modelopt_parse(&mo, c, optarg)) < 0 ||
+		    (r2 = sampopt_parse(&so, c, optarg)) < 0)
+			exit(2);
+		if (r1 || r2)
+			continue;
 		switch (c) {
-		case 'c': ctx = estrtonum(optarg, 1, 1 << 30, "context length"); break;
 		case 'e': echo = 1; break;
 		case 'h': usage(0);
 		case 'I':
 			if (rec_parse_fmt(optarg, &ids) < 0)
 				edie(2, "invalid --ids '%s' (text or u32)", optarg);
 			break;
-		case 'm': model = optarg; break;
-		case 't': threads = estrtonum(optarg, 1, 1024, "thread count"); break;
-		case 'B': bf16act = 1; break;
-		case 'Q':
-			if (strcmp(optarg, "q8_0"))
-				edie(2, "invalid --quant '%s' (q8_0)", optarg);
-			quant = 1;
-			break;
-		case 'T': timing = 1; break;
 		case 'v': vflag = 1; break;
 		case 'V': version();
 		default:  usage(2);
 		}
 	}
 	argc -= optind, argv += optind;
-	if (bf16act && quant)
-		edie(2, "--bf16-act and --quant exclude each other");
-	if (kern_init(getenv("PIPELM_KERNEL")) < 0)
+	if (modelopt_load(&m, &mo) < 0) {
+		model_close(&m);
 		return 1;
-
-	if (model_load(&m, model, ctx, threads) < 0)
-		return 1;
-	if ((bf16act && model_set_mode(&m, MODEL_BF16ACT) < 0) ||
-	    (quant && model_set_mode(&m, MODEL_Q8_0) < 0))
-		return 1;
+	}
 	if (sampopt_finish(&so, m.cfg.eos_token_id, m.cfg.n_eos) < 0)
 		return 2;
 	if (sampler_init(&s, &so.o, m.cfg.vocab_size) < 0)
 		return 1;
 	if (vflag)
 		warn("seed %" PRIu64 ", kernels %s, %d threads, mode %s%s",
-		    so.o.seed, kern.name, threads, model_mode_name(&m),
+		    so.o.seed, kern.name, mo.threads, model_mode_name(&m),
 		    m.mode_fallback ? " (no AVX512-BF16 for --bf16-act)" : "");
 
 	rec_files_init(&rf, argv, argc, ids);
@@ -165,7 +147,7 @@ main(int argc, char *argv[])
 	rec_files_close(&rf);
 	ret = got < 0 || rf.failed;
 	ret |= fshut(stdout, "<stdout>");
-	if (timing)
+	if (mo.timing)
 		model_print_stats(&m, stderr, argv0);
 	rec_free(&r);
 	sampler_free(&s);

@@ -6,10 +6,11 @@
 #include "../lib/frame.h"
 #include "../lib/kern.h"
 #include "../lib/model.h"
+#include "../lib/modelopt.h"
 #include "../lib/rec.h"
 #include "../lib/util.h"
 
-static int allflag, bf16act, quant, sflag, timing;
+static int allflag, sflag;
 
 static _Noreturn void
 usage(int status)
@@ -67,23 +68,19 @@ int
 main(int argc, char *argv[])
 {
 	static const struct option opts[] = {
-		{ "bf16-act", no_argument,      NULL, 'B' },
-		{ "quant",   required_argument, NULL, 'Q' },
 		{ "all",     no_argument,       NULL, 'a' },
-		{ "ctx",     required_argument, NULL, 'c' },
 		{ "format",  required_argument, NULL, 'f' },
 		{ "help",    no_argument,       NULL, 'h' },
 		{ "ids",     required_argument, NULL, 'I' },
-		{ "model",   required_argument, NULL, 'm' },
 		{ "output",  required_argument, NULL, 'o' },
 		{ "session", no_argument,       NULL, 's' },
-		{ "threads", required_argument, NULL, 't' },
-		{ "timing",  no_argument,       NULL, 'T' },
 		{ "top",     required_argument, NULL, 'k' },
 		{ "version", no_argument,       NULL, 'V' },
+		MODELOPT_LONGOPTS,
 		{ NULL, 0, NULL, 0 }
 	};
-	const char *model = NULL, *outpath = NULL, *name;
+	const char *outpath = NULL, *name;
+	struct modelopt mo;
 	enum frame_fmt fmt = FRAME_BIN;
 	enum rec_fmt ids = REC_TEXT;
 	struct frame_writer fw = { 0 };
@@ -91,13 +88,17 @@ main(int argc, char *argv[])
 	struct rec r = { 0 };
 	struct rec_files rf;
 	FILE *out = stdout;
-	int c, ctx = 0, top = 10, threads = default_threads(), ret, got;
+	int c, top = 10, ret, got;
 
 	argv0 = argv[0];
-	while ((c = getopt_long(argc, argv, "ac:f:hm:o:st:", opts, NULL)) != -1) {
+	modelopt_init(&mo);
+	while ((c = getopt_long(argc, argv, "af:hm:o:st:", opts, NULL)) != -1) {
+		switch (modelopt_parse(&mo, c, optarg)) {
+		case 1:  continue;
+		case -1: exit(2);
+		}
 		switch (c) {
 		case 'a': allflag = 1; break;
-		case 'c': ctx = estrtonum(optarg, 1, 1 << 30, "context length"); break;
 		case 'f':
 			if (frame_parse_fmt(optarg, &fmt) < 0)
 				edie(2, "invalid format '%s' (bin, text, top or npy)", optarg);
@@ -108,32 +109,17 @@ main(int argc, char *argv[])
 				edie(2, "invalid --ids '%s' (text or u32)", optarg);
 			break;
 		case 'k': top = estrtonum(optarg, 1, 1 << 24, "--top"); break;
-		case 'm': model = optarg; break;
 		case 'o': outpath = optarg; break;
 		case 's': sflag = 1; break;
-		case 't': threads = estrtonum(optarg, 1, 1024, "thread count"); break;
-		case 'B': bf16act = 1; break;
-		case 'Q':
-			if (strcmp(optarg, "q8_0"))
-				edie(2, "invalid --quant '%s' (q8_0)", optarg);
-			quant = 1;
-			break;
-		case 'T': timing = 1; break;
 		case 'V': version();
 		default:  usage(2);
 		}
 	}
 	argc -= optind, argv += optind;
-	if (bf16act && quant)
-		edie(2, "--bf16-act and --quant exclude each other");
-	if (kern_init(getenv("PIPELM_KERNEL")) < 0)
+	if (modelopt_load(&m, &mo) < 0) {
+		model_close(&m);
 		return 1;
-
-	if (model_load(&m, model, ctx, threads) < 0)
-		return 1;
-	if ((bf16act && model_set_mode(&m, MODEL_BF16ACT) < 0) ||
-	    (quant && model_set_mode(&m, MODEL_Q8_0) < 0))
-		return 1;
+	}
 	if (outpath && !(out = fopen(outpath, "w")))
 		die("open %s:", outpath);
 	name = outpath ? outpath : "<stdout>";
@@ -152,7 +138,7 @@ main(int argc, char *argv[])
 	if (frame_writer_close(&fw) < 0)
 		ret = 1;
 	ret |= fshut(out, name);
-	if (timing)
+	if (mo.timing)
 		model_print_stats(&m, stderr, argv0);
 	rec_free(&r);
 	model_close(&m);

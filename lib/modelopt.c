@@ -1,0 +1,80 @@
+#include <stdlib.h>
+#include <string.h>
+
+#include "kern.h"
+#include "modelopt.h"
+#include "util.h"
+
+void
+modelopt_init(struct modelopt *mo)
+{
+	memset(mo, 0, sizeof(*mo));
+	mo->threads = default_threads();
+	mo->mode = MODEL_EXACT;
+}
+
+static int
+num(const char *arg, long long min, long long max, const char *name, int *v)
+{
+	long long x;
+	const char *why = strtonum_err(arg, min, max, &x);
+
+	if (why)
+		return error("invalid %s '%s': %s (expected %lld to %lld)",
+		    name, arg, why, min, max);
+	*v = (int)x;
+	return 0;
+}
+
+static int
+mode(struct modelopt *mo, enum model_mode want)
+{
+	if (mo->mode != MODEL_EXACT && mo->mode != want)
+		return error("--bf16-act and --quant exclude each other");
+	mo->mode = want;
+	return 0;
+}
+
+int
+modelopt_parse(struct modelopt *mo, int c, const char *arg)
+{
+	int r;
+
+	switch (c) {
+	case 'm':
+		mo->model = arg;
+		return 1;
+	case 't':
+		r = num(arg, 1, 1024, "thread count", &mo->threads);
+		break;
+	case MOPT_CTX:
+		r = num(arg, 1, 1 << 30, "context length", &mo->ctx);
+		break;
+	case MOPT_BF16ACT:
+		r = mode(mo, MODEL_BF16ACT);
+		break;
+	case MOPT_QUANT:
+		if (strcmp(arg, "q8_0"))
+			return error("invalid --quant '%s' (q8_0)", arg);
+		r = mode(mo, MODEL_Q8_0);
+		break;
+	case MOPT_TIMING:
+		mo->timing = 1;
+		return 1;
+	default:
+		return 0;
+	}
+	return r < 0 ? -1 : 1;
+}
+
+int
+modelopt_load(struct model *m, const struct modelopt *mo)
+{
+	memset(m, 0, sizeof(*m));
+	if (kern_init(getenv("PIPELM_KERNEL")) < 0 ||
+	    model_load(m, mo->model, mo->ctx, mo->threads) < 0)
+		return -1;
+	if (mo->mode != MODEL_EXACT && model_set_mode(m, mo->mode) < 0)
+		return -1;
+	return 0;
+}

@@ -1,0 +1,39 @@
+/* modelopt.h: the model options that llm-logits and llm-gen share (-m,
+ * --ctx, -t, --bf16-act, --quant, --timing), parsed and acted on once. */
+#ifndef MODELOPT_H
+#define MODELOPT_H
+
+#include <getopt.h>
+
+#include "model.h"
+
+enum { MOPT_CTX = 0x200, MOPT_BF16ACT, MOPT_QUANT, MOPT_TIMING };
+
+/* Entries for a getopt_long table; -m and -t are passed to
+ * modelopt_parse as 'm' and 't'. */
+#define MODELOPT_LONGOPTS \
+	{ "model",    required_argument, NULL, 'm' }, \
+	{ "threads",  required_argument, NULL, 't' }, \
+	{ "ctx",      required_argument, NULL, MOPT_CTX }, \
+	{ "bf16-act", no_argument,       NULL, MOPT_BF16ACT }, \
+	{ "quant",    required_argument, NULL, MOPT_QUANT }, \
+	{ "timing",   no_argument,       NULL, MOPT_TIMING }
+
+struct modelopt {
+	const char *model;	/* -m, NULL for $PIPELM_MODEL */
+	int ctx;		/* --ctx, 0 for the model's */
+	int threads;		/* -t, default_threads() */
+	enum model_mode mode;	/* --bf16-act, --quant q8_0 */
+	int timing;		/* --timing */
+};
+
+void modelopt_init(struct modelopt *mo);
+/* Take option c with argument arg if it is one of ours: 1 if taken, 0 if
+ * not ours, -1 after error() for a bad value or a second mode (the caller
+ * exits 2). */
+int modelopt_parse(struct modelopt *mo, int c, const char *arg);
+/* Choose the kernels ($PIPELM_KERNEL), load the model and set its mode.
+ * 0, or -1 after error(); m is then safe to model_close. */
+int modelopt_load(struct model *m, const struct modelopt *mo);
+
+#endif
