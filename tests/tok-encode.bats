@@ -5,19 +5,6 @@
 load helpers
 load tok_fixtures
 
-setup_file() {
-	fx_bytelevel "$BATS_FILE_TMPDIR/bl"
-	fx_sentencepiece "$BATS_FILE_TMPDIR/sp"
-}
-
-setup() {
-	cd "$BATS_TEST_TMPDIR"
-	cp -R "$BATS_FILE_TMPDIR/bl" "$BATS_FILE_TMPDIR/sp" .
-	SMOL=$SHARED/models/smollm2-tokenizer/tokenizer.json
-	STORIES=$SHARED/models/stories260K/tokenizer.json
-	GOLD=$SHARED/golden/tokenizer
-}
-
 @test "tok-encode: usage" {
 	run -2 --separate-stderr tok-encode --bogus
 	[[ $stderr == *usage:* ]]

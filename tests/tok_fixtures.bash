@@ -97,3 +97,18 @@ randbytes() {
 		}
 	}'
 }
+
+# The setup both tokenizer suites use: the two fixtures made once per file,
+# a fresh copy in each test's directory, and the shared assets' paths.
+setup_file() {
+	fx_bytelevel "$BATS_FILE_TMPDIR/bl"
+	fx_sentencepiece "$BATS_FILE_TMPDIR/sp"
+}
+
+setup() {
+	cd "$BATS_TEST_TMPDIR"
+	cp -R "$BATS_FILE_TMPDIR/bl" "$BATS_FILE_TMPDIR/sp" .
+	SMOL=$SHARED/models/smollm2-tokenizer/tokenizer.json
+	STORIES=$SHARED/models/stories260K/tokenizer.json
+	GOLD=$SHARED/golden/tokenizer
+}
