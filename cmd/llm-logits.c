@@ -1,10 +1,8 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "../lib/frame.h"
-#include "../lib/kern.h"
 #include "../lib/model.h"
 #include "../lib/modelopt.h"
 #include "../lib/rec.h"
