@@ -177,7 +177,7 @@ dump(const struct st *st, const char *name, int raw)
 		return error("%s: no tensor %s", st->index ? st->index :
 		    st->files[0], name);
 	if (raw && isatty(1))
-		edie(2, "refusing to write binary float32 to a terminal: use "
+		edie(1, "refusing to write binary float32 to a terminal: use "
 		    "-f text");
 	for (i = 0; i < t->nel; i++)
 		if (raw) {

@@ -24,6 +24,15 @@ need_cmd() {
 	command -v "$1" >/dev/null || skip "$1 not installed"
 }
 
+# need_tty: script(1) can give a command a terminal for its output.  In a
+# container without /dev/pts, script fails with a message of its own that
+# must not be taken for the program's.
+need_tty() {
+	need_cmd script
+	script -qec 'test -t 1' /dev/null >/dev/null 2>&1 ||
+		skip "script(1) cannot open a pseudo-terminal here"
+}
+
 # mkmodel DIR [option ...]: a random-weight LLaMA folder from the project's
 # own tool (see tools/mkmodel.c).
 mkmodel() {

@@ -74,10 +74,10 @@ setup_file() {
 }
 
 @test "llm-logits: binary frames are refused on a terminal" {
-	need_cmd script
+	need_tty
 	run script -qec "$BIN/llm-logits -m $GQA <<<'1 2'" /dev/null
 	[ "$status" -eq 1 ]
-	[[ $output == *terminal* ]]
+	[[ $output == *"llm-logits: "*terminal* ]]
 }
 
 @test "llm-logits: top frames agree with the text frames' argmax" {

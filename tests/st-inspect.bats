@@ -226,10 +226,11 @@ tiny() {	# a small random model folder in $T/$1, extra mkmodel options after
 }
 
 @test "-f f32 refuses a terminal" {
-	need_cmd script
+	need_tty
 	tiny m
-	run script -qec "st-inspect -d model.norm.weight -f f32 $T/m" /dev/null
-	[[ $output == *"terminal"* ]]
+	run script -qec "$BIN/st-inspect -d model.norm.weight -f f32 $T/m" /dev/null
+	[ "$status" -eq 1 ]
+	[[ $output == *"st-inspect: "*terminal* ]]
 }
 
 @test "sharded model reads the same as the single file" {
