@@ -31,6 +31,29 @@
 #include "../lib/pool.h"
 #include "../lib/util.h"
 
+static int hflag;	/* -H: big buffers in huge pages (mem_map), as the model's */
+
+static void *
+bigalloc(size_t n)
+{
+	void *p;
+
+	if (!hflag)
+		return emalloc(n);
+	if (!(p = mem_map(n)))
+		die("mem_map %zu bytes:", n);
+	return p;
+}
+
+static void
+bigfree(void *p, size_t n)
+{
+	if (hflag)
+		mem_unmap(p, n);
+	else
+		free(p);
+}
+
 struct job {
 	enum wtype t;
 	float *out;
@@ -138,7 +161,7 @@ model(struct pool *p, enum wtype t, int T)
 		for (m = 0; m < 7; m++)
 			total += (size_t)lay[m][0] * lay[m][1] * sz;
 	total += (size_t)49152 * 576 * sz;
-	w = emalloc(total);
+	w = bigalloc(total);
 	for (off = 0; off < total; off++)
 		w[off] = (unsigned char)(off * 7 >> 3 & 0x3f);
 	x = emalloc(sizeof(float) * 1536 * (size_t)T);
@@ -175,7 +198,7 @@ model(struct pool *p, enum wtype t, int T)
 			    best * 1e3, total / best * 1e-9,
 			    flops / best * 1e-9);
 	}
-	free(w);
+	bigfree(w, total);
 	free(x);
 	free(out);
 }
@@ -198,9 +221,10 @@ main(int argc, char *argv[])
 	float *x, *out;
 
 	argv0 = "kernbench";
-	while ((c = getopt(argc, argv, "ct:T:w:")) != -1) {
+	while ((c = getopt(argc, argv, "cHt:T:w:")) != -1) {
 		switch (c) {
 		case 'c': cflag = 1; break;
+		case 'H': hflag = 1; break;
 		case 't':
 			threads = (int)estrtonum(optarg, 1, 64, "threads");
 			break;
@@ -255,7 +279,7 @@ main(int argc, char *argv[])
 	/* the floor: stream 512 MB of floats (chunks of 1024) */
 	{
 		struct sum c;
-		float *a = emalloc(512u << 20);
+		float *a = bigalloc(512u << 20);
 
 		for (i = 0; i < (128u << 20); i++)
 			a[i] = 1.0f;
@@ -269,7 +293,7 @@ main(int argc, char *argv[])
 			best = t0 < best ? t0 : best;
 		}
 		printf("stream read: %.1f GB/s\n", (512u << 20) / best * 1e-9);
-		free(a);
+		bigfree(a, 512u << 20);
 	}
 	printf("%-11s %10s %10s %10s %10s\n", "shape", "hot GB/s", "cold GB/s",
 	    "mv GFLOP/s", "mm GFLOP/s");
@@ -278,7 +302,7 @@ main(int argc, char *argv[])
 		n = shapes[s][1];
 		wb = (size_t)rows * n * sz[t];
 		ncopy = (512u << 20) / wb + 1;
-		wall = emalloc(ncopy * wb);
+		wall = bigalloc(ncopy * wb);
 		for (i = 0; i < ncopy * wb; i++)	/* finite, positive */
 			wall[i] = (unsigned char)(i * 7 >> 3 & 0x3f);
 		x = emalloc(sizeof(float) * (size_t)n * T);
@@ -321,7 +345,7 @@ main(int argc, char *argv[])
 			best = t0 < best ? t0 : best;
 		}
 		printf(" %10.1f\n", 2.0 * rows * n * T / best * 1e-9);
-		free(wall);
+		bigfree(wall, ncopy * wb);
 		free(x);
 		free(out);
 	}

@@ -107,11 +107,10 @@ hsum4(__m256 a, __m256 b, __m256 c, __m256 d)
 }
 
 /* out[j*ldo + r + i] = dot(W[r + i], x + j*ldx) for i < R, j < TT.
- * R and TT are constants after inlining (R is 1 or 4, TT <= MT).  A
- * non-zero pf prefetches the weights pf bytes ahead of those read. */
+ * R and TT are constants after inlining (R is 1 or 4, TT <= MT). */
 INLINE void
 block(enum wtype t, int R, int TT, float *out, int ldo, const void *w,
-    const float *x, int ldx, int n, int r, size_t pf)
+    const float *x, int ldx, int n, int r)
 {
 	__m256 acc[MR][MT], wv[MR], xv;
 	size_t row[MR];
@@ -126,12 +125,8 @@ block(enum wtype t, int R, int TT, float *out, int ldo, const void *w,
 	}
 	for (k = 0; k + 8 <= n; k += 8) {
 		UNROLL
-		for (i = 0; i < R; i++) {
-			if (pf)
-				_mm_prefetch((const char *)w + (row[i] + k) *
-				    (t == W_F32 ? 4 : 2) + pf, _MM_HINT_T0);
+		for (i = 0; i < R; i++)
 			wv[i] = wload(t, w, row[i] + k);
-		}
 		UNROLL
 		for (j = 0; j < TT; j++) {
 			xv = _mm256_loadu_ps(x + (size_t)j * ldx + k);
@@ -169,24 +164,26 @@ block(enum wtype t, int R, int TT, float *out, int ldo, const void *w,
 /* Rows [r0, r1) against TT tokens, MR rows at a time. */
 INLINE void
 rows(enum wtype t, int TT, float *out, int ldo, const void *w,
-    const float *x, int ldx, int n, int r0, int r1, size_t pf)
+    const float *x, int ldx, int n, int r0, int r1)
 {
 	int r;
 
 	for (r = r0; r + MR <= r1; r += MR)
-		block(t, MR, TT, out, ldo, w, x, ldx, n, r, pf);
+		block(t, MR, TT, out, ldo, w, x, ldx, n, r);
 	for (; r < r1; r++)
-		block(t, 1, TT, out, ldo, w, x, ldx, n, r, 0);
+		block(t, 1, TT, out, ldo, w, x, ldx, n, r);
 }
 
-/* Decode: stream the rows once, MR at a time, prefetching the next MR
- * rows (as in kern_avx512.c). */
+/* Decode: one row after the other, a single sequential stream (see
+ * kern_avx512.c). */
 INLINE void
 matvec(enum wtype t, float *out, const void *w, const float *x, int n,
     int r0, int r1)
 {
-	rows(t, 1, out, 0, w, x, 0, n, r0, r1, MR * (size_t)n *
-	    (t == W_F32 ? 4 : 2));
+	int r;
+
+	for (r = r0; r < r1; r++)
+		block(t, 1, 1, out, 0, w, x, 0, n, r);
 }
 
 /* Prefill: tokens in super-blocks whose activations fit in L2, rows in
@@ -213,10 +210,10 @@ matmul(enum wtype t, float *out, int ldo, const void *w, const float *x,
 
 				if (t1 - j < MT)
 					rows(t, 1, oj, ldo, w, xj, ldx, n, p0,
-					    p1, 0);
+					    p1);
 				else
 					rows(t, 2, oj, ldo, w, xj, ldx, n, p0,
-					    p1, 0);
+					    p1);
 			}
 		}
 	}

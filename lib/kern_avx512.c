@@ -105,11 +105,10 @@ hsum4(__m512 a, __m512 b, __m512 c, __m512 d)
 }
 
 /* out[j*ldo + r + i] = dot(W[r + i], x + j*ldx) for i < R, j < TT.
- * R and TT are constants after inlining (R is 1 or 4, TT <= MT).  A
- * non-zero pf prefetches the weights pf bytes ahead of those read. */
+ * R and TT are constants after inlining (R is 1 or 4, TT <= MT). */
 INLINE void
 block(enum wtype t, int R, int TT, float *out, int ldo, const void *w,
-    const float *x, int ldx, int n, int r, size_t pf)
+    const float *x, int ldx, int n, int r)
 {
 	__m512 acc[MR][MT], wv[MR], xv;
 	size_t row[MR];
@@ -125,12 +124,8 @@ block(enum wtype t, int R, int TT, float *out, int ldo, const void *w,
 	}
 	for (k = 0; k + 16 <= n; k += 16) {
 		UNROLL
-		for (i = 0; i < R; i++) {
-			if (pf)
-				_mm_prefetch((const char *)w + (row[i] + k) *
-				    (t == W_F32 ? 4 : 2) + pf, _MM_HINT_T0);
+		for (i = 0; i < R; i++)
 			wv[i] = wload(t, w, row[i] + k);
-		}
 		UNROLL
 		for (j = 0; j < TT; j++) {
 			xv = _mm512_loadu_ps(x + (size_t)j * ldx + k);
@@ -169,25 +164,29 @@ block(enum wtype t, int R, int TT, float *out, int ldo, const void *w,
 /* Rows [r0, r1) against TT tokens, MR rows at a time. */
 INLINE void
 rows(enum wtype t, int TT, float *out, int ldo, const void *w,
-    const float *x, int ldx, int n, int r0, int r1, size_t pf)
+    const float *x, int ldx, int n, int r0, int r1)
 {
 	int r;
 
 	for (r = r0; r + MR <= r1; r += MR)
-		block(t, MR, TT, out, ldo, w, x, ldx, n, r, pf);
+		block(t, MR, TT, out, ldo, w, x, ldx, n, r);
 	for (; r < r1; r++)
-		block(t, 1, TT, out, ldo, w, x, ldx, n, r, 0);
+		block(t, 1, TT, out, ldo, w, x, ldx, n, r);
 }
 
-/* Decode: stream the rows once, MR at a time, prefetching the next MR
- * rows (single-thread cold matvec 576x576 bf16 went from 15 to 19 GB/s,
- * the speed of a plain streaming read; see bench/NOTES.md). */
+/* Decode: one row after the other, so that the weights are read as one
+ * sequential stream.  Interleaving MR rows (four streams 2n bytes apart,
+ * with or without software prefetch) read 18-29 GB/s on one Zen 5 core
+ * where a plain read and this loop read 28-35 (see bench/NOTES.md); the
+ * rows' chains are independent, so out-of-order execution overlaps them. */
 INLINE void
 matvec(enum wtype t, float *out, const void *w, const float *x, int n,
     int r0, int r1)
 {
-	rows(t, 1, out, 0, w, x, 0, n, r0, r1, MR * (size_t)n *
-	    (t == W_F32 ? 4 : 2));
+	int r;
+
+	for (r = r0; r < r1; r++)
+		block(t, 1, 1, out, 0, w, x, 0, n, r);
 }
 
 /* Rows [p0, p1) against the TT <= MT tokens at x. */
@@ -197,22 +196,22 @@ tokens(enum wtype t, int TT, float *out, int ldo, const void *w,
 {
 	switch (TT) {
 	case 1:
-		rows(t, 1, out, ldo, w, x, ldx, n, p0, p1, 0);
+		rows(t, 1, out, ldo, w, x, ldx, n, p0, p1);
 		break;
 	case 2:
-		rows(t, 2, out, ldo, w, x, ldx, n, p0, p1, 0);
+		rows(t, 2, out, ldo, w, x, ldx, n, p0, p1);
 		break;
 	case 3:
-		rows(t, 3, out, ldo, w, x, ldx, n, p0, p1, 0);
+		rows(t, 3, out, ldo, w, x, ldx, n, p0, p1);
 		break;
 	case 4:
-		rows(t, 4, out, ldo, w, x, ldx, n, p0, p1, 0);
+		rows(t, 4, out, ldo, w, x, ldx, n, p0, p1);
 		break;
 	case 5:
-		rows(t, 5, out, ldo, w, x, ldx, n, p0, p1, 0);
+		rows(t, 5, out, ldo, w, x, ldx, n, p0, p1);
 		break;
 	default:
-		rows(t, MT, out, ldo, w, x, ldx, n, p0, p1, 0);
+		rows(t, MT, out, ldo, w, x, ldx, n, p0, p1);
 		break;
 	}
 }
@@ -405,7 +404,7 @@ xtobf16(uint16_t *o, const float *x, int n)
  * zero-padded to a multiple of 32). */
 INLINE void
 bblock(int R, int TT, float *out, int ldo, const uint16_t *w,
-    const uint16_t *xs, size_t ldxs, int n, int r, size_t pf)
+    const uint16_t *xs, size_t ldxs, int n, int r)
 {
 	__m512 acc[MR][MT];
 	__m512bh wv[MR], xv;
@@ -422,12 +421,8 @@ bblock(int R, int TT, float *out, int ldo, const uint16_t *w,
 	}
 	for (k = 0; k + 32 <= n; k += 32) {
 		UNROLL
-		for (i = 0; i < R; i++) {
-			if (pf)
-				_mm_prefetch((const char *)(w + row[i] + k) +
-				    pf, _MM_HINT_T0);
+		for (i = 0; i < R; i++)
 			wv[i] = (__m512bh)_mm512_loadu_si512(w + row[i] + k);
-		}
 		UNROLL
 		for (j = 0; j < TT; j++) {
 			xv = (__m512bh)_mm512_loadu_si512(xs + j * ldxs + k);
@@ -466,14 +461,14 @@ bblock(int R, int TT, float *out, int ldo, const uint16_t *w,
 
 INLINE void
 brows(int TT, float *out, int ldo, const uint16_t *w, const uint16_t *xs,
-    size_t ldxs, int n, int r0, int r1, size_t pf)
+    size_t ldxs, int n, int r0, int r1)
 {
 	int r;
 
 	for (r = r0; r + MR <= r1; r += MR)
-		bblock(MR, TT, out, ldo, w, xs, ldxs, n, r, pf);
+		bblock(MR, TT, out, ldo, w, xs, ldxs, n, r);
 	for (; r < r1; r++)
-		bblock(1, TT, out, ldo, w, xs, ldxs, n, r, 0);
+		bblock(1, TT, out, ldo, w, xs, ldxs, n, r);
 }
 
 static void
@@ -481,11 +476,13 @@ matvec_bf16act(float *out, const void *w, const float *x, int n, int r0,
     int r1)
 {
 	uint16_t xs[KERN_BF16ACT_MAXN] __attribute__((aligned(64)));
+	int r;
 
 	if (n > KERN_BF16ACT_MAXN)
 		return;
 	xtobf16(xs, x, n);
-	brows(1, out, 0, w, xs, 0, n, r0, r1, MR * (size_t)n * 2);
+	for (r = r0; r < r1; r++)	/* one stream, as matvec */
+		bblock(1, 1, out, 0, w, xs, 0, n, r);
 }
 
 /* Activations of one token super-block, rounded: TB * XPAD(n) <= XBUF. */
@@ -523,12 +520,12 @@ matmul_bf16act(float *out, int ldo, const void *w, const float *x, int ldx,
 				TT = t1 - j < MT ? t1 - j : MT;
 				o = out + (size_t)j * ldo;
 				switch (TT) {
-				case 1: brows(1, o, ldo, w, xj, ld, n, p0, p1, 0); break;
-				case 2: brows(2, o, ldo, w, xj, ld, n, p0, p1, 0); break;
-				case 3: brows(3, o, ldo, w, xj, ld, n, p0, p1, 0); break;
-				case 4: brows(4, o, ldo, w, xj, ld, n, p0, p1, 0); break;
-				case 5: brows(5, o, ldo, w, xj, ld, n, p0, p1, 0); break;
-				default: brows(MT, o, ldo, w, xj, ld, n, p0, p1, 0); break;
+				case 1: brows(1, o, ldo, w, xj, ld, n, p0, p1); break;
+				case 2: brows(2, o, ldo, w, xj, ld, n, p0, p1); break;
+				case 3: brows(3, o, ldo, w, xj, ld, n, p0, p1); break;
+				case 4: brows(4, o, ldo, w, xj, ld, n, p0, p1); break;
+				case 5: brows(5, o, ldo, w, xj, ld, n, p0, p1); break;
+				default: brows(MT, o, ldo, w, xj, ld, n, p0, p1); break;
 				}
 			}
 		}
@@ -572,7 +569,7 @@ qprep(char *p, const float *x, int n, float *tmp)
  * (stride ldxp bytes), i < R, j < TT. */
 INLINE void
 qblock(int R, int TT, float *out, int ldo, const void *w, const char *xp,
-    size_t ldxp, int n, int r, size_t pf)
+    size_t ldxp, int n, int r)
 {
 	size_t nb = QNB(n), rowb = nb * (4 + 32), c;
 	const float *wd[MR];
@@ -594,8 +591,6 @@ qblock(int R, int TT, float *out, int ldo, const void *w, const char *xp,
 	for (c = 0; c < nb / 2; c++) {
 		UNROLL
 		for (i = 0; i < R; i++) {
-			if (pf)
-				_mm_prefetch(wq[i] + 64 * c + pf, _MM_HINT_T0);
 			wv[i] = _mm512_loadu_si512(wq[i] + 64 * c);
 			nc[i] = _mm512_sub_epi32(z, _mm512_dpbusd_epi32(z, c128,
 			    wv[i]));
@@ -628,14 +623,14 @@ qblock(int R, int TT, float *out, int ldo, const void *w, const char *xp,
 
 INLINE void
 qrows(int TT, float *out, int ldo, const void *w, const char *xp,
-    size_t ldxp, int n, int r0, int r1, size_t pf)
+    size_t ldxp, int n, int r0, int r1)
 {
 	int r;
 
 	for (r = r0; r + MR <= r1; r += MR)
-		qblock(MR, TT, out, ldo, w, xp, ldxp, n, r, pf);
+		qblock(MR, TT, out, ldo, w, xp, ldxp, n, r);
 	for (; r < r1; r++)
-		qblock(1, TT, out, ldo, w, xp, ldxp, n, r, 0);
+		qblock(1, TT, out, ldo, w, xp, ldxp, n, r);
 }
 
 static void
@@ -643,11 +638,13 @@ matvec_q8_0(float *out, const void *w, const float *x, int n, int r0, int r1)
 {
 	char xp[QNB(KERN_Q8_0_MAXN) * 64] __attribute__((aligned(64)));
 	float tmp[QNB(KERN_Q8_0_MAXN) * 9];
+	int r;
 
 	if (n > KERN_Q8_0_MAXN)
 		return;
 	qprep(xp, x, n, tmp);
-	qrows(1, out, 0, w, xp, 0, n, r0, r1, MR * QNB(n) * 36);
+	for (r = r0; r < r1; r++)	/* one stream, as matvec */
+		qblock(1, 1, out, 0, w, xp, 0, n, r);
 }
 
 /* Token super-blocks prepared once, row panels that fit in L1, QT
@@ -680,11 +677,11 @@ matmul_q8_0(float *out, int ldo, const void *w, const float *x, int ldx,
 				xj = xp + (size_t)(j - t0) * ld;
 				o = out + (size_t)j * ldo;
 				if (t1 - j >= 3)
-					qrows(3, o, ldo, w, xj, ld, n, p0, p1, 0);
+					qrows(3, o, ldo, w, xj, ld, n, p0, p1);
 				else if (t1 - j == 2)
-					qrows(2, o, ldo, w, xj, ld, n, p0, p1, 0);
+					qrows(2, o, ldo, w, xj, ld, n, p0, p1);
 				else
-					qrows(1, o, ldo, w, xj, ld, n, p0, p1, 0);
+					qrows(1, o, ldo, w, xj, ld, n, p0, p1);
 			}
 		}
 	}
