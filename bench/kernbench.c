@@ -3,8 +3,8 @@
  *   make build/rel/libcore.a
  *   cc -std=c11 -O2 -D_POSIX_C_SOURCE=200809L -pthread -o build/rel/kernbench \
  *       bench/kernbench.c build/rel/libcore.a -lm
- *   PIPELM_KERNEL=avx512 build/rel/kernbench [-c] [-t threads] [-T tokens]
- *       [-w f32|f16|bf16]
+ *   PIPELM_KERNEL=avx512 build/rel/kernbench [-cH] [-t threads] [-T tokens]
+ *       [-w f32|f16|bf16] [-m dir]
  *
  * First the memory floor: a plain streaming read of 512 MB (kern.dot
  * over float chunks, split over the threads).  Then for each shape:
@@ -16,7 +16,11 @@
  * token (matvec) and one prefill of T tokens (matmul).  Prints GB/s of
  * weights read and GFLOP/s (2 flops per weight per token); the best of
  * several runs.  -c times by CPU time instead of the clock (one thread
- * only), so that other processes on a shared machine count less. */
+ * only), so that other processes on a shared machine count less.  -H
+ * puts the big buffers in huge pages (mem_map) instead of malloc's 4 KiB
+ * pages.  -m dir instead runs a decode token's matrix-vector products
+ * over a model folder's own weights, mapped and ordered as
+ * model_forward has them, with the time per kind of matrix. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +32,7 @@
 #endif
 
 #include "../lib/kern.h"
+#include "../lib/model.h"
 #include "../lib/pool.h"
 #include "../lib/util.h"
 
@@ -141,6 +146,83 @@ now(void)
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+/* Plain read of rows [r0, r1): the floor for a matvec over them. */
+static void
+rd(void *ctx, int r0, int r1)
+{
+	struct job *j = ctx;
+	size_t rb = (size_t)j->n * (j->t == W_F32 ? 4 : 2);
+
+	j->out[r0] = kern.dot((const float *)((const char *)j->w + r0 * rb),
+	    (const float *)((const char *)j->w + r0 * rb),
+	    (int)((size_t)(r1 - r0) * rb / 4));
+}
+
+/* -m DIR: a decode token's matrix-vector products over the model's own
+ * weights, as model_forward maps and orders them, against a plain read
+ * of the same rows. */
+static void
+modelrun(const char *dir, int threads)
+{
+	struct model m;
+	struct mat *v[7 * 256 + 1];
+	struct job j;
+	float *x, *out;
+	static const char *kind[8] = { "q_proj", "k_proj", "v_proj", "o_proj",
+		"gate_proj", "up_proj", "down_proj", "lm_head" };
+	double t0, t1, t2, best[2] = { 1e9, 1e9 }, bytes = 0;
+	double kt[8] = { 0 }, kb[8] = { 0 };
+	int n = 0, i, l, rep, pass, q;
+
+	if (model_load(&m, dir, 64, threads) < 0)
+		exit(1);
+	for (l = 0; l < m.cfg.num_hidden_layers && l < 256; l++) {
+		struct layer *y = &m.layers[l];
+
+		v[n++] = &y->wq, v[n++] = &y->wk, v[n++] = &y->wv;
+		v[n++] = &y->wo, v[n++] = &y->w1, v[n++] = &y->w3;
+		v[n++] = &y->w2;
+	}
+	v[n++] = &m.lm_head;
+	x = ecalloc(1 << 16, sizeof *x);
+	out = ecalloc((size_t)m.cfg.vocab_size + 64, sizeof *out);
+	for (i = 0; i < 1 << 16; i++)	/* activations of a plausible size */
+		x[i] = (float)((i * 2654435761u >> 16) % 2001) / 1000.0f - 1.0f;
+	for (i = 0; i < n; i++)
+		bytes += (double)v[i]->rows * v[i]->cols *
+		    (v[i]->t == W_F32 ? 4 : 2);
+	for (rep = 0; rep < 7; rep++)
+		for (pass = 0; pass < 2; pass++) {
+			t0 = now();
+			for (i = 0; i < n; i++) {
+				j = (struct job){ v[i]->t, out, v[i]->w, x,
+				    v[i]->cols, 1, 0 };
+				t1 = now();
+				pool_for(m.pool, v[i]->rows, 16, pass ? rd : mv,
+				    &j);
+				if (!pass && rep) {	/* per kind; rep 0 faults */
+					t2 = now();
+					q = i == n - 1 ? 7 : i % 7;
+					kt[q] += t2 - t1;
+					kb[q] += (double)v[i]->rows * v[i]->cols *
+					    (v[i]->t == W_F32 ? 4 : 2);
+				}
+			}
+			t0 = now() - t0;
+			best[pass] = t0 < best[pass] ? t0 : best[pass];
+		}
+	printf("%s: %.1f MB per token; matvec %.2f ms, %.1f GB/s; plain read "
+	    "%.2f ms, %.1f GB/s\n", dir, bytes / 1e6, best[0] * 1e3,
+	    bytes / best[0] * 1e-9, best[1] * 1e3, bytes / best[1] * 1e-9);
+	for (q = 0; q < 8; q++)	/* the mean over repetitions 1.. */
+		printf("  %-9s %6.1f GB/s %6.3f ms/token\n", kind[q],
+		    kb[q] / kt[q] * 1e-9, kt[q] / (rep - 1) * 1e3);
+	free(x);
+	free(out);
+	model_close(&m);
+}
+
+
 /* One decode token and one T-token prefill over the SmolLM2-135M
  * matrices, each layer its own weights. */
 static void
@@ -215,16 +297,18 @@ main(int argc, char *argv[])
 	struct job j;
 	size_t s, i, wb, ncopy, sz[] = { 4, 2, 2 };
 	int c, threads = 2, T = 64, rows, n, rep, k;
+	const char *mdir = NULL;
 	enum wtype t = W_BF16;
 	double t0, best, bytes;
 	unsigned char *wall;
 	float *x, *out;
 
 	argv0 = "kernbench";
-	while ((c = getopt(argc, argv, "cHt:T:w:")) != -1) {
+	while ((c = getopt(argc, argv, "cHm:t:T:w:")) != -1) {
 		switch (c) {
 		case 'c': cflag = 1; break;
 		case 'H': hflag = 1; break;
+		case 'm': mdir = optarg; break;
 		case 't':
 			threads = (int)estrtonum(optarg, 1, 64, "threads");
 			break;
@@ -237,7 +321,7 @@ main(int argc, char *argv[])
 			break;
 		default:
 			fprintf(stderr, "usage: %s [-c] [-t threads] "
-			    "[-T tokens] [-w f32|f16|bf16]\n", argv0);
+			    "[-T tokens] [-w f32|f16|bf16] [-H] [-m dir]\n", argv0);
 			return 2;
 		}
 	}
@@ -246,6 +330,10 @@ main(int argc, char *argv[])
 	if (cflag && threads > 1)
 		edie(2, "-c needs -t 1 (CPU time of spinning workers is not "
 		    "work)");
+	if (mdir) {
+		modelrun(mdir, threads);
+		return 0;
+	}
 	if (!(p = pool_new(threads)))
 		return 1;
 	printf("table %s, %d threads, %s weights, prefill T=%d\n", kern.name,
