@@ -165,6 +165,10 @@ run_logits() {	# threads prompt-file tag
 }
 
 run_gen() {	# threads
+	# the bandwidth right before and after the run (the better of the
+	# two): the host's share of memory bandwidth for these cores changes
+	# from minute to minute, so the paired ratio is the steadier figure
+	pbw=$("$probe" bw -t "$1" -r 5 -m 256) || fail "probe bw -t $1 failed"
 	line=$("$probe" run "$bin/llm-gen" -m "$model" -t "$1" --timing \
 	    --ignore-eos -n 128 --temp 0 <"$tmp/p128" 2>"$tmp/err") ||
 		fail "llm-gen -t $1 failed: $(cat "$tmp/err")"
@@ -176,6 +180,13 @@ run_gen() {	# threads
 	put step1 "$1" "$(kv step1_ms "$line")"
 	put steady "$1" "$(kv steady_tps "$line")"
 	put stepmed "$1" "$(kv steady_median_ms "$line")"
+	pbw2=$("$probe" bw -t "$1" -r 5 -m 256) || fail "probe bw -t $1 failed"
+	[ "$(awk -v a="$(kv best_gbs "$pbw2")" -v b="$(kv best_gbs "$pbw")" \
+	    'BEGIN { print a > b }')" = 1 ] && pbw=$pbw2
+	put pbw "$1" "$(kv best_gbs "$pbw")"
+	put pratio "$1" "$(awk -v ms="$(kv steady_median_ms "$line")" \
+	    -v b="$(kv best_gbs "$pbw")" -v w="$wbytes" \
+	    'BEGIN { if (ms > 0 && b > 0) printf "%.3f", w / (ms * 1e-3) / (b * 1e9) }')"
 	put rss "$1" "$(kv maxrss_kb "$line" | awk '{ printf "%.1f", $1 / 1024 }')"
 	put share "$1" "$(awk -v c="$(kv cpu_ms "$line")" -v w="$(kv wall_ms "$line")" \
 	    -v t="$1" 'BEGIN { printf "%.2f", c / (w * t) }')"
@@ -301,6 +312,8 @@ row "llm-gen: first id from exec, ms" "$(cell first 1)" "$(cell first 2)"
 row "decode 128 after 128, tokens/s" "$(cell decode 1)" "$(cell decode 2)"
 row "decode, ms/token" "$(cell msdecode 1)" "$(cell msdecode 2)"
 row "decode / floor" "$(ratio "$(med decode 1)" "$fl1")" "$(ratio "$(med decode 2)" "$fl2")"
+row "read bandwidth around each llm-gen run, GB/s (best of 5 before, 5 after)" "$(cell pbw 1)" "$(cell pbw 2)"
+row "decode step / floor of that bandwidth, % (each run paired)" "$(cell pratio 1 100)" "$(cell pratio 2 100)"
 row "first decode step, ms" "$(cell step1 1)" "$(cell step1 2)"
 row "steady decode (steps 2-127), tokens/s" "$(cell steady 1)" "$(cell steady 2)"
 row "decode step, ms (median of steps 2-127)" "$(cell stepmed 1)" "$(cell stepmed 2)"

@@ -13,33 +13,9 @@
 #include <stddef.h>
 
 #include "attn.h"
+#include "vexp.h"
 
 #define INLINE static inline __attribute__((always_inline))
-
-INLINE __m256
-exp8(__m256 x)
-{
-	__m256 n, r, p;
-	__m256i e;
-
-	x = _mm256_max_ps(x, _mm256_set1_ps(-87.0f));
-	x = _mm256_min_ps(x, _mm256_set1_ps(88.0f));
-	n = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(1.44269504f)),
-	    _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-	r = _mm256_fnmadd_ps(n, _mm256_set1_ps(0.693359375f), x);
-	r = _mm256_fnmadd_ps(n, _mm256_set1_ps(-2.12194440e-4f), r);
-	p = _mm256_set1_ps(1.9875691500e-4f);
-	p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.3981999507e-3f));
-	p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(8.3334519073e-3f));
-	p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(4.1665795894e-2f));
-	p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.6666665459e-1f));
-	p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(5.0000001201e-1f));
-	p = _mm256_fmadd_ps(_mm256_mul_ps(p, r), r,
-	    _mm256_add_ps(r, _mm256_set1_ps(1.0f)));
-	e = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n),
-	    _mm256_set1_epi32(127)), 23);
-	return _mm256_mul_ps(p, _mm256_castsi256_ps(e));
-}
 
 /* a + b of the 128-bit halves picked by imm from x and y */
 #define F4(x, y, i1, i2) _mm256_add_ps(_mm256_permute2f128_ps(x, y, i1), \
@@ -193,7 +169,7 @@ part(float *acc, int lda, float *ml, const struct attn_tile *a)
 				alpha[r] = 1;
 			}
 			for (h = 0; h < 2; h++) {
-				p[h] = exp8(_mm256_sub_ps(s[h], _mm256_set1_ps(m[r])));
+				p[h] = vexp8(_mm256_sub_ps(s[h], _mm256_set1_ps(m[r])));
 				p[h] = _mm256_and_ps(p[h], mk[h]);
 				_mm256_storeu_ps(P[r] + 8 * h, p[h]);
 			}

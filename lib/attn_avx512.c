@@ -15,31 +15,9 @@
 #include <stddef.h>
 
 #include "attn.h"
+#include "vexp.h"
 
 #define INLINE static inline __attribute__((always_inline))
-
-/* e^x, lanes below -104 give 0 */
-INLINE __m512
-exp16(__m512 x)
-{
-	__m512 n, r, p;
-
-	x = _mm512_max_ps(x, _mm512_set1_ps(-104.0f));
-	x = _mm512_min_ps(x, _mm512_set1_ps(88.7f));
-	n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(1.44269504f)),
-	    _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-	r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693359375f), x);
-	r = _mm512_fnmadd_ps(n, _mm512_set1_ps(-2.12194440e-4f), r);
-	p = _mm512_set1_ps(1.9875691500e-4f);
-	p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.3981999507e-3f));
-	p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(8.3334519073e-3f));
-	p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(4.1665795894e-2f));
-	p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.6666665459e-1f));
-	p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(5.0000001201e-1f));
-	p = _mm512_fmadd_ps(_mm512_mul_ps(p, r), r,
-	    _mm512_add_ps(r, _mm512_set1_ps(1.0f)));
-	return _mm512_scalef_ps(p, n);
-}
 
 /* a + b of the 128-bit lanes picked by imm from x and y */
 #define F4(x, y, i1, i2) _mm512_add_ps(_mm512_shuffle_f32x4(x, y, i1), \
@@ -181,7 +159,7 @@ part(float *acc, int lda, float *ml, const struct attn_tile *a)
 			} else {
 				alpha[r] = 1;
 			}
-			p = exp16(_mm512_sub_ps(s, _mm512_set1_ps(m[r])));
+			p = vexp16(_mm512_sub_ps(s, _mm512_set1_ps(m[r])));
 			p = _mm512_maskz_mov_ps(valid, p);
 			l[r] = l[r] * alpha[r] + _mm512_reduce_add_ps(p);
 			_mm512_storeu_ps(P[r], p);

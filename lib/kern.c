@@ -387,6 +387,7 @@ matmul_q8_0(float *out, int ldo, const void *w, const float *x, int ldx,
 	.dot = dot, \
 	.axpy = axpy, \
 	.rmsnorm = rmsnorm, \
+	.swiglu = kern_swiglu, \
 	.to_f32 = { tof32_f32, tof32_f16, tof32_bf16 }, \
 }
 

@@ -44,6 +44,11 @@ struct kern {
 	 * o may equal x. */
 	void (*rmsnorm)(float *o, const float *x, const float *w, int n,
 	    float eps);
+	/* h[i] = silu(gate[i]) * up[i], silu(g) = g / (1 + e^-g), over n
+	 * floats; h may equal gate or up.  The portable entry is
+	 * kern_swiglu (libm's expf), the vector ones use a polynomial e^x
+	 * (vexp.h: about 2 ulp). */
+	void (*swiglu)(float *h, const float *gate, const float *up, int n);
 	/* Widen n weights of the entry's wtype to float32. */
 	void (*to_f32[W_NTYPES])(float *out, const void *w, size_t n);
 	/* The --bf16-act fast path: as matvec / matmul on BF16 weights,

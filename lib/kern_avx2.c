@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "kern.h"
+#include "vexp.h"
 
 #define INLINE static inline __attribute__((always_inline))
 /* Unroll the small constant loops of a register block completely, so
@@ -300,6 +301,36 @@ rmsnorm(float *o, const float *x, const float *w, int n, float eps)
 		o[k] = x[k] * r * w[k];
 }
 
+/* silu(g) up over 8 lanes; where -g > 88 (e^-g at or beyond the top
+ * of float) the denominator is infinite, so the lane is -0 as with
+ * expf. */
+INLINE __m256
+swiglu8(__m256 g, __m256 u)
+{
+	__m256 ng = _mm256_sub_ps(_mm256_setzero_ps(), g);
+	__m256 d = _mm256_add_ps(_mm256_set1_ps(1.0f), vexp8(ng));
+
+	d = _mm256_blendv_ps(d, _mm256_set1_ps(INFINITY),
+	    _mm256_cmp_ps(ng, _mm256_set1_ps(88.0f), _CMP_GT_OQ));
+	return _mm256_mul_ps(_mm256_div_ps(g, d), u);
+}
+
+static void
+swiglu(float *h, const float *gate, const float *up, int n)
+{
+	float f[8];
+	int k;
+
+	for (k = 0; k + 8 <= n; k += 8)
+		_mm256_storeu_ps(h + k, swiglu8(_mm256_loadu_ps(gate + k),
+		    _mm256_loadu_ps(up + k)));
+	if (k < n) {
+		_mm256_storeu_ps(f, swiglu8(xloadm(gate + k, n - k),
+		    xloadm(up + k, n - k)));
+		memcpy(h + k, f, (size_t)(n - k) * sizeof *f);
+	}
+}
+
 static void
 tof32_f32(float *out, const void *w, size_t n)
 {
@@ -339,6 +370,7 @@ const struct kern kern_avx2 = {
 	.dot = dot,
 	.axpy = axpy,
 	.rmsnorm = rmsnorm,
+	.swiglu = swiglu,
 	.to_f32 = { tof32_f32, tof32_f16, tof32_bf16 },
 };
 

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "kern.h"
+#include "vexp.h"
 
 #define INLINE static inline __attribute__((always_inline))
 /* Unroll the small constant loops of a register block completely, so
@@ -334,6 +335,36 @@ rmsnorm(float *o, const float *x, const float *w, int n, float eps)
 		_mm512_mask_storeu_ps(o + k, m, _mm512_mul_ps(_mm512_mul_ps(
 		    _mm512_maskz_loadu_ps(m, x + k), rv),
 		    _mm512_maskz_loadu_ps(m, w + k)));
+	}
+}
+
+/* silu(g) up over 16 lanes; where -g > 88.7 (e^-g beyond float) the
+ * denominator is infinite, so the lane is -0 as with expf. */
+INLINE __m512
+swiglu16(__m512 g, __m512 u)
+{
+	__m512 ng = _mm512_sub_ps(_mm512_setzero_ps(), g);
+	__m512 d = _mm512_add_ps(_mm512_set1_ps(1.0f), vexp16(ng));
+
+	d = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(ng, _mm512_set1_ps(88.7f),
+	    _CMP_GT_OQ), d, _mm512_set1_ps(INFINITY));
+	return _mm512_mul_ps(_mm512_div_ps(g, d), u);
+}
+
+static void
+swiglu(float *h, const float *gate, const float *up, int n)
+{
+	__mmask16 m;
+	int k;
+
+	for (k = 0; k + 16 <= n; k += 16)
+		_mm512_storeu_ps(h + k, swiglu16(_mm512_loadu_ps(gate + k),
+		    _mm512_loadu_ps(up + k)));
+	if (k < n) {
+		m = (__mmask16)((1u << (n - k)) - 1);
+		_mm512_mask_storeu_ps(h + k, m, swiglu16(
+		    _mm512_maskz_loadu_ps(m, gate + k),
+		    _mm512_maskz_loadu_ps(m, up + k)));
 	}
 }
 
@@ -694,6 +725,7 @@ const struct kern kern_avx512 = {
 	.dot = dot,
 	.axpy = axpy,
 	.rmsnorm = rmsnorm,
+	.swiglu = swiglu,
 	.to_f32 = { tof32_f32, tof32_f16, tof32_bf16 },
 	.matvec_bf16act = matvec_bf16act,
 	.matmul_bf16act = matmul_bf16act,

@@ -603,7 +603,7 @@ glu_rows(void *ctx, int r0, int r1)
 			h[r] += b1[r];
 		for (r = r0; r < r1 && b3; r++)
 			u[r] += b3[r];
-		kern_swiglu(h + r0, h + r0, u + r0, r1 - r0);
+		kern.swiglu(h + r0, h + r0, u + r0, r1 - r0);
 	}
 }
 
