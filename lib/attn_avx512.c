@@ -132,7 +132,11 @@ part(float *acc, int lda, float *ml, const struct attn_tile *a)
 		for (c = 0; c < hd; c += 16)
 			_mm512_storeu_ps(arow[r] + c, _mm512_setzero_ps());
 	}
-	for (jb = a->p0 - a->p0 % 16; jb < pend; jb += 16) {
+	jb = a->p0 - a->p0 % 16;
+	attn_prefetch(a, a->p0, pend - jb < 16 ? pend : jb + 16);
+	for (; jb < pend; jb += 16) {
+		if (jb + 16 < pend)	/* the next block */
+			attn_prefetch(a, jb + 16, pend - jb < 32 ? pend : jb + 32);
 		/* keys j0..j1 of the block exist; others point at key j0 and
 		 * are masked out */
 		j0 = a->p0 > jb ? a->p0 - jb : 0;
