@@ -575,6 +575,52 @@ kv_at(const struct model *m, int l, int s, int g, int p)
 	    MODEL_KVBLOCK * m->hd + (size_t)(p % MODEL_KVBLOCK) * m->hd;
 }
 
+/* Attention's q, k and v as one dispatch over their stacked rows, split
+ * at head boundaries, so that each share also finishes its heads for all
+ * tokens: the biases, RoPE, and k and v into the cache.  Nothing of it
+ * is left to the main thread between the dispatches. */
+struct qkv {
+	struct model *m;
+	const struct layer *w;
+	struct mm mm;
+	int l, T, pos0;
+};
+
+static void
+qkv_rows(void *ctx, int r0, int r1)
+{
+	const struct qkv *j = ctx;
+	struct model *m = j->m;
+	const struct layer *w = j->w;
+	int hd = m->hd, nq = m->qdim / hd, nkv = m->kvdim / hd, h, t, g, s;
+	float *kn = m->kvnew, *x;
+	const float *b, *cs;
+
+	mm_rows((void *)&j->mm, r0, r1);
+	for (h = r0 / hd; h < r1 / hd; h++)
+		for (t = 0; t < j->T; t++) {
+			cs = m->rope + (size_t)t * hd;
+			if (h < nq) {		/* a query head */
+				x = m->q + (size_t)t * m->qdim + h * hd;
+				b = w->bq ? w->bq + h * hd : NULL;
+			} else {		/* a key (s 0) or value (s 1) head */
+				g = (h - nq) % nkv;
+				s = (h - nq) / nkv;
+				x = kn + (size_t)t * 2 * m->kvdim + s * m->kvdim +
+				    g * hd;
+				b = s ? w->bv : w->bk;
+				b = b ? b + g * hd : NULL;
+			}
+			for (g = 0; b && g < hd; g++)
+				x[g] += b[g];
+			if (h < nq + nkv)	/* q and k turn, v does not */
+				kern_rope(x, 1, hd, cs, cs + hd / 2);
+			if (h >= nq)
+				memcpy(kv_at(m, j->l, (h - nq) / nkv, (h - nq) %
+				    nkv, j->pos0 + t), x, hd * sizeof(float));
+		}
+}
+
 /* The MLP's first half as one dispatch over the intermediate rows: each
  * share computes its rows of gate and up for all tokens, adds their
  * biases and applies SwiGLU (elementwise, so the split changes nothing),
@@ -733,17 +779,6 @@ attention(struct model *m, int l, int T, int pos0)
 			    m->attml + 2 * h, 2 * (size_t)heads, j.nchunk, m->hd);
 }
 
-static void
-add_bias(float *x, int ld, const float *b, int n, int T)
-{
-	int t, i;
-
-	if (b)
-		for (t = 0; t < T; t++)
-			for (i = 0; i < n; i++)
-				x[(size_t)t * ld + i] += b[i];
-}
-
 /* ---- the forward pass ---- */
 
 /* Run T <= MODEL_MAXBATCH positions; logits for all T rows or the last. */
@@ -753,7 +788,7 @@ forward(struct model *m, const int *ids, int T, int all)
 	const struct cfg *c = &m->cfg;
 	int d = m->dim, hd = m->hd, ff = c->intermediate_size;
 	int L = c->num_hidden_layers, pos0 = m->pos;
-	int kvdim = m->kvdim, nkv = c->num_key_value_heads, t, l, j, g;
+	int kvdim = m->kvdim, t, l, j;
 
 	/* embedding */
 	for (t = 0; t < T; t++)
@@ -774,10 +809,11 @@ forward(struct model *m, const int *ids, int T, int all)
 	for (l = 0; l < L; l++) {
 		const struct layer *w = &m->layers[l];
 		float *kn = m->kvnew;
-		struct mm qkv = { 3, {
+		struct qkv qkv = { m, w, { 3, {
 			{ &w->wq, m->q, m->qdim },
 			{ &w->wk, kn, 2 * kvdim },
-			{ &w->wv, kn + kvdim, 2 * kvdim } }, m->xb, d, T };
+			{ &w->wv, kn + kvdim, 2 * kvdim } }, m->xb, d, T },
+			l, T, pos0 };
 		struct glu gu = { w, m->hb, m->hb2, m->xb, T, d, ff };
 		struct resid ro = { &w->wo, w->bo, m->x, m->xb2, m->xb, m->qdim,
 			T };
@@ -787,24 +823,7 @@ forward(struct model *m, const int *ids, int T, int all)
 		for (t = 0; t < T; t++)
 			kern.rmsnorm(m->xb + (size_t)t * d, m->x + (size_t)t * d,
 			    w->attn_norm, d, c->rms_norm_eps);
-		mm_run(m, &qkv);
-		add_bias(m->q, m->qdim, w->bq, m->qdim, T);
-		add_bias(kn, 2 * kvdim, w->bk, kvdim, T);
-		add_bias(kn + kvdim, 2 * kvdim, w->bv, kvdim, T);
-		for (t = 0; t < T; t++) {
-			const float *cs = m->rope + (size_t)t * hd;
-			float *kt = kn + (size_t)t * 2 * kvdim;
-
-			kern_rope(m->q + (size_t)t * m->qdim, c->num_attention_heads,
-			    hd, cs, cs + hd / 2);
-			kern_rope(kt, nkv, hd, cs, cs + hd / 2);
-			for (g = 0; g < nkv; g++) {
-				memcpy(kv_at(m, l, 0, g, pos0 + t), kt + g * hd,
-				    hd * sizeof(float));
-				memcpy(kv_at(m, l, 1, g, pos0 + t), kt + kvdim + g * hd,
-				    hd * sizeof(float));
-			}
-		}
+		pool_for(m->pool, m->qdim + 2 * kvdim, hd, qkv_rows, &qkv);
 		/* the per-head outputs go to xb (T, qdim) */
 		attention(m, l, T, pos0);
 		/* x += o_proj(attention) */
