@@ -105,6 +105,25 @@ hsum4(__m512 a, __m512 b, __m512 c, __m512 d)
 	    v));
 }
 
+/* out[j*ldo + r + i] = the reduction of acc[i][j], i < R, j < TT (R is
+ * 1 or 4): the store of every register block below. */
+INLINE void
+store(int R, int TT, float *out, int ldo, int r, __m512 acc[MR][MT])
+{
+	int i, j;
+
+	UNROLL
+	for (j = 0; j < TT; j++) {
+		if (R == 4)
+			_mm_storeu_ps(out + (size_t)j * ldo + r,
+			    hsum4(acc[0][j], acc[1][j], acc[2][j], acc[3][j]));
+		else
+			UNROLL
+			for (i = 0; i < R; i++)
+				out[(size_t)j * ldo + r + i] = hsum(acc[i][j]);
+	}
+}
+
 /* out[j*ldo + r + i] = dot(W[r + i], x + j*ldx) for i < R, j < TT.
  * R and TT are constants after inlining (R is 1 or 4, TT <= MT). */
 INLINE void
@@ -150,16 +169,7 @@ block(enum wtype t, int R, int TT, float *out, int ldo, const void *w,
 				    acc[i][j]);
 		}
 	}
-	UNROLL
-	for (j = 0; j < TT; j++) {
-		if (R == 4)
-			_mm_storeu_ps(out + (size_t)j * ldo + r,
-			    hsum4(acc[0][j], acc[1][j], acc[2][j], acc[3][j]));
-		else
-			UNROLL
-			for (i = 0; i < R; i++)
-				out[(size_t)j * ldo + r + i] = hsum(acc[i][j]);
-	}
+	store(R, TT, out, ldo, r, acc);
 }
 
 /* Rows [r0, r1) against TT tokens, MR rows at a time. */
@@ -478,16 +488,7 @@ bblock(int R, int TT, float *out, int ldo, const uint16_t *w,
 				    xv);
 		}
 	}
-	UNROLL
-	for (j = 0; j < TT; j++) {
-		if (R == 4)
-			_mm_storeu_ps(out + (size_t)j * ldo + r,
-			    hsum4(acc[0][j], acc[1][j], acc[2][j], acc[3][j]));
-		else
-			UNROLL
-			for (i = 0; i < R; i++)
-				out[(size_t)j * ldo + r + i] = hsum(acc[i][j]);
-	}
+	store(R, TT, out, ldo, r, acc);
 }
 
 INLINE void
@@ -605,7 +606,7 @@ qblock(int R, int TT, float *out, int ldo, const void *w, const char *xp,
 	size_t nb = QNB(n), rowb = nb * (4 + 32), c;
 	const float *wd[MR];
 	const char *wq[MR];
-	__m512 acc[MR][QT], sw[MR], sx;
+	__m512 acc[MR][MT], sw[MR], sx;	/* QT <= MT of them used */
 	__m512i wv[MR], nc[MR], xv, c128 = _mm512_set1_epi8(-128);
 	__m512i z = _mm512_setzero_si512();
 	int i, j;
@@ -640,16 +641,7 @@ qblock(int R, int TT, float *out, int ldo, const void *w, const char *xp,
 				    _mm512_mul_ps(sw[i], sx), acc[i][j]);
 		}
 	}
-	UNROLL
-	for (j = 0; j < TT; j++) {
-		if (R == 4)
-			_mm_storeu_ps(out + (size_t)j * ldo + r,
-			    hsum4(acc[0][j], acc[1][j], acc[2][j], acc[3][j]));
-		else
-			UNROLL
-			for (i = 0; i < R; i++)
-				out[(size_t)j * ldo + r + i] = hsum(acc[i][j]);
-	}
+	store(R, TT, out, ldo, r, acc);
 }
 
 INLINE void
