@@ -182,7 +182,7 @@ run_gen() {	# threads
 	put stepmed "$1" "$(kv steady_median_ms "$line")"
 	pbw2=$("$probe" bw -t "$1" -r 5 -m 256) || fail "probe bw -t $1 failed"
 	[ "$(awk -v a="$(kv best_gbs "$pbw2")" -v b="$(kv best_gbs "$pbw")" \
-	    'BEGIN { print a > b }')" = 1 ] && pbw=$pbw2
+	    'BEGIN { print (a > b) }')" = 1 ] && pbw=$pbw2
 	put pbw "$1" "$(kv best_gbs "$pbw")"
 	put pratio "$1" "$(awk -v ms="$(kv steady_median_ms "$line")" \
 	    -v b="$(kv best_gbs "$pbw")" -v w="$wbytes" \
