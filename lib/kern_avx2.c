@@ -107,11 +107,11 @@ hsum4(__m256 a, __m256 b, __m256 c, __m256 d)
 	    _mm256_extractf128_ps(r, 1));
 }
 
-/* out[j*ldo + r + i] = dot(W[r + i], x + j*ldx) for i < R, j < TT.
- * R and TT are constants after inlining (R is 1 or 4, TT <= MT). */
+/* out[j*ldo + r + i*rs] = dot(W[r + i*rs], x + j*ldx) for i < R, j < TT.
+ * R and TT are constants after inlining (R <= MR, TT <= MT). */
 INLINE void
 block(enum wtype t, int R, int TT, float *out, int ldo, const void *w,
-    const float *x, int ldx, int n, int r)
+    const float *x, int ldx, int n, int r, int rs)
 {
 	__m256 acc[MR][MT], wv[MR], xv;
 	size_t row[MR];
@@ -119,7 +119,7 @@ block(enum wtype t, int R, int TT, float *out, int ldo, const void *w,
 
 	UNROLL
 	for (i = 0; i < R; i++) {
-		row[i] = (size_t)(r + i) * n;
+		row[i] = (size_t)(r + i * rs) * n;
 		UNROLL
 		for (j = 0; j < TT; j++)
 			acc[i][j] = _mm256_setzero_ps();
@@ -152,13 +152,14 @@ block(enum wtype t, int R, int TT, float *out, int ldo, const void *w,
 	}
 	UNROLL
 	for (j = 0; j < TT; j++) {
-		if (R == 4)
+		if (R == 4 && rs == 1)
 			_mm_storeu_ps(out + (size_t)j * ldo + r,
 			    hsum4(acc[0][j], acc[1][j], acc[2][j], acc[3][j]));
 		else
 			UNROLL
 			for (i = 0; i < R; i++)
-				out[(size_t)j * ldo + r + i] = hsum(acc[i][j]);
+				out[(size_t)j * ldo + r + i * rs] =
+				    hsum(acc[i][j]);
 	}
 }
 
@@ -170,21 +171,23 @@ rows(enum wtype t, int TT, float *out, int ldo, const void *w,
 	int r;
 
 	for (r = r0; r + MR <= r1; r += MR)
-		block(t, MR, TT, out, ldo, w, x, ldx, n, r);
+		block(t, MR, TT, out, ldo, w, x, ldx, n, r, 1);
 	for (; r < r1; r++)
-		block(t, 1, TT, out, ldo, w, x, ldx, n, r);
+		block(t, 1, TT, out, ldo, w, x, ldx, n, r, 1);
 }
 
-/* Decode: one row after the other, a single sequential stream (see
- * kern_avx512.c). */
+/* Decode: the rows in two halves read side by side, two sequential
+ * streams (see kern_avx512.c). */
 INLINE void
 matvec(enum wtype t, float *out, const void *w, const float *x, int n,
     int r0, int r1)
 {
-	int r;
+	int h = (r1 - r0) / 2, r;
 
-	for (r = r0; r < r1; r++)
-		block(t, 1, 1, out, 0, w, x, 0, n, r);
+	for (r = r0; r < r0 + h; r++)
+		block(t, 2, 1, out, 0, w, x, 0, n, r, h);
+	if ((r1 - r0) % 2)
+		block(t, 1, 1, out, 0, w, x, 0, n, r1 - 1, 1);
 }
 
 /* Prefill: tokens in super-blocks whose activations fit in L2, rows in

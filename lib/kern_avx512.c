@@ -105,30 +105,32 @@ hsum4(__m512 a, __m512 b, __m512 c, __m512 d)
 	    v));
 }
 
-/* out[j*ldo + r + i] = the reduction of acc[i][j], i < R, j < TT (R is
- * 1 or 4): the store of every register block below. */
+/* out[j*ldo + r + i*rs] = the reduction of acc[i][j], i < R, j < TT:
+ * the store of every register block below. */
 INLINE void
-store(int R, int TT, float *out, int ldo, int r, __m512 acc[MR][MT])
+store(int R, int TT, float *out, int ldo, int r, int rs,
+    __m512 acc[MR][MT])
 {
 	int i, j;
 
 	UNROLL
 	for (j = 0; j < TT; j++) {
-		if (R == 4)
+		if (R == 4 && rs == 1)
 			_mm_storeu_ps(out + (size_t)j * ldo + r,
 			    hsum4(acc[0][j], acc[1][j], acc[2][j], acc[3][j]));
 		else
 			UNROLL
 			for (i = 0; i < R; i++)
-				out[(size_t)j * ldo + r + i] = hsum(acc[i][j]);
+				out[(size_t)j * ldo + r + i * rs] =
+				    hsum(acc[i][j]);
 	}
 }
 
-/* out[j*ldo + r + i] = dot(W[r + i], x + j*ldx) for i < R, j < TT.
- * R and TT are constants after inlining (R is 1 or 4, TT <= MT). */
+/* out[j*ldo + r + i*rs] = dot(W[r + i*rs], x + j*ldx) for i < R, j < TT.
+ * R and TT are constants after inlining (R <= MR, TT <= MT). */
 INLINE void
 block(enum wtype t, int R, int TT, float *out, int ldo, const void *w,
-    const float *x, int ldx, int n, int r)
+    const float *x, int ldx, int n, int r, int rs)
 {
 	__m512 acc[MR][MT], wv[MR], xv;
 	size_t row[MR];
@@ -137,7 +139,7 @@ block(enum wtype t, int R, int TT, float *out, int ldo, const void *w,
 
 	UNROLL
 	for (i = 0; i < R; i++) {
-		row[i] = (size_t)(r + i) * n;
+		row[i] = (size_t)(r + i * rs) * n;
 		UNROLL
 		for (j = 0; j < TT; j++)
 			acc[i][j] = _mm512_setzero_ps();
@@ -169,7 +171,7 @@ block(enum wtype t, int R, int TT, float *out, int ldo, const void *w,
 				    acc[i][j]);
 		}
 	}
-	store(R, TT, out, ldo, r, acc);
+	store(R, TT, out, ldo, r, rs, acc);
 }
 
 /* Rows [r0, r1) against TT tokens, MR rows at a time. */
@@ -180,24 +182,28 @@ rows(enum wtype t, int TT, float *out, int ldo, const void *w,
 	int r;
 
 	for (r = r0; r + MR <= r1; r += MR)
-		block(t, MR, TT, out, ldo, w, x, ldx, n, r);
+		block(t, MR, TT, out, ldo, w, x, ldx, n, r, 1);
 	for (; r < r1; r++)
-		block(t, 1, TT, out, ldo, w, x, ldx, n, r);
+		block(t, 1, TT, out, ldo, w, x, ldx, n, r, 1);
 }
 
-/* Decode: one row after the other, so that the weights are read as one
- * sequential stream.  Interleaving MR rows (four streams 2n bytes apart,
- * with or without software prefetch) read 18-29 GB/s on one Zen 5 core
- * where a plain read and this loop read 28-35 (see bench/NOTES.md); the
- * rows' chains are independent, so out-of-order execution overlaps them. */
+/* Decode: the rows in two halves read side by side, each from its start
+ * to its end, so that the weights arrive as two sequential streams far
+ * apart.  Four rows next to each other (four streams 2n bytes apart,
+ * with or without software prefetch) read 18-29 GB/s on one Zen 5 core,
+ * one row after the other 27-29, two halves 31-35, more than a plain
+ * read's 29-33 (bench/NOTES.md).  Every row keeps its own accumulator,
+ * so the outputs are those of one row at a time. */
 INLINE void
 matvec(enum wtype t, float *out, const void *w, const float *x, int n,
     int r0, int r1)
 {
-	int r;
+	int h = (r1 - r0) / 2, r;
 
-	for (r = r0; r < r1; r++)
-		block(t, 1, 1, out, 0, w, x, 0, n, r);
+	for (r = r0; r < r0 + h; r++)
+		block(t, 2, 1, out, 0, w, x, 0, n, r, h);
+	if ((r1 - r0) % 2)
+		block(t, 1, 1, out, 0, w, x, 0, n, r1 - 1, 1);
 }
 
 /* Rows [p0, p1) against the TT <= MT tokens at x. */
@@ -445,7 +451,7 @@ xtobf16(uint16_t *o, const float *x, int n)
  * zero-padded to a multiple of 32). */
 INLINE void
 bblock(int R, int TT, float *out, int ldo, const uint16_t *w,
-    const uint16_t *xs, size_t ldxs, int n, int r)
+    const uint16_t *xs, size_t ldxs, int n, int r, int rs)
 {
 	__m512 acc[MR][MT];
 	__m512bh wv[MR], xv;
@@ -455,7 +461,7 @@ bblock(int R, int TT, float *out, int ldo, const uint16_t *w,
 
 	UNROLL
 	for (i = 0; i < R; i++) {
-		row[i] = (size_t)(r + i) * n;
+		row[i] = (size_t)(r + i * rs) * n;
 		UNROLL
 		for (j = 0; j < TT; j++)
 			acc[i][j] = _mm512_setzero_ps();
@@ -488,7 +494,7 @@ bblock(int R, int TT, float *out, int ldo, const uint16_t *w,
 				    xv);
 		}
 	}
-	store(R, TT, out, ldo, r, acc);
+	store(R, TT, out, ldo, r, rs, acc);
 }
 
 INLINE void
@@ -498,9 +504,9 @@ brows(int TT, float *out, int ldo, const uint16_t *w, const uint16_t *xs,
 	int r;
 
 	for (r = r0; r + MR <= r1; r += MR)
-		bblock(MR, TT, out, ldo, w, xs, ldxs, n, r);
+		bblock(MR, TT, out, ldo, w, xs, ldxs, n, r, 1);
 	for (; r < r1; r++)
-		bblock(1, TT, out, ldo, w, xs, ldxs, n, r);
+		bblock(1, TT, out, ldo, w, xs, ldxs, n, r, 1);
 }
 
 static void
@@ -508,13 +514,16 @@ matvec_bf16act(float *out, const void *w, const float *x, int n, int r0,
     int r1)
 {
 	uint16_t xs[KERN_BF16ACT_MAXN] __attribute__((aligned(64)));
-	int r;
+	int r, h;
 
 	if (n > KERN_BF16ACT_MAXN)
 		return;
 	xtobf16(xs, x, n);
-	for (r = r0; r < r1; r++)	/* one stream, as matvec */
-		bblock(1, 1, out, 0, w, xs, 0, n, r);
+	h = (r1 - r0) / 2;	/* two streams, as matvec */
+	for (r = r0; r < r0 + h; r++)
+		bblock(2, 1, out, 0, w, xs, 0, n, r, h);
+	if ((r1 - r0) % 2)
+		bblock(1, 1, out, 0, w, xs, 0, n, r1 - 1, 1);
 }
 
 /* Activations of one token super-block, rounded: TB * XPAD(n) <= XBUF. */
@@ -601,7 +610,7 @@ qprep(char *p, const float *x, int n, float *tmp)
  * (stride ldxp bytes), i < R, j < TT. */
 INLINE void
 qblock(int R, int TT, float *out, int ldo, const void *w, const char *xp,
-    size_t ldxp, int n, int r)
+    size_t ldxp, int n, int r, int rs)
 {
 	size_t nb = QNB(n), rowb = nb * (4 + 32), c;
 	const float *wd[MR];
@@ -613,7 +622,7 @@ qblock(int R, int TT, float *out, int ldo, const void *w, const char *xp,
 
 	UNROLL
 	for (i = 0; i < R; i++) {
-		wd[i] = (const float *)((const char *)w + (size_t)(r + i) *
+		wd[i] = (const float *)((const char *)w + (size_t)(r + i * rs) *
 		    rowb);
 		wq[i] = (const char *)(wd[i] + nb);
 		UNROLL
@@ -641,7 +650,7 @@ qblock(int R, int TT, float *out, int ldo, const void *w, const char *xp,
 				    _mm512_mul_ps(sw[i], sx), acc[i][j]);
 		}
 	}
-	store(R, TT, out, ldo, r, acc);
+	store(R, TT, out, ldo, r, rs, acc);
 }
 
 INLINE void
@@ -651,9 +660,9 @@ qrows(int TT, float *out, int ldo, const void *w, const char *xp,
 	int r;
 
 	for (r = r0; r + MR <= r1; r += MR)
-		qblock(MR, TT, out, ldo, w, xp, ldxp, n, r);
+		qblock(MR, TT, out, ldo, w, xp, ldxp, n, r, 1);
 	for (; r < r1; r++)
-		qblock(1, TT, out, ldo, w, xp, ldxp, n, r);
+		qblock(1, TT, out, ldo, w, xp, ldxp, n, r, 1);
 }
 
 static void
@@ -661,13 +670,16 @@ matvec_q8_0(float *out, const void *w, const float *x, int n, int r0, int r1)
 {
 	char xp[QNB(KERN_Q8_0_MAXN) * 64] __attribute__((aligned(64)));
 	float tmp[QNB(KERN_Q8_0_MAXN) * 9];
-	int r;
+	int r, h;
 
 	if (n > KERN_Q8_0_MAXN)
 		return;
 	qprep(xp, x, n, tmp);
-	for (r = r0; r < r1; r++)	/* one stream, as matvec */
-		qblock(1, 1, out, 0, w, xp, 0, n, r);
+	h = (r1 - r0) / 2;	/* two streams, as matvec */
+	for (r = r0; r < r0 + h; r++)
+		qblock(2, 1, out, 0, w, xp, 0, n, r, h);
+	if ((r1 - r0) % 2)
+		qblock(1, 1, out, 0, w, xp, 0, n, r1 - 1, 1);
 }
 
 /* Token super-blocks prepared once, row panels that fit in L1, QT
