@@ -127,38 +127,43 @@ median(double *v, int n)
 
 /* ---- read bandwidth ---- */
 
-/* Sum of p[0..n), n a multiple of BLK: 8 independent accumulators. */
+/* Sum of p[0..n) and q[0..n), n a multiple of BLK, read side by side:
+ * two sequential streams (as the decode kernels read a thread's rows;
+ * on Zen 5 they read 5-10% faster than one), 8 independent
+ * accumulators. */
 static float
-sum_portable(const float *p, size_t n)
+sum_portable(const float *p, const float *q, size_t n)
 {
 	float a[8] = { 0 };
 	size_t i;
 	int j;
 
-	for (i = 0; i < n; i += 8)
-		for (j = 0; j < 8; j++)
+	for (i = 0; i < n; i += 4)
+		for (j = 0; j < 4; j++) {
 			a[j] += p[i + j];
+			a[4 + j] += q[i + j];
+		}
 	return a[0] + a[1] + a[2] + a[3] + a[4] + a[5] + a[6] + a[7];
 }
 
 #if X86
 __attribute__((target("avx2,fma"))) static float
-sum_avx2(const float *p, size_t n)
+sum_avx2(const float *p, const float *q, size_t n)
 {
 	__m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
 	__m256 a4 = a0, a5 = a0, a6 = a0, a7 = a0;
 	float r[8];
 	size_t i;
 
-	for (i = 0; i < n; i += 64) {
+	for (i = 0; i < n; i += 32) {
 		a0 = _mm256_add_ps(a0, _mm256_loadu_ps(p + i));
 		a1 = _mm256_add_ps(a1, _mm256_loadu_ps(p + i + 8));
 		a2 = _mm256_add_ps(a2, _mm256_loadu_ps(p + i + 16));
 		a3 = _mm256_add_ps(a3, _mm256_loadu_ps(p + i + 24));
-		a4 = _mm256_add_ps(a4, _mm256_loadu_ps(p + i + 32));
-		a5 = _mm256_add_ps(a5, _mm256_loadu_ps(p + i + 40));
-		a6 = _mm256_add_ps(a6, _mm256_loadu_ps(p + i + 48));
-		a7 = _mm256_add_ps(a7, _mm256_loadu_ps(p + i + 56));
+		a4 = _mm256_add_ps(a4, _mm256_loadu_ps(q + i));
+		a5 = _mm256_add_ps(a5, _mm256_loadu_ps(q + i + 8));
+		a6 = _mm256_add_ps(a6, _mm256_loadu_ps(q + i + 16));
+		a7 = _mm256_add_ps(a7, _mm256_loadu_ps(q + i + 24));
 	}
 	a0 = _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(a0, a1), _mm256_add_ps(a2, a3)),
 	    _mm256_add_ps(_mm256_add_ps(a4, a5), _mm256_add_ps(a6, a7)));
@@ -167,21 +172,21 @@ sum_avx2(const float *p, size_t n)
 }
 
 __attribute__((target("avx512f"))) static float
-sum_avx512(const float *p, size_t n)
+sum_avx512(const float *p, const float *q, size_t n)
 {
 	__m512 a0 = _mm512_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
 	__m512 a4 = a0, a5 = a0, a6 = a0, a7 = a0;
 	size_t i;
 
-	for (i = 0; i < n; i += 128) {
+	for (i = 0; i < n; i += 64) {
 		a0 = _mm512_add_ps(a0, _mm512_loadu_ps(p + i));
 		a1 = _mm512_add_ps(a1, _mm512_loadu_ps(p + i + 16));
 		a2 = _mm512_add_ps(a2, _mm512_loadu_ps(p + i + 32));
 		a3 = _mm512_add_ps(a3, _mm512_loadu_ps(p + i + 48));
-		a4 = _mm512_add_ps(a4, _mm512_loadu_ps(p + i + 64));
-		a5 = _mm512_add_ps(a5, _mm512_loadu_ps(p + i + 80));
-		a6 = _mm512_add_ps(a6, _mm512_loadu_ps(p + i + 96));
-		a7 = _mm512_add_ps(a7, _mm512_loadu_ps(p + i + 112));
+		a4 = _mm512_add_ps(a4, _mm512_loadu_ps(q + i));
+		a5 = _mm512_add_ps(a5, _mm512_loadu_ps(q + i + 16));
+		a6 = _mm512_add_ps(a6, _mm512_loadu_ps(q + i + 32));
+		a7 = _mm512_add_ps(a7, _mm512_loadu_ps(q + i + 48));
 	}
 	a0 = _mm512_add_ps(_mm512_add_ps(_mm512_add_ps(a0, a1), _mm512_add_ps(a2, a3)),
 	    _mm512_add_ps(_mm512_add_ps(a4, a5), _mm512_add_ps(a6, a7)));
@@ -190,7 +195,7 @@ sum_avx512(const float *p, size_t n)
 #endif
 
 /* The widest kernel the CPU has, and its name. */
-static float (*sumfn)(const float *, size_t) = sum_portable;
+static float (*sumfn)(const float *, const float *, size_t) = sum_portable;
 static const char *sumname = "portable";
 
 static void
@@ -215,7 +220,7 @@ struct team {
 	void (*work)(struct team *, int);
 	/* bw */
 	const float *buf;
-	size_t n;			/* floats, a multiple of BLK * nthr */
+	size_t n;			/* floats, a multiple of 2 * BLK * nthr */
 	/* roof */
 	long iters;
 	volatile float sink[MAXTHR];
@@ -272,9 +277,10 @@ team_run(struct team *tm)
 static void
 bw_work(struct team *tm, int id)
 {
-	size_t per = tm->n / (size_t)tm->nthr;
+	size_t per = tm->n / (size_t)tm->nthr, h = per / 2;
+	const float *p = tm->buf + per * (size_t)id;
 
-	tm->sink[id] = sumfn(tm->buf + per * (size_t)id, per);
+	tm->sink[id] = sumfn(p, p + h, h);
 }
 
 /* First touch of an anonymous buffer, in parallel (pages land near the
@@ -331,11 +337,21 @@ cmd_bw(int argc, char *argv[])
 		if (fd < 0 || fstat(fd, &sb) < 0)
 			die("%s:", file);
 		bytes = (size_t)sb.st_size;
-		/* as lib/st.c maps weights */
-		map = mmap(NULL, bytes, PROT_READ, MAP_PRIVATE, fd, 0);
+		/* as lib/st.c maps weights (file_map, lib/util.c): 2 MiB
+		 * aligned, huge pages advised */
+		map = mmap(NULL, bytes + (2 << 20), PROT_NONE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (map == MAP_FAILED)
+			die("%s: mmap:", file);
+		map = (void *)(((uintptr_t)map + (2 << 20) - 1) &
+		    ~(uintptr_t)((2 << 20) - 1));
+		map = mmap(map, bytes, PROT_READ, MAP_PRIVATE | MAP_FIXED, fd, 0);
 		close(fd);
 		if (map == MAP_FAILED)
 			die("%s: mmap:", file);
+#ifdef MADV_HUGEPAGE
+		madvise(map, bytes, MADV_HUGEPAGE);
+#endif
 	} else {
 		bytes = mib << 20;
 		if (posix_memalign(&map, 2 << 20, bytes))
@@ -344,7 +360,7 @@ cmd_bw(int argc, char *argv[])
 		madvise(map, bytes, MADV_HUGEPAGE);
 #endif
 	}
-	n = bytes / sizeof(float) / ((size_t)BLK * tm.nthr) * BLK * tm.nthr;
+	n = bytes / sizeof(float) / ((size_t)2 * BLK * tm.nthr) * 2 * BLK * tm.nthr;
 	if (n == 0)
 		die("%s: too small to measure", file ? file : "buffer");
 	tm.buf = map, tm.n = n;

@@ -302,7 +302,7 @@ mapfile(struct st *st, const char *path, size_t *cap)
 		close(fd);
 		return error("%s: file too large", path);
 	}
-	base = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	base = file_map(fd, (size_t)sb.st_size);
 	close(fd);
 	if (base == MAP_FAILED)
 		return error("%s: mmap:", path);

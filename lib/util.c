@@ -234,6 +234,37 @@ mem_unmap(void *p, size_t n)
 		munmap(p, mem_roundup(n));
 }
 
+void *
+file_map(int fd, size_t len)
+{
+	size_t huge = (size_t)2 << 20, pg = (size_t)sysconf(_SC_PAGESIZE);
+	size_t lp = (len + pg - 1) / pg * pg, rs;
+	char *r, *a, *p;
+
+	if (len < huge || lp > SIZE_MAX - huge)
+		return mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
+	/* reserve a huge page more than needed, map the file over the
+	 * aligned part of it, give back the rest */
+	rs = lp + huge;
+	r = mmap(NULL, rs, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (r == MAP_FAILED)
+		return mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
+	a = (char *)(((uintptr_t)r + huge - 1) & ~(uintptr_t)(huge - 1));
+	p = mmap(a, len, PROT_READ, MAP_PRIVATE | MAP_FIXED, fd, 0);
+	if (p == MAP_FAILED) {
+		munmap(r, rs);
+		return MAP_FAILED;
+	}
+	if (a > r)
+		munmap(r, (size_t)(a - r));
+	if (r + rs > a + lp)
+		munmap(a + lp, (size_t)(r + rs - (a + lp)));
+#ifdef MADV_HUGEPAGE
+	madvise(p, len, MADV_HUGEPAGE);
+#endif
+	return p;
+}
+
 int
 default_threads(void)
 {

@@ -35,6 +35,15 @@ char *estrdup(const char *s);
  * pages cut that 12-fold).  NULL on failure (errno set); free with
  * mem_unmap(p, n) using the same n. */
 void *mem_map(size_t n);
+/* mmap len bytes of fd from offset 0, read-only and private, at an
+ * address aligned to 2 MiB and with transparent huge pages advised: when
+ * the kernel reads the file into the page cache through such a mapping
+ * (and the file system allows large folios) it uses 2 MiB folios and
+ * maps them whole, which streams the weights faster (bench/NOTES.md); the
+ * folios remain the page cache's, shared with every process mapping the
+ * file.  Pages cached earlier (the file was just written or copied) stay
+ * as they are.  MAP_FAILED on failure (errno set); munmap(p, len). */
+void *file_map(int fd, size_t len);
 void mem_unmap(void *p, size_t n);
 
 /* Overflow-checked size arithmetic: 0 on success, -1 on overflow. */

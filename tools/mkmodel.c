@@ -8,12 +8,14 @@
 #include <sys/stat.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../lib/cfg.h"
 #include "../lib/pool.h"
@@ -123,6 +125,23 @@ create(const char *dir, const char *name, char *path, size_t len)
 	if (!(f = fopen(path, "w")))
 		die("%s:", path);
 	return f;
+}
+
+/* Write out a large weights file and drop it from the page cache, so
+ * that the first program to map it reads it back in 2 MiB folios (see
+ * file_map in lib/util.h); pages cached by write() would stay small.
+ * Small files (the test models) are left alone: huge pages do not matter
+ * there and fsync would slow the test suites down. */
+static void
+uncache(FILE *f, const char *path)
+{
+	off_t bytes = ftello(f);
+
+	if (bytes < ((off_t)32 << 20))
+		return;
+	if (fflush(f) || fsync(fileno(f)))
+		die("%s:", path);
+	posix_fadvise(fileno(f), 0, 0, POSIX_FADV_DONTNEED);
 }
 
 /* JSON string (s is UTF-8 or plain ASCII). */
@@ -326,6 +345,7 @@ weights(const char *dir, struct gen *g, size_t n, int shards, int nthr)
 				fprintf(idx, ": \"%s\"", name);
 			}
 		}
+		uncache(f, path);
 		if (fshut(f, path))
 			exit(1);
 		i0 = i1;
