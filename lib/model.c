@@ -575,10 +575,13 @@ kv_at(const struct model *m, int l, int s, int g, int p)
 	    MODEL_KVBLOCK * m->hd + (size_t)(p % MODEL_KVBLOCK) * m->hd;
 }
 
-/* Attention's q, k and v as one dispatch over their stacked rows, split
- * at head boundaries, so that each share also finishes its heads for all
- * tokens: the biases, RoPE, and k and v into the cache.  Nothing of it
- * is left to the main thread between the dispatches. */
+/* Attention's q, k and v as one dispatch over their stacked rows.  In a
+ * prefill the rows are split at head boundaries, so that each share also
+ * finishes its heads for all tokens (the biases, RoPE, and k and v into
+ * the cache) and nothing of it is left to the main thread.  A decode
+ * step splits them in 16s instead and finishes the heads afterwards:
+ * whole heads would give one thread 8 of SmolLM2's 15 and cost more
+ * (about 0.1 ms a token) than the serial finish of one token (0.05). */
 struct qkv {
 	struct model *m;
 	const struct layer *w;
@@ -586,18 +589,18 @@ struct qkv {
 	int l, T, pos0;
 };
 
+/* Biases, RoPE, and k and v into the cache, for the stacked rows' heads
+ * h0 <= h < h1 (q heads, then k, then v) of all tokens. */
 static void
-qkv_rows(void *ctx, int r0, int r1)
+qkv_heads(const struct qkv *j, int h0, int h1)
 {
-	const struct qkv *j = ctx;
 	struct model *m = j->m;
 	const struct layer *w = j->w;
 	int hd = m->hd, nq = m->qdim / hd, nkv = m->kvdim / hd, h, t, g, s;
 	float *kn = m->kvnew, *x;
 	const float *b, *cs;
 
-	mm_rows((void *)&j->mm, r0, r1);
-	for (h = r0 / hd; h < r1 / hd; h++)
+	for (h = h0; h < h1; h++)
 		for (t = 0; t < j->T; t++) {
 			cs = m->rope + (size_t)t * hd;
 			if (h < nq) {		/* a query head */
@@ -619,6 +622,16 @@ qkv_rows(void *ctx, int r0, int r1)
 				memcpy(kv_at(m, j->l, (h - nq) / nkv, (h - nq) %
 				    nkv, j->pos0 + t), x, hd * sizeof(float));
 		}
+}
+
+/* Prefill work: rows [r0, r1), whole heads, and their finish. */
+static void
+qkv_rows(void *ctx, int r0, int r1)
+{
+	const struct qkv *j = ctx;
+
+	mm_rows((void *)&j->mm, r0, r1);
+	qkv_heads(j, r0 / j->m->hd, r1 / j->m->hd);
 }
 
 /* The MLP's first half as one dispatch over the intermediate rows: each
@@ -823,7 +836,13 @@ forward(struct model *m, const int *ids, int T, int all)
 		for (t = 0; t < T; t++)
 			kern.rmsnorm(m->xb + (size_t)t * d, m->x + (size_t)t * d,
 			    w->attn_norm, d, c->rms_norm_eps);
-		pool_for(m->pool, m->qdim + 2 * kvdim, hd, qkv_rows, &qkv);
+		if (T > 1)
+			pool_for(m->pool, m->qdim + 2 * kvdim, hd, qkv_rows,
+			    &qkv);
+		else {
+			mm_run(m, &qkv.mm);
+			qkv_heads(&qkv, 0, (m->qdim + 2 * kvdim) / hd);
+		}
 		/* the per-head outputs go to xb (T, qdim) */
 		attention(m, l, T, pos0);
 		/* x += o_proj(attention) */
