@@ -539,8 +539,10 @@ kern_init(const char *want)
 		kern = kern_avx512;
 		if (!has_bf16())
 			kern.matvec_bf16act = NULL, kern.matmul_bf16act = NULL;
-		if (!has_vnni())
-			kern.matvec[W_Q8_0] = NULL, kern.matmul[W_Q8_0] = NULL;
+		if (!has_vnni()) {	/* the AVX2 int8 ones */
+			kern.matvec[W_Q8_0] = kern_avx2.matvec[W_Q8_0];
+			kern.matmul[W_Q8_0] = kern_avx2.matmul[W_Q8_0];
+		}
 	}
 	else if (w == 1)
 		kern = kern_avx2;

@@ -366,10 +366,147 @@ tof32_bf16(float *out, const void *w, size_t n)
 	widen(W_BF16, out, w, n);
 }
 
+/* ---- Q8_0 ----
+ *
+ * The activations are quantized by kern_q8_0_quant into the layout of a
+ * weight row.  Per block of 32: |w| (vpsignb w, w) times a with w's sign
+ * (vpsignb a, w) by vpmaddubsw into 16 pair sums (at most 2 * 127 * 127:
+ * both sides lie in [-127, 127], so nothing saturates), vpmaddwd with
+ * ones into 8 exact int32 lanes, converted and added in float with the
+ * product of the two block scales.  The lanes are reduced by hsum, per
+ * output, whatever the register block. */
+
+#define QNB(n) (((size_t)(n) + 63) / 64 * 2)	/* blocks a row, even */
+#define QR 2	/* rows per register block */
+#define QT 2	/* tokens per register block */
+#define XQBUF (64 * 1024)	/* bytes of quantized activations */
+
+/* 8 float lanes holding the exact int32 partial sums of w . a over a
+ * block of 32. */
+INLINE __m256
+qdot(__m256i w, __m256i a)
+{
+	__m256i p = _mm256_maddubs_epi16(_mm256_sign_epi8(w, w),
+	    _mm256_sign_epi8(a, w));
+
+	return _mm256_cvtepi32_ps(_mm256_madd_epi16(p, _mm256_set1_epi16(1)));
+}
+
+/* out[j*ldo + r + i*rs] = row r + i*rs of w . token j of the quantized
+ * activations at xq (stride ldxq bytes), i < R, j < TT. */
+INLINE void
+qblock(int R, int TT, float *out, int ldo, const void *w, const char *xq,
+    size_t ldxq, int n, int r, int rs)
+{
+	size_t nb = QNB(n), rowb = nb * (4 + 32), b;
+	const float *wd[QR], *xd[QT];
+	const int8_t *wq[QR], *xv[QT];
+	__m256 acc[QR][QT];
+	__m256i wb[QR], ab;
+	int i, j;
+
+	UNROLL
+	for (i = 0; i < R; i++) {
+		wd[i] = (const float *)((const char *)w + (size_t)(r + i * rs) *
+		    rowb);
+		wq[i] = (const int8_t *)(wd[i] + nb);
+		UNROLL
+		for (j = 0; j < TT; j++)
+			acc[i][j] = _mm256_setzero_ps();
+	}
+	UNROLL
+	for (j = 0; j < TT; j++) {
+		xd[j] = (const float *)(xq + (size_t)j * ldxq);
+		xv[j] = (const int8_t *)(xd[j] + nb);
+	}
+	for (b = 0; b < nb; b++) {
+		UNROLL
+		for (i = 0; i < R; i++)
+			wb[i] = _mm256_loadu_si256((const __m256i *)(wq[i] +
+			    32 * b));
+		UNROLL
+		for (j = 0; j < TT; j++) {
+			ab = _mm256_loadu_si256((const __m256i *)(xv[j] +
+			    32 * b));
+			UNROLL
+			for (i = 0; i < R; i++)
+				acc[i][j] = _mm256_fmadd_ps(qdot(wb[i], ab),
+				    _mm256_set1_ps(wd[i][b] * xd[j][b]),
+				    acc[i][j]);
+		}
+	}
+	UNROLL
+	for (j = 0; j < TT; j++)
+		UNROLL
+		for (i = 0; i < R; i++)
+			out[(size_t)j * ldo + r + i * rs] = hsum(acc[i][j]);
+}
+
+/* Decode: two halves of the rows side by side, as matvec. */
+static void
+matvec_q8_0(float *out, const void *w, const float *x, int n, int r0, int r1)
+{
+	float xq[QNB(KERN_Q8_0_MAXN) * 9];	/* (4 + 32) bytes a block */
+	int h = (r1 - r0) / 2, r;
+
+	if (n > KERN_Q8_0_MAXN)
+		return;
+	kern_q8_0_quant(xq, x, n);
+	for (r = r0; r < r0 + h; r++)
+		qblock(2, 1, out, 0, w, (const char *)xq, 0, n, r, h);
+	if ((r1 - r0) % 2)
+		qblock(1, 1, out, 0, w, (const char *)xq, 0, n, r1 - 1, 1);
+}
+
+/* Prefill: token super-blocks quantized once, rows in panels that fit in
+ * L2, QR x QT register blocks. */
+static void
+matmul_q8_0(float *out, int ldo, const void *w, const float *x, int ldx,
+    int n, int T, int r0, int r1)
+{
+	char xq[XQBUF] __attribute__((aligned(32)));
+	size_t ld = kern_q8_0_rowsize(n);
+	int P = (int)((256u << 10) / ld), TB = (int)(XQBUF / ld);
+	int t0, t1, p0, p1, j, r;
+	float *o;
+
+	if (n > KERN_Q8_0_MAXN || TB < 1)
+		return;
+	P = P < QR ? QR : P / QR * QR;
+	for (t0 = 0; t0 < T; t0 = t1) {
+		t1 = T - t0 > TB ? t0 + TB : T;
+		for (j = t0; j < t1; j++)
+			kern_q8_0_quant(xq + (size_t)(j - t0) * ld,
+			    x + (size_t)j * ldx, n);
+		for (p0 = r0; p0 < r1; p0 = p1) {
+			p1 = r1 - p0 > P ? p0 + P : r1;
+			for (j = t0; j < t1; j += QT) {
+				const char *xj = xq + (size_t)(j - t0) * ld;
+
+				o = out + (size_t)j * ldo;
+				for (r = p0; r + QR <= p1; r += QR)
+					if (t1 - j >= QT)
+						qblock(QR, QT, o, ldo, w, xj, ld,
+						    n, r, 1);
+					else
+						qblock(QR, 1, o, ldo, w, xj, ld,
+						    n, r, 1);
+				for (; r < p1; r++)
+					if (t1 - j >= QT)
+						qblock(1, QT, o, ldo, w, xj, ld,
+						    n, r, 1);
+					else
+						qblock(1, 1, o, ldo, w, xj, ld,
+						    n, r, 1);
+			}
+		}
+	}
+}
+
 const struct kern kern_avx2 = {
 	.name = "avx2",
-	.matvec = { matvec_f32, matvec_f16, matvec_bf16 },
-	.matmul = { matmul_f32, matmul_f16, matmul_bf16 },
+	.matvec = { matvec_f32, matvec_f16, matvec_bf16, matvec_q8_0 },
+	.matmul = { matmul_f32, matmul_f16, matmul_bf16, matmul_q8_0 },
 	.dot = dot,
 	.axpy = axpy,
 	.rmsnorm = rmsnorm,
