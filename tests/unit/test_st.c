@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <fcntl.h>
+#include <sys/mman.h>
 
 #include "../../lib/pool.h"
 #include "../../lib/kern.h"
@@ -339,6 +341,46 @@ test_stats(void)
 	free(h);
 }
 
+/* file_map: sizes around the page and huge-page boundaries map at a
+ * 2 MiB-aligned address (from 2 MiB up) with the file's bytes, and unmap
+ * cleanly (ASan sees the mappings). */
+static void
+test_file_map(void)
+{
+	static const size_t sizes[] = { 1, 4095, 4097, (2u << 20) - 1, 2u << 20,
+		(2u << 20) + 1, (5u << 20) + 123 };
+	char path[64];
+	unsigned char *buf, *p;
+	size_t z, i, n;
+	FILE *f;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/map", dir);
+	for (z = 0; z < LEN(sizes); z++) {
+		n = sizes[z];
+		buf = emalloc(n);
+		for (i = 0; i < n; i++)
+			buf[i] = (unsigned char)(i * 131 + (i >> 12));
+		CHECK((f = fopen(path, "wb")) != NULL);
+		if (!f)
+			return;
+		CHECK(fwrite(buf, 1, n, f) == n);
+		fclose(f);
+		CHECK((fd = open(path, O_RDONLY)) >= 0);
+		p = file_map(fd, n);
+		close(fd);
+		CHECK(p != MAP_FAILED);
+		if (p != MAP_FAILED) {
+			if (n >= (2u << 20))
+				CHECK((uintptr_t)p % (2u << 20) == 0);
+			CHECK(!memcmp(p, buf, n));
+			CHECK(!munmap(p, n));
+		}
+		free(buf);
+	}
+	unlink(path);
+}
+
 int
 main(void)
 {
@@ -354,6 +396,7 @@ main(void)
 	test_roundtrip();
 	test_index();
 	test_stats();
+	test_file_map();
 	rmdir(dir);
 	if (fails) {
 		fprintf(stderr, "test_st: %d failures\n", fails);
