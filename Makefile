@@ -51,10 +51,15 @@ $(TOOLBIN): $(O)/%: tools/%.c $(O)/libcore.a
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(O)/libcore.a $(LDLIBS)
 $(UNIT): $(O)/%: tests/unit/%.c $(O)/libcore.a
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(O)/libcore.a $(LDLIBS)
+# The kernel microbenchmark (bench/NOTES.md); built by test so that it
+# keeps compiling, run by hand.
+$(O)/kernbench: bench/kernbench.c $(O)/libcore.a $(HDR)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(O)/libcore.a $(LDLIBS)
+kernbench: $(O)/kernbench
 
 # Unit tests run under every kernel table the CPU has (PIPELM_KERNEL),
 # then the bats suites against $(BINDIR), then the man-page lint.
-test: all $(UNIT)
+test: all $(UNIT) $(O)/kernbench
 	@for t in $(UNIT); do for k in portable avx2 avx512; do \
 		echo "$$t ($$k)"; PIPELM_KERNEL=$$k ./$$t || exit 1; done; done
 	PIPELM_BIN=$(CURDIR)/$(BINDIR) PIPELM_TOOLS=$(CURDIR)/$(O) bats tests/
@@ -79,4 +84,4 @@ uninstall:
 	rm -f $(DESTDIR)$(MANPREFIX)/man5/pipelm-formats.5
 clean:
 	rm -rf bin build/rel build/san
-.PHONY: all test check bench install uninstall clean
+.PHONY: all test check bench kernbench install uninstall clean

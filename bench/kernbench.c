@@ -1,8 +1,6 @@
 /* kernbench: speed of the matrix kernels on the SmolLM2-135M shapes.
  *
- *   make build/rel/libcore.a
- *   cc -std=c11 -O2 -D_POSIX_C_SOURCE=200809L -pthread -o build/rel/kernbench \
- *       bench/kernbench.c build/rel/libcore.a -lm
+ *   make kernbench
  *   PIPELM_KERNEL=avx512 build/rel/kernbench [-cH] [-t threads] [-T tokens]
  *       [-w f32|f16|bf16] [-m dir]
  *
