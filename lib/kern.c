@@ -333,6 +333,42 @@ kern_q8_0_quant(void *dst, const float *x, int n)
 	}
 }
 
+size_t
+kern_q8_0_xsize(int n)
+{
+	return Q8NB(n) * (sizeof(float) + 32 * sizeof(int16_t));
+}
+
+void
+kern_q8_0_quant_x(void *dst, const float *x, int n)
+{
+	size_t nb = Q8NB(n), b;
+	float *d = dst, amax, a, id, v;
+	int16_t *q = (int16_t *)(d + nb);
+	int i, m;
+
+	for (b = 0; b < nb; b++) {
+		m = (size_t)n > 32 * b ? n - 32 * (int)b : 0;
+		m = m < 32 ? m : 32;
+		amax = 0;
+		for (i = 0; i < m; i++) {
+			a = fabsf(x[32 * b + i]);
+			if (a > amax)
+				amax = a;
+		}
+		d[b] = amax / 32767.0f;
+		id = d[b] > 0 && d[b] < INFINITY ? 1.0f / d[b] : 0.0f;
+		for (i = 0; i < 32; i++) {
+			v = i < m ? nearbyintf(x[32 * b + i] * id) : 0.0f;
+			if (!(v >= -32767.0f))	/* also NaN */
+				v = v < 0 ? -32767.0f : 0.0f;
+			if (v > 32767.0f)
+				v = 32767.0f;
+			q[32 * b + i] = (int16_t)v;
+		}
+	}
+}
+
 /* Dot of Q8_0 row r of w with the quantized activations xq: one float
  * sum over the blocks in order, each block an exact int32 sum. */
 static float
@@ -341,8 +377,8 @@ q8dot(const void *w, int n, int r, const void *xq)
 	size_t nb = Q8NB(n), b;
 	const float *wd = (const float *)((const char *)w + r *
 	    kern_q8_0_rowsize(n)), *xd = xq;
-	const int8_t *wq = (const int8_t *)(wd + nb), *q = (const int8_t *)(xd +
-	    nb);
+	const int8_t *wq = (const int8_t *)(wd + nb);
+	const int16_t *q = (const int16_t *)(xd + nb);
 	float s = 0;
 	int32_t is;
 	int i;
@@ -359,12 +395,12 @@ q8dot(const void *w, int n, int r, const void *xq)
 static void
 matvec_q8_0(float *out, const void *w, const float *x, int n, int r0, int r1)
 {
-	float xq[Q8NB(KERN_Q8_0_MAXN) * 9];	/* (4 + 32) bytes a block */
+	float xq[Q8NB(KERN_Q8_0_MAXN) * 17];	/* (4 + 64) bytes a block */
 	int r;
 
 	if (n > KERN_Q8_0_MAXN)
 		return;
-	kern_q8_0_quant(xq, x, n);
+	kern_q8_0_quant_x(xq, x, n);
 	for (r = r0; r < r1; r++)
 		out[r] = q8dot(w, n, r, xq);
 }
@@ -495,18 +531,6 @@ has_bf16(void)
 	return a >> 5 & 1;
 }
 
-/* AVX512-VNNI (vpdpbusd): leaf 7, ecx bit 11. */
-static int
-has_vnni(void)
-{
-	unsigned a, b, c, d;
-
-	if (__get_cpuid_max(0, NULL) < 7)
-		return 0;
-	__cpuid_count(7, 0, a, b, c, d);
-	(void)a, (void)b, (void)d;
-	return c >> 11 & 1;
-}
 #endif
 
 int
@@ -539,10 +563,7 @@ kern_init(const char *want)
 		kern = kern_avx512;
 		if (!has_bf16())
 			kern.matvec_bf16act = NULL, kern.matmul_bf16act = NULL;
-		if (!has_vnni()) {	/* the AVX2 int8 ones */
-			kern.matvec[W_Q8_0] = kern_avx2.matvec[W_Q8_0];
-			kern.matmul[W_Q8_0] = kern_avx2.matmul[W_Q8_0];
-		}
+
 	}
 	else if (w == 1)
 		kern = kern_avx2;

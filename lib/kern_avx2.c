@@ -368,28 +368,30 @@ tof32_bf16(float *out, const void *w, size_t n)
 
 /* ---- Q8_0 ----
  *
- * The activations are quantized by kern_q8_0_quant into the layout of a
- * weight row.  Per block of 32: |w| (vpsignb w, w) times a with w's sign
- * (vpsignb a, w) by vpmaddubsw into 16 pair sums (at most 2 * 127 * 127:
- * both sides lie in [-127, 127], so nothing saturates), vpmaddwd with
- * ones into 8 exact int32 lanes, converted and added in float with the
- * product of the two block scales.  The lanes are reduced by hsum, per
- * output, whatever the register block. */
+ * The activations are quantized to int16 by kern_q8_0_quant_x.  Per
+ * block of 32: the int8 weights widened to int16 (vpmovsxbw), vpmaddwd
+ * against the activations in two halves, the halves added: 8 int32 lanes
+ * of 4 products each, exact (and exact in float: below 2^24), converted
+ * and added in float with the product of the two block scales.  The
+ * lanes are reduced by hsum, per output, whatever the register block. */
 
 #define QNB(n) (((size_t)(n) + 63) / 64 * 2)	/* blocks a row, even */
 #define QR 2	/* rows per register block */
 #define QT 2	/* tokens per register block */
 #define XQBUF (64 * 1024)	/* bytes of quantized activations */
 
-/* 8 float lanes holding the exact int32 partial sums of w . a over a
- * block of 32. */
+/* 8 float lanes holding exact partial sums of w . a over a block of 32
+ * (w: 32 int8, a: 32 int16). */
 INLINE __m256
-qdot(__m256i w, __m256i a)
+qdot(const int8_t *w, const int16_t *a)
 {
-	__m256i p = _mm256_maddubs_epi16(_mm256_sign_epi8(w, w),
-	    _mm256_sign_epi8(a, w));
+	__m256i lo = _mm256_madd_epi16(_mm256_cvtepi8_epi16(_mm_loadu_si128(
+	    (const __m128i *)w)), _mm256_loadu_si256((const __m256i *)a));
+	__m256i hi = _mm256_madd_epi16(_mm256_cvtepi8_epi16(_mm_loadu_si128(
+	    (const __m128i *)(w + 16))), _mm256_loadu_si256((const __m256i *)
+	    (a + 16)));
 
-	return _mm256_cvtepi32_ps(_mm256_madd_epi16(p, _mm256_set1_epi16(1)));
+	return _mm256_cvtepi32_ps(_mm256_add_epi32(lo, hi));
 }
 
 /* out[j*ldo + r + i*rs] = row r + i*rs of w . token j of the quantized
@@ -400,9 +402,9 @@ qblock(int R, int TT, float *out, int ldo, const void *w, const char *xq,
 {
 	size_t nb = QNB(n), rowb = nb * (4 + 32), b;
 	const float *wd[QR], *xd[QT];
-	const int8_t *wq[QR], *xv[QT];
+	const int8_t *wq[QR];
+	const int16_t *xv[QT];
 	__m256 acc[QR][QT];
-	__m256i wb[QR], ab;
 	int i, j;
 
 	UNROLL
@@ -417,24 +419,16 @@ qblock(int R, int TT, float *out, int ldo, const void *w, const char *xq,
 	UNROLL
 	for (j = 0; j < TT; j++) {
 		xd[j] = (const float *)(xq + (size_t)j * ldxq);
-		xv[j] = (const int8_t *)(xd[j] + nb);
+		xv[j] = (const int16_t *)(xd[j] + nb);
 	}
-	for (b = 0; b < nb; b++) {
+	for (b = 0; b < nb; b++)
 		UNROLL
-		for (i = 0; i < R; i++)
-			wb[i] = _mm256_loadu_si256((const __m256i *)(wq[i] +
-			    32 * b));
-		UNROLL
-		for (j = 0; j < TT; j++) {
-			ab = _mm256_loadu_si256((const __m256i *)(xv[j] +
-			    32 * b));
+		for (j = 0; j < TT; j++)
 			UNROLL
 			for (i = 0; i < R; i++)
-				acc[i][j] = _mm256_fmadd_ps(qdot(wb[i], ab),
-				    _mm256_set1_ps(wd[i][b] * xd[j][b]),
-				    acc[i][j]);
-		}
-	}
+				acc[i][j] = _mm256_fmadd_ps(qdot(wq[i] + 32 * b,
+				    xv[j] + 32 * b), _mm256_set1_ps(wd[i][b] *
+				    xd[j][b]), acc[i][j]);
 	UNROLL
 	for (j = 0; j < TT; j++)
 		UNROLL
@@ -446,12 +440,12 @@ qblock(int R, int TT, float *out, int ldo, const void *w, const char *xq,
 static void
 matvec_q8_0(float *out, const void *w, const float *x, int n, int r0, int r1)
 {
-	float xq[QNB(KERN_Q8_0_MAXN) * 9];	/* (4 + 32) bytes a block */
+	float xq[QNB(KERN_Q8_0_MAXN) * 17];	/* (4 + 64) bytes a block */
 	int h = (r1 - r0) / 2, r;
 
 	if (n > KERN_Q8_0_MAXN)
 		return;
-	kern_q8_0_quant(xq, x, n);
+	kern_q8_0_quant_x(xq, x, n);
 	for (r = r0; r < r0 + h; r++)
 		qblock(2, 1, out, 0, w, (const char *)xq, 0, n, r, h);
 	if ((r1 - r0) % 2)
@@ -465,8 +459,8 @@ matmul_q8_0(float *out, int ldo, const void *w, const float *x, int ldx,
     int n, int T, int r0, int r1)
 {
 	char xq[XQBUF] __attribute__((aligned(32)));
-	size_t ld = kern_q8_0_rowsize(n);
-	int P = (int)((256u << 10) / ld), TB = (int)(XQBUF / ld);
+	size_t ld = kern_q8_0_xsize(n);
+	int P = (int)((256u << 10) / kern_q8_0_rowsize(n)), TB = (int)(XQBUF / ld);
 	int t0, t1, p0, p1, j, r;
 	float *o;
 
@@ -476,7 +470,7 @@ matmul_q8_0(float *out, int ldo, const void *w, const float *x, int ldx,
 	for (t0 = 0; t0 < T; t0 = t1) {
 		t1 = T - t0 > TB ? t0 + TB : T;
 		for (j = t0; j < t1; j++)
-			kern_q8_0_quant(xq + (size_t)(j - t0) * ld,
+			kern_q8_0_quant_x(xq + (size_t)(j - t0) * ld,
 			    x + (size_t)j * ldx, n);
 		for (p0 = r0; p0 < r1; p0 = p1) {
 			p1 = r1 - p0 > P ? p0 + P : r1;

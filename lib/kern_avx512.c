@@ -573,125 +573,103 @@ matmul_bf16act(float *out, int ldo, const void *w, const float *x, int ldx,
 	}
 }
 
-/* ---- Q8_0 (AVX512-VNNI) ----
+/* ---- Q8_0 ----
  *
- * The activations are quantized by kern_q8_0_quant, then stored as
- * unsigned bytes q + 128 with each pair of block scales spread over 16
- * lanes.  vpdpbusd adds groups of 4 byte products into 16 int32 lanes, 2
- * blocks per instruction, starting from -128 * (sum of the weights'
- * group), so that each lane holds an exact int32 sum of q_w q_x; it is
- * converted and added in float with the product of the two scales.  The
- * lanes are reduced by the tree above, per output, whatever the block. */
+ * The activations are quantized to int16 by kern_q8_0_quant_x.  Per
+ * block of 32: the int8 weights widened to int16 (vpmovsxbw), vpmaddwd
+ * against the activations: 16 int32 lanes of 2 products each, exact,
+ * converted and added in float with the product of the two block scales.
+ * The lanes are reduced by the tree above, per output, whatever the
+ * block.  (AVX512-BW only: no VNNI needed.) */
 
 #define QNB(n) (((size_t)(n) + 63) / 64 * 2)	/* blocks a row, even */
 #define QT 3	/* tokens per register block */
-#define XQBUF (128 * 1024)	/* bytes of prepared activations */
+#define XQBUF (128 * 1024)	/* bytes of quantized activations */
 
-/* Prepare x[0..n) at p (QNB(n) * 64 bytes): the bytes, then the
- * scales; tmp holds kern_q8_0_rowsize(n) bytes. */
+/* out[j*ldo + r + i*rs] = row r + i*rs of w . token j of the quantized
+ * activations at xq (stride ldxq bytes), i < R, j < TT. */
 INLINE void
-qprep(char *p, const float *x, int n, float *tmp)
+qblock(int R, int TT, float *out, int ldo, const void *w, const char *xq,
+    size_t ldxq, int n, int r, int rs)
 {
-	size_t nb = QNB(n), c;
-	const int8_t *q = (const int8_t *)(tmp + nb);
-	float *xs = (float *)(p + nb * 32);
-
-	kern_q8_0_quant(tmp, x, n);
-	for (c = 0; c < nb * 32; c += 64)
-		_mm512_storeu_si512(p + c, _mm512_xor_si512(
-		    _mm512_loadu_si512(q + c), _mm512_set1_epi8(-128)));
-	for (c = 0; c < nb / 2; c++)
-		_mm512_storeu_ps(xs + 16 * c, _mm512_insertf32x8(
-		    _mm512_set1_ps(tmp[2 * c]), _mm256_set1_ps(tmp[2 * c + 1]),
-		    1));
-}
-
-/* out[j*ldo + r + i] = row r + i of w . token j of the prepared xp
- * (stride ldxp bytes), i < R, j < TT. */
-INLINE void
-qblock(int R, int TT, float *out, int ldo, const void *w, const char *xp,
-    size_t ldxp, int n, int r, int rs)
-{
-	size_t nb = QNB(n), rowb = nb * (4 + 32), c;
-	const float *wd[MR];
-	const char *wq[MR];
-	__m512 acc[MR][MT], sw[MR], sx;	/* QT <= MT of them used */
-	__m512i wv[MR], nc[MR], xv, c128 = _mm512_set1_epi8(-128);
-	__m512i z = _mm512_setzero_si512();
+	size_t nb = QNB(n), rowb = nb * (4 + 32), b;
+	const float *wd[MR], *xd[QT];
+	const int8_t *wq[MR];
+	const int16_t *xv[QT];
+	__m512 acc[MR][MT];	/* QT <= MT of them used */
+	__m512i wv[MR], av;
 	int i, j;
 
 	UNROLL
 	for (i = 0; i < R; i++) {
 		wd[i] = (const float *)((const char *)w + (size_t)(r + i * rs) *
 		    rowb);
-		wq[i] = (const char *)(wd[i] + nb);
+		wq[i] = (const int8_t *)(wd[i] + nb);
 		UNROLL
 		for (j = 0; j < TT; j++)
 			acc[i][j] = _mm512_setzero_ps();
 	}
-	for (c = 0; c < nb / 2; c++) {
+	UNROLL
+	for (j = 0; j < TT; j++) {
+		xd[j] = (const float *)(xq + (size_t)j * ldxq);
+		xv[j] = (const int16_t *)(xd[j] + nb);
+	}
+	for (b = 0; b < nb; b++) {
 		UNROLL
-		for (i = 0; i < R; i++) {
-			wv[i] = _mm512_loadu_si512(wq[i] + 64 * c);
-			nc[i] = _mm512_sub_epi32(z, _mm512_dpbusd_epi32(z, c128,
-			    wv[i]));
-			sw[i] = _mm512_insertf32x8(_mm512_set1_ps(wd[i][2 * c]),
-			    _mm256_set1_ps(wd[i][2 * c + 1]), 1);
-		}
+		for (i = 0; i < R; i++)
+			wv[i] = _mm512_cvtepi8_epi16(_mm256_loadu_si256(
+			    (const __m256i *)(wq[i] + 32 * b)));
 		UNROLL
 		for (j = 0; j < TT; j++) {
-			xv = _mm512_loadu_si512(xp + j * ldxp + 64 * c);
-			sx = _mm512_loadu_ps((const float *)(xp + j * ldxp +
-			    nb * 32) + 16 * c);
+			av = _mm512_loadu_si512(xv[j] + 32 * b);
 			UNROLL
 			for (i = 0; i < R; i++)
 				acc[i][j] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(
-				    _mm512_dpbusd_epi32(nc[i], xv, wv[i])),
-				    _mm512_mul_ps(sw[i], sx), acc[i][j]);
+				    _mm512_madd_epi16(wv[i], av)),
+				    _mm512_set1_ps(wd[i][b] * xd[j][b]),
+				    acc[i][j]);
 		}
 	}
 	store(R, TT, out, ldo, r, rs, acc);
 }
 
 INLINE void
-qrows(int TT, float *out, int ldo, const void *w, const char *xp,
-    size_t ldxp, int n, int r0, int r1)
+qrows(int TT, float *out, int ldo, const void *w, const char *xq,
+    size_t ldxq, int n, int r0, int r1)
 {
 	int r;
 
 	for (r = r0; r + MR <= r1; r += MR)
-		qblock(MR, TT, out, ldo, w, xp, ldxp, n, r, 1);
+		qblock(MR, TT, out, ldo, w, xq, ldxq, n, r, 1);
 	for (; r < r1; r++)
-		qblock(1, TT, out, ldo, w, xp, ldxp, n, r, 1);
+		qblock(1, TT, out, ldo, w, xq, ldxq, n, r, 1);
 }
 
 static void
 matvec_q8_0(float *out, const void *w, const float *x, int n, int r0, int r1)
 {
-	char xp[QNB(KERN_Q8_0_MAXN) * 64] __attribute__((aligned(64)));
-	float tmp[QNB(KERN_Q8_0_MAXN) * 9];
+	float xq[QNB(KERN_Q8_0_MAXN) * 17];	/* (4 + 64) bytes a block */
 	int r, h;
 
 	if (n > KERN_Q8_0_MAXN)
 		return;
-	qprep(xp, x, n, tmp);
+	kern_q8_0_quant_x(xq, x, n);
 	h = (r1 - r0) / 2;	/* two streams, as matvec */
 	for (r = r0; r < r0 + h; r++)
-		qblock(2, 1, out, 0, w, xp, 0, n, r, h);
+		qblock(2, 1, out, 0, w, (const char *)xq, 0, n, r, h);
 	if ((r1 - r0) % 2)
-		qblock(1, 1, out, 0, w, xp, 0, n, r1 - 1, 1);
+		qblock(1, 1, out, 0, w, (const char *)xq, 0, n, r1 - 1, 1);
 }
 
-/* Token super-blocks prepared once, row panels that fit in L1, QT
+/* Token super-blocks quantized once, row panels that fit in L1, QT
  * tokens at a time. */
 static void
 matmul_q8_0(float *out, int ldo, const void *w, const float *x, int ldx,
     int n, int T, int r0, int r1)
 {
-	char xp[XQBUF] __attribute__((aligned(64)));
-	float tmp[QNB(KERN_Q8_0_MAXN) * 9];
-	size_t ld = QNB(n) * 64;
-	int P = (int)((32u << 10) / (QNB(n) * 36));
+	char xq[XQBUF] __attribute__((aligned(64)));
+	size_t ld = kern_q8_0_xsize(n);
+	int P = (int)((32u << 10) / kern_q8_0_rowsize(n));
 	int TB = (int)(XQBUF / ld);
 	int t0, t1, p0, p1, j;
 	float *o;
@@ -704,12 +682,12 @@ matmul_q8_0(float *out, int ldo, const void *w, const float *x, int ldx,
 	for (t0 = 0; t0 < T; t0 = t1) {
 		t1 = T - t0 > TB ? t0 + TB : T;
 		for (j = t0; j < t1; j++)
-			qprep(xp + (size_t)(j - t0) * ld, x + (size_t)j * ldx, n,
-			    tmp);
+			kern_q8_0_quant_x(xq + (size_t)(j - t0) * ld,
+			    x + (size_t)j * ldx, n);
 		for (p0 = r0; p0 < r1; p0 = p1) {
 			p1 = r1 - p0 > P ? p0 + P : r1;
 			for (j = t0; j < t1; j += QT) {
-				xj = xp + (size_t)(j - t0) * ld;
+				xj = xq + (size_t)(j - t0) * ld;
 				o = out + (size_t)j * ldo;
 				if (t1 - j >= 3)
 					qrows(3, o, ldo, w, xj, ld, n, p0, p1);

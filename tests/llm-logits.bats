@@ -288,12 +288,15 @@ need_bf16act() {
 	[[ $stderr == *"exclude each other"* ]]
 }
 
-@test "llm-logits: --quant q8_0 golden logits within 3e-2 (stories260K, tiny-gqa-bf16)" {
+@test "llm-logits: --quant q8_0 golden logits within 3e-2 (all five models)" {
 	need_shared
-	for m in stories260K stories260K-bf16 tiny-gqa-bf16; do
+	for m in stories260K stories260K-bf16 tiny-gqa-bf16 tiny-mha-f16-untied \
+	    tiny-mqa-f32-bias; do
 		llm-logits -m "$SHARED/models/$m" --quant q8_0 --all -f npy \
 		    -o "$BATS_TEST_TMPDIR/$m.npy" <"$SHARED/golden/logits/$m.ids"
-		run -0 npycmp -a 1 -r 3e-2 "$BATS_TEST_TMPDIR/$m.npy" "$SHARED/golden/logits/$m.npy"
+		# the bound, not the argmax: tiny-mqa-f32-bias has one row
+		# whose top two logits differ by less than the rounding
+		run -0 npycmp -g -a 1 -r 3e-2 "$BATS_TEST_TMPDIR/$m.npy" "$SHARED/golden/logits/$m.npy"
 		echo "$m: $output"
 		run -1 npycmp -a 1e-2 -r 1e-3 "$BATS_TEST_TMPDIR/$m.npy" "$SHARED/golden/logits/$m.npy"
 	done

@@ -677,6 +677,53 @@ test_q8quant(void)
 	    "%d %d %d", q[0], q[1], q[2]);
 }
 
+/* kern_q8_0_quant_x: the same for the int16 activations, scale
+ * max|x| / 32767, and the extremes stay within [-32767, 32767]. */
+static void
+test_q8quant_x(void)
+{
+	static const int ns[] = { 1, 31, 32, 33, 64, 65, 100 };
+	float x[100], buf[4 * 17], *d;
+	const int16_t *q;
+	size_t i, k, nb;
+	int n, b;
+	float amax;
+
+	for (k = 0; k < LEN(ns); k++) {
+		n = ns[k];
+		nb = kern_q8_0_xsize(n) / 68;
+		CHECK(nb == kern_q8_0_rowsize(n) / 36, "q8_0 x n=%d: %zu blocks",
+		    n, nb);
+		for (i = 0; i < (size_t)n; i++)
+			x[i] = frand() * (i % 7 == 0 ? 10.0f : 1.0f);
+		d = buf;
+		kern_q8_0_quant_x(buf, x, n);
+		q = (const int16_t *)(d + nb);
+		for (b = 0; b < (int)nb; b++) {
+			amax = 0;
+			for (i = 32 * b; i < 32 * (size_t)b + 32 && i < (size_t)n; i++)
+				amax = fabsf(x[i]) > amax ? fabsf(x[i]) : amax;
+			CHECK(d[b] == amax / 32767.0f, "q8_0 x n=%d block %d: "
+			    "scale %g, want %g", n, b, d[b], amax / 32767.0f);
+		}
+		for (i = 0; i < nb * 32; i++) {
+			if (i >= (size_t)n) {
+				CHECK(q[i] == 0, "q8_0 x n=%d: padding %zu is %d",
+				    n, i, q[i]);
+				continue;
+			}
+			CHECK(q[i] >= -32767 && fabs(x[i] - (double)d[i / 32] *
+			    q[i]) <= d[i / 32] * 0.5001 + 1e-30, "q8_0 x n=%d: "
+			    "%g quantized to %d * %g", n, x[i], q[i], d[i / 32]);
+		}
+	}
+	x[0] = NAN, x[1] = 1.0f, x[2] = -2.0f;
+	kern_q8_0_quant_x(buf, x, 3);
+	q = (const int16_t *)(buf + 2);
+	CHECK(q[0] == 0 && q[1] == 16384 && q[2] == -32767, "q8_0 x of NaN, "
+	    "1, -2: %d %d %d", q[0], q[1], q[2]);
+}
+
 /* matvec[W_Q8_0] against the double sum of the quantized math;
  * matmul equal to it bit for bit over strides, row and token splits. */
 static void
@@ -684,14 +731,15 @@ test_q8(int n, int rows, int T)
 {
 	int ldx = n + 3, ldo = rows + 5, r, r0, r1, k, i, bad = 0;
 	size_t rb = kern_q8_0_rowsize(n), nb = rb / 36;
-	char *w = xmalloc(rb * rows), *xq = xmalloc(rb);
+	char *w = xmalloc(rb * rows), *xq = xmalloc(kern_q8_0_xsize(n));
 	float *x = xmalloc(sizeof(float) * (size_t)ldx * T);
 	float *wf = xmalloc(sizeof(float) * n);
 	float *out = xmalloc(sizeof(float) * (size_t)ldo * T);
 	float *out2 = xmalloc(sizeof(float) * (size_t)ldo * T);
 	float *mv = xmalloc(sizeof(float) * (rows + 2));
 	const float *wd, *xd;
-	const int8_t *wq, *q;
+	const int8_t *wq;
+	const int16_t *q;
 	double a, s, p;
 
 	for (r = 0; r < rows; r++) {
@@ -714,9 +762,9 @@ test_q8(int n, int rows, int T)
 		for (r = rows; r < ldo; r++)
 			if (out[(size_t)k * ldo + r] != -7.0f)
 				bad += 1000;
-		kern_q8_0_quant(xq, x + (size_t)k * ldx, n);
+		kern_q8_0_quant_x(xq, x + (size_t)k * ldx, n);
 		xd = (const float *)xq;
-		q = (const int8_t *)(xd + nb);
+		q = (const int16_t *)(xd + nb);
 		for (r = 0; r < rows; r++) {
 			wd = (const float *)(w + (size_t)r * rb);
 			wq = (const int8_t *)(wd + nb);
@@ -764,6 +812,7 @@ test_q8s(void)
 	size_t i, k;
 
 	test_q8quant();
+	test_q8quant_x();
 	for (i = 0; i < LEN(ns); i++)
 		for (k = 0; k < LEN(Ts); k++)
 			test_q8(ns[i], ns[i] > 600 ? 9 : 13 + (int)k, Ts[k]);
