@@ -303,48 +303,21 @@ kern_q8_0_rowsize(int n)
 	return Q8NB(n) * (sizeof(float) + 32);
 }
 
-void
-kern_q8_0_quant(void *dst, const float *x, int n)
-{
-	size_t nb = Q8NB(n), b;
-	float *d = dst, amax, a, id, v;
-	int8_t *q = (int8_t *)(d + nb);
-	int i, m;
-
-	for (b = 0; b < nb; b++) {
-		m = (size_t)n > 32 * b ? n - 32 * (int)b : 0;
-		m = m < 32 ? m : 32;
-		amax = 0;
-		for (i = 0; i < m; i++) {
-			a = fabsf(x[32 * b + i]);
-			if (a > amax)
-				amax = a;
-		}
-		d[b] = amax / 127.0f;
-		id = d[b] > 0 && d[b] < INFINITY ? 1.0f / d[b] : 0.0f;
-		for (i = 0; i < 32; i++) {
-			v = i < m ? nearbyintf(x[32 * b + i] * id) : 0.0f;
-			if (!(v >= -127.0f))	/* also NaN */
-				v = v < 0 ? -127.0f : 0.0f;
-			if (v > 127.0f)
-				v = 127.0f;
-			q[32 * b + i] = (int8_t)v;
-		}
-	}
-}
-
 size_t
 kern_q8_0_xsize(int n)
 {
 	return Q8NB(n) * (sizeof(float) + 32 * sizeof(int16_t));
 }
 
-void
-kern_q8_0_quant_x(void *dst, const float *x, int n)
+/* Per block of 32: d = max|x| / qmax, then q = nearest-even(x * (1 / d))
+ * clamped to [-qmax, qmax] (NaN 0), as int8 or (wide) int16. */
+static void
+quant(void *dst, const float *x, int n, float qmax, int wide)
 {
 	size_t nb = Q8NB(n), b;
 	float *d = dst, amax, a, id, v;
-	int16_t *q = (int16_t *)(d + nb);
+	int8_t *q8 = (int8_t *)(d + nb);
+	int16_t *q16 = (int16_t *)(d + nb);
 	int i, m;
 
 	for (b = 0; b < nb; b++) {
@@ -356,17 +329,32 @@ kern_q8_0_quant_x(void *dst, const float *x, int n)
 			if (a > amax)
 				amax = a;
 		}
-		d[b] = amax / 32767.0f;
+		d[b] = amax / qmax;
 		id = d[b] > 0 && d[b] < INFINITY ? 1.0f / d[b] : 0.0f;
 		for (i = 0; i < 32; i++) {
 			v = i < m ? nearbyintf(x[32 * b + i] * id) : 0.0f;
-			if (!(v >= -32767.0f))	/* also NaN */
-				v = v < 0 ? -32767.0f : 0.0f;
-			if (v > 32767.0f)
-				v = 32767.0f;
-			q[32 * b + i] = (int16_t)v;
+			if (!(v >= -qmax))	/* also NaN */
+				v = v < 0 ? -qmax : 0.0f;
+			if (v > qmax)
+				v = qmax;
+			if (wide)
+				q16[32 * b + i] = (int16_t)v;
+			else
+				q8[32 * b + i] = (int8_t)v;
 		}
 	}
+}
+
+void
+kern_q8_0_quant(void *dst, const float *x, int n)
+{
+	quant(dst, x, n, 127.0f, 0);
+}
+
+void
+kern_q8_0_quant_x(void *dst, const float *x, int n)
+{
+	quant(dst, x, n, 32767.0f, 1);
 }
 
 /* Dot of Q8_0 row r of w with the quantized activations xq: one float
