@@ -596,7 +596,8 @@ qkv_heads(const struct qkv *j, int h0, int h1)
 {
 	struct model *m = j->m;
 	const struct layer *w = j->w;
-	int hd = m->hd, nq = m->qdim / hd, nkv = m->kvdim / hd, h, t, g, s;
+	int hd = m->hd, nq = m->qdim / hd, nkv = m->kvdim / hd, h, t, i;
+	int g = 0, s = 0;	/* the KV head and K (0) or V (1) of a k or v head */
 	float *kn = m->kvnew, *x;
 	const float *b, *cs;
 
@@ -614,13 +615,13 @@ qkv_heads(const struct qkv *j, int h0, int h1)
 				b = s ? w->bv : w->bk;
 				b = b ? b + g * hd : NULL;
 			}
-			for (g = 0; b && g < hd; g++)
-				x[g] += b[g];
+			for (i = 0; b && i < hd; i++)
+				x[i] += b[i];
 			if (h < nq + nkv)	/* q and k turn, v does not */
 				kern_rope(x, 1, hd, cs, cs + hd / 2);
 			if (h >= nq)
-				memcpy(kv_at(m, j->l, (h - nq) / nkv, (h - nq) %
-				    nkv, j->pos0 + t), x, hd * sizeof(float));
+				memcpy(kv_at(m, j->l, s, g, j->pos0 + t), x,
+				    hd * sizeof(float));
 		}
 }
 
