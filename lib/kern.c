@@ -295,18 +295,17 @@ tof32_bf16(float *out, const void *w, size_t n)
 
 /* ---- Q8_0 ---- */
 
-#define Q8NB(n) (((size_t)(n) + 63) / 64 * 2)	/* blocks per row, even */
 
 size_t
 kern_q8_0_rowsize(int n)
 {
-	return Q8NB(n) * (sizeof(float) + 32);
+	return KERN_Q8_0_NB(n) * (sizeof(float) + 32);
 }
 
 size_t
 kern_q8_0_xsize(int n)
 {
-	return Q8NB(n) * (sizeof(float) + 32 * sizeof(int16_t));
+	return KERN_Q8_0_NB(n) * (sizeof(float) + 32 * sizeof(int16_t));
 }
 
 /* Per block of 32: d = max|x| / qmax, then q = nearest-even(x * (1 / d))
@@ -314,7 +313,7 @@ kern_q8_0_xsize(int n)
 static void
 quant(void *dst, const float *x, int n, float qmax, int wide)
 {
-	size_t nb = Q8NB(n), b;
+	size_t nb = KERN_Q8_0_NB(n), b;
 	float *d = dst, amax, a, id, v;
 	int8_t *q8 = (int8_t *)(d + nb);
 	int16_t *q16 = (int16_t *)(d + nb);
@@ -362,7 +361,7 @@ kern_q8_0_quant_x(void *dst, const float *x, int n)
 static float
 q8dot(const void *w, int n, int r, const void *xq)
 {
-	size_t nb = Q8NB(n), b;
+	size_t nb = KERN_Q8_0_NB(n), b;
 	const float *wd = (const float *)((const char *)w + r *
 	    kern_q8_0_rowsize(n)), *xd = xq;
 	const int8_t *wq = (const int8_t *)(wd + nb);
@@ -383,7 +382,7 @@ q8dot(const void *w, int n, int r, const void *xq)
 static void
 matvec_q8_0(float *out, const void *w, const float *x, int n, int r0, int r1)
 {
-	float xq[Q8NB(KERN_Q8_0_MAXN) * 17];	/* (4 + 64) bytes a block */
+	float xq[KERN_Q8_0_XMAX / sizeof(float)];
 	int r;
 
 	if (n > KERN_Q8_0_MAXN)

@@ -67,6 +67,8 @@ struct kern {
 	    const float *x, int ldx, int n, int T, int r0, int r1);
 };
 
+/* Blocks of 32 in a Q8_0 row of n weights (an even number). */
+#define KERN_Q8_0_NB(n) (((size_t)(n) + 63) / 64 * 2)
 /* Bytes of one Q8_0 row of n weights. */
 size_t kern_q8_0_rowsize(int n);
 /* Quantize x[0..n) into one Q8_0 row at dst (kern_q8_0_rowsize(n)
@@ -84,6 +86,9 @@ size_t kern_q8_0_xsize(int n);
 void kern_q8_0_quant_x(void *dst, const float *x, int n);
 /* Longest row the Q8_0 kernels take (a multiple of 64). */
 #define KERN_Q8_0_MAXN 16384
+/* kern_q8_0_xsize(KERN_Q8_0_MAXN) as a constant, for buffers: a float
+ * scale and 32 int16 a block. */
+#define KERN_Q8_0_XMAX (KERN_Q8_0_NB(KERN_Q8_0_MAXN) * (4 + 64))
 
 /* Longest row (weights) the bf16-act kernels take. */
 #define KERN_BF16ACT_MAXN 16384	/* a multiple of 32 */

@@ -107,6 +107,27 @@ hsum4(__m256 a, __m256 b, __m256 c, __m256 d)
 	    _mm256_extractf128_ps(r, 1));
 }
 
+/* out[j*ldo + r + i*rs] = the reduction of acc[i][j], i < R, j < TT:
+ * the store of every register block below. */
+INLINE void
+store(int R, int TT, float *out, int ldo, int r, int rs,
+    __m256 acc[MR][MT])
+{
+	int i, j;
+
+	UNROLL
+	for (j = 0; j < TT; j++) {
+		if (R == 4 && rs == 1)
+			_mm_storeu_ps(out + (size_t)j * ldo + r,
+			    hsum4(acc[0][j], acc[1][j], acc[2][j], acc[3][j]));
+		else
+			UNROLL
+			for (i = 0; i < R; i++)
+				out[(size_t)j * ldo + r + i * rs] =
+				    hsum(acc[i][j]);
+	}
+}
+
 /* out[j*ldo + r + i*rs] = dot(W[r + i*rs], x + j*ldx) for i < R, j < TT.
  * R and TT are constants after inlining (R <= MR, TT <= MT). */
 INLINE void
@@ -150,17 +171,7 @@ block(enum wtype t, int R, int TT, float *out, int ldo, const void *w,
 				    acc[i][j]);
 		}
 	}
-	UNROLL
-	for (j = 0; j < TT; j++) {
-		if (R == 4 && rs == 1)
-			_mm_storeu_ps(out + (size_t)j * ldo + r,
-			    hsum4(acc[0][j], acc[1][j], acc[2][j], acc[3][j]));
-		else
-			UNROLL
-			for (i = 0; i < R; i++)
-				out[(size_t)j * ldo + r + i * rs] =
-				    hsum(acc[i][j]);
-	}
+	store(R, TT, out, ldo, r, rs, acc);
 }
 
 /* Rows [r0, r1) against TT tokens, MR rows at a time. */
@@ -375,7 +386,6 @@ tof32_bf16(float *out, const void *w, size_t n)
  * and added in float with the product of the two block scales.  The
  * lanes are reduced by hsum, per output, whatever the register block. */
 
-#define QNB(n) (((size_t)(n) + 63) / 64 * 2)	/* blocks a row, even */
 #define QR 2	/* rows per register block */
 #define QT 2	/* tokens per register block */
 #define XQBUF (64 * 1024)	/* bytes of quantized activations */
@@ -400,11 +410,11 @@ INLINE void
 qblock(int R, int TT, float *out, int ldo, const void *w, const char *xq,
     size_t ldxq, int n, int r, int rs)
 {
-	size_t nb = QNB(n), rowb = nb * (4 + 32), b;
+	size_t nb = KERN_Q8_0_NB(n), rowb = nb * (4 + 32), b;
 	const float *wd[QR], *xd[QT];
 	const int8_t *wq[QR];
 	const int16_t *xv[QT];
-	__m256 acc[QR][QT];
+	__m256 acc[MR][MT];	/* QR x QT of them used */
 	int i, j;
 
 	UNROLL
@@ -429,18 +439,14 @@ qblock(int R, int TT, float *out, int ldo, const void *w, const char *xq,
 				acc[i][j] = _mm256_fmadd_ps(qdot(wq[i] + 32 * b,
 				    xv[j] + 32 * b), _mm256_set1_ps(wd[i][b] *
 				    xd[j][b]), acc[i][j]);
-	UNROLL
-	for (j = 0; j < TT; j++)
-		UNROLL
-		for (i = 0; i < R; i++)
-			out[(size_t)j * ldo + r + i * rs] = hsum(acc[i][j]);
+	store(R, TT, out, ldo, r, rs, acc);
 }
 
 /* Decode: two halves of the rows side by side, as matvec. */
 static void
 matvec_q8_0(float *out, const void *w, const float *x, int n, int r0, int r1)
 {
-	float xq[QNB(KERN_Q8_0_MAXN) * 17];	/* (4 + 64) bytes a block */
+	float xq[KERN_Q8_0_XMAX / sizeof(float)];
 	int h = (r1 - r0) / 2, r;
 
 	if (n > KERN_Q8_0_MAXN)

@@ -582,7 +582,6 @@ matmul_bf16act(float *out, int ldo, const void *w, const float *x, int ldx,
  * The lanes are reduced by the tree above, per output, whatever the
  * block.  (AVX512-BW only: no VNNI needed.) */
 
-#define QNB(n) (((size_t)(n) + 63) / 64 * 2)	/* blocks a row, even */
 #define QT 3	/* tokens per register block */
 #define XQBUF (128 * 1024)	/* bytes of quantized activations */
 
@@ -592,7 +591,7 @@ INLINE void
 qblock(int R, int TT, float *out, int ldo, const void *w, const char *xq,
     size_t ldxq, int n, int r, int rs)
 {
-	size_t nb = QNB(n), rowb = nb * (4 + 32), b;
+	size_t nb = KERN_Q8_0_NB(n), rowb = nb * (4 + 32), b;
 	const float *wd[MR], *xd[QT];
 	const int8_t *wq[MR];
 	const int16_t *xv[QT];
@@ -648,7 +647,7 @@ qrows(int TT, float *out, int ldo, const void *w, const char *xq,
 static void
 matvec_q8_0(float *out, const void *w, const float *x, int n, int r0, int r1)
 {
-	float xq[QNB(KERN_Q8_0_MAXN) * 17];	/* (4 + 64) bytes a block */
+	float xq[KERN_Q8_0_XMAX / sizeof(float)];
 	int r, h;
 
 	if (n > KERN_Q8_0_MAXN)
