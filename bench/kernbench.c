@@ -170,18 +170,11 @@ modelrun(const char *dir, int threads)
 		"gate_proj", "up_proj", "down_proj", "lm_head" };
 	double t0, t1, t2, best[2] = { 1e9, 1e9 }, bytes = 0;
 	double kt[8] = { 0 }, kb[8] = { 0 };
-	int n = 0, i, l, rep, pass, q;
+	int n, i, rep, pass, q;
 
 	if (model_load(&m, dir, 64, threads) < 0)
 		exit(1);
-	for (l = 0; l < m.cfg.num_hidden_layers && l < 256; l++) {
-		struct layer *y = &m.layers[l];
-
-		v[n++] = &y->wq, v[n++] = &y->wk, v[n++] = &y->wv;
-		v[n++] = &y->wo, v[n++] = &y->w1, v[n++] = &y->w3;
-		v[n++] = &y->w2;
-	}
-	v[n++] = &m.lm_head;
+	n = model_mats(&m, v, (int)LEN(v));
 	x = ecalloc(1 << 16, sizeof *x);
 	out = ecalloc((size_t)m.cfg.vocab_size + 64, sizeof *out);
 	for (i = 0; i < 1 << 16; i++)	/* activations of a plausible size */

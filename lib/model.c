@@ -286,8 +286,7 @@ model_load(struct model *m, const char *arg, int ctx, int threads)
 	return r;
 }
 
-/* The matrices of m, for a pass over all of them. */
-static int
+int
 model_mats(struct model *m, struct mat **v, int max)
 {
 	int i, n = 0;

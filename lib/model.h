@@ -122,6 +122,9 @@ const float *model_forward(struct model *m, const int *ids, int n, int all);
 /* The hd/2 RoPE frequencies of config c into inv_freq, as HF computes them
  * (theta^(-2j/hd), rescaled by rope_scaling of type llama3). */
 void model_rope_freqs(float *inv_freq, const struct cfg *c, int hd);
+/* The matrices in the order a token reads them (per layer q, k, v, o,
+ * gate, up, down; then lm_head) into v[0..max); returns how many. */
+int model_mats(struct model *m, struct mat **v, int max);
 /* Print the stats (load time, prefill tokens/s, decode tokens/s and
  * ms/token) to f, each line prefixed "prog: ". */
 void model_print_stats(const struct model *m, FILE *f, const char *prog);
