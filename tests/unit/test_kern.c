@@ -630,98 +630,64 @@ test_bf16acts(void)
 
 /* ---- Q8_0 ---- */
 
-/* kern_q8_0_quant: the block scale is max|x| / 127, every value within
- * half a step of d q, padding and NaN give 0. */
+/* kern_q8_0_quant (weights, int8) and kern_q8_0_quant_x (activations,
+ * int16): the block scale is max|x| / qmax, every value within half a
+ * step of d q and within [-qmax, qmax], padding and NaN give 0. */
 static void
-test_q8quant(void)
+test_quant(int wide)
 {
 	static const int ns[] = { 1, 31, 32, 33, 64, 65, 100 };
-	float x[100], buf[4 * 9], *d;
-	const int8_t *q;
+	const char *name = wide ? "q8_0 x" : "q8_0";
+	float qmax = wide ? 32767.0f : 127.0f;
+	float x[100], buf[4 * 17], *d, amax;
 	size_t i, k, nb;
 	int n, b;
-	float amax;
+	long q;
 
 	for (k = 0; k < LEN(ns); k++) {
 		n = ns[k];
 		nb = kern_q8_0_rowsize(n) / 36;
 		CHECK(nb % 2 == 0 && nb * 32 >= (size_t)n && nb * 32 < (size_t)n + 64,
-		    "q8_0 n=%d: %zu blocks", n, nb);
+		    "%s n=%d: %zu blocks", name, n, nb);
+		CHECK(kern_q8_0_xsize(n) == nb * 68, "%s n=%d: xsize %zu", name,
+		    n, kern_q8_0_xsize(n));
 		for (i = 0; i < (size_t)n; i++)
 			x[i] = frand() * (i % 7 == 0 ? 10.0f : 1.0f);
 		d = buf;
-		kern_q8_0_quant(buf, x, n);
-		q = (const int8_t *)(d + nb);
+		(wide ? kern_q8_0_quant_x : kern_q8_0_quant)(buf, x, n);
 		for (b = 0; b < (int)nb; b++) {
 			amax = 0;
 			for (i = 32 * b; i < 32 * (size_t)b + 32 && i < (size_t)n; i++)
 				amax = fabsf(x[i]) > amax ? fabsf(x[i]) : amax;
-			CHECK(d[b] == amax / 127.0f, "q8_0 n=%d block %d: "
-			    "scale %g, want %g", n, b, d[b], amax / 127.0f);
+			CHECK(d[b] == amax / qmax, "%s n=%d block %d: scale %g, "
+			    "want %g", name, n, b, d[b], amax / qmax);
 		}
 		for (i = 0; i < nb * 32; i++) {
+			q = wide ? ((const int16_t *)(d + nb))[i] :
+			    ((const int8_t *)(d + nb))[i];
 			if (i >= (size_t)n) {
-				CHECK(q[i] == 0, "q8_0 n=%d: padding %zu is %d",
-				    n, i, q[i]);
+				CHECK(q == 0, "%s n=%d: padding %zu is %ld", name,
+				    n, i, q);
 				continue;
 			}
-			CHECK(fabs(x[i] - (double)d[i / 32] * q[i]) <=
-			    d[i / 32] * 0.5001 + 1e-30, "q8_0 n=%d: %g "
-			    "quantized to %d * %g", n, x[i], q[i], d[i / 32]);
+			CHECK(q >= -qmax && fabs(x[i] - (double)d[i / 32] * q) <=
+			    d[i / 32] * 0.5001 + 1e-30, "%s n=%d: %g quantized "
+			    "to %ld * %g", name, n, x[i], q, d[i / 32]);
 		}
 	}
 	x[0] = NAN, x[1] = 1.0f, x[2] = -2.0f;
-	kern_q8_0_quant(buf, x, 3);
-	q = (const int8_t *)(buf + 2);
-	CHECK(q[0] == 0 && q[1] == 64 && q[2] == -127, "q8_0 of NaN, 1, -2: "
-	    "%d %d %d", q[0], q[1], q[2]);
-}
+	(wide ? kern_q8_0_quant_x : kern_q8_0_quant)(buf, x, 3);
+	if (wide) {
+		const int16_t *q16 = (const int16_t *)(buf + 2);
 
-/* kern_q8_0_quant_x: the same for the int16 activations, scale
- * max|x| / 32767, and the extremes stay within [-32767, 32767]. */
-static void
-test_q8quant_x(void)
-{
-	static const int ns[] = { 1, 31, 32, 33, 64, 65, 100 };
-	float x[100], buf[4 * 17], *d;
-	const int16_t *q;
-	size_t i, k, nb;
-	int n, b;
-	float amax;
+		CHECK(q16[0] == 0 && q16[1] == 16384 && q16[2] == -32767,
+		    "q8_0 x of NaN, 1, -2: %d %d %d", q16[0], q16[1], q16[2]);
+	} else {
+		const int8_t *q8 = (const int8_t *)(buf + 2);
 
-	for (k = 0; k < LEN(ns); k++) {
-		n = ns[k];
-		nb = kern_q8_0_xsize(n) / 68;
-		CHECK(nb == kern_q8_0_rowsize(n) / 36, "q8_0 x n=%d: %zu blocks",
-		    n, nb);
-		for (i = 0; i < (size_t)n; i++)
-			x[i] = frand() * (i % 7 == 0 ? 10.0f : 1.0f);
-		d = buf;
-		kern_q8_0_quant_x(buf, x, n);
-		q = (const int16_t *)(d + nb);
-		for (b = 0; b < (int)nb; b++) {
-			amax = 0;
-			for (i = 32 * b; i < 32 * (size_t)b + 32 && i < (size_t)n; i++)
-				amax = fabsf(x[i]) > amax ? fabsf(x[i]) : amax;
-			CHECK(d[b] == amax / 32767.0f, "q8_0 x n=%d block %d: "
-			    "scale %g, want %g", n, b, d[b], amax / 32767.0f);
-		}
-		for (i = 0; i < nb * 32; i++) {
-			if (i >= (size_t)n) {
-				CHECK(q[i] == 0, "q8_0 x n=%d: padding %zu is %d",
-				    n, i, q[i]);
-				continue;
-			}
-			CHECK(q[i] >= -32767 && fabs(x[i] - (double)d[i / 32] *
-			    q[i]) <= d[i / 32] * 0.5001 + 1e-30, "q8_0 x n=%d: "
-			    "%g quantized to %d * %g", n, x[i], q[i], d[i / 32]);
-		}
+		CHECK(q8[0] == 0 && q8[1] == 64 && q8[2] == -127,
+		    "q8_0 of NaN, 1, -2: %d %d %d", q8[0], q8[1], q8[2]);
 	}
-	x[0] = NAN, x[1] = 1.0f, x[2] = -2.0f;
-	kern_q8_0_quant_x(buf, x, 3);
-	q = (const int16_t *)(buf + 2);
-	CHECK(q[0] == 0 && q[1] == 16384 && q[2] == -32767, "q8_0 x of NaN, "
-	    "1, -2: %d %d %d", q[0], q[1], q[2]);
 }
 
 /* matvec[W_Q8_0] against the double sum of the quantized math;
@@ -811,8 +777,8 @@ test_q8s(void)
 	static const int Ts[] = { 1, 2, 3, 4, 7, 13, 40 };
 	size_t i, k;
 
-	test_q8quant();
-	test_q8quant_x();
+	test_quant(0);
+	test_quant(1);
 	for (i = 0; i < LEN(ns); i++)
 		for (k = 0; k < LEN(Ts); k++)
 			test_q8(ns[i], ns[i] > 600 ? 9 : 13 + (int)k, Ts[k]);
