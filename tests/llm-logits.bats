@@ -75,7 +75,8 @@ setup_file() {
 
 @test "llm-logits: binary frames are refused on a terminal" {
 	need_tty
-	run script -qec "$BIN/llm-logits -m $GQA <<<'1 2'" /dev/null
+	# script runs the command with $SHELL, which may be sh: no bash syntax
+	run script -qec "echo 1 2 | $BIN/llm-logits -m $GQA" /dev/null
 	[ "$status" -eq 1 ]
 	[[ $output == *"llm-logits: "*terminal* ]]
 }
