@@ -73,6 +73,10 @@ check:
 bench: all
 	@bench/run.sh
 
+# llama.cpp's llama-bench, for bench/run.sh to run beside pipelm (network)
+peer:
+	@bench/peer.sh
+
 install: $(BIN)
 	mkdir -p $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(MANPREFIX)/man1 $(DESTDIR)$(MANPREFIX)/man5
 	cp -f $(BIN) $(DESTDIR)$(PREFIX)/bin/
@@ -84,4 +88,4 @@ uninstall:
 	rm -f $(DESTDIR)$(MANPREFIX)/man5/pipelm-formats.5
 clean:
 	rm -rf bin build/rel build/san
-.PHONY: all test check bench kernbench install uninstall clean
+.PHONY: all test check bench peer kernbench install uninstall clean

@@ -41,11 +41,13 @@ struct pool {
 
 /* One poll of a spin loop: a pause, and now and then a yield so that an
  * oversubscribed machine (several pipelines at once) runs the thread
- * being waited for. */
+ * being waited for.  Rarely: a system call costs about 1 us in the VMs
+ * we measure on, as long as 50 pauses, and a thread inside one answers
+ * late (a yield every 64 polls cost decode 2-4%, bench/NOTES.md). */
 static inline void
 relax(int k)
 {
-	if ((k & 63) == 63)
+	if ((k & 1023) == 1023)
 		sched_yield();
 #if defined(__x86_64__) || defined(__i386__)
 	else
