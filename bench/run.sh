@@ -9,14 +9,20 @@
 #     128-token prompt, first-token time, peak RSS; decode as a share of
 #     the bandwidth floor, prefill as a share of the FMA roof;
 #   - the proportional set size of two llm-gen processes on one model;
-#   - the tokenizer figures of bench/tok.sh.
+#   - the tokenizer figures of bench/tok.sh;
+#   - when llama.cpp's llama-bench is built (make peer, bench/peer.sh):
+#     the same model as GGUF (tools/mkgguf; BF16 and Q8_0), prefill 128
+#     and decode 128 after 128 by llama-bench, run in each repetition
+#     right after pipelm's runs with the same thread count, beside
+#     pipelm's exact, --bf16-act and --quant q8_0 modes.
 # Several repetitions of each figure: median (min-max).  The table goes to
 # stdout and to build/bench/results.md.
 #
 # Environment: BENCH_REPS (5), BENCH_BUDGET (seconds for the model runs,
 # 420: repetitions are cut to fit, and the table says so), BENCH_DIR
 # (build/bench), CC (cc), PIPELM_BIN (bin), PIPELM_TOOLS (build/rel),
-# PIPELM_KERNEL (passed on to the programs).
+# PIPELM_KERNEL (passed on to the programs), LLAMA_BENCH (the peer:
+# build/peer/llama-bench; "none" to leave it out).
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -28,6 +34,7 @@ reps=${BENCH_REPS:-5}
 budget=${BENCH_BUDGET:-420}
 cc=${CC:-cc}
 model=$out/smollm2-135m-bf16
+peer=${LLAMA_BENCH:-$top/build/peer/llama-bench}
 me=bench/run.sh
 
 say() { printf '%s: %s\n' "$me" "$*" >&2; }
@@ -96,6 +103,22 @@ gflop=$(awk -v h="$hid" -v i="$inter" -v l="$layers" -v nh="$heads" \
     -v kv="$kvh" -v d="$hdim" -v v="$vocab" 'BEGIN {
 	q = nh * d; k = kv * d
 	printf "%.4f", 2 * (l * (h * (q + 2 * k) + q * h + 3 * h * i) + v * h) / 1e9 }')
+
+# ---- the peer: the model as GGUF for llama.cpp ----
+if [ "$peer" != none ] && [ -x "$peer" ]; then
+	for q in bf16 q8_0; do
+		g=$out/smollm2-135m-$q.gguf
+		[ -s "$g" ] && [ "$g" -nt "$model/model.safetensors" ] && continue
+		say "writing $g for llama.cpp"
+		"$tools/mkgguf" $([ $q = q8_0 ] && echo -q) "$model" "$g.tmp" ||
+			fail "mkgguf failed"
+		mv "$g.tmp" "$g"
+	done
+	"$peer" --help >/dev/null 2>&1 || fail "$peer --help failed"
+else
+	[ "$peer" = none ] || say "no llama.cpp beside pipelm: $peer not built (make peer)"
+	peer=none
+fi
 
 # ---- the machine ----
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | head -n 1)
@@ -201,6 +224,36 @@ run_gen() {	# threads
 	    -v t="$1" 'BEGIN { printf "%.2f", c / (w * t) }')"
 }
 
+# pipelm's fast modes, for the comparison with llama.cpp
+run_fast() {	# threads
+	"$bin/llm-logits" -m "$model" -t "$1" --bf16-act --timing <"$tmp/w128" \
+	    >/dev/null 2>"$tmp/err" || fail "llm-logits --bf16-act -t $1 failed: $(cat "$tmp/err")"
+	put bprefill "$1" "$(num "$tmp/err" "prefill [0-9]* tokens, $F tokens/s")"
+	for m in "bdecode --bf16-act" "qdecode --quant q8_0"; do
+		set -- "$1" $m
+		"$bin/llm-gen" -m "$model" -t "$1" $3 $4 --timing --ignore-eos \
+		    -n 128 --temp 0 <"$tmp/p128" >/dev/null 2>"$tmp/err" ||
+			fail "llm-gen $3 $4 -t $1 failed: $(cat "$tmp/err")"
+		put "$2" "$1" "$(num "$tmp/err" "decode [0-9]* tokens, $F tokens/s")"
+	done
+}
+
+# llama-bench on the GGUF copies: prefill 128 (pp128) and decode 128
+# tokens after a 128-token context (tg128 at depth 128), one repetition
+# each (it warms up first); the tokens/s of its CSV output
+run_peer() {	# threads
+	for q in bf16 q8_0; do
+		for w in "lprefill_$q -p 128 -n 0" "ldecode_$q -p 0 -n 128 -d 128"; do
+			set -- "$1" $w
+			"$peer" -m "$out/smollm2-135m-$q.gguf" -t "$1" -r 1 -o csv \
+			    $3 $4 $5 $6 ${7:-} ${8:-} >"$tmp/csv" 2>"$tmp/err" ||
+				fail "llama-bench -t $1 $3 $4 $5 $6 failed: $(tail -n 3 "$tmp/err")"
+			put "$2" "$1" "$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++)
+			    if ($i ~ /avg_ts/) c = i; next } c { gsub(/"/, "", $c); print $c }' "$tmp/csv")"
+		done
+	done
+}
+
 # ---- the model runs: repetition outside, threads inside, so that a
 # disturbance spreads over both columns ----
 t0=$(date +%s)
@@ -212,6 +265,11 @@ while [ "$r" -le "$nrep" ]; do
 		run_logits $t "$tmp/w128" 128
 		run_logits $t "$tmp/w512" 512
 		run_gen $t
+		if [ "$peer" != none ]; then
+			say "repetition $r/$nrep, $t thread(s): pipelm's fast modes, llama.cpp"
+			run_fast $t
+			run_peer $t
+		fi
 	done
 	if [ $r -eq 1 ]; then
 		el=$(( $(date +%s) - t0 ))
@@ -329,6 +387,28 @@ row "steady decode (steps 2-127), tokens/s" "$(cell steady 1)" "$(cell steady 2)
 row "decode step, ms (median of steps 2-127)" "$(cell stepmed 1)" "$(cell stepmed 2)"
 row "peak RSS, MB (llm-gen, default context)" "$(cell rss 1)" "$(cell rss 2)"
 row "CPU share (CPU time / wall / threads, llm-gen)" "$(cell share 1)" "$(cell share 2)"
+if [ "$peer" != none ]; then
+peerv=$(sed -n 's/.*"tag": "\(.*\)".*/\1/p' "$(dirname "$peer")/llama.cpp/llama.cpp.info.json" 2>/dev/null || :)
+echo
+echo "Beside llama.cpp ${peerv:-(version unknown)}, llama-bench built for this CPU (make peer), on the same weights as GGUF (tools/mkgguf); run in every repetition right after pipelm's runs, tokens/s:"
+echo
+row "" "1 thread" "2 threads"
+row "---" "---" "---"
+row "prefill 128: pipelm exact (float32 activations)" "$(cell prefill_128 1)" "$(cell prefill_128 2)"
+row "prefill 128: pipelm --bf16-act" "$(cell bprefill 1)" "$(cell bprefill 2)"
+row "prefill 128: llama.cpp BF16 (BF16 activations)" "$(cell lprefill_bf16 1)" "$(cell lprefill_bf16 2)"
+row "prefill 128: pipelm --bf16-act / llama.cpp BF16" "$(ratio "$(med bprefill 1)" "$(med lprefill_bf16 1)")" "$(ratio "$(med bprefill 2)" "$(med lprefill_bf16 2)")"
+row "prefill 128: pipelm exact / llama.cpp BF16" "$(ratio "$(med prefill_128 1)" "$(med lprefill_bf16 1)")" "$(ratio "$(med prefill_128 2)" "$(med lprefill_bf16 2)")"
+row "decode 128 after 128: pipelm exact" "$(cell decode 1)" "$(cell decode 2)"
+row "decode 128 after 128: pipelm --bf16-act" "$(cell bdecode 1)" "$(cell bdecode 2)"
+row "decode 128 after 128: llama.cpp BF16" "$(cell ldecode_bf16 1)" "$(cell ldecode_bf16 2)"
+row "decode: pipelm exact / llama.cpp BF16" "$(ratio "$(med decode 1)" "$(med ldecode_bf16 1)")" "$(ratio "$(med decode 2)" "$(med ldecode_bf16 2)")"
+row "decode: llama.cpp BF16 / floor" "$(ratio "$(med ldecode_bf16 1)" "$fl1")" "$(ratio "$(med ldecode_bf16 2)" "$fl2")"
+row "prefill 128: llama.cpp Q8_0" "$(cell lprefill_q8_0 1)" "$(cell lprefill_q8_0 2)"
+row "decode 128 after 128: pipelm --quant q8_0" "$(cell qdecode 1)" "$(cell qdecode 2)"
+row "decode 128 after 128: llama.cpp Q8_0" "$(cell ldecode_q8_0 1)" "$(cell ldecode_q8_0 2)"
+row "decode: pipelm q8_0 / llama.cpp Q8_0" "$(ratio "$(med qdecode 1)" "$(med ldecode_q8_0 1)")" "$(ratio "$(med qdecode 2)" "$(med ldecode_q8_0 2)")"
+fi
 echo
 echo "Two llm-gen processes on one model, each while decoding (MB):"
 echo

@@ -763,33 +763,84 @@ attn_items(void *ctx, int i0, int i1)
 	}
 }
 
+/* The attention work of the T positions from pos0 in layer l: its item
+ * count, and the job in j. */
+static int
+attn_job(struct model *m, int l, int T, int pos0, struct attn_job *j)
+{
+	int kv_mul = m->qdim / m->kvdim, nkv = m->cfg.num_key_value_heads;
+	int n = pos0 + 1;
+
+	*j = (struct attn_job){ m, l, T, pos0, 0, 0, 0, 0, 0, 0 };
+	j->hpt = kv_mul < ATTN_MAXROWS ? kv_mul : ATTN_MAXROWS;
+	j->nsub = (kv_mul + j->hpt - 1) / j->hpt;
+	j->tq = ATTN_TILEROWS / j->hpt > 1 ? ATTN_TILEROWS / j->hpt : 1;
+	j->nqb = (T + j->tq - 1) / j->tq;
+	if (T == 1 && n > ATTN_MINCHUNK) {
+		/* ranges of a multiple of the key block, at most nchunk_max */
+		j->chunk = (n + m->nchunk_max - 1) / m->nchunk_max;
+		j->chunk = j->chunk < ATTN_MINCHUNK ? ATTN_MINCHUNK : j->chunk;
+		j->chunk = (j->chunk + ATTN_BLOCK - 1) / ATTN_BLOCK * ATTN_BLOCK;
+		j->nchunk = (n + j->chunk - 1) / j->chunk;
+	}
+	return nkv * j->nsub * (j->nchunk ? j->nchunk : j->nqb);
+}
+
 /* Causal attention of the T positions from pos0 in layer l:
  * softmax(q k^T / sqrt(head_dim)) v over the cached keys and values,
  * from m->q into m->xb (T, heads*head_dim). */
 static void
 attention(struct model *m, int l, int T, int pos0)
 {
-	int kv_mul = m->qdim / m->kvdim, nkv = m->cfg.num_key_value_heads;
-	int heads = m->cfg.num_attention_heads, n = pos0 + 1, h;
-	struct attn_job j = { m, l, T, pos0, 0, 0, 0, 0, 0, 0 };
+	int heads = m->cfg.num_attention_heads, h;
+	struct attn_job j;
 
-	j.hpt = kv_mul < ATTN_MAXROWS ? kv_mul : ATTN_MAXROWS;
-	j.nsub = (kv_mul + j.hpt - 1) / j.hpt;
-	j.tq = ATTN_TILEROWS / j.hpt > 1 ? ATTN_TILEROWS / j.hpt : 1;
-	j.nqb = (T + j.tq - 1) / j.tq;
-	if (T == 1 && n > ATTN_MINCHUNK) {
-		/* ranges of a multiple of the key block, at most nchunk_max */
-		j.chunk = (n + m->nchunk_max - 1) / m->nchunk_max;
-		j.chunk = j.chunk < ATTN_MINCHUNK ? ATTN_MINCHUNK : j.chunk;
-		j.chunk = (j.chunk + ATTN_BLOCK - 1) / ATTN_BLOCK * ATTN_BLOCK;
-		j.nchunk = (n + j.chunk - 1) / j.chunk;
-	}
-	pool_for(m->pool, nkv * j.nsub * (j.nchunk ? j.nchunk : j.nqb), 1,
-	    attn_items, &j);
+	pool_for(m->pool, attn_job(m, l, T, pos0, &j), 1, attn_items, &j);
 	if (j.nchunk)
 		for (h = 0; h < heads; h++)
 			attn_merge(m->xb + h * m->hd, m->att + h * m->hd, m->qdim,
 			    m->attml + 2 * h, 2 * (size_t)heads, j.nchunk, m->hd);
+}
+
+/* Decode: the cached keys and values this thread's attention items of
+ * layer l will read, into its L2, while it streams its q/k/v rows.  The
+ * cache was last read a token ago and the weights have pushed it out
+ * since; read on demand it arrives one latency at a time. */
+static void
+attn_fetch(struct model *m, int l, int pos0)
+{
+	struct attn_job j;
+	int n = attn_job(m, l, 1, pos0, &j), i, i0, i1, p, p1, c;
+	int g, per = j.nchunk ? j.nchunk : 1;
+	size_t bytes = (size_t)m->hd * sizeof(float);
+	const char *k, *v;
+
+	pool_share(m->pool, n, 1, pool_self(), &i0, &i1);
+	for (i = i0; i < i1; i++) {
+		g = i / per / j.nsub;
+		p = j.nchunk ? i % per * j.chunk : 0;
+		p1 = j.nchunk ? p + j.chunk : pos0 + 1;
+		p1 = p1 < pos0 ? p1 : pos0;	/* pos0 itself: not written yet */
+		for (; p < p1; p++) {
+			k = (const char *)kv_at(m, l, 0, g, p);
+			v = (const char *)kv_at(m, l, 1, g, p);
+			for (c = 0; c < (int)bytes; c += 64) {
+				__builtin_prefetch(k + c, 0, 2);
+				__builtin_prefetch(v + c, 0, 2);
+			}
+		}
+	}
+}
+
+/* Decode work: rows [r0, r1), after starting the fetch of this thread's
+ * share of the layer's key/value cache for the attention that follows. */
+static void
+qkv_rows1(void *ctx, int r0, int r1)
+{
+	const struct qkv *j = ctx;
+
+	attn_fetch(j->m, j->l, j->pos0);
+	mm_rows((void *)&j->mm, r0, r1);
 }
 
 /* ---- the forward pass ---- */
@@ -840,7 +891,8 @@ forward(struct model *m, const int *ids, int T, int all)
 			pool_for(m->pool, m->qdim + 2 * kvdim, hd, qkv_rows,
 			    &qkv);
 		else {
-			mm_run(m, &qkv.mm);
+			pool_for(m->pool, m->qdim + 2 * kvdim, 16, qkv_rows1,
+			    &qkv);
 			qkv_heads(&qkv, 0, (m->qdim + 2 * kvdim) / hd);
 		}
 		/* the per-head outputs go to xb (T, qdim) */

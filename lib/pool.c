@@ -19,6 +19,8 @@
 
 #define SPIN 4000	/* polls before sleeping (~50 us with pause) */
 
+static _Thread_local int self;	/* this thread's chunk index, pool_self */
+
 struct worker {
 	struct pool *p;
 	int id;		/* chunk index, 1..n-1 */
@@ -55,16 +57,23 @@ relax(int k)
 #endif
 }
 
-/* Bounds of chunk i of the current job: the aligned units are shared
- * out as evenly as possible. */
+/* Bounds of chunk i of nchunk over [0, len) in units of align: the
+ * aligned units are shared out as evenly as possible. */
+static void
+cut(int len, int align, int nchunk, int i, int *i0, int *i1)
+{
+	long long units = ((long long)len + align - 1) / align;
+	long long u0 = units * i / nchunk, u1 = units * (i + 1) / nchunk;
+
+	*i0 = (int)(u0 * align);
+	*i1 = u1 * align < len ? (int)(u1 * align) : len;
+}
+
+/* Bounds of chunk i of the current job. */
 static void
 chunk(const struct pool *p, int i, int *i0, int *i1)
 {
-	long long units = ((long long)p->len + p->align - 1) / p->align;
-	long long u0 = units * i / p->nchunk, u1 = units * (i + 1) / p->nchunk;
-
-	*i0 = (int)(u0 * p->align);
-	*i1 = u1 * p->align < p->len ? (int)(u1 * p->align) : p->len;
+	cut(p->len, p->align, p->nchunk, i, i0, i1);
 }
 
 static void *
@@ -75,6 +84,7 @@ work(void *arg)
 	unsigned seen = 0;	/* gen at pool_new, whenever we start */
 	int k, i0, i1;
 
+	self = w->id;
 	for (;;) {
 		for (k = 0; k < SPIN; k++) {
 			if (atomic_load_explicit(&p->gen, memory_order_acquire)
@@ -183,6 +193,29 @@ pool_free(struct pool *p)
 		free(p->w);
 	}
 	free(p);
+}
+
+int
+pool_self(void)
+{
+	return self;
+}
+
+void
+pool_share(const struct pool *p, int n, int align, int k, int *i0, int *i1)
+{
+	long long units;
+	int nchunk;
+
+	*i0 = *i1 = 0;
+	if (n <= 0)
+		return;
+	align = align < 1 ? 1 : align;
+	units = ((long long)n + align - 1) / align;
+	nchunk = !p || p->n == 1 || units == 1 ? 1 :
+	    units < p->n ? (int)units : p->n;
+	if (k >= 0 && k < nchunk)
+		cut(n, align, nchunk, k, i0, i1);
 }
 
 int

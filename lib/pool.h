@@ -16,6 +16,13 @@ struct pool *pool_new(int n);
 void pool_free(struct pool *p);
 /* Number of threads including the caller (1 for NULL). */
 int pool_size(const struct pool *p);
+/* Inside fn: the calling thread's number (0 for the thread that called
+ * pool_for, 1..n-1 for the workers); 0 outside pools. */
+int pool_self(void);
+/* [*i0, *i1): what thread k gets of a pool_for(p, n, align) job (empty
+ * if nothing), so that work can be prepared for it beforehand. */
+void pool_share(const struct pool *p, int n, int align, int k, int *i0,
+    int *i1);
 /* Call fn(ctx, i0, i1) on contiguous chunks covering [0, n), each
  * non-empty, at most one per thread; chunk boundaries are multiples of
  * align (except the end); the calling thread takes one chunk.  Returns

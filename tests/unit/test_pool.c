@@ -1,7 +1,7 @@
 /* test_pool: pool_for covers every index exactly once, in chunks that
- * respect the alignment, one chunk per thread at most, for many
- * (n, align, threads); pools start and stop cleanly (run it under ASan
- * and TSan). */
+ * respect the alignment, one chunk per thread at most, each the one
+ * pool_share names for the thread's pool_self, for many (n, align,
+ * threads); pools start and stop cleanly (run it under ASan and TSan). */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -14,7 +14,8 @@
 #define MAXN 5000
 
 struct job {
-	int n, align;
+	struct pool *p;
+	int n, align, align_arg;
 	atomic_int hits[MAXN];
 	atomic_int calls, bad;
 	pthread_t who[64];
@@ -29,9 +30,14 @@ mark(void *ctx, int i0, int i1)
 	struct job *j = ctx;
 	int i, k;
 
+	int s0, s1;
+
 	atomic_fetch_add(&j->calls, 1);
 	if (i0 >= i1 || i0 < 0 || i1 > j->n || i0 % j->align ||
 	    (i1 % j->align && i1 != j->n))
+		atomic_fetch_add(&j->bad, 1);
+	pool_share(j->p, j->n, j->align_arg, pool_self(), &s0, &s1);
+	if (s0 != i0 || s1 != i1)
 		atomic_fetch_add(&j->bad, 1);
 	for (i = i0; i < i1 && i >= 0 && i < j->n; i++)
 		atomic_fetch_add_explicit(&j->hits[i], 1, memory_order_relaxed);
@@ -46,8 +52,10 @@ check(struct pool *p, struct job *j, int n, int align)
 	int i, k, units, want, a = align < 1 ? 1 : align;
 
 	memset(j, 0, sizeof *j);
+	j->p = p;
 	j->n = n;
 	j->align = a;
+	j->align_arg = align;
 	pool_for(p, n, align, mark, j);
 	for (i = 0; i < n; i++)
 		if (atomic_load(&j->hits[i]) != 1) {
@@ -105,7 +113,9 @@ main(void)
 	pool_free(NULL);
 	if (pool_size(NULL) != 1)
 		fails++;
-	pool_for(NULL, 10, 4, mark, (j.n = 10, j.align = 4, &j));
+	pool_for(NULL, 10, 4, mark, (j.n = 10, j.align = j.align_arg = 4, &j));
+	if (atomic_load(&j.bad) || pool_self() != 0)
+		fails++;
 	for (i = 0; i < 10; i++)
 		if (atomic_load(&j.hits[i]) != 1)
 			fails++;
