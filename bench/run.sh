@@ -231,9 +231,9 @@ run_fast() {	# threads
 	put bprefill "$1" "$(num "$tmp/err" "prefill [0-9]* tokens, $F tokens/s")"
 	for m in "bdecode --bf16-act" "qdecode --quant q8_0"; do
 		set -- "$1" $m
-		"$bin/llm-gen" -m "$model" -t "$1" $3 $4 --timing --ignore-eos \
+		"$bin/llm-gen" -m "$model" -t "$1" $3 ${4:-} --timing --ignore-eos \
 		    -n 128 --temp 0 <"$tmp/p128" >/dev/null 2>"$tmp/err" ||
-			fail "llm-gen $3 $4 -t $1 failed: $(cat "$tmp/err")"
+			fail "llm-gen $3 ${4:-} -t $1 failed: $(cat "$tmp/err")"
 		put "$2" "$1" "$(num "$tmp/err" "decode [0-9]* tokens, $F tokens/s")"
 	done
 }
