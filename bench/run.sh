@@ -108,13 +108,15 @@ gflop=$(awk -v h="$hid" -v i="$inter" -v l="$layers" -v nh="$heads" \
 if [ "$peer" != none ] && [ -x "$peer" ]; then
 	for q in bf16 q8_0; do
 		g=$out/smollm2-135m-$q.gguf
-		[ -s "$g" ] && [ "$g" -nt "$model/model.safetensors" ] && continue
+		[ -s "$g" ] && [ "$g" -nt "$model/model.safetensors" ] &&
+		    [ "$g" -nt "$tools/mkgguf" ] && continue
 		say "writing $g for llama.cpp"
 		"$tools/mkgguf" $([ $q = q8_0 ] && echo -q) "$model" "$g.tmp" ||
-			fail "mkgguf failed"
+			{ rm -f "$g.tmp"; fail "mkgguf failed"; }
 		mv "$g.tmp" "$g"
 	done
 	"$peer" --help >/dev/null 2>&1 || fail "$peer --help failed"
+	peerdir=$(dirname "$peer")
 else
 	[ "$peer" = none ] || say "no llama.cpp beside pipelm: $peer not built (make peer)"
 	peer=none
@@ -240,16 +242,21 @@ run_fast() {	# threads
 
 # llama-bench on the GGUF copies: prefill 128 (pp128) and decode 128
 # tokens after a 128-token context (tg128 at depth 128), one repetition
-# each (it warms up first); the tokens/s of its CSV output
+# each (it warms up first); the tokens/s of its CSV output, the next to
+# last column (counted from the end: a quoted field may hold a comma).
+# A failure leaves llama.cpp out of the rest of the run, not pipelm.
 run_peer() {	# threads
 	for q in bf16 q8_0; do
 		for w in "lprefill_$q -p 128 -n 0" "ldecode_$q -p 0 -n 128 -d 128"; do
 			set -- "$1" $w
-			"$peer" -m "$out/smollm2-135m-$q.gguf" -t "$1" -r 1 -o csv \
-			    $3 $4 $5 $6 ${7:-} ${8:-} >"$tmp/csv" 2>"$tmp/err" ||
-				fail "llama-bench -t $1 $3 $4 $5 $6 failed: $(tail -n 3 "$tmp/err")"
-			put "$2" "$1" "$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++)
-			    if ($i ~ /avg_ts/) c = i; next } c { gsub(/"/, "", $c); print $c }' "$tmp/csv")"
+			if ! "$peer" -m "$out/smollm2-135m-$q.gguf" -t "$1" -r 1 \
+			    -o csv $3 $4 $5 $6 ${7:-} ${8:-} >"$tmp/csv" 2>"$tmp/err"; then
+				say "llama-bench -t $1 $3 $4 $5 $6 failed, left out from here: $(tail -n 3 "$tmp/err")"
+				peer=none
+				return
+			fi
+			put "$2" "$1" "$(awk -F, 'NR == 1 { ok = $(NF - 1) == "avg_ts"; next }
+			    ok { v = $(NF - 1); gsub(/"/, "", v); print v }' "$tmp/csv")"
 		done
 	done
 }
@@ -387,8 +394,8 @@ row "steady decode (steps 2-127), tokens/s" "$(cell steady 1)" "$(cell steady 2)
 row "decode step, ms (median of steps 2-127)" "$(cell stepmed 1)" "$(cell stepmed 2)"
 row "peak RSS, MB (llm-gen, default context)" "$(cell rss 1)" "$(cell rss 2)"
 row "CPU share (CPU time / wall / threads, llm-gen)" "$(cell share 1)" "$(cell share 2)"
-if [ "$peer" != none ]; then
-peerv=$(sed -n 's/.*"tag": "\(.*\)".*/\1/p' "$(dirname "$peer")/llama.cpp/llama.cpp.info.json" 2>/dev/null || :)
+if [ -s "$tmp/v.ldecode_bf16.1" ] || [ -s "$tmp/v.ldecode_bf16.2" ]; then
+peerv=$(sed -n 's/.*"tag": "\(.*\)".*/\1/p' "$peerdir/llama.cpp/llama.cpp.info.json" 2>/dev/null || :)
 echo
 echo "Beside llama.cpp ${peerv:-(version unknown)}, llama-bench built for this CPU (make peer), on the same weights as GGUF (tools/mkgguf); run in every repetition right after pipelm's runs, tokens/s:"
 echo

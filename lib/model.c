@@ -805,14 +805,18 @@ attention(struct model *m, int l, int T, int pos0)
 /* Decode: the cached keys and values this thread's attention items of
  * layer l will read, into its L2, while it streams its q/k/v rows.  The
  * cache was last read a token ago and the weights have pushed it out
- * since; read on demand it arrives one latency at a time. */
+ * since; read on demand it arrives one latency at a time.  At most
+ * FETCH_MAX bytes (half of a 1 MB L2): past that, a long context, the
+ * kernel's own prefetch of the next key block takes over. */
+#define FETCH_MAX (512u << 10)
+
 static void
 attn_fetch(struct model *m, int l, int pos0)
 {
 	struct attn_job j;
 	int n = attn_job(m, l, 1, pos0, &j), i, i0, i1, p, p1, c;
 	int g, per = j.nchunk ? j.nchunk : 1;
-	size_t bytes = (size_t)m->hd * sizeof(float);
+	size_t bytes = (size_t)m->hd * sizeof(float), budget = FETCH_MAX;
 	const char *k, *v;
 
 	pool_share(m->pool, n, 1, pool_self(), &i0, &i1);
@@ -822,12 +826,17 @@ attn_fetch(struct model *m, int l, int pos0)
 		p1 = j.nchunk ? p + j.chunk : pos0 + 1;
 		p1 = p1 < pos0 ? p1 : pos0;	/* pos0 itself: not written yet */
 		for (; p < p1; p++) {
+			if (budget < 2 * bytes)
+				return;
+			budget -= 2 * bytes;
 			k = (const char *)kv_at(m, l, 0, g, p);
 			v = (const char *)kv_at(m, l, 1, g, p);
 			for (c = 0; c < (int)bytes; c += 64) {
 				__builtin_prefetch(k + c, 0, 2);
 				__builtin_prefetch(v + c, 0, 2);
 			}
+			__builtin_prefetch(k + bytes - 1, 0, 2);	/* rows */
+			__builtin_prefetch(v + bytes - 1, 0, 2);	/* may straddle */
 		}
 	}
 }

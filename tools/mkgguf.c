@@ -42,12 +42,14 @@ struct out {
 
 static FILE *f;
 static const char *opath;
+static uint64_t written;	/* bytes so far: the output may be a pipe */
 
 static void
 put(const void *p, size_t n)
 {
 	if (fwrite(p, 1, n, f) != n)
 		die("write %s:", opath);
+	written += n;
 }
 
 static void
@@ -121,6 +123,8 @@ half(float x)
 	float a = fabsf(x);
 	uint16_t s = signbit(x) ? 0x8000 : 0;
 
+	if (isnan(x))
+		return s | 0x7e00;
 	if (a >= 65520.0f)
 		return s | 0x7c00;
 	if (a < 0x1p-14f)	/* subnormal: a multiple of 2^-24 */
@@ -156,7 +160,7 @@ main(int argc, char *argv[])
 	struct cfg c;
 	struct st st;
 	char buf[160], tok[32];
-	int qflag = 0, vflag = 0, ch, n = 0, l, i, k, hd;
+	int qflag = 0, vflag = 0, ch, n = 0, l, i, k, hd, d, qd, kd, ff;
 	uint64_t off = 0, pos, data;
 	float *row;
 	size_t r, rows, cols, j;
@@ -182,11 +186,20 @@ usage:
 	hd = c.head_dim;
 
 	/* the tensor list, in llama.cpp's names */
-#define ADD(gname, hfname, norm, heads) do { \
+	/* each tensor with the shape the config gives it (rows, cols; cols
+	 * 0 for a vector), checked before anything is written: q and k rows
+	 * are reordered head by head */
+#define ADD(gname, hfname, norm, heads, r_, c_) do { \
 	const struct st_tensor *t_ = st_find(&st, hfname); \
+	char sh_[ST_SHAPELEN]; \
 	if (!t_) die("%s: no tensor %s", md.dir, hfname); \
 	if (t_->dtype != ST_F32 && t_->dtype != ST_F16 && t_->dtype != ST_BF16) \
 		die("%s: %s is %s", md.dir, hfname, st_dtype_name(t_->dtype)); \
+	if ((c_) ? t_->ndim != 2 || t_->shape[0] != (r_) || t_->shape[1] != (c_) : \
+	    t_->ndim != 1 || t_->shape[0] != (r_)) \
+		die("%s: %s has shape %s, expected [%d%s%.0d]", md.dir, hfname, \
+		    st_shape_fmt(t_, sh_, sizeof sh_), (int)(r_), (c_) ? "," : "", \
+		    (int)(c_)); \
 	snprintf(o[n].name, sizeof o[n].name, "%s", gname); \
 	o[n].src = t_; \
 	o[n].perm_heads = heads; \
@@ -194,12 +207,24 @@ usage:
 	    G_F32 : t_->dtype == ST_F16 ? G_F16 : G_BF16; \
 	n++; \
 } while (0)
-	ADD("token_embd.weight", "model.embed_tokens.weight", 0, 0);
-	ADD("output_norm.weight", "model.norm.weight", 1, 0);
+	d = c.hidden_size;
+	qd = c.num_attention_heads * hd;
+	kd = c.num_key_value_heads * hd;
+	ff = c.intermediate_size;
+	if (d > (1 << 18) || ff > (1 << 18))
+		die("%s: rows of %d weights are too long", md.dir, d > ff ? d : ff);
+	ADD("token_embd.weight", "model.embed_tokens.weight", 0, 0,
+	    c.vocab_size, d);
+	ADD("output_norm.weight", "model.norm.weight", 1, 0, d, 0);
 	if (!c.tie_word_embeddings)
-		ADD("output.weight", "lm_head.weight", 0, 0);
+		ADD("output.weight", "lm_head.weight", 0, 0, c.vocab_size, d);
 	for (l = 0; l < c.num_hidden_layers; l++)
 		for (k = 0; k < 9; k++) {
+			/* rows and columns by kind: norm, q, k and v, o,
+			 * gate and up, down */
+			static const int what[9] = { 0, 1, 2, 2, 3, 0, 4, 4, 5 };
+			int rc[6][2] = { { d, 0 }, { qd, d }, { kd, d }, { d, qd },
+				{ ff, d }, { d, ff } };
 			char gname[64];
 
 			if (n + 1 >= MAXT)
@@ -207,7 +232,8 @@ usage:
 			snprintf(gname, sizeof gname, "blk.%d.%s.weight", l, gg[k]);
 			ADD(gname, stname(buf, sizeof buf, l, hf[k]),
 			    k == 0 || k == 5, k == 1 ? c.num_attention_heads :
-			    k == 2 ? c.num_key_value_heads : 0);
+			    k == 2 ? c.num_key_value_heads : 0,
+			    rc[what[k]][0], rc[what[k]][1]);
 		}
 	for (i = 0; i < n; i++) {
 		const struct st_tensor *t = o[i].src;
@@ -268,10 +294,9 @@ usage:
 		u32((uint32_t)o[i].type);
 		u64(o[i].off);
 	}
-	pos = (uint64_t)ftell(f);
-	for (; pos % ALIGN; pos++)
+	while (written % ALIGN)
 		put("", 1);
-	data = pos;
+	data = written;
 
 	row = emalloc(1 << 20);
 	for (i = 0; i < n; i++) {
@@ -282,8 +307,6 @@ usage:
 
 		cols = t->ndim == 2 ? (size_t)t->shape[1] : t->nel;
 		rows = t->nel / cols;
-		if (cols > (1 << 18))
-			die("%s: rows of %zu are too long", t->name, cols);
 		for (r = 0; r < rows; r++) {
 			size_t sr = r;	/* the source row of output row r */
 
@@ -309,6 +332,9 @@ usage:
 
 				for (k = 0; k < 32; k++)
 					amax = fmaxf(amax, fabsf(row[j + k]));
+				if (!isfinite(amax))
+					die("%s: %s: a value that is not finite "
+					    "cannot be quantized", md.dir, t->name);
 				d = amax / 127;
 				id = d ? 1 / d : 0;
 				for (k = 0; k < 32; k++)

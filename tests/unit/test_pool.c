@@ -114,6 +114,23 @@ main(void)
 	if (pool_size(NULL) != 1)
 		fails++;
 	pool_for(NULL, 10, 4, mark, (j.n = 10, j.align = j.align_arg = 4, &j));
+	/* pool_share: nothing for n <= 0 or a thread past the chunks */
+	{
+		struct pool *q = pool_new(4);
+		int s0 = 1, s1 = 1;
+
+		if (!q)
+			return 1;
+		pool_share(q, 0, 1, 0, &s0, &s1);
+		fails += s0 != 0 || s1 != 0;
+		pool_share(q, 2, 1, 2, &s0, &s1);	/* 2 units, 4 threads */
+		fails += s0 != 0 || s1 != 0;
+		pool_share(q, 2, 1, 1, &s0, &s1);
+		fails += s0 != 1 || s1 != 2;
+		pool_share(q, 100, 16, 3, &s0, &s1);	/* 7 units: 5..7 */
+		fails += s0 != 80 || s1 != 100;
+		pool_free(q);
+	}
 	if (atomic_load(&j.bad) || pool_self() != 0)
 		fails++;
 	for (i = 0; i < 10; i++)
