@@ -835,8 +835,11 @@ attn_fetch(struct model *m, int l, int pos0)
 				__builtin_prefetch(k + c, 0, 2);
 				__builtin_prefetch(v + c, 0, 2);
 			}
-			__builtin_prefetch(k + bytes - 1, 0, 2);	/* rows */
-			__builtin_prefetch(v + bytes - 1, 0, 2);	/* may straddle */
+			if (((uintptr_t)k | (uintptr_t)v | bytes) & 63) {
+				/* a row off the lines: its last one too */
+				__builtin_prefetch(k + bytes - 1, 0, 2);
+				__builtin_prefetch(v + bytes - 1, 0, 2);
+			}
 		}
 	}
 }
