@@ -188,8 +188,8 @@ int
 model_open(struct model *m, const struct mdir *d, int ctx, int threads)
 {
 	struct cfg *c = &m->cfg;
-	size_t off, sizes[12], bytes;
-	float **bufs[12];
+	size_t off, sizes[13], bytes;
+	float **bufs[13];
 	int i, B = MODEL_MAXBATCH;
 
 	memset(m, 0, sizeof(*m));
@@ -252,8 +252,10 @@ model_open(struct model *m, const struct mdir *d, int ctx, int threads)
 	sizes[10] = (size_t)ATTN_NCHUNK * 2 * c->num_attention_heads;
 	bufs[10] = &m->attml;
 	sizes[11] = (size_t)B * 2 * m->kvdim;	bufs[11] = &m->kvnew;
+	sizes[12] = (size_t)(threads > 1 ? threads : 1) * B * m->dim;
+	bufs[12] = &m->xn;
 	m->logits_rows = 1;
-	for (i = 0, bytes = 0; i < 12; i++) {
+	for (i = 0, bytes = 0; i < 13; i++) {
 		sizes[i] = (sizes[i] + 15) / 16 * 16 * sizeof(float);
 		if (size_add(&bytes, bytes, sizes[i]) < 0)
 			return error("model too large for this machine");
@@ -261,7 +263,7 @@ model_open(struct model *m, const struct mdir *d, int ctx, int threads)
 	if (!(m->mem = mem_map(bytes)))
 		return error("cannot allocate %zu bytes of scratch", bytes);
 	m->memsize = bytes;
-	for (i = 0, off = 0; i < 12; i++) {
+	for (i = 0, off = 0; i < 13; i++) {
 		*bufs[i] = (float *)((char *)m->mem + off);
 		off += sizes[i];
 	}
@@ -506,7 +508,27 @@ struct mm {
 	} p[3];
 	const float *x;			/* (T, ldx) */
 	int ldx, T;
+	struct model *m;		/* with norm: */
+	const float *norm;		/* the input is RMSNorm(x) with this */
 };
+
+/* RMSNorm with weight w of the T rows of the residual stream at x (ldx
+ * apart) into the calling thread's own buffer (hidden apart).  Each
+ * thread of a dispatch normalizes all T rows itself, the same floats in
+ * each, so that the rows it multiplies next sit in its own cache and no
+ * thread waits for a serial pass: the stream's columns were written by
+ * all the threads, and a core reads another's lines slowly here. */
+static const float *
+normed(struct model *m, const float *x, int ldx, const float *w, int T)
+{
+	float *o = m->xn + (size_t)pool_self() * MODEL_MAXBATCH * m->dim;
+	int t;
+
+	for (t = 0; t < T; t++)
+		kern.rmsnorm(o + (size_t)t * m->dim, x + (size_t)t * ldx, w,
+		    m->dim, m->cfg.rms_norm_eps);
+	return o;
+}
 
 /* out[t*ldo + r] = W[r] . x_t for rows [r0, r1) and T tokens. */
 static void
@@ -527,8 +549,13 @@ static void
 mm_rows(void *ctx, int i0, int i1)
 {
 	struct mm *mm = ctx;
-	int k, base = 0;
+	const float *x = mm->x;
+	int k, base = 0, ldx = mm->ldx;
 
+	if (mm->norm) {
+		x = normed(mm->m, mm->x, mm->ldx, mm->norm, mm->T);
+		ldx = mm->m->dim;
+	}
 	for (k = 0; k < mm->n && i0 < i1; k++) {
 		const struct mat *w = mm->p[k].w;
 		int r0 = i0 - base, r1 = i1 - base;
@@ -536,7 +563,7 @@ mm_rows(void *ctx, int i0, int i1)
 		if (r0 < w->rows && r1 > 0) {
 			r0 = r0 < 0 ? 0 : r0;
 			r1 = r1 > w->rows ? w->rows : r1;
-			mat_rows(w, mm->p[k].out, mm->p[k].ldo, mm->x, mm->ldx,
+			mat_rows(w, mm->p[k].out, mm->p[k].ldo, x, ldx,
 			    mm->T, r0, r1);
 		}
 		base += w->rows;
@@ -553,11 +580,12 @@ mm_run(struct model *m, struct mm *mm)
 	pool_for(m->pool, rows, 16, mm_rows, mm);
 }
 
+/* out = W RMSNorm(x) with weight norm, for T rows of the stream. */
 static void
-matmul(struct model *m, float *out, int ldo, const struct mat *w,
-    const float *x, int ldx, int T)
+matmul_normed(struct model *m, float *out, int ldo, const struct mat *w,
+    const float *x, const float *norm, int T)
 {
-	struct mm mm = { 1, { { w, out, ldo } }, x, ldx, T };
+	struct mm mm = { 1, { { w, out, ldo } }, x, m->dim, T, m, norm };
 
 	mm_run(m, &mm);
 }
@@ -639,9 +667,10 @@ qkv_rows(void *ctx, int r0, int r1)
  * biases and applies SwiGLU (elementwise, so the split changes nothing),
  * leaving no serial pass over (T, intermediate) to the main thread. */
 struct glu {
+	struct model *m;
 	const struct layer *w;
 	float *hb, *hb2;		/* (T, ff) */
-	const float *x;			/* (T, d) */
+	const float *x;			/* (T, d): the stream, normalized here */
 	int T, d, ff;
 };
 
@@ -649,11 +678,12 @@ static void
 glu_rows(void *ctx, int r0, int r1)
 {
 	const struct glu *g = ctx;
-	const float *b1 = g->w->b1, *b3 = g->w->b3;
+	const float *b1 = g->w->b1, *b3 = g->w->b3, *x;
 	int t, r;
 
-	mat_rows(&g->w->w1, g->hb, g->ff, g->x, g->d, g->T, r0, r1);
-	mat_rows(&g->w->w3, g->hb2, g->ff, g->x, g->d, g->T, r0, r1);
+	x = normed(g->m, g->x, g->d, g->w->ffn_norm, g->T);
+	mat_rows(&g->w->w1, g->hb, g->ff, x, g->d, g->T, r0, r1);
+	mat_rows(&g->w->w3, g->hb2, g->ff, x, g->d, g->T, r0, r1);
 	for (t = 0; t < g->T; t++) {
 		float *h = g->hb + (size_t)t * g->ff;
 		float *u = g->hb2 + (size_t)t * g->ff;
@@ -888,17 +918,14 @@ forward(struct model *m, const int *ids, int T, int all)
 		struct qkv qkv = { m, w, { 3, {
 			{ &w->wq, m->q, m->qdim },
 			{ &w->wk, kn, 2 * kvdim },
-			{ &w->wv, kn + kvdim, 2 * kvdim } }, m->xb, d, T },
-			l, T, pos0 };
-		struct glu gu = { w, m->hb, m->hb2, m->xb, T, d, ff };
+			{ &w->wv, kn + kvdim, 2 * kvdim } }, m->x, d, T, m,
+			w->attn_norm }, l, T, pos0 };
+		struct glu gu = { m, w, m->hb, m->hb2, m->x, T, d, ff };
 		struct resid ro = { &w->wo, w->bo, m->x, m->xb2, m->xb, m->qdim,
 			T };
 		struct resid rd = { &w->w2, w->b2, m->x, m->xb2, m->hb, ff, T };
 
 		/* attention: rmsnorm, q/k/v, RoPE, k and v into the cache */
-		for (t = 0; t < T; t++)
-			kern.rmsnorm(m->xb + (size_t)t * d, m->x + (size_t)t * d,
-			    w->attn_norm, d, c->rms_norm_eps);
 		if (T > 1)
 			pool_for(m->pool, m->qdim + 2 * kvdim, hd, qkv_rows,
 			    &qkv);
@@ -913,23 +940,17 @@ forward(struct model *m, const int *ids, int T, int all)
 		pool_for(m->pool, d, 16, resid_rows, &ro);
 
 		/* MLP: rmsnorm, silu(gate(x)) * up(x) in hb, x += down(hb) */
-		for (t = 0; t < T; t++)
-			kern.rmsnorm(m->xb + (size_t)t * d, m->x + (size_t)t * d,
-			    w->ffn_norm, d, c->rms_norm_eps);
 		pool_for(m->pool, ff, 16, glu_rows, &gu);
 		pool_for(m->pool, d, 16, resid_rows, &rd);
 	}
 
 	/* final norm and the classifier, for every row or just the last */
-	if (!all) {
-		kern.rmsnorm(m->xb, m->x + (size_t)(T - 1) * d, m->norm, d, c->rms_norm_eps);
-		matmul(m, m->logits, c->vocab_size, &m->lm_head, m->xb, d, 1);
-	} else {
-		for (t = 0; t < T; t++)
-			kern.rmsnorm(m->xb + (size_t)t * d, m->x + (size_t)t * d,
-			    m->norm, d, c->rms_norm_eps);
-		matmul(m, m->logits, c->vocab_size, &m->lm_head, m->xb, d, T);
-	}
+	if (!all)
+		matmul_normed(m, m->logits, c->vocab_size, &m->lm_head,
+		    m->x + (size_t)(T - 1) * d, m->norm, 1);
+	else
+		matmul_normed(m, m->logits, c->vocab_size, &m->lm_head, m->x,
+		    m->norm, T);
 	m->pos += T;
 }
 

@@ -65,6 +65,8 @@ struct model {
 	size_t kvsize;		/* its bytes (reserved, touched as filled) */
 	float *inv_freq;	/* (head_dim/2) RoPE frequencies, llama3-scaled */
 	float *x, *xb2;		/* (MAXBATCH, hidden) residual stream, scratch */
+	float *xn;		/* (threads, MAXBATCH, hidden): each thread's
+				 * RMSNorm of the stream */
 	float *xb;		/* (MAXBATCH, max(hidden, heads*head_dim)) scratch */
 	float *q;		/* (MAXBATCH, heads*head_dim) */
 	float *hb, *hb2;	/* (MAXBATCH, intermediate) */
