@@ -22,15 +22,16 @@ words() {
 	fi
 }
 
-# GGUF row r of a head of 16 rows is HF row s: 2i + j <- 8j + i
-# (awk over the HF words, then the GGUF words; prints "words wrong")
-perm_check() {
-	awk 'NR == FNR { w[NR - 1] = $1; next }
+# perm_ok HF GGUF ROWS: the word files hold ROWS rows of 64, GGUF row r
+# of a head of 16 rows being HF row 2i + j <- 8j + i, and they differ
+perm_ok() {
+	[ "$(awk 'NR == FNR { w[NR - 1] = $1; next }
 	    { r = int((FNR - 1) / 64); c = (FNR - 1) % 64
 	      b = int(r / 16) * 16; x = r % 16
 	      s = b + (x % 2) * 8 + int(x / 2)
 	      if ($1 != w[s * 64 + c]) bad++; n++ }
-	    END { print n, bad + 0 }' "$@"
+	    END { print n, bad + 0 }' "$1" "$2")" = "$(($3 * 64)) 0" ] &&
+	    ! cmp -s "$1" "$2"
 }
 
 # offset of a tensor's data in the GGUF file, from the -v listing
@@ -81,9 +82,7 @@ offset() {
 		st-inspect -d "model.layers.1.self_attn.$2.weight" -f f32 "$T/m" >"$T/want"
 		words "$T/want" >"$T/w"
 		words "$T/m.gguf" "$(offset "blk.1.$1.weight")" $(($3 * 64)) >"$T/g"
-		run -0 perm_check "$T/w" "$T/g"
-		[ "$output" = "$(($3 * 64)) 0" ]
-		! cmp -s "$T/w" "$T/g"
+		perm_ok "$T/w" "$T/g" "$3"
 	done
 }
 
@@ -165,9 +164,7 @@ offset() {
 		words "$T/b/model.safetensors" \
 		    "$(stoff "model.layers.0.self_attn.$2.weight")" $(($3 * 64)) >"$T/w"
 		words "$T/b.gguf" "$(offset "blk.0.$1.weight")" $(($3 * 64)) >"$T/g"
-		run -0 perm_check "$T/w" "$T/g"
-		[ "$output" = "$(($3 * 64)) 0" ]
-		! cmp -s "$T/w" "$T/g"
+		perm_ok "$T/w" "$T/g" "$3"
 	done
 }
 
