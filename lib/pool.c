@@ -43,9 +43,9 @@ struct pool {
 
 /* One poll of a spin loop: a pause, and now and then a yield so that an
  * oversubscribed machine (several pipelines at once) runs the thread
- * being waited for.  Rarely: a system call costs about 1 us in the VMs
+ * being waited for.  Rarely: a system call costs about 1 us in the VM
  * we measure on, as long as 50 pauses, and a thread inside one answers
- * late (a yield every 64 polls cost decode 2-4%, bench/NOTES.md). */
+ * late (bench/NOTES.md: no change measurable in decode either way). */
 static inline void
 relax(int k)
 {
@@ -67,6 +67,17 @@ cut(int len, int align, int nchunk, int i, int *i0, int *i1)
 
 	*i0 = (int)(u0 * align);
 	*i1 = u1 * align < len ? (int)(u1 * align) : len;
+}
+
+/* Chunks of a job of n > 0 units of align >= 1 elements: one per thread
+ * at most, 1 meaning a direct call in the calling thread. */
+static int
+nchunks(const struct pool *p, int n, int align)
+{
+	long long units = ((long long)n + align - 1) / align;
+
+	return !p || p->n == 1 || units == 1 ? 1 :
+	    units < p->n ? (int)units : p->n;
 }
 
 /* Bounds of chunk i of the current job. */
@@ -204,16 +215,13 @@ pool_self(void)
 void
 pool_share(const struct pool *p, int n, int align, int k, int *i0, int *i1)
 {
-	long long units;
 	int nchunk;
 
 	*i0 = *i1 = 0;
 	if (n <= 0)
 		return;
 	align = align < 1 ? 1 : align;
-	units = ((long long)n + align - 1) / align;
-	nchunk = !p || p->n == 1 || units == 1 ? 1 :
-	    units < p->n ? (int)units : p->n;
+	nchunk = nchunks(p, n, align);
 	if (k >= 0 && k < nchunk)
 		cut(n, align, nchunk, k, i0, i1);
 }
@@ -228,15 +236,13 @@ void
 pool_for(struct pool *p, int n, int align,
     void (*fn)(void *ctx, int i0, int i1), void *ctx)
 {
-	int i0, i1, k;
-	long long units;
+	int i0, i1, k, nchunk;
 
 	if (n <= 0)
 		return;
 	if (align < 1)
 		align = 1;
-	units = ((long long)n + align - 1) / align;
-	if (!p || p->n == 1 || units == 1) {
+	if ((nchunk = nchunks(p, n, align)) == 1) {
 		fn(ctx, 0, n);
 		return;
 	}
@@ -244,7 +250,7 @@ pool_for(struct pool *p, int n, int align,
 	p->ctx = ctx;
 	p->len = n;
 	p->align = align;
-	p->nchunk = units < p->n ? (int)units : p->n;
+	p->nchunk = nchunk;
 	publish(p);
 	chunk(p, 0, &i0, &i1);
 	fn(ctx, i0, i1);
