@@ -306,10 +306,9 @@ model_mats(struct model *m, struct mat **v, int max)
 }
 
 /* Bytes of matrix w once converted for mode.  BF16 matrices are copied
- * too: private memory gets transparent huge pages, the file mapping 4 KiB
- * pages, and the fast modes stream faster from the former (decode 150
- * against 107 tokens/s, first prefill 1,300 against 600 tokens/s; see
- * bench/NOTES.md). */
+ * too: the fast modes stream faster from private memory than from the
+ * file mapping, even with the page cache in 2 MiB folios (--bf16-act
+ * decode 172-222 against 150-161 tokens/s side by side; bench/NOTES.md). */
 static size_t
 mode_bytes(const struct mat *w, enum model_mode mode)
 {
@@ -738,6 +737,15 @@ struct attn_job {
 	int chunk, nchunk;	/* decode: keys per range, ranges */
 };
 
+/* Decode item i of job j (one with key ranges): the cached positions
+ * [*p0, *p1) it attends to; its KV head is i / nchunk / nsub. */
+static void
+attn_range(const struct attn_job *j, int i, int *p0, int *p1)
+{
+	*p0 = i % j->nchunk * j->chunk;
+	*p1 = *p0 + j->chunk < j->pos0 + 1 ? *p0 + j->chunk : j->pos0 + 1;
+}
+
 static void
 attn_items(void *ctx, int i0, int i1)
 {
@@ -770,9 +778,7 @@ attn_items(void *ctx, int i0, int i1)
 			a.q = m->q + h0 * hd;
 			a.T = 1;
 			a.pos0 = j->pos0;
-			a.p0 = i % n * j->chunk;
-			a.p1 = a.p0 + j->chunk;
-			a.p1 = a.p1 < j->pos0 + 1 ? a.p1 : j->pos0 + 1;
+			attn_range(j, i, &a.p0, &a.p1);
 			m->attn->part(acc, m->qdim, ml, &a);
 			memcpy(m->attml + 2 * ((size_t)(i % n) *
 			    m->cfg.num_attention_heads + h0), ml,
@@ -844,16 +850,19 @@ static void
 attn_fetch(struct model *m, int l, int pos0)
 {
 	struct attn_job j;
-	int n = attn_job(m, l, 1, pos0, &j), i, i0, i1, p, p1, c;
-	int g, per = j.nchunk ? j.nchunk : 1;
+	int n = attn_job(m, l, 1, pos0, &j), i, i0, i1, p, p1, c, g;
 	size_t bytes = (size_t)m->hd * sizeof(float), budget = FETCH_MAX;
 	const char *k, *v;
 
 	pool_share(m->pool, n, 1, pool_self(), &i0, &i1);
 	for (i = i0; i < i1; i++) {
-		g = i / per / j.nsub;
-		p = j.nchunk ? i % per * j.chunk : 0;
-		p1 = j.nchunk ? p + j.chunk : pos0 + 1;
+		if (j.nchunk) {
+			g = i / j.nchunk / j.nsub;
+			attn_range(&j, i, &p, &p1);
+		} else {	/* one item per head group, all positions */
+			g = i / j.nsub;
+			p = 0, p1 = pos0 + 1;
+		}
 		p1 = p1 < pos0 ? p1 : pos0;	/* pos0 itself: not written yet */
 		for (; p < p1; p++) {
 			if (budget < 2 * bytes)
