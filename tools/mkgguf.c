@@ -163,6 +163,7 @@ main(int argc, char *argv[])
 	int qflag = 0, vflag = 0, ch, n = 0, l, i, k, hd, d, qd, kd, ff;
 	uint64_t off = 0, pos, data;
 	float *row;
+	char *qrow;		/* a row in libcore's Q8_0 layout */
 	size_t r, rows, cols, j;
 
 	argv0 = argv[0];
@@ -185,10 +186,9 @@ usage:
 		die("%s: biases and rope_scaling are not converted", md.dir);
 	hd = c.head_dim;
 
-	/* the tensor list, in llama.cpp's names */
-	/* each tensor with the shape the config gives it (rows, cols; cols
-	 * 0 for a vector), checked before anything is written: q and k rows
-	 * are reordered head by head */
+	/* the tensor list, in llama.cpp's names, each with the shape the
+	 * config gives it (rows, cols; cols 0 for a vector), checked before
+	 * anything is written: q and k rows are reordered head by head */
 #define ADD(gname, hfname, norm, heads, r_, c_) do { \
 	const struct st_tensor *t_ = st_find(&st, hfname); \
 	char sh_[ST_SHAPELEN]; \
@@ -299,6 +299,7 @@ usage:
 	data = written;
 
 	row = emalloc(1 << 20);
+	qrow = emalloc(kern_q8_0_rowsize(1 << 18));
 	for (i = 0; i < n; i++) {
 		const struct st_tensor *t = o[i].src;
 		size_t es = st_dtype_size(t->dtype), h = (size_t)o[i].perm_heads;
@@ -325,29 +326,30 @@ usage:
 				put(row, cols * 4);
 				continue;
 			}
-			for (j = 0; j < cols; j += 32) {
-				float amax = 0, d, id;
-				int8_t q[32];
-				uint16_t dh;
-
-				for (k = 0; k < 32; k++)
-					amax = fmaxf(amax, fabsf(row[j + k]));
-				if (!isfinite(amax))
+			/* libcore's quantizer (the same blocks of 32: d =
+			 * max|x| / 127, q = x / d rounded to nearest even), its
+			 * float scales then int8 blocks repacked as ggml's
+			 * blocks of an F16 scale and 32 int8 */
+			for (j = 0; j < cols; j++)
+				if (!isfinite(row[j]))
 					die("%s: %s: a value that is not finite "
 					    "cannot be quantized", md.dir, t->name);
-				d = amax / 127;
-				id = d ? 1 / d : 0;
-				for (k = 0; k < 32; k++)
-					q[k] = (int8_t)lrintf(row[j + k] * id);
-				dh = half(d);
+			kern_q8_0_quant(qrow, row, (int)cols);
+			for (j = 0; j < cols / 32; j++) {
+				float sc;
+				uint16_t dh;
+
+				memcpy(&sc, qrow + 4 * j, 4);
+				dh = half(sc);
 				put(&dh, 2);
-				put(q, 32);
+				put(qrow + 4 * KERN_Q8_0_NB(cols) + 32 * j, 32);
 			}
 		}
 		for (pos = o[i].bytes; pos % ALIGN; pos++)
 			put("", 1);
 	}
 	free(row);
+	free(qrow);
 	if (fshut(f, opath))
 		return 1;
 	for (i = 0; vflag && i < n; i++) {
