@@ -28,9 +28,7 @@ static void
 mark(void *ctx, int i0, int i1)
 {
 	struct job *j = ctx;
-	int i, k;
-
-	int s0, s1;
+	int i, k, s0, s1;
 
 	atomic_fetch_add(&j->calls, 1);
 	if (i0 >= i1 || i0 < 0 || i1 > j->n || i0 % j->align ||
@@ -95,6 +93,28 @@ add(void *ctx, int i0, int i1)
 		s[i] += i;
 }
 
+/* pool_share past pool_for's cases: nothing for n <= 0 or for a thread
+ * past the chunks.  Returns 0 if the pool cannot start. */
+static int
+share_edges(void)
+{
+	struct pool *q = pool_new(4);
+	int s0 = 1, s1 = 1;
+
+	if (!q)
+		return 0;
+	pool_share(q, 0, 1, 0, &s0, &s1);
+	fails += s0 != 0 || s1 != 0;
+	pool_share(q, 2, 1, 2, &s0, &s1);	/* 2 units, 4 threads */
+	fails += s0 != 0 || s1 != 0;
+	pool_share(q, 2, 1, 1, &s0, &s1);
+	fails += s0 != 1 || s1 != 2;
+	pool_share(q, 100, 16, 3, &s0, &s1);	/* 7 units: 5..7 */
+	fails += s0 != 80 || s1 != 100;
+	pool_free(q);
+	return 1;
+}
+
 int
 main(void)
 {
@@ -114,23 +134,8 @@ main(void)
 	if (pool_size(NULL) != 1)
 		fails++;
 	pool_for(NULL, 10, 4, mark, (j.n = 10, j.align = j.align_arg = 4, &j));
-	/* pool_share: nothing for n <= 0 or a thread past the chunks */
-	{
-		struct pool *q = pool_new(4);
-		int s0 = 1, s1 = 1;
-
-		if (!q)
-			return 1;
-		pool_share(q, 0, 1, 0, &s0, &s1);
-		fails += s0 != 0 || s1 != 0;
-		pool_share(q, 2, 1, 2, &s0, &s1);	/* 2 units, 4 threads */
-		fails += s0 != 0 || s1 != 0;
-		pool_share(q, 2, 1, 1, &s0, &s1);
-		fails += s0 != 1 || s1 != 2;
-		pool_share(q, 100, 16, 3, &s0, &s1);	/* 7 units: 5..7 */
-		fails += s0 != 80 || s1 != 100;
-		pool_free(q);
-	}
+	if (!share_edges())
+		return 1;
 	if (atomic_load(&j.bad) || pool_self() != 0)
 		fails++;
 	for (i = 0; i < 10; i++)
