@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "../lib/cfg.h"
+#include "../lib/json.h"
 #include "../lib/mdir.h"
 #include "../lib/pool.h"
 #include "../lib/st.h"
@@ -16,21 +17,6 @@
 
 static int jflag;
 static int nfield;	/* fields written so far on this line / in this object */
-
-/* s as a JSON string. */
-static void
-jstr(const char *s)
-{
-	putchar('"');
-	for (; *s; s++)
-		if (*s == '"' || *s == '\\')
-			printf("\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			printf("\\u%04x", *s);
-		else
-			putchar(*s);
-	putchar('"');
-}
 
 /* One field of a tensor: tab-separated text, or "key": value in JSON
  * (quoted if str). */
@@ -40,7 +26,7 @@ field(const char *key, const char *val, int str)
 	if (jflag) {
 		printf("%s\"%s\": ", nfield ? ", " : "{", key);
 		if (str)
-			jstr(val);
+			json_write_str(stdout, val);
 		else
 			fputs(val, stdout);
 	} else
@@ -155,7 +141,7 @@ summary(const struct cfg *c, const struct st *st, size_t params)
 
 	if (jflag) {
 		printf(",\n  \"config\": {\n    \"architecture\": ");
-		jstr(c->architecture);
+		json_write_str(stdout, c->architecture);
 		printf(",\n");
 	} else
 		printf("architecture: %s\n", c->architecture);

@@ -640,3 +640,42 @@ json_load(struct json_doc *doc, const char *path)
 		return error("%s: %s", path, err);
 	return 0;
 }
+
+void
+json_put_str(struct buf *b, const char *s, size_t n)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t i, run = 0;
+	char esc[6] = "\\u00";
+
+	buf_addc(b, '"');
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c != '"' && c != '\\' && c >= 0x20)
+			continue;
+		buf_add(b, s + run, i - run);
+		run = i + 1;
+		if (c == '"' || c == '\\') {
+			buf_addc(b, '\\');
+			buf_addc(b, c);
+		} else {
+			esc[4] = hex[c >> 4];
+			esc[5] = hex[c & 15];
+			buf_add(b, esc, 6);
+		}
+	}
+	buf_add(b, s + run, n - run);
+	buf_addc(b, '"');
+}
+
+void
+json_write_str(FILE *f, const char *s)
+{
+	struct buf b = { 0 };
+
+	json_put_str(&b, s, strlen(s));
+	if (!b.err)
+		fwrite(b.s, 1, b.len, f);
+	buf_free(&b);
+}

@@ -8,6 +8,9 @@
 #define JSON_H
 
 #include <stddef.h>
+#include <stdio.h>
+
+#include "util.h"
 
 #define JSON_MAXDEPTH 512
 
@@ -65,5 +68,11 @@ const char *json_typename(enum json_type t);
 /* Read a whole file into a malloc'd buffer (NUL appended, not counted) and
  * parse it; messages name the file.  0, or -1 after error(). */
 int json_load(struct json_doc *doc, const char *path);
+
+/* The writer: s[0..n) as a quoted JSON string, '"', '\\' and the control
+ * characters escaped, every other byte (UTF-8) as it is. */
+void json_put_str(struct buf *b, const char *s, size_t n);
+/* The same, the NUL-terminated s onto f. */
+void json_write_str(FILE *f, const char *s);
 
 #endif

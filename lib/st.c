@@ -228,34 +228,6 @@ st_close(struct st *st)
 	memset(st, 0, sizeof(*st));
 }
 
-static char *
-xstrdup(const char *s)
-{
-	char *p = strdup(s);
-
-	if (!p)
-		error("out of memory");
-	return p;
-}
-
-static int
-grow(void *pp, size_t *cap, size_t n, size_t size)
-{
-	void *p;
-	size_t c = *cap ? *cap : 16, bytes;
-
-	if (n < *cap)
-		return 0;
-	while (c <= n)
-		if (size_mul(&c, c, 2) < 0)
-			return error("out of memory");
-	if (size_mul(&bytes, c, size) < 0 || !(p = realloc(*(void **)pp, bytes)))
-		return error("out of memory");
-	*(void **)pp = p;
-	*cap = c;
-	return 0;
-}
-
 /* Add a file to st->files and map it; its index, or -1 after error(). */
 static int
 mapfile(struct st *st, const char *path, size_t *cap)
@@ -266,12 +238,13 @@ mapfile(struct st *st, const char *path, size_t *cap)
 
 	if (st->nfiles >= INT_MAX)
 		return error("%s: too many files", path);
-	if (grow(&st->files, cap, st->nfiles, sizeof(*st->files)) < 0)
+	if (xgrow(&st->files, cap, st->nfiles + 1, sizeof(*st->files)) < 0)
 		return -1;
 	{
-		void *p = realloc(st->maps, *cap * sizeof(*st->maps));
+		void *p = xreallocarray(st->maps, *cap, sizeof(*st->maps));
+
 		if (!p)
-			return error("out of memory");
+			return -1;
 		st->maps = p;
 	}
 	if (!(st->files[i] = xstrdup(path)))
@@ -485,7 +458,7 @@ readfile(struct st *st, int fi, size_t *cap)
 			error("%s: tensor name is empty or holds a NUL", path);
 			goto out;
 		}
-		if (grow(&st->t, cap, st->n, sizeof(*st->t)) < 0)
+		if (xgrow(&st->t, cap, st->n + 1, sizeof(*st->t)) < 0)
 			goto out;
 		t = &st->t[st->n];
 		memset(t, 0, sizeof(*t));

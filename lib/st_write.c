@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json.h"
 #include "st.h"
 #include "util.h"
 
@@ -24,65 +25,6 @@ st_wtensor_size(const struct st_wtensor *t, size_t *nbytes)
 	return size_mul(nbytes, n, st_dtype_size(t->dtype));
 }
 
-/* A growing string. */
-struct buf {
-	char *s;
-	size_t len, cap;
-	int oom;
-};
-
-static void
-put(struct buf *b, const char *s, size_t n)
-{
-	if (b->oom)
-		return;
-	if (b->len + n + 1 > b->cap) {
-		size_t c = b->cap ? b->cap : 256;
-		char *p;
-
-		while (c < b->len + n + 1)
-			c *= 2;
-		if (!(p = realloc(b->s, c))) {
-			b->oom = 1;
-			return;
-		}
-		b->s = p;
-		b->cap = c;
-	}
-	memcpy(b->s + b->len, s, n);
-	b->len += n;
-	b->s[b->len] = 0;
-}
-
-static void
-puts_(struct buf *b, const char *s)
-{
-	put(b, s, strlen(s));
-}
-
-/* s as a JSON string. */
-static void
-putstr(struct buf *b, const char *s)
-{
-	char esc[8];
-
-	put(b, "\"", 1);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\') {
-			esc[0] = '\\';
-			esc[1] = (char)c;
-			put(b, esc, 2);
-		} else if (c < 0x20) {
-			snprintf(esc, sizeof(esc), "\\u%04x", c);
-			put(b, esc, 6);
-		} else
-			put(b, (const char *)s, 1);
-	}
-	put(b, "\"", 1);
-}
-
 int
 st_write_header(FILE *f, const char *name, const struct st_wtensor *t,
     size_t n, const struct st_meta *meta, size_t nmeta)
@@ -93,17 +35,17 @@ st_write_header(FILE *f, const char *name, const struct st_wtensor *t,
 	size_t i, off = 0, nbytes, hlen;
 	int k, ret = -1;
 
-	puts_(&b, "{");
+	buf_adds(&b, "{");
 	if (nmeta) {
-		puts_(&b, "\"__metadata__\":{");
+		buf_adds(&b, "\"__metadata__\":{");
 		for (i = 0; i < nmeta; i++) {
 			if (i)
-				puts_(&b, ",");
-			putstr(&b, meta[i].key);
-			puts_(&b, ":");
-			putstr(&b, meta[i].value);
+				buf_adds(&b, ",");
+			json_put_str(&b, meta[i].key, strlen(meta[i].key));
+			buf_adds(&b, ":");
+			json_put_str(&b, meta[i].value, strlen(meta[i].value));
 		}
-		puts_(&b, "}");
+		buf_adds(&b, "}");
 	}
 	for (i = 0; i < n; i++) {
 		if (st_wtensor_size(&t[i], &nbytes) < 0 ||
@@ -113,28 +55,26 @@ st_write_header(FILE *f, const char *name, const struct st_wtensor *t,
 			goto out;
 		}
 		if (i || nmeta)
-			puts_(&b, ",");
-		putstr(&b, t[i].name);
-		puts_(&b, ":{\"dtype\":\"");
-		puts_(&b, st_dtype_name(t[i].dtype));
-		puts_(&b, "\",\"shape\":[");
+			buf_adds(&b, ",");
+		json_put_str(&b, t[i].name, strlen(t[i].name));
+		buf_adds(&b, ":{\"dtype\":\"");
+		buf_adds(&b, st_dtype_name(t[i].dtype));
+		buf_adds(&b, "\",\"shape\":[");
 		for (k = 0; k < t[i].ndim; k++) {
 			snprintf(num, sizeof(num), "%s%lld", k ? "," : "",
 			    (long long)t[i].shape[k]);
-			puts_(&b, num);
+			buf_adds(&b, num);
 		}
 		snprintf(num, sizeof(num), "],\"data_offsets\":[%zu,%zu]}",
 		    off, off + nbytes);
-		puts_(&b, num);
+		buf_adds(&b, num);
 		off += nbytes;
 	}
-	puts_(&b, "}");
-	while (!b.oom && b.len % 8)
-		puts_(&b, " ");
-	if (b.oom) {
-		error("%s: out of memory", name);
+	buf_adds(&b, "}");
+	while (!b.err && b.len % 8)
+		buf_addc(&b, ' ');
+	if (buf_ok(&b) < 0)
 		goto out;
-	}
 	hlen = b.len;
 	for (k = 0; k < 8; k++)
 		len8[k] = (unsigned char)((uint64_t)hlen >> (8 * k));
@@ -144,7 +84,7 @@ st_write_header(FILE *f, const char *name, const struct st_wtensor *t,
 	}
 	ret = 0;
 out:
-	free(b.s);
+	buf_free(&b);
 	return ret;
 }
 

@@ -70,44 +70,193 @@ edie(int status, const char *fmt, ...)
 	exit(status);
 }
 
+/* The returning allocators, for library code: NULL after error(). */
 void *
-emalloc(size_t n)
+xmalloc(size_t n)
 {
 	void *p = malloc(n ? n : 1);
 
 	if (!p)
-		die("cannot allocate %zu bytes", n);
+		error("cannot allocate %zu bytes", n);
+	return p;
+}
+
+void *
+xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
+
+	if (!p)
+		error("cannot allocate %zu x %zu bytes", n, size);
+	return p;
+}
+
+void *
+xreallocarray(void *p, size_t n, size_t size)
+{
+	size_t bytes;
+	void *q;
+
+	if (size_mul(&bytes, n, size) < 0) {
+		error("cannot allocate %zu x %zu bytes: too large", n, size);
+		return NULL;
+	}
+	if (!(q = realloc(p, bytes ? bytes : 1)))
+		error("cannot allocate %zu bytes", bytes);
+	return q;
+}
+
+char *
+xmemdup(const void *s, size_t n)
+{
+	char *p;
+
+	if (n == (size_t)-1 || !(p = xmalloc(n + 1)))
+		return NULL;
+	memcpy(p, s, n);
+	p[n] = 0;
+	return p;
+}
+
+char *
+xstrdup(const char *s)
+{
+	return xmemdup(s, strlen(s));
+}
+
+int
+xgrow(void *pp, size_t *cap, size_t n, size_t size)
+{
+	size_t c = *cap ? *cap : 8;
+	void *p;
+
+	if (n <= *cap)
+		return 0;
+	while (c < n)
+		if (size_mul(&c, c, 2) < 0)
+			return error("cannot allocate %zu x %zu bytes: too large",
+			    n, size);
+	if (!(p = xreallocarray(*(void **)pp, c, size)))
+		return -1;
+	*(void **)pp = p;
+	*cap = c;
+	return 0;
+}
+
+/* The exiting ones, for cmd/: the message is the same, then exit(1). */
+void *
+emalloc(size_t n)
+{
+	void *p = xmalloc(n);
+
+	if (!p)
+		exit(1);
 	return p;
 }
 
 void *
 ecalloc(size_t n, size_t size)
 {
-	void *p = calloc(n ? n : 1, size ? size : 1);
+	void *p = xcalloc(n, size);
 
 	if (!p)
-		die("cannot allocate %zu x %zu bytes", n, size);
+		exit(1);
 	return p;
 }
 
 void *
 ereallocarray(void *p, size_t n, size_t size)
 {
-	size_t bytes;
-
-	if (size_mul(&bytes, n, size) < 0)
-		die("cannot allocate %zu x %zu bytes: too large", n, size);
-	if (!(p = realloc(p, bytes ? bytes : 1)))
-		die("cannot allocate %zu bytes", bytes);
+	if (!(p = xreallocarray(p, n, size)))
+		exit(1);
 	return p;
 }
 
 char *
 estrdup(const char *s)
 {
-	size_t n = strlen(s) + 1;
+	char *p = xstrdup(s);
 
-	return memcpy(emalloc(n), s, n);
+	if (!p)
+		exit(1);
+	return p;
+}
+
+void
+buf_add(struct buf *b, const void *p, size_t n)
+{
+	size_t need;
+
+	if (b->err)
+		return;
+	if (size_add(&need, b->len, n) < 0 || size_add(&need, need, 1) < 0 ||
+	    xgrow(&b->s, &b->cap, need, 1) < 0) {
+		b->err = 1;
+		return;
+	}
+	if (n)
+		memcpy(b->s + b->len, p, n);
+	b->len += n;
+	b->s[b->len] = 0;
+}
+
+void
+buf_addc(struct buf *b, int c)
+{
+	char ch = (char)c;
+
+	buf_add(b, &ch, 1);
+}
+
+void
+buf_adds(struct buf *b, const char *s)
+{
+	buf_add(b, s, strlen(s));
+}
+
+void
+buf_printf(struct buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	char small[256];
+	int n;
+
+	if (b->err)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(small, sizeof small, fmt, ap);
+	va_end(ap);
+	if (n < 0) {
+		b->err = 1;
+		error("cannot format '%s'", fmt);
+		return;
+	}
+	if ((size_t)n < sizeof small) {
+		buf_add(b, small, (size_t)n);
+		return;
+	}
+	buf_add(b, NULL, 0);	/* make sure s exists before growing it */
+	if (b->err || xgrow(&b->s, &b->cap, b->len + (size_t)n + 1, 1) < 0) {
+		b->err = 1;
+		return;
+	}
+	va_start(ap, fmt);
+	vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	b->len += (size_t)n;
+}
+
+int
+buf_ok(const struct buf *b)
+{
+	return b->err ? -1 : 0;
+}
+
+void
+buf_free(struct buf *b)
+{
+	free(b->s);
+	memset(b, 0, sizeof *b);
 }
 
 int

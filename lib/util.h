@@ -24,10 +24,39 @@ _Noreturn void die(const char *fmt, ...) PRINTF(1, 2);
 /* warn(), then exit(status). */
 _Noreturn void edie(int status, const char *fmt, ...) PRINTF(2, 3);
 
+/* Allocation for library code: NULL after error("cannot allocate ...").
+ * A size of 0 still gives a unique pointer. */
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t size);
+void *xreallocarray(void *p, size_t n, size_t size);
+char *xstrdup(const char *s);
+char *xmemdup(const void *s, size_t n);	/* n bytes and a NUL */
+/* Make the array *pp of elements of size hold at least n, its capacity in
+ * *cap (doubled as it grows, from 8): 0, or -1 after error() (the array
+ * is then as it was). */
+int xgrow(void *pp, size_t *cap, size_t n, size_t size);
+
+/* The same for cmd/: the message, then exit(1). */
 void *emalloc(size_t n);
 void *ecalloc(size_t n, size_t size);
 void *ereallocarray(void *p, size_t n, size_t size);
 char *estrdup(const char *s);
+
+/* A growable string: s holds len bytes and a NUL (s is NULL until the
+ * first addition).  An allocation that fails sets err (after error())
+ * and makes every later addition do nothing, so a writer checks once,
+ * with buf_ok, when it is done.  Zero it to start. */
+struct buf {
+	char *s;
+	size_t len, cap;
+	int err;
+};
+void buf_add(struct buf *b, const void *p, size_t n);
+void buf_addc(struct buf *b, int c);
+void buf_adds(struct buf *b, const char *s);
+void buf_printf(struct buf *b, const char *fmt, ...) PRINTF(2, 3);
+int buf_ok(const struct buf *b);	/* 0, or -1 if an addition failed */
+void buf_free(struct buf *b);		/* and zero it */
 
 /* Zeroed anonymous memory for large buffers (KV cache, arenas, tables):
  * mmap'd, with transparent huge pages advised, since first-touch page

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "../lib/cfg.h"
+#include "../lib/json.h"
 #include "../lib/pool.h"
 #include "../lib/kern.h"
 #include "../lib/st.h"
@@ -144,21 +145,6 @@ uncache(FILE *f, const char *path)
 	posix_fadvise(fileno(f), 0, 0, POSIX_FADV_DONTNEED);
 }
 
-/* JSON string (s is UTF-8 or plain ASCII). */
-static void
-jstr(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++)
-		if (*s == '"' || *s == '\\')
-			fprintf(f, "\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			fprintf(f, "\\u%04x", *s);
-		else
-			fputc(*s, f);
-	fputc('"', f);
-}
-
 /* GPT-2's byte-to-unicode map, the character of byte b as UTF-8 in out. */
 static void
 bytechar(int b, char out[4])
@@ -219,7 +205,7 @@ tokenizer(const char *dir)
 	for (i = 0; i < 256; i++) {
 		bytechar(i, a);
 		fputc(',', f);
-		jstr(f, a);
+		json_write_str(f, a);
 		fprintf(f, ":%d", 3 + i);
 	}
 	/* merges along anti-diagonals of order x order */
@@ -341,7 +327,7 @@ weights(const char *dir, struct gen *g, size_t n, int shards, int nthr)
 			free(g[i].buf);
 			if (idx) {
 				fprintf(idx, "%s\n    ", i ? "," : "");
-				jstr(idx, g[i].w.name);
+				json_write_str(idx, g[i].w.name);
 				fprintf(idx, ": \"%s\"", name);
 			}
 		}

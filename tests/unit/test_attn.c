@@ -4,7 +4,6 @@
  * model.c relies on for thread-count independence: a row's result is
  * bit-identical whatever tile it is computed in. */
 #include <math.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,25 +12,9 @@
 #include "../../lib/attn.h"
 #include "../../lib/kern.h"
 #include "../../lib/util.h"
+#include "test.h"
 
-static int fails;
 static const struct attn_kern *ak;
-
-#define CHECK(c, ...) do { if (!(c)) { fail(__LINE__, __VA_ARGS__); } } while (0)
-
-PRINTF(2, 3) static void
-fail(int line, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (fails++ > 20)
-		return;
-	fprintf(stderr, "test_attn.c:%d: %s: ", line, ak->name);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
 
 static uint64_t rs = 0x9e3779b97f4a7c15ull;
 
@@ -44,18 +27,6 @@ frand(void)
 	rs ^= rs >> 27;
 	return (float)((double)(uint32_t)((rs * 0x2545f4914f6cdd1dull) >> 32)
 	    / 2147483648.0 - 1.0);
-}
-
-static void *
-xmalloc(size_t n)
-{
-	void *p = malloc(n ? n : 1);
-
-	if (!p) {
-		fprintf(stderr, "test_attn: out of memory\n");
-		exit(1);
-	}
-	return p;
 }
 
 /* A KV cache of n positions (key at kv[p*ld], value at kv[p*ld + voff])
@@ -86,8 +57,8 @@ fix_make(struct fix *f, int hd, int nh, int T, int pos0)
 	f->kvb = hd == 2 ? (int)n : 7;
 	f->bstride = (size_t)f->kvb * f->ld + 13;
 	n = ((n + f->kvb - 1) / f->kvb) * f->bstride;
-	f->kv = xmalloc(n * sizeof(float));
-	f->q = xmalloc((size_t)T * f->ldq * sizeof(float));
+	f->kv = emalloc(n * sizeof(float));
+	f->q = emalloc((size_t)T * f->ldq * sizeof(float));
 	for (i = 0; i < n; i++)
 		f->kv[i] = frand();
 	for (i = 0; i < (size_t)T * f->ldq; i++)
@@ -117,7 +88,7 @@ ref_row(double *out, const struct fix *f, int t, int h)
 {
 	int n = f->pos0 + t + 1, p, i;
 	const float *q = f->q + (size_t)t * f->ldq + h * f->hd;
-	double *s = xmalloc(n * sizeof(double)), m = -INFINITY, l = 0, d;
+	double *s = emalloc(n * sizeof(double)), m = -INFINITY, l = 0, d;
 
 	for (p = 0; p < n; p++) {
 		for (d = 0, i = 0; i < f->hd; i++)
@@ -141,7 +112,7 @@ ref_row(double *out, const struct fix *f, int t, int h)
 static void
 check_ref(const struct fix *f, const float *out, int ldo, const char *what)
 {
-	double *ref = xmalloc(f->hd * sizeof(double)), err, scale;
+	double *ref = emalloc(f->hd * sizeof(double)), err, scale;
 	int t, h, i;
 
 	for (t = 0; t < f->T; t++)
@@ -151,7 +122,7 @@ check_ref(const struct fix *f, const float *out, int ldo, const char *what)
 				scale = fabs(ref[i]) > scale ? fabs(ref[i]) : scale;
 			for (i = 0; i < f->hd; i++) {
 				err = fabs(out[(size_t)t * ldo + h * f->hd + i] - ref[i]);
-				CHECK(err <= 2e-6 * scale + 1e-7,
+				CHECKF(err <= 2e-6 * scale + 1e-7,
 				    "%s hd %d nh %d T %d pos0 %d: row (%d, %d)[%d] %.9g, want %.9g",
 				    what, f->hd, f->nh, f->T, f->pos0, t, h, i,
 				    out[(size_t)t * ldo + h * f->hd + i], ref[i]);
@@ -168,9 +139,9 @@ test_tile(int hd, int nh, int T, int pos0)
 	struct fix f;
 	struct attn_tile a;
 	int lda = nh * hd + 3, t;
-	float *out = xmalloc((size_t)T * lda * sizeof(float));
-	float *one = xmalloc((size_t)lda * sizeof(float));
-	float *ml = xmalloc((size_t)2 * nh * T * sizeof(float));
+	float *out = emalloc((size_t)T * lda * sizeof(float));
+	float *one = emalloc((size_t)lda * sizeof(float));
+	float *ml = emalloc((size_t)2 * nh * T * sizeof(float));
 
 	fix_make(&f, hd, nh, T, pos0);
 	a = tile(&f, 0, T, 0, pos0 + T);
@@ -181,7 +152,7 @@ test_tile(int hd, int nh, int T, int pos0)
 		a = tile(&f, t, 1, 0, pos0 + t + 1);
 		ak->part(one, lda, ml, &a);
 		attn_norm(one, lda, ml, hd, nh, 1);
-		CHECK(!memcmp(one, out + (size_t)t * lda, nh * hd * sizeof(float)),
+		CHECKF(!memcmp(one, out + (size_t)t * lda, nh * hd * sizeof(float)),
 		    "hd %d nh %d T %d pos0 %d: token %d alone differs from its tile",
 		    hd, nh, T, pos0, t);
 	}
@@ -197,10 +168,10 @@ test_ranges(int hd, int nh, int pos0, int ncut, const int *cut)
 	struct fix f;
 	struct attn_tile a;
 	int n = pos0 + 1, c, h, p0, p1, nc = ncut + 1;
-	float *accs = xmalloc((size_t)nc * nh * hd * sizeof(float));
-	float *mls = xmalloc((size_t)2 * nc * nh * sizeof(float));
-	float *acc = xmalloc((size_t)nh * hd * sizeof(float));
-	float *out = xmalloc((size_t)nh * hd * sizeof(float));
+	float *accs = emalloc((size_t)nc * nh * hd * sizeof(float));
+	float *mls = emalloc((size_t)2 * nc * nh * sizeof(float));
+	float *acc = emalloc((size_t)nh * hd * sizeof(float));
+	float *out = emalloc((size_t)nh * hd * sizeof(float));
 	float ml[2 * 64];
 
 	fix_make(&f, hd, nh, 1, pos0);
@@ -215,7 +186,7 @@ test_ranges(int hd, int nh, int pos0, int ncut, const int *cut)
 			mls[2 * (h * nc + c)] = ml[2 * h];
 			mls[2 * (h * nc + c) + 1] = ml[2 * h + 1];
 			if (p1 <= p0)
-				CHECK(ml[2 * h] == -INFINITY && ml[2 * h + 1] == 0,
+				CHECKF(ml[2 * h] == -INFINITY && ml[2 * h + 1] == 0,
 				    "empty range [%d, %d): m %g l %g", p0, p1,
 				    ml[2 * h], ml[2 * h + 1]);
 		}
@@ -272,6 +243,7 @@ main(void)
 		return 1;
 	}
 	ak = attn_find(kern.name);
+	test_ctx = ak->name;
 	for (a = 0; a < sizeof(hds) / sizeof(*hds); a++)
 		for (b = 0; b < sizeof(nhs) / sizeof(*nhs); b++)
 			for (c = 0; c < sizeof(Ts) / sizeof(*Ts); c++)
@@ -285,10 +257,5 @@ main(void)
 		test_ranges(hds[a], 2, 70, 3, cut3);
 	}
 	test_extremes();
-	if (fails) {
-		fprintf(stderr, "test_attn (%s): %d failures\n", ak->name, fails);
-		return 1;
-	}
-	printf("ok %s\n", ak->name);
-	return 0;
+	return test_end("test_attn");
 }

@@ -11,11 +11,9 @@
 #include "../../lib/cfg.h"
 #include "../../lib/mdir.h"
 #include "../../lib/util.h"
+#include "test.h"
 
-static int fails;
 
-#define CHECK(c) do { if (!(c)) { fails++; \
-	printf("%s:%d: check failed: %s\n", __FILE__, __LINE__, #c); } } while (0)
 
 static char dir[] = "/tmp/test_cfg_XXXXXX";
 static char cpath[256], gpath[256];
@@ -266,10 +264,5 @@ main(void)
 	fflush(stderr);
 	dup2(saved, 2);
 	close(saved);
-	if (fails) {
-		printf("test_cfg: %d failures\n", fails);
-		return 1;
-	}
-	puts("ok");
-	return 0;
+	return test_end("test_cfg");
 }

@@ -8,14 +8,9 @@
 
 #include "../../lib/frame.h"
 #include "../../lib/util.h"
+#include "test.h"
 
-static int fails;
 
-#define CHECK(c) do { if (!(c)) { fails++; \
-	fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c); } } while (0)
-#define EQ(a, b) do { long long a_ = (a), b_ = (b); if (a_ != b_) { fails++; \
-	fprintf(stderr, "%s:%d: %s = %lld, expected %lld\n", __FILE__, __LINE__, \
-	    #a, a_, b_); } } while (0)
 
 /* Logits that need all nine digits, a tie, a denormal and a negative zero. */
 static const float X[7] = {
@@ -307,10 +302,5 @@ main(int argc, char *argv[])
 	test_pipe_open();
 	test_fmt();
 	test_malformed();
-	if (fails) {
-		fprintf(stderr, "test_frame: %d failed\n", fails);
-		return 1;
-	}
-	puts("ok");
-	return 0;
+	return test_end("test_frame");
 }

@@ -9,11 +9,9 @@
 
 #include "../../lib/json.h"
 #include "../../lib/util.h"
+#include "test.h"
 
-static int fails;
 
-#define CHECK(c) do { if (!(c)) { fails++; \
-	fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c); } } while (0)
 
 /* Documents as C strings (no NUL inside unless the length says so). */
 static const char *const yes[] = {
@@ -204,10 +202,5 @@ main(void)
 	test_values();
 	test_error_position();
 	test_load();
-	if (fails) {
-		fprintf(stderr, "test_json: %d failures\n", fails);
-		return 1;
-	}
-	puts("ok");
-	return 0;
+	return test_end("test_json");
 }

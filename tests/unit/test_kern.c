@@ -3,7 +3,6 @@
  * of matvec/matmul over row splits and token blocks, the helpers, and
  * the scalar conversions over all 16-bit patterns. */
 #include <math.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,25 +10,9 @@
 
 #include "../../lib/kern.h"
 #include "../../lib/util.h"
+#include "test.h"
 
-static int fails;
 
-#define CHECK(c, ...) \
-	do { if (!(c)) { fail(__LINE__, __VA_ARGS__); } } while (0)
-
-PRINTF(2, 3) static void
-fail(int line, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (fails++ > 20)
-		return;
-	fprintf(stderr, "test_kern.c:%d: %s: ", line, kern.name);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
 
 /* ---- random numbers (xorshift64*) ---- */
 
@@ -51,18 +34,6 @@ frand(void)
 	return (float)((double)rnd() / 2147483648.0 - 1.0);
 }
 
-static void *
-xmalloc(size_t n)
-{
-	void *p = malloc(n ? n : 1);
-
-	if (!p) {
-		fprintf(stderr, "test_kern: out of memory\n");
-		exit(1);
-	}
-	return p;
-}
-
 static size_t wsize[W_Q8_0] = { 4, 2, 2 };
 static const char *wname[W_Q8_0] = { "f32", "f16", "bf16" };
 
@@ -72,7 +43,7 @@ static void *
 randw(enum wtype t, int rows, int n, float *wf)
 {
 	size_t i, cnt = (size_t)rows * n;
-	void *w = xmalloc(cnt * wsize[t]);
+	void *w = emalloc(cnt * wsize[t]);
 	float f;
 
 	for (i = 0; i < cnt; i++) {
@@ -105,22 +76,22 @@ static const int sizes[] = { 1, 7, 8, 15, 16, 17, 33, 64, 576, 4097 };
 static void
 test_matvec(enum wtype t, int n, int rows)
 {
-	float *wf = xmalloc(sizeof(float) * rows * n), *x, *out, *ref, *out2;
+	float *wf = emalloc(sizeof(float) * rows * n), *x, *out, *ref, *out2;
 	void *w = randw(t, rows, n, wf);
 	double s, a;
 	int r, i, r0, step;
 
-	x = xmalloc(sizeof(float) * n);
-	out = xmalloc(sizeof(float) * (rows + 2));
-	out2 = xmalloc(sizeof(float) * (rows + 2));
-	ref = xmalloc(sizeof(float) * rows);
+	x = emalloc(sizeof(float) * n);
+	out = emalloc(sizeof(float) * (rows + 2));
+	out2 = emalloc(sizeof(float) * (rows + 2));
+	ref = emalloc(sizeof(float) * rows);
 	for (i = 0; i < n; i++)
 		x[i] = frand();
 	for (r = 0; r < rows + 2; r++)
 		out[r] = out2[r] = -7.0f;
 	kern.matvec[t](out + 1, w, x, n, 0, rows);
 	kern_portable.matvec[t](ref, w, x, n, 0, rows);
-	CHECK(out[0] == -7.0f && out[rows + 1] == -7.0f,
+	CHECKF(out[0] == -7.0f && out[rows + 1] == -7.0f,
 	    "matvec %s n=%d wrote outside [r0, r1)", wname[t], n);
 	for (r = 0; r < rows; r++) {
 		s = a = 0;
@@ -128,9 +99,9 @@ test_matvec(enum wtype t, int n, int rows)
 			s += (double)wf[(size_t)r * n + i] * x[i];
 			a += fabs((double)wf[(size_t)r * n + i] * x[i]);
 		}
-		CHECK(near(ref[r], s, a, 1e-5), "portable matvec %s n=%d "
+		CHECKF(near(ref[r], s, a, 1e-5), "portable matvec %s n=%d "
 		    "row %d: %.9g, want %.9g", wname[t], n, r, ref[r], s);
-		CHECK(near(out[r + 1], ref[r], a, 1e-5), "matvec %s n=%d "
+		CHECKF(near(out[r + 1], ref[r], a, 1e-5), "matvec %s n=%d "
 		    "row %d: %.9g, portable %.9g", wname[t], n, r,
 		    out[r + 1], ref[r]);
 	}
@@ -140,7 +111,7 @@ test_matvec(enum wtype t, int n, int rows)
 			r = r0 + step < rows ? r0 + step : rows;
 			kern.matvec[t](out2 + 1, w, x, n, r0, r);
 		}
-		CHECK(!memcmp(out, out2, sizeof(float) * (rows + 2)),
+		CHECKF(!memcmp(out, out2, sizeof(float) * (rows + 2)),
 		    "matvec %s n=%d rows %d: split by %d differs", wname[t],
 		    n, rows, step);
 	}
@@ -158,13 +129,13 @@ static void
 test_matmul(enum wtype t, int n, int rows, int T)
 {
 	int ldx = n + 3, ldo = rows + 5, r, r0, r1, k, i, bad = 0;
-	float *wf = xmalloc(sizeof(float) * rows * n);
+	float *wf = emalloc(sizeof(float) * rows * n);
 	void *w = randw(t, rows, n, wf);
-	float *x = xmalloc(sizeof(float) * (size_t)ldx * T);
-	float *out = xmalloc(sizeof(float) * (size_t)ldo * T);
-	float *out2 = xmalloc(sizeof(float) * (size_t)ldo * T);
-	float *mv = xmalloc(sizeof(float) * rows);
-	float *pm = xmalloc(sizeof(float) * (size_t)ldo * T);
+	float *x = emalloc(sizeof(float) * (size_t)ldx * T);
+	float *out = emalloc(sizeof(float) * (size_t)ldo * T);
+	float *out2 = emalloc(sizeof(float) * (size_t)ldo * T);
+	float *mv = emalloc(sizeof(float) * rows);
+	float *pm = emalloc(sizeof(float) * (size_t)ldo * T);
 	double a;
 
 	for (i = 0; i < ldx * T; i++)
@@ -185,21 +156,21 @@ test_matmul(enum wtype t, int n, int rows, int T)
 			for (i = 0; i < n; i++)
 				a += fabs((double)wf[(size_t)r * n + i] *
 				    x[(size_t)k * ldx + i]);
-			CHECK(near(out[(size_t)k * ldo + r],
+			CHECKF(near(out[(size_t)k * ldo + r],
 			    pm[(size_t)k * ldo + r], a, 1e-5), "matmul %s "
 			    "n=%d T=%d: row %d token %d: %.9g, portable %.9g",
 			    wname[t], n, T, r, k, out[(size_t)k * ldo + r],
 			    pm[(size_t)k * ldo + r]);
 		}
 	}
-	CHECK(!bad, "matmul %s n=%d rows=%d T=%d differs from matvec (%d)",
+	CHECKF(!bad, "matmul %s n=%d rows=%d T=%d differs from matvec (%d)",
 	    wname[t], n, rows, T, bad);
 	/* odd row splits */
 	for (r0 = 0, k = 1; r0 < rows; r0 = r1, k += 2) {
 		r1 = r0 + k < rows ? r0 + k : rows;
 		kern.matmul[t](out2, ldo, w, x, ldx, n, T, r0, r1);
 	}
-	CHECK(!memcmp(out, out2, sizeof(float) * (size_t)ldo * T),
+	CHECKF(!memcmp(out, out2, sizeof(float) * (size_t)ldo * T),
 	    "matmul %s n=%d rows=%d T=%d: row split differs", wname[t], n,
 	    rows, T);
 	/* tokens one block at a time (3, then the rest) */
@@ -207,7 +178,7 @@ test_matmul(enum wtype t, int n, int rows, int T)
 		kern.matmul[t](out2, ldo, w, x, ldx, n, 3, 0, rows);
 		kern.matmul[t](out2 + 3 * (size_t)ldo, ldo, w, x + 3 *
 		    (size_t)ldx, ldx, n, T - 3, 0, rows);
-		CHECK(!memcmp(out, out2, sizeof(float) * (size_t)ldo * T),
+		CHECKF(!memcmp(out, out2, sizeof(float) * (size_t)ldo * T),
 		    "matmul %s n=%d rows=%d T=%d: token split differs",
 		    wname[t], n, rows, T);
 	}
@@ -251,11 +222,11 @@ test_vec(void)
 
 	for (z = 0; z < LEN(sizes); z++) {
 		n = sizes[z];
-		a = xmalloc(sizeof(float) * n);
-		b = xmalloc(sizeof(float) * n);
-		y = xmalloc(sizeof(float) * n);
-		y2 = xmalloc(sizeof(float) * n);
-		o = xmalloc(sizeof(float) * n);
+		a = emalloc(sizeof(float) * n);
+		b = emalloc(sizeof(float) * n);
+		y = emalloc(sizeof(float) * n);
+		y2 = emalloc(sizeof(float) * n);
+		o = emalloc(sizeof(float) * n);
 		s = sa = ss = 0;
 		for (i = 0; i < n; i++) {
 			a[i] = frand();
@@ -266,24 +237,24 @@ test_vec(void)
 			ss += (double)a[i] * a[i];
 		}
 		got = kern.dot(a, b, n);
-		CHECK(near(got, s, sa, 1e-5), "dot n=%d: %.9g, want %.9g", n,
+		CHECKF(near(got, s, sa, 1e-5), "dot n=%d: %.9g, want %.9g", n,
 		    got, s);
-		CHECK(got == kern.dot(a, b, n), "dot n=%d not repeatable", n);
+		CHECKF(got == kern.dot(a, b, n), "dot n=%d not repeatable", n);
 		c = 0.37f;
 		kern.axpy(y, c, a, n);
 		for (i = 0; i < n; i++)
-			CHECK(near(y[i], y2[i] + (double)c * a[i],
+			CHECKF(near(y[i], y2[i] + (double)c * a[i],
 			    fabs(y2[i]) + fabs(c * a[i]), 2e-7),
 			    "axpy n=%d [%d]: %.9g", n, i, y[i]);
 		kern.rmsnorm(o, a, b, n, 1e-5f);
 		r = 1.0 / sqrt(ss / n + 1e-5);
 		for (i = 0; i < n; i++)
-			CHECK(near(o[i], a[i] * r * b[i], fabs(a[i] * r * b[i]),
+			CHECKF(near(o[i], a[i] * r * b[i], fabs(a[i] * r * b[i]),
 			    1e-5), "rmsnorm n=%d [%d]: %.9g, want %.9g", n, i,
 			    o[i], a[i] * r * b[i]);
 		memcpy(y, a, sizeof(float) * n);
 		kern.rmsnorm(y, y, b, n, 1e-5f);	/* in place */
-		CHECK(!memcmp(y, o, sizeof(float) * n), "rmsnorm n=%d in "
+		CHECKF(!memcmp(y, o, sizeof(float) * n), "rmsnorm n=%d in "
 		    "place differs", n);
 		free(a);
 		free(b);
@@ -296,8 +267,8 @@ test_vec(void)
 static void
 test_tof32(void)
 {
-	uint16_t *h = xmalloc(sizeof(uint16_t) * 65536 + 2);
-	float *o = xmalloc(sizeof(float) * 65537), *f = xmalloc(4 * 4099);
+	uint16_t *h = emalloc(sizeof(uint16_t) * 65536 + 2);
+	float *o = emalloc(sizeof(float) * 65537), *f = emalloc(4 * 4099);
 	float want;
 	uint32_t i, u, v;
 	size_t n;
@@ -309,7 +280,7 @@ test_tof32(void)
 		want = kern_bf16_to_f32((uint16_t)i);
 		memcpy(&u, &o[i], 4);
 		memcpy(&v, &want, 4);
-		CHECK(u == v, "to_f32 bf16 %#x: %#x, want %#x", i, u, v);
+		CHECKF(u == v, "to_f32 bf16 %#x: %#x, want %#x", i, u, v);
 	}
 	kern.to_f32[W_F16](o, h, 65536);
 	for (i = 0; i < 65536; i++) {
@@ -317,11 +288,11 @@ test_tof32(void)
 		memcpy(&u, &o[i], 4);
 		memcpy(&v, &want, 4);
 		if (isnan(want))	/* hardware may set the quiet bit */
-			CHECK(isnan(o[i]) && (u ^ v) <= 0x400000 &&
+			CHECKF(isnan(o[i]) && (u ^ v) <= 0x400000 &&
 			    (u >> 31) == (v >> 31), "to_f32 f16 %#x: NaN "
 			    "%#x, want %#x", i, u, v);
 		else
-			CHECK(u == v, "to_f32 f16 %#x: %#x, want %#x", i, u, v);
+			CHECKF(u == v, "to_f32 f16 %#x: %#x, want %#x", i, u, v);
 	}
 	/* odd lengths and offsets */
 	for (n = 0; n < 40; n++) {
@@ -331,15 +302,15 @@ test_tof32(void)
 		for (i = 0; i < 4099; i++) {
 			want = i >= 1 && i <= n ? kern_bf16_to_f32(0x3f80 + i) :
 			    -1.0f;
-			CHECK(f[i] == want, "to_f32 bf16 n=%zu [%u]", n, i);
+			CHECKF(f[i] == want, "to_f32 bf16 n=%zu [%u]", n, i);
 		}
 		kern.to_f32[W_F16](f + 1, h + 0x3c00 + 1, n);
 		for (i = 1; i <= n; i++)
-			CHECK(f[i] == kern_f16_to_f32(0x3c00 + i),
+			CHECKF(f[i] == kern_f16_to_f32(0x3c00 + i),
 			    "to_f32 f16 n=%zu [%u]", n, i);
 		kern.to_f32[W_F32](f + 1, o + 3, n);
 		for (i = 1; i <= n; i++)
-			CHECK(f[i] == o[i + 2], "to_f32 f32 n=%zu", n);
+			CHECKF(f[i] == o[i + 2], "to_f32 f32 n=%zu", n);
 	}
 	free(h);
 	free(o);
@@ -359,10 +330,10 @@ test_helpers(void)
 
 	for (z = 0; z < LEN(ns); z++) {
 		n = ns[z];
-		x = xmalloc(sizeof(float) * n);
-		g = xmalloc(sizeof(float) * n);
-		u = xmalloc(sizeof(float) * n);
-		h = xmalloc(sizeof(float) * n);
+		x = emalloc(sizeof(float) * n);
+		g = emalloc(sizeof(float) * n);
+		u = emalloc(sizeof(float) * n);
+		h = emalloc(sizeof(float) * n);
 		for (i = 0; i < n; i++) {
 			x[i] = g[i] = 20 * frand();
 			u[i] = frand();
@@ -376,7 +347,7 @@ test_helpers(void)
 		kern_softmax(x, n);
 		for (i = 0; i < n; i++) {
 			e = exp(g[i] - m) / s;
-			CHECK(near(x[i], e, e, 1e-5), "softmax n=%d [%d]: "
+			CHECKF(near(x[i], e, e, 1e-5), "softmax n=%d [%d]: "
 			    "%.9g, want %.9g", n, i, x[i], e);
 		}
 		/* silu where e^-g nears or leaves the float range */
@@ -386,11 +357,11 @@ test_helpers(void)
 		kern.swiglu(h, g, u, n);
 		for (i = 0; i < n; i++) {
 			sl = g[i] / (1 + exp(-(double)g[i])) * u[i];
-			CHECK(near(h[i], sl, fabs(sl), 1e-5), "swiglu [%d]: "
+			CHECKF(near(h[i], sl, fabs(sl), 1e-5), "swiglu [%d]: "
 			    "%.9g, want %.9g", i, h[i], sl);
 		}
 		kern.swiglu(g, g, u, n);	/* in place */
-		CHECK(!memcmp(g, h, sizeof(float) * n), "swiglu in place");
+		CHECKF(!memcmp(g, h, sizeof(float) * n), "swiglu in place");
 		free(x);
 		free(g);
 		free(u);
@@ -399,10 +370,10 @@ test_helpers(void)
 	/* RoPE on 3 heads of 64, angle pos * theta^(-2j/hd) */
 	nh = 3;
 	hd = 64;
-	x = xmalloc(sizeof(float) * nh * hd);
-	v0 = xmalloc(sizeof(float) * nh * hd);
-	c = xmalloc(sizeof(float) * hd / 2);
-	sn = xmalloc(sizeof(float) * hd / 2);
+	x = emalloc(sizeof(float) * nh * hd);
+	v0 = emalloc(sizeof(float) * nh * hd);
+	c = emalloc(sizeof(float) * hd / 2);
+	sn = emalloc(sizeof(float) * hd / 2);
 	for (j = 0; j < hd / 2; j++) {
 		e = 17 * pow(10000.0, -2.0 * j / hd);
 		c[j] = (float)cos(e);
@@ -417,7 +388,7 @@ test_helpers(void)
 			double w0 = a * c[j] - b * sn[j];
 			double w1 = b * c[j] + a * sn[j];
 
-			CHECK(near(x[i * hd + j], w0, fabs(a) + fabs(b), 1e-6)
+			CHECKF(near(x[i * hd + j], w0, fabs(a) + fabs(b), 1e-6)
 			    && near(x[i * hd + j + hd / 2], w1, fabs(a) +
 			    fabs(b), 1e-6), "rope head %d pair %d", i, j);
 		}
@@ -475,54 +446,54 @@ test_convert(void)
 	for (i = 0; i < 65536; i++) {
 		f = kern_bf16_to_f32((uint16_t)i);
 		memcpy(&u, &f, 4);
-		CHECK(u == i << 16, "bf16 %#x widens to %#x", i, u);
+		CHECKF(u == i << 16, "bf16 %#x widens to %#x", i, u);
 		h = kern_f32_to_bf16(f);
-		CHECK(h == i, "bf16 %#x roundtrips to %#x", i, h);
+		CHECKF(h == i, "bf16 %#x roundtrips to %#x", i, h);
 		f = kern_f16_to_f32((uint16_t)i);
 		e = i >> 10 & 0x1f;
 		if (e == 0x1f && (i & 0x3ff))
-			CHECK(isnan(f), "f16 %#x not NaN", i);
+			CHECKF(isnan(f), "f16 %#x not NaN", i);
 		else if (e == 0x1f)
-			CHECK(isinf(f) && (f < 0) == (i >> 15), "f16 %#x", i);
+			CHECKF(isinf(f) && (f < 0) == (i >> 15), "f16 %#x", i);
 		else
-			CHECK((double)f == f16val((uint16_t)i),
+			CHECKF((double)f == f16val((uint16_t)i),
 			    "f16 %#x widens to %.9g", i, f);
 		h = kern_f32_to_f16(f);
-		CHECK(h == i, "f16 %#x roundtrips to %#x", i, h);
+		CHECKF(h == i, "f16 %#x roundtrips to %#x", i, h);
 	}
 	/* bf16 ties go to even, above/below a tie to the nearest */
 	for (i = 0; i < 4096; i++) {
 		u = (rnd() & 0x7f7f0000) | 0x8000;	/* exact tie */
 		memcpy(&f, &u, 4);
 		h = kern_f32_to_bf16(f);
-		CHECK(h == ((u >> 16) + (u >> 16 & 1)), "bf16 tie %#x -> %#x",
+		CHECKF(h == ((u >> 16) + (u >> 16 & 1)), "bf16 tie %#x -> %#x",
 		    u, h);
 		u |= 1;
 		memcpy(&f, &u, 4);
-		CHECK(kern_f32_to_bf16(f) == (u >> 16) + 1, "bf16 above tie");
+		CHECKF(kern_f32_to_bf16(f) == (u >> 16) + 1, "bf16 above tie");
 		u -= 2;
 		memcpy(&f, &u, 4);
-		CHECK(kern_f32_to_bf16(f) == u >> 16, "bf16 below tie");
+		CHECKF(kern_f32_to_bf16(f) == u >> 16, "bf16 below tie");
 	}
 	u = 0x7f7fffff;		/* FLT_MAX rounds to inf */
 	memcpy(&f, &u, 4);
-	CHECK(kern_f32_to_bf16(f) == 0x7f80, "bf16 of FLT_MAX");
-	CHECK(isnan(kern_bf16_to_f32(kern_f32_to_bf16(NAN))), "bf16 NaN");
+	CHECKF(kern_f32_to_bf16(f) == 0x7f80, "bf16 of FLT_MAX");
+	CHECKF(isnan(kern_bf16_to_f32(kern_f32_to_bf16(NAN))), "bf16 NaN");
 	u = 0x7f800001;		/* NaN whose payload is below bf16 */
 	memcpy(&f, &u, 4);
 	h = kern_f32_to_bf16(f);
-	CHECK((h & 0x7f80) == 0x7f80 && (h & 0x7f), "bf16 NaN %#x", h);
+	CHECKF((h & 0x7f80) == 0x7f80 && (h & 0x7f), "bf16 NaN %#x", h);
 	h = kern_f32_to_f16(f);
-	CHECK((h & 0x7c00) == 0x7c00 && (h & 0x3ff), "f16 NaN %#x", h);
-	CHECK(kern_f32_to_f16(INFINITY) == 0x7c00, "f16 inf");
-	CHECK(kern_f32_to_f16(-INFINITY) == 0xfc00, "f16 -inf");
-	CHECK(kern_f32_to_f16(65504.0f) == 0x7bff, "f16 max");
-	CHECK(kern_f32_to_f16(65519.99f) == 0x7bff, "f16 below inf tie");
-	CHECK(kern_f32_to_f16(65520.0f) == 0x7c00, "f16 inf tie");
-	CHECK(kern_f32_to_f16(0x1p-25f) == 0, "f16 tie at 2^-25");
-	CHECK(kern_f32_to_f16(0x1.000002p-25f) == 1, "f16 above 2^-25");
-	CHECK(kern_f32_to_f16(0x1.8p-24f) == 2, "f16 subnormal tie");
-	CHECK(kern_f32_to_f16(-0.0f) == 0x8000, "f16 -0");
+	CHECKF((h & 0x7c00) == 0x7c00 && (h & 0x3ff), "f16 NaN %#x", h);
+	CHECKF(kern_f32_to_f16(INFINITY) == 0x7c00, "f16 inf");
+	CHECKF(kern_f32_to_f16(-INFINITY) == 0xfc00, "f16 -inf");
+	CHECKF(kern_f32_to_f16(65504.0f) == 0x7bff, "f16 max");
+	CHECKF(kern_f32_to_f16(65519.99f) == 0x7bff, "f16 below inf tie");
+	CHECKF(kern_f32_to_f16(65520.0f) == 0x7c00, "f16 inf tie");
+	CHECKF(kern_f32_to_f16(0x1p-25f) == 0, "f16 tie at 2^-25");
+	CHECKF(kern_f32_to_f16(0x1.000002p-25f) == 1, "f16 above 2^-25");
+	CHECKF(kern_f32_to_f16(0x1.8p-24f) == 2, "f16 subnormal tie");
+	CHECKF(kern_f32_to_f16(-0.0f) == 0x8000, "f16 -0");
 	/* random floats over the whole f16 range, nearest with ties even */
 	for (i = 0; i < 200000; i++) {
 		u = rnd();
@@ -533,7 +504,7 @@ test_convert(void)
 		memcpy(&f, &u, 4);
 		h = kern_f32_to_f16(f);
 		v = f;
-		CHECK(f16nearest(f, h), "f16 of %a is %#x (%.9g)", v, h,
+		CHECKF(f16nearest(f, h), "f16 of %a is %#x (%.9g)", v, h,
 		    f16val(h));
 	}
 }
@@ -548,12 +519,12 @@ static void
 test_bf16act(int n, int rows, int T)
 {
 	int ldx = n + 3, ldo = rows + 5, r, r0, r1, k, i, bad = 0;
-	float *wf = xmalloc(sizeof(float) * rows * n);
+	float *wf = emalloc(sizeof(float) * rows * n);
 	void *w = randw(W_BF16, rows, n, wf);
-	float *x = xmalloc(sizeof(float) * (size_t)ldx * T);
-	float *out = xmalloc(sizeof(float) * (size_t)ldo * T);
-	float *out2 = xmalloc(sizeof(float) * (size_t)ldo * T);
-	float *mv = xmalloc(sizeof(float) * (rows + 2));
+	float *x = emalloc(sizeof(float) * (size_t)ldx * T);
+	float *out = emalloc(sizeof(float) * (size_t)ldo * T);
+	float *out2 = emalloc(sizeof(float) * (size_t)ldo * T);
+	float *mv = emalloc(sizeof(float) * (rows + 2));
 	double a, s, xb;
 
 	for (i = 0; i < ldx * T; i++)
@@ -564,7 +535,7 @@ test_bf16act(int n, int rows, int T)
 	for (k = 0; k < T; k++) {
 		mv[0] = mv[rows + 1] = -7.0f;
 		kern.matvec_bf16act(mv + 1, w, x + (size_t)k * ldx, n, 0, rows);
-		CHECK(mv[0] == -7.0f && mv[rows + 1] == -7.0f,
+		CHECKF(mv[0] == -7.0f && mv[rows + 1] == -7.0f,
 		    "matvec_bf16act n=%d wrote outside [r0, r1)", n);
 		if (memcmp(mv + 1, out + (size_t)k * ldo, sizeof(float) * rows))
 			bad++;
@@ -579,24 +550,24 @@ test_bf16act(int n, int rows, int T)
 				s += (double)wf[(size_t)r * n + i] * xb;
 				a += fabs((double)wf[(size_t)r * n + i] * xb);
 			}
-			CHECK(near(mv[r + 1], s, a, 1e-5), "bf16act n=%d "
+			CHECKF(near(mv[r + 1], s, a, 1e-5), "bf16act n=%d "
 			    "T=%d: row %d token %d: %.9g, want %.9g", n, T, r,
 			    k, mv[r + 1], s);
 		}
 	}
-	CHECK(!bad, "matmul_bf16act n=%d rows=%d T=%d differs from matvec "
+	CHECKF(!bad, "matmul_bf16act n=%d rows=%d T=%d differs from matvec "
 	    "(%d)", n, rows, T, bad);
 	for (r0 = 0, k = 1; r0 < rows; r0 = r1, k += 2) {
 		r1 = r0 + k < rows ? r0 + k : rows;
 		kern.matmul_bf16act(out2, ldo, w, x, ldx, n, T, r0, r1);
 	}
-	CHECK(!memcmp(out, out2, sizeof(float) * (size_t)ldo * T),
+	CHECKF(!memcmp(out, out2, sizeof(float) * (size_t)ldo * T),
 	    "matmul_bf16act n=%d rows=%d T=%d: row split differs", n, rows, T);
 	if (T > 3) {
 		kern.matmul_bf16act(out2, ldo, w, x, ldx, n, 3, 0, rows);
 		kern.matmul_bf16act(out2 + 3 * (size_t)ldo, ldo, w,
 		    x + 3 * (size_t)ldx, ldx, n, T - 3, 0, rows);
-		CHECK(!memcmp(out, out2, sizeof(float) * (size_t)ldo * T),
+		CHECKF(!memcmp(out, out2, sizeof(float) * (size_t)ldo * T),
 		    "matmul_bf16act n=%d rows=%d T=%d: token split differs",
 		    n, rows, T);
 	}
@@ -647,9 +618,9 @@ test_quant(int wide)
 	for (k = 0; k < LEN(ns); k++) {
 		n = ns[k];
 		nb = kern_q8_0_rowsize(n) / 36;
-		CHECK(nb % 2 == 0 && nb * 32 >= (size_t)n && nb * 32 < (size_t)n + 64,
+		CHECKF(nb % 2 == 0 && nb * 32 >= (size_t)n && nb * 32 < (size_t)n + 64,
 		    "%s n=%d: %zu blocks", name, n, nb);
-		CHECK(kern_q8_0_xsize(n) == nb * 68, "%s n=%d: xsize %zu", name,
+		CHECKF(kern_q8_0_xsize(n) == nb * 68, "%s n=%d: xsize %zu", name,
 		    n, kern_q8_0_xsize(n));
 		for (i = 0; i < (size_t)n; i++)
 			x[i] = frand() * (i % 7 == 0 ? 10.0f : 1.0f);
@@ -659,18 +630,18 @@ test_quant(int wide)
 			amax = 0;
 			for (i = 32 * b; i < 32 * (size_t)b + 32 && i < (size_t)n; i++)
 				amax = fabsf(x[i]) > amax ? fabsf(x[i]) : amax;
-			CHECK(d[b] == amax / qmax, "%s n=%d block %d: scale %g, "
+			CHECKF(d[b] == amax / qmax, "%s n=%d block %d: scale %g, "
 			    "want %g", name, n, b, d[b], amax / qmax);
 		}
 		for (i = 0; i < nb * 32; i++) {
 			q = wide ? ((const int16_t *)(d + nb))[i] :
 			    ((const int8_t *)(d + nb))[i];
 			if (i >= (size_t)n) {
-				CHECK(q == 0, "%s n=%d: padding %zu is %ld", name,
+				CHECKF(q == 0, "%s n=%d: padding %zu is %ld", name,
 				    n, i, q);
 				continue;
 			}
-			CHECK(q >= -qmax && fabs(x[i] - (double)d[i / 32] * q) <=
+			CHECKF(q >= -qmax && fabs(x[i] - (double)d[i / 32] * q) <=
 			    d[i / 32] * 0.5001 + 1e-30, "%s n=%d: %g quantized "
 			    "to %ld * %g", name, n, x[i], q, d[i / 32]);
 		}
@@ -680,12 +651,12 @@ test_quant(int wide)
 	if (wide) {
 		const int16_t *q16 = (const int16_t *)(buf + 2);
 
-		CHECK(q16[0] == 0 && q16[1] == 16384 && q16[2] == -32767,
+		CHECKF(q16[0] == 0 && q16[1] == 16384 && q16[2] == -32767,
 		    "q8_0 x of NaN, 1, -2: %d %d %d", q16[0], q16[1], q16[2]);
 	} else {
 		const int8_t *q8 = (const int8_t *)(buf + 2);
 
-		CHECK(q8[0] == 0 && q8[1] == 64 && q8[2] == -127,
+		CHECKF(q8[0] == 0 && q8[1] == 64 && q8[2] == -127,
 		    "q8_0 of NaN, 1, -2: %d %d %d", q8[0], q8[1], q8[2]);
 	}
 }
@@ -697,12 +668,12 @@ test_q8(int n, int rows, int T)
 {
 	int ldx = n + 3, ldo = rows + 5, r, r0, r1, k, i, bad = 0;
 	size_t rb = kern_q8_0_rowsize(n), nb = rb / 36;
-	char *w = xmalloc(rb * rows), *xq = xmalloc(kern_q8_0_xsize(n));
-	float *x = xmalloc(sizeof(float) * (size_t)ldx * T);
-	float *wf = xmalloc(sizeof(float) * n);
-	float *out = xmalloc(sizeof(float) * (size_t)ldo * T);
-	float *out2 = xmalloc(sizeof(float) * (size_t)ldo * T);
-	float *mv = xmalloc(sizeof(float) * (rows + 2));
+	char *w = emalloc(rb * rows), *xq = emalloc(kern_q8_0_xsize(n));
+	float *x = emalloc(sizeof(float) * (size_t)ldx * T);
+	float *wf = emalloc(sizeof(float) * n);
+	float *out = emalloc(sizeof(float) * (size_t)ldo * T);
+	float *out2 = emalloc(sizeof(float) * (size_t)ldo * T);
+	float *mv = emalloc(sizeof(float) * (rows + 2));
 	const float *wd, *xd;
 	const int8_t *wq;
 	const int16_t *q;
@@ -721,7 +692,7 @@ test_q8(int n, int rows, int T)
 	for (k = 0; k < T; k++) {
 		mv[0] = mv[rows + 1] = -7.0f;
 		kern.matvec[W_Q8_0](mv + 1, w, x + (size_t)k * ldx, n, 0, rows);
-		CHECK(mv[0] == -7.0f && mv[rows + 1] == -7.0f,
+		CHECKF(mv[0] == -7.0f && mv[rows + 1] == -7.0f,
 		    "matvec q8_0 n=%d wrote outside [r0, r1)", n);
 		if (memcmp(mv + 1, out + (size_t)k * ldo, sizeof(float) * rows))
 			bad++;
@@ -740,24 +711,24 @@ test_q8(int n, int rows, int T)
 				s += p;
 				a += fabs(p);
 			}
-			CHECK(near(mv[r + 1], s, a, 1e-5), "q8_0 n=%d T=%d: "
+			CHECKF(near(mv[r + 1], s, a, 1e-5), "q8_0 n=%d T=%d: "
 			    "row %d token %d: %.9g, want %.9g", n, T, r, k,
 			    mv[r + 1], s);
 		}
 	}
-	CHECK(!bad, "matmul q8_0 n=%d rows=%d T=%d differs from matvec (%d)",
+	CHECKF(!bad, "matmul q8_0 n=%d rows=%d T=%d differs from matvec (%d)",
 	    n, rows, T, bad);
 	for (r0 = 0, k = 1; r0 < rows; r0 = r1, k += 2) {
 		r1 = r0 + k < rows ? r0 + k : rows;
 		kern.matmul[W_Q8_0](out2, ldo, w, x, ldx, n, T, r0, r1);
 	}
-	CHECK(!memcmp(out, out2, sizeof(float) * (size_t)ldo * T),
+	CHECKF(!memcmp(out, out2, sizeof(float) * (size_t)ldo * T),
 	    "matmul q8_0 n=%d rows=%d T=%d: row split differs", n, rows, T);
 	if (T > 3) {
 		kern.matmul[W_Q8_0](out2, ldo, w, x, ldx, n, 3, 0, rows);
 		kern.matmul[W_Q8_0](out2 + 3 * (size_t)ldo, ldo, w,
 		    x + 3 * (size_t)ldx, ldx, n, T - 3, 0, rows);
-		CHECK(!memcmp(out, out2, sizeof(float) * (size_t)ldo * T),
+		CHECKF(!memcmp(out, out2, sizeof(float) * (size_t)ldo * T),
 		    "matmul q8_0 n=%d rows=%d T=%d: token split differs", n,
 		    rows, T);
 	}
@@ -806,6 +777,7 @@ main(void)
 		}
 		return 1;
 	}
+	test_ctx = kern.name;
 	test_convert();
 	test_tof32();
 	test_vec();
@@ -813,11 +785,5 @@ main(void)
 	test_matrix();
 	test_bf16acts();
 	test_q8s();
-	if (fails) {
-		fprintf(stderr, "test_kern (%s): %d failures\n", kern.name,
-		    fails);
-		return 1;
-	}
-	printf("ok %s\n", kern.name);
-	return 0;
+	return test_end("test_kern");
 }

@@ -6,10 +6,9 @@
 
 #include "../../lib/model.h"
 #include "../../lib/util.h"
+#include "test.h"
 
-static int fails;
 
-#define CHECK(c) do { if (!(c)) { fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, #c); fails++; } } while (0)
 
 static int
 close_rel(double got, double want, double tol)
@@ -64,10 +63,5 @@ main(void)
 {
 	argv0 = "test_model";
 	test_rope_llama3();
-	if (fails) {
-		fprintf(stderr, "test_model: %d failed\n", fails);
-		return 1;
-	}
-	puts("test_model: ok");
-	return 0;
+	return test_end("test_model");
 }

@@ -10,6 +10,7 @@
 
 #include "../../lib/pool.h"
 #include "../../lib/util.h"
+#include "test.h"
 
 #define MAXN 5000
 
@@ -22,7 +23,6 @@ struct job {
 	atomic_int nwho;
 };
 
-static int fails;
 
 static void
 mark(void *ctx, int i0, int i1)
@@ -165,10 +165,5 @@ main(void)
 	}
 	/* a pool that is created and freed without any job */
 	pool_free(pool_new(3));
-	if (fails) {
-		fprintf(stderr, "test_pool: %d failures\n", fails);
-		return 1;
-	}
-	printf("ok\n");
-	return 0;
+	return test_end("test_pool");
 }

@@ -7,14 +7,9 @@
 
 #include "../../lib/sample.h"
 #include "../../lib/util.h"
+#include "test.h"
 
-static int fails;
 
-#define CHECK(c) do { if (!(c)) { fails++; \
-	fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c); } } while (0)
-#define EQ(a, b) do { long long a_ = (a), b_ = (b); if (a_ != b_) { fails++; \
-	fprintf(stderr, "%s:%d: %s = %lld, expected %lld\n", __FILE__, __LINE__, \
-	    #a, a_, b_); } } while (0)
 
 static struct sampler_opts
 opts(float temp, int top_k, float top_p, float min_p)
@@ -434,10 +429,5 @@ main(int argc, char *argv[])
 	test_reference();
 	test_opts();
 	test_stop();
-	if (fails) {
-		fprintf(stderr, "test_sample: %d failed\n", fails);
-		return 1;
-	}
-	puts("ok");
-	return 0;
+	return test_end("test_sample");
 }

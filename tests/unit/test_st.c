@@ -15,15 +15,9 @@
 #include "../../lib/kern.h"
 #include "../../lib/st.h"
 #include "../../lib/util.h"
+#include "test.h"
 
-static int fails;
 
-#define CHECK(c) do { if (!(c)) { fails++; \
-	fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c); } } while (0)
-#define NEAR(a, b, tol) do { double a_ = (a), b_ = (b); \
-	if (!(fabs(a_ - b_) <= (tol) * (fabs(b_) > 1 ? fabs(b_) : 1))) { fails++; \
-	fprintf(stderr, "%s:%d: %s = %.17g, expected %.17g\n", __FILE__, \
-	    __LINE__, #a, a_, b_); } } while (0)
 
 static char dir[] = "/tmp/test_st_XXXXXX";
 
@@ -398,10 +392,5 @@ main(void)
 	test_stats();
 	test_file_map();
 	rmdir(dir);
-	if (fails) {
-		fprintf(stderr, "test_st: %d failures\n", fails);
-		return 1;
-	}
-	puts("ok");
-	return 0;
+	return test_end("test_st");
 }

@@ -11,14 +11,9 @@
 #include "../../lib/tok.h"
 #include "../../lib/unicode.h"
 #include "../../lib/util.h"
+#include "test.h"
 
-static int fails;
 
-#define CHECK(c) do { if (!(c)) { fails++; \
-	fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c); } } while (0)
-#define EQ(a, b) do { long long a_ = (a), b_ = (b); if (a_ != b_) { fails++; \
-	fprintf(stderr, "%s:%d: %s = %lld, expected %lld\n", __FILE__, __LINE__, \
-	    #a, a_, b_); } } while (0)
 
 static void
 test_utf8(void)
@@ -265,10 +260,5 @@ main(void)
 	test_llama3();
 	test_merges();
 	test_decode_hold();
-	if (fails) {
-		fprintf(stderr, "test_tok: %d failed\n", fails);
-		return 1;
-	}
-	puts("ok");
-	return 0;
+	return test_end("test_tok");
 }
