@@ -15,6 +15,15 @@ BINDIR = build/san/bin
 CFLAGS += -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
 LDFLAGS += -fsanitize=address,undefined
 endif
+# The fuzzing build (make fuzz): clang, the library instrumented for
+# libFuzzer's coverage and checked by ASan and UBSan.
+ifeq ($(FUZZ),1)
+O = build/fuzz
+BINDIR = build/fuzz/bin
+CC = clang
+CFLAGS += -O1 -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
+endif
+FUZZ_SECONDS = 60
 
 # Per-ISA kernel files are compiled with their own flags (and only those).
 AVX2FLAGS = -mavx2 -mfma -mf16c
@@ -29,6 +38,8 @@ HDR = $(wildcard lib/*.h)
 LIB = $(LIBSRC:%.c=$(O)/%.o)
 UNITSRC = $(wildcard tests/unit/test_*.c)
 UNIT = $(UNITSRC:tests/unit/%.c=$(O)/%)
+FUZZSRC = $(wildcard tests/fuzz/*.c)
+FUZZBIN = $(FUZZSRC:tests/fuzz/%.c=build/fuzz/fuzz_%)
 
 all: $(BIN) $(TOOLBIN)
 
@@ -70,6 +81,15 @@ check:
 	$(MAKE) test
 	$(MAKE) test SAN=1
 
+# Every libFuzzer harness of tests/fuzz for FUZZ_SECONDS each (needs
+# clang and its fuzzer runtime); non-zero on a finding.
+fuzz:
+	$(MAKE) FUZZ=1 fuzz-build
+	tests/fuzz/run $(FUZZ_SECONDS) build/fuzz
+fuzz-build: $(FUZZBIN)
+$(FUZZBIN): build/fuzz/fuzz_%: tests/fuzz/%.c tests/fuzz/fuzz.h $(O)/libcore.a $(HDR)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -fsanitize=fuzzer -o $@ $< $(O)/libcore.a $(LDLIBS)
+
 bench: all
 	@bench/run.sh
 
@@ -87,5 +107,5 @@ uninstall:
 	cd $(DESTDIR)$(MANPREFIX)/man1 && rm -f $(PROG:=.1)
 	rm -f $(DESTDIR)$(MANPREFIX)/man5/pipelm-formats.5
 clean:
-	rm -rf bin build/rel build/san
-.PHONY: all test check bench peer kernbench install uninstall clean
+	rm -rf bin build/rel build/san build/fuzz
+.PHONY: all test check fuzz fuzz-build bench peer kernbench install uninstall clean

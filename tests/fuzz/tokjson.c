@@ -1,0 +1,53 @@
+/* fuzz/tokjson.c: a tokenizer.json of any bytes.  What tok_load accepts
+ * must encode and decode without fault, and every id it writes must be a
+ * token of its vocabulary. */
+#include "fuzz.h"
+#include "../../lib/tok.h"
+
+static const char *const texts[] = {
+	"", "Hello world", " the  cat\n\n\tsat 12345 ", "<s><|endoftext|>[x]",
+	"caf\xc3\xa9 \xe2\x96\x81 \xf0\x9f\x98\x80 \xff\xfe", "a\r\nb",
+};
+
+int
+LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	(void)argc;
+	argv0 = (*argv)[0];
+	return 0;
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct tok t = { 0 };
+	const char *path = fuzz_file(0, ".json", data, size);
+	size_t i, k, len;
+	int f;
+
+	if (!path || tok_load(&t, path) < 0) {
+		tok_free(&t);
+		return 0;
+	}
+	for (i = 0; i < LEN(texts); i++)
+		for (f = 0; f < 4; f++) {
+			struct tok_ids ids = { 0 };
+			struct tok_dec d = { 0 };
+			struct tok_buf out = { 0 };
+
+			if (tok_encode(&t, texts[i], strlen(texts[i]), f, &ids) < 0)
+				break;
+			tok_dec_start(&d, &t, f & 1);
+			for (k = 0; k < ids.n; k++) {
+				FUZZ_ASSERT(tok_piece(&t, ids.v[k], &len));
+				FUZZ_ASSERT(tok_dec_push(&d, ids.v[k], &out) == 0);
+			}
+			(void)tok_dec_end(&d, &out);
+			tok_dec_free(&d);
+			free(out.p);
+			free(ids.v);
+		}
+	(void)tok_bos(&t);
+	tok_free(&t);
+	return 0;
+}
