@@ -1,9 +1,10 @@
 # pipelm: see README.md.  GNU make.
 PREFIX = /usr/local
 MANPREFIX = $(PREFIX)/share/man
+DATADIR = $(PREFIX)/share/pipelm
 CC = cc
 CFLAGS = -std=c11 -O2 -g -Wall -Wextra -Werror -pthread
-CPPFLAGS = -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
+CPPFLAGS = -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -DPIPELM_DATADIR='"$(DATADIR)"'
 LDLIBS = -lm -pthread
 
 # Objects go under $(O), so the plain and the sanitizer build live side by side.
@@ -55,8 +56,11 @@ $(O)/lib/%_avx2.o: lib/%_avx2.c
 $(O)/lib/%_avx512.o: lib/%_avx512.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(AVX512FLAGS) -c -o $@ $<
+# A program finds the built-in model at BIN/../share/pipelm (lib/mdir.c):
+# share/ itself beside bin/, a link to it beside any other BINDIR.
 $(BIN): $(BINDIR)/%: cmd/%.c $(O)/libcore.a
 	@mkdir -p $(@D)
+	@[ $(BINDIR) = bin ] || [ -e $(BINDIR)/../share ] || ln -s $(CURDIR)/share $(BINDIR)/../share
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(O)/libcore.a $(LDLIBS)
 $(TOOLBIN): $(O)/%: tools/%.c $(O)/libcore.a
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(O)/libcore.a $(LDLIBS)
@@ -102,8 +106,12 @@ install: $(BIN)
 	cp -f $(BIN) $(DESTDIR)$(PREFIX)/bin/
 	for p in $(PROG); do sed 's/^\.Os pipelm$$/.Os pipelm $(subst .,\.,0.1.0)/' man/$$p.1 > $(DESTDIR)$(MANPREFIX)/man1/$$p.1; done
 	cp -f man/pipelm-formats.5 $(DESTDIR)$(MANPREFIX)/man5/
+	mkdir -p $(DESTDIR)$(DATADIR)
+	cp -Rf share/pipelm/stories260K $(DESTDIR)$(DATADIR)/
 uninstall:
 	cd $(DESTDIR)$(PREFIX)/bin && rm -f $(PROG)
+	rm -rf $(DESTDIR)$(DATADIR)/stories260K
+	-rmdir $(DESTDIR)$(DATADIR)
 	cd $(DESTDIR)$(MANPREFIX)/man1 && rm -f $(PROG:=.1)
 	rm -f $(DESTDIR)$(MANPREFIX)/man5/pipelm-formats.5
 clean:

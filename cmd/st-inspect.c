@@ -230,17 +230,21 @@ main(int argc, char *argv[])
 	argc -= optind, argv += optind;
 	if (argc > 1 || (strcmp(fmt, "text") && strcmp(fmt, "f32")))
 		usage(2);
-	if (!(arg = argc ? argv[0] : getenv("PIPELM_MODEL")) || !*arg)
+	if (argc && !*argv[0])
 		usage(2);
-	if (!strcmp(arg, "-"))	/* mapped, so it must be a regular file */
+	arg = argc ? argv[0] : getenv("PIPELM_MODEL");
+	if (arg && !*arg)
+		arg = NULL;	/* the built-in model, as mdir_resolve has it */
+	if (arg && !strcmp(arg, "-"))	/* mapped: it must be a regular file */
 		arg = "/dev/stdin";
 	if (re && regcomp(&rx, re, REG_EXTENDED | REG_NOSUB))
 		edie(2, "invalid regular expression '%s'", re);
 
 	/* a file; a folder, a model folder if it has config.json; ORG/NAME */
-	cf = emalloc(strlen(arg) + sizeof("/config.json"));
-	sprintf(cf, "%s/config.json", arg);
-	if (stat(arg, &sb) < 0 || (S_ISDIR(sb.st_mode) && !access(cf, F_OK)))
+	cf = emalloc((arg ? strlen(arg) : 0) + sizeof("/config.json"));
+	sprintf(cf, "%s/config.json", arg ? arg : "");
+	if (!arg || stat(arg, &sb) < 0 ||
+	    (S_ISDIR(sb.st_mode) && !access(cf, F_OK)))
 		if (mdir_resolve(&m, arg) < 0 ||
 		    cfg_load(&c, m.config, m.genconfig) < 0)
 			goto out;

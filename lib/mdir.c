@@ -178,60 +178,110 @@ out:
 	return best;
 }
 
-int
-mdir_resolve(struct mdir *m, const char *arg)
+/* The folder of the built-in model: BIN/../share/pipelm/stories260K,
+ * BIN being the folder of the running program (the build tree and an
+ * installed PREFIX have that layout alike), else the one make install
+ * wrote (PIPELM_DATADIR, fixed at build time).  NULL after error(). */
+static char *
+builtin(void)
 {
-	char *hub = NULL;
+	char exe[4096], *slash, *p;
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
 
-	memset(m, 0, sizeof(*m));
-	if (!arg && !(arg = getenv("PIPELM_MODEL")))
-		return error("no model: use -m or set PIPELM_MODEL");
+	if (n > 0) {
+		exe[n] = 0;
+		if ((slash = strrchr(exe, '/'))) {
+			*slash = 0;
+			if (!(p = join(exe, "../share/pipelm", MDIR_BUILTIN)))
+				return NULL;
+			if (isdir(p))
+				return p;
+			free(p);
+		}
+	}
+	if (!(p = join(PIPELM_DATADIR, MDIR_BUILTIN, NULL)))
+		return NULL;
+	if (isdir(p))
+		return p;
+	error("no model: use -m or set PIPELM_MODEL (the built-in model %s "
+	    "is not installed in %s)", MDIR_BUILTIN, PIPELM_DATADIR);
+	free(p);
+	return NULL;
+}
+
+/* Fill m->dir from arg (see mdir.h); 0, or -1 after error(). */
+static int
+finddir(struct mdir *m, const char *arg)
+{
+	char *hub;
+
+	if (!arg && (!(arg = getenv("PIPELM_MODEL")) || !*arg)) {
+		m->builtin = 1;
+		return (m->dir = builtin()) ? 0 : -1;
+	}
 	if (!*arg)
-		return error("no model: use -m or set PIPELM_MODEL");
-	if (isdir(arg)) {
-		if (!(m->dir = sdup(arg)))
-			return -1;
-	} else if (isrepoid(arg) && access(arg, F_OK) < 0) {
+		return error("no model: the model name is empty");
+	if (isdir(arg))
+		return (m->dir = sdup(arg)) ? 0 : -1;
+	if (isrepoid(arg) && access(arg, F_OK) < 0) {
 		if (!(hub = hubdir()))
 			return -1;
 		m->dir = snapshot(hub, arg);
 		free(hub);
-		if (!m->dir)
-			return -1;
-	} else if (access(arg, F_OK) == 0) {
+		return m->dir ? 0 : -1;
+	}
+	if (access(arg, F_OK) == 0)
 		return error("%s: not a model folder", arg);
-	} else
-		return error("%s:", arg);
-	if (!(m->config = join(m->dir, "config.json", NULL)))
+	return error("%s:", arg);
+}
+
+/* DIR/name in *p if it is a file, else NULL; -1 after error(). */
+static int
+optfile(char **p, const char *dir, const char *name)
+{
+	if (!(*p = join(dir, name, NULL)))
+		return -1;
+	if (!isfile(*p)) {
+		free(*p);
+		*p = NULL;
+	}
+	return 0;
+}
+
+static int
+resolve(struct mdir *m, const char *arg, int tokenizer_only)
+{
+	memset(m, 0, sizeof(*m));
+	if (finddir(m, arg) < 0 ||
+	    optfile(&m->config, m->dir, "config.json") < 0 ||
+	    optfile(&m->genconfig, m->dir, "generation_config.json") < 0 ||
+	    optfile(&m->tokenizer, m->dir, "tokenizer.json") < 0 ||
+	    optfile(&m->weights, m->dir, "model.safetensors") < 0 ||
+	    (!m->weights && optfile(&m->weights, m->dir,
+	    "model.safetensors.index.json") < 0))
 		goto fail;
-	if (!isfile(m->config)) {
+	if (tokenizer_only && !m->tokenizer) {
+		error("%s: no tokenizer.json", m->dir);
+		goto fail;
+	}
+	if (!tokenizer_only && !m->config) {
 		error("%s: no config.json", m->dir);
 		goto fail;
-	}
-	if (!(m->genconfig = join(m->dir, "generation_config.json", NULL)) ||
-	    !(m->weights = join(m->dir, "model.safetensors", NULL)) ||
-	    !(m->tokenizer = join(m->dir, "tokenizer.json", NULL)))
-		goto fail;
-	if (!isfile(m->genconfig)) {
-		free(m->genconfig);
-		m->genconfig = NULL;
-	}
-	if (!isfile(m->tokenizer)) {
-		free(m->tokenizer);
-		m->tokenizer = NULL;
-	}
-	if (!isfile(m->weights)) {
-		free(m->weights);
-		if (!(m->weights = join(m->dir, "model.safetensors.index.json",
-		    NULL)))
-			goto fail;
-		if (!isfile(m->weights)) {
-			free(m->weights);
-			m->weights = NULL;
-		}
 	}
 	return 0;
 fail:
 	mdir_free(m);
 	return -1;
+}
+
+int
+mdir_resolve(struct mdir *m, const char *arg)
+{
+	return resolve(m, arg, 0);
+}
+
+int
+mdir_resolve_tokenizer(struct mdir *m, const char *arg)
+{
+	return resolve(m, arg, 1);
 }

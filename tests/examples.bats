@@ -1,10 +1,9 @@
 #!/usr/bin/env bats
-# examples/: each script runs as it is on the stories260K model.
+# examples/: each script runs as it is on the built-in stories260K model.
 load helpers
 
 setup() {
-	need_shared
-	M=$SHARED/models/stories260K
+	M=$BATS_TEST_DIRNAME/../share/pipelm/stories260K
 	EX=$BATS_TEST_DIRNAME/../examples
 }
 

@@ -27,9 +27,9 @@ setup_file() {
 	[[ $output == *pipelm* ]]
 }
 
-@test "llm-logits: no model, a missing model, a missing input file" {
-	run -1 --separate-stderr llm-logits -f text </dev/null
-	[[ $stderr == *PIPELM_MODEL* ]]
+@test "llm-logits: an empty model name, a missing model, a missing input file" {
+	run -1 --separate-stderr llm-logits -m '' -f text </dev/null
+	[[ $stderr == *"model name is empty"* ]]
 	run -1 --separate-stderr llm-logits -m "$BATS_TEST_TMPDIR/none" -f text </dev/null
 	[[ $stderr == *none* ]]
 	run -1 --separate-stderr llm-logits -m "$GQA" -f text "$BATS_TEST_TMPDIR/nofile"

@@ -57,7 +57,7 @@ tiny() {	# a small random model folder in $T/$1, extra mkmodel options after
 	[[ $stderr == *usage:* ]]
 	run -2 --separate-stderr st-inspect -e '(' y
 	[[ $stderr == *"regular expression"* ]]
-	run -2 --separate-stderr st-inspect
+	run -2 --separate-stderr st-inspect ''
 	[[ $stderr == *usage:* ]]
 }
 

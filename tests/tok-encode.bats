@@ -26,8 +26,8 @@ load tok_fixtures
 	echo '{}' >empty/config.json
 	run -1 --separate-stderr tok-encode -m empty x
 	[[ $stderr == *tokenizer.json* ]]
-	run -1 --separate-stderr tok-encode x
-	[[ $stderr == *PIPELM_MODEL* ]]
+	run -1 --separate-stderr tok-encode -m '' x
+	[[ $stderr == *"model name is empty"* ]]
 }
 
 @test "tok-encode: -m DIR, \$PIPELM_MODEL and --tokenizer agree; stdin and arguments too" {

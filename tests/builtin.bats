@@ -1,0 +1,44 @@
+#!/usr/bin/env bats
+# The built-in model (share/pipelm/stories260K): what a fresh clone, with
+# no ../shared, no HuggingFace cache and no PIPELM_MODEL, runs.
+load helpers
+
+setup() {
+	T=$BATS_TEST_TMPDIR
+	B=$BATS_TEST_DIRNAME/../share/pipelm/stories260K
+}
+
+@test "builtin: a fresh environment writes English from the README's pipeline" {
+	run -0 --separate-stderr env -i PATH=/usr/bin:/bin HOME="$T" sh -c \
+	    "echo 'Once upon a time' | '$BIN/tok-encode' | '$BIN/llm-gen' -n 40 --temp 0 | '$BIN/tok-decode'"
+	[[ $output == ", there was a little girl named Lily. She loved to play outside"* ]]
+	[ -z "$stderr" ]
+}
+
+@test "builtin: no -m and an empty PIPELM_MODEL mean the built-in model" {
+	want=$(echo 'The dog' | tok-encode -m "$B" | llm-logits -m "$B" -f top --top 3)
+	run -0 sh -c "echo 'The dog' | tok-encode | llm-logits -f top --top 3"
+	[ "$output" = "$want" ]
+	run -0 sh -c "echo 'The dog' | PIPELM_MODEL= tok-encode | PIPELM_MODEL= llm-logits -f top --top 3"
+	[ "$output" = "$want" ]
+	run -0 st-inspect
+	[[ $output == *model.embed_tokens.weight* ]]
+}
+
+@test "builtin: found beside an installed program (PREFIX/share/pipelm)" {
+	mkdir -p "$T/prefix/bin" "$T/prefix/share/pipelm"
+	cp "$BIN/tok-encode" "$T/prefix/bin/"
+	cp -R "$B" "$T/prefix/share/pipelm/"
+	want=$(tok-encode -m "$B" 'Once upon a time')
+	run -0 "$T/prefix/bin/tok-encode" 'Once upon a time'
+	[ "$output" = "$want" ]
+}
+
+@test "builtin: a program that finds no built-in model says how to name one" {
+	[ ! -d /usr/local/share/pipelm/stories260K ] || skip "a built-in model is installed in /usr/local"
+	mkdir -p "$T/bin"
+	cp "$BIN/tok-encode" "$T/bin/"
+	run -1 --separate-stderr "$T/bin/tok-encode" x
+	[[ $stderr == *"use -m or set PIPELM_MODEL"* ]]
+	[[ $stderr == *stories260K* ]]
+}
