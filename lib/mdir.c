@@ -185,19 +185,14 @@ out:
 static char *
 builtin(void)
 {
-	char exe[4096], *slash, *p;
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	char exe[4096], *p;
 
-	if (n > 0) {
-		exe[n] = 0;
-		if ((slash = strrchr(exe, '/'))) {
-			*slash = 0;
-			if (!(p = join(exe, "../share/pipelm", MDIR_BUILTIN)))
-				return NULL;
-			if (isdir(p))
-				return p;
-			free(p);
-		}
+	if (exe_dir(exe, sizeof exe) == 0) {
+		if (!(p = join(exe, "../share/pipelm", MDIR_BUILTIN)))
+			return NULL;
+		if (isdir(p))
+			return p;
+		free(p);
 	}
 	if (!(p = join(PIPELM_DATADIR, MDIR_BUILTIN, NULL)))
 		return NULL;

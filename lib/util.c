@@ -341,6 +341,27 @@ fshut(FILE *f, const char *name)
 	return ret;
 }
 
+int
+exe_dir(char *buf, size_t n)
+{
+	ssize_t r = readlink("/proc/self/exe", buf, n);
+	char *slash;
+
+	if (r < 0)
+		return -1;
+	if ((size_t)r >= n) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	buf[r] = 0;
+	if (!(slash = strrchr(buf, '/'))) {
+		errno = ENOENT;
+		return -1;
+	}
+	*slash = 0;
+	return 0;
+}
+
 void
 version(void)
 {

@@ -97,6 +97,10 @@ int default_threads(void);
 /* Seconds on the monotonic clock, for --timing. */
 double now_seconds(void);
 
+/* The folder of the running program (from /proc/self/exe) into buf
+ * (n bytes): 0, or -1 (errno set) where it cannot be had. */
+int exe_dir(char *buf, size_t n);
+
 /* Print "usage:" style version line and exit 0 (for --version). */
 _Noreturn void version(void);
 

@@ -1,0 +1,295 @@
+/* llm-text: text in, text out, as the pipeline
+ *	tok-encode | llm-gen -e | tok-decode --skip-special
+ * that it starts, the model named once for all three. */
+#include <sys/wait.h>
+
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../lib/mdir.h"
+#include "../lib/modelopt.h"
+#include "../lib/sampopt.h"
+#include "../lib/util.h"
+
+enum { O_NOECHO = 0x400, O_PROMPT_FILE };
+
+/* llm-gen's argument vector, built from our options; owned[] holds what
+ * was allocated for it */
+static char *gen[128], *owned[128];
+static int ngen, nowned;
+
+static _Noreturn void
+usage(int status)
+{
+	FILE *f = status ? stderr : stdout;
+
+	fprintf(f, "usage: %s [-v] [-m model] [-p text | -f file] [--no-echo] "
+	    SAMPOPT_USAGE "\n"
+	    "       [--ctx n] [-t threads] [--bf16-act | --quant q8_0] [text ...]\n",
+	    argv0);
+	if (!status) {
+		fputs("\n"
+		    "Continue a prompt and write it with its continuation, as it is made.\n"
+		    "The prompt is the text operands joined by spaces, or -p, or -f, or else\n"
+		    "standard input (without its last newline).\n\n"
+		    "  -m, --model M        a model folder or ORG/NAME (default $PIPELM_MODEL,\n"
+		    "                       else the built-in model)\n"
+		    "  -p, --prompt TEXT    the prompt\n"
+		    "  -f, --file FILE      the prompt is the contents of FILE\n"
+		    "      --no-echo        write the continuation alone\n"
+		    "  -n, --max-new N      generate at most N tokens (alias --n-predict)\n"
+		    "      --temp T         temperature, 0 for greedy (alias --temperature)\n"
+		    "      --top-k K, --top-p P, --min-p P\n"
+		    "                       sampling filters, as llm-gen(1) has them\n"
+		    "      --repeat-penalty P, --repeat-last-n N\n"
+		    "                       the repetition penalty and its window\n"
+		    "      --seed S         the random seed (llm-gen -v prints the one drawn)\n"
+		    "      --stop ID        also stop at token ID (repeatable)\n"
+		    "      --ignore-eos     do not stop at the end-of-sequence token\n"
+		    "  -c, --ctx N          context positions (alias --ctx-size)\n"
+		    "  -t, --threads N      worker threads\n"
+		    "      --bf16-act, --quant q8_0\n"
+		    "                       the faster numeric modes of llm-logits(1)\n"
+		    "  -v, --verbose        llm-gen's account of each record on stderr\n"
+		    "  -h, --help           this text\n"
+		    "      --version        the version\n", f);
+		if (fflush(f) == EOF || ferror(f))
+			die("<stdout>: write error");
+	}
+	exit(status);
+}
+
+static void
+addarg(const char *a)
+{
+	if (ngen + 2 >= (int)LEN(gen))
+		edie(2, "too many options");
+	gen[ngen++] = (char *)a;
+}
+
+/* The whole of f as a string (a last newline dropped if drop_nl). */
+static char *
+slurp(FILE *f, const char *name, int drop_nl)
+{
+	struct buf b = { 0 };
+	char chunk[65536];
+	size_t n;
+
+	while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+		buf_add(&b, chunk, n);
+	if (ferror(f))
+		die("%s: read error:", name);
+	buf_add(&b, "", 0);
+	if (buf_ok(&b) < 0)
+		exit(1);
+	if (drop_nl && b.len && b.s[b.len - 1] == '\n')
+		b.s[--b.len] = 0;
+	return b.s;
+}
+
+/* Start prog (beside this program if it is there, else from PATH) with
+ * stdin from fd in and stdout to fd out; its pid. */
+static pid_t
+start(char **argv, int in, int out, const int *closefds, int nclose)
+{
+	char dir[4096], path[4200];
+	pid_t pid;
+	int i;
+
+	if ((pid = fork()) < 0)
+		die("fork:");
+	if (pid)
+		return pid;
+	if (in != 0 && (dup2(in, 0) < 0 || close(in) < 0))
+		_exit(126);
+	if (out != 1 && (dup2(out, 1) < 0 || close(out) < 0))
+		_exit(126);
+	for (i = 0; i < nclose; i++)
+		close(closefds[i]);
+	if (exe_dir(dir, sizeof dir) == 0) {
+		snprintf(path, sizeof path, "%s/%s", dir, argv[0]);
+		if (access(path, X_OK) == 0)
+			execv(path, argv);
+	}
+	execvp(argv[0], argv);
+	warn("%s:", argv[0]);
+	_exit(127);
+}
+
+int
+main(int argc, char *argv[])
+{
+	static const struct option opts[] = {
+		SAMPOPT_LONGOPTS,
+		MODELOPT_LONGOPTS,
+		{ "prompt",      required_argument, NULL, 'p' },
+		{ "file",        required_argument, NULL, 'f' },
+		{ "no-echo",     no_argument,       NULL, O_NOECHO },
+		{ "verbose",     no_argument,       NULL, 'v' },
+		{ "n-predict",   required_argument, NULL, 'n' },
+		{ "temperature", required_argument, NULL, SOPT_TEMP },
+		{ "ctx-size",    required_argument, NULL, MOPT_CTX },
+		{ "help",        no_argument,       NULL, 'h' },
+		{ "version",     no_argument,       NULL, 'V' },
+		{ NULL, 0, NULL, 0 }
+	};
+	char *enc[8], *dec[8], *prompt = NULL, *model, *mine = NULL;
+	const char *pfile = NULL, *marg = NULL;
+	struct sampopt so;
+	struct modelopt mo;
+	struct mdir md;
+	int c, i, echo = 1, p1[2], p2[2], p3[2], status, ret = 0, piped = 0;
+	pid_t pids[3];
+	FILE *f;
+
+	argv0 = argv[0];
+	sampopt_init(&so);
+	modelopt_init(&mo);
+	addarg("llm-gen");
+	while ((c = getopt_long(argc, argv, "m:n:t:c:p:f:vh", opts, NULL)) != -1) {
+		const struct option *o;
+
+		switch (c) {
+		case 'm': marg = optarg; continue;
+		case 'p': prompt = optarg; continue;
+		case 'f': pfile = optarg; continue;
+		case O_NOECHO: echo = 0; continue;
+		case 'v': addarg("-v"); continue;
+		case 'c': c = MOPT_CTX; break;
+		case 'h': usage(0);
+		case 'V': version();
+		case '?': usage(2);
+		}
+		/* one of llm-gen's: its value checked here, so that a bad one
+		 * stops us before anything starts, then passed on under its
+		 * own name */
+		if (sampopt_parse(&so, c, optarg) < 0 ||
+		    modelopt_parse(&mo, c, optarg) < 0)
+			exit(2);
+		if (c == 'n' || c == 't') {
+			addarg(c == 'n' ? "-n" : "-t");
+			addarg(optarg);
+			continue;
+		}
+		for (o = opts; o->name && o->val != c; o++)
+			;
+		if (!o->name)
+			usage(2);
+		{
+			size_t n = strlen(o->name) + 3;
+			char *a = emalloc(n);
+
+			snprintf(a, n, "--%s", o->name);
+			addarg(owned[nowned++] = a);
+		}
+		if (o->has_arg)
+			addarg(optarg);
+	}
+	argc -= optind, argv += optind;
+	if ((prompt != NULL) + (pfile != NULL) + (argc > 0) > 1)
+		usage(2);
+	if (argc) {
+		struct buf b = { 0 };
+
+		for (i = 0; i < argc; i++) {
+			if (i)
+				buf_addc(&b, ' ');
+			buf_adds(&b, argv[i]);
+		}
+		if (buf_ok(&b) < 0)
+			return 1;
+		prompt = mine = b.s;
+	} else if (pfile) {
+		if (!(f = fopen(pfile, "rb")))
+			die("%s:", pfile);
+		prompt = mine = slurp(f, pfile, 0);
+		fclose(f);
+	} else if (!prompt)
+		prompt = mine = slurp(stdin, "<stdin>", 1);
+	if (!*prompt)
+		die("empty prompt");
+	/* the model found once, for the three programs alike */
+	if (mdir_resolve(&md, marg) < 0) {
+		free(mine);
+		return 1;
+	}
+	model = md.dir;
+
+	if (echo)
+		addarg("-e");
+	addarg("-m");
+	addarg(model);
+	gen[ngen] = NULL;
+	i = 0;
+	enc[i++] = "tok-encode";
+	enc[i++] = "-m", enc[i++] = model;
+	enc[i] = NULL;
+	i = 0;
+	dec[i++] = "tok-decode";
+	dec[i++] = "-m", dec[i++] = model;
+	dec[i++] = "--skip-special";
+	dec[i] = NULL;
+
+	/* us -> tok-encode -> llm-gen -> tok-decode -> our stdout */
+	if (pipe(p1) < 0 || pipe(p2) < 0 || pipe(p3) < 0)
+		die("pipe:");
+	{
+		int all[6] = { p1[0], p1[1], p2[0], p2[1], p3[0], p3[1] };
+
+		fflush(stdout);
+		pids[0] = start(enc, p1[0], p2[1], all, 6);
+		pids[1] = start(gen, p2[0], p3[1], all, 6);
+		pids[2] = start(dec, p3[0], 1, all, 6);
+	}
+	close(p1[0]);
+	close(p2[0]);
+	close(p2[1]);
+	close(p3[0]);
+	close(p3[1]);
+	/* tok-encode may stop reading (it failed): not our error to report */
+	signal(SIGPIPE, SIG_IGN);
+	{
+		size_t n = strlen(prompt), off = 0;
+		ssize_t w;
+
+		while (off < n) {
+			if ((w = write(p1[1], prompt + off, n - off)) < 0) {
+				if (errno == EINTR)
+					continue;
+				break;
+			}
+			off += (size_t)w;
+		}
+	}
+	close(p1[1]);
+	/* The first stage that failed decides; one killed by SIGPIPE means
+	 * our reader went away, and we go the same way, quietly. */
+	for (i = 0; i < 3; i++) {
+		while (waitpid(pids[i], &status, 0) < 0)
+			if (errno != EINTR)
+				die("waitpid:");
+		if (WIFSIGNALED(status) && WTERMSIG(status) == SIGPIPE)
+			piped = 1;
+		else if (!ret && WIFSIGNALED(status)) {
+			warn("%s: killed by signal %d", i == 0 ? "tok-encode" :
+			    i == 1 ? "llm-gen" : "tok-decode", WTERMSIG(status));
+			ret = 1;
+		} else if (!ret && WIFEXITED(status) && WEXITSTATUS(status))
+			ret = WEXITSTATUS(status) == 2 ? 2 : 1;
+	}
+	sampopt_free(&so);
+	mdir_free(&md);
+	free(mine);
+	while (nowned)
+		free(owned[--nowned]);
+	if (piped && !ret) {
+		signal(SIGPIPE, SIG_DFL);
+		raise(SIGPIPE);
+	}
+	return ret;
+}
