@@ -4,7 +4,8 @@
 # the same ids as `llm-gen --seed 7 --temp 0.8 -n 32`.
 #   examples/loop.sh [MODEL] [PROMPT]
 set -eu
-export PIPELM_MODEL="${1:-${PIPELM_MODEL:?give a model folder or set PIPELM_MODEL}}"
+command -v llm-gen >/dev/null || PATH=$(cd "$(dirname "$0")" && pwd)/../bin:$PATH
+[ -z "${1:-}" ] || export PIPELM_MODEL="$1"
 prompt=${2:-Once upon a time}
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT

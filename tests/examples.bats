@@ -5,6 +5,7 @@ load helpers
 setup() {
 	M=$BATS_TEST_DIRNAME/../share/pipelm/stories260K
 	EX=$BATS_TEST_DIRNAME/../examples
+	cd "$BATS_TEST_TMPDIR"
 }
 
 @test "examples: generate.sh tells the story" {
@@ -18,13 +19,58 @@ setup() {
 	[ "$output" = "$want" ]
 }
 
-@test "examples: batch.sh writes one continuation per prompt" {
-	run -0 --separate-stderr "$EX/batch.sh" "$M" <<-EOF
+@test "examples: the scripts find the programs in ../bin without PATH" {
+	run -0 --separate-stderr env -i PATH=/usr/bin:/bin HOME="$BATS_TEST_TMPDIR" sh "$EX/generate.sh"
+	[[ $output == ", there was a little girl named Lily"* ]]
+}
+
+@test "examples: batch.sh labels results in input order, reports and counts failures" {
+	long=$(printf 'a %.0s' $(seq 600))
+	run -1 --separate-stderr "$EX/batch.sh" -n 8 "$M" <<-EOF
 	Once upon a time
+
 	The dog
+	$long
 	Lily
 	EOF
 	[ "${#lines[@]}" -eq 3 ]
-	alone=$(echo 'The dog' | tok-encode -m "$M" | llm-gen -m "$M" -n 32 --temp 0 | tok-decode -m "$M")
-	printf '%s\n' "${lines[@]}" | grep -Fxq -- "$alone"
+	[ "${lines[0]}" = "$(printf '1\t')$(printf 'Once upon a time' | tok-encode -m "$M" | llm-gen -m "$M" -n 8 --temp 0 | tok-decode -m "$M")" ]
+	[[ ${lines[1]} == "3	"* ]]
+	[[ ${lines[2]} == "5	"* ]]
+	[[ $stderr == *"prompt 2: llm-text: empty prompt"* ]]
+	[[ $stderr == *"prompt 4: llm-gen: record 1: prompt of 602 tokens exceeds the context"* ]]
+	[[ $stderr == *"2 of 5 prompts failed"* ]]
+	[[ $stderr != *"seed "* ]]
+}
+
+@test "examples: batch.sh shows records done and tokens/s on a terminal" {
+	need_tty
+	printf 'Once upon a time\nThe dog\n' >p.txt
+	run -0 script -qec "sh '$EX/batch.sh' -n 4 '$M' <p.txt >out.txt" /dev/null
+	[[ $output == *"2/2 records"*"tokens/s"* ]]
+	[ "$(wc -l <out.txt)" -eq 2 ]
+}
+
+@test "examples: parallel.sh over two hosts (a local stand-in for ssh)" {
+	need_cmd parallel
+	cat >ssh <<-'EOF'
+	#!/bin/sh
+	# ssh HOST [--] COMMAND: run COMMAND here, noting the host
+	while [ $# -gt 0 ]; do case $1 in -[oplF]) shift 2 ;; -*) shift ;; *) break ;; esac; done
+	echo "$1" >>hosts.log
+	shift
+	[ "${1:-}" = -- ] && shift
+	exec sh -c "$*"
+	EOF
+	chmod +x ssh
+	printf 'Once upon a time\n\nThe dog\nLily\n' >p.txt
+	PARALLEL_SSH=$PWD/ssh run -1 --separate-stderr "$EX/parallel.sh" -S 1/h1,1/h2 -j 2 -n 6 "$M" <p.txt
+	[ "${#lines[@]}" -eq 3 ]
+	[ "${lines[0]}" = "$(printf '1\t')$(printf 'Once upon a time' | tok-encode -m "$M" | llm-gen -m "$M" -n 6 --temp 0 | tok-decode -m "$M")" ]
+	[[ ${lines[1]} == "3	"* ]]
+	[[ ${lines[2]} == "4	"* ]]
+	[[ $stderr == *"prompt 2 failed on h"* ]]
+	[[ $stderr == *"1 of 4 prompts failed"* ]]
+	grep -qx h1 hosts.log
+	grep -qx h2 hosts.log
 }
