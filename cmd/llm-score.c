@@ -1,0 +1,193 @@
+/* llm-score: how likely the model finds each token record: the
+ * log-probability of every token given the ones before it. */
+#include <getopt.h>
+#include <stdio.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "../lib/model.h"
+#include "../lib/modelopt.h"
+#include "../lib/rec.h"
+#include "../lib/sample.h"
+#include "../lib/score.h"
+#include "../lib/util.h"
+
+enum { O_PERTOKEN = 0x500, O_TOP, O_FROM, O_STRIDE, O_IDS };
+
+static int pertoken, topk;
+static size_t from = 1, stride;
+static int *topidx;
+
+static _Noreturn void
+usage(int status)
+{
+	FILE *f = status ? stderr : stdout;
+
+	fprintf(f, "usage: %s [--per-token [--top k]] [--from n] [--stride n] [-m model]\n"
+	    "       [--ctx n] [-t threads] [--ids=text|u32] [--timing]\n"
+	    "       [--bf16-act | --quant q8_0] [file ...]\n", argv0);
+	if (!status) {
+		fputs("\n"
+		    "For each token record, the log-probability the model gives each of its\n"
+		    "tokens after the first: one line per record (scored tokens, sum of the\n"
+		    "natural-log probabilities, perplexity), or one line per token.\n\n"
+		    "      --per-token  record, position, id, log-probability, rank per token\n"
+		    "      --top K      with --per-token: the K likeliest ids as id:logprob\n"
+		    "      --from N     score the tokens from position N on (default 1)\n"
+		    "      --stride N   records longer than the context: a window every N\n"
+		    "                   positions (default half the context)\n"
+		    "  -m, --model M    a model folder or ORG/NAME (default $PIPELM_MODEL,\n"
+		    "                   else the built-in model)\n"
+		    "      --ctx N      the context: the longest window\n"
+		    "  -t, --threads N  worker threads (the result does not depend on it)\n"
+		    "      --ids=FMT    token records as text (default) or u32\n"
+		    "      --timing     load and prefill times on stderr\n"
+		    "      --bf16-act, --quant q8_0\n"
+		    "                   the faster numeric modes of llm-logits(1)\n"
+		    "  -h, --help       this text\n"
+		    "      --version    the version\n", f);
+		if (fflush(f) == EOF || ferror(f))
+			die("<stdout>: write error");
+	}
+	exit(status);
+}
+
+/* Score the token at position p + 1 of r from the logits row x of
+ * position p; its log-probability. */
+static double
+token(const struct model *m, const struct rec *r, size_t p, const float *x)
+{
+	size_t vocab = (size_t)m->cfg.vocab_size, at, k, n;
+	int id = r->ids[p + 1];
+	double lse;
+
+	if (score_lse(x, vocab, &lse, &at) < 0)
+		die("record %llu: position %zu: logit %zu is %g (the weights "
+		    "hold a non-finite value?)", r->no, p, at, x[at]);
+	if (pertoken) {
+		printf("%llu\t%zu\t%d\t%.9g\t%zu", r->no, p + 1, id,
+		    (double)x[id] - lse, score_rank(x, vocab, id));
+		n = sample_top(topidx, x, vocab, (size_t)topk);
+		for (k = 0; k < n; k++)
+			printf("\t%d:%.9g", topidx[k], (double)x[topidx[k]] - lse);
+		putchar('\n');
+	}
+	return (double)x[id] - lse;
+}
+
+/* Score record r window by window; prints its line unless --per-token. */
+static void
+score(struct model *m, const struct rec *r)
+{
+	struct score_win w = { 0 };
+	const float *x;
+	size_t vocab = (size_t)m->cfg.vocab_size, i, n, j, scored = 0;
+	double sum = 0;
+
+	while (score_window(&w, r->n, (size_t)m->ctx, stride)) {
+		size_t lo = w.first > from ? w.first : from;
+
+		if (lo >= w.end)
+			continue;
+		model_reset(m);
+		for (i = w.begin; i < w.end; i += n) {
+			int all;
+
+			n = w.end - i;
+			if (n > MODEL_MAXBATCH)
+				n = MODEL_MAXBATCH;
+			/* rows are needed from position lo - 1 on: a chunk wholly
+			 * before it needs no logits */
+			all = i + n >= lo;
+			if (!(x = model_forward(m, r->ids + i, (int)n, all)))
+				die("record %llu: cannot run the model", r->no);
+			for (j = 0; all && j < n; j++) {
+				size_t p = i + j;
+
+				if (p + 1 < lo || p + 1 >= w.end)
+					continue;
+				sum += token(m, r, p, x + j * vocab);
+				scored++;
+			}
+		}
+	}
+	if (!pertoken)
+		printf("%zu\t%.9g\t%.9g\n", scored, sum,
+		    scored ? exp(-sum / (double)scored) : NAN);
+}
+
+int
+main(int argc, char *argv[])
+{
+	static const struct option opts[] = {
+		{ "per-token", no_argument,       NULL, O_PERTOKEN },
+		{ "top",       required_argument, NULL, O_TOP },
+		{ "from",      required_argument, NULL, O_FROM },
+		{ "stride",    required_argument, NULL, O_STRIDE },
+		{ "ids",       required_argument, NULL, O_IDS },
+		{ "help",      no_argument,       NULL, 'h' },
+		{ "version",   no_argument,       NULL, 'V' },
+		MODELOPT_LONGOPTS,
+		{ NULL, 0, NULL, 0 }
+	};
+	struct modelopt mo;
+	enum rec_fmt ids = REC_TEXT;
+	struct model m;
+	struct rec r = { 0 };
+	struct rec_files rf;
+	long long sarg = 0;
+	int c, ret, got;
+
+	argv0 = argv[0];
+	modelopt_init(&mo);
+	while ((c = getopt_long(argc, argv, "hm:t:", opts, NULL)) != -1) {
+		switch (modelopt_parse(&mo, c, optarg)) {
+		case 1:  continue;
+		case -1: exit(2);
+		}
+		switch (c) {
+		case O_PERTOKEN: pertoken = 1; break;
+		case O_TOP: topk = (int)estrtonum(optarg, 0, 1 << 24, "--top"); break;
+		case O_FROM: from = (size_t)estrtonum(optarg, 1, 1LL << 40, "--from"); break;
+		case O_STRIDE: sarg = estrtonum(optarg, 1, 1 << 30, "--stride"); break;
+		case O_IDS:
+			if (rec_parse_fmt(optarg, &ids) < 0)
+				edie(2, "invalid --ids '%s' (text or u32)", optarg);
+			break;
+		case 'h': usage(0);
+		case 'V': version();
+		default:  usage(2);
+		}
+	}
+	argc -= optind, argv += optind;
+	if (topk && !pertoken)
+		edie(2, "--top goes with --per-token");
+	if (modelopt_load(&m, &mo) < 0) {
+		model_close(&m);
+		return 1;
+	}
+	if (sarg > m.ctx)
+		edie(2, "--stride %lld is longer than the context of %d", sarg, m.ctx);
+	stride = sarg ? (size_t)sarg : (size_t)(m.ctx > 1 ? m.ctx / 2 : 1);
+	topidx = emalloc((size_t)m.cfg.vocab_size * sizeof(int));
+
+	rec_files_init(&rf, argv, argc, ids);
+	while ((got = rec_files_next(&rf, &r)) > 0) {
+		for (size_t i = 0; i < r.n; i++)
+			if (r.ids[i] >= m.cfg.vocab_size)
+				die("record %llu: token %d is outside the vocabulary "
+				    "of %d", r.no, r.ids[i], m.cfg.vocab_size);
+		score(&m, &r);
+		if (fflush(stdout) == EOF)
+			break;
+	}
+	rec_files_close(&rf);
+	ret = got < 0 || rf.failed;
+	ret |= fshut(stdout, "<stdout>");
+	if (mo.timing)
+		model_print_stats(&m, stderr, argv0);
+	free(topidx);
+	rec_free(&r);
+	model_close(&m);
+	return ret;
+}
