@@ -213,8 +213,10 @@ st_close(struct st *st)
 		free(st->t[i].name);
 	free(st->t);
 	for (i = 0; i < st->nfiles; i++) {
-		if (st->maps && st->maps[i].base)
+		if (st->maps && st->maps[i].base) {
+			st_guard_drop(st->maps[i].base);
 			munmap(st->maps[i].base, st->maps[i].len);
+		}
 		free(st->files[i]);
 	}
 	free(st->maps);
@@ -281,6 +283,7 @@ mapfile(struct st *st, const char *path, size_t *cap)
 		return error("%s: mmap:", path);
 	st->maps[i].base = base;
 	st->maps[i].len = (size_t)sb.st_size;
+	st_guard_add(base, st->maps[i].len, path);
 	return i;
 }
 

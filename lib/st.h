@@ -121,6 +121,14 @@ void st_stats_merge(struct st_stats *a, const struct st_stats *b);
 int st_stats(struct pool *p, const struct st_tensor *const *t, size_t n,
     struct st_stats *out);
 
+/* ---- a mapped file that shrinks (st_guard.c) ---- */
+
+/* While [base, base + len) maps path, a SIGBUS there (the file was
+ * truncated under us) is met with "prog: path: the file shrank while in
+ * use ..." and exit status 1.  st_open and st_close call these. */
+void st_guard_add(const void *base, size_t len, const char *path);
+void st_guard_drop(const void *base);
+
 /* ---- writer (st_write.c) ---- */
 
 struct st_wtensor {			/* a tensor to write */
