@@ -150,15 +150,27 @@ fi
 copt=(-sS -g --proto =http,https --proto-redir =http,https --connect-timeout 30
 	-A "llm-fetch/$version (pipelm)" -H 'Accept-Encoding: identity')
 
-# request METHOD URL AUTH OUT: one request, no redirect followed; the
-# response headers in $tmp/h, the body in OUT; sets code and rc.
+# request METHOD URL OUT: a request to the Hub, with the token; relative
+# redirects (a renamed repository) followed, an absolute one not (it is
+# where an LFS file's content is).  The last response's headers in $tmp/h,
+# its body in OUT; sets url (the last one asked), code and rc.
 request() {
-	local m=() a=()
-	[ "$1" = HEAD ] && m=(-I)
-	[ "$3" = 1 ] && [ -n "$token" ] && a=(-H "@$tmp/auth")
-	code=$(curl "${copt[@]}" --max-time 300 --max-filesize 67108864 "${m[@]}" "${a[@]}" \
-	    -D "$tmp/h" -o "$4" -w '%{http_code}' --url "$2" 2>"$tmp/err")
-	rc=$?
+	local m=() a=() loc hops=0
+	[ "$1" = HEAD ] && m=(-I) || m=(--max-filesize 67108864)
+	[ -n "$token" ] && a=(-H "@$tmp/auth")
+	url=$2
+	for ((;;)); do
+		code=$(curl "${copt[@]}" --max-time 300 "${m[@]}" "${a[@]}" \
+		    -D "$tmp/h" -o "$3" -w '%{http_code}' --url "$url" 2>"$tmp/err")
+		rc=$?
+		[ "$rc" -eq 0 ] && [[ $code == 3* ]] || return 0
+		loc=$(hdr Location)
+		[[ $loc == /* && $loc != //* ]] || return 0
+		[[ $loc != *[[:cntrl:][:space:]]* ]] ||
+			die "$repo: a redirect to $(printable "$loc")"
+		[ $((hops += 1)) -le 5 ] || die "$repo: too many redirects"
+		url=$origin$loc
+	done
 }
 
 # hdr NAME: the value of a header of the last response in $tmp/h.
@@ -234,7 +246,7 @@ urlorigin() {
 
 # ---- the file list ----
 info=$endpoint/api/models/$repo/revision/$(urlenc "$rev")
-request GET "$info" 1 "$tmp/info"
+request GET "$info" "$tmp/info"
 if [ "$rc" -ne 0 ] || [[ $code == 5* ]]; then
 	# No answer: as snapshot_download, fall back on the cache.
 	why=$(curlerr)
@@ -436,6 +448,8 @@ for f in "${names[@]}"; do
 	safename "$f" || die "$repo: refusing the file name '$(printable "$f")': it does not stay inside the snapshot"
 	files+=("$f")
 done
+[ ${#files[@]} -gt 0 ] ||
+	die "$repo: none of the files pipelm reads at revision $rev (--include names others)"
 have_weights=0
 for f in "${names[@]}"; do
 	[[ $f == model.safetensors || $f == model.safetensors.index.json ]] && have_weights=1
@@ -458,7 +472,8 @@ human() {
 	fi
 }
 
-# meter NAME FILE SIZE HAVE0 T0: one line of the progress bar, redrawn.
+# meter NAME FILE SIZE HAVE0 T0 [done]: one line of the progress bar,
+# redrawn: how much, how fast, the time left (at the end, the time taken).
 meter() {
 	local cur now el rate left pct fill bar
 	cur=$(stat -c %s -- "$2" 2>/dev/null) || cur=0
@@ -466,18 +481,21 @@ meter() {
 	el=$((now - $5))
 	rate=0
 	[ "$el" -gt 0 ] && rate=$(((cur - $4) * 1000000 / el))
-	if [ "$rate" -gt 0 ]; then
+	if [ -n "${6:-}" ]; then
+		left=$((el / 1000000))
+		left=$(printf 'in %d:%02d' $((left / 60)) $((left % 60)))
+	elif [ "$rate" -gt 0 ]; then
 		left=$((($3 - cur) / rate))
-		left=$(printf '%d:%02d' $((left / 60)) $((left % 60)))
+		left=$(printf '%d:%02d left' $((left / 60)) $((left % 60)))
 	else
-		left=-:--
+		left='-:-- left'
 	fi
 	pct=100
 	[ "$3" -gt 0 ] && pct=$((cur * 100 / $3))
 	fill=$((pct / 5))
 	printf -v bar '%*s' "$fill" ''
 	bar=${bar// /#}
-	printf '\r%-20.20s %3d%% [%-20s] %s / %s  %s/s  %s left\033[K' \
+	printf '\r%-20.20s %3d%% [%-20s] %s / %s  %s/s  %s\033[K' \
 	    "$(printable "$1")" "$pct" "$bar" "$(human "$cur")" "$(human "$3")" \
 	    "$(human "$rate")" "$left" >&2
 }
@@ -517,7 +535,7 @@ getblob() {
 		break
 	done
 	if [ "$tty" = 1 ]; then
-		meter "$1" "$5" "$4" "$have" "$t0"
+		meter "$1" "$5" "$4" "$have" "$t0" done
 		printf '\n' >&2
 	fi
 	case $rc in
@@ -567,22 +585,10 @@ link() {
 
 # fetch NAME: hf_hub_download of one file at $commit.
 fetch() {
-	local name=$1 url loc etag size blob inc dl auth=1 hops=0
+	local name=$1 etag size blob inc dl auth=1
 	[ -e "$snap/$name" ] && return 0
-	url=$endpoint/$repo/resolve/$commit/$(urlenc "$name" path)
-	for ((;;)); do
-		request HEAD "$url" 1 /dev/null
-		[ "$rc" -eq 0 ] || die "$repo: $name: $(curlerr)"
-		[[ $code == 3* ]] || break
-		loc=$(hdr Location)
-		# relative redirects are followed (a renamed repository), an
-		# absolute one is where the content is
-		[[ $loc == /* && $loc != //* ]] || break
-		[[ $loc != *[[:cntrl:][:space:]]* ]] ||
-			die "$repo: $name: a redirect to $(printable "$loc")"
-		[ $((hops += 1)) -le 5 ] || die "$repo: $name: too many redirects"
-		url=$origin$loc
-	done
+	request HEAD "$endpoint/$repo/resolve/$commit/$(urlenc "$name" path)" /dev/null
+	[ "$rc" -eq 0 ] || die "$repo: $name: $(curlerr)"
 	[[ $code == 2* || $code == 3* ]] || httperr "$name"
 	[ "$(hdr X-Repo-Commit)" = "$commit" ] ||
 		die "$repo: $name: the Hub answered for commit $(printable "$(hdr X-Repo-Commit)"), not $commit"

@@ -32,6 +32,8 @@ runs):
   CTL/siblings  extra file names (JSON list) appended to every file list
   CTL/etag      an ETag the hub sends for every regular file instead of its own
   CTL/commit    an X-Repo-Commit the hub sends instead of the true one
+  CTL/renamed   "OLD/NAME NEW/NAME": the hub redirects OLD's URLs to NEW's
+                with a relative Location (307), as for a renamed repository
 
 LOG gets one line per request: "hub|cdn METHOD PATH auth=... range=...".
 The servers stop after 300 s whatever happens (tests are bounded in time).
@@ -141,6 +143,13 @@ class Hub(Handler):
         if token is not None and self.headers.get("Authorization") != "Bearer " + token:
             return self.error(401, "RepoNotFound", "Invalid username or password.")
         path = urllib.parse.urlsplit(self.path).path
+        renamed = ctl("renamed")
+        if renamed:
+            old, new = renamed.split()
+            for pre in ("/api/models/", "/"):
+                if path.startswith(pre + old + "/"):
+                    loc = pre + new + path[len(pre + old):]
+                    return self.reply(307, [("Location", loc)])
         parts = path.split("/")
         # /api/models/ORG/NAME/revision/REV
         if len(parts) == 7 and parts[1:3] == ["api", "models"] and parts[5] == "revision":
