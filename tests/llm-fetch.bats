@@ -15,6 +15,7 @@ C3=$(printf 'commit three' | sha1sum | cut -c1-40)
 setup_file() {
 	need_cmd python3
 	need_cmd curl
+	need_cmd git	# git hash-object: the reference for a regular file's blob name
 	local r=$BATS_FILE_TMPDIR/root/org/tiny
 	mkdir -p "$r"
 	mkmodel -s 3 --hidden 32 --layers 1 --heads 2 --kv-heads 1 --inter 48 \
