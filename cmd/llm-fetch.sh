@@ -127,7 +127,10 @@ command -v curl >/dev/null 2>&1 || die "curl is not installed (llm-fetch downloa
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/llm-fetch.XXXXXX") || die "cannot make a temporary folder"
 cpid=
 cleanup() {
-	[ -n "$cpid" ] && kill "$cpid" 2>/dev/null
+	if [ -n "$cpid" ]; then
+		kill "$cpid" 2>/dev/null
+		[ "${tty:-0}" = 1 ] && printf '\n' >&2
+	fi
 	rm -rf -- "$tmp"
 }
 trap cleanup EXIT
@@ -430,10 +433,10 @@ wanted() {
 # A name from the server becomes a path only if it stays in the snapshot
 # (as _validate_relative_filename and _get_pointer_path).
 safename() {
-	local seg
+	local seg segs
 	[ -n "$1" ] && [[ $1 != /* && $1 != */ && $1 != *\\* && $1 != *//* ]] || return 1
-	local IFS=/
-	for seg in $1; do
+	IFS=/ read -r -a segs <<<"$1"
+	for seg in "${segs[@]}"; do
 		[[ $seg == . || $seg == .. || -z $seg ]] && return 1
 	done
 	[ ${#1} -le 1024 ]
@@ -542,7 +545,10 @@ getblob() {
 	0) ;;
 	18|56)
 		die "$repo: $1: the connection was cut at $(stat -c %s -- "$5") of $4 bytes; run $prog again to resume" ;;
-	22) httperr "$1" ;;
+	22)
+		# the Hub's own answer says what it means; the CDN's is its own
+		[ "$3" = 1 ] && httperr "$1"
+		die "$repo: $1: HTTP $code from $(urlorigin "$2"); run $prog again" ;;
 	28) die "$repo: $1: the download stalled at $(stat -c %s -- "$5") of $4 bytes; run $prog again to resume" ;;
 	*) die "$repo: $1: $(curlerr)" ;;
 	esac

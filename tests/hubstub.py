@@ -32,6 +32,8 @@ runs):
   CTL/siblings  extra file names (JSON list) appended to every file list
   CTL/etag      an ETag the hub sends for every regular file instead of its own
   CTL/commit    an X-Repo-Commit the hub sends instead of the true one
+  CTL/info      a body the hub sends for the repository info instead of its own
+  CTL/cdnstatus a status the cdn answers every request with
   CTL/renamed   "OLD/NAME NEW/NAME": the hub redirects OLD's URLs to NEW's
                 with a relative Location (307), as for a renamed repository
 
@@ -189,6 +191,9 @@ class Hub(Handler):
             "spaces": [],
         }
         body = json.dumps(doc, indent=1).encode()
+        if ctl("info") is not None:
+            with open(os.path.join(CTL, "info"), "rb") as f:
+                body = f.read()
         self.reply(200, [("Content-Type", "application/json")], body)
 
     def resolve(self, org, name, rev, rel):
@@ -224,6 +229,8 @@ class Cdn(Handler):
 
     def do_GET(self):
         log("cdn", self)
+        if ctl("cdnstatus"):
+            return self.error(int(ctl("cdnstatus")), "Cdn", "Request has expired")
         sha = urllib.parse.urlsplit(self.path).path.split("/")[-1]
         p = blobs().get(sha)
         if p is None:

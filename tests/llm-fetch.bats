@@ -287,6 +287,41 @@ DEFAULT="config.json generation_config.json model.safetensors special_tokens_map
 	cmp "$M/blobs/$sha" "$REPO/$C1/model.safetensors"
 }
 
+@test "llm-fetch: the CDN's errors are the CDN's" {
+	echo 403 >"$CTL/cdnstatus"
+	run -1 --separate-stderr llm-fetch org/tiny
+	[[ $stderr == *"model.safetensors: HTTP 403 from http://127.0.0.1:$CDNPORT; run llm-fetch again"* ]]
+	[[ $stderr != *gated* && $stderr != *sig=* ]]
+	[ ! -e "$M/snapshots/$C1/model.safetensors" ]
+}
+
+@test "llm-fetch: a malformed file list is refused, whole" {
+	for body in '{"sha": "'"$C1"'", "siblings": [{"rfilename": "config.json"}' \
+	    '{"sha": "'"$C1"'", "siblings": [{"rfilename": "config.json"}]} x' \
+	    '{"sha": "'"$C1"'", "siblings": [{"rfilename": "config.json\q"}]}' \
+	    '{"sha": "'"$C1"'", "n": 01, "siblings": []}' \
+	    "{\"sha\": \"$C1\", \"x\": $(printf '%.0s[' $(seq 600))"; do
+		printf '%s' "$body" >"$CTL/info"
+		run -1 --separate-stderr llm-fetch org/tiny
+		[[ $stderr == *"the Hub's answer for revision main is not JSON"* ]]
+	done
+	# a commit only where a careless reader would look
+	printf '{"cardData": {"sha": "%s"}, "siblings": [{"rfilename": "config.json"}]}' "$C1" >"$CTL/info"
+	run -1 --separate-stderr llm-fetch org/tiny
+	[[ $stderr == *"has no commit"* ]]
+	printf '{"sha": "../../../../tmp", "siblings": [{"rfilename": "config.json"}]}' >"$CTL/info"
+	run -1 --separate-stderr llm-fetch org/tiny
+	[[ $stderr == *"has no commit"* ]]
+	# escapes and surrogate pairs decoded, the file list as it is
+	printf '{"sha":"%s","siblings":[{"rfilename":"con\\u0066ig.json"},{"x":{"rfilename":"README.md"}},{"rfilename":"\\ud83d\\ude00.txt"}]}' "$C1" >"$CTL/info"
+	# (the stand-in has no such file: 404, EntryNotFound)
+	run -1 --separate-stderr llm-fetch -i '*.txt' org/tiny
+	[ "$(ls "$M/snapshots/$C1")" = config.json ]
+	grep -q "^hub HEAD /org/tiny/resolve/$C1/%F0%9F%98%80.txt " "$LOG"
+	[[ $stderr == *"llm-fetch: org/tiny: "$'\xf0\x9f\x98\x80'".txt: not in the repository" ]]
+	[ ! -e "$M/refs/main" ]
+}
+
 @test "llm-fetch: a corrupt download never becomes a blob" {
 	sha=$(blobname "$REPO/$C1/model.safetensors")
 	touch "$CTL/corrupt"
