@@ -150,7 +150,7 @@ if [ -n "$token" ]; then
 		die "cannot write to $tmp"
 fi
 
-copt=(-sS -g --proto =http,https --proto-redir =http,https --connect-timeout 30
+copt=(-sS -g --proto "=http,https" --proto-redir "=http,https" --connect-timeout 30
 	-A "llm-fetch/$version (pipelm)" -H 'Accept-Encoding: identity')
 
 # request METHOD URL OUT: a request to the Hub, with the token; relative
@@ -230,7 +230,7 @@ httperr() {
 # kept with "path" (hf_hub_url quotes the file name so, the revision with
 # safe="").
 urlenc() {
-	local s=$1 out= c h i
+	local s=$1 out="" c h i
 	for ((i = 0; i < ${#s}; i++)); do
 		c=${s:i:1}
 		case $c in
@@ -267,6 +267,7 @@ fi
 # top-level sha and "file<TAB>name" for each top-level siblings[].rfilename
 # ("bad<TAB>name" for a name holding a control character, shown with "?"),
 # ignoring everything else; exits 1 on malformed JSON.
+# shellcheck disable=SC2016
 jsonlist='
 function fail(m) { printf "offset %d: %s\n", pos, m > "/dev/stderr"; exit 1 }
 function ws(   c) {
@@ -423,7 +424,7 @@ wanted() {
 	esac
 	for p in "${includes[@]}"; do
 		# filter_repo_objects: a pattern ending in "/" means the folder
-		[[ $p == */ ]] && p=$p*
+		[[ $p == */ ]] && p+='*'
 		# shellcheck disable=SC2053
 		[[ $1 == $p ]] && return 0
 	done
@@ -475,7 +476,7 @@ human() {
 	fi
 }
 
-# meter NAME FILE SIZE HAVE0 T0 [done]: one line of the progress bar,
+# meter NAME FILE SIZE HAVE0 T0 [final]: one line of the progress bar,
 # redrawn: how much, how fast, the time left (at the end, the time taken).
 meter() {
 	local cur now el rate left pct fill bar
@@ -538,7 +539,7 @@ getblob() {
 		break
 	done
 	if [ "$tty" = 1 ]; then
-		meter "$1" "$5" "$4" "$have" "$t0" done
+		meter "$1" "$5" "$4" "$have" "$t0" final
 		printf '\n' >&2
 	fi
 	case $rc in

@@ -48,7 +48,7 @@ setup() {
 	    "$BATS_TEST_TMPDIR/port" >"$BATS_TEST_TMPDIR/server.err" 2>&1 3>&- &
 	SRV=$!
 	local i
-	for i in $(seq 100); do
+	for i in $(seq 300); do
 		[ -s "$BATS_TEST_TMPDIR/port" ] && break
 		sleep 0.1
 	done
