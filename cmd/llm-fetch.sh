@@ -515,7 +515,7 @@ getblob() {
 		[ "$have" -gt 0 ] && r=(-C "$have")
 		t0=${EPOCHREALTIME/./}
 		# -L for the CDN's own redirects: curl sends a -H Authorization
-		# to the host it was given only (curl 7.58 and later).
+		# to the host and port it was given only (curl 7.83 and later).
 		curl "${copt[@]}" -f -L --max-redirs 5 --speed-limit 1 --speed-time 120 \
 		    "${a[@]}" "${r[@]}" -D "$tmp/h" -o "$5" -w '%{http_code}' --url "$2" \
 		    >"$tmp/code" 2>"$tmp/err" &
