@@ -205,6 +205,8 @@ httperr() {
 	xmsg=$(printable "$(hdr X-Error-Message)")
 	case $code in
 	401)
+		[ "$xcode" = GatedRepo ] && [ -z "$token" ] &&
+			die "$repo: 401 Unauthorized${xmsg:+ ($xmsg)}: a gated repository: accept its conditions at $origin/$repo while logged in, then set HF_TOKEN to a token of that account (from $origin/settings/tokens) or put one in $hfhome/token"
 		if [ -n "$token" ]; then
 			die "$repo: 401 Unauthorized${xmsg:+ ($xmsg)}: the repository does not exist, or it is private or gated and the token (HF_TOKEN or $hfhome/token) may not read it: check the name, and use a token of an account that has access ($origin/settings/tokens)"
 		fi

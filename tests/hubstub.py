@@ -23,7 +23,8 @@ As the Hub does: a repository that does not exist answers 401
 Faults, read from files in CTL at every request (tests change them between
 runs):
   CTL/status    "401" or "403": every hub request answers that (a private or
-                a gated repository)
+                a gated repository), "401 GatedRepo": a gated one to a request
+                without a token
   CTL/token     the hub wants "Authorization: Bearer <its content>" (else 401)
   CTL/cut       N: the next cdn GET sends its headers, N bytes, then closes
                 the connection (the file is removed: the next GET is whole)
@@ -136,6 +137,9 @@ class Hub(Handler):
     def do_GET(self):
         log("hub", self)
         status = ctl("status")
+        if status == "401 GatedRepo":
+            return self.error(401, "GatedRepo", "Access to model is restricted. "
+                              "You must have access to it and be authenticated to access it.")
         if status == "401":
             return self.error(401, "RepoNotFound", "Invalid username or password.")
         if status == "403":

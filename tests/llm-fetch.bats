@@ -245,6 +245,11 @@ DEFAULT="config.json generation_config.json model.safetensors special_tokens_map
 	[[ $stderr == "llm-fetch: org/tiny: 401 Unauthorized"* ]]
 	[[ $stderr == *"private or gated"* && $stderr == *HF_TOKEN* ]]
 	[ -z "$output" ]
+	echo 401 GatedRepo >"$CTL/status"
+	run -1 --separate-stderr llm-fetch org/tiny
+	[[ $stderr == "llm-fetch: org/tiny: 401 Unauthorized"* ]]
+	[[ $stderr == *"a gated repository: accept its conditions at $HF_ENDPOINT/org/tiny"* ]]
+	[[ $stderr == *HF_TOKEN* ]]
 	echo 403 >"$CTL/status"
 	run -1 --separate-stderr llm-fetch org/tiny
 	[[ $stderr == "llm-fetch: org/tiny: 403 Forbidden"* ]]
