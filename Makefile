@@ -31,8 +31,10 @@ AVX2FLAGS = -mavx2 -mfma -mf16c
 AVX512FLAGS = -mavx512f -mavx512bw -mavx512vl -mavx512dq -mavx512bf16 -mfma -mf16c
 
 PROG = $(sort $(basename $(notdir $(wildcard cmd/*.c))))
+# Programs that are shell scripts (llm-fetch, over curl): cmd/NAME.sh.
+SCRIPT = $(sort $(basename $(notdir $(wildcard cmd/*.sh))))
 TOOL = $(sort $(basename $(notdir $(wildcard tools/*.c))))
-BIN = $(PROG:%=$(BINDIR)/%)
+BIN = $(PROG:%=$(BINDIR)/%) $(SCRIPT:%=$(BINDIR)/%)
 TOOLBIN = $(TOOL:%=$(O)/%)
 LIBSRC = $(wildcard lib/*.c)
 HDR = $(wildcard lib/*.h)
@@ -46,7 +48,7 @@ all: $(BIN) $(TOOLBIN)
 
 $(O)/libcore.a: $(LIB)
 	$(AR) rcs $@ $(LIB)
-$(LIB) $(BIN) $(TOOLBIN) $(UNIT): $(HDR)
+$(LIB) $(PROG:%=$(BINDIR)/%) $(TOOLBIN) $(UNIT): $(HDR)
 $(O)/lib/%.o: lib/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
@@ -56,9 +58,13 @@ $(O)/lib/%_avx2.o: lib/%_avx2.c
 $(O)/lib/%_avx512.o: lib/%_avx512.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(AVX512FLAGS) -c -o $@ $<
+$(SCRIPT:%=$(BINDIR)/%): $(BINDIR)/%: cmd/%.sh lib/util.h
+	@mkdir -p $(@D)
+	sed 's/@VERSION@/$(shell sed -n 's/^#define PIPELM_VERSION "\(.*\)"/\1/p' lib/util.h)/' $< > $@.tmp
+	chmod +x $@.tmp && mv -f $@.tmp $@
 # A program finds the built-in model at BIN/../share/pipelm (lib/mdir.c):
 # share/ itself beside bin/, a link to it beside any other BINDIR.
-$(BIN): $(BINDIR)/%: cmd/%.c $(O)/libcore.a
+$(PROG:%=$(BINDIR)/%): $(BINDIR)/%: cmd/%.c $(O)/libcore.a
 	@mkdir -p $(@D)
 	@[ $(BINDIR) = bin ] || [ -e $(BINDIR)/../share ] || ln -s $(CURDIR)/share $(BINDIR)/../share
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(O)/libcore.a $(LDLIBS)
@@ -104,15 +110,15 @@ peer:
 install: $(BIN)
 	mkdir -p $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(MANPREFIX)/man1 $(DESTDIR)$(MANPREFIX)/man5
 	cp -f $(BIN) $(DESTDIR)$(PREFIX)/bin/
-	for p in $(PROG); do sed 's/^\.Os pipelm$$/.Os pipelm $(subst .,\.,0.1.0)/' man/$$p.1 > $(DESTDIR)$(MANPREFIX)/man1/$$p.1; done
+	for p in $(PROG) $(SCRIPT); do sed 's/^\.Os pipelm$$/.Os pipelm $(subst .,\.,0.1.0)/' man/$$p.1 > $(DESTDIR)$(MANPREFIX)/man1/$$p.1; done
 	cp -f man/pipelm-formats.5 $(DESTDIR)$(MANPREFIX)/man5/
 	mkdir -p $(DESTDIR)$(DATADIR)
 	cp -Rf share/pipelm/stories260K $(DESTDIR)$(DATADIR)/
 uninstall:
-	cd $(DESTDIR)$(PREFIX)/bin && rm -f $(PROG)
+	cd $(DESTDIR)$(PREFIX)/bin && rm -f $(PROG) $(SCRIPT)
+	cd $(DESTDIR)$(MANPREFIX)/man1 && rm -f $(PROG:=.1) $(SCRIPT:=.1)
 	rm -rf $(DESTDIR)$(DATADIR)/stories260K
 	-rmdir $(DESTDIR)$(DATADIR)
-	cd $(DESTDIR)$(MANPREFIX)/man1 && rm -f $(PROG:=.1)
 	rm -f $(DESTDIR)$(MANPREFIX)/man5/pipelm-formats.5
 clean:
 	rm -rf bin build/rel build/san build/fuzz
