@@ -41,3 +41,24 @@ setup() {
 	wait "$pid"
 	[ "$(sed -n 2p out)" = "$want" ]
 }
+
+@test "faults: an address-space limit the model does not fit in is named, exit 1" {
+	[[ $BIN != */san/* ]] || skip "ASan reserves more address space than the limit"
+	mkmodel --hidden 256 --layers 4 --heads 4 --kv-heads 2 --inter 512 --vocab 32000 --dtype f32 m
+	run --separate-stderr bash -c 'ulimit -v 30000; echo 1 2 | llm-gen -m m -n 2 --temp 0'
+	[ "$status" -eq 1 ]
+	[[ $stderr == *"m/model.safetensors: mmap: Cannot allocate memory"* ]]
+}
+
+@test "faults: eight llm-gen processes at once on one model give what one at a time gives" {
+	for s in 1 2 3 4 5 6 7 8; do
+		echo 1 403 407 | llm-gen -m "$M" -t 1 -n 24 --seed "$s" >"seq.$s"
+	done
+	for s in 1 2 3 4 5 6 7 8; do
+		echo 1 403 407 | llm-gen -m "$M" -t 1 -n 24 --seed "$s" >"par.$s" &
+	done
+	wait
+	for s in 1 2 3 4 5 6 7 8; do cmp "seq.$s" "par.$s"; done
+	# and they differ from each other: the seeds were used
+	! cmp -s seq.1 seq.2
+}
