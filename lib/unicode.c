@@ -163,6 +163,41 @@ push(struct cpbuf *b, uint32_t cp)
 	return 0;
 }
 
+/* Sort a run of non-starters v[0..n) by combining class, keeping the
+ * order of equal classes (canonical ordering).  Hostile text can hold
+ * runs of thousands of marks, so long runs are counted into their
+ * classes rather than insertion-sorted: linear either way.  0, or -1
+ * out of memory. */
+static int
+order_run(uint32_t *v, size_t n)
+{
+	size_t count[257] = { 0 }, i, j;
+	uint32_t *tmp;
+
+	if (n <= 16) {
+		for (i = 1; i < n; i++) {
+			uint32_t t = v[i];
+			unsigned c = uni_ccc_of(t);
+
+			for (j = i; j > 0 && uni_ccc_of(v[j - 1]) > c; j--)
+				v[j] = v[j - 1];
+			v[j] = t;
+		}
+		return 0;
+	}
+	if (!(tmp = malloc(n * sizeof *tmp)))
+		return -1;
+	for (i = 0; i < n; i++)
+		count[uni_ccc_of(v[i]) + 1]++;
+	for (i = 1; i < 257; i++)
+		count[i] += count[i - 1];
+	for (i = 0; i < n; i++)
+		tmp[count[uni_ccc_of(v[i])]++] = v[i];
+	memcpy(v, tmp, n * sizeof *tmp);
+	free(tmp);
+	return 0;
+}
+
 char *
 uni_normalize(const char *s, size_t n, int compat, size_t *outlen)
 {
@@ -193,19 +228,14 @@ uni_normalize(const char *s, size_t n, int compat, size_t *outlen)
 					goto oom;
 		}
 	}
-	/* canonical ordering: stable insertion sort within each run of
-	 * non-starters */
-	for (i = 1; i < b.n; i++) {
-		unsigned c = uni_ccc_of(b.v[i]);
-		if (!c)
-			continue;
-		for (j = i; j > 0; j--) {
-			unsigned pc = uni_ccc_of(b.v[j - 1]);
-			if (pc <= c)
-				break;
-			uint32_t t = b.v[j];
-			b.v[j] = b.v[j - 1], b.v[j - 1] = t;
-		}
+	/* canonical ordering */
+	for (i = 0; i < b.n; i = j) {
+		for (; i < b.n && !uni_ccc_of(b.v[i]); i++)
+			;
+		for (j = i; j < b.n && uni_ccc_of(b.v[j]); j++)
+			;
+		if (j - i > 1 && order_run(b.v + i, j - i) < 0)
+			goto oom;
 	}
 	/* canonical composition */
 	if (b.n) {
