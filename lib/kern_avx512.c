@@ -241,7 +241,7 @@ INLINE void
 matmul(enum wtype t, float *out, int ldo, const void *w, const float *x,
     int ldx, int n, int T, int r0, int r1)
 {
-	size_t rowb = (size_t)n * (t == W_F32 ? 4 : 2);
+	size_t rowb = wtype_rowsize(t, n);
 	int P = (int)((256u << 10) / (rowb + 1));
 	int TB = (int)((512u << 10) / ((size_t)n * 4 + 1));
 	int t0, t1, p0, p1, j;
@@ -701,15 +701,15 @@ matmul_q8_0(float *out, int ldo, const void *w, const float *x, int ldx,
 
 const struct kern kern_avx512 = {
 	.name = "avx512",
-	.matvec = { matvec_f32, matvec_f16, matvec_bf16, matvec_q8_0 },
-	.matmul = { matmul_f32, matmul_f16, matmul_bf16, matmul_q8_0 },
+	.matvec = { matvec_f32, matvec_f16, matvec_bf16, matvec_q8_0,
+		matvec_bf16act },
+	.matmul = { matmul_f32, matmul_f16, matmul_bf16, matmul_q8_0,
+		matmul_bf16act },
 	.dot = dot,
 	.axpy = axpy,
 	.rmsnorm = rmsnorm,
 	.swiglu = swiglu,
 	.to_f32 = { tof32_f32, tof32_f16, tof32_bf16 },
-	.matvec_bf16act = matvec_bf16act,
-	.matmul_bf16act = matmul_bf16act,
 };
 
 #endif

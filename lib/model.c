@@ -16,6 +16,9 @@
 #include "pool.h"
 #include "util.h"
 
+/* The longest row a mode converts (the maxn of W_Q8_0 and W_BF16A). */
+#define CONV_MAXN 16384
+
 /* ---- loading ---- */
 
 static int
@@ -211,7 +214,7 @@ model_open(struct model *m, const struct mdir *d, int ctx, int threads)
 	if (load_mat(m, &m->embed, "model.embed_tokens.weight", c->vocab_size, m->dim) < 0)
 		return -1;
 	/* Decoding reads one embedding row, not the table. */
-	m->weight_bytes -= (size_t)c->vocab_size * m->dim * (m->embed.t == W_F32 ? 4 : 2);
+	m->weight_bytes -= (size_t)c->vocab_size * wtype_rowsize(m->embed.t, m->dim);
 	if (!(m->layers = calloc(c->num_hidden_layers, sizeof(*m->layers))))
 		return error("cannot allocate %d layers", c->num_hidden_layers);
 	for (i = 0; i < c->num_hidden_layers; i++)
@@ -221,7 +224,7 @@ model_open(struct model *m, const struct mdir *d, int ctx, int threads)
 		return -1;
 	if (c->tie_word_embeddings) {
 		m->lm_head = m->embed;
-		m->weight_bytes += (size_t)c->vocab_size * m->dim * (m->embed.t == W_F32 ? 4 : 2);
+		m->weight_bytes += (size_t)c->vocab_size * wtype_rowsize(m->embed.t, m->dim);
 	} else if (load_mat(m, &m->lm_head, "lm_head.weight", c->vocab_size, m->dim) < 0) {
 		return -1;
 	}
@@ -305,20 +308,20 @@ model_mats(struct model *m, struct mat **v, int max)
 	return n;
 }
 
-/* Bytes of matrix w once converted for mode.  BF16 matrices are copied
- * too: the fast modes stream faster from private memory than from the
- * file mapping, even with the page cache in 2 MiB folios (--bf16-act
- * decode 172-222 against 150-161 tokens/s side by side; bench/NOTES.md). */
-static size_t
-mode_bytes(const struct mat *w, enum model_mode mode)
-{
-	size_t rowb;
+/* The weight type each mode converts the matrices to. */
+static const enum wtype mode_type[] = {
+	[MODEL_EXACT] = W_NTYPES, [MODEL_BF16ACT] = W_BF16A,
+	[MODEL_Q8_0] = W_Q8_0,
+};
 
-	if (mode == MODEL_Q8_0)
-		rowb = kern_q8_0_rowsize(w->cols);
-	else
-		rowb = (size_t)w->cols * 2;
-	return ((size_t)w->rows * rowb + 63) / 64 * 64;
+/* Bytes of matrix w once converted to type t.  Matrices already of t's
+ * bytes are copied too: the fast modes stream faster from private
+ * memory than from the file mapping, even with the page cache in 2 MiB
+ * folios (bench/NOTES.md). */
+static size_t
+conv_bytes(const struct mat *w, enum wtype t)
+{
+	return ((size_t)w->rows * wtype_rowsize(t, w->cols) + 63) / 64 * 64;
 }
 
 /* Let the kernel take back the pages of [p, p + n) of the weights file
@@ -337,10 +340,10 @@ drop_pages(const void *p, size_t n)
 		madvise((void *)a, e - a, MADV_DONTNEED);
 }
 
-/* Rows [r0, r1) of a matrix converted for a mode (pool_for work). */
+/* Rows [r0, r1) of a matrix converted to type t (pool_for work). */
 struct conv {
 	const struct mat *w;
-	enum model_mode mode;
+	enum wtype t;
 	void *o;
 };
 
@@ -349,40 +352,35 @@ conv_rows(void *ctx, int r0, int r1)
 {
 	const struct conv *cv = ctx;
 	const struct mat *w = cv->w;
-	size_t inb = w->t == W_F32 ? 4 : 2, rowb = cv->mode == MODEL_Q8_0 ?
-	    kern_q8_0_rowsize(w->cols) : (size_t)w->cols * 2;
-	float f[KERN_Q8_0_MAXN > KERN_BF16ACT_MAXN ? KERN_Q8_0_MAXN :
-	    KERN_BF16ACT_MAXN];
-	int r, k;
+	size_t inb = wtype_rowsize(w->t, w->cols);
+	size_t rowb = wtype_rowsize(cv->t, w->cols);
+	float f[CONV_MAXN];
+	int r;
 
 	for (r = r0; r < r1; r++) {
 		char *dst = (char *)cv->o + (size_t)r * rowb;
+		const char *src = (const char *)w->w + (size_t)r * inb;
 
-		if (cv->mode != MODEL_Q8_0 && w->t == W_BF16) {
-			memcpy(dst, (const char *)w->w + (size_t)r * rowb, rowb);
+		if (wtypes[cv->t].store == wtypes[w->t].store) {
+			memcpy(dst, src, rowb);
 			continue;
 		}
-		kern.to_f32[w->t](f, (const char *)w->w + (size_t)r *
-		    w->cols * inb, w->cols);
-		if (cv->mode == MODEL_Q8_0)
-			kern_q8_0_quant(dst, f, w->cols);
-		else
-			for (k = 0; k < w->cols; k++)
-				((uint16_t *)dst)[k] = kern_f32_to_bf16(f[k]);
+		kern.to_f32[w->t](f, src, w->cols);
+		wtypes[cv->t].from_f32(dst, f, w->cols);
 	}
 }
 
-/* Convert w (cols within the mode's limit) for mode into o
- * (mode_bytes(w, mode) bytes), over the pool's threads. */
+/* Convert w (cols within t's maxn) to type t into o (conv_bytes(w, t)
+ * bytes), over the pool's threads. */
 static void
-mode_convert(struct model *m, struct mat *w, enum model_mode mode, void *o)
+convert(struct model *m, struct mat *w, enum wtype t, void *o)
 {
-	struct conv cv = { w, mode, o };
+	struct conv cv = { w, t, o };
 
 	pool_for(m->pool, w->rows, 1, conv_rows, &cv);
-	drop_pages(w->w, (size_t)w->rows * w->cols * (w->t == W_F32 ? 4 : 2));
+	drop_pages(w->w, (size_t)w->rows * wtype_rowsize(w->t, w->cols));
 	w->w = o;
-	w->t = mode == MODEL_Q8_0 ? W_Q8_0 : W_BF16;
+	w->t = t;
 }
 
 int
@@ -391,15 +389,16 @@ model_set_mode(struct model *m, enum model_mode mode)
 	struct mat **v;
 	size_t bytes = 0, off = 0, wb = 0, mb;
 	int i, n, maxn, max = 7 * m->cfg.num_hidden_layers + 1;
+	enum wtype t = mode_type[mode];
 
 	if (mode == MODEL_EXACT || m->mode != MODEL_EXACT)
 		return mode == m->mode ? 0 : error("the mode is set once");
-	if (mode == MODEL_BF16ACT &&
-	    (!kern.matvec_bf16act || !kern.matmul_bf16act)) {
+	if (!kern.matvec[t] || !kern.matmul[t]) {
 		m->mode_fallback = 1;
 		return 0;
 	}
-	maxn = mode == MODEL_Q8_0 ? KERN_Q8_0_MAXN : KERN_BF16ACT_MAXN;
+	maxn = wtypes[t].maxn && wtypes[t].maxn < CONV_MAXN ? wtypes[t].maxn :
+	    CONV_MAXN;
 	if (!(v = malloc((size_t)max * sizeof(*v))))
 		return error("cannot allocate %d matrix pointers", max);
 	n = model_mats(m, v, max);
@@ -408,10 +407,9 @@ model_set_mode(struct model *m, enum model_mode mode)
 			n = v[i]->cols;
 			free(v);
 			return error("%s takes rows of at most %d weights, the "
-			    "model has %d", mode == MODEL_Q8_0 ? "q8_0" :
-			    "bf16-act", maxn, n);
+			    "model has %d", wtypes[t].name, maxn, n);
 		}
-		if (size_add(&bytes, bytes, mode_bytes(v[i], mode)) < 0) {
+		if (size_add(&bytes, bytes, conv_bytes(v[i], t)) < 0) {
 			free(v);
 			return error("model too large for this machine");
 		}
@@ -423,14 +421,10 @@ model_set_mode(struct model *m, enum model_mode mode)
 	}
 	m->wmemsize = bytes;
 	for (i = 0; i < n; i++) {
-		mb = mode_bytes(v[i], mode);
-		if (mb) {
-			mode_convert(m, v[i], mode, (char *)m->wmem + off);
-			off += mb;
-		}
-		v[i]->bf16act = mode == MODEL_BF16ACT;
-		wb += (size_t)v[i]->rows * (v[i]->t == W_Q8_0 ?
-		    kern_q8_0_rowsize(v[i]->cols) : (size_t)v[i]->cols * 2);
+		mb = conv_bytes(v[i], t);
+		convert(m, v[i], t, (char *)m->wmem + off);
+		off += mb;
+		wb += (size_t)v[i]->rows * wtype_rowsize(t, v[i]->cols);
 	}
 	free(v);
 	m->weight_bytes = wb;
@@ -441,8 +435,7 @@ model_set_mode(struct model *m, enum model_mode mode)
 const char *
 model_mode_name(const struct model *m)
 {
-	return m->mode == MODEL_BF16ACT ? "bf16-act" : m->mode == MODEL_Q8_0 ?
-	    "q8_0" : "exact";
+	return m->mode == MODEL_EXACT ? "exact" : wtypes[mode_type[m->mode]].name;
 }
 
 void
@@ -534,11 +527,7 @@ static void
 mat_rows(const struct mat *w, float *out, int ldo, const float *x, int ldx,
     int T, int r0, int r1)
 {
-	if (w->bf16act && T == 1)
-		kern.matvec_bf16act(out, w->w, x, w->cols, r0, r1);
-	else if (w->bf16act)
-		kern.matmul_bf16act(out, ldo, w->w, x, ldx, w->cols, T, r0, r1);
-	else if (T == 1)
+	if (T == 1)
 		kern.matvec[w->t](out, w->w, x, w->cols, r0, r1);
 	else
 		kern.matmul[w->t](out, ldo, w->w, x, ldx, w->cols, T, r0, r1);
@@ -908,7 +897,7 @@ forward(struct model *m, const int *ids, int T, int all)
 	/* embedding */
 	for (t = 0; t < T; t++)
 		kern.to_f32[m->embed.t](m->x + (size_t)t * d, (const char *)m->embed.w +
-		    (size_t)ids[t] * d * (m->embed.t == W_F32 ? 4 : 2), d);
+		    (size_t)ids[t] * wtype_rowsize(m->embed.t, d), d);
 	/* RoPE angles per position: cos(pos * inv_freq), sin(...), float32 */
 	for (t = 0; t < T; t++) {
 		float *cs = m->rope + (size_t)t * hd;

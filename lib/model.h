@@ -17,10 +17,9 @@
 #define MODEL_KVBLOCK 64	/* positions per KV cache block */
 
 struct mat {			/* a weight matrix, borrowed from the mapping */
-	const void *w;		/* rows x cols, row-major, of type t */
+	const void *w;		/* rows of wtype_rowsize(t, cols) bytes */
 	enum wtype t;
 	int rows, cols;
-	int bf16act;		/* products through kern.mat*_bf16act (t is W_BF16) */
 };
 
 /* Numeric modes (model_set_mode); MODEL_EXACT is the default. */
@@ -101,12 +100,12 @@ int model_load(struct model *m, const char *arg, int ctx, int threads);
  * to model_close. */
 int model_open(struct model *m, const struct mdir *d, int ctx, int threads);
 void model_close(struct model *m);	/* accepts a zeroed or failed m */
-/* Switch a freshly loaded m to mode: MODEL_BF16ACT copies the matrices
- * (not the embedding table) to BF16 in a private mapping and routes
- * every matrix product through the bf16-act kernels; MODEL_Q8_0
- * converts every matrix (not the embedding table) to Q8_0 (W_Q8_0).  Where the kernel
- * table lacks them (no AVX512-BF16), m stays exact and mode_fallback is
- * set (model_print_stats says so).  0, or -1 after error() (m is then
+/* Switch a freshly loaded m to mode: every matrix (not the embedding
+ * table) is converted, into a private mapping, to the mode's weight
+ * type: MODEL_BF16ACT to W_BF16A (BF16 bytes, bf16-act kernels),
+ * MODEL_Q8_0 to W_Q8_0.  Where the kernel table lacks the type's
+ * kernels (no AVX512-BF16), m stays exact and mode_fallback is set
+ * (model_print_stats says so).  0, or -1 after error() (m is then
  * still usable, exact). */
 int model_set_mode(struct model *m, enum model_mode mode);
 /* The name of m's mode: "exact", "bf16-act", "q8_0". */

@@ -34,8 +34,6 @@ frand(void)
 	return (float)((double)rnd() / 2147483648.0 - 1.0);
 }
 
-static size_t wsize[W_Q8_0] = { 4, 2, 2 };
-static const char *wname[W_Q8_0] = { "f32", "f16", "bf16" };
 
 /* A random rows x n weight matrix of type t (owned by the caller)
  * and its exact float values. */
@@ -43,7 +41,7 @@ static void *
 randw(enum wtype t, int rows, int n, float *wf)
 {
 	size_t i, cnt = (size_t)rows * n;
-	void *w = emalloc(cnt * wsize[t]);
+	void *w = emalloc(cnt * wtype_rowsize(t, 1));
 	float f;
 
 	for (i = 0; i < cnt; i++) {
@@ -92,7 +90,7 @@ test_matvec(enum wtype t, int n, int rows)
 	kern.matvec[t](out + 1, w, x, n, 0, rows);
 	kern_portable.matvec[t](ref, w, x, n, 0, rows);
 	CHECKF(out[0] == -7.0f && out[rows + 1] == -7.0f,
-	    "matvec %s n=%d wrote outside [r0, r1)", wname[t], n);
+	    "matvec %s n=%d wrote outside [r0, r1)", wtypes[t].name, n);
 	for (r = 0; r < rows; r++) {
 		s = a = 0;
 		for (i = 0; i < n; i++) {
@@ -100,9 +98,9 @@ test_matvec(enum wtype t, int n, int rows)
 			a += fabs((double)wf[(size_t)r * n + i] * x[i]);
 		}
 		CHECKF(near(ref[r], s, a, 1e-5), "portable matvec %s n=%d "
-		    "row %d: %.9g, want %.9g", wname[t], n, r, ref[r], s);
+		    "row %d: %.9g, want %.9g", wtypes[t].name, n, r, ref[r], s);
 		CHECKF(near(out[r + 1], ref[r], a, 1e-5), "matvec %s n=%d "
-		    "row %d: %.9g, portable %.9g", wname[t], n, r,
+		    "row %d: %.9g, portable %.9g", wtypes[t].name, n, r,
 		    out[r + 1], ref[r]);
 	}
 	/* the same rows over odd sub-ranges, bit for bit */
@@ -112,7 +110,7 @@ test_matvec(enum wtype t, int n, int rows)
 			kern.matvec[t](out2 + 1, w, x, n, r0, r);
 		}
 		CHECKF(!memcmp(out, out2, sizeof(float) * (rows + 2)),
-		    "matvec %s n=%d rows %d: split by %d differs", wname[t],
+		    "matvec %s n=%d rows %d: split by %d differs", wtypes[t].name,
 		    n, rows, step);
 	}
 	free(w);
@@ -159,19 +157,19 @@ test_matmul(enum wtype t, int n, int rows, int T)
 			CHECKF(near(out[(size_t)k * ldo + r],
 			    pm[(size_t)k * ldo + r], a, 1e-5), "matmul %s "
 			    "n=%d T=%d: row %d token %d: %.9g, portable %.9g",
-			    wname[t], n, T, r, k, out[(size_t)k * ldo + r],
+			    wtypes[t].name, n, T, r, k, out[(size_t)k * ldo + r],
 			    pm[(size_t)k * ldo + r]);
 		}
 	}
 	CHECKF(!bad, "matmul %s n=%d rows=%d T=%d differs from matvec (%d)",
-	    wname[t], n, rows, T, bad);
+	    wtypes[t].name, n, rows, T, bad);
 	/* odd row splits */
 	for (r0 = 0, k = 1; r0 < rows; r0 = r1, k += 2) {
 		r1 = r0 + k < rows ? r0 + k : rows;
 		kern.matmul[t](out2, ldo, w, x, ldx, n, T, r0, r1);
 	}
 	CHECKF(!memcmp(out, out2, sizeof(float) * (size_t)ldo * T),
-	    "matmul %s n=%d rows=%d T=%d: row split differs", wname[t], n,
+	    "matmul %s n=%d rows=%d T=%d: row split differs", wtypes[t].name, n,
 	    rows, T);
 	/* tokens one block at a time (3, then the rest) */
 	if (T > 3) {
@@ -180,7 +178,7 @@ test_matmul(enum wtype t, int n, int rows, int T)
 		    (size_t)ldx, ldx, n, T - 3, 0, rows);
 		CHECKF(!memcmp(out, out2, sizeof(float) * (size_t)ldo * T),
 		    "matmul %s n=%d rows=%d T=%d: token split differs",
-		    wname[t], n, rows, T);
+		    wtypes[t].name, n, rows, T);
 	}
 	free(w);
 	free(wf);
@@ -531,10 +529,10 @@ test_bf16act(int n, int rows, int T)
 		x[i] = frand() * 3.0f;
 	for (i = 0; i < ldo * T; i++)
 		out[i] = out2[i] = -7.0f;
-	kern.matmul_bf16act(out, ldo, w, x, ldx, n, T, 0, rows);
+	kern.matmul[W_BF16A](out, ldo, w, x, ldx, n, T, 0, rows);
 	for (k = 0; k < T; k++) {
 		mv[0] = mv[rows + 1] = -7.0f;
-		kern.matvec_bf16act(mv + 1, w, x + (size_t)k * ldx, n, 0, rows);
+		kern.matvec[W_BF16A](mv + 1, w, x + (size_t)k * ldx, n, 0, rows);
 		CHECKF(mv[0] == -7.0f && mv[rows + 1] == -7.0f,
 		    "matvec_bf16act n=%d wrote outside [r0, r1)", n);
 		if (memcmp(mv + 1, out + (size_t)k * ldo, sizeof(float) * rows))
@@ -559,13 +557,13 @@ test_bf16act(int n, int rows, int T)
 	    "(%d)", n, rows, T, bad);
 	for (r0 = 0, k = 1; r0 < rows; r0 = r1, k += 2) {
 		r1 = r0 + k < rows ? r0 + k : rows;
-		kern.matmul_bf16act(out2, ldo, w, x, ldx, n, T, r0, r1);
+		kern.matmul[W_BF16A](out2, ldo, w, x, ldx, n, T, r0, r1);
 	}
 	CHECKF(!memcmp(out, out2, sizeof(float) * (size_t)ldo * T),
 	    "matmul_bf16act n=%d rows=%d T=%d: row split differs", n, rows, T);
 	if (T > 3) {
-		kern.matmul_bf16act(out2, ldo, w, x, ldx, n, 3, 0, rows);
-		kern.matmul_bf16act(out2 + 3 * (size_t)ldo, ldo, w,
+		kern.matmul[W_BF16A](out2, ldo, w, x, ldx, n, 3, 0, rows);
+		kern.matmul[W_BF16A](out2 + 3 * (size_t)ldo, ldo, w,
 		    x + 3 * (size_t)ldx, ldx, n, T - 3, 0, rows);
 		CHECKF(!memcmp(out, out2, sizeof(float) * (size_t)ldo * T),
 		    "matmul_bf16act n=%d rows=%d T=%d: token split differs",
@@ -586,7 +584,7 @@ test_bf16acts(void)
 	static const int Ts[] = { 1, 2, 5, 6, 7, 13, 40 };
 	size_t i, k;
 
-	if (!kern.matvec_bf16act || !kern.matmul_bf16act) {
+	if (!kern.matvec[W_BF16A] || !kern.matmul[W_BF16A]) {
 		printf("skip: %s has no bf16-act entries\n", kern.name);
 		return;
 	}
