@@ -11,16 +11,10 @@
 #include "cfg.h"
 #include "kern.h"
 #include "mdir.h"
-#include "st.h"
+#include "wsrc.h"
 
 #define MODEL_MAXBATCH 256	/* positions per prefill pass */
 #define MODEL_KVBLOCK 64	/* positions per KV cache block */
-
-struct mat {			/* a weight matrix, borrowed from the mapping */
-	const void *w;		/* rows of wtype_rowsize(t, cols) bytes */
-	enum wtype t;
-	int rows, cols;
-};
 
 /* Numeric modes (model_set_mode); MODEL_EXACT is the default. */
 enum model_mode {
@@ -45,7 +39,8 @@ struct layer {			/* model.layers.N.* */
 
 struct model {
 	struct cfg cfg;
-	struct st st;
+	struct wsrc *ws;	/* where the weights come from: */
+	struct wsrc_st wst;	/* safetensors */
 	struct mat embed;	/* model.embed_tokens.weight (vocab, hidden) */
 	struct layer *layers;	/* num_hidden_layers */
 	float *norm;		/* model.norm.weight (hidden), f32 copy */
