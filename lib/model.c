@@ -106,42 +106,72 @@ forward(struct model *m, const int *ids, int T, int all)
 	m->pos += T;
 }
 
-const float *
-model_forward(struct model *m, const int *ids, int n, int all)
+/* Whether ids[0..n) can be appended: 0, or -1 after error(). */
+static int
+check(const struct model *m, const int *ids, int n)
 {
-	int i, vocab = m->cfg.vocab_size, T;
-	double t0;
+	int i, vocab = m->cfg.vocab_size;
 
 	if (n < 1)
-		return error("model_forward: no tokens"), NULL;
+		return error("model_forward: no tokens");
 	for (i = 0; i < n; i++)
 		if (ids[i] < 0 || ids[i] >= vocab)
 			return error("token id %d is outside the vocabulary (0..%d)",
-			    ids[i], vocab - 1), NULL;
+			    ids[i], vocab - 1);
 	if (n > m->ctx - m->pos)
 		return error("sequence of %d positions exceeds the context of %d",
-		    m->pos + n, m->ctx), NULL;
-	if (all && n > MODEL_MAXBATCH)
-		return error("model_forward: %d rows of logits asked, at most %d",
-		    n, MODEL_MAXBATCH), NULL;
-	if (all && m->logits_rows < (size_t)MODEL_MAXBATCH) {
+		    m->pos + n, m->ctx);
+	return 0;
+}
+
+/* Run ids[0..n) in passes of at most MODEL_MAXBATCH positions; with fn,
+ * the logits of every row, handed to fn after each pass. */
+static int
+run(struct model *m, const int *ids, int n, model_rows_fn *fn, void *ctx)
+{
+	double t0, t = 0;
+	int i, T, r = 0;
+
+	for (i = 0; i < n && !r; i += T) {
+		T = n - i < MODEL_MAXBATCH ? n - i : MODEL_MAXBATCH;
+		t0 = now_seconds();
+		forward(m, ids + i, T, fn != NULL);
+		t += now_seconds() - t0;
+		if (fn)
+			r = fn(ctx, m->logits, i, T);
+	}
+	if (n > 1)
+		m->stats.prefill += t, m->stats.nprefill += i;
+	else
+		m->stats.decode += t, m->stats.ndecode++;
+	return r;
+}
+
+const float *
+model_forward(struct model *m, const int *ids, int n)
+{
+	if (check(m, ids, n) < 0)
+		return NULL;
+	run(m, ids, n, NULL, NULL);
+	return m->logits;
+}
+
+int
+model_forward_all(struct model *m, const int *ids, int n, model_rows_fn *fn,
+    void *ctx)
+{
+	int vocab = m->cfg.vocab_size;
+
+	if (check(m, ids, n) < 0)
+		return -1;
+	if (m->logits_rows < (size_t)MODEL_MAXBATCH) {
 		float *p = mem_map((size_t)MODEL_MAXBATCH * vocab * sizeof(float));
 
 		if (!p)
 			return error("cannot allocate logits for %d positions",
-			    MODEL_MAXBATCH), NULL;
+			    MODEL_MAXBATCH);
 		m->logits = p;		/* the one-row buffer stays in m->mem */
 		m->logits_rows = MODEL_MAXBATCH;
 	}
-	t0 = now_seconds();
-	for (i = 0; i < n; i += T) {
-		T = n - i < MODEL_MAXBATCH ? n - i : MODEL_MAXBATCH;
-		forward(m, ids + i, T, all);
-	}
-	if (n > 1)
-		m->stats.prefill += now_seconds() - t0, m->stats.nprefill += n;
-	else
-		m->stats.decode += now_seconds() - t0, m->stats.ndecode++;
-	return m->logits;
+	return run(m, ids, n, fn, ctx);
 }
-

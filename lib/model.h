@@ -13,7 +13,7 @@
 #include "mdir.h"
 #include "wsrc.h"
 
-#define MODEL_MAXBATCH 256	/* positions per prefill pass */
+#define MODEL_MAXBATCH 256	/* positions per pass of the forward */
 #define MODEL_KVBLOCK 64	/* positions per KV cache block */
 
 /* Numeric modes (model_set_mode); MODEL_EXACT is the default. */
@@ -108,12 +108,22 @@ const char *model_mode_name(const struct model *m);
 
 /* Forget the sequence: the next forward starts at position 0. */
 void model_reset(struct model *m);
-/* Append ids[0..n) to the sequence (positions m->pos ...) and run them.
- * Returns the logits: with all, n rows of vocab (n <= MODEL_MAXBATCH),
- * else one row, after the last id.  The rows live in m until the next
- * call.  NULL after error() for an id outside the vocabulary or a
- * sequence longer than the context (nothing is then appended). */
-const float *model_forward(struct model *m, const int *ids, int n, int all);
+/* Append ids[0..n) to the sequence (positions m->pos ...) and run them
+ * (any n: the passes of at most MODEL_MAXBATCH positions are the
+ * library's).  Returns the logits after the last id, one row of vocab,
+ * valid until the next call; NULL after error() for an id outside the
+ * vocabulary or a sequence longer than the context (nothing is then
+ * appended). */
+const float *model_forward(struct model *m, const int *ids, int n);
+/* The rows of logits of ids[i..i + rows), rows x vocab, the positions
+ * m->pos - rows .. m->pos - 1; fn returns 0 to go on, else that value
+ * ends model_forward_all. */
+typedef int model_rows_fn(void *ctx, const float *logits, int i, int rows);
+/* As model_forward, with the logits of every position handed to fn a
+ * pass at a time, in order.  0, fn's non-zero return, or -1 after
+ * error() (as model_forward's, before any pass). */
+int model_forward_all(struct model *m, const int *ids, int n,
+    model_rows_fn *fn, void *ctx);
 
 /* The hd/2 RoPE frequencies of config c into inv_freq, as HF computes them
  * (theta^(-2j/hd), rescaled by rope_scaling of type llama3). */
