@@ -190,10 +190,11 @@ rows(enum wtype t, int TT, float *out, int ldo, const void *w,
 /* Decode: the rows in two halves read side by side, each from its start
  * to its end, so that the weights arrive as two sequential streams far
  * apart.  Four rows next to each other (four streams 2n bytes apart,
- * with or without software prefetch) read 18-29 GB/s on one Zen 5 core,
- * one row after the other 27-29, two halves 31-35, more than a plain
- * read's 29-33 (bench/NOTES.md).  Every row keeps its own accumulator,
- * so the outputs are those of one row at a time. */
+ * with or without software prefetch) read slowest on one Zen 5 core,
+ * one row after the other faster, two halves fastest, more than a
+ * plain read (bench/NOTES.md, "Decode: how the rows are read").  Every
+ * row keeps its own accumulator, so the outputs are those of one row
+ * at a time. */
 INLINE void
 matvec(enum wtype t, float *out, const void *w, const float *x, int n,
     int r0, int r1)
