@@ -1,6 +1,13 @@
-/* model.h: a LlamaForCausalLM, its weights in place in the mapped
- * safetensors, its KV cache and its forward pass (HF modeling_llama.py,
- * computed in float32). */
+/* model.h: a LlamaForCausalLM, its weights (in place where the weight
+ * source allows: wsrc.h), its KV cache and its forward pass (HF
+ * modeling_llama.py, computed in float32).
+ *
+ * lib/model_load.c  config.json and the weights by HF name into struct model
+ * lib/model.c       the forward pass, one step per line; model_forward
+ * lib/sched.c       each step as a dispatch over the threads (sched.h)
+ * lib/model_mode.c  the fast modes: the matrices converted to a wtype
+ * lib/wsrc.c        the weight source (safetensors)
+ * lib/wtype.c       the weight types' table */
 #ifndef MODEL_H
 #define MODEL_H
 
