@@ -317,6 +317,48 @@ test_tof32(void)
 
 /* ---- helpers ---- */
 
+/* The weight-type table against the layouts the kernels read: float
+ * types n elements, Q8_0 kern_q8_0_rowsize; from_f32 then to_f32 is the
+ * round trip of the type's own rounding; every table has every
+ * storage type's kernels. */
+static void
+test_wtypes(void)
+{
+	static const int ns[] = { 1, 7, 64, 65, 4097 };
+	float x[8] = { 1, -2.5f, 0.1f, 3e-5f, -7, 65504, 1e-8f, 0.3f }, y[8];
+	float buf[8];	/* one row of any float type */
+	size_t i;
+	int t;
+
+	for (i = 0; i < LEN(ns); i++) {
+		EQ(wtype_rowsize(W_F32, ns[i]), 4 * (size_t)ns[i]);
+		EQ(wtype_rowsize(W_F16, ns[i]), 2 * (size_t)ns[i]);
+		EQ(wtype_rowsize(W_BF16, ns[i]), 2 * (size_t)ns[i]);
+		EQ(wtype_rowsize(W_BF16A, ns[i]), 2 * (size_t)ns[i]);
+		if (ns[i] % 2 == 0)
+			EQ(wtype_rowsize(W_Q8_0, ns[i]), kern_q8_0_rowsize(ns[i]));
+	}
+	for (t = 0; t < W_NTYPES; t++) {
+		CHECKF(wtype_parse(wtypes[t].name) == t, "wtype %d: name %s",
+		    t, wtypes[t].name);
+		CHECKF(kern.matvec[wtypes[t].store] && kern.matmul[wtypes[t].store],
+		    "no kernels for %s", wtypes[wtypes[t].store].name);
+		if (t == W_Q8_0)
+			continue;
+		wtypes[t].from_f32(buf, x, 8);
+		kern.to_f32[t](y, buf, 8);
+		for (i = 0; i < 8; i++) {
+			float want = t == W_F32 ? x[i] : t == W_F16 ?
+			    kern_f16_to_f32(kern_f32_to_f16(x[i])) :
+			    kern_bf16_to_f32(kern_f32_to_bf16(x[i]));
+
+			CHECKF(y[i] == want, "%s: %g -> %g, want %g",
+			    wtypes[t].name, x[i], y[i], want);
+		}
+	}
+	CHECK(wtype_parse("nonesuch") == -1);
+}
+
 static void
 test_helpers(void)
 {
@@ -780,6 +822,7 @@ main(void)
 	test_tof32();
 	test_vec();
 	test_helpers();
+	test_wtypes();
 	test_matrix();
 	test_bf16acts();
 	test_q8s();
