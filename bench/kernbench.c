@@ -149,7 +149,7 @@ static void
 rd(void *ctx, int r0, int r1)
 {
 	struct job *j = ctx;
-	size_t rb = (size_t)j->n * (j->t == W_F32 ? 4 : 2);
+	size_t rb = wtype_rowsize(j->t, j->n);
 
 	j->out[r0] = kern.dot((const float *)((const char *)j->w + r0 * rb),
 	    (const float *)((const char *)j->w + r0 * rb),
@@ -180,8 +180,8 @@ modelrun(const char *dir, int threads)
 	for (i = 0; i < 1 << 16; i++)	/* activations of a plausible size */
 		x[i] = (float)((i * 2654435761u >> 16) % 2001) / 1000.0f - 1.0f;
 	for (i = 0; i < n; i++)
-		bytes += (double)v[i]->rows * v[i]->cols *
-		    (v[i]->t == W_F32 ? 4 : 2);
+		bytes += (double)v[i]->rows * wtype_rowsize(v[i]->t,
+		    v[i]->cols);
 	for (rep = 0; rep < 7; rep++)
 		for (pass = 0; pass < 2; pass++) {
 			t0 = now();
@@ -195,8 +195,8 @@ modelrun(const char *dir, int threads)
 					t2 = now();
 					q = i == n - 1 ? 7 : i % 7;
 					kt[q] += t2 - t1;
-					kb[q] += (double)v[i]->rows * v[i]->cols *
-					    (v[i]->t == W_F32 ? 4 : 2);
+					kb[q] += (double)v[i]->rows *
+					    wtype_rowsize(v[i]->t, v[i]->cols);
 				}
 			}
 			t0 = now() - t0;
@@ -223,7 +223,7 @@ model(struct pool *p, enum wtype t, int T)
 		{ 576, 576 }, { 192, 576 }, { 192, 576 }, { 576, 576 },
 		{ 1536, 576 }, { 1536, 576 }, { 576, 1536 },
 	};
-	size_t sz = t == W_F32 ? 4 : 2, total = 0, off;
+	size_t sz = wtype_rowsize(t, 1), total = 0, off;
 	unsigned char *w;
 	float *x, *out;
 	double t0, best, flops;
@@ -283,10 +283,9 @@ main(int argc, char *argv[])
 		{ 576, 576 }, { 192, 576 }, { 1536, 576 }, { 576, 1536 },
 		{ 49152, 576 },
 	};
-	static const char *tn[] = { "f32", "f16", "bf16" };
 	struct pool *p;
 	struct job j;
-	size_t s, i, wb, ncopy, sz[] = { 4, 2, 2 };
+	size_t s, i, wb, ncopy;
 	int c, threads = 2, T = 64, rows, n, rep, k;
 	const char *mdir = NULL;
 	enum wtype t = W_BF16;
@@ -305,10 +304,10 @@ main(int argc, char *argv[])
 			break;
 		case 'T': T = (int)estrtonum(optarg, 1, 4096, "tokens"); break;
 		case 'w':
-			for (t = 0; t < W_Q8_0 && strcmp(optarg, tn[t]); t++)
-				;
-			if (t == W_Q8_0)
+			/* the float types, whose rows are n weights each */
+			if ((k = wtype_parse(optarg)) < 0 || k > W_BF16)
 				edie(2, "bad weight type '%s'", optarg);
+			t = k;
 			break;
 		default:
 			fprintf(stderr, "usage: %s [-c] [-t threads] "
@@ -328,7 +327,7 @@ main(int argc, char *argv[])
 	if (!(p = pool_new(threads)))
 		return 1;
 	printf("table %s, %d threads, %s weights, prefill T=%d\n", kern.name,
-	    threads, tn[t], T);
+	    threads, wtypes[t].name, T);
 #if defined(__x86_64__)
 	if (__builtin_cpu_supports("avx512f")) {
 		volatile float sink;
@@ -379,7 +378,7 @@ main(int argc, char *argv[])
 	for (s = 0; s < LEN(shapes); s++) {
 		rows = shapes[s][0];
 		n = shapes[s][1];
-		wb = (size_t)rows * n * sz[t];
+		wb = (size_t)rows * wtype_rowsize(t, n);
 		ncopy = (512u << 20) / wb + 1;
 		wall = bigalloc(ncopy * wb);
 		for (i = 0; i < ncopy * wb; i++)	/* finite, positive */

@@ -46,7 +46,7 @@ generate(struct model *m, struct sampler *s, struct stop *st, struct rec *r)
 	if (echo && ids == REC_TEXT)
 		for (i = 0; i < nprompt; i++, first = 0)
 			rec_put(stdout, r->ids[i], first);
-	if (!(logits = model_forward(m, r->ids, (int)r->n, 0)))
+	if (!(logits = model_forward(m, r->ids, (int)r->n)))
 		die("record %llu: cannot run the model", r->no);
 	while (!stop_none(st)) {
 		/* the sampler may rewrite the row (penalty): it is ours until
@@ -70,7 +70,7 @@ generate(struct model *m, struct sampler *s, struct stop *st, struct rec *r)
 			warn("record %llu: context of %d positions is full", r->no, m->ctx);
 			break;
 		}
-		if (!(logits = model_forward(m, &id, 1, 0)))
+		if (!(logits = model_forward(m, &id, 1)))
 			die("record %llu: cannot run the model", r->no);
 	}
 	if (vflag)

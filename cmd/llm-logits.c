@@ -21,45 +21,63 @@ usage(int status)
 	exit(status);
 }
 
+struct out {			/* where put() writes a record's frames */
+	struct frame_writer *fw;
+	struct frame_hdr h;
+	const struct rec *r;
+	int pos0;
+};
+
+/* Write the frames of positions i.. of the record (model_rows_fn). */
+static int
+put(void *ctx, const float *logits, int i, int rows)
+{
+	struct out *o = ctx;
+	int j;
+
+	for (j = 0; j < rows; j++) {
+		o->h.position = o->pos0 + i + j;
+		o->h.token = o->r->ids[i + j];
+		if (frame_write(o->fw, &o->h, logits + (size_t)j * o->h.vocab) < 0)
+			exit(1);
+	}
+	return 0;
+}
+
 /* Run one record and write its frame(s). */
 static void
 run(struct model *m, struct frame_writer *fw, const struct rec *r)
 {
-	struct frame_hdr h = { 0 };
+	struct out o = { fw, { 0 }, r, 0 };
 	const float *logits;
-	size_t i, n;
-	int j;
+	int n = (int)r->n;
 
-	h.vocab = m->cfg.vocab_size;
-	h.record = (uint32_t)r->no;
+	o.h.vocab = m->cfg.vocab_size;
+	o.h.record = (uint32_t)r->no;
 	if (!sflag)
 		model_reset(m);
 	if (r->n == 0) {
 		if (!sflag || m->pos == 0)
 			die("record %llu is empty: no position to give logits for", r->no);
 		/* session: an empty record adds nothing; repeat the last frame */
-		h.position = m->pos - 1;
-		h.token = -1;
-		if (frame_write(fw, &h, m->logits) < 0)
+		o.h.position = m->pos - 1;
+		o.h.token = -1;
+		if (frame_write(fw, &o.h, m->logits) < 0)
 			exit(1);
 		return;
 	}
 	if (r->n > (size_t)(m->ctx - m->pos))
 		die("record %llu: sequence of %zu positions exceeds the context of %d (see --ctx)",
 		    r->no, m->pos + r->n, m->ctx);
-	for (i = 0; i < r->n; i += n) {
-		n = r->n - i;
-		if (allflag && n > MODEL_MAXBATCH)
-			n = MODEL_MAXBATCH;
-		if (!(logits = model_forward(m, r->ids + i, (int)n, allflag)))
+	o.pos0 = m->pos;
+	if (allflag) {
+		if (model_forward_all(m, r->ids, n, put, &o) < 0)
 			die("record %llu: cannot run the model", r->no);
-		for (j = allflag ? 0 : (int)n - 1; j < (int)n; j++) {
-			h.position = m->pos - n + j;
-			h.token = r->ids[i + j];
-			if (frame_write(fw, &h, logits + (allflag ? (size_t)j * h.vocab : 0)) < 0)
-				exit(1);
-		}
+		return;
 	}
+	if (!(logits = model_forward(m, r->ids, n)))
+		die("record %llu: cannot run the model", r->no);
+	put(&o, logits, n - 1, 1);
 }
 
 int

@@ -49,8 +49,8 @@ attn_off(const struct attn_tile *a, int p)
  * cache.  In decode the cache was last read a whole token ago and has
  * since been pushed out by the weights, so the tile's loads would
  * otherwise stall one block of keys at a time (prefetching a block
- * ahead took decode attention from 5.3% to 3.2% of one thread's time;
- * bench/NOTES.md). */
+ * ahead shortened decode's attention; bench/NOTES.md, "Decode: where a
+ * token's time goes"). */
 static inline void
 attn_prefetch(const struct attn_tile *a, int j0, int j1)
 {

@@ -411,7 +411,7 @@ matmul_q8_0(float *out, int ldo, const void *w, const float *x, int ldx,
 	.axpy = axpy, \
 	.rmsnorm = rmsnorm, \
 	.swiglu = kern_swiglu, \
-	.to_f32 = { tof32_f32, tof32_f16, tof32_bf16 }, \
+	.to_f32 = { tof32_f32, tof32_f16, tof32_bf16, NULL, tof32_bf16 }, \
 }
 
 const struct kern kern_portable = PORTABLE;
@@ -523,7 +523,7 @@ has_bf16(void)
 int
 kern_init(const char *want)
 {
-	int best = 0, w;
+	int best = 0, w, t;
 
 	kern = kern_portable;
 #if defined(__x86_64__)
@@ -549,16 +549,20 @@ kern_init(const char *want)
 	if (w == 2) {
 		kern = kern_avx512;
 		if (!has_bf16())
-			kern.matvec_bf16act = NULL, kern.matmul_bf16act = NULL;
-
+			kern.matvec[W_BF16A] = NULL, kern.matmul[W_BF16A] = NULL;
 	}
 	else if (w == 1)
 		kern = kern_avx2;
 #endif
-	/* entries a table lacks: the portable ones */
-	if (!kern.matvec[W_Q8_0] || !kern.matmul[W_Q8_0]) {
-		kern.matvec[W_Q8_0] = kern_portable.matvec[W_Q8_0];
-		kern.matmul[W_Q8_0] = kern_portable.matmul[W_Q8_0];
+	/* entries a table lacks: the portable ones, else those of the
+	 * type whose bytes it shares (to_f32 of BF16A is BF16's) */
+	for (t = 0; t < W_NTYPES; t++) {
+		if (!kern.matvec[t] || !kern.matmul[t]) {
+			kern.matvec[t] = kern_portable.matvec[t];
+			kern.matmul[t] = kern_portable.matmul[t];
+		}
+		if (!kern.to_f32[t])
+			kern.to_f32[t] = kern.to_f32[wtypes[t].store];
 	}
 	return 0;
 }

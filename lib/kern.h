@@ -15,22 +15,25 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Weight storage types (safetensors F32, F16, BF16; Q8_0 made at load
- * by --quant q8_0).  A Q8_0 matrix is rows of kern_q8_0_rowsize(n)
- * bytes: nb = 2 * ceil(n / 64) float32 block scales d, then nb blocks of
- * 32 int8 q, weight 32b+i = d[b] * q[32b+i]; padding blocks are zero.
- * Its matvec / matmul entries quantize the activations to 16 bits per
- * block of 32 (kern_q8_0_quant_x) and sum d_w d_x (q_w . q_x) with exact
- * int32 dot products; int8 activations, as in llama.cpp, put logits of
- * the test models 1.4-4.2e-2 from float32, int16 ones 1.7-2.5e-2 (the
- * weights' own rounding), and decode reads the same bytes either way.
- * to_f32 has no Q8_0 entry. */
-enum wtype { W_F32, W_F16, W_BF16, W_Q8_0, W_NTYPES };
+#include "wtype.h"
 
+/* The weight types and their sizes: wtype.h.  A Q8_0 matrix's
+ * matvec / matmul entries quantize the activations to 16 bits per
+ * block of 32 (kern_q8_0_quant_x) and sum d_w d_x (q_w . q_x) with exact
+ * int32 dot products; int8 activations, as in llama.cpp, put the test
+ * models' logits further from float32 than int16 ones, which stay at
+ * the weights' own rounding (bench/NOTES.md), and decode reads the same
+ * bytes either way.  to_f32 has no Q8_0 entry. */
 struct kern {
 	const char *name;	/* "portable", "avx2", "avx512" */
 	/* out[r] = dot(W[r, 0..n), x) for r in [r0, r1); W is row-major,
-	 * rows x n, of the entry's wtype; x has n floats. */
+	 * rows x n, of the entry's wtype; x has n floats.  W_BF16A (the
+	 * --bf16-act fast path): the activations are first rounded to
+	 * bfloat16 (nearest even) and the products summed by vdpbf16ps
+	 * (pairs of bf16 products into float32 lanes), n <= its maxn; the
+	 * same lane discipline holds.  An entry a table lacks is the
+	 * portable one (kern_init); NULL there too (W_BF16A) means the
+	 * type cannot run here. */
 	void (*matvec[W_NTYPES])(float *out, const void *w, const float *x,
 	    int n, int r0, int r1);
 	/* out[t*ldo + r] = dot(W[r, 0..n), x + t*ldx) for t in [0, T) and
@@ -54,17 +57,6 @@ struct kern {
 	void (*swiglu)(float *h, const float *gate, const float *up, int n);
 	/* Widen n weights of the entry's wtype to float32. */
 	void (*to_f32[W_NTYPES])(float *out, const void *w, size_t n);
-	/* The --bf16-act fast path: as matvec / matmul on BF16 weights,
-	 * but the activations are first rounded to bfloat16 (nearest
-	 * even) and the products summed by vdpbf16ps (pairs of bf16
-	 * products into float32 lanes).  Needs n <= KERN_BF16ACT_MAXN.
-	 * The same lane discipline holds: an output never depends on the
-	 * row range or token count it is computed in.  NULL in tables or
-	 * on CPUs without AVX512-BF16. */
-	void (*matvec_bf16act)(float *out, const void *w, const float *x,
-	    int n, int r0, int r1);
-	void (*matmul_bf16act)(float *out, int ldo, const void *w,
-	    const float *x, int ldx, int n, int T, int r0, int r1);
 };
 
 /* Blocks of 32 in a Q8_0 row of n weights (an even number). */

@@ -208,7 +208,7 @@ INLINE void
 matmul(enum wtype t, float *out, int ldo, const void *w, const float *x,
     int ldx, int n, int T, int r0, int r1)
 {
-	size_t wsz = t == W_F32 ? 4 : 2, rowb = (size_t)n * wsz + 1;
+	size_t rowb = wtype_rowsize(t, n) + 1;
 	int P = (int)((256u << 10) / rowb), TB = (int)((512u << 10) /
 	    ((size_t)n * 4 + 1));
 	int t0, t1, p0, p1, j;

@@ -190,10 +190,11 @@ rows(enum wtype t, int TT, float *out, int ldo, const void *w,
 /* Decode: the rows in two halves read side by side, each from its start
  * to its end, so that the weights arrive as two sequential streams far
  * apart.  Four rows next to each other (four streams 2n bytes apart,
- * with or without software prefetch) read 18-29 GB/s on one Zen 5 core,
- * one row after the other 27-29, two halves 31-35, more than a plain
- * read's 29-33 (bench/NOTES.md).  Every row keeps its own accumulator,
- * so the outputs are those of one row at a time. */
+ * with or without software prefetch) read slowest on one Zen 5 core,
+ * one row after the other faster, two halves fastest, more than a
+ * plain read (bench/NOTES.md, "Decode: how the rows are read").  Every
+ * row keeps its own accumulator, so the outputs are those of one row
+ * at a time. */
 INLINE void
 matvec(enum wtype t, float *out, const void *w, const float *x, int n,
     int r0, int r1)
@@ -241,7 +242,7 @@ INLINE void
 matmul(enum wtype t, float *out, int ldo, const void *w, const float *x,
     int ldx, int n, int T, int r0, int r1)
 {
-	size_t rowb = (size_t)n * (t == W_F32 ? 4 : 2);
+	size_t rowb = wtype_rowsize(t, n);
 	int P = (int)((256u << 10) / (rowb + 1));
 	int TB = (int)((512u << 10) / ((size_t)n * 4 + 1));
 	int t0, t1, p0, p1, j;
@@ -701,15 +702,15 @@ matmul_q8_0(float *out, int ldo, const void *w, const float *x, int ldx,
 
 const struct kern kern_avx512 = {
 	.name = "avx512",
-	.matvec = { matvec_f32, matvec_f16, matvec_bf16, matvec_q8_0 },
-	.matmul = { matmul_f32, matmul_f16, matmul_bf16, matmul_q8_0 },
+	.matvec = { matvec_f32, matvec_f16, matvec_bf16, matvec_q8_0,
+		matvec_bf16act },
+	.matmul = { matmul_f32, matmul_f16, matmul_bf16, matmul_q8_0,
+		matmul_bf16act },
 	.dot = dot,
 	.axpy = axpy,
 	.rmsnorm = rmsnorm,
 	.swiglu = swiglu,
 	.to_f32 = { tof32_f32, tof32_f16, tof32_bf16 },
-	.matvec_bf16act = matvec_bf16act,
-	.matmul_bf16act = matmul_bf16act,
 };
 
 #endif

@@ -1,6 +1,13 @@
-/* model.h: a LlamaForCausalLM, its weights in place in the mapped
- * safetensors, its KV cache and its forward pass (HF modeling_llama.py,
- * computed in float32). */
+/* model.h: a LlamaForCausalLM, its weights (in place where the weight
+ * source allows: wsrc.h), its KV cache and its forward pass (HF
+ * modeling_llama.py, computed in float32).
+ *
+ * lib/model_load.c  config.json and the weights by HF name into struct model
+ * lib/model.c       the forward pass, one step per line; model_forward
+ * lib/sched.c       each step as a dispatch over the threads (sched.h)
+ * lib/model_mode.c  the fast modes: the matrices converted to a wtype
+ * lib/wsrc.c        the weight source (safetensors)
+ * lib/wtype.c       the weight types' table */
 #ifndef MODEL_H
 #define MODEL_H
 
@@ -11,17 +18,10 @@
 #include "cfg.h"
 #include "kern.h"
 #include "mdir.h"
-#include "st.h"
+#include "wsrc.h"
 
-#define MODEL_MAXBATCH 256	/* positions per prefill pass */
+#define MODEL_MAXBATCH 256	/* positions per pass of the forward */
 #define MODEL_KVBLOCK 64	/* positions per KV cache block */
-
-struct mat {			/* a weight matrix, borrowed from the mapping */
-	const void *w;		/* rows x cols, row-major, of type t */
-	enum wtype t;
-	int rows, cols;
-	int bf16act;		/* products through kern.mat*_bf16act (t is W_BF16) */
-};
 
 /* Numeric modes (model_set_mode); MODEL_EXACT is the default. */
 enum model_mode {
@@ -46,7 +46,8 @@ struct layer {			/* model.layers.N.* */
 
 struct model {
 	struct cfg cfg;
-	struct st st;
+	struct wsrc *ws;	/* where the weights come from: */
+	struct wsrc_st wst;	/* safetensors */
 	struct mat embed;	/* model.embed_tokens.weight (vocab, hidden) */
 	struct layer *layers;	/* num_hidden_layers */
 	float *norm;		/* model.norm.weight (hidden), f32 copy */
@@ -101,12 +102,12 @@ int model_load(struct model *m, const char *arg, int ctx, int threads);
  * to model_close. */
 int model_open(struct model *m, const struct mdir *d, int ctx, int threads);
 void model_close(struct model *m);	/* accepts a zeroed or failed m */
-/* Switch a freshly loaded m to mode: MODEL_BF16ACT copies the matrices
- * (not the embedding table) to BF16 in a private mapping and routes
- * every matrix product through the bf16-act kernels; MODEL_Q8_0
- * converts every matrix (not the embedding table) to Q8_0 (W_Q8_0).  Where the kernel
- * table lacks them (no AVX512-BF16), m stays exact and mode_fallback is
- * set (model_print_stats says so).  0, or -1 after error() (m is then
+/* Switch a freshly loaded m to mode: every matrix (not the embedding
+ * table) is converted, into a private mapping, to the mode's weight
+ * type: MODEL_BF16ACT to W_BF16A (BF16 bytes, bf16-act kernels),
+ * MODEL_Q8_0 to W_Q8_0.  Where the kernel table lacks the type's
+ * kernels (no AVX512-BF16), m stays exact and mode_fallback is set
+ * (model_print_stats says so).  0, or -1 after error() (m is then
  * still usable, exact). */
 int model_set_mode(struct model *m, enum model_mode mode);
 /* The name of m's mode: "exact", "bf16-act", "q8_0". */
@@ -114,12 +115,22 @@ const char *model_mode_name(const struct model *m);
 
 /* Forget the sequence: the next forward starts at position 0. */
 void model_reset(struct model *m);
-/* Append ids[0..n) to the sequence (positions m->pos ...) and run them.
- * Returns the logits: with all, n rows of vocab (n <= MODEL_MAXBATCH),
- * else one row, after the last id.  The rows live in m until the next
- * call.  NULL after error() for an id outside the vocabulary or a
- * sequence longer than the context (nothing is then appended). */
-const float *model_forward(struct model *m, const int *ids, int n, int all);
+/* Append ids[0..n) to the sequence (positions m->pos ...) and run them
+ * (any n: the passes of at most MODEL_MAXBATCH positions are the
+ * library's).  Returns the logits after the last id, one row of vocab,
+ * valid until the next call; NULL after error() for an id outside the
+ * vocabulary or a sequence longer than the context (nothing is then
+ * appended). */
+const float *model_forward(struct model *m, const int *ids, int n);
+/* The rows of logits of ids[i..i + rows), rows x vocab, the positions
+ * m->pos - rows .. m->pos - 1; fn returns 0 to go on, else that value
+ * ends model_forward_all. */
+typedef int model_rows_fn(void *ctx, const float *logits, int i, int rows);
+/* As model_forward, with the logits of every position handed to fn a
+ * pass at a time, in order.  0, fn's non-zero return, or -1 after
+ * error() (as model_forward's, before any pass). */
+int model_forward_all(struct model *m, const int *ids, int n,
+    model_rows_fn *fn, void *ctx);
 
 /* The hd/2 RoPE frequencies of config c into inv_freq, as HF computes them
  * (theta^(-2j/hd), rescaled by rope_scaling of type llama3). */

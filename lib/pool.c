@@ -17,7 +17,9 @@
 #include "pool.h"
 #include "util.h"
 
-#define SPIN 4000	/* polls before sleeping (~50 us with pause) */
+/* Polls before sleeping; a poll is a pause (what that costs here:
+ * bench/NOTES.md, "Costs of the machine itself"). */
+#define SPIN 4000
 
 static _Thread_local int self;	/* this thread's chunk index, pool_self */
 
@@ -43,9 +45,10 @@ struct pool {
 
 /* One poll of a spin loop: a pause, and now and then a yield so that an
  * oversubscribed machine (several pipelines at once) runs the thread
- * being waited for.  Rarely: a system call costs about 1 us in the VM
- * we measure on, as long as 50 pauses, and a thread inside one answers
- * late (bench/NOTES.md: no change measurable in decode either way). */
+ * being waited for.  Rarely: a system call in the VM we measure on
+ * lasts as long as dozens of pauses, and a thread inside one answers
+ * late (bench/NOTES.md, "Costs of the machine itself": no change
+ * measurable in decode either way). */
 static inline void
 relax(int k)
 {

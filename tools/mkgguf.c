@@ -27,6 +27,7 @@
 #include "../lib/mdir.h"
 #include "../lib/st.h"
 #include "../lib/util.h"
+#include "../lib/wsrc.h"
 
 enum { G_F32 = 0, G_F16 = 1, G_Q8_0 = 8, G_BF16 = 30 };	/* ggml_type */
 enum { V_U32 = 4, V_I32 = 5, V_F32 = 6, V_STR = 8, V_ARR = 9 };
@@ -303,8 +304,9 @@ usage:
 	for (i = 0; i < n; i++) {
 		const struct st_tensor *t = o[i].src;
 		size_t es = st_dtype_size(t->dtype), h = (size_t)o[i].perm_heads;
-		enum wtype wt = t->dtype == ST_F32 ? W_F32 :
-		    t->dtype == ST_F16 ? W_F16 : W_BF16;
+		enum wtype wt = W_F32;
+
+		wsrc_st_type(t->dtype, &wt);	/* checked: F32, F16, BF16 */
 
 		cols = t->ndim == 2 ? (size_t)t->shape[1] : t->nel;
 		rows = t->nel / cols;

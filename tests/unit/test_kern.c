@@ -34,8 +34,6 @@ frand(void)
 	return (float)((double)rnd() / 2147483648.0 - 1.0);
 }
 
-static size_t wsize[W_Q8_0] = { 4, 2, 2 };
-static const char *wname[W_Q8_0] = { "f32", "f16", "bf16" };
 
 /* A random rows x n weight matrix of type t (owned by the caller)
  * and its exact float values. */
@@ -43,7 +41,7 @@ static void *
 randw(enum wtype t, int rows, int n, float *wf)
 {
 	size_t i, cnt = (size_t)rows * n;
-	void *w = emalloc(cnt * wsize[t]);
+	void *w = emalloc(cnt * wtype_rowsize(t, 1));
 	float f;
 
 	for (i = 0; i < cnt; i++) {
@@ -92,7 +90,7 @@ test_matvec(enum wtype t, int n, int rows)
 	kern.matvec[t](out + 1, w, x, n, 0, rows);
 	kern_portable.matvec[t](ref, w, x, n, 0, rows);
 	CHECKF(out[0] == -7.0f && out[rows + 1] == -7.0f,
-	    "matvec %s n=%d wrote outside [r0, r1)", wname[t], n);
+	    "matvec %s n=%d wrote outside [r0, r1)", wtypes[t].name, n);
 	for (r = 0; r < rows; r++) {
 		s = a = 0;
 		for (i = 0; i < n; i++) {
@@ -100,9 +98,9 @@ test_matvec(enum wtype t, int n, int rows)
 			a += fabs((double)wf[(size_t)r * n + i] * x[i]);
 		}
 		CHECKF(near(ref[r], s, a, 1e-5), "portable matvec %s n=%d "
-		    "row %d: %.9g, want %.9g", wname[t], n, r, ref[r], s);
+		    "row %d: %.9g, want %.9g", wtypes[t].name, n, r, ref[r], s);
 		CHECKF(near(out[r + 1], ref[r], a, 1e-5), "matvec %s n=%d "
-		    "row %d: %.9g, portable %.9g", wname[t], n, r,
+		    "row %d: %.9g, portable %.9g", wtypes[t].name, n, r,
 		    out[r + 1], ref[r]);
 	}
 	/* the same rows over odd sub-ranges, bit for bit */
@@ -112,7 +110,7 @@ test_matvec(enum wtype t, int n, int rows)
 			kern.matvec[t](out2 + 1, w, x, n, r0, r);
 		}
 		CHECKF(!memcmp(out, out2, sizeof(float) * (rows + 2)),
-		    "matvec %s n=%d rows %d: split by %d differs", wname[t],
+		    "matvec %s n=%d rows %d: split by %d differs", wtypes[t].name,
 		    n, rows, step);
 	}
 	free(w);
@@ -159,19 +157,19 @@ test_matmul(enum wtype t, int n, int rows, int T)
 			CHECKF(near(out[(size_t)k * ldo + r],
 			    pm[(size_t)k * ldo + r], a, 1e-5), "matmul %s "
 			    "n=%d T=%d: row %d token %d: %.9g, portable %.9g",
-			    wname[t], n, T, r, k, out[(size_t)k * ldo + r],
+			    wtypes[t].name, n, T, r, k, out[(size_t)k * ldo + r],
 			    pm[(size_t)k * ldo + r]);
 		}
 	}
 	CHECKF(!bad, "matmul %s n=%d rows=%d T=%d differs from matvec (%d)",
-	    wname[t], n, rows, T, bad);
+	    wtypes[t].name, n, rows, T, bad);
 	/* odd row splits */
 	for (r0 = 0, k = 1; r0 < rows; r0 = r1, k += 2) {
 		r1 = r0 + k < rows ? r0 + k : rows;
 		kern.matmul[t](out2, ldo, w, x, ldx, n, T, r0, r1);
 	}
 	CHECKF(!memcmp(out, out2, sizeof(float) * (size_t)ldo * T),
-	    "matmul %s n=%d rows=%d T=%d: row split differs", wname[t], n,
+	    "matmul %s n=%d rows=%d T=%d: row split differs", wtypes[t].name, n,
 	    rows, T);
 	/* tokens one block at a time (3, then the rest) */
 	if (T > 3) {
@@ -180,7 +178,7 @@ test_matmul(enum wtype t, int n, int rows, int T)
 		    (size_t)ldx, ldx, n, T - 3, 0, rows);
 		CHECKF(!memcmp(out, out2, sizeof(float) * (size_t)ldo * T),
 		    "matmul %s n=%d rows=%d T=%d: token split differs",
-		    wname[t], n, rows, T);
+		    wtypes[t].name, n, rows, T);
 	}
 	free(w);
 	free(wf);
@@ -318,6 +316,48 @@ test_tof32(void)
 }
 
 /* ---- helpers ---- */
+
+/* The weight-type table against the layouts the kernels read: float
+ * types n elements, Q8_0 kern_q8_0_rowsize; from_f32 then to_f32 is the
+ * round trip of the type's own rounding; every table has every
+ * storage type's kernels. */
+static void
+test_wtypes(void)
+{
+	static const int ns[] = { 1, 7, 64, 65, 4097 };
+	float x[8] = { 1, -2.5f, 0.1f, 3e-5f, -7, 65504, 1e-8f, 0.3f }, y[8];
+	float buf[8];	/* one row of any float type */
+	size_t i;
+	int t;
+
+	for (i = 0; i < LEN(ns); i++) {
+		EQ(wtype_rowsize(W_F32, ns[i]), 4 * (size_t)ns[i]);
+		EQ(wtype_rowsize(W_F16, ns[i]), 2 * (size_t)ns[i]);
+		EQ(wtype_rowsize(W_BF16, ns[i]), 2 * (size_t)ns[i]);
+		EQ(wtype_rowsize(W_BF16A, ns[i]), 2 * (size_t)ns[i]);
+		if (ns[i] % 2 == 0)
+			EQ(wtype_rowsize(W_Q8_0, ns[i]), kern_q8_0_rowsize(ns[i]));
+	}
+	for (t = 0; t < W_NTYPES; t++) {
+		CHECKF(wtype_parse(wtypes[t].name) == t, "wtype %d: name %s",
+		    t, wtypes[t].name);
+		CHECKF(kern.matvec[wtypes[t].store] && kern.matmul[wtypes[t].store],
+		    "no kernels for %s", wtypes[wtypes[t].store].name);
+		if (t == W_Q8_0)
+			continue;
+		wtypes[t].from_f32(buf, x, 8);
+		kern.to_f32[t](y, buf, 8);
+		for (i = 0; i < 8; i++) {
+			float want = t == W_F32 ? x[i] : t == W_F16 ?
+			    kern_f16_to_f32(kern_f32_to_f16(x[i])) :
+			    kern_bf16_to_f32(kern_f32_to_bf16(x[i]));
+
+			CHECKF(y[i] == want, "%s: %g -> %g, want %g",
+			    wtypes[t].name, x[i], y[i], want);
+		}
+	}
+	CHECK(wtype_parse("nonesuch") == -1);
+}
 
 static void
 test_helpers(void)
@@ -531,10 +571,10 @@ test_bf16act(int n, int rows, int T)
 		x[i] = frand() * 3.0f;
 	for (i = 0; i < ldo * T; i++)
 		out[i] = out2[i] = -7.0f;
-	kern.matmul_bf16act(out, ldo, w, x, ldx, n, T, 0, rows);
+	kern.matmul[W_BF16A](out, ldo, w, x, ldx, n, T, 0, rows);
 	for (k = 0; k < T; k++) {
 		mv[0] = mv[rows + 1] = -7.0f;
-		kern.matvec_bf16act(mv + 1, w, x + (size_t)k * ldx, n, 0, rows);
+		kern.matvec[W_BF16A](mv + 1, w, x + (size_t)k * ldx, n, 0, rows);
 		CHECKF(mv[0] == -7.0f && mv[rows + 1] == -7.0f,
 		    "matvec_bf16act n=%d wrote outside [r0, r1)", n);
 		if (memcmp(mv + 1, out + (size_t)k * ldo, sizeof(float) * rows))
@@ -559,13 +599,13 @@ test_bf16act(int n, int rows, int T)
 	    "(%d)", n, rows, T, bad);
 	for (r0 = 0, k = 1; r0 < rows; r0 = r1, k += 2) {
 		r1 = r0 + k < rows ? r0 + k : rows;
-		kern.matmul_bf16act(out2, ldo, w, x, ldx, n, T, r0, r1);
+		kern.matmul[W_BF16A](out2, ldo, w, x, ldx, n, T, r0, r1);
 	}
 	CHECKF(!memcmp(out, out2, sizeof(float) * (size_t)ldo * T),
 	    "matmul_bf16act n=%d rows=%d T=%d: row split differs", n, rows, T);
 	if (T > 3) {
-		kern.matmul_bf16act(out2, ldo, w, x, ldx, n, 3, 0, rows);
-		kern.matmul_bf16act(out2 + 3 * (size_t)ldo, ldo, w,
+		kern.matmul[W_BF16A](out2, ldo, w, x, ldx, n, 3, 0, rows);
+		kern.matmul[W_BF16A](out2 + 3 * (size_t)ldo, ldo, w,
 		    x + 3 * (size_t)ldx, ldx, n, T - 3, 0, rows);
 		CHECKF(!memcmp(out, out2, sizeof(float) * (size_t)ldo * T),
 		    "matmul_bf16act n=%d rows=%d T=%d: token split differs",
@@ -586,7 +626,7 @@ test_bf16acts(void)
 	static const int Ts[] = { 1, 2, 5, 6, 7, 13, 40 };
 	size_t i, k;
 
-	if (!kern.matvec_bf16act || !kern.matmul_bf16act) {
+	if (!kern.matvec[W_BF16A] || !kern.matmul[W_BF16A]) {
 		printf("skip: %s has no bf16-act entries\n", kern.name);
 		return;
 	}
@@ -782,6 +822,7 @@ main(void)
 	test_tof32();
 	test_vec();
 	test_helpers();
+	test_wtypes();
 	test_matrix();
 	test_bf16acts();
 	test_q8s();

@@ -1,0 +1,51 @@
+/* wsrc.h: where a model's weights come from.
+ *
+ * The loader asks a source for matrices and vectors by their HF names;
+ * the source decides which tensors make one and hands back a struct mat
+ * of some wtype, in place where it can.  Safetensors with F32, F16 or
+ * BF16 tensors is the one source today: a matrix NAME is the tensor
+ * NAME.weight.  A format whose matrix spans several tensors (int4
+ * packed weights beside their scales and zero points) is another
+ * source with the same calls, and its matrices a new wtype. */
+#ifndef WSRC_H
+#define WSRC_H
+
+#include <stddef.h>
+
+#include "st.h"
+#include "wtype.h"
+
+struct mat {			/* a weight matrix, borrowed from the source */
+	const void *w;		/* rows of wtype_rowsize(t, cols) bytes */
+	enum wtype t;
+	int rows, cols;
+};
+
+struct wsrc {
+	/* Matrix name (a tensor name less ".weight") as a rows x cols
+	 * struct mat in *w.  0, or -1 after error() naming what is wrong. */
+	int (*mat)(struct wsrc *s, struct mat *w, const char *name, int rows,
+	    int cols);
+	/* A malloc'd float32 copy of the vector tensor name (n values), or
+	 * NULL after error(). */
+	float *(*vec)(struct wsrc *s, const char *name, int n);
+	/* 1 if tensor name exists, else 0. */
+	int (*has)(struct wsrc *s, const char *name);
+	size_t bytes;		/* of all that mat and vec handed out */
+};
+
+/* Safetensors (st.h): one file, a sharded index or a folder. */
+struct wsrc_st {
+	struct wsrc src;
+	struct st st;
+};
+
+/* Open path as st_open() does; 0, or -1 after error() (s is then safe
+ * to wsrc_st_close). */
+int wsrc_st_open(struct wsrc_st *s, const char *path);
+void wsrc_st_close(struct wsrc_st *s);	/* accepts a zeroed or failed s */
+/* The wtype of safetensors dtype dt: 0 and *t set, or -1 if no kernel
+ * reads it. */
+int wsrc_st_type(enum st_dtype dt, enum wtype *t);
+
+#endif

@@ -1,0 +1,51 @@
+/* wtype.c: the weight-type table. */
+#include <stdint.h>
+#include <string.h>
+
+#include "kern.h"
+#include "wtype.h"
+
+static void
+from_f32(void *dst, const float *x, int n)
+{
+	memcpy(dst, x, (size_t)n * sizeof(float));
+}
+
+static void
+from_f16(void *dst, const float *x, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		((uint16_t *)dst)[i] = kern_f32_to_f16(x[i]);
+}
+
+static void
+from_bf16(void *dst, const float *x, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		((uint16_t *)dst)[i] = kern_f32_to_bf16(x[i]);
+}
+
+const struct wtype_info wtypes[W_NTYPES] = {
+	[W_F32]   = { "f32",      1,  4, 0,                W_F32,  from_f32 },
+	[W_F16]   = { "f16",      1,  2, 0,                W_F16,  from_f16 },
+	[W_BF16]  = { "bf16",     1,  2, 0,                W_BF16, from_bf16 },
+	/* 64 weights: two scales, then two blocks of 32 int8 */
+	[W_Q8_0]  = { "q8_0",     64, 2 * (4 + 32), KERN_Q8_0_MAXN, W_Q8_0,
+		kern_q8_0_quant },
+	[W_BF16A] = { "bf16-act", 1,  2, KERN_BF16ACT_MAXN, W_BF16, from_bf16 },
+};
+
+int
+wtype_parse(const char *name)
+{
+	int t;
+
+	for (t = 0; t < W_NTYPES; t++)
+		if (!strcmp(wtypes[t].name, name))
+			return t;
+	return -1;
+}

@@ -1,0 +1,49 @@
+/* wtype.h: the weight types, one table.
+ *
+ * A matrix row of n weights of type t is ceil(n / block) blocks of
+ * `bytes` bytes each (wtype_rowsize); everything that sizes, converts
+ * or dispatches on a weight type reads it here, and the kernels have
+ * one entry per type (kern.matvec[t], kern.matmul[t], kern.to_f32[t]).
+ * A new format is a row in this table, its kernels in kern*.c and, if
+ * its tensors are not one per matrix, a weight source (wsrc.h). */
+#ifndef WTYPE_H
+#define WTYPE_H
+
+#include <stddef.h>
+
+/* F32, F16, BF16: safetensors dtypes, used in place.  Q8_0 (made at
+ * load by --quant q8_0): a row of n weights is nb = 2 * ceil(n / 64)
+ * float32 block scales d, then nb blocks of 32 int8 q, weight
+ * 32b+i = d[b] * q[32b+i]; padding blocks are zero (kern.h).  BF16A
+ * (--bf16-act): BF16 bytes whose products round the activations to
+ * bfloat16 too (vdpbf16ps); only tables with AVX512-BF16 have its
+ * kernels. */
+enum wtype { W_F32, W_F16, W_BF16, W_Q8_0, W_BF16A, W_NTYPES };
+
+struct wtype_info {
+	const char *name;	/* as messages and options spell it */
+	int block;		/* weights per block: rows are whole blocks */
+	int bytes;		/* bytes per block */
+	int maxn;		/* longest row its kernels take; 0: any */
+	enum wtype store;	/* the type whose bytes it has (itself but
+				 * for BF16A): a conversion between two
+				 * types of one store is a copy */
+	/* One row: n floats into wtype_rowsize(t, n) bytes at dst, rounded
+	 * to nearest even (kern_f32_to_bf16, kern_q8_0_quant, ...). */
+	void (*from_f32)(void *dst, const float *x, int n);
+};
+
+extern const struct wtype_info wtypes[W_NTYPES];
+
+/* Bytes of one row of n weights of type t. */
+static inline size_t
+wtype_rowsize(enum wtype t, int n)
+{
+	return ((size_t)n + wtypes[t].block - 1) / wtypes[t].block *
+	    wtypes[t].bytes;
+}
+
+/* The type called name (wtypes[].name), or -1. */
+int wtype_parse(const char *name);
+
+#endif
