@@ -75,14 +75,37 @@ token(const struct model *m, const struct rec *r, size_t p, const float *x)
 	return (double)x[id] - lse;
 }
 
-/* Score record r window by window; prints its line unless --per-token. */
+struct pass {			/* what the rows of a window are scored for */
+	struct model *m;
+	const struct rec *r;
+	size_t p0;		/* the position of the first row */
+	size_t scored;
+	double sum;
+};
+
+static int
+rows(void *ctx, const float *logits, int i, int n)
+{
+	struct pass *ps = ctx;
+	size_t vocab = (size_t)ps->m->cfg.vocab_size;
+	int j;
+
+	for (j = 0; j < n; j++) {
+		ps->sum += token(ps->m, ps->r, ps->p0 + (size_t)(i + j),
+		    logits + (size_t)j * vocab);
+		ps->scored++;
+	}
+	return 0;
+}
+
+/* Score record r window by window; prints its line unless --per-token.
+ * Each window runs its positions up to the last target's: those before
+ * the first target's need no logits, the rest give theirs to rows(). */
 static void
 score(struct model *m, const struct rec *r)
 {
 	struct score_win w = { 0 };
-	const float *x;
-	size_t vocab = (size_t)m->cfg.vocab_size, i, n, j, scored = 0;
-	double sum = 0;
+	struct pass ps = { m, r, 0, 0, 0 };
 
 	while (score_window(&w, r->n, (size_t)m->ctx, stride)) {
 		size_t lo = w.first > from ? w.first : from;
@@ -90,30 +113,17 @@ score(struct model *m, const struct rec *r)
 		if (lo >= w.end)
 			continue;
 		model_reset(m);
-		for (i = w.begin; i < w.end; i += n) {
-			int all;
-
-			n = w.end - i;
-			if (n > MODEL_MAXBATCH)
-				n = MODEL_MAXBATCH;
-			/* rows are needed from position lo - 1 on: a chunk wholly
-			 * before it needs no logits */
-			all = i + n >= lo;
-			if (!(x = model_forward(m, r->ids + i, (int)n, all)))
-				die("record %llu: cannot run the model", r->no);
-			for (j = 0; all && j < n; j++) {
-				size_t p = i + j;
-
-				if (p + 1 < lo || p + 1 >= w.end)
-					continue;
-				sum += token(m, r, p, x + j * vocab);
-				scored++;
-			}
-		}
+		if (lo - 1 > w.begin && !model_forward(m, r->ids + w.begin,
+		    (int)(lo - 1 - w.begin)))
+			die("record %llu: cannot run the model", r->no);
+		ps.p0 = lo - 1;
+		if (model_forward_all(m, r->ids + lo - 1, (int)(w.end - lo), rows,
+		    &ps) < 0)
+			die("record %llu: cannot run the model", r->no);
 	}
 	if (!pertoken)
-		printf("%zu\t%.9g\t%.9g\n", scored, sum,
-		    scored ? exp(-sum / (double)scored) : NAN);
+		printf("%zu\t%.9g\t%.9g\n", ps.scored, ps.sum,
+		    ps.scored ? exp(-ps.sum / (double)ps.scored) : NAN);
 }
 
 int
