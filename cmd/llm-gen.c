@@ -90,10 +90,10 @@ main(int argc, char *argv[])
 	static const struct option opts[] = {
 		{ "echo",    no_argument,       NULL, 'e' },
 		{ "help",    no_argument,       NULL, 'h' },
-		{ "ids",     required_argument, NULL, 'I' },
 		{ "verbose", no_argument,       NULL, 'v' },
 		{ "version", no_argument,       NULL, 'V' },
 		MODELOPT_LONGOPTS,
+		REC_IDS_LONGOPT,
 		SAMPOPT_LONGOPTS,
 		{ NULL, 0, NULL, 0 }
 	};
@@ -117,9 +117,9 @@ main(int argc, char *argv[])
 		switch (c) {
 		case 'e': echo = 1; break;
 		case 'h': usage(0);
-		case 'I':
-			if (rec_parse_fmt(optarg, &ids) < 0)
-				edie(2, "invalid --ids '%s' (text or u32)", optarg);
+		case REC_OPT_IDS:
+			if (rec_fmt_parse(optarg, &ids) < 0)
+				exit(2);
 			break;
 		case 'v': vflag = 1; break;
 		case 'V': version();
@@ -144,7 +144,7 @@ main(int argc, char *argv[])
 	while ((got = rec_files_next(&rf, &r)) > 0)
 		generate(&m, &s, &so.st, &r);
 	rec_files_close(&rf);
-	ret = got < 0 || rf.failed;
+	ret = got < 0 || rf.fl.failed;
 	ret |= fshut(stdout, "<stdout>");
 	if (mo.timing)
 		model_print_stats(&m, stderr, argv0);

@@ -69,12 +69,12 @@ main(int argc, char *argv[])
 		{ "all",     no_argument,       NULL, 'a' },
 		{ "format",  required_argument, NULL, 'f' },
 		{ "help",    no_argument,       NULL, 'h' },
-		{ "ids",     required_argument, NULL, 'I' },
 		{ "output",  required_argument, NULL, 'o' },
 		{ "session", no_argument,       NULL, 's' },
 		{ "top",     required_argument, NULL, 'k' },
 		{ "version", no_argument,       NULL, 'V' },
 		MODELOPT_LONGOPTS,
+		REC_IDS_LONGOPT,
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *outpath = NULL, *name;
@@ -102,9 +102,9 @@ main(int argc, char *argv[])
 				edie(2, "invalid format '%s' (bin, text, top or npy)", optarg);
 			break;
 		case 'h': usage(0);
-		case 'I':
-			if (rec_parse_fmt(optarg, &ids) < 0)
-				edie(2, "invalid --ids '%s' (text or u32)", optarg);
+		case REC_OPT_IDS:
+			if (rec_fmt_parse(optarg, &ids) < 0)
+				exit(2);
 			break;
 		case 'k': top = estrtonum(optarg, 1, 1 << 24, "--top"); break;
 		case 'o': outpath = optarg; break;
@@ -132,7 +132,7 @@ main(int argc, char *argv[])
 			break;
 	}
 	rec_files_close(&rf);
-	ret = got < 0 || rf.failed;
+	ret = got < 0 || rf.fl.failed;
 	if (frame_writer_close(&fw) < 0)
 		ret = 1;
 	ret |= fshut(out, name);

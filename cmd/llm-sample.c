@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "../lib/cfg.h"
+#include "../lib/files.h"
 #include "../lib/frame.h"
 #include "../lib/mdir.h"
 #include "../lib/rec.h"
@@ -13,7 +14,7 @@
 #include "../lib/sampopt.h"
 #include "../lib/util.h"
 
-enum { OPT_IDS = 0x200, OPT_VERSION };
+enum { OPT_VERSION = 0x400 };
 
 static int vflag;
 
@@ -22,7 +23,7 @@ usage(int status)
 {
 	fprintf(status ? stderr : stdout,
 	    "usage: %s [-v] [-m model] " SAMPOPT_USAGE
-	    " [--ids=text|u32] [file]\n", argv0);
+	    " " REC_IDS_USAGE " [file ...]\n", argv0);
 	exit(status);
 }
 
@@ -54,9 +55,9 @@ main(int argc, char *argv[])
 {
 	static const struct option opts[] = {
 		SAMPOPT_LONGOPTS,
+		REC_IDS_LONGOPT,
 		{ "model",          required_argument, NULL, 'm' },
 		{ "verbose",        no_argument,       NULL, 'v' },
-		{ "ids",            required_argument, NULL, OPT_IDS },
 		{ "help",           no_argument,       NULL, 'h' },
 		{ "version",        no_argument,       NULL, OPT_VERSION },
 		{ NULL, 0, NULL, 0 }
@@ -67,12 +68,12 @@ main(int argc, char *argv[])
 	struct frame_hdr h;
 	enum rec_fmt ids = REC_TEXT;
 	enum stop_why why = STOP_NONE;
-	const char *model = NULL, *name = "<stdin>";
+	const char *model = NULL;
 	const float *logits;
 	float *x = NULL;
 	int *hist = NULL, c, id, ret = 0, k;
 	size_t nhist = 0, cap = 0;
-	FILE *f = stdin;
+	struct files fl;
 
 	argv0 = argv[0];
 	sampopt_init(&so);
@@ -84,9 +85,9 @@ main(int argc, char *argv[])
 		switch (c) {
 		case 'm': model = optarg; break;
 		case 'v': vflag = 1; break;
-		case OPT_IDS:
-			if (rec_parse_fmt(optarg, &ids) < 0)
-				edie(2, "invalid --ids '%s': expected text or u32", optarg);
+		case REC_OPT_IDS:
+			if (rec_fmt_parse(optarg, &ids) < 0)
+				exit(2);
 			break;
 		case OPT_VERSION: version();
 		case 'h': usage(0);
@@ -94,24 +95,26 @@ main(int argc, char *argv[])
 		}
 	}
 	argc -= optind, argv += optind;
-	if (argc > 1)
-		usage(2);
 	if (sampopt_finish(&so, NULL, 0) < 0)	/* seed, check; EOS below */
 		exit(2);
 	if (!so.st.ignore_eos)
 		load_eos(&so.st, model);
-	if (argc == 1 && strcmp(argv[0], "-")) {
-		name = argv[0];
-		if (!(f = fopen(name, "r")))
-			die("%s:", name);
-	}
 	if (vflag)
 		warn("seed %" PRIu64, so.o.seed);
 
-	while (!stop_none(&so.st) && (k = frame_read(&r, f, name, &h, &logits)) != 0) {
-		if (k < 0) {
+	files_init(&fl, argv, argc);
+	if (!files_next(&fl))
+		goto out;
+	while (!stop_none(&so.st)) {
+		if ((k = frame_read(&r, fl.f, fl.name, &h, &logits)) < 0) {
 			ret = 1;
 			break;
+		}
+		if (k == 0) {
+			if (!files_next(&fl))
+				break;
+			r.known = 0;	/* each file says its own format */
+			continue;
 		}
 		if (!x) {
 			x = emalloc(h.vocab * sizeof(*x));
@@ -132,8 +135,9 @@ main(int argc, char *argv[])
 	}
 	if (vflag && why != STOP_NONE)
 		warn("stop (%s) after %zu ids", stop_name(why), nhist);
-	if (f != stdin)
-		fclose(f);
+out:
+	files_close(&fl);
+	ret |= fl.failed;
 	free(x);
 	free(hist);
 	sampler_free(&s);

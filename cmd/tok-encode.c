@@ -8,6 +8,7 @@
 
 #include "../lib/rec.h"
 #include "../lib/tok.h"
+#include "../lib/tokopt.h"
 #include "../lib/util.h"
 
 enum { OUT_IDS, OUT_PIECES, OUT_COUNT };
@@ -22,8 +23,8 @@ static _Noreturn void
 usage(int status)
 {
 	fprintf(status ? stderr : stdout,
-	    "usage: %s [-l | -0] [-m model | --tokenizer file] [--bos | --no-bos]\n"
-	    "       [--no-special] [--pieces | --count] [--ids=text|u32] [text ...]\n",
+	    "usage: %s [-l | -0] " TOKOPT_USAGE " [--bos | --no-bos]\n"
+	    "       [--no-special] [--pieces | --count] " REC_IDS_USAGE " [text ...]\n",
 	    argv0);
 	exit(status);
 }
@@ -103,40 +104,42 @@ input(int sep)
 int
 main(int argc, char *argv[])
 {
-	enum { O_TOK = 256, O_BOS, O_NOBOS, O_NOSPECIAL, O_PIECES, O_COUNT, O_IDS, O_VERSION };
+	enum { O_BOS = 256, O_NOBOS, O_NOSPECIAL, O_PIECES, O_COUNT, O_VERSION };
 	static const struct option opts[] = {
 		{ "lines",      no_argument,       NULL, 'l' },
 		{ "null",       no_argument,       NULL, '0' },
-		{ "model",      required_argument, NULL, 'm' },
-		{ "tokenizer",  required_argument, NULL, O_TOK },
 		{ "bos",        no_argument,       NULL, O_BOS },
 		{ "no-bos",     no_argument,       NULL, O_NOBOS },
 		{ "no-special", no_argument,       NULL, O_NOSPECIAL },
 		{ "pieces",     no_argument,       NULL, O_PIECES },
 		{ "count",      no_argument,       NULL, O_COUNT },
-		{ "ids",        required_argument, NULL, O_IDS },
 		{ "help",       no_argument,       NULL, 'h' },
 		{ "version",    no_argument,       NULL, O_VERSION },
+		TOKOPT_LONGOPTS,
+		REC_IDS_LONGOPT,
 		{ NULL, 0, NULL, 0 }
 	};
-	const char *model = NULL, *file = NULL;
+	struct tokopt to;
 	int c, sep = -1, i;
 
 	argv0 = argv[0];
+	tokopt_init(&to);
 	while ((c = getopt_long(argc, argv, "l0m:h", opts, NULL)) != -1) {
+		switch (tokopt_parse(&to, c, optarg)) {
+		case 1:  continue;
+		case -1: exit(2);
+		}
 		switch (c) {
 		case 'l': sep = '\n'; break;
 		case '0': sep = 0; break;
-		case 'm': model = optarg; break;
-		case O_TOK: file = optarg; break;
 		case O_BOS: bos = 1; break;
 		case O_NOBOS: bos = 0; break;
 		case O_NOSPECIAL: flags |= TOK_NO_SPECIAL; break;
 		case O_PIECES: out = OUT_PIECES; break;
 		case O_COUNT: out = OUT_COUNT; break;
-		case O_IDS:
-			if (rec_parse_fmt(optarg, &fmt) < 0)
-				edie(2, "invalid --ids '%s': use text or u32", optarg);
+		case REC_OPT_IDS:
+			if (rec_fmt_parse(optarg, &fmt) < 0)
+				exit(2);
 			break;
 		case 'h': usage(0);
 		case O_VERSION: version();
@@ -144,9 +147,7 @@ main(int argc, char *argv[])
 		}
 	}
 	argc -= optind, argv += optind;
-	if (model && file)
-		edie(2, "-m and --tokenizer exclude each other");
-	if (tok_open(&tok, model, file) < 0)
+	if (tokopt_open(&tok, &to) < 0)
 		return 1;
 	if (bos == 0)
 		flags &= ~TOK_ADD_SPECIAL;

@@ -21,7 +21,9 @@ struct idstream {
 	unsigned char buf[65536];
 	size_t pos, len;
 	int eof;
-	int inrec;			/* inside a record (text: after its start) */
+	int inrec;			/* u32: inside a record */
+	struct rec_lex lx;		/* text: the tokenizer's state */
+	int endnext;			/* text: the byte that ended an id ended the record */
 	unsigned long long left;	/* u32: ids left in the record */
 };
 

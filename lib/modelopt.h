@@ -18,6 +18,10 @@ enum { MOPT_CTX = 0x200, MOPT_BF16ACT, MOPT_QUANT, MOPT_TIMING };
 	{ "bf16-act", no_argument,       NULL, MOPT_BF16ACT }, \
 	{ "quant",    required_argument, NULL, MOPT_QUANT }, \
 	{ "timing",   no_argument,       NULL, MOPT_TIMING }
+/* Their part of a usage line (after "usage: prog"). */
+#define MODELOPT_USAGE \
+	"[-m model] [-t threads] [--ctx n] [--timing]\n" \
+	"       [--bf16-act | --quant q8_0]"
 
 struct modelopt {
 	const char *model;	/* -m, NULL for $PIPELM_MODEL */

@@ -23,8 +23,6 @@ binframe() {
 	run -2 --separate-stderr llm-sample --bogus
 	[[ $stderr == *usage:* ]]
 	[ -z "$output" ]
-	run -2 --separate-stderr llm-sample a b
-	[[ $stderr == *usage:* ]]
 	run -0 --separate-stderr llm-sample -h
 	[[ $output == usage:* ]]
 	run -0 --separate-stderr llm-sample --version
@@ -48,6 +46,18 @@ binframe() {
 	run -1 --separate-stderr llm-sample "$BATS_TEST_TMPDIR/nope"
 	[[ $stderr == *nope* ]]
 	[ -z "$output" ]
+}
+
+@test "llm-sample: file operands in turn, each with its own format, a missing one skipped" {
+	printf '0 5 1 0\n' >"$BATS_TEST_TMPDIR/t"
+	binframe 4 0 0 0 0x3f800000 >"$BATS_TEST_TMPDIR/b"
+	run -1 --separate-stderr llm-sample --temp 0 "$BATS_TEST_TMPDIR/t" \
+	    "$BATS_TEST_TMPDIR/nope" "$BATS_TEST_TMPDIR/b" - </dev/null
+	[ "$output" = "$(printf '1\n3')" ]
+	[[ $stderr == *"open $BATS_TEST_TMPDIR/nope:"* ]]
+	printf '1 2\n' >"$BATS_TEST_TMPDIR/v"
+	run -1 --separate-stderr llm-sample --temp 0 "$BATS_TEST_TMPDIR/t" "$BATS_TEST_TMPDIR/v"
+	[[ $stderr == *vocab* ]]
 }
 
 @test "llm-sample: greedy on text frames: argmax, lowest id on ties" {
