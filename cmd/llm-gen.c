@@ -18,9 +18,8 @@ static _Noreturn void
 usage(int status)
 {
 	fprintf(status ? stderr : stdout,
-	    "usage: %s [-ev] [-m model] " SAMPOPT_USAGE "\n"
-	    "       [--ctx n] [-t threads] [--ids=text|u32] [--timing]\n"
-	    "       [--bf16-act | --quant q8_0] [file ...]\n",
+	    "usage: %s [-ev] " SAMPOPT_USAGE " " REC_IDS_USAGE "\n"
+	    "       " MODELOPT_USAGE " [file ...]\n",
 	    argv0);
 	exit(status);
 }

@@ -14,9 +14,8 @@ static _Noreturn void
 usage(int status)
 {
 	fprintf(status ? stderr : stdout,
-	    "usage: %s [-as] [-m model] [-f bin|text|top|npy] [--top k] [-o file]\n"
-	    "       [--ctx n] [-t threads] [--ids=text|u32] [--timing]\n"
-	    "       [--bf16-act | --quant q8_0] [file ...]\n",
+	    "usage: %s [-as] [-f bin|text|top|npy] [--top k] [-o file]\n"
+	    "       " REC_IDS_USAGE " " MODELOPT_USAGE " [file ...]\n",
 	    argv0);
 	exit(status);
 }
