@@ -52,10 +52,8 @@ generate(struct model *m, struct sampler *s, struct stop *st, struct rec *r)
 		 * the next forward */
 		id = sampler_next(s, (float *)logits, r->ids, r->n);
 		/* r grows into the history (and, for u32, the record out) */
-		if (r->n == r->cap) {
-			r->cap = r->cap ? 2 * r->cap : 64;
-			r->ids = ereallocarray(r->ids, r->cap, sizeof(int));
-		}
+		if (xgrow(&r->ids, &r->cap, r->n + 1, sizeof(*r->ids)) < 0)
+			exit(1);
 		r->ids[r->n++] = id;
 		if (ids == REC_TEXT) {
 			rec_put(stdout, id, first);

@@ -123,9 +123,8 @@ main(int argc, char *argv[])
 		}
 		memcpy(x, logits, h.vocab * sizeof(*x));
 		id = sampler_next(&s, x, hist, nhist);
-		if (nhist == cap)
-			hist = ereallocarray(hist, cap = cap ? 2 * cap : 256,
-			    sizeof(*hist));
+		if (xgrow(&hist, &cap, nhist + 1, sizeof(*hist)) < 0)
+			exit(1);
 		hist[nhist++] = id;
 		rec_write(stdout, ids, &id, 1);
 		if (fflush(stdout) == EOF)

@@ -73,8 +73,8 @@ input(int sep)
 	ssize_t n;
 
 	for (;;) {
-		if (len == cap && !(buf = realloc(buf, cap = cap ? cap * 2 : 1 << 16)))
-			die("out of memory reading <stdin>");
+		if (xgrow(&buf, &cap, len + 65536, 1) < 0)
+			exit(1);
 		if (sep >= 0)
 			fflush(stdout);
 		n = read(0, buf + len, cap - len);

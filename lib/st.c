@@ -389,8 +389,8 @@ parse_meta(struct st *st, const struct json *v, const char *path)
 
 	if (v->type != JSON_OBJECT)
 		return error("%s: __metadata__ is not an object", path);
-	if (!(st->meta = calloc(v->len ? v->len : 1, sizeof(*st->meta))))
-		return error("out of memory");
+	if (!(st->meta = xcalloc(v->len, sizeof(*st->meta))))
+		return -1;
 	for (i = 0; i < v->len; i++) {
 		const struct json_member *m = &v->u.members[i];
 
@@ -475,10 +475,8 @@ readfile(struct st *st, int fi, size_t *cap)
 		struct st_tensor **by, *last = NULL;
 		size_t k = st->n - n0;
 
-		if (!(by = malloc(k * sizeof(*by)))) {
-			error("out of memory");
+		if (!(by = xreallocarray(NULL, k, sizeof(*by))))
 			goto out;
-		}
 		for (i = 0; i < k; i++)
 			by[i] = &st->t[n0 + i];
 		qsort(by, k, sizeof(*by), offcmp);
@@ -517,12 +515,10 @@ static char *
 joinpath(const char *dir, const char *name)
 {
 	size_t n = strlen(dir), m = strlen(name);
-	char *p = malloc(n + m + 2);
+	char *p = xmalloc(n + m + 2);
 
-	if (!p) {
-		error("out of memory");
+	if (!p)
 		return NULL;
-	}
 	memcpy(p, dir, n);
 	p[n] = '/';
 	memcpy(p + n + 1, name, m + 1);
@@ -539,16 +535,7 @@ dirof(const char *path)
 		return xstrdup(".");
 	if (s == path)
 		return xstrdup("/");
-	{
-		char *p = malloc((size_t)(s - path) + 1);
-		if (!p) {
-			error("out of memory");
-			return NULL;
-		}
-		memcpy(p, path, (size_t)(s - path));
-		p[s - path] = 0;
-		return p;
-	}
+	return xmemdup(path, (size_t)(s - path));
 }
 
 static int
@@ -625,10 +612,8 @@ open_index(struct st *st, const char *path)
 			    st->files[st->t[i].file]);
 			goto out;
 		}
-	if (!(mark = calloc(st->n ? st->n : 1, 1))) {
-		error("out of memory");
+	if (!(mark = xcalloc(st->n, 1)))
 		goto out;
-	}
 	for (i = 0; i < wm->len; i++) {
 		const struct json_member *m = &wm->u.members[i];
 		const struct st_tensor *t = st_find(st, m->key);
