@@ -60,8 +60,8 @@ void buf_free(struct buf *b);		/* and zero it */
 
 /* Zeroed anonymous memory for large buffers (KV cache, arenas, tables):
  * mmap'd, with transparent huge pages advised, since first-touch page
- * faults are costly (about 20 us per 4 KiB page measured here; huge
- * pages cut that 12-fold).  NULL on failure (errno set); free with
+ * faults are costly and huge pages take far fewer of them (bench/NOTES.md,
+ * "First-touch faults").  NULL on failure (errno set); free with
  * mem_unmap(p, n) using the same n. */
 void *mem_map(size_t n);
 /* mmap len bytes of fd from offset 0, read-only and private, at an
