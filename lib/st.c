@@ -284,6 +284,19 @@ mapfile(struct st *st, const char *path, size_t *cap)
 	return i;
 }
 
+/* A JSON value for a message: a number as written (cut short), else
+ * its type ("a string"). */
+static const char *
+numtext(const struct json *j, char *buf, size_t len)
+{
+	if (j->type == JSON_NUMBER)
+		snprintf(buf, len, "%.40s", j->u.num);
+	else
+		snprintf(buf, len, "a%s %s", j->type == JSON_ARRAY ||
+		    j->type == JSON_OBJECT ? "n" : "", json_typename(j->type));
+	return buf;
+}
+
 /* shape[0..ndim) as "[d0,d1,...]" into buf, for messages. */
 static const char *
 shapestr(char *buf, size_t len, const int64_t *shape, int ndim)
@@ -343,8 +356,9 @@ parse_tensor(struct st_tensor *t, const struct json *v, const char *path,
 	t->ndim = (int)sh->len;
 	for (i = 0; i < sh->len; i++) {
 		if (json_int(&sh->u.items[i], 0, INT64_MAX, &x) < 0)
-			return error("%s: tensor %s: dimension %zu is not a "
-			    "non-negative integer", path, t->name, i);
+			return error("%s: tensor %s: dimension %zu is %s, not "
+			    "a non-negative integer", path, t->name, i,
+			    numtext(&sh->u.items[i], buf, sizeof(buf)));
 		t->shape[i] = x;
 		if ((uint64_t)x > SIZE_MAX || size_mul(&nel, nel, (size_t)x) < 0)
 			return error("%s: tensor %s: shape %s: element count "
@@ -361,10 +375,11 @@ parse_tensor(struct st_tensor *t, const struct json *v, const char *path,
 	if (off->type != JSON_ARRAY || off->len != 2)
 		return error("%s: tensor %s: data_offsets is not an array of "
 		    "two integers", path, t->name);
-	if (json_int(&off->u.items[0], 0, INT64_MAX, &b) < 0 ||
-	    json_int(&off->u.items[1], 0, INT64_MAX, &e) < 0)
-		return error("%s: tensor %s: data_offsets are not non-negative "
-		    "integers", path, t->name);
+	for (i = 0; i < 2; i++)
+		if (json_int(&off->u.items[i], 0, INT64_MAX, i ? &e : &b) < 0)
+			return error("%s: tensor %s: data_offsets[%zu] is %s, "
+			    "not a non-negative integer", path, t->name, i,
+			    numtext(&off->u.items[i], buf, sizeof(buf)));
 	if (b > e)
 		return error("%s: tensor %s: data_offsets [%lld,%lld] are "
 		    "reversed", path, t->name, b, e);
