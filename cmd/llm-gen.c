@@ -21,12 +21,14 @@ usage(int status)
 	    "usage: %s [-ev] " SAMPOPT_USAGE " " REC_IDS_USAGE "\n"
 	    "       " MODELOPT_USAGE " [file ...]\n",
 	    argv0);
-	exit(status);
+	exit(status ? status : fshut(stdout, "<stdout>"));
 }
 
-/* Generate the continuation of prompt r: write each id as it is sampled. */
+/* Generate the continuation of prompt r (from input name): write each id
+ * as it is sampled. */
 static void
-generate(struct model *m, struct sampler *s, struct stop *st, struct rec *r)
+generate(struct model *m, struct sampler *s, struct stop *st, struct rec *r,
+    const char *name)
 {
 	enum stop_why why = STOP_NONE;
 	const float *logits;
@@ -35,10 +37,12 @@ generate(struct model *m, struct sampler *s, struct stop *st, struct rec *r)
 	size_t i;
 
 	if (r->n == 0)
-		die("record %llu: empty prompt", r->no);
+		die("%s: record %llu: empty prompt", name, r->no);
+	if (rec_check(r, m->cfg.vocab_size, name) < 0)
+		exit(1);
 	if (r->n > (size_t)m->ctx)
-		die("record %llu: prompt of %zu tokens exceeds the context of %d (see --ctx)",
-		    r->no, r->n, m->ctx);
+		die("%s: record %llu: prompt of %zu tokens exceeds the context "
+		    "of %d (see --ctx)", name, r->no, r->n, m->ctx);
 	model_reset(m);
 	stop_reset(st);
 	sampler_reset(s);	/* each prompt as if run alone */
@@ -46,7 +50,7 @@ generate(struct model *m, struct sampler *s, struct stop *st, struct rec *r)
 		for (i = 0; i < nprompt; i++, first = 0)
 			rec_put(stdout, r->ids[i], first);
 	if (!(logits = model_forward(m, r->ids, (int)r->n, 0)))
-		die("record %llu: cannot run the model", r->no);
+		exit(1);	/* it said why */
 	while (!stop_none(st)) {
 		/* the sampler may rewrite the row (penalty): it is ours until
 		 * the next forward */
@@ -58,27 +62,27 @@ generate(struct model *m, struct sampler *s, struct stop *st, struct rec *r)
 		if (ids == REC_TEXT) {
 			rec_put(stdout, id, first);
 			first = 0;
-			if (fflush(stdout) == EOF)
-				exit(1);
+			efflush(stdout, "<stdout>");
 		}
 		if ((why = stop_check(st, id)) != STOP_NONE)
 			break;
 		if (m->pos >= m->ctx) {
-			warn("record %llu: context of %d positions is full", r->no, m->ctx);
+			warn("%s: record %llu: context of %d positions is full",
+			    name, r->no, m->ctx);
 			break;
 		}
 		if (!(logits = model_forward(m, &id, 1, 0)))
-			die("record %llu: cannot run the model", r->no);
+			exit(1);
 	}
 	if (vflag)
-		warn("record %llu: %zu ids, stop: %s", r->no, r->n - nprompt, stop_name(why));
+		warn("%s: record %llu: %zu ids, stop: %s", name, r->no,
+		    r->n - nprompt, stop_name(why));
 	if (ids == REC_U32)
 		rec_write(stdout, ids, r->ids + (echo ? 0 : nprompt),
 		    r->n - (echo ? 0 : nprompt));
 	else
 		rec_end(stdout);
-	if (fflush(stdout) == EOF)
-		exit(1);
+	efflush(stdout, "<stdout>");
 }
 
 int
@@ -124,6 +128,8 @@ main(int argc, char *argv[])
 		}
 	}
 	argc -= optind, argv += optind;
+	if (modelopt_finish(&mo) < 0)
+		exit(2);
 	if (modelopt_load(&m, &mo) < 0) {
 		model_close(&m);
 		return 1;
@@ -139,7 +145,7 @@ main(int argc, char *argv[])
 
 	rec_files_init(&rf, argv, argc, ids);
 	while ((got = rec_files_next(&rf, &r)) > 0)
-		generate(&m, &s, &so.st, &r);
+		generate(&m, &s, &so.st, &r, rf.fl.name);
 	rec_files_close(&rf);
 	ret = got < 0 || rf.fl.failed;
 	ret |= fshut(stdout, "<stdout>");

@@ -17,12 +17,13 @@ usage(int status)
 	    "usage: %s [-as] [-f bin|text|top|npy] [--top k] [-o file]\n"
 	    "       " REC_IDS_USAGE " " MODELOPT_USAGE " [file ...]\n",
 	    argv0);
-	exit(status);
+	exit(status ? status : fshut(stdout, "<stdout>"));
 }
 
-/* Run one record and write its frame(s). */
+/* Run one record (from input name) and write its frame(s). */
 static void
-run(struct model *m, struct frame_writer *fw, const struct rec *r)
+run(struct model *m, struct frame_writer *fw, const struct rec *r,
+    const char *name)
 {
 	struct frame_hdr h = { 0 };
 	const float *logits;
@@ -35,7 +36,8 @@ run(struct model *m, struct frame_writer *fw, const struct rec *r)
 		model_reset(m);
 	if (r->n == 0) {
 		if (!sflag || m->pos == 0)
-			die("record %llu is empty: no position to give logits for", r->no);
+			die("%s: record %llu is empty: no position to give logits "
+			    "for", name, r->no);
 		/* session: an empty record adds nothing; repeat the last frame */
 		h.position = m->pos - 1;
 		h.token = -1;
@@ -43,15 +45,17 @@ run(struct model *m, struct frame_writer *fw, const struct rec *r)
 			exit(1);
 		return;
 	}
+	if (rec_check(r, m->cfg.vocab_size, name) < 0)
+		exit(1);
 	if (r->n > (size_t)(m->ctx - m->pos))
-		die("record %llu: sequence of %zu positions exceeds the context of %d (see --ctx)",
-		    r->no, m->pos + r->n, m->ctx);
+		die("%s: record %llu: sequence of %zu positions exceeds the "
+		    "context of %d (see --ctx)", name, r->no, m->pos + r->n, m->ctx);
 	for (i = 0; i < r->n; i += n) {
 		n = r->n - i;
 		if (allflag && n > MODEL_MAXBATCH)
 			n = MODEL_MAXBATCH;
 		if (!(logits = model_forward(m, r->ids + i, (int)n, allflag)))
-			die("record %llu: cannot run the model", r->no);
+			exit(1);	/* it said why */
 		for (j = allflag ? 0 : (int)n - 1; j < (int)n; j++) {
 			h.position = m->pos - n + j;
 			h.token = r->ids[i + j];
@@ -113,6 +117,8 @@ main(int argc, char *argv[])
 		}
 	}
 	argc -= optind, argv += optind;
+	if (modelopt_finish(&mo) < 0)
+		exit(2);
 	if (modelopt_load(&m, &mo) < 0) {
 		model_close(&m);
 		return 1;
@@ -125,10 +131,10 @@ main(int argc, char *argv[])
 
 	rec_files_init(&rf, argv, argc, ids);
 	while ((got = rec_files_next(&rf, &r)) > 0) {
-		run(&m, &fw, &r);
+		run(&m, &fw, &r, rf.fl.name);
 		/* a reader downstream may be waiting (FIFO loops) */
-		if (fmt != FRAME_NPY && fflush(out) == EOF)
-			break;
+		if (fmt != FRAME_NPY)
+			efflush(out, name);
 	}
 	rec_files_close(&rf);
 	ret = got < 0 || rf.fl.failed;

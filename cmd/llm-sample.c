@@ -24,7 +24,7 @@ usage(int status)
 	fprintf(status ? stderr : stdout,
 	    "usage: %s [-v] [-m model] " SAMPOPT_USAGE
 	    " " REC_IDS_USAGE " [file ...]\n", argv0);
-	exit(status);
+	exit(status ? status : fshut(stdout, "<stdout>"));
 }
 
 /* The model's EOS ids into st: -m, else $PIPELM_MODEL if set. */
@@ -127,8 +127,7 @@ main(int argc, char *argv[])
 			exit(1);
 		hist[nhist++] = id;
 		rec_write(stdout, ids, &id, 1);
-		if (fflush(stdout) == EOF)
-			break;
+		efflush(stdout, "<stdout>");
 		if ((why = stop_check(&so.st, id)) != STOP_NONE)
 			break;
 	}

@@ -182,7 +182,7 @@ usage(int status)
 	fprintf(status ? stderr : stdout, "usage: %s [-cjs] [-t threads] "
 	    "[-e regex] [-d name [-f text|f32]] [file | dir | org/name]\n",
 	    argv0);
-	exit(status);
+	exit(status ? status : fshut(stdout, "<stdout>"));
 }
 
 int
@@ -210,7 +210,7 @@ main(int argc, char *argv[])
 	struct stat sb;
 	regex_t rx;
 	size_t i, n = 0, params = 0;
-	int ch, ret = 1, cflag = 0, sflag = 0, nthr = default_threads();
+	int ch, ret = 1, cflag = 0, sflag = 0, nthr = 0;
 	char *cf = NULL;
 
 	argv0 = argv[0];
@@ -222,12 +222,14 @@ main(int argc, char *argv[])
 		case 'f': fmt = optarg; break;
 		case 'j': jflag = 1; break;
 		case 's': sflag = 1; break;
-		case 't': nthr = (int)estrtonum(optarg, 1, 1024, "threads"); break;
+		case 't': nthr = (int)estrtonum(optarg, 1, 1024, "thread count"); break;
 		case 'h': usage(0);
 		case 'V': version();
 		default: usage(2);
 		}
 	argc -= optind, argv += optind;
+	if (!nthr && (nthr = default_threads()) < 0)
+		exit(2);
 	if (argc > 1 || (strcmp(fmt, "text") && strcmp(fmt, "f32")))
 		usage(2);
 	if (!(arg = argc ? argv[0] : getenv("PIPELM_MODEL")) || !*arg)

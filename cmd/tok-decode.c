@@ -23,7 +23,7 @@ usage(int status)
 	fprintf(status ? stderr : stdout,
 	    "usage: %s [-0 | -n] " TOKOPT_USAGE " [--skip-special]\n"
 	    "       [--pieces] " REC_IDS_USAGE " [file ...]\n", argv0);
-	exit(status);
+	exit(status ? status : fshut(stdout, "<stdout>"));
 }
 
 static void
@@ -130,8 +130,9 @@ main(int argc, char *argv[])
 	if (tokopt_open(&tok, &to) < 0)
 		return 1;
 	files_init(&fl, argv, argc);
-	while (files_next(&fl))
+	while (!ferror(stdout) && files_next(&fl))
 		ret |= decode(fileno(fl.f), fl.name);
+	files_close(&fl);
 	ret |= fl.failed;
 	tok_dec_free(&dec);
 	free(obuf.p);

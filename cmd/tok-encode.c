@@ -26,7 +26,7 @@ usage(int status)
 	    "usage: %s [-l | -0] " TOKOPT_USAGE " [--bos | --no-bos]\n"
 	    "       [--no-special] [--pieces | --count] " REC_IDS_USAGE " [text ...]\n",
 	    argv0);
-	exit(status);
+	exit(status ? status : fshut(stdout, "<stdout>"));
 }
 
 /* Encode one record and write it. */
@@ -76,7 +76,7 @@ input(int sep)
 		if (xgrow(&buf, &cap, len + 65536, 1) < 0)
 			exit(1);
 		if (sep >= 0)
-			fflush(stdout);
+			efflush(stdout, "<stdout>");
 		n = read(0, buf + len, cap - len);
 		if (n < 0 && errno == EINTR)
 			continue;

@@ -29,8 +29,8 @@ fill(struct idstream *s)
 
 	if (s->eof)
 		return 0;
-	if (s->flush)
-		fflush(s->flush);
+	if (s->flush && fflush(s->flush) == EOF)
+		return -1;	/* said by the caller's fshut */
 	do
 		r = read(s->fd, s->buf, sizeof s->buf);
 	while (r < 0 && errno == EINTR);

@@ -26,7 +26,7 @@ enum { MOPT_CTX = 0x200, MOPT_BF16ACT, MOPT_QUANT, MOPT_TIMING };
 struct modelopt {
 	const char *model;	/* -m, NULL for $PIPELM_MODEL */
 	int ctx;		/* --ctx, 0 for the model's */
-	int threads;		/* -t, default_threads() */
+	int threads;		/* -t, else default_threads() (modelopt_finish) */
 	enum model_mode mode;	/* --bf16-act, --quant q8_0 */
 	int timing;		/* --timing */
 };
@@ -36,6 +36,9 @@ void modelopt_init(struct modelopt *mo);
  * not ours, -1 after error() for a bad value or a second mode (the caller
  * exits 2). */
 int modelopt_parse(struct modelopt *mo, int c, const char *arg);
+/* After the options: the thread count from default_threads() unless -t.
+ * 0, or -1 after error() for a bad $PIPELM_THREADS (the caller exits 2). */
+int modelopt_finish(struct modelopt *mo);
 /* Choose the kernels ($PIPELM_KERNEL), load the model and set its mode.
  * 0, or -1 after error(); m is then safe to model_close. */
 int modelopt_load(struct model *m, const struct modelopt *mo);

@@ -121,6 +121,18 @@ rec_read(struct rec *r, FILE *f, const char *name, enum rec_fmt fmt)
 	return 1;
 }
 
+int
+rec_check(const struct rec *r, int vocab, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < r->n; i++)
+		if (r->ids[i] >= vocab)
+			return error("%s: record %llu: token id %d not in the "
+			    "vocabulary (%d tokens)", name, r->no, r->ids[i], vocab);
+	return 0;
+}
+
 void
 rec_put(FILE *f, int id, int first)
 {

@@ -57,6 +57,9 @@ int rec_lex(struct rec_lex *lx, int c, int *id, const char *name,
  * after error() naming name and the record number.  Reads no further than
  * the end of the record, so it can sit in a feedback loop. */
 int rec_read(struct rec *r, FILE *f, const char *name, enum rec_fmt fmt);
+/* 0 if every id of r is below vocab, else -1 after error() naming name,
+ * the record and the first id outside (before the model sees any). */
+int rec_check(const struct rec *r, int vocab, const char *name);
 /* Write one whole record.  Write errors show in ferror(f) (see fshut). */
 void rec_write(FILE *f, enum rec_fmt fmt, const int *ids, size_t n);
 /* Text framing, streamed: rec_put writes one id (preceded by a space

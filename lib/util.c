@@ -342,10 +342,20 @@ fshut(FILE *f, const char *name)
 }
 
 void
+efflush(FILE *f, const char *name)
+{
+	if (fflush(f) == EOF) {
+		if (errno != EPIPE)
+			warn("write %s:", name);
+		exit(1);
+	}
+}
+
+void
 version(void)
 {
 	printf("%s (pipelm) %s\n", argv0, PIPELM_VERSION);
-	exit(0);
+	exit(fshut(stdout, "<stdout>"));
 }
 
 /* Sizes of 2 MiB and more are rounded up to whole huge pages: the kernel
@@ -417,12 +427,16 @@ file_map(int fd, size_t len)
 int
 default_threads(void)
 {
-	const char *s = getenv("PIPELM_THREADS");
+	const char *s = getenv("PIPELM_THREADS"), *why;
 	long long v;
 	long n;
 
-	if (s && *s && !strtonum_err(s, 1, 1024, &v))
+	if (s && *s) {
+		if ((why = strtonum_err(s, 1, 1024, &v)))
+			return error("invalid PIPELM_THREADS '%s': %s (expected "
+			    "1 to 1024)", s, why);
 		return (int)v;
+	}
 	n = sysconf(_SC_NPROCESSORS_ONLN);
 	return n < 1 ? 1 : n > 1024 ? 1024 : (int)n;
 }

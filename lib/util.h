@@ -90,14 +90,19 @@ double estrtod(const char *s, double min, double max, const char *name);
 /* Flush and check a stream; on error warn naming it and return 1, else 0.
  * A write that failed with EPIPE is quiet. */
 int fshut(FILE *f, const char *name);
+/* fflush(f); if that fails, fshut's message (none for EPIPE) and exit(1):
+ * for the programs that flush after each record, where a failed write
+ * must stop the run at once. */
+void efflush(FILE *f, const char *name);
 
-/* Worker threads to use by default: $PIPELM_THREADS if set and valid,
- * else the online CPUs (at least 1). */
+/* Worker threads to use by default: $PIPELM_THREADS if set (1 to 1024),
+ * else the online CPUs (at least 1); -1 after error() if PIPELM_THREADS
+ * is set but not such a number (the caller exits 2, as for a bad -t). */
 int default_threads(void);
 /* Seconds on the monotonic clock, for --timing. */
 double now_seconds(void);
 
-/* Print "usage:" style version line and exit 0 (for --version). */
+/* Print the version line and exit: 0, or 1 if it could not be written. */
 _Noreturn void version(void);
 
 #endif
