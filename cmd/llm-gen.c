@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "../lib/files.h"
 #include "../lib/kern.h"
 #include "../lib/model.h"
 #include "../lib/modelopt.h"
@@ -130,6 +131,8 @@ main(int argc, char *argv[])
 	argc -= optind, argv += optind;
 	if (modelopt_finish(&mo) < 0)
 		exit(2);
+	if (files_check_output(argv, argc, NULL, 1) < 0)
+		return 1;
 	if (modelopt_load(&m, &mo) < 0) {
 		model_close(&m);
 		return 1;

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "../lib/files.h"
 #include "../lib/frame.h"
 #include "../lib/model.h"
 #include "../lib/modelopt.h"
@@ -9,6 +10,14 @@
 #include "../lib/util.h"
 
 static int allflag, sflag;
+static struct outfile outf;	/* -o: in place only when the run succeeds */
+
+/* An exit on an error leaves the old -o file, not a part of the new one. */
+static void
+drop_output(void)
+{
+	outfile_close(&outf, 0);
+}
 
 static _Noreturn void
 usage(int status)
@@ -119,12 +128,17 @@ main(int argc, char *argv[])
 	argc -= optind, argv += optind;
 	if (modelopt_finish(&mo) < 0)
 		exit(2);
+	if (files_check_output(argv, argc, outpath, 1) < 0)
+		return 1;
 	if (modelopt_load(&m, &mo) < 0) {
 		model_close(&m);
 		return 1;
 	}
-	if (outpath && !(out = fopen(outpath, "w")))
-		die("open %s:", outpath);
+	if (outpath) {
+		atexit(drop_output);
+		if (!(out = outfile_open(&outf, outpath)))
+			return 1;
+	}
 	name = outpath ? outpath : "<stdout>";
 	if (frame_writer_open(&fw, out, name, fmt, m.cfg.vocab_size, top) < 0)
 		return 1;
@@ -140,7 +154,10 @@ main(int argc, char *argv[])
 	ret = got < 0 || rf.fl.failed;
 	if (frame_writer_close(&fw) < 0)
 		ret = 1;
-	ret |= fshut(out, name);
+	if (outpath)
+		ret |= outfile_close(&outf, !ret) < 0;
+	else
+		ret |= fshut(out, name);
 	if (mo.timing)
 		model_print_stats(&m, stderr, argv0);
 	rec_free(&r);

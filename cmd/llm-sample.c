@@ -95,6 +95,8 @@ main(int argc, char *argv[])
 		}
 	}
 	argc -= optind, argv += optind;
+	if (files_check_output(argv, argc, NULL, 1) < 0)
+		return 1;
 	if (sampopt_finish(&so, NULL, 0) < 0)	/* seed, check; EOS below */
 		exit(2);
 	if (!so.st.ignore_eos)

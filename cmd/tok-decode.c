@@ -127,7 +127,8 @@ main(int argc, char *argv[])
 		}
 	}
 	argc -= optind, argv += optind;
-	if (tokopt_open(&tok, &to) < 0)
+	if (files_check_output(argv, argc, NULL, 1) < 0 ||
+	    tokopt_open(&tok, &to) < 0)
 		return 1;
 	files_init(&fl, argv, argc);
 	while (!ferror(stdout) && files_next(&fl))
