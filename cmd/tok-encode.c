@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../lib/files.h"
 #include "../lib/rec.h"
 #include "../lib/tok.h"
 #include "../lib/tokopt.h"
@@ -24,7 +25,8 @@ usage(int status)
 {
 	fprintf(status ? stderr : stdout,
 	    "usage: %s [-l | -0] " TOKOPT_USAGE " [--bos | --no-bos]\n"
-	    "       [--no-special] [--pieces | --count] " REC_IDS_USAGE " [text ...]\n",
+	    "       [--no-special] [--pieces | --count] " REC_IDS_USAGE "\n"
+	    "       [-e text ... | file ...]\n",
 	    argv0);
 	exit(status ? status : fshut(stdout, "<stdout>"));
 }
@@ -61,12 +63,12 @@ record(const char *s, size_t n, const char *name)
 	}
 }
 
-/* Records from stdin: the whole input, or split at sep (-l, -0).  Split
- * input is read with read(2) and stdout flushed before each read, so a
- * line typed or streamed in gets its record out at once while bulk input
- * stays buffered. */
+/* Records from fd (name in messages): the whole input, or split at sep
+ * (-l, -0).  Split input is read with read(2) and stdout flushed before
+ * each read, so a line typed or streamed in gets its record out at once
+ * while bulk input stays buffered. */
 static void
-input(int sep)
+input(int fd, const char *name, int sep)
 {
 	char *buf = NULL, *p;
 	size_t cap = 0, len = 0, start;
@@ -77,18 +79,18 @@ input(int sep)
 			exit(1);
 		if (sep >= 0)
 			efflush(stdout, "<stdout>");
-		n = read(0, buf + len, cap - len);
+		n = read(fd, buf + len, cap - len);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
-			die("<stdin>: read:");
+			die("read %s:", name);
 		if (n == 0)
 			break;
 		len += n;
 		if (sep < 0)
 			continue;
 		for (start = 0; (p = memchr(buf + start, sep, len - start)); start = p - buf + 1)
-			record(buf + start, p - (buf + start), "<stdin>");
+			record(buf + start, p - (buf + start), name);
 		memmove(buf, buf + start, len - start);
 		len -= start;
 	}
@@ -97,7 +99,7 @@ input(int sep)
 	if (sep < 0 && len && buf[len - 1] == '\n')
 		len--;
 	if (sep < 0 || len)
-		record(buf ? buf : "", len, "<stdin>");
+		record(buf ? buf : "", len, name);
 	free(buf);
 }
 
@@ -108,6 +110,7 @@ main(int argc, char *argv[])
 	static const struct option opts[] = {
 		{ "lines",      no_argument,       NULL, 'l' },
 		{ "null",       no_argument,       NULL, '0' },
+		{ "text",       required_argument, NULL, 'e' },
 		{ "bos",        no_argument,       NULL, O_BOS },
 		{ "no-bos",     no_argument,       NULL, O_NOBOS },
 		{ "no-special", no_argument,       NULL, O_NOSPECIAL },
@@ -120,16 +123,22 @@ main(int argc, char *argv[])
 		{ NULL, 0, NULL, 0 }
 	};
 	struct tokopt to;
-	int c, sep = -1, i;
+	struct files fl;
+	char **texts = NULL;
+	int c, sep = -1, i, ntext = 0, ret = 0;
 
 	argv0 = argv[0];
 	tokopt_init(&to);
-	while ((c = getopt_long(argc, argv, "l0m:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "e:l0m:h", opts, NULL)) != -1) {
 		switch (tokopt_parse(&to, c, optarg)) {
 		case 1:  continue;
 		case -1: exit(2);
 		}
 		switch (c) {
+		case 'e':
+			texts = ereallocarray(texts, ntext + 1, sizeof(*texts));
+			texts[ntext++] = optarg;
+			break;
 		case 'l': sep = '\n'; break;
 		case '0': sep = 0; break;
 		case O_BOS: bos = 1; break;
@@ -147,18 +156,25 @@ main(int argc, char *argv[])
 		}
 	}
 	argc -= optind, argv += optind;
-	if (tokopt_open(&tok, &to) < 0)
+	if (ntext && argc)
+		edie(2, "-e and file operands exclude each other");
+	if (files_check_output(argv, argc, NULL, 1) < 0 ||
+	    tokopt_open(&tok, &to) < 0)
 		return 1;
 	if (bos == 0)
 		flags &= ~TOK_ADD_SPECIAL;
 	if (bos == 1 && tok_bos(&tok) < 0)
 		die("--bos: the tokenizer names no BOS token");
-	if (argc)
-		for (i = 0; i < argc; i++)
-			record(argv[i], strlen(argv[i]), "argument");
-	else
-		input(sep);
+	for (i = 0; i < ntext; i++)
+		record(texts[i], strlen(texts[i]), "-e");
+	files_init(&fl, argv, ntext ? 0 : argc);
+	while (!ntext && files_next(&fl))
+		input(fileno(fl.f), fl.name, sep);
+	files_close(&fl);
+	ret = fl.failed;
+	free(texts);
 	free(ids.v);
 	tok_free(&tok);
-	return fshut(stdout, "<stdout>");
+	ret |= fshut(stdout, "<stdout>");
+	return ret;
 }
