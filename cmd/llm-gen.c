@@ -22,6 +22,16 @@ usage(int status)
 	    "usage: %s [-ev] " SAMPOPT_USAGE " " REC_IDS_USAGE "\n"
 	    "       " MODELOPT_USAGE " [file ...]\n",
 	    argv0);
+	if (!status)
+		fputs("\n"
+	    "  -e, --echo            start each output record with the prompt's ids\n"
+	    "  -v, --verbose         print the seed, kernels and why each prompt stopped\n"
+	    "  -n, --max-new=N       at most N new ids a prompt (default: until EOS or context)\n"
+	    SAMPOPT_HELP
+	    REC_IDS_HELP
+	    MODELOPT_HELP
+	    "  -h, --help            print this help and exit\n"
+	    "      --version         print the version and exit\n", stdout);
 	exit(status ? status : fshut(stdout, "<stdout>"));
 }
 

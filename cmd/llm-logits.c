@@ -26,6 +26,17 @@ usage(int status)
 	    "usage: %s [-as] [-f bin|text|top|npy] [--top k] [-o file]\n"
 	    "       " REC_IDS_USAGE " " MODELOPT_USAGE " [file ...]\n",
 	    argv0);
+	if (!status)
+		fputs("\n"
+	    "  -a, --all             a frame for every position, not just the last\n"
+	    "  -s, --session         one sequence across all records, a frame each\n"
+	    "  -f, --format=FMT      bin (default), text, top or npy\n"
+	    "      --top=K           ids per top frame (default 10)\n"
+	    "  -o, --output=FILE     write to FILE, in place only if the run succeeds\n"
+	    REC_IDS_HELP
+	    MODELOPT_HELP
+	    "  -h, --help            print this help and exit\n"
+	    "      --version         print the version and exit\n", stdout);
 	exit(status ? status : fshut(stdout, "<stdout>"));
 }
 

@@ -24,6 +24,15 @@ usage(int status)
 	fprintf(status ? stderr : stdout,
 	    "usage: %s [-v] [-m model] " SAMPOPT_USAGE
 	    " " REC_IDS_USAGE " [file ...]\n", argv0);
+	if (!status)
+		fputs("\n"
+	    "  -v, --verbose         print the seed and why it stopped on stderr\n"
+	    "  -m, --model=PATH      the model whose EOS ids stop it (default $PIPELM_MODEL)\n"
+	    "  -n, --max-new=N       stop after N ids (default: no limit)\n"
+	    SAMPOPT_HELP
+	    REC_IDS_HELP
+	    "  -h, --help            print this help and exit\n"
+	    "      --version         print the version and exit\n", stdout);
 	exit(status ? status : fshut(stdout, "<stdout>"));
 }
 

@@ -182,6 +182,17 @@ usage(int status)
 	fprintf(status ? stderr : stdout, "usage: %s [-cjs] [-t threads] "
 	    "[-e regex] [-d name [-f text|f32]] [file | dir | org/name]\n",
 	    argv0);
+	if (!status)
+		fputs("\n"
+	    "  -c, --check           check the file, index and config; print nothing\n"
+	    "  -d, --dump=NAME       print the values of tensor NAME\n"
+	    "  -f, --format=FMT      with -d: text (default) or f32 (raw float32)\n"
+	    "  -e, --regex=RE        list only the tensors whose names match RE\n"
+	    "  -j, --json            write one JSON document\n"
+	    "  -s, --stats           add min, max, mean, std and NaN/Inf counts\n"
+	    "  -t, --threads=N       threads for -s (default $PIPELM_THREADS, else the CPUs)\n"
+	    "  -h, --help            print this help and exit\n"
+	    "      --version         print the version and exit\n", stdout);
 	exit(status ? status : fshut(stdout, "<stdout>"));
 }
 

@@ -23,6 +23,16 @@ usage(int status)
 	fprintf(status ? stderr : stdout,
 	    "usage: %s [-0 | -n] " TOKOPT_USAGE " [--skip-special]\n"
 	    "       [--pieces] " REC_IDS_USAGE " [file ...]\n", argv0);
+	if (!status)
+		fputs("\n"
+	    "  -0, --null            end each record's text with NUL, not a newline\n"
+	    "  -n, --no-newline      nothing between records: one text\n"
+	    TOKOPT_HELP
+	    "      --skip-special    leave special tokens out of the text\n"
+	    "      --pieces          write the token strings instead of the text\n"
+	    REC_IDS_HELP
+	    "  -h, --help            print this help and exit\n"
+	    "      --version         print the version and exit\n", stdout);
 	exit(status ? status : fshut(stdout, "<stdout>"));
 }
 

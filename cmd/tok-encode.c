@@ -28,6 +28,20 @@ usage(int status)
 	    "       [--no-special] [--pieces | --count] " REC_IDS_USAGE "\n"
 	    "       [-e text ... | file ...]\n",
 	    argv0);
+	if (!status)
+		fputs("\n"
+	    "  -e, --text=TEXT       encode TEXT as one record (repeatable; no files read)\n"
+	    "  -l, --lines           each input line is a record\n"
+	    "  -0, --null            each NUL-terminated piece of input is a record\n"
+	    TOKOPT_HELP
+	    "      --bos             start every record with the BOS token\n"
+	    "      --no-bos          do not apply the post-processor (no BOS)\n"
+	    "      --no-special      encode special tokens' text as plain text\n"
+	    "      --pieces          write the token strings instead of the ids\n"
+	    "      --count           write each record's number of tokens\n"
+	    REC_IDS_HELP
+	    "  -h, --help            print this help and exit\n"
+	    "      --version         print the version and exit\n", stdout);
 	exit(status ? status : fshut(stdout, "<stdout>"));
 }
 

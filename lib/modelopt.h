@@ -18,6 +18,14 @@ enum { MOPT_CTX = 0x200, MOPT_BF16ACT, MOPT_QUANT, MOPT_TIMING };
 	{ "bf16-act", no_argument,       NULL, MOPT_BF16ACT }, \
 	{ "quant",    required_argument, NULL, MOPT_QUANT }, \
 	{ "timing",   no_argument,       NULL, MOPT_TIMING }
+/* Their lines of --help. */
+#define MODELOPT_HELP \
+	"  -m, --model=PATH      model folder or ORG/NAME (default $PIPELM_MODEL)\n" \
+	"  -t, --threads=N       worker threads (default $PIPELM_THREADS, else the CPUs)\n" \
+	"      --ctx=N           most positions a sequence may have (default the model's)\n" \
+	"      --timing          print load, prefill and decode times on stderr\n" \
+	"      --bf16-act        fast mode: bfloat16 activations (AVX512-BF16)\n" \
+	"      --quant=q8_0      fast mode: matrices quantized to Q8_0 at load\n"
 /* Their part of a usage line (after "usage: prog"). */
 #define MODELOPT_USAGE \
 	"[-m model] [-t threads] [--ctx n] [--timing]\n" \

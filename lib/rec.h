@@ -27,7 +27,7 @@ enum { REC_OPT_IDS = 0x300 };
 #define REC_IDS_LONGOPT { "ids", required_argument, NULL, REC_OPT_IDS }
 #define REC_IDS_USAGE "[--ids=text|u32]"
 #define REC_IDS_HELP \
-	"  --ids=text|u32        token record framing (default text)\n"
+	"      --ids=text|u32    token record framing: text lines or u32 (default text)\n"
 
 struct rec {
 	int *ids;		/* n token ids */

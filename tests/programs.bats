@@ -74,3 +74,18 @@ need_full() {
 			{ echo "$p: $stderr"; false; }
 	done
 }
+
+@test "programs: --help has a line for every option the man page lists, errors give the short usage" {
+	for p in $PROGS; do
+		run -0 $p --help
+		help=$output
+		# every long option of the page's option list, e.g. "Fl \-top\-k"
+		for o in $(sed -n 's/^\.It //p' "$BATS_TEST_DIRNAME/../man/$p.1" |
+		    grep -o 'Fl \\-[a-z0-9\\-]*' | sed 's/^Fl /-/; s/\\//g' | sort -u); do
+			[[ $help == *"  $o"[=\ ]* || $help == *", $o"[=\ ]* ]] ||
+				{ echo "$p --help lacks $o"; false; }
+		done
+		run -2 --separate-stderr $p --bogus
+		[[ $stderr == *usage:* ]] && [[ $stderr != *--version* ]]
+	done
+}
