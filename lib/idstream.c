@@ -86,8 +86,10 @@ u32(struct idstream *s, uint32_t *v, int may_end)
 				return -1;
 			if (i == 0 && may_end)
 				return 0;
-			return error("%s: record %llu: truncated u32 record", s->name,
-			    s->no + (may_end ? 1 : 0));
+			if (may_end)	/* the count of the next record */
+				s->no++;
+			return error("%s: record %llu: truncated u32 record",
+			    s->name, s->no);
 		}
 		*v |= (uint32_t)s->buf[s->pos++] << (8 * i);
 	}
