@@ -75,7 +75,7 @@ run(struct model *m, struct frame_writer *fw, const struct rec *r,
 		if (allflag && n > MODEL_MAXBATCH)
 			n = MODEL_MAXBATCH;
 		if (!(logits = model_forward(m, r->ids + i, (int)n, allflag)))
-			exit(1);	/* it said why */
+			die("record %llu: cannot run the model", r->no);
 		for (j = allflag ? 0 : (int)n - 1; j < (int)n; j++) {
 			h.position = m->pos - n + j;
 			h.token = r->ids[i + j];
