@@ -284,7 +284,10 @@ strtonum_err(const char *s, long long min, long long max, long long *out)
 	long long v;
 
 	errno = 0;
-	if (!*s)
+	/* digits with an optional minus: strtoll would also take blanks
+	 * and a plus, which no format and no option of ours writes */
+	if (!(*s >= '0' && *s <= '9') &&
+	    !(*s == '-' && s[1] >= '0' && s[1] <= '9'))
 		return "not a number";
 	v = strtoll(s, &end, 10);
 	if (*end || end == s)

@@ -79,7 +79,8 @@ void mem_unmap(void *p, size_t n);
 int size_mul(size_t *r, size_t a, size_t b);
 int size_add(size_t *r, size_t a, size_t b);
 
-/* Parse a whole decimal integer in [min, max]; NULL on success, else a
+/* Parse a whole decimal integer in [min, max], digits with an optional
+ * minus and nothing else (no blanks, no plus); NULL on success, else a
  * static reason ("not a number", "too small", "too large"). */
 const char *strtonum_err(const char *s, long long min, long long max, long long *out);
 /* The same, for an option: exit 2 with "invalid NAME 'S': reason". */

@@ -89,3 +89,15 @@ need_full() {
 		[[ $stderr == *usage:* ]] && [[ $stderr != *--version* ]]
 	done
 }
+
+@test "programs: a number is digits with an optional minus, nothing else, in every option" {
+	for v in ' 5' '+5' '5 ' '0x5' '5e0' ''; do
+		for c in "llm-logits --top" "llm-gen -n" "llm-sample --top-k" \
+		    "llm-gen --seed" "st-inspect -t" "llm-logits -t" "llm-gen --ctx"; do
+			run -2 --separate-stderr $c "$v"
+			[[ $stderr == *"'$v': not a number"* ]] ||
+				{ echo "$c '$v': $stderr"; false; }
+		done
+		PIPELM_THREADS=$v run -0 llm-logits -m "$M" -t 1 -f top <<<"1"
+	done
+}
