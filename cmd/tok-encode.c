@@ -172,7 +172,7 @@ main(int argc, char *argv[])
 	argc -= optind, argv += optind;
 	if (ntext && argc)
 		edie(2, "-e and file operands exclude each other");
-	if (files_check_output(argv, argc, NULL, 1) < 0 ||
+	if ((!ntext && files_check_output(argv, argc, NULL, 1) < 0) ||
 	    tokopt_open(&tok, &to) < 0)
 		return 1;
 	if (bos == 0)
