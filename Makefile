@@ -6,6 +6,8 @@ CC = cc
 CFLAGS = -std=c11 -O2 -g -Wall -Wextra -Werror -pthread
 CPPFLAGS = -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -DPIPELM_DATADIR='"$(DATADIR)"'
 LDLIBS = -lm -pthread
+# The version lives in lib/util.h (PIPELM_VERSION); install stamps it into the pages.
+VERSION = $(shell sed -n 's/^\#define PIPELM_VERSION "\(.*\)"$$/\1/p' lib/util.h)
 
 # Objects go under $(O), so the plain and the sanitizer build live side by side.
 O = build/rel
@@ -110,7 +112,7 @@ peer:
 install: $(BIN)
 	mkdir -p $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(MANPREFIX)/man1 $(DESTDIR)$(MANPREFIX)/man5
 	cp -f $(BIN) $(DESTDIR)$(PREFIX)/bin/
-	for p in $(PROG) $(SCRIPT); do sed 's/^\.Os pipelm$$/.Os pipelm $(subst .,\.,0.1.0)/' man/$$p.1 > $(DESTDIR)$(MANPREFIX)/man1/$$p.1; done
+	for p in $(PROG) $(SCRIPT); do sed 's/^\.Os pipelm$$/.Os pipelm $(VERSION)/' man/$$p.1 > $(DESTDIR)$(MANPREFIX)/man1/$$p.1; done
 	cp -f man/pipelm-formats.5 $(DESTDIR)$(MANPREFIX)/man5/
 	mkdir -p $(DESTDIR)$(DATADIR)
 	cp -Rf share/pipelm/stories260K $(DESTDIR)$(DATADIR)/

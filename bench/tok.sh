@@ -44,7 +44,7 @@ best() {
 }
 
 : >"$tmp/stdin"
-load=$(best 20 $one "$bin/tok-encode" --tokenizer "$tok" "")
+load=$(best 20 $one "$bin/tok-encode" --tokenizer "$tok" -e "")
 cp "$tmp/in" "$tmp/stdin"
 enc=$(best 5 $one "$bin/tok-encode" --tokenizer "$tok")
 ntok=$("$bin/tok-encode" --tokenizer "$tok" --count <"$tmp/in")

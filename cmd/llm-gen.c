@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "../lib/files.h"
 #include "../lib/kern.h"
 #include "../lib/model.h"
 #include "../lib/modelopt.h"
@@ -18,16 +19,27 @@ static _Noreturn void
 usage(int status)
 {
 	fprintf(status ? stderr : stdout,
-	    "usage: %s [-ev] [-m model] " SAMPOPT_USAGE "\n"
-	    "       [--ctx n] [-t threads] [--ids=text|u32] [--timing]\n"
-	    "       [--bf16-act | --quant q8_0] [file ...]\n",
+	    "usage: %s [-ev] " SAMPOPT_USAGE " " REC_IDS_USAGE "\n"
+	    "       " MODELOPT_USAGE " [file ...]\n",
 	    argv0);
-	exit(status);
+	if (!status)
+		fputs("\n"
+	    "  -e, --echo            start each output record with the prompt's ids\n"
+	    "  -v, --verbose         print the seed, kernels and why each prompt stopped\n"
+	    "  -n, --max-new=N       at most N new ids a prompt (default: until EOS or context)\n"
+	    SAMPOPT_HELP
+	    REC_IDS_HELP
+	    MODELOPT_HELP
+	    "  -h, --help            print this help and exit\n"
+	    "      --version         print the version and exit\n", stdout);
+	exit(status ? status : fshut(stdout, "<stdout>"));
 }
 
-/* Generate the continuation of prompt r: write each id as it is sampled. */
+/* Generate the continuation of prompt r (from input name): write each id
+ * as it is sampled. */
 static void
-generate(struct model *m, struct sampler *s, struct stop *st, struct rec *r)
+generate(struct model *m, struct sampler *s, struct stop *st, struct rec *r,
+    const char *name)
 {
 	enum stop_why why = STOP_NONE;
 	const float *logits;
@@ -36,10 +48,12 @@ generate(struct model *m, struct sampler *s, struct stop *st, struct rec *r)
 	size_t i;
 
 	if (r->n == 0)
-		die("record %llu: empty prompt", r->no);
+		die("%s: record %llu: empty prompt", name, r->no);
+	if (rec_check(r, m->cfg.vocab_size, name) < 0)
+		exit(1);
 	if (r->n > (size_t)m->ctx)
-		die("record %llu: prompt of %zu tokens exceeds the context of %d (see --ctx)",
-		    r->no, r->n, m->ctx);
+		die("%s: record %llu: prompt of %zu tokens exceeds the context "
+		    "of %d (see --ctx)", name, r->no, r->n, m->ctx);
 	model_reset(m);
 	stop_reset(st);
 	sampler_reset(s);	/* each prompt as if run alone */
@@ -47,41 +61,39 @@ generate(struct model *m, struct sampler *s, struct stop *st, struct rec *r)
 		for (i = 0; i < nprompt; i++, first = 0)
 			rec_put(stdout, r->ids[i], first);
 	if (!(logits = model_forward(m, r->ids, (int)r->n)))
-		die("record %llu: cannot run the model", r->no);
+		exit(1);	/* it said why */
 	while (!stop_none(st)) {
 		/* the sampler may rewrite the row (penalty): it is ours until
 		 * the next forward */
 		id = sampler_next(s, (float *)logits, r->ids, r->n);
 		/* r grows into the history (and, for u32, the record out) */
-		if (r->n == r->cap) {
-			r->cap = r->cap ? 2 * r->cap : 64;
-			r->ids = ereallocarray(r->ids, r->cap, sizeof(int));
-		}
+		if (xgrow(&r->ids, &r->cap, r->n + 1, sizeof(*r->ids)) < 0)
+			exit(1);
 		r->ids[r->n++] = id;
 		if (ids == REC_TEXT) {
 			rec_put(stdout, id, first);
 			first = 0;
-			if (fflush(stdout) == EOF)
-				exit(1);
+			efflush(stdout, "<stdout>");
 		}
 		if ((why = stop_check(st, id)) != STOP_NONE)
 			break;
 		if (m->pos >= m->ctx) {
-			warn("record %llu: context of %d positions is full", r->no, m->ctx);
+			warn("%s: record %llu: context of %d positions is full",
+			    name, r->no, m->ctx);
 			break;
 		}
 		if (!(logits = model_forward(m, &id, 1)))
-			die("record %llu: cannot run the model", r->no);
+			exit(1);
 	}
 	if (vflag)
-		warn("record %llu: %zu ids, stop: %s", r->no, r->n - nprompt, stop_name(why));
+		warn("%s: record %llu: %zu ids, stop: %s", name, r->no,
+		    r->n - nprompt, stop_name(why));
 	if (ids == REC_U32)
 		rec_write(stdout, ids, r->ids + (echo ? 0 : nprompt),
 		    r->n - (echo ? 0 : nprompt));
 	else
 		rec_end(stdout);
-	if (fflush(stdout) == EOF)
-		exit(1);
+	efflush(stdout, "<stdout>");
 }
 
 int
@@ -90,10 +102,10 @@ main(int argc, char *argv[])
 	static const struct option opts[] = {
 		{ "echo",    no_argument,       NULL, 'e' },
 		{ "help",    no_argument,       NULL, 'h' },
-		{ "ids",     required_argument, NULL, 'I' },
 		{ "verbose", no_argument,       NULL, 'v' },
 		{ "version", no_argument,       NULL, 'V' },
 		MODELOPT_LONGOPTS,
+		REC_IDS_LONGOPT,
 		SAMPOPT_LONGOPTS,
 		{ NULL, 0, NULL, 0 }
 	};
@@ -117,9 +129,9 @@ main(int argc, char *argv[])
 		switch (c) {
 		case 'e': echo = 1; break;
 		case 'h': usage(0);
-		case 'I':
-			if (rec_parse_fmt(optarg, &ids) < 0)
-				edie(2, "invalid --ids '%s' (text or u32)", optarg);
+		case REC_OPT_IDS:
+			if (rec_fmt_parse(optarg, &ids) < 0)
+				exit(2);
 			break;
 		case 'v': vflag = 1; break;
 		case 'V': version();
@@ -127,6 +139,10 @@ main(int argc, char *argv[])
 		}
 	}
 	argc -= optind, argv += optind;
+	if (modelopt_finish(&mo) < 0)
+		exit(2);
+	if (files_check_output(argv, argc, NULL, 1) < 0)
+		return 1;
 	if (modelopt_load(&m, &mo) < 0) {
 		model_close(&m);
 		return 1;
@@ -142,9 +158,9 @@ main(int argc, char *argv[])
 
 	rec_files_init(&rf, argv, argc, ids);
 	while ((got = rec_files_next(&rf, &r)) > 0)
-		generate(&m, &s, &so.st, &r);
+		generate(&m, &s, &so.st, &r, rf.fl.name);
 	rec_files_close(&rf);
-	ret = got < 0 || rf.failed;
+	ret = got < 0 || rf.fl.failed;
 	ret |= fshut(stdout, "<stdout>");
 	if (mo.timing)
 		model_print_stats(&m, stderr, argv0);

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "../lib/files.h"
 #include "../lib/frame.h"
 #include "../lib/model.h"
 #include "../lib/modelopt.h"
@@ -9,16 +10,34 @@
 #include "../lib/util.h"
 
 static int allflag, sflag;
+static struct outfile outf;	/* -o: in place only when the run succeeds */
+
+/* An exit on an error leaves the old -o file, not a part of the new one. */
+static void
+drop_output(void)
+{
+	outfile_close(&outf, 0);
+}
 
 static _Noreturn void
 usage(int status)
 {
 	fprintf(status ? stderr : stdout,
-	    "usage: %s [-as] [-m model] [-f bin|text|top|npy] [--top k] [-o file]\n"
-	    "       [--ctx n] [-t threads] [--ids=text|u32] [--timing]\n"
-	    "       [--bf16-act | --quant q8_0] [file ...]\n",
+	    "usage: %s [-as] [-f bin|text|top|npy] [--top k] [-o file]\n"
+	    "       " REC_IDS_USAGE " " MODELOPT_USAGE " [file ...]\n",
 	    argv0);
-	exit(status);
+	if (!status)
+		fputs("\n"
+	    "  -a, --all             a frame for every position, not just the last\n"
+	    "  -s, --session         one sequence across all records, a frame each\n"
+	    "  -f, --format=FMT      bin (default), text, top or npy\n"
+	    "      --top=K           ids per top frame (default 10)\n"
+	    "  -o, --output=FILE     write to FILE, in place only if the run succeeds\n"
+	    REC_IDS_HELP
+	    MODELOPT_HELP
+	    "  -h, --help            print this help and exit\n"
+	    "      --version         print the version and exit\n", stdout);
+	exit(status ? status : fshut(stdout, "<stdout>"));
 }
 
 struct out {			/* where put() writes a record's frames */
@@ -44,9 +63,10 @@ put(void *ctx, const float *logits, int i, int rows)
 	return 0;
 }
 
-/* Run one record and write its frame(s). */
+/* Run one record (from input name) and write its frame(s). */
 static void
-run(struct model *m, struct frame_writer *fw, const struct rec *r)
+run(struct model *m, struct frame_writer *fw, const struct rec *r,
+    const char *name)
 {
 	struct out o = { fw, { 0 }, r, 0 };
 	const float *logits;
@@ -58,7 +78,8 @@ run(struct model *m, struct frame_writer *fw, const struct rec *r)
 		model_reset(m);
 	if (r->n == 0) {
 		if (!sflag || m->pos == 0)
-			die("record %llu is empty: no position to give logits for", r->no);
+			die("%s: record %llu is empty: no position to give logits "
+			    "for", name, r->no);
 		/* session: an empty record adds nothing; repeat the last frame */
 		o.h.position = m->pos - 1;
 		o.h.token = -1;
@@ -66,17 +87,20 @@ run(struct model *m, struct frame_writer *fw, const struct rec *r)
 			exit(1);
 		return;
 	}
+	if (rec_check(r, m->cfg.vocab_size, name) < 0)
+		exit(1);
 	if (r->n > (size_t)(m->ctx - m->pos))
-		die("record %llu: sequence of %zu positions exceeds the context of %d (see --ctx)",
-		    r->no, m->pos + r->n, m->ctx);
+		die("%s: record %llu: sequence of %zu positions exceeds the "
+		    "context of %d (see --ctx)", name, r->no, m->pos + r->n, m->ctx);
 	o.pos0 = m->pos;
+	/* model_forward has said what went wrong */
 	if (allflag) {
 		if (model_forward_all(m, r->ids, n, put, &o) < 0)
-			die("record %llu: cannot run the model", r->no);
+			exit(1);
 		return;
 	}
 	if (!(logits = model_forward(m, r->ids, n)))
-		die("record %llu: cannot run the model", r->no);
+		exit(1);
 	put(&o, logits, n - 1, 1);
 }
 
@@ -87,12 +111,12 @@ main(int argc, char *argv[])
 		{ "all",     no_argument,       NULL, 'a' },
 		{ "format",  required_argument, NULL, 'f' },
 		{ "help",    no_argument,       NULL, 'h' },
-		{ "ids",     required_argument, NULL, 'I' },
 		{ "output",  required_argument, NULL, 'o' },
 		{ "session", no_argument,       NULL, 's' },
 		{ "top",     required_argument, NULL, 'k' },
 		{ "version", no_argument,       NULL, 'V' },
 		MODELOPT_LONGOPTS,
+		REC_IDS_LONGOPT,
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *outpath = NULL, *name;
@@ -120,9 +144,9 @@ main(int argc, char *argv[])
 				edie(2, "invalid format '%s' (bin, text, top or npy)", optarg);
 			break;
 		case 'h': usage(0);
-		case 'I':
-			if (rec_parse_fmt(optarg, &ids) < 0)
-				edie(2, "invalid --ids '%s' (text or u32)", optarg);
+		case REC_OPT_IDS:
+			if (rec_fmt_parse(optarg, &ids) < 0)
+				exit(2);
 			break;
 		case 'k': top = estrtonum(optarg, 1, 1 << 24, "--top"); break;
 		case 'o': outpath = optarg; break;
@@ -132,28 +156,38 @@ main(int argc, char *argv[])
 		}
 	}
 	argc -= optind, argv += optind;
+	if (modelopt_finish(&mo) < 0)
+		exit(2);
+	if (files_check_output(argv, argc, outpath, 1) < 0)
+		return 1;
 	if (modelopt_load(&m, &mo) < 0) {
 		model_close(&m);
 		return 1;
 	}
-	if (outpath && !(out = fopen(outpath, "w")))
-		die("open %s:", outpath);
+	if (outpath) {
+		atexit(drop_output);
+		if (!(out = outfile_open(&outf, outpath)))
+			return 1;
+	}
 	name = outpath ? outpath : "<stdout>";
 	if (frame_writer_open(&fw, out, name, fmt, m.cfg.vocab_size, top) < 0)
 		return 1;
 
 	rec_files_init(&rf, argv, argc, ids);
 	while ((got = rec_files_next(&rf, &r)) > 0) {
-		run(&m, &fw, &r);
+		run(&m, &fw, &r, rf.fl.name);
 		/* a reader downstream may be waiting (FIFO loops) */
-		if (fmt != FRAME_NPY && fflush(out) == EOF)
-			break;
+		if (fmt != FRAME_NPY)
+			efflush(out, name);
 	}
 	rec_files_close(&rf);
-	ret = got < 0 || rf.failed;
+	ret = got < 0 || rf.fl.failed;
 	if (frame_writer_close(&fw) < 0)
 		ret = 1;
-	ret |= fshut(out, name);
+	if (outpath)
+		ret |= outfile_close(&outf, !ret) < 0;
+	else
+		ret |= fshut(out, name);
 	if (mo.timing)
 		model_print_stats(&m, stderr, argv0);
 	rec_free(&r);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "../lib/cfg.h"
+#include "../lib/files.h"
 #include "../lib/frame.h"
 #include "../lib/mdir.h"
 #include "../lib/rec.h"
@@ -13,7 +14,7 @@
 #include "../lib/sampopt.h"
 #include "../lib/util.h"
 
-enum { OPT_IDS = 0x200, OPT_VERSION };
+enum { OPT_VERSION = 0x400 };
 
 static int vflag;
 
@@ -22,8 +23,17 @@ usage(int status)
 {
 	fprintf(status ? stderr : stdout,
 	    "usage: %s [-v] [-m model] " SAMPOPT_USAGE
-	    " [--ids=text|u32] [file]\n", argv0);
-	exit(status);
+	    " " REC_IDS_USAGE " [file ...]\n", argv0);
+	if (!status)
+		fputs("\n"
+	    "  -v, --verbose         print the seed and why it stopped on stderr\n"
+	    "  -m, --model=PATH      the model whose EOS ids stop it (default $PIPELM_MODEL)\n"
+	    "  -n, --max-new=N       stop after N ids (default: no limit)\n"
+	    SAMPOPT_HELP
+	    REC_IDS_HELP
+	    "  -h, --help            print this help and exit\n"
+	    "      --version         print the version and exit\n", stdout);
+	exit(status ? status : fshut(stdout, "<stdout>"));
 }
 
 /* The model's EOS ids into st: -m, else $PIPELM_MODEL if set. */
@@ -54,9 +64,9 @@ main(int argc, char *argv[])
 {
 	static const struct option opts[] = {
 		SAMPOPT_LONGOPTS,
+		REC_IDS_LONGOPT,
 		{ "model",          required_argument, NULL, 'm' },
 		{ "verbose",        no_argument,       NULL, 'v' },
-		{ "ids",            required_argument, NULL, OPT_IDS },
 		{ "help",           no_argument,       NULL, 'h' },
 		{ "version",        no_argument,       NULL, OPT_VERSION },
 		{ NULL, 0, NULL, 0 }
@@ -67,12 +77,12 @@ main(int argc, char *argv[])
 	struct frame_hdr h;
 	enum rec_fmt ids = REC_TEXT;
 	enum stop_why why = STOP_NONE;
-	const char *model = NULL, *name = "<stdin>";
+	const char *model = NULL;
 	const float *logits;
 	float *x = NULL;
 	int *hist = NULL, c, id, ret = 0, k;
 	size_t nhist = 0, cap = 0;
-	FILE *f = stdin;
+	struct files fl;
 
 	argv0 = argv[0];
 	sampopt_init(&so);
@@ -84,9 +94,9 @@ main(int argc, char *argv[])
 		switch (c) {
 		case 'm': model = optarg; break;
 		case 'v': vflag = 1; break;
-		case OPT_IDS:
-			if (rec_parse_fmt(optarg, &ids) < 0)
-				edie(2, "invalid --ids '%s': expected text or u32", optarg);
+		case REC_OPT_IDS:
+			if (rec_fmt_parse(optarg, &ids) < 0)
+				exit(2);
 			break;
 		case OPT_VERSION: version();
 		case 'h': usage(0);
@@ -94,24 +104,28 @@ main(int argc, char *argv[])
 		}
 	}
 	argc -= optind, argv += optind;
-	if (argc > 1)
-		usage(2);
+	if (files_check_output(argv, argc, NULL, 1) < 0)
+		return 1;
 	if (sampopt_finish(&so, NULL, 0) < 0)	/* seed, check; EOS below */
 		exit(2);
 	if (!so.st.ignore_eos)
 		load_eos(&so.st, model);
-	if (argc == 1 && strcmp(argv[0], "-")) {
-		name = argv[0];
-		if (!(f = fopen(name, "r")))
-			die("%s:", name);
-	}
 	if (vflag)
 		warn("seed %" PRIu64, so.o.seed);
 
-	while (!stop_none(&so.st) && (k = frame_read(&r, f, name, &h, &logits)) != 0) {
-		if (k < 0) {
+	files_init(&fl, argv, argc);
+	if (!files_next(&fl))
+		goto out;
+	while (!stop_none(&so.st)) {
+		if ((k = frame_read(&r, fl.f, fl.name, &h, &logits)) < 0) {
 			ret = 1;
 			break;
+		}
+		if (k == 0) {
+			if (!files_next(&fl))
+				break;
+			r.known = 0;	/* each file says its own format */
+			continue;
 		}
 		if (!x) {
 			x = emalloc(h.vocab * sizeof(*x));
@@ -120,20 +134,19 @@ main(int argc, char *argv[])
 		}
 		memcpy(x, logits, h.vocab * sizeof(*x));
 		id = sampler_next(&s, x, hist, nhist);
-		if (nhist == cap)
-			hist = ereallocarray(hist, cap = cap ? 2 * cap : 256,
-			    sizeof(*hist));
+		if (xgrow(&hist, &cap, nhist + 1, sizeof(*hist)) < 0)
+			exit(1);
 		hist[nhist++] = id;
 		rec_write(stdout, ids, &id, 1);
-		if (fflush(stdout) == EOF)
-			break;
+		efflush(stdout, "<stdout>");
 		if ((why = stop_check(&so.st, id)) != STOP_NONE)
 			break;
 	}
 	if (vflag && why != STOP_NONE)
 		warn("stop (%s) after %zu ids", stop_name(why), nhist);
-	if (f != stdin)
-		fclose(f);
+out:
+	files_close(&fl);
+	ret |= fl.failed;
 	free(x);
 	free(hist);
 	sampler_free(&s);

@@ -12,7 +12,7 @@
 #include "../lib/score.h"
 #include "../lib/util.h"
 
-enum { O_PERTOKEN = 0x500, O_TOP, O_FROM, O_STRIDE, O_IDS };
+enum { O_PERTOKEN = 0x500, O_TOP, O_FROM, O_STRIDE };
 
 static int pertoken, topk;
 static size_t from = 1, stride;
@@ -23,29 +23,21 @@ usage(int status)
 {
 	FILE *f = status ? stderr : stdout;
 
-	fprintf(f, "usage: %s [--per-token [--top k]] [--from n] [--stride n] [-m model]\n"
-	    "       [--ctx n] [-t threads] [--ids=text|u32] [--timing]\n"
-	    "       [--bf16-act | --quant q8_0] [file ...]\n", argv0);
+	fprintf(f, "usage: %s [--per-token [--top k]] [--from n] [--stride n]\n"
+	    "       " MODELOPT_USAGE " " REC_IDS_USAGE " [file ...]\n", argv0);
 	if (!status) {
 		fputs("\n"
 		    "For each token record, the log-probability the model gives each of its\n"
 		    "tokens after the first: one line per record (scored tokens, sum of the\n"
 		    "natural-log probabilities, perplexity), or one line per token.\n\n"
-		    "      --per-token  record, position, id, log-probability, rank per token\n"
-		    "      --top K      with --per-token: the K likeliest ids as id:logprob\n"
-		    "      --from N     score the tokens from position N on (default 1)\n"
-		    "      --stride N   records longer than the context: a window every N\n"
-		    "                   positions (default half the context)\n"
-		    "  -m, --model M    a model folder or ORG/NAME (default $PIPELM_MODEL,\n"
-		    "                   else the built-in model)\n"
-		    "      --ctx N      the context: the longest window\n"
-		    "  -t, --threads N  worker threads (the result does not depend on it)\n"
-		    "      --ids=FMT    token records as text (default) or u32\n"
-		    "      --timing     load and prefill times on stderr\n"
-		    "      --bf16-act, --quant q8_0\n"
-		    "                   the faster numeric modes of llm-logits(1)\n"
-		    "  -h, --help       this text\n"
-		    "      --version    the version\n", f);
+		    "      --per-token       record, position, id, log-probability, rank per token\n"
+		    "      --top=K           with --per-token: the K likeliest ids as id:logprob\n"
+		    "      --from=N          score the tokens from position N on (default 1)\n"
+		    "      --stride=N        records longer than the context: a window every N\n"
+		    "                        positions (default half the context)\n"
+		    MODELOPT_HELP REC_IDS_HELP
+		    "  -h, --help            this text\n"
+		    "      --version         the version\n", f);
 		if (fflush(f) == EOF || ferror(f))
 			die("<stdout>: write error");
 	}
@@ -134,10 +126,10 @@ main(int argc, char *argv[])
 		{ "top",       required_argument, NULL, O_TOP },
 		{ "from",      required_argument, NULL, O_FROM },
 		{ "stride",    required_argument, NULL, O_STRIDE },
-		{ "ids",       required_argument, NULL, O_IDS },
 		{ "help",      no_argument,       NULL, 'h' },
 		{ "version",   no_argument,       NULL, 'V' },
 		MODELOPT_LONGOPTS,
+		REC_IDS_LONGOPT,
 		{ NULL, 0, NULL, 0 }
 	};
 	struct modelopt mo;
@@ -160,9 +152,9 @@ main(int argc, char *argv[])
 		case O_TOP: topk = (int)estrtonum(optarg, 0, 1 << 24, "--top"); break;
 		case O_FROM: from = (size_t)estrtonum(optarg, 1, 1LL << 40, "--from"); break;
 		case O_STRIDE: sarg = estrtonum(optarg, 1, 1 << 30, "--stride"); break;
-		case O_IDS:
-			if (rec_parse_fmt(optarg, &ids) < 0)
-				edie(2, "invalid --ids '%s' (text or u32)", optarg);
+		case REC_OPT_IDS:
+			if (rec_fmt_parse(optarg, &ids) < 0)
+				exit(2);
 			break;
 		case 'h': usage(0);
 		case 'V': version();
@@ -172,6 +164,8 @@ main(int argc, char *argv[])
 	argc -= optind, argv += optind;
 	if (topk && !pertoken)
 		edie(2, "--top goes with --per-token");
+	if (modelopt_finish(&mo) < 0)
+		exit(2);
 	if (modelopt_load(&m, &mo) < 0) {
 		model_close(&m);
 		return 1;
@@ -183,16 +177,13 @@ main(int argc, char *argv[])
 
 	rec_files_init(&rf, argv, argc, ids);
 	while ((got = rec_files_next(&rf, &r)) > 0) {
-		for (size_t i = 0; i < r.n; i++)
-			if (r.ids[i] >= m.cfg.vocab_size)
-				die("record %llu: token %d is outside the vocabulary "
-				    "of %d", r.no, r.ids[i], m.cfg.vocab_size);
+		if (rec_check(&r, m.cfg.vocab_size, rf.fl.name) < 0)
+			exit(1);
 		score(&m, &r);
-		if (fflush(stdout) == EOF)
-			break;
+		efflush(stdout, "<stdout>");
 	}
 	rec_files_close(&rf);
-	ret = got < 0 || rf.failed;
+	ret = got < 0 || rf.fl.failed;
 	ret |= fshut(stdout, "<stdout>");
 	if (mo.timing)
 		model_print_stats(&m, stderr, argv0);

@@ -182,7 +182,18 @@ usage(int status)
 	fprintf(status ? stderr : stdout, "usage: %s [-cjs] [-t threads] "
 	    "[-e regex] [-d name [-f text|f32]] [file | dir | org/name]\n",
 	    argv0);
-	exit(status);
+	if (!status)
+		fputs("\n"
+	    "  -c, --check           check the file, index and config; print nothing\n"
+	    "  -d, --dump=NAME       print the values of tensor NAME\n"
+	    "  -f, --format=FMT      with -d: text (default) or f32 (raw float32)\n"
+	    "  -e, --regex=RE        list only the tensors whose names match RE\n"
+	    "  -j, --json            write one JSON document\n"
+	    "  -s, --stats           add min, max, mean, std and NaN/Inf counts\n"
+	    "  -t, --threads=N       threads for -s (default $PIPELM_THREADS, else the CPUs)\n"
+	    "  -h, --help            print this help and exit\n"
+	    "      --version         print the version and exit\n", stdout);
+	exit(status ? status : fshut(stdout, "<stdout>"));
 }
 
 int
@@ -210,7 +221,7 @@ main(int argc, char *argv[])
 	struct stat sb;
 	regex_t rx;
 	size_t i, n = 0, params = 0;
-	int ch, ret = 1, cflag = 0, sflag = 0, nthr = default_threads();
+	int ch, ret = 1, cflag = 0, sflag = 0, nthr = 0;
 	char *cf = NULL;
 
 	argv0 = argv[0];
@@ -222,12 +233,14 @@ main(int argc, char *argv[])
 		case 'f': fmt = optarg; break;
 		case 'j': jflag = 1; break;
 		case 's': sflag = 1; break;
-		case 't': nthr = (int)estrtonum(optarg, 1, 1024, "threads"); break;
+		case 't': nthr = (int)estrtonum(optarg, 1, 1024, "thread count"); break;
 		case 'h': usage(0);
 		case 'V': version();
 		default: usage(2);
 		}
 	argc -= optind, argv += optind;
+	if (!nthr && (nthr = default_threads()) < 0)
+		exit(2);
 	if (argc > 1 || (strcmp(fmt, "text") && strcmp(fmt, "f32")))
 		usage(2);
 	if (argc && !*argv[0])

@@ -1,14 +1,13 @@
 /* tok-decode: token records to text, streamed.  See tok-decode(1). */
-#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
 
+#include "../lib/files.h"
 #include "../lib/idstream.h"
 #include "../lib/rec.h"
 #include "../lib/tok.h"
+#include "../lib/tokopt.h"
 #include "../lib/util.h"
 
 static struct tok tok;
@@ -22,9 +21,19 @@ static _Noreturn void
 usage(int status)
 {
 	fprintf(status ? stderr : stdout,
-	    "usage: %s [-0 | -n] [-m model | --tokenizer file] [--skip-special]\n"
-	    "       [--pieces] [--ids=text|u32] [file ...]\n", argv0);
-	exit(status);
+	    "usage: %s [-0 | -n] " TOKOPT_USAGE " [--skip-special]\n"
+	    "       [--pieces] " REC_IDS_USAGE " [file ...]\n", argv0);
+	if (!status)
+		fputs("\n"
+	    "  -0, --null            end each record's text with NUL, not a newline\n"
+	    "  -n, --no-newline      nothing between records: one text\n"
+	    TOKOPT_HELP
+	    "      --skip-special    leave special tokens out of the text\n"
+	    "      --pieces          write the token strings instead of the text\n"
+	    REC_IDS_HELP
+	    "  -h, --help            print this help and exit\n"
+	    "      --version         print the version and exit\n", stdout);
+	exit(status ? status : fshut(stdout, "<stdout>"));
 }
 
 static void
@@ -90,34 +99,37 @@ badid:
 int
 main(int argc, char *argv[])
 {
-	enum { O_TOK = 256, O_SKIP, O_PIECES, O_IDS, O_VERSION };
+	enum { O_SKIP = 256, O_PIECES, O_VERSION };
 	static const struct option opts[] = {
 		{ "null",         no_argument,       NULL, '0' },
 		{ "no-newline",   no_argument,       NULL, 'n' },
-		{ "model",        required_argument, NULL, 'm' },
-		{ "tokenizer",    required_argument, NULL, O_TOK },
 		{ "skip-special", no_argument,       NULL, O_SKIP },
 		{ "pieces",       no_argument,       NULL, O_PIECES },
-		{ "ids",          required_argument, NULL, O_IDS },
 		{ "help",         no_argument,       NULL, 'h' },
 		{ "version",      no_argument,       NULL, O_VERSION },
+		TOKOPT_LONGOPTS,
+		REC_IDS_LONGOPT,
 		{ NULL, 0, NULL, 0 }
 	};
-	const char *model = NULL, *file = NULL;
-	int c, i, fd, ret = 0;
+	struct tokopt to;
+	struct files fl;
+	int c, ret = 0;
 
 	argv0 = argv[0];
+	tokopt_init(&to);
 	while ((c = getopt_long(argc, argv, "0nm:h", opts, NULL)) != -1) {
+		switch (tokopt_parse(&to, c, optarg)) {
+		case 1:  continue;
+		case -1: exit(2);
+		}
 		switch (c) {
 		case '0': sep = 0; break;
 		case 'n': sep = -1; break;
-		case 'm': model = optarg; break;
-		case O_TOK: file = optarg; break;
 		case O_SKIP: skip = 1; break;
 		case O_PIECES: pieces = 1; break;
-		case O_IDS:
-			if (rec_parse_fmt(optarg, &fmt) < 0)
-				edie(2, "invalid --ids '%s': use text or u32", optarg);
+		case REC_OPT_IDS:
+			if (rec_fmt_parse(optarg, &fmt) < 0)
+				exit(2);
 			break;
 		case 'h': usage(0);
 		case O_VERSION: version();
@@ -125,25 +137,14 @@ main(int argc, char *argv[])
 		}
 	}
 	argc -= optind, argv += optind;
-	if (model && file)
-		edie(2, "-m and --tokenizer exclude each other");
-	if (tok_open(&tok, model, file) < 0)
+	if (files_check_output(argv, argc, NULL, 1) < 0 ||
+	    tokopt_open(&tok, &to) < 0)
 		return 1;
-	if (!argc)
-		ret = decode(0, "<stdin>");
-	for (i = 0; i < argc; i++) {
-		if (!strcmp(argv[i], "-")) {
-			ret |= decode(0, "<stdin>");
-			continue;
-		}
-		if ((fd = open(argv[i], O_RDONLY)) < 0) {
-			warn("open %s:", argv[i]);
-			ret = 1;
-			continue;
-		}
-		ret |= decode(fd, argv[i]);
-		close(fd);
-	}
+	files_init(&fl, argv, argc);
+	while (!ferror(stdout) && files_next(&fl))
+		ret |= decode(fileno(fl.f), fl.name);
+	files_close(&fl);
+	ret |= fl.failed;
 	tok_dec_free(&dec);
 	free(obuf.p);
 	tok_free(&tok);

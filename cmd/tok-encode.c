@@ -6,8 +6,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../lib/files.h"
 #include "../lib/rec.h"
 #include "../lib/tok.h"
+#include "../lib/tokopt.h"
 #include "../lib/util.h"
 
 enum { OUT_IDS, OUT_PIECES, OUT_COUNT };
@@ -22,10 +24,25 @@ static _Noreturn void
 usage(int status)
 {
 	fprintf(status ? stderr : stdout,
-	    "usage: %s [-l | -0] [-m model | --tokenizer file] [--bos | --no-bos]\n"
-	    "       [--no-special] [--pieces | --count] [--ids=text|u32] [text ...]\n",
+	    "usage: %s [-l | -0] " TOKOPT_USAGE " [--bos | --no-bos]\n"
+	    "       [--no-special] [--pieces | --count] " REC_IDS_USAGE "\n"
+	    "       [-e text ... | file ...]\n",
 	    argv0);
-	exit(status);
+	if (!status)
+		fputs("\n"
+	    "  -e, --text=TEXT       encode TEXT as one record (repeatable; no files read)\n"
+	    "  -l, --lines           each input line is a record\n"
+	    "  -0, --null            each NUL-terminated piece of input is a record\n"
+	    TOKOPT_HELP
+	    "      --bos             start every record with the BOS token\n"
+	    "      --no-bos          do not apply the post-processor (no BOS)\n"
+	    "      --no-special      encode special tokens' text as plain text\n"
+	    "      --pieces          write the token strings instead of the ids\n"
+	    "      --count           write each record's number of tokens\n"
+	    REC_IDS_HELP
+	    "  -h, --help            print this help and exit\n"
+	    "      --version         print the version and exit\n", stdout);
+	exit(status ? status : fshut(stdout, "<stdout>"));
 }
 
 /* Encode one record and write it. */
@@ -60,34 +77,34 @@ record(const char *s, size_t n, const char *name)
 	}
 }
 
-/* Records from stdin: the whole input, or split at sep (-l, -0).  Split
- * input is read with read(2) and stdout flushed before each read, so a
- * line typed or streamed in gets its record out at once while bulk input
- * stays buffered. */
+/* Records from fd (name in messages): the whole input, or split at sep
+ * (-l, -0).  Split input is read with read(2) and stdout flushed before
+ * each read, so a line typed or streamed in gets its record out at once
+ * while bulk input stays buffered. */
 static void
-input(int sep)
+input(int fd, const char *name, int sep)
 {
 	char *buf = NULL, *p;
 	size_t cap = 0, len = 0, start;
 	ssize_t n;
 
 	for (;;) {
-		if (len == cap && !(buf = realloc(buf, cap = cap ? cap * 2 : 1 << 16)))
-			die("out of memory reading <stdin>");
+		if (xgrow(&buf, &cap, len + 65536, 1) < 0)
+			exit(1);
 		if (sep >= 0)
-			fflush(stdout);
-		n = read(0, buf + len, cap - len);
+			efflush(stdout, "<stdout>");
+		n = read(fd, buf + len, cap - len);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
-			die("<stdin>: read:");
+			die("read %s:", name);
 		if (n == 0)
 			break;
 		len += n;
 		if (sep < 0)
 			continue;
 		for (start = 0; (p = memchr(buf + start, sep, len - start)); start = p - buf + 1)
-			record(buf + start, p - (buf + start), "<stdin>");
+			record(buf + start, p - (buf + start), name);
 		memmove(buf, buf + start, len - start);
 		len -= start;
 	}
@@ -96,47 +113,56 @@ input(int sep)
 	if (sep < 0 && len && buf[len - 1] == '\n')
 		len--;
 	if (sep < 0 || len)
-		record(buf ? buf : "", len, "<stdin>");
+		record(buf ? buf : "", len, name);
 	free(buf);
 }
 
 int
 main(int argc, char *argv[])
 {
-	enum { O_TOK = 256, O_BOS, O_NOBOS, O_NOSPECIAL, O_PIECES, O_COUNT, O_IDS, O_VERSION };
+	enum { O_BOS = 256, O_NOBOS, O_NOSPECIAL, O_PIECES, O_COUNT, O_VERSION };
 	static const struct option opts[] = {
 		{ "lines",      no_argument,       NULL, 'l' },
 		{ "null",       no_argument,       NULL, '0' },
-		{ "model",      required_argument, NULL, 'm' },
-		{ "tokenizer",  required_argument, NULL, O_TOK },
+		{ "text",       required_argument, NULL, 'e' },
 		{ "bos",        no_argument,       NULL, O_BOS },
 		{ "no-bos",     no_argument,       NULL, O_NOBOS },
 		{ "no-special", no_argument,       NULL, O_NOSPECIAL },
 		{ "pieces",     no_argument,       NULL, O_PIECES },
 		{ "count",      no_argument,       NULL, O_COUNT },
-		{ "ids",        required_argument, NULL, O_IDS },
 		{ "help",       no_argument,       NULL, 'h' },
 		{ "version",    no_argument,       NULL, O_VERSION },
+		TOKOPT_LONGOPTS,
+		REC_IDS_LONGOPT,
 		{ NULL, 0, NULL, 0 }
 	};
-	const char *model = NULL, *file = NULL;
-	int c, sep = -1, i;
+	struct tokopt to;
+	struct files fl;
+	char **texts = NULL;
+	int c, sep = -1, i, ntext = 0, ret = 0;
 
 	argv0 = argv[0];
-	while ((c = getopt_long(argc, argv, "l0m:h", opts, NULL)) != -1) {
+	tokopt_init(&to);
+	while ((c = getopt_long(argc, argv, "e:l0m:h", opts, NULL)) != -1) {
+		switch (tokopt_parse(&to, c, optarg)) {
+		case 1:  continue;
+		case -1: exit(2);
+		}
 		switch (c) {
+		case 'e':
+			texts = ereallocarray(texts, ntext + 1, sizeof(*texts));
+			texts[ntext++] = optarg;
+			break;
 		case 'l': sep = '\n'; break;
 		case '0': sep = 0; break;
-		case 'm': model = optarg; break;
-		case O_TOK: file = optarg; break;
 		case O_BOS: bos = 1; break;
 		case O_NOBOS: bos = 0; break;
 		case O_NOSPECIAL: flags |= TOK_NO_SPECIAL; break;
 		case O_PIECES: out = OUT_PIECES; break;
 		case O_COUNT: out = OUT_COUNT; break;
-		case O_IDS:
-			if (rec_parse_fmt(optarg, &fmt) < 0)
-				edie(2, "invalid --ids '%s': use text or u32", optarg);
+		case REC_OPT_IDS:
+			if (rec_fmt_parse(optarg, &fmt) < 0)
+				exit(2);
 			break;
 		case 'h': usage(0);
 		case O_VERSION: version();
@@ -144,20 +170,25 @@ main(int argc, char *argv[])
 		}
 	}
 	argc -= optind, argv += optind;
-	if (model && file)
-		edie(2, "-m and --tokenizer exclude each other");
-	if (tok_open(&tok, model, file) < 0)
+	if (ntext && argc)
+		edie(2, "-e and file operands exclude each other");
+	if ((!ntext && files_check_output(argv, argc, NULL, 1) < 0) ||
+	    tokopt_open(&tok, &to) < 0)
 		return 1;
 	if (bos == 0)
 		flags &= ~TOK_ADD_SPECIAL;
 	if (bos == 1 && tok_bos(&tok) < 0)
 		die("--bos: the tokenizer names no BOS token");
-	if (argc)
-		for (i = 0; i < argc; i++)
-			record(argv[i], strlen(argv[i]), "argument");
-	else
-		input(sep);
+	for (i = 0; i < ntext; i++)
+		record(texts[i], strlen(texts[i]), "-e");
+	files_init(&fl, argv, ntext ? 0 : argc);
+	while (!ntext && files_next(&fl))
+		input(fileno(fl.f), fl.name, sep);
+	files_close(&fl);
+	ret = fl.failed;
+	free(texts);
 	free(ids.v);
 	tok_free(&tok);
-	return fshut(stdout, "<stdout>");
+	ret |= fshut(stdout, "<stdout>");
+	return ret;
 }

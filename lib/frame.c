@@ -146,13 +146,13 @@ frame_writer_open(struct frame_writer *w, FILE *f, const char *name,
 	switch (fmt) {
 	case FRAME_BIN:
 		w->bufsize = FRAME_HDRSIZE + 4 * (size_t)vocab;
-		if (!(w->buf = malloc(w->bufsize)))
-			return error("%s: cannot allocate %zu bytes", name, w->bufsize);
+		if (!(w->buf = xmalloc(w->bufsize)))
+			return -1;
 		break;
 	case FRAME_TOP:
 		w->topk = topk < 1 ? 1 : topk > vocab ? vocab : topk;
-		if (!(w->idx = malloc((size_t)vocab * sizeof(int))))
-			return error("%s: cannot allocate top-k scratch", name);
+		if (!(w->idx = xreallocarray(NULL, (size_t)vocab, sizeof(int))))
+			return -1;
 		break;
 	case FRAME_NPY:
 		if ((off = ftello(f)) < 0 || fseeko(f, off, SEEK_SET) < 0)
@@ -275,20 +275,6 @@ frame_writer_close(struct frame_writer *w)
 
 /* ---- reader ---- */
 
-/* Make room for n bytes in r->buf. */
-static int
-reserve(struct frame_reader *r, size_t n, const char *name)
-{
-	unsigned char *p;
-
-	if (n <= r->cap)
-		return 0;
-	if (!(p = realloc(r->buf, n)))
-		return error("%s: cannot allocate %zu bytes", name, n);
-	r->buf = p;
-	r->cap = n;
-	return 0;
-}
 
 static int
 set_vocab(struct frame_reader *r, uint32_t vocab, const char *name)
@@ -302,9 +288,8 @@ set_vocab(struct frame_reader *r, uint32_t vocab, const char *name)
 		return error("%s: frame %llu: vocab changed from %" PRIu32
 		    " to %" PRIu32, name, r->no, r->vocab, vocab);
 	if (!r->logits) {
-		if (!(p = malloc((size_t)vocab * sizeof(float))))
-			return error("%s: cannot allocate %" PRIu32 " logits",
-			    name, vocab);
+		if (!(p = xreallocarray(NULL, vocab, sizeof(float))))
+			return -1;
 		r->logits = p;
 	}
 	r->vocab = vocab;
@@ -352,7 +337,7 @@ read_bin(struct frame_reader *r, FILE *f, const char *name,
 	if (set_vocab(r, vocab, name) < 0)
 		return -1;
 	n = 4 * (size_t)vocab;
-	if (reserve(r, n, name) < 0)
+	if (xgrow(&r->buf, &r->cap, n, 1) < 0)
 		return -1;
 	if ((got = fread(r->buf, 1, n, f)) != n) {
 		if (ferror(f))
@@ -381,8 +366,7 @@ read_line(struct frame_reader *r, FILE *f, const char *name, size_t *len)
 
 	max = (size_t)(r->vocab ? r->vocab : FRAME_MAXVOCAB) * TEXT_MAXNUM;
 	while ((c = getc_unlocked(f)) != EOF && c != '\n') {
-		if (n + 1 >= r->cap && reserve(r, r->cap ? 2 * r->cap : 4096,
-		    name) < 0)
+		if (xgrow(&r->buf, &r->cap, n + 2, 1) < 0)
 			return -1;
 		if (n >= max)
 			return error("%s: frame %llu: line too long", name,
@@ -399,7 +383,7 @@ read_line(struct frame_reader *r, FILE *f, const char *name, size_t *len)
 		    name, r->no);
 	if (n > 0 && r->buf[n - 1] == '\r')	/* CRLF */
 		n--;
-	if (reserve(r, n + 1, name) < 0)
+	if (xgrow(&r->buf, &r->cap, n + 1, 1) < 0)
 		return -1;
 	r->buf[n] = '\0';
 	if (memchr(r->buf, '\0', n))

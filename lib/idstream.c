@@ -1,6 +1,7 @@
 /* idstream.c: see idstream.h. */
 #include <errno.h>
 #include <stdint.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "idstream.h"
@@ -15,8 +16,9 @@ ids_init(struct idstream *s, int fd, const char *name, enum rec_fmt fmt, FILE *f
 	s->flush = flush;
 	s->no = 0;
 	s->pos = s->len = 0;
-	s->eof = s->inrec = 0;
+	s->eof = s->inrec = s->endnext = 0;
 	s->left = 0;
+	memset(&s->lx, 0, sizeof s->lx);
 }
 
 /* Refill the buffer: 1, 0 at the end of input, -1 on error. */
@@ -27,13 +29,13 @@ fill(struct idstream *s)
 
 	if (s->eof)
 		return 0;
-	if (s->flush)
-		fflush(s->flush);
+	if (s->flush && fflush(s->flush) == EOF)
+		return -1;	/* said by the caller's fshut */
 	do
 		r = read(s->fd, s->buf, sizeof s->buf);
 	while (r < 0 && errno == EINTR);
 	if (r < 0)
-		return error("%s: read:", s->name);
+		return error("read %s:", s->name);
 	if (r == 0) {
 		s->eof = 1;
 		return 0;
@@ -45,52 +47,30 @@ fill(struct idstream *s)
 static int
 next_text(struct idstream *s, int *id)
 {
-	unsigned long long v = 0;
-	int digits = 0, r;
+	int c, r;
 
-	for (;;) {
-		unsigned c;
-		if (s->pos == s->len && (r = fill(s)) <= 0) {
-			if (r < 0)
-				return -1;
-			if (digits) {
-				*id = v;
-				return 1;	/* the record ends next call */
-			}
-			if (s->inrec) {
-				s->inrec = 0;
-				return 2;
-			}
-			return 0;
-		}
-		c = s->buf[s->pos];
-		if (!s->inrec) {
-			s->inrec = 1;
-			s->no++;
-		}
-		if (c >= '0' && c <= '9') {
-			s->pos++;
-			v = v * 10 + (c - '0');
-			if (v > REC_MAXID)
-				return error("%s: record %llu: token id too large", s->name, s->no);
-			digits = 1;
-			continue;
-		}
-		if (c == ' ' || c == '\n') {
-			if (digits) {	/* leave the separator for the next call */
-				*id = v;
-				return 1;
-			}
-			s->pos++;
-			if (c == '\n') {
-				s->inrec = 0;
-				return 2;
-			}
-			continue;
-		}
-		return error("%s: record %llu: bad token record (byte 0x%02x)",
-		    s->name, s->no, c);
+	if (s->endnext) {
+		s->endnext = 0;
+		return 2;
 	}
+	do {
+		c = EOF;
+		if (s->pos < s->len || (r = fill(s)) > 0)
+			c = s->buf[s->pos++];
+		else if (r < 0)
+			return -1;
+		if (c != EOF && !s->lx.any)
+			s->no++;
+		if ((r = rec_lex(&s->lx, c, id, s->name, s->no)) < 0)
+			return -1;
+		if (r == (REC_LEX_ID | REC_LEX_END))
+			s->endnext = 1;
+		if (r & REC_LEX_ID)
+			return 1;
+		if (r & REC_LEX_END)
+			return 2;
+	} while (c != EOF);
+	return 0;
 }
 
 /* one little-endian u32: 1, 0 at a clean end (only if may_end), -1 */
@@ -106,8 +86,10 @@ u32(struct idstream *s, uint32_t *v, int may_end)
 				return -1;
 			if (i == 0 && may_end)
 				return 0;
-			return error("%s: record %llu: truncated u32 record", s->name,
-			    s->no + (may_end ? 1 : 0));
+			if (may_end)	/* the count of the next record */
+				s->no++;
+			return error("%s: record %llu: truncated u32 record",
+			    s->name, s->no);
 		}
 		*v |= (uint32_t)s->buf[s->pos++] << (8 * i);
 	}
@@ -126,6 +108,9 @@ ids_next(struct idstream *s, int *id)
 		if ((r = u32(s, &v, 1)) <= 0)
 			return r;
 		s->no++;
+		if (v > REC_MAXLEN)
+			return error("%s: record %llu: count %lu too large", s->name,
+			    s->no, (unsigned long)v);
 		s->inrec = 1;
 		s->left = v;
 	}

@@ -21,7 +21,9 @@ struct idstream {
 	unsigned char buf[65536];
 	size_t pos, len;
 	int eof;
-	int inrec;			/* inside a record (text: after its start) */
+	int inrec;			/* u32: inside a record */
+	struct rec_lex lx;		/* text: the tokenizer's state */
+	int endnext;			/* text: the byte that ended an id ended the record */
 	unsigned long long left;	/* u32: ids left in the record */
 };
 
@@ -29,7 +31,9 @@ struct idstream {
 void ids_init(struct idstream *s, int fd, const char *name, enum rec_fmt fmt, FILE *flush);
 /* Read the next item: 1 with *id set for an id, 2 at the end of a record
  * (s->no is its number), 0 at the end of input, -1 after error() naming
- * s->name and the record (a malformed record, a read error).  Input that
+ * s->name and the record (a malformed record, a read error), or -1
+ * without a message if flushing s->flush failed (ferror(s->flush) is
+ * set: the caller's fshut says why and stops the run).  Input that
  * ends inside a text record ends that record (2, then 0). */
 int ids_next(struct idstream *s, int *id);
 

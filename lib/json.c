@@ -538,22 +538,10 @@ json_num(const struct json *j, double *out)
 int
 json_int(const struct json *j, long long min, long long max, long long *out)
 {
-	double d;
-	const char *why;
-
-	if (!j || j->type != JSON_NUMBER)
+	if (!j || j->type != JSON_NUMBER || strpbrk(j->u.num, ".eE") ||
+	    (min >= 0 && j->u.num[0] == '-'))
 		return -1;
-	/* Plain integers go through strtoll (exact beyond 2^53). */
-	if (!strpbrk(j->u.num, ".eE")) {
-		why = strtonum_err(j->u.num, min, max, out);
-		return why ? -1 : 0;
-	}
-	d = strtod(j->u.num, NULL);
-	if (!isfinite(d) || d != floor(d) || d < (double)min || d > (double)max ||
-	    fabs(d) > 9007199254740992.0)
-		return -1;
-	*out = (long long)d;
-	return 0;
+	return strtonum_err(j->u.num, min, max, out) ? -1 : 0;
 }
 
 int

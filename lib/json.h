@@ -54,7 +54,11 @@ void json_free(struct json_doc *doc);
  * object or has no such member. */
 const struct json *json_get(const struct json *j, const char *key);
 /* j's number as an integer in [min, max]: 0, or -1 if j is not a number,
- * not integral (1.5, 1e-3) or out of range.  "2.0" and "1e3" count as integral. */
+ * not written as an integer or out of range.  "2.0", "1e3" and, when min
+ * >= 0, "-0" are refused: the readers that define the formats we read
+ * take only integer literals where an integer is due (serde's usize and
+ * u32 in safetensors and tokenizers; Python's int in transformers, whose
+ * layers fail on a float size). */
 int json_int(const struct json *j, long long min, long long max, long long *out);
 /* j's number as a double: 0, or -1 if not a number. */
 int json_num(const struct json *j, double *out);

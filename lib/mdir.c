@@ -29,26 +29,14 @@ static char *
 join(const char *a, const char *b, const char *c)
 {
 	size_t n = strlen(a) + strlen(b) + (c ? strlen(c) + 1 : 0) + 2;
-	char *p = malloc(n);
+	char *p = xmalloc(n);
 
-	if (!p) {
-		error("out of memory");
+	if (!p)
 		return NULL;
-	}
 	if (c)
 		snprintf(p, n, "%s/%s/%s", a, b, c);
 	else
 		snprintf(p, n, "%s/%s", a, b);
-	return p;
-}
-
-static char *
-sdup(const char *s)
-{
-	char *p = strdup(s);
-
-	if (!p)
-		error("out of memory");
 	return p;
 }
 
@@ -93,7 +81,7 @@ hubdir(void)
 	const char *e;
 
 	if ((e = getenv("HF_HUB_CACHE")) && *e)
-		return sdup(e);
+		return xstrdup(e);
 	if ((e = getenv("HF_HOME")) && *e)
 		return join(e, "hub", NULL);
 	if ((e = getenv("HOME")) && *e)
@@ -217,7 +205,7 @@ finddir(struct mdir *m, const char *arg)
 	if (!*arg)
 		return error("no model: the model name is empty");
 	if (isdir(arg))
-		return (m->dir = sdup(arg)) ? 0 : -1;
+		return (m->dir = xstrdup(arg)) ? 0 : -1;
 	if (isrepoid(arg) && access(arg, F_OK) < 0) {
 		if (!(hub = hubdir()))
 			return -1;

@@ -9,7 +9,6 @@ void
 modelopt_init(struct modelopt *mo)
 {
 	memset(mo, 0, sizeof(*mo));
-	mo->threads = default_threads();
 	mo->mode = MODEL_EXACT;
 }
 
@@ -65,6 +64,14 @@ modelopt_parse(struct modelopt *mo, int c, const char *arg)
 		return 0;
 	}
 	return r < 0 ? -1 : 1;
+}
+
+int
+modelopt_finish(struct modelopt *mo)
+{
+	if (!mo->threads && (mo->threads = default_threads()) < 0)
+		return -1;
+	return 0;
 }
 
 int

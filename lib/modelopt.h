@@ -18,11 +18,23 @@ enum { MOPT_CTX = 0x200, MOPT_BF16ACT, MOPT_QUANT, MOPT_TIMING };
 	{ "bf16-act", no_argument,       NULL, MOPT_BF16ACT }, \
 	{ "quant",    required_argument, NULL, MOPT_QUANT }, \
 	{ "timing",   no_argument,       NULL, MOPT_TIMING }
+/* Their lines of --help. */
+#define MODELOPT_HELP \
+	"  -m, --model=PATH      model folder or ORG/NAME (default $PIPELM_MODEL)\n" \
+	"  -t, --threads=N       worker threads (default $PIPELM_THREADS, else the CPUs)\n" \
+	"      --ctx=N           most positions a sequence may have (default the model's)\n" \
+	"      --timing          print load, prefill and decode times on stderr\n" \
+	"      --bf16-act        fast mode: bfloat16 activations (AVX512-BF16)\n" \
+	"      --quant=q8_0      fast mode: matrices quantized to Q8_0 at load\n"
+/* Their part of a usage line (after "usage: prog"). */
+#define MODELOPT_USAGE \
+	"[-m model] [-t threads] [--ctx n] [--timing]\n" \
+	"       [--bf16-act | --quant q8_0]"
 
 struct modelopt {
 	const char *model;	/* -m, NULL for $PIPELM_MODEL */
 	int ctx;		/* --ctx, 0 for the model's */
-	int threads;		/* -t, default_threads() */
+	int threads;		/* -t, else default_threads() (modelopt_finish) */
 	enum model_mode mode;	/* --bf16-act, --quant q8_0 */
 	int timing;		/* --timing */
 };
@@ -32,6 +44,9 @@ void modelopt_init(struct modelopt *mo);
  * not ours, -1 after error() for a bad value or a second mode (the caller
  * exits 2). */
 int modelopt_parse(struct modelopt *mo, int c, const char *arg);
+/* After the options: the thread count from default_threads() unless -t.
+ * 0, or -1 after error() for a bad $PIPELM_THREADS (the caller exits 2). */
+int modelopt_finish(struct modelopt *mo);
 /* Choose the kernels ($PIPELM_KERNEL), load the model and set its mode.
  * 0, or -1 after error(); m is then safe to model_close. */
 int modelopt_load(struct model *m, const struct modelopt *mo);

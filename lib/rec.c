@@ -7,64 +7,74 @@
 #include "rec.h"
 #include "util.h"
 
-/* A u32 record claiming more ids than this is taken for garbage rather
- * than an allocation request (2^28 ids = 1 GiB). */
-#define REC_MAXLEN ((uint32_t)1 << 28)
-
 static int
 push(struct rec *r, int id)
 {
-	if (r->n == r->cap) {
-		size_t cap = r->cap ? r->cap * 2 : 256;
-		int *p = realloc(r->ids, cap * sizeof(*p));
-
-		if (!p)
-			return error("cannot allocate a record of %zu ids", cap);
-		r->ids = p;
-		r->cap = cap;
-	}
+	if (xgrow(&r->ids, &r->cap, r->n + 1, sizeof(*r->ids)) < 0)
+		return -1;
 	r->ids[r->n++] = id;
 	return 0;
+}
+
+int
+rec_lex(struct rec_lex *lx, int c, int *id, const char *name,
+    unsigned long long no)
+{
+	int got = 0;
+
+	if (c >= '0' && c <= '9' && !lx->cr) {
+		lx->v = lx->v * 10 + (unsigned)(c - '0');
+		if (lx->v > REC_MAXID)
+			return error("%s: record %llu: token id too large", name, no);
+		lx->digits = lx->any = 1;
+		return 0;
+	}
+	if (lx->digits) {
+		*id = (int)lx->v;
+		got = REC_LEX_ID;
+		lx->v = 0;
+		lx->digits = 0;
+	}
+	if (c == '\n' || (c == EOF && lx->any)) {
+		lx->cr = lx->any = 0;
+		return got | REC_LEX_END;
+	}
+	if (c == EOF)
+		return got;
+	lx->any = 1;
+	if (lx->cr)	/* a CR only as half of a CRLF line end */
+		return error("%s: record %llu: invalid byte 0x0d in token ids",
+		    name, no);
+	if (c == ' ' || c == '\t')
+		return got;
+	if (c == '\r') {
+		lx->cr = 1;
+		return got;
+	}
+	if (c >= 0x21 && c < 0x7f)
+		return error("%s: record %llu: invalid character '%c' in token ids",
+		    name, no, c);
+	return error("%s: record %llu: invalid byte 0x%02x in token ids",
+	    name, no, c);
 }
 
 static int
 read_text(struct rec *r, FILE *f, const char *name)
 {
-	int c, have = 0, any = 0;
-	long long v = 0;
+	struct rec_lex lx = { 0 };
+	int c, got, id;
 
-	for (;;) {
-		c = getc(f);
-		if (c >= '0' && c <= '9') {
-			v = v * 10 + (c - '0');
-			if (v > REC_MAXID)
-				return error("%s: record %llu: token id too large",
-				    name, r->no);
-			have = 1;
-			continue;
-		}
-		if (have) {
-			if (push(r, (int)v) < 0)
-				return -1;
-			have = 0;
-			v = 0;
-		}
-		if (c == EOF) {
-			if (ferror(f))
-				return error("read %s:", name);
-			return any ? 1 : 0;
-		}
-		any = 1;
-		if (c == '\n')
+	do {
+		if ((c = getc(f)) == EOF && ferror(f))
+			return error("read %s:", name);
+		if ((got = rec_lex(&lx, c, &id, name, r->no)) < 0)
+			return -1;
+		if ((got & REC_LEX_ID) && push(r, id) < 0)
+			return -1;
+		if (got & REC_LEX_END)
 			return 1;
-		if (c == ' ' || c == '\t' || c == '\r')
-			continue;
-		if (c >= 0x21 && c < 0x7f)
-			return error("%s: record %llu: invalid character '%c' in token ids",
-			    name, r->no, c);
-		return error("%s: record %llu: invalid byte 0x%02x in token ids",
-		    name, r->no, c);
-	}
+	} while (c != EOF);
+	return 0;
 }
 
 static int
@@ -111,6 +121,18 @@ rec_read(struct rec *r, FILE *f, const char *name, enum rec_fmt fmt)
 	return 1;
 }
 
+int
+rec_check(const struct rec *r, int vocab, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < r->n; i++)
+		if (r->ids[i] >= vocab)
+			return error("%s: record %llu: token id %d not in the "
+			    "vocabulary (%d tokens)", name, r->no, r->ids[i], vocab);
+	return 0;
+}
+
 void
 rec_put(FILE *f, int id, int first)
 {
@@ -150,14 +172,14 @@ rec_write(FILE *f, enum rec_fmt fmt, const int *ids, size_t n)
 }
 
 int
-rec_parse_fmt(const char *s, enum rec_fmt *fmt)
+rec_fmt_parse(const char *s, enum rec_fmt *fmt)
 {
 	if (!strcmp(s, "text"))
 		*fmt = REC_TEXT;
 	else if (!strcmp(s, "u32"))
 		*fmt = REC_U32;
 	else
-		return -1;
+		return error("invalid --ids '%s' (text or u32)", s);
 	return 0;
 }
 
@@ -172,15 +194,8 @@ rec_free(struct rec *r)
 void
 rec_files_init(struct rec_files *rf, char **paths, int n, enum rec_fmt fmt)
 {
-	static char *dash[] = { "-" };
-
-	rf->paths = n ? paths : dash;
-	rf->n = n ? n : 1;
-	rf->i = 0;
+	files_init(&rf->fl, paths, n);
 	rf->fmt = fmt;
-	rf->f = NULL;
-	rf->name = NULL;
-	rf->failed = 0;
 }
 
 int
@@ -189,32 +204,16 @@ rec_files_next(struct rec_files *rf, struct rec *r)
 	int got;
 
 	for (;;) {
-		while (!rf->f) {
-			const char *path;
-
-			if (rf->i == rf->n)
-				return 0;
-			path = rf->paths[rf->i++];
-			if (!strcmp(path, "-")) {
-				rf->f = stdin;
-				rf->name = "<stdin>";
-			} else if ((rf->f = fopen(path, "r"))) {
-				rf->name = path;
-			} else {
-				warn("open %s:", path);
-				rf->failed = 1;
-			}
-		}
-		if ((got = rec_read(r, rf->f, rf->name, rf->fmt)) != 0)
+		if (!rf->fl.f && !files_next(&rf->fl))
+			return 0;
+		if ((got = rec_read(r, rf->fl.f, rf->fl.name, rf->fmt)) != 0)
 			return got;
-		rec_files_close(rf);
+		files_close(&rf->fl);
 	}
 }
 
 void
 rec_files_close(struct rec_files *rf)
 {
-	if (rf->f && rf->f != stdin)
-		fclose(rf->f);
-	rf->f = NULL;
+	files_close(&rf->fl);
 }

@@ -215,13 +215,12 @@ sampler_init(struct sampler *s, const struct sampler_opts *o, int vocab)
 	s->o = *o;
 	s->vocab = vocab;
 	sampler_reset(s);
-	s->p = malloc((size_t)vocab * sizeof(*s->p));
-	s->idx = malloc((size_t)vocab * sizeof(*s->idx));
-	s->seen = calloc((size_t)vocab, 1);
-	s->keys = malloc(2 * (size_t)vocab * sizeof(*s->keys));
-	if (!s->p || !s->idx || !s->seen || !s->keys) {
+	if (!(s->p = xreallocarray(NULL, (size_t)vocab, sizeof(*s->p))) ||
+	    !(s->idx = xreallocarray(NULL, (size_t)vocab, sizeof(*s->idx))) ||
+	    !(s->seen = xcalloc((size_t)vocab, 1)) ||
+	    !(s->keys = xreallocarray(NULL, 2 * (size_t)vocab, sizeof(*s->keys)))) {
 		sampler_free(s);
-		return error("cannot allocate the sampler for vocab %d", vocab);
+		return -1;
 	}
 	return 0;
 }
@@ -402,8 +401,8 @@ add(int **a, size_t *n, int id)
 {
 	int *p;
 
-	if (!(p = realloc(*a, (*n + 1) * sizeof(**a))))
-		return error("cannot allocate stop ids");
+	if (!(p = xreallocarray(*a, *n + 1, sizeof(**a))))
+		return -1;
 	p[(*n)++] = id;
 	*a = p;
 	return 0;

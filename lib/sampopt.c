@@ -1,3 +1,5 @@
+#include <errno.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <math.h>
 #include <stdint.h>
@@ -23,6 +25,29 @@ num(const char *arg, long long min, long long max, const char *name, long long *
 	if (why)
 		return error("invalid %s '%s': %s (expected %lld to %lld)",
 		    name, arg, why, min, max);
+	return 0;
+}
+
+/* A seed: the whole u64 range, so that any seed -v prints (drawn from
+ * the system) can be given back. */
+static int
+seed(const char *arg, uint64_t *v)
+{
+	unsigned long long x;
+	char *end;
+
+	errno = 0;
+	if (*arg < '0' || *arg > '9')	/* strtoull takes blanks and a sign */
+		return error("invalid --seed '%s': not a number (expected 0 to %" PRIu64 ")",
+		    arg, UINT64_MAX);
+	x = strtoull(arg, &end, 10);
+	if (*end)
+		return error("invalid --seed '%s': not a number (expected 0 to %" PRIu64 ")",
+		    arg, UINT64_MAX);
+	if (errno == ERANGE || x > UINT64_MAX)
+		return error("invalid --seed '%s': too large (expected 0 to %" PRIu64 ")",
+		    arg, UINT64_MAX);
+	*v = (uint64_t)x;
 	return 0;
 }
 
@@ -65,10 +90,8 @@ sampopt_parse(struct sampopt *so, int c, const char *arg)
 			so->o.repeat_last_n = (int)v;
 		break;
 	case SOPT_SEED:
-		if ((r = num(arg, 0, LLONG_MAX, "--seed", &v)) == 0) {
-			so->o.seed = (uint64_t)v;
+		if ((r = seed(arg, &so->o.seed)) == 0)
 			so->seeded = 1;
-		}
 		break;
 	case SOPT_STOP:
 		if ((r = num(arg, 0, REC_MAXID, "--stop", &v)) == 0)

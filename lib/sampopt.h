@@ -27,6 +27,17 @@ enum {
 	{ "stop",           required_argument, NULL, SOPT_STOP }, \
 	{ "ignore-eos",     no_argument,       NULL, SOPT_NOEOS }
 
+/* Their lines of --help (-n is the caller's: its meaning differs). */
+#define SAMPOPT_HELP \
+	"      --temp=T          temperature, 0 for greedy (default 1)\n" \
+	"      --top-k=K         keep the K most likely ids, 0 for all (default 50)\n" \
+	"      --top-p=P         nucleus: keep the ids making up P, in (0, 1] (default 1)\n" \
+	"      --min-p=P         drop ids below P times the best, in [0, 1] (default 0)\n" \
+	"      --repeat-penalty=P  penalty for ids seen before, > 0 (default 1: none)\n" \
+	"      --repeat-last-n=N   how many last ids it looks at, -1 all (default 64)\n" \
+	"      --seed=S          seed of the random stream, 0 to 2^64-1 (default random)\n" \
+	"      --stop=ID         stop after writing ID (repeatable)\n" \
+	"      --ignore-eos      the model's end-of-sequence ids do not stop it\n"
 #define SAMPOPT_USAGE \
 	"[-n num] [--temp t] [--top-k k] [--top-p p] [--min-p p]\n" \
 	"       [--repeat-penalty p] [--repeat-last-n n] [--seed s] [--stop id ...]\n" \

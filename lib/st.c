@@ -287,6 +287,19 @@ mapfile(struct st *st, const char *path, size_t *cap)
 	return i;
 }
 
+/* A JSON value for a message: a number as written (cut short), else
+ * its type ("a string"). */
+static const char *
+numtext(const struct json *j, char *buf, size_t len)
+{
+	if (j->type == JSON_NUMBER)
+		snprintf(buf, len, "%.40s", j->u.num);
+	else
+		snprintf(buf, len, "a%s %s", j->type == JSON_ARRAY ||
+		    j->type == JSON_OBJECT ? "n" : "", json_typename(j->type));
+	return buf;
+}
+
 /* shape[0..ndim) as "[d0,d1,...]" into buf, for messages. */
 static const char *
 shapestr(char *buf, size_t len, const int64_t *shape, int ndim)
@@ -346,8 +359,9 @@ parse_tensor(struct st_tensor *t, const struct json *v, const char *path,
 	t->ndim = (int)sh->len;
 	for (i = 0; i < sh->len; i++) {
 		if (json_int(&sh->u.items[i], 0, INT64_MAX, &x) < 0)
-			return error("%s: tensor %s: dimension %zu is not a "
-			    "non-negative integer", path, t->name, i);
+			return error("%s: tensor %s: dimension %zu is %s, not "
+			    "a non-negative integer", path, t->name, i,
+			    numtext(&sh->u.items[i], buf, sizeof(buf)));
 		t->shape[i] = x;
 		if ((uint64_t)x > SIZE_MAX || size_mul(&nel, nel, (size_t)x) < 0)
 			return error("%s: tensor %s: shape %s: element count "
@@ -364,10 +378,11 @@ parse_tensor(struct st_tensor *t, const struct json *v, const char *path,
 	if (off->type != JSON_ARRAY || off->len != 2)
 		return error("%s: tensor %s: data_offsets is not an array of "
 		    "two integers", path, t->name);
-	if (json_int(&off->u.items[0], 0, INT64_MAX, &b) < 0 ||
-	    json_int(&off->u.items[1], 0, INT64_MAX, &e) < 0)
-		return error("%s: tensor %s: data_offsets are not non-negative "
-		    "integers", path, t->name);
+	for (i = 0; i < 2; i++)
+		if (json_int(&off->u.items[i], 0, INT64_MAX, i ? &e : &b) < 0)
+			return error("%s: tensor %s: data_offsets[%zu] is %s, "
+			    "not a non-negative integer", path, t->name, i,
+			    numtext(&off->u.items[i], buf, sizeof(buf)));
 	if (b > e)
 		return error("%s: tensor %s: data_offsets [%lld,%lld] are "
 		    "reversed", path, t->name, b, e);
@@ -392,8 +407,8 @@ parse_meta(struct st *st, const struct json *v, const char *path)
 
 	if (v->type != JSON_OBJECT)
 		return error("%s: __metadata__ is not an object", path);
-	if (!(st->meta = calloc(v->len ? v->len : 1, sizeof(*st->meta))))
-		return error("out of memory");
+	if (!(st->meta = xcalloc(v->len, sizeof(*st->meta))))
+		return -1;
 	for (i = 0; i < v->len; i++) {
 		const struct json_member *m = &v->u.members[i];
 
@@ -478,10 +493,8 @@ readfile(struct st *st, int fi, size_t *cap)
 		struct st_tensor **by, *last = NULL;
 		size_t k = st->n - n0;
 
-		if (!(by = malloc(k * sizeof(*by)))) {
-			error("out of memory");
+		if (!(by = xreallocarray(NULL, k, sizeof(*by))))
 			goto out;
-		}
 		for (i = 0; i < k; i++)
 			by[i] = &st->t[n0 + i];
 		qsort(by, k, sizeof(*by), offcmp);
@@ -520,12 +533,10 @@ static char *
 joinpath(const char *dir, const char *name)
 {
 	size_t n = strlen(dir), m = strlen(name);
-	char *p = malloc(n + m + 2);
+	char *p = xmalloc(n + m + 2);
 
-	if (!p) {
-		error("out of memory");
+	if (!p)
 		return NULL;
-	}
 	memcpy(p, dir, n);
 	p[n] = '/';
 	memcpy(p + n + 1, name, m + 1);
@@ -542,16 +553,7 @@ dirof(const char *path)
 		return xstrdup(".");
 	if (s == path)
 		return xstrdup("/");
-	{
-		char *p = malloc((size_t)(s - path) + 1);
-		if (!p) {
-			error("out of memory");
-			return NULL;
-		}
-		memcpy(p, path, (size_t)(s - path));
-		p[s - path] = 0;
-		return p;
-	}
+	return xmemdup(path, (size_t)(s - path));
 }
 
 static int
@@ -628,10 +630,8 @@ open_index(struct st *st, const char *path)
 			    st->files[st->t[i].file]);
 			goto out;
 		}
-	if (!(mark = calloc(st->n ? st->n : 1, 1))) {
-		error("out of memory");
+	if (!(mark = xcalloc(st->n, 1)))
 		goto out;
-	}
 	for (i = 0; i < wm->len; i++) {
 		const struct json_member *m = &wm->u.members[i];
 		const struct st_tensor *t = st_find(st, m->key);

@@ -243,8 +243,8 @@ st_stats(struct pool *p, const struct st_tensor *const *t, size_t n,
 	}
 	if (nit > INT32_MAX)
 		return error("too many tensors");
-	if (!(it = calloc(nit ? nit : 1, sizeof(*it))))
-		return error("out of memory");
+	if (!(it = xcalloc(nit, sizeof(*it))))
+		return -1;
 	for (i = 0; i < n; i++) {
 		j = 0;
 		do {

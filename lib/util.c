@@ -284,7 +284,10 @@ strtonum_err(const char *s, long long min, long long max, long long *out)
 	long long v;
 
 	errno = 0;
-	if (!*s)
+	/* digits with an optional minus: strtoll would also take blanks
+	 * and a plus, which no format and no option of ours writes */
+	if (!(*s >= '0' && *s <= '9') &&
+	    !(*s == '-' && s[1] >= '0' && s[1] <= '9'))
 		return "not a number";
 	v = strtoll(s, &end, 10);
 	if (*end || end == s)
@@ -363,10 +366,20 @@ exe_dir(char *buf, size_t n)
 }
 
 void
+efflush(FILE *f, const char *name)
+{
+	if (fflush(f) == EOF) {
+		if (errno != EPIPE)
+			warn("write %s:", name);
+		exit(1);
+	}
+}
+
+void
 version(void)
 {
 	printf("%s (pipelm) %s\n", argv0, PIPELM_VERSION);
-	exit(0);
+	exit(fshut(stdout, "<stdout>"));
 }
 
 /* Sizes of 2 MiB and more are rounded up to whole huge pages: the kernel
@@ -438,12 +451,16 @@ file_map(int fd, size_t len)
 int
 default_threads(void)
 {
-	const char *s = getenv("PIPELM_THREADS");
+	const char *s = getenv("PIPELM_THREADS"), *why;
 	long long v;
 	long n;
 
-	if (s && *s && !strtonum_err(s, 1, 1024, &v))
+	if (s && *s) {
+		if ((why = strtonum_err(s, 1, 1024, &v)))
+			return error("invalid PIPELM_THREADS '%s': %s (expected "
+			    "1 to 1024)", s, why);
 		return (int)v;
+	}
 	n = sysconf(_SC_NPROCESSORS_ONLN);
 	return n < 1 ? 1 : n > 1024 ? 1024 : (int)n;
 }

@@ -60,8 +60,8 @@ void buf_free(struct buf *b);		/* and zero it */
 
 /* Zeroed anonymous memory for large buffers (KV cache, arenas, tables):
  * mmap'd, with transparent huge pages advised, since first-touch page
- * faults are costly (about 20 us per 4 KiB page measured here; huge
- * pages cut that 12-fold).  NULL on failure (errno set); free with
+ * faults are costly and huge pages take far fewer of them (bench/NOTES.md,
+ * "First-touch faults").  NULL on failure (errno set); free with
  * mem_unmap(p, n) using the same n. */
 void *mem_map(size_t n);
 /* mmap len bytes of fd from offset 0, read-only and private, at an
@@ -79,7 +79,8 @@ void mem_unmap(void *p, size_t n);
 int size_mul(size_t *r, size_t a, size_t b);
 int size_add(size_t *r, size_t a, size_t b);
 
-/* Parse a whole decimal integer in [min, max]; NULL on success, else a
+/* Parse a whole decimal integer in [min, max], digits with an optional
+ * minus and nothing else (no blanks, no plus); NULL on success, else a
  * static reason ("not a number", "too small", "too large"). */
 const char *strtonum_err(const char *s, long long min, long long max, long long *out);
 /* The same, for an option: exit 2 with "invalid NAME 'S': reason". */
@@ -90,9 +91,14 @@ double estrtod(const char *s, double min, double max, const char *name);
 /* Flush and check a stream; on error warn naming it and return 1, else 0.
  * A write that failed with EPIPE is quiet. */
 int fshut(FILE *f, const char *name);
+/* fflush(f); if that fails, fshut's message (none for EPIPE) and exit(1):
+ * for the programs that flush after each record, where a failed write
+ * must stop the run at once. */
+void efflush(FILE *f, const char *name);
 
-/* Worker threads to use by default: $PIPELM_THREADS if set and valid,
- * else the online CPUs (at least 1). */
+/* Worker threads to use by default: $PIPELM_THREADS if set (1 to 1024),
+ * else the online CPUs (at least 1); -1 after error() if PIPELM_THREADS
+ * is set but not such a number (the caller exits 2, as for a bad -t). */
 int default_threads(void);
 /* Seconds on the monotonic clock, for --timing. */
 double now_seconds(void);
@@ -101,7 +107,7 @@ double now_seconds(void);
  * (n bytes): 0, or -1 (errno set) where it cannot be had. */
 int exe_dir(char *buf, size_t n);
 
-/* Print "usage:" style version line and exit 0 (for --version). */
+/* Print the version line and exit: 0, or 1 if it could not be written. */
 _Noreturn void version(void);
 
 #endif

@@ -29,8 +29,8 @@ setup() {
 	mkdir -p "$T/prefix/bin" "$T/prefix/share/pipelm"
 	cp "$BIN/tok-encode" "$T/prefix/bin/"
 	cp -R "$B" "$T/prefix/share/pipelm/"
-	want=$(tok-encode -m "$B" 'Once upon a time')
-	run -0 "$T/prefix/bin/tok-encode" 'Once upon a time'
+	want=$(tok-encode -m "$B" -e 'Once upon a time')
+	run -0 "$T/prefix/bin/tok-encode" -e 'Once upon a time'
 	[ "$output" = "$want" ]
 }
 
@@ -38,7 +38,7 @@ setup() {
 	[ ! -d /usr/local/share/pipelm/stories260K ] || skip "a built-in model is installed in /usr/local"
 	mkdir -p "$T/bin"
 	cp "$BIN/tok-encode" "$T/bin/"
-	run -1 --separate-stderr "$T/bin/tok-encode" x
+	run -1 --separate-stderr "$T/bin/tok-encode" -e x
 	[[ $stderr == *"use -m or set PIPELM_MODEL"* ]]
 	[[ $stderr == *stories260K* ]]
 }

@@ -38,7 +38,7 @@ setup() {
 	[[ ${lines[1]} == "3	"* ]]
 	[[ ${lines[2]} == "5	"* ]]
 	[[ $stderr == *"prompt 2: llm-text: empty prompt"* ]]
-	[[ $stderr == *"prompt 4: llm-gen: record 1: prompt of 602 tokens exceeds the context"* ]]
+	[[ $stderr == *"prompt 4: llm-gen: <stdin>: record 1: prompt of 602 tokens exceeds the context"* ]]
 	[[ $stderr == *"2 of 5 prompts failed"* ]]
 	[[ $stderr != *"seed "* ]]
 }

@@ -128,6 +128,17 @@ loop() {
 	done
 }
 
+@test "llm-gen: a seed printed by -v replays the run, the whole u64 range" {
+	for i in {1..8}; do
+		run -0 --separate-stderr llm-gen -v -m "$GQA" -n 8 --temp 1 <<<"1 2"
+		[[ $stderr =~ seed\ ([0-9]+) ]]
+		a=$output
+		run -0 llm-gen -m "$GQA" -n 8 --temp 1 --seed "${BASH_REMATCH[1]}" <<<"1 2"
+		[ "$output" = "$a" ]
+	done
+	run -0 llm-gen -m "$GQA" -n 2 --seed 18446744073709551615 <<<"1 2"
+}
+
 @test "llm-gen: seeded sampling is reproducible and the seed matters" {
 	a=$(llm-gen -m "$GQA" -n 24 --seed 1 --temp 1 <<<"1 2")
 	b=$(llm-gen -m "$GQA" -n 24 --seed 1 --temp 1 <<<"1 2")

@@ -90,6 +90,49 @@ setup_file() {
 	[ "${1%%:*}" = "$best" ]
 }
 
+@test "llm-logits: an output that is also an input is refused, the input untouched" {
+	mkdir "$BATS_TEST_TMPDIR/o" && cd "$BATS_TEST_TMPDIR/o"
+	printf '1 2\n3 4\n' >pp.txt
+	cp pp.txt orig
+	run -1 --separate-stderr llm-logits -m "$GQA" -f top -o pp.txt pp.txt
+	[ "$stderr" = "llm-logits: pp.txt: the output is also an input" ]
+	cmp pp.txt orig
+	ln pp.txt hard
+	run -1 --separate-stderr llm-logits -m "$GQA" -f top -o hard - <pp.txt
+	cmp pp.txt orig
+	# stdout appended to an input would be read as it grows
+	run -1 --separate-stderr bash -c "llm-logits -m '$GQA' -f top pp.txt >>pp.txt"
+	[[ $stderr == *"pp.txt: the output is also an input" ]]
+	run -1 --separate-stderr bash -c "llm-gen -m '$GQA' -n 1 <pp.txt >>pp.txt"
+	[[ $stderr == *"<stdin>: the output is also an input" ]]
+	cmp pp.txt orig
+	[ "$(ls -A)" = "$(printf 'hard\norig\npp.txt')" ]
+}
+
+@test "llm-logits: -o FILE appears only when the run succeeds; a failed run leaves the old file" {
+	mkdir "$BATS_TEST_TMPDIR/o" && cd "$BATS_TEST_TMPDIR/o"
+	llm-logits -m "$GQA" -f npy --all -o a.npy <<<"1 2 3"
+	cp a.npy old.npy
+	chmod 640 a.npy
+	for bad in "1 2\n3 300\n" "1 x\n" "\n"; do
+		run -1 bash -c "printf '$bad' | llm-logits -m '$GQA' -f npy -o a.npy"
+		cmp a.npy old.npy
+	done
+	run -1 llm-logits -m "$GQA" -f npy -o a.npy - nosuch <<<"1 2"
+	cmp a.npy old.npy
+	run -1 llm-logits -m "$GQA" -f text -o new.txt nosuch
+	[ ! -e new.txt ]
+	[ "$(ls -A)" = "$(printf 'a.npy\nold.npy')" ]	# no temporary file left
+	# a run that succeeds replaces it, keeping its mode
+	llm-logits -m "$GQA" -f npy -o a.npy <<<"4 5"
+	! cmp -s a.npy old.npy
+	[ "$(stat -c %a a.npy)" = 640 ]
+	run -1 --separate-stderr llm-logits -m "$GQA" -f npy -o nodir/a.npy <<<"1"
+	[[ $stderr == *nodir/a.npy* ]]
+	# not a regular file: written in place
+	[ "$(llm-logits -m "$GQA" -f top -o /dev/stdout <<<"1 2" | wc -l)" -eq 1 ]
+}
+
 @test "llm-logits: npy needs a seekable output; -o writes a file" {
 	run -1 --separate-stderr bash -c "set -o pipefail; llm-logits -m '$GQA' -f npy <<<'1 2' | cat"
 	[[ $stderr == *seek* ]]

@@ -23,8 +23,6 @@ binframe() {
 	run -2 --separate-stderr llm-sample --bogus
 	[[ $stderr == *usage:* ]]
 	[ -z "$output" ]
-	run -2 --separate-stderr llm-sample a b
-	[[ $stderr == *usage:* ]]
 	run -0 --separate-stderr llm-sample -h
 	[[ $output == usage:* ]]
 	run -0 --separate-stderr llm-sample --version
@@ -48,6 +46,18 @@ binframe() {
 	run -1 --separate-stderr llm-sample "$BATS_TEST_TMPDIR/nope"
 	[[ $stderr == *nope* ]]
 	[ -z "$output" ]
+}
+
+@test "llm-sample: file operands in turn, each with its own format, a missing one skipped" {
+	printf '0 5 1 0\n' >"$BATS_TEST_TMPDIR/t"
+	binframe 4 0 0 0 0x3f800000 >"$BATS_TEST_TMPDIR/b"
+	run -1 --separate-stderr llm-sample --temp 0 "$BATS_TEST_TMPDIR/t" \
+	    "$BATS_TEST_TMPDIR/nope" "$BATS_TEST_TMPDIR/b" - </dev/null
+	[ "$output" = "$(printf '1\n3')" ]
+	[[ $stderr == *"open $BATS_TEST_TMPDIR/nope:"* ]]
+	printf '1 2\n' >"$BATS_TEST_TMPDIR/v"
+	run -1 --separate-stderr llm-sample --temp 0 "$BATS_TEST_TMPDIR/t" "$BATS_TEST_TMPDIR/v"
+	[[ $stderr == *vocab* ]]
 }
 
 @test "llm-sample: greedy on text frames: argmax, lowest id on ties" {
@@ -112,9 +122,22 @@ binframe() {
 	! grep -qx '[01]' <<< "$a"
 }
 
-@test "llm-sample: -v prints the seed drawn from the system" {
-	run -0 --separate-stderr llm-sample -v <<< '1 2'
-	[[ $stderr =~ seed\ [0-9]+ ]]
+@test "llm-sample: -v prints the seed drawn from the system, and it replays" {
+	printf '1 2 3 4 5 6 7 8\n%.0s' {1..30} >"$BATS_TEST_TMPDIR/f"
+	# 16 drawn seeds: about half are above 2^63-1, which --seed must take
+	for i in {1..16}; do
+		run -0 --separate-stderr llm-sample -v "$BATS_TEST_TMPDIR/f"
+		[[ $stderr =~ seed\ ([0-9]+) ]]
+		s=${BASH_REMATCH[1]}
+		a=$output
+		run -0 llm-sample --seed "$s" "$BATS_TEST_TMPDIR/f"
+		[ "$output" = "$a" ]
+	done
+	run -0 llm-sample --seed 18446744073709551615 "$BATS_TEST_TMPDIR/f"
+	run -2 --separate-stderr llm-sample --seed 18446744073709551616
+	[[ $stderr == *"--seed '18446744073709551616': too large"* ]]
+	run -2 --separate-stderr llm-sample --seed -1
+	run -2 --separate-stderr llm-sample --seed ' 1'
 }
 
 @test "llm-sample: repetition penalty over the ids it has written" {

@@ -70,12 +70,12 @@ setup() {
 @test "mkmodel: the generated tokenizer encodes and decodes" {
 	"$MK" --vocab 600 "$T/m"
 	text='the cat sat on the mat, "quoted" \ back-slashed'
-	run -0 tok-encode -m "$T/m" "$text"
+	run -0 tok-encode -m "$T/m" -e "$text"
 	ids=$output
 	# merges apply: fewer ids than bytes, all below the vocab size
 	[ "$(wc -w <<<"$ids")" -lt "${#text}" ]
 	for i in $ids; do [ "$i" -lt 600 ]; done
-	run -0 bash -c "tok-encode -m '$T/m' '$text' | tok-decode -m '$T/m'"
+	run -0 bash -c "tok-encode -m '$T/m' -e '$text' | tok-decode -m '$T/m'"
 	[ "$output" = "$text" ]
 }
 

@@ -318,11 +318,18 @@ T1='"t":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}'
 
 @test "malformed: shapes" {
 	mkst "$T/a" '{"t":{"dtype":"F32","shape":[-2],"data_offsets":[0,8]}}' 8
-	bad "$T/a" "dimension 0 is not a non-negative integer"
+	bad "$T/a" "dimension 0 is -2, not a non-negative integer"
 	mkst "$T/b" '{"t":{"dtype":"F32","shape":[2, 1.5],"data_offsets":[0,12]}}' 12
-	bad "$T/b" "dimension 1 is not a non-negative integer"
+	bad "$T/b" "dimension 1 is 1.5, not a non-negative integer"
 	mkst "$T/c" '{"t":{"dtype":"F32","shape":["2"],"data_offsets":[0,8]}}' 8
-	bad "$T/c" "dimension 0"
+	bad "$T/c" "dimension 0 is a string, not"
+	# integral floats too: the format (serde's usize) has only integers
+	mkst "$T/k" '{"t":{"dtype":"F32","shape":[2.0],"data_offsets":[0,8]}}' 8
+	bad "$T/k" "dimension 0 is 2.0, not a non-negative integer"
+	mkst "$T/l" '{"t":{"dtype":"F32","shape":[2e0],"data_offsets":[0,8]}}' 8
+	bad "$T/l" "dimension 0 is 2e0, not"
+	mkst "$T/m" '{"t":{"dtype":"F32","shape":[-0, 2],"data_offsets":[0,0]}}' 0
+	bad "$T/m" "dimension 0 is -0, not"
 	mkst "$T/d" '{"t":{"dtype":"F32","shape":2,"data_offsets":[0,8]}}' 8
 	bad "$T/d" "shape is not an array"
 	mkst "$T/e" '{"t":{"dtype":"F32","data_offsets":[0,8]}}' 8
@@ -349,9 +356,11 @@ T1='"t":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}'
 	mkst "$T/d" '{"t":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}}' 7
 	bad "$T/d" "past the end of the data (7 bytes)"
 	mkst "$T/e" '{"t":{"dtype":"F32","shape":[2],"data_offsets":[-8,0]}}' 8
-	bad "$T/e" "not non-negative integers"
+	bad "$T/e" "data_offsets[0] is -8, not a non-negative integer"
 	mkst "$T/f" '{"t":{"dtype":"U8","shape":[1],"data_offsets":[18446744073709551615,0]}}' 8
-	bad "$T/f" "not non-negative integers"
+	bad "$T/f" "data_offsets[0] is 18446744073709551615, not"
+	mkst "$T/i" '{"t":{"dtype":"F32","shape":[2],"data_offsets":[0,8.0]}}' 8
+	bad "$T/i" "data_offsets[1] is 8.0, not"
 	mkst "$T/g" '{"t":{"dtype":"U8","shape":[0],"data_offsets":[9223372036854775807,9223372036854775807]}}' 8
 	bad "$T/g" "past the end of the data"
 	mkst "$T/h" '{"t":{"dtype":"F32","shape":[2],"data_offsets":"0,8"}}' 8

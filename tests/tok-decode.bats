@@ -51,7 +51,7 @@ load tok_fixtures
 	run -0 bash -c 'printf "258 32 259\n10 92\n" | tok-decode -m bl --pieces'
 	[ "${lines[0]}" = "Ġthe Ġ in" ]
 	[ "${lines[1]}" = 'Ċ \\' ]
-	run -0 bash -c 'tok-encode -m bl --ids=u32 "the" "" " in" | tok-decode -m bl --ids=u32 --skip-special'
+	run -0 bash -c 'tok-encode -m bl --ids=u32 -e "the" -e "" -e " in" | tok-decode -m bl --ids=u32 --skip-special'
 	[ "$output" = $'the\n\n in' ]
 	# a record without its final newline still ends at the end of input
 	run -0 bash -c 'printf "116 257" | tok-decode -m bl'

@@ -31,18 +31,40 @@ load tok_fixtures
 }
 
 @test "tok-encode: -m DIR, \$PIPELM_MODEL and --tokenizer agree; stdin and arguments too" {
-	run -0 tok-encode -m bl " the in"
+	run -0 tok-encode -m bl -e " the in"
 	[ "$output" = "263 258 32 259" ]
-	run -0 tok-encode --tokenizer bl/tokenizer.json " the in"
+	run -0 tok-encode --tokenizer bl/tokenizer.json -e " the in"
 	[ "$output" = "263 258 32 259" ]
-	PIPELM_MODEL=bl run -0 tok-encode " the in"
+	PIPELM_MODEL=bl run -0 tok-encode -e " the in"
 	[ "$output" = "263 258 32 259" ]
 	run -0 bash -c 'printf " the in" | tok-encode -m bl'
 	[ "$output" = "263 258 32 259" ]
 }
 
+@test "tok-encode: file operands, each a record; - and none are stdin; a missing file skipped" {
+	printf ' the in\n' >f1
+	printf 'the\n the' >f2
+	run -0 tok-encode -m bl --no-bos f1 f2
+	[ "$output" = "$(printf '258 32 259\n116 257 10 258')" ]
+	run -0 tok-encode -m bl --no-bos - f2 <f1
+	[ "$output" = "$(printf '258 32 259\n116 257 10 258')" ]
+	run -0 tok-encode -m bl --no-bos -l f2 f1
+	[ "$output" = "$(printf '116 257\n258\n258 32 259')" ]
+	run -1 --separate-stderr tok-encode -m bl --no-bos f1 nosuch f1
+	[ "$stderr" = "tok-encode: open nosuch: No such file or directory" ]
+	[ "$output" = "$(printf '258 32 259\n258 32 259')" ]
+	# a file named like text is a file: no silent encoding of its name
+	run -1 --separate-stderr tok-encode -m bl p.txt
+	[[ $stderr == *"open p.txt"* ]]
+	[ -z "$output" ]
+	run -2 --separate-stderr tok-encode -m bl -e the f1
+	[[ $stderr == *"-e and file operands exclude each other"* ]]
+	run -0 tok-encode -m bl --no-bos --text=the -e ' the'
+	[ "$output" = "$(printf '116 257\n258')" ]
+}
+
 @test "tok-encode: byte-level BPE, Digits, added tokens (lstrip, rstrip, single_word)" {
-	run -0 tok-encode -m bl "the" " the" "in 12" "a <mask>" "a[x]" " [x] " "<r>  b" $'\xff\xfe' "a<|endoftext|>b"
+	run -0 tok-encode -m bl -e "the" -e " the" -e "in 12" -e "a <mask>" -e "a[x]" -e " [x] " -e "<r>  b" -e $'\xff\xfe' -e "a<|endoftext|>b"
 	[ "${lines[0]}" = "263 116 257" ]
 	[ "${lines[1]}" = "263 258" ]
 	[ "${lines[2]}" = "263 259 32 49 50" ]
@@ -55,18 +77,18 @@ load tok_fixtures
 }
 
 @test "tok-encode: --bos, --no-bos, --no-special, --count, --pieces" {
-	run -0 tok-encode -m bl --no-bos "the"
+	run -0 tok-encode -m bl --no-bos -e "the"
 	[ "$output" = "116 257" ]
-	run -0 tok-encode -m bl --bos "the"
+	run -0 tok-encode -m bl --bos -e "the"
 	[ "$output" = "263 116 257" ]
-	run -0 tok-encode -m bl --no-bos --no-special "<|endoftext|>"
+	run -0 tok-encode -m bl --no-bos --no-special -e "<|endoftext|>"
 	[ "$output" = "60 124 101 110 100 111 102 116 101 120 116 124 62" ]
-	run -0 tok-encode -m bl --count "the" " the" ""
+	run -0 tok-encode -m bl --count -e "the" -e " the" -e ""
 	[ "$output" = $'3\n2\n1' ]
-	run -0 tok-encode -m bl --no-bos --pieces " the in" $'a\n\\'
+	run -0 tok-encode -m bl --no-bos --pieces -e " the in" -e $'a\n\\'
 	[ "${lines[0]}" = 'Ġthe Ġ in' ]
 	[ "${lines[1]}" = 'a Ċ \\' ]
-	run -0 tok-encode -m sp --pieces "ab c"
+	run -0 tok-encode -m sp --pieces -e "ab c"
 	[ "$output" = '<s> ▁ab ▁ <0x63>' ]
 }
 
@@ -82,7 +104,7 @@ load tok_fixtures
 	[ "$output" = "97 10" ]
 	run -0 bash -c 'echo the | tok-encode -m bl --no-bos'
 	[ "$output" = "116 257" ]
-	run -0 bash -c 'tok-encode -m bl --no-bos --ids=u32 "the" "" | od -An -tu4 | tr -s " \n" " "'
+	run -0 bash -c 'tok-encode -m bl --no-bos --ids=u32 -e "the" -e "" | od -An -tu4 | tr -s " \n" " "'
 	[ "$output" = " 2 116 257 0 " ]
 }
 
@@ -100,32 +122,32 @@ load tok_fixtures
 }
 
 @test "tok-encode: SentencePiece BPE: Prepend, Replace, byte fallback, unk" {
-	run -0 tok-encode -m sp "ab ab" "c" "é" "日" ""
+	run -0 tok-encode -m sp -e "ab ab" -e "c" -e "é" -e "日" -e ""
 	[ "${lines[0]}" = "1 264 264" ]
 	[ "${lines[1]}" = "1 259 102" ]
 	[ "${lines[2]}" = "1 259 265" ]
 	[ "${lines[3]}" = "1 259 233 154 168" ]
 	[ "${lines[4]}" = "1" ]
 	FX_BYTE_FALLBACK=false fx_sentencepiece unk
-	run -0 tok-encode -m unk --no-bos "ccab" "c ab"
+	run -0 tok-encode -m unk --no-bos -e "ccab" -e "c ab"
 	[ "${lines[0]}" = "259 0 263" ]		# fuse_unk: one <unk> for "cc"
 	[ "${lines[1]}" = "259 0 264" ]
 }
 
 @test "tok-encode: Metaspace, Split and NFKC pre-tokenization" {
 	FX_NORMALIZER=null FX_PRE='{"type": "Metaspace", "replacement": "\u2581", "prepend_scheme": "always", "split": true}' fx_sentencepiece meta
-	run -0 tok-encode -m meta --no-bos "ab ab" "a  b" " ab"
+	run -0 tok-encode -m meta --no-bos -e "ab ab" -e "a  b" -e " ab"
 	[ "${lines[0]}" = "264 264" ]
 	[ "${lines[1]}" = "262 259 259 261" ]	# ▁a ▁ ▁b
 	[ "${lines[2]}" = "264" ]		# the space is the prefix
 	FX_NORMALIZER=null FX_PRE='{"type": "Split", "pattern": {"String": " "}, "behavior": "Removed", "invert": false}' fx_sentencepiece split
-	run -0 tok-encode -m split --no-bos "ab  ab"
+	run -0 tok-encode -m split --no-bos -e "ab  ab"
 	[ "$output" = "263 263" ]
 	FX_NORMALIZER=null FX_PRE='{"type": "Split", "pattern": {"String": "b"}, "behavior": "MergedWithPrevious", "invert": false}' fx_sentencepiece split2
-	run -0 tok-encode -m split2 --no-bos "abab"
+	run -0 tok-encode -m split2 --no-bos -e "abab"
 	[ "$output" = "263 263" ]
 	FX_NORMALIZER='{"type": "NFKC"}' fx_bytelevel nfkc
-	run -0 tok-encode -m nfkc --no-bos $'\xef\xac\x81' $'e\xcc\x81'	# ﬁ, e + U+0301
+	run -0 tok-encode -m nfkc --no-bos -e $'\xef\xac\x81' -e $'e\xcc\x81'	# ﬁ, e + U+0301
 	[ "${lines[0]}" = "102 105" ]
 	[ "${lines[1]}" = "195 169" ]
 }
@@ -151,7 +173,7 @@ load tok_fixtures
 @test "tok-encode: bytes the vocabulary lacks are dropped with a warning" {
 	# a byte-level vocabulary without byte 0x04, like SmolLM2's
 	sed 's/"\\u0104": 4, //' bl/tokenizer.json >hole.json
-	run -0 --separate-stderr tok-encode --tokenizer hole.json --no-bos $'a\x04b'
+	run -0 --separate-stderr tok-encode --tokenizer hole.json --no-bos -e $'a\x04b'
 	[ "$output" = "97 98" ]
 	[[ $stderr == *"record 1: 1 bytes have no token"* ]]
 }
@@ -201,13 +223,13 @@ load tok_fixtures
 	tok-encode --tokenizer "$STORIES" --no-bos -0 <texts >got
 	diff want got
 	# the post-processor adds BOS by default
-	run -0 tok-encode --tokenizer "$STORIES" "Once upon a time"
+	run -0 tok-encode --tokenizer "$STORIES" -e "Once upon a time"
 	[[ $output == "1 "* ]]
 }
 
 @test "tok-encode: SmolLM2 known ids and round trip of random bytes" {
 	need_shared
-	run -0 tok-encode -m "$SHARED/models/smollm2-tokenizer" "The cat sat on the" "Once upon a time"
+	run -0 tok-encode -m "$SHARED/models/smollm2-tokenizer" -e "The cat sat on the" -e "Once upon a time"
 	[ "${lines[0]}" = "504 2644 2643 335 260" ]
 	[ "${lines[1]}" = "6403 1980 253 655" ]
 	# every byte SmolLM2's vocabulary has round-trips (it lacks 21 bytes:

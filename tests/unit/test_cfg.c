@@ -144,6 +144,13 @@ test_refusals(void)
 	static const char *const bad[] = {
 		"[]", "{\"hidden_size\": 0}", "{\"hidden_size\": -64}",
 		"{\"hidden_size\": 64.5}", "{\"hidden_size\": \"64\"}",
+		/* integral floats: transformers' layers fail on a float
+		 * size, so an integer field takes an integer literal */
+		"{\"hidden_size\": 64.0}", "{\"vocab_size\": 3e2}",
+		"{\"eos_token_id\": [2.0]}", "{\"bos_token_id\": -0}",
+		"{\"rope_scaling\": {\"rope_type\": \"llama3\", \"factor\": 8.0,"
+		" \"high_freq_factor\": 4.0, \"low_freq_factor\": 1.0,"
+		" \"original_max_position_embeddings\": 8192.0}}",
 		"{\"hidden_size\": true}", "{\"hidden_size\": 2000000}",
 		"{\"hidden_size\": 100, \"num_attention_heads\": 3}",
 		"{\"num_attention_heads\": 32, \"num_key_value_heads\": 5}",

@@ -1,0 +1,33 @@
+/* tokopt.c: see tokopt.h. */
+#include "tokopt.h"
+#include "util.h"
+
+void
+tokopt_init(struct tokopt *to)
+{
+	to->model = to->file = NULL;
+}
+
+int
+tokopt_parse(struct tokopt *to, int c, const char *arg)
+{
+	switch (c) {
+	case 'm':
+		to->model = arg;
+		break;
+	case TOPT_TOKENIZER:
+		to->file = arg;
+		break;
+	default:
+		return 0;
+	}
+	if (to->model && to->file)
+		return error("-m and --tokenizer exclude each other");
+	return 1;
+}
+
+int
+tokopt_open(struct tok *t, const struct tokopt *to)
+{
+	return tok_open(t, to->model, to->file);
+}
