@@ -20,7 +20,7 @@ enum { MOPT_CTX = 0x200, MOPT_BF16ACT, MOPT_QUANT, MOPT_TIMING };
 	{ "timing",   no_argument,       NULL, MOPT_TIMING }
 /* Their lines of --help. */
 #define MODELOPT_HELP \
-	"  -m, --model=PATH      model folder or ORG/NAME (default $PIPELM_MODEL)\n" \
+	"  -m, --model=PATH      folder or ORG/NAME (default $PIPELM_MODEL, else built-in)\n" \
 	"  -t, --threads=N       worker threads (default $PIPELM_THREADS, else the CPUs)\n" \
 	"      --ctx=N           most positions a sequence may have (default the model's)\n" \
 	"      --timing          print load, prefill and decode times on stderr\n" \

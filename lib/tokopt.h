@@ -15,7 +15,7 @@ enum { TOPT_TOKENIZER = 0x280 };
 	{ "tokenizer", required_argument, NULL, TOPT_TOKENIZER }
 #define TOKOPT_USAGE "[-m model | --tokenizer file]"
 #define TOKOPT_HELP \
-	"  -m, --model=PATH      model folder or ORG/NAME (default $PIPELM_MODEL)\n" \
+	"  -m, --model=PATH      folder or ORG/NAME (default $PIPELM_MODEL, else built-in)\n" \
 	"      --tokenizer=FILE  a tokenizer.json instead of a model's\n"
 
 struct tokopt {
