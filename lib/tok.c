@@ -333,13 +333,9 @@ load_model(struct tok_ld *L, const struct json *m, const struct json *added)
 			} else {
 				goto badmerge;
 			}
-			if (an + bn + 1 > cap) {
-				char *nb = realloc(buf, cap = (an + bn) * 2 + 64);
-				if (!nb) {
-					free(buf);
-					return error("%s: out of memory", L->path);
-				}
-				buf = nb;
+			if (xgrow(&buf, &cap, an + bn + 1, 1) < 0) {
+				free(buf);
+				return -1;
 			}
 			if (t->bytelevel) {
 				ka = bl_key(a, an, buf);
@@ -421,8 +417,8 @@ load_added(struct tok_ld *L, const struct json *added)
 		return 0;
 	if (added->type != JSON_ARRAY)
 		return error("%s: added_tokens: not an array", L->path);
-	if (!(t->added = calloc(added->len + 1, sizeof *t->added)))
-		return error("%s: out of memory", L->path);
+	if (!(t->added = xcalloc(added->len + 1, sizeof *t->added)))
+		return -1;
 	for (i = 0; i < added->len; i++) {
 		const struct json *a = &added->u.items[i];
 		struct tok_added *d = &t->added[t->nadded];
@@ -512,10 +508,9 @@ tok_load(struct tok *t, const char *path)
 	}
 	if (t->nprefix) {
 		t->bos = t->prefix[0];
-	} else if ((t->path = strdup(path))) {
+	} else if ((t->path = xstrdup(path))) {
 		t->bos = -2;	/* tok_bos looks, when asked */
 	} else {
-		error("%s: out of memory", path);
 		goto out;
 	}
 	ret = 0;

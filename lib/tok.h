@@ -74,13 +74,13 @@ struct tok {
 	struct tok_added *added;	/* added tokens, longest first */
 	size_t nadded;
 	struct tok_norm *norm;		/* normalizers in order */
-	size_t nnorm;
+	size_t nnorm, normcap;
 	struct tok_pre *pre;		/* pre-tokenizers in order */
-	size_t npre;
+	size_t npre, precap;
 	struct tok_dstep *dec;		/* decoders in order */
-	size_t ndec;
+	size_t ndec, deccap;
 	int *prefix, *suffix;		/* post-processor ids around a sequence */
-	size_t nprefix, nsuffix;
+	size_t nprefix, nsuffix, prefixcap, suffixcap;
 	int has_template;		/* a TemplateProcessing was given */
 	int bos;			/* see tok_bos; -2: not looked up yet */
 	char *path;			/* the tokenizer.json, for tok_bos */

@@ -9,18 +9,6 @@
 #include "tok_int.h"
 #include "util.h"
 
-static char *
-dupn(const char *s, size_t n)
-{
-	char *p = malloc(n + 1);
-
-	if (p) {
-		memcpy(p, s, n);
-		p[n] = 0;
-	}
-	return p;
-}
-
 int
 tok_getstr(struct tok_ld *L, const struct json *o, const char *key, int need, char **out, size_t *len)
 {
@@ -36,8 +24,8 @@ tok_getstr(struct tok_ld *L, const struct json *o, const char *key, int need, ch
 	}
 	if (v->type != JSON_STRING)
 		return error("%s: %s: not a string", L->path, key);
-	if (!(*out = dupn(v->u.str, v->len)))
-		return error("%s: out of memory", L->path);
+	if (!(*out = xmemdup(v->u.str, v->len)))
+		return -1;
 	if (len)
 		*len = v->len;
 	return 0;
@@ -85,7 +73,7 @@ tok_add_norm(struct tok_ld *L, const struct json *o, size_t depth)
 {
 	struct tok *t = L->t;
 	const char *ty = typeof_(o);
-	struct tok_norm *n, *v;
+	struct tok_norm *n;
 	const struct json *seq;
 	size_t i;
 
@@ -100,10 +88,9 @@ tok_add_norm(struct tok_ld *L, const struct json *o, size_t depth)
 				return -1;
 		return 0;
 	}
-	if (!(v = realloc(t->norm, (t->nnorm + 1) * sizeof *v)))
-		return error("%s: out of memory", L->path);
-	t->norm = v;
-	n = &v[t->nnorm++];
+	if (xgrow(&t->norm, &t->normcap, t->nnorm + 1, sizeof *t->norm) < 0)
+		return -1;
+	n = &t->norm[t->nnorm++];
 	memset(n, 0, sizeof *n);
 	if (!strcmp(ty, "Prepend")) {
 		n->type = NORM_PREPEND;
@@ -142,7 +129,7 @@ tok_add_pre(struct tok_ld *L, const struct json *o, size_t depth)
 {
 	struct tok *t = L->t;
 	const char *ty = typeof_(o), *s;
-	struct tok_pre *p, *v;
+	struct tok_pre *p;
 	const struct json *seq, *pat;
 	size_t i;
 
@@ -157,10 +144,9 @@ tok_add_pre(struct tok_ld *L, const struct json *o, size_t depth)
 				return -1;
 		return 0;
 	}
-	if (!(v = realloc(t->pre, (t->npre + 1) * sizeof *v)))
-		return error("%s: out of memory", L->path);
-	t->pre = v;
-	p = &v[t->npre++];
+	if (xgrow(&t->pre, &t->precap, t->npre + 1, sizeof *t->pre) < 0)
+		return -1;
+	p = &t->pre[t->npre++];
 	memset(p, 0, sizeof *p);
 	if (!strcmp(ty, "ByteLevel")) {
 		p->type = PRE_BYTELEVEL;
@@ -206,8 +192,8 @@ tok_add_pre(struct tok_ld *L, const struct json *o, size_t depth)
 		p->type = PRE_METASPACE;
 		if (tok_getstr(L, o, "replacement", 0, &p->rep, &p->replen) < 0)
 			return -1;
-		if (!p->rep && !(p->rep = dupn("\xe2\x96\x81", 3)))
-			return error("%s: out of memory", L->path);
+		if (!p->rep && !(p->rep = xstrdup("\xe2\x96\x81")))
+			return -1;
 		if (!p->rep[0])
 			return error("%s: pre_tokenizer Metaspace: empty replacement", L->path);
 		p->replen = strlen(p->rep);
@@ -252,9 +238,9 @@ tok_add_dec(struct tok_ld *L, const struct json *o, size_t depth)
 				return -1;
 		return 0;
 	}
-	if (!(v = realloc(t->dec, (t->ndec + 1) * sizeof *v)))
-		return error("%s: out of memory", L->path);
-	t->dec = v;
+	if (xgrow(&t->dec, &t->deccap, t->ndec + 1, sizeof *t->dec) < 0)
+		return -1;
+	v = t->dec;
 	d = &v[t->ndec++];
 	memset(d, 0, sizeof *d);
 	/* after Fuse or ByteLevel (which joins its tokens) steps see the
@@ -290,8 +276,8 @@ tok_add_dec(struct tok_ld *L, const struct json *o, size_t depth)
 		d->type = DEC_METASPACE;
 		if (tok_getstr(L, o, "replacement", 0, &d->a, &d->alen) < 0)
 			return -1;
-		if (!d->a && !(d->a = dupn("\xe2\x96\x81", 3)))
-			return error("%s: out of memory", L->path);
+		if (!d->a && !(d->a = xstrdup("\xe2\x96\x81")))
+			return -1;
 		d->alen = strlen(d->a);
 		s = json_str(json_get(o, "prepend_scheme"));
 		if (s)
@@ -309,14 +295,11 @@ tok_add_dec(struct tok_ld *L, const struct json *o, size_t depth)
 }
 
 static int
-push_id(int **v, size_t *n, int id)
+push_id(int **v, size_t *n, size_t *cap, int id)
 {
-	int *p = realloc(*v, (*n + 1) * sizeof *p);
-
-	if (!p)
+	if (xgrow(v, cap, *n + 1, sizeof **v) < 0)
 		return -1;
-	*v = p;
-	p[(*n)++] = id;
+	(*v)[(*n)++] = id;
 	return 0;
 }
 
@@ -351,9 +334,9 @@ add_template(struct tok_ld *L, const struct json *o)
 		for (j = 0; j < ids->len; j++) {
 			if (json_int(&ids->u.items[j], 0, TOK_MAXID, &id) < 0)
 				return error("%s: TemplateProcessing: bad id", L->path);
-			if (after ? push_id(&t->suffix, &t->nsuffix, id) :
-			    push_id(&t->prefix, &t->nprefix, id))
-				return error("%s: out of memory", L->path);
+			if (after ? push_id(&t->suffix, &t->nsuffix, &t->suffixcap, id) :
+			    push_id(&t->prefix, &t->nprefix, &t->prefixcap, id))
+				return -1;
 		}
 	}
 	if (nseq != 1)

@@ -80,13 +80,8 @@ find(const char *hay, size_t hn, const char *needle, size_t nn)
 int
 tok_ids_push(struct tok_ids *ids, int id)
 {
-	if (ids->n == ids->cap) {
-		size_t cap = ids->cap ? ids->cap * 2 : 256;
-		int *v = realloc(ids->v, cap * sizeof *v);
-		if (!v)
-			return error("out of memory (%zu token ids)", cap);
-		ids->v = v, ids->cap = cap;
-	}
+	if (ids->n == ids->cap && xgrow(&ids->v, &ids->cap, ids->n + 1, sizeof *ids->v) < 0)
+		return -1;
 	ids->v[ids->n++] = id;
 	return 0;
 }
@@ -94,18 +89,11 @@ tok_ids_push(struct tok_ids *ids, int id)
 int
 tok_buf_add(struct tok_buf *b, const void *p, size_t n)
 {
-	if (n > b->cap - b->n) {
-		size_t cap = b->cap ? b->cap : 256;
-		char *q;
-		while (cap - b->n < n) {
-			if (cap > ((size_t)-1) / 2)
-				return -1;
-			cap *= 2;
-		}
-		if (!(q = realloc(b->p, cap)))
-			return -1;
-		b->p = q, b->cap = cap;
-	}
+	size_t need;
+
+	if (n > b->cap - b->n &&
+	    (size_add(&need, b->n, n) < 0 || xgrow(&b->p, &b->cap, need, 1) < 0))
+		return -1;
 	if (n)
 		memcpy(b->p + b->n, p, n);
 	b->n += n;
@@ -172,21 +160,6 @@ qpop(struct qent *q, size_t *n)
 	return top;
 }
 
-static int
-grow(void **p, size_t *cap, size_t need, size_t size)
-{
-	void *q;
-	size_t c;
-
-	if (need <= *cap)
-		return 0;
-	c = need < 64 ? 64 : need + need / 2;
-	if (c > ((size_t)-1) / size || !(q = realloc(*p, c * size)))
-		return error("out of memory (%zu-byte word)", need);
-	*p = q, *cap = c;
-	return 0;
-}
-
 /* The same for the BPE arrays, which a long word (a SentencePiece
  * tokenizer without pre-tokenizer takes the whole text as one) makes
  * large: past BIGMAP bytes they are mapped, where huge pages cut the
@@ -213,8 +186,12 @@ biggrow(void **p, size_t *cap, size_t need, size_t size)
 	c = need < 64 ? 64 : need + need / 2;
 	if (c > ((size_t)-1) / size)
 		return error("out of memory (%zu-byte word)", need);
-	if (c * size < BIGMAP)
-		return grow(p, cap, need, size);
+	if (c * size < BIGMAP) {	/* malloc'd: bigfree tells by the size */
+		if (!(q = xreallocarray(*p, c, size)))
+			return -1;
+		*p = q, *cap = c;
+		return 0;
+	}
 	if (!(q = mem_map(c * size)))
 		return error("out of memory (%zu-byte word)", need);
 	if (*cap)
@@ -579,7 +556,7 @@ segments(struct enc *E, size_t d, const struct tok_pre *p, const char *s, size_t
 			mb = p->pat == PAT_GPT2 ? scan_gpt2(u, n, i) :
 			    scan_llama3(u, n, i, p->pat == PAT_LLAMA3 ? 3 : 1);
 		}
-		if (grow((void **)&w->seg[d], &w->segcap[d], ns + 2, sizeof **w->seg) < 0)
+		if (xgrow(&w->seg[d], &w->segcap[d], ns + 2, sizeof **w->seg) < 0)
 			return -1;
 		if (ma > gap)
 			w->seg[d][ns++] = (struct seg){ gap, ma, p->invert };
@@ -918,8 +895,8 @@ tok_encode(struct tok *t, const char *s, size_t n, int flags, struct tok_ids *ou
 	size_t i;
 
 	if (!t->work) {
-		if (!(t->work = calloc(1, sizeof *w)))
-			return error("out of memory");
+		if (!(t->work = xcalloc(1, sizeof *w)))
+			return -1;
 		/* optional; mapped: huge pages fault in fewer times */
 		t->cache = mem_map(sizeof(struct cache));
 	}
