@@ -533,7 +533,7 @@ make_bpe(struct tok_ld *L, const struct json *m, size_t depth)
 {
 	const struct json *vocab = json_get(m, "vocab"), *merges = json_get(m, "merges");
 	struct bpe *b;
-	int *ids = NULL;
+	int *ids;
 
 	(void)depth;
 	if (!vocab || vocab->type != JSON_OBJECT)
@@ -543,19 +543,19 @@ make_bpe(struct tok_ld *L, const struct json *m, size_t depth)
 	if (!(b = xcalloc(1, sizeof *b)))
 		return -1;
 	b->m.ops = &bpe_ops;
+	/* ids: scratch, in the tokenizer's memory, where it shares the huge
+	 * pages of the tables rather than faulting in pages of its own */
 	if (bpe_options(L, b, m) < 0 ||
-	    !(ids = xreallocarray(NULL, vocab->len, sizeof *ids)) ||
+	    !(ids = tok_alloc(L, vocab->len * sizeof *ids)) ||
 	    tok_vocab_load(L, vocab, ids) < 0 || bpe_vocab(L, b, vocab, ids) < 0 ||
 	    bpe_merges(L, b, merges) < 0)
 		goto bad;
 	bpe_bytes(b);
 	if (bpe_unk(L, b, m) < 0)
 		goto bad;
-	free(ids);
 	L->t->model = &b->m;
 	return 0;
 bad:
-	free(ids);
 	bpe_free(&b->m);
 	return -1;
 }

@@ -93,9 +93,24 @@ void tok_mem_free(struct tok *t);
 const char *tok_find(const char *hay, size_t hn, const char *needle, size_t nn);
 uint64_t tok_hash(const void *p, size_t n);
 
-/* byte-level alphabet: byte -> code point, and code point (< 324) -> byte */
+/* byte-level alphabet: byte -> code point, and code point (< 324) -> byte
+ * (inline: loading a vocabulary maps every character) */
 extern const uint16_t tok_b2u[256];
-int tok_u2b(uint32_t cp);
+
+static inline int
+tok_u2b(uint32_t cp)
+{
+	if (cp >= 0x21 && cp <= 0x7e)
+		return cp;
+	if ((cp >= 0xa1 && cp <= 0xac) || (cp >= 0xae && cp <= 0xff))
+		return cp;
+	if (cp >= 0x100 && cp <= 0x143) {
+		/* the unprintable bytes in order: 0x00-0x20, 0x7f-0xa0, 0xad */
+		unsigned k = cp - 0x100;
+		return k <= 32 ? (int)k : k <= 66 ? (int)(0x7f + k - 33) : 0xad;
+	}
+	return -1;
+}
 
 /* class bits (UNI_*) of the character at s[i], its length in *len */
 static inline unsigned
