@@ -80,9 +80,9 @@ tok_getpattern(struct tok_ld *L, const struct json *o, const char *what, char **
 }
 
 /* The tables' memory: zeroed mappings of at least MEMCHUNK bytes, each
- * starting with its header, handed out in order.  The first-touch page
- * faults of a vocabulary's tables are a large part of loading it; in
- * mappings of a few megabytes they come as huge pages (mem_map). */
+ * starting with its header, handed out in order, so that the tables
+ * fault in as a few huge pages (mem_map advises them) rather than page
+ * by page (bench/NOTES.md, "Tokenizer components"). */
 #define MEMCHUNK ((size_t)4 << 20)
 #define MEMHEAD 64
 
