@@ -18,7 +18,11 @@
  * byte string losslessly.  Internally a byte-level vocabulary is kept as the
  * raw bytes its strings stand for, so BPE runs on bytes.
  *
- * A struct tok is used by one thread at a time (tok_encode fills a cache). */
+ * Each part is a component built from the JSON by the constructor its
+ * stage's table names (lib/tok_int.h says how to add one).
+ *
+ * A struct tok is used by one thread at a time (tok_encode fills a cache,
+ * components keep scratch buffers). */
 #ifndef TOK_H
 #define TOK_H
 

@@ -105,6 +105,8 @@ tok_added_load(struct tok_ld *L)
 
 	if (!added)
 		return 0;
+	if (!t->str)	/* a model constructor that did not read it */
+		return error("%s: no vocabulary for the added tokens", L->path);
 	if (!(t->added = xcalloc(added->len + 1, sizeof *t->added)))
 		return -1;
 	for (i = 0; i < added->len; i++) {
