@@ -1,5 +1,4 @@
-/* tok_bpe.c: the model stage: BPE (tokenizers' models/bpe), the only
- * model type so far.
+/* tok_bpe.c: the BPE model (tokenizers' models/bpe).
  *
  * A word is split into characters (bytes, for a byte-level vocabulary,
  * whose strings are kept as the bytes they stand for) and merged by a
@@ -528,8 +527,8 @@ bpe_unk(struct tok_ld *L, struct bpe *b, const struct json *m)
 	return r;
 }
 
-static int
-make_bpe(struct tok_ld *L, const struct json *m, size_t depth)
+int
+tok_bpe_make(struct tok_ld *L, const struct json *m, size_t depth)
 {
 	const struct json *vocab = json_get(m, "vocab"), *merges = json_get(m, "merges");
 	struct bpe *b;
@@ -558,15 +557,4 @@ make_bpe(struct tok_ld *L, const struct json *m, size_t depth)
 bad:
 	bpe_free(&b->m);
 	return -1;
-}
-
-static const struct tok_type types[] = {
-	{ "BPE", make_bpe },
-};
-
-int
-tok_model_load(struct tok_ld *L, const struct json *m)
-{
-	/* tokenizers reads a model without "type" as BPE */
-	return tok_build(L, "model", types, LEN(types), "BPE", m, 0);
 }

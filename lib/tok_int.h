@@ -11,9 +11,9 @@
  *
  * Data flows one way: tok.c reads the file and has the stage files build
  * the components (tok_norm.c; tok_pre.c with the scanners of tok_scan.c;
- * tok_bpe.c, the model, on the vocabulary of tok_vocab.c; tok_post.c;
- * tok_dec.c), then tok_enc.c and tok_dec.c run them.  tok_comp.c holds
- * what they all use. */
+ * the model types of tok_model.c, tok_bpe.c so far, on the vocabulary of
+ * tok_vocab.c; tok_post.c; tok_dec.c), then tok_enc.c and tok_dec.c run
+ * them.  tok_comp.c holds what they all use. */
 #ifndef TOK_INT_H
 #define TOK_INT_H
 
@@ -213,7 +213,7 @@ enum { SPLIT_REMOVED, SPLIT_ISOLATED, SPLIT_PREVIOUS, SPLIT_NEXT, SPLIT_CONTIGUO
 int tok_split(const struct tok_scan *sc, int behavior, int invert,
     const char *s, size_t n, int first, struct tok_next *nx);
 
-/* ---- the model: tok_bpe.c ---- */
+/* ---- the model: tok_model.c (the table), tok_bpe.c ---- */
 
 struct tok_model {
 	const struct tok_model_ops *ops;
@@ -230,6 +230,8 @@ struct tok_model_ops {
 /* Build the model m into t->model; its constructor fills t's vocabulary
  * (tok_vocab_load).  0, or -1 after error(). */
 int tok_model_load(struct tok_ld *L, const struct json *m);
+/* The constructors of the model types (struct tok_type). */
+int tok_bpe_make(struct tok_ld *L, const struct json *m, size_t depth);
 
 /* ---- post-processors: tok_post.c ---- */
 
