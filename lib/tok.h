@@ -18,7 +18,11 @@
  * byte string losslessly.  Internally a byte-level vocabulary is kept as the
  * raw bytes its strings stand for, so BPE runs on bytes.
  *
- * A struct tok is used by one thread at a time (tok_encode fills a cache). */
+ * Each part is a component built from the JSON by the constructor its
+ * stage's table names (lib/tok_int.h says how to add one).
+ *
+ * A struct tok is used by one thread at a time (tok_encode fills a cache,
+ * components keep scratch buffers). */
 #ifndef TOK_H
 #define TOK_H
 
@@ -28,8 +32,12 @@
 
 struct tok_norm;
 struct tok_pre;
+struct tok_model;
+struct tok_post;
 struct tok_dstep;
 struct tok_added;
+struct tok_mem;
+struct tok_enc;
 
 /* A growable array of token ids. */
 struct tok_ids {
@@ -43,53 +51,39 @@ struct tok_buf {
 	size_t n, cap;
 };
 
+/* A tokenizer: the components of its tokenizer.json (see tok_int.h). */
 struct tok {
+	/* the vocabulary: the model's and the added tokens' */
 	int ntok;			/* ids are 0..ntok-1 (some may be holes) */
 	char **str;			/* [ntok] token string as in tokenizer.json, or NULL */
 	uint32_t *slen;			/* [ntok] its length */
-	char **key;			/* [ntok] bytes BPE matches (raw bytes for
-					 * byte-level), or NULL if unreachable */
-	uint32_t *klen;			/* [ntok] */
 	unsigned char *special;		/* [ntok] 1 for a special added token */
-	char *arena;			/* strings live here */
-	void *mem;			/* one mapping holds the tables above */
-	size_t memlen;
-
-	/* vocabulary and merges: open addressing, sizes powers of two */
-	uint32_t *vtab;			/* id + 1, 0 = empty */
-	size_t vmask;
-	struct tok_mslot {
-		uint64_t key;		/* (a << 32 | b) + 1, 0 = empty */
-		uint64_t val;		/* rank << 32 | new id */
-	} *mtab;
-	size_t mmask;
-
-	/* BPE model */
-	int bytelevel;			/* pieces are raw bytes, vocab mapped back */
-	int byte_fallback, fuse_unk, ignore_merges;
-	int unk;			/* unk_token id or -1 */
-	int byteid[256];		/* byte-level: id of each single byte, or
-					 * byte_fallback: id of <0xXX>; -1 if none */
-
 	struct tok_added *added;	/* added tokens, longest first */
 	size_t nadded;
-	struct tok_norm *norm;		/* normalizers in order */
-	size_t nnorm;
-	struct tok_pre *pre;		/* pre-tokenizers in order */
-	size_t npre;
-	struct tok_dstep *dec;		/* decoders in order */
-	size_t ndec;
-	int *prefix, *suffix;		/* post-processor ids around a sequence */
-	size_t nprefix, nsuffix;
+
+	/* the stages, in order */
+	struct tok_norm **norm;		/* normalizers */
+	size_t nnorm, normcap;
+	struct tok_pre **pre;		/* pre-tokenizers */
+	size_t npre, precap;
+	struct tok_model *model;
+	struct tok_post **post;		/* post-processors */
+	size_t npost, postcap;
+	struct tok_dstep **dec;		/* decoders */
+	size_t ndec, deccap;
+
+	const int *prefix;		/* the ids a TemplateProcessing puts before
+					 * a sequence (it owns them) */
+	size_t nprefix;
 	int has_template;		/* a TemplateProcessing was given */
 	int bos;			/* see tok_bos; -2: not looked up yet */
 	char *path;			/* the tokenizer.json, for tok_bos */
+	struct tok_mem *mem;		/* the tables' memory */
 
 	/* encoding state */
 	size_t ndropped;		/* bytes with no token and no unk_token,
 					 * dropped (as HuggingFace does) */
-	void *cache;			/* private: word -> ids */
-	void *work;			/* private: scratch buffers */
+	struct tok_enc *enc;		/* private: cache and scratch buffers */
 };
 
 /* tok_encode flags */
@@ -134,7 +128,9 @@ struct tok_dec {
 	const struct tok *t;
 	int skip_special;
 	int first;			/* no token emitted yet in this record */
-	size_t strip;			/* record-level Strip: chars left to strip */
+	const struct tok_dstep *lead;	/* the step taking strings off the
+					 * record's start (Strip after Fuse) */
+	size_t strip;			/* how many it may still take */
 	struct tok_buf run;		/* pending ByteFallback bytes */
 	unsigned char hold[4];		/* an incomplete UTF-8 sequence */
 	size_t nhold;
@@ -154,7 +150,7 @@ int tok_dec_end(struct tok_dec *d, struct tok_buf *out);
 /* Release d's scratch buffers. */
 void tok_dec_free(struct tok_dec *d);
 
-/* Append n bytes to b: 0, or -1 (out of memory, nothing reported). */
+/* Append n bytes to b: 0, or -1 after error() (out of memory). */
 int tok_buf_add(struct tok_buf *b, const void *p, size_t n);
 
 #endif

@@ -1,7 +1,7 @@
-/* tok_comp.c: the components of tokenizer.json other than the model:
- * normalizer, pre_tokenizer, post_processor and decoder, read into the
- * step lists of struct tok (see tok_int.h).  Anything not implemented is
- * refused, naming it. */
+/* tok_comp.c: what the tokenizer's components share: building a stage
+ * from its table of types, reading options from tokenizer.json, the
+ * tables' memory, growable buffers, hashing and the byte-level
+ * alphabet. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,16 +9,30 @@
 #include "tok_int.h"
 #include "util.h"
 
-static char *
-dupn(const char *s, size_t n)
+const char *
+tok_typename(const struct json *o)
 {
-	char *p = malloc(n + 1);
+	const char *s = json_str(json_get(o, "type"));
 
-	if (p) {
-		memcpy(p, s, n);
-		p[n] = 0;
-	}
-	return p;
+	return s ? s : "(no type)";
+}
+
+int
+tok_build(struct tok_ld *L, const char *stage, const struct tok_type *types,
+    size_t ntypes, const char *dflt, const struct json *o, size_t depth)
+{
+	const char *ty;
+	size_t i;
+
+	if (!o || o->type == JSON_NULL)
+		return 0;
+	ty = json_str(json_get(o, "type"));
+	if (!ty && dflt)
+		ty = dflt;
+	for (i = 0; ty && i < ntypes; i++)
+		if (!strcmp(ty, types[i].name))
+			return types[i].make(L, o, depth);
+	return error("%s: unsupported %s: %s", L->path, stage, tok_typename(o));
 }
 
 int
@@ -36,8 +50,8 @@ tok_getstr(struct tok_ld *L, const struct json *o, const char *key, int need, ch
 	}
 	if (v->type != JSON_STRING)
 		return error("%s: %s: not a string", L->path, key);
-	if (!(*out = dupn(v->u.str, v->len)))
-		return error("%s: out of memory", L->path);
+	if (!(*out = xmemdup(v->u.str, v->len)))
+		return -1;
 	if (len)
 		*len = v->len;
 	return 0;
@@ -51,23 +65,8 @@ tok_getbool(const struct json *o, const char *key, int def)
 	return b < 0 ? def : b;
 }
 
-static const char *
-typeof_(const struct json *o)
-{
-	const char *s = json_str(json_get(o, "type"));
-
-	return s ? s : "(no type)";
-}
-
-static int
-unsupported(struct tok_ld *L, const char *what, const struct json *o)
-{
-	return error("%s: unsupported %s: %s", L->path, what, typeof_(o));
-}
-
-/* A {"String": s} pattern: the string, or -1 (naming a Regex pattern). */
-static int
-getpattern(struct tok_ld *L, const struct json *o, const char *what, char **s, size_t *n)
+int
+tok_getpattern(struct tok_ld *L, const struct json *o, const char *what, char **s, size_t *n)
 {
 	const struct json *p = json_get(o, "pattern");
 
@@ -80,311 +79,147 @@ getpattern(struct tok_ld *L, const struct json *o, const char *what, char **s, s
 	return error("%s: %s: bad pattern", L->path, what);
 }
 
-int
-tok_add_norm(struct tok_ld *L, const struct json *o, size_t depth)
-{
-	struct tok *t = L->t;
-	const char *ty = typeof_(o);
-	struct tok_norm *n, *v;
-	const struct json *seq;
-	size_t i;
+/* The tables' memory: zeroed mappings of at least MEMCHUNK bytes, each
+ * starting with its header, handed out in order, so that the tables
+ * fault in as a few huge pages (mem_map advises them) rather than page
+ * by page (bench/NOTES.md, "Tokenizer components"). */
+#define MEMCHUNK ((size_t)4 << 20)
+#define MEMHEAD 64
 
-	if (o->type == JSON_NULL)
-		return 0;
-	if (!strcmp(ty, "Sequence")) {
-		seq = json_get(o, "normalizers");
-		if (!seq || seq->type != JSON_ARRAY || depth > 8)
-			return error("%s: bad normalizer Sequence", L->path);
-		for (i = 0; i < seq->len; i++)
-			if (tok_add_norm(L, &seq->u.items[i], depth + 1) < 0)
-				return -1;
-		return 0;
-	}
-	if (!(v = realloc(t->norm, (t->nnorm + 1) * sizeof *v)))
-		return error("%s: out of memory", L->path);
-	t->norm = v;
-	n = &v[t->nnorm++];
-	memset(n, 0, sizeof *n);
-	if (!strcmp(ty, "Prepend")) {
-		n->type = NORM_PREPEND;
-		return tok_getstr(L, o, "prepend", 1, &n->a, &n->alen);
-	} else if (!strcmp(ty, "Replace")) {
-		n->type = NORM_REPLACE;
-		if (getpattern(L, o, "normalizer Replace", &n->a, &n->alen) < 0)
-			return -1;
-		if (!n->alen)
-			return error("%s: normalizer Replace: empty pattern", L->path);
-		return tok_getstr(L, o, "content", 1, &n->b, &n->blen);
-	} else if (!strcmp(ty, "NFC")) {
-		n->type = NORM_NFC;
-	} else if (!strcmp(ty, "NFKC")) {
-		n->type = NORM_NFKC;
-	} else {
-		t->nnorm--;
-		return unsupported(L, "normalizer", o);
-	}
-	return 0;
-}
-
-/* The Split regexes real checkpoints use, by their exact text. */
-static const struct {
-	const char *re;
-	int pat;
-} knownre[] = {
-	{ "'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)|\\s+", PAT_GPT2 },
-	{ "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+", PAT_LLAMA3 },
-	{ "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+", PAT_QWEN2 },
-	{ "\\p{N}", PAT_NUMERIC },
+struct tok_mem {
+	struct tok_mem *next;
+	size_t len, used;
 };
 
-int
-tok_add_pre(struct tok_ld *L, const struct json *o, size_t depth)
+void *
+tok_alloc(struct tok_ld *L, size_t n)
 {
 	struct tok *t = L->t;
-	const char *ty = typeof_(o), *s;
-	struct tok_pre *p, *v;
-	const struct json *seq, *pat;
-	size_t i;
+	struct tok_mem *c = t->mem;
+	char *p;
 
-	if (o->type == JSON_NULL)
-		return 0;
-	if (!strcmp(ty, "Sequence")) {
-		seq = json_get(o, "pretokenizers");
-		if (!seq || seq->type != JSON_ARRAY || depth > 8)
-			return error("%s: bad pre_tokenizer Sequence", L->path);
-		for (i = 0; i < seq->len; i++)
-			if (tok_add_pre(L, &seq->u.items[i], depth + 1) < 0)
-				return -1;
-		return 0;
+	if (n > ((size_t)-1) / 2) {
+		error("%s: cannot allocate %zu bytes for the tokenizer", L->path, n);
+		return NULL;
 	}
-	if (!(v = realloc(t->pre, (t->npre + 1) * sizeof *v)))
-		return error("%s: out of memory", L->path);
-	t->pre = v;
-	p = &v[t->npre++];
-	memset(p, 0, sizeof *p);
-	if (!strcmp(ty, "ByteLevel")) {
-		p->type = PRE_BYTELEVEL;
-		p->add_prefix_space = tok_getbool(o, "add_prefix_space", 1);
-		p->use_regex = tok_getbool(o, "use_regex", 1);
-		p->pat = PAT_GPT2;
-		t->bytelevel = 1;
-	} else if (!strcmp(ty, "Digits")) {
-		p->type = PRE_DIGITS;
-		p->pat = PAT_NUMERIC;
-		p->behavior = tok_getbool(o, "individual_digits", 0) ?
-		    SPLIT_ISOLATED : SPLIT_CONTIGUOUS;
-	} else if (!strcmp(ty, "Split")) {
-		static const char *beh[] = { "Removed", "Isolated",
-		    "MergedWithPrevious", "MergedWithNext", "Contiguous" };
-		p->type = PRE_SPLIT;
-		pat = json_get(o, "pattern");
-		if (pat && json_str(json_get(pat, "Regex"))) {
-			s = json_str(json_get(pat, "Regex"));
-			for (i = 0; i < LEN(knownre); i++)
-				if (!strcmp(s, knownre[i].re))
-					break;
-			if (i == LEN(knownre))
-				return error("%s: unsupported pre_tokenizer Split regex: %s", L->path, s);
-			p->pat = knownre[i].pat;
-		} else {
-			p->pat = PAT_LITERAL;
-			if (getpattern(L, o, "pre_tokenizer Split", &p->lit, &p->litlen) < 0)
-				return -1;
-			if (!p->litlen)
-				return error("%s: pre_tokenizer Split: empty pattern", L->path);
+	n = (n + 15) & ~(size_t)15;
+	if (!c || c->len - c->used < n) {
+		size_t len = n + MEMHEAD > MEMCHUNK ? n + MEMHEAD : MEMCHUNK;
+		if (!(c = mem_map(len))) {
+			error("%s: cannot allocate %zu bytes for the tokenizer", L->path, len);
+			return NULL;
 		}
-		s = json_str(json_get(o, "behavior"));
-		for (i = 0; s && i < LEN(beh); i++)
-			if (!strcmp(s, beh[i]))
-				break;
-		if (!s || i == LEN(beh))
-			return error("%s: pre_tokenizer Split: unsupported behavior %s",
-			    L->path, s ? s : "(none)");
-		p->behavior = i;
-		p->invert = tok_getbool(o, "invert", 0);
-	} else if (!strcmp(ty, "Metaspace")) {
-		p->type = PRE_METASPACE;
-		if (tok_getstr(L, o, "replacement", 0, &p->rep, &p->replen) < 0)
-			return -1;
-		if (!p->rep && !(p->rep = dupn("\xe2\x96\x81", 3)))
-			return error("%s: out of memory", L->path);
-		if (!p->rep[0])
-			return error("%s: pre_tokenizer Metaspace: empty replacement", L->path);
-		p->replen = strlen(p->rep);
-		s = json_str(json_get(o, "prepend_scheme"));
-		if (s && !strcmp(s, "never"))
-			p->prepend = PREPEND_NEVER;
-		else if (s && !strcmp(s, "first"))
-			p->prepend = PREPEND_FIRST;
-		else if (s && !strcmp(s, "always"))
-			p->prepend = PREPEND_ALWAYS;
-		else if (s)
-			return error("%s: pre_tokenizer Metaspace: unsupported prepend_scheme %s", L->path, s);
-		else
-			p->prepend = tok_getbool(o, "add_prefix_space", 1) ?
-			    PREPEND_ALWAYS : PREPEND_NEVER;
-		p->split = tok_getbool(o, "split", 1);
-	} else {
-		t->npre--;
-		return unsupported(L, "pre_tokenizer", o);
+		c->next = t->mem, c->len = len, c->used = MEMHEAD;
+		t->mem = c;
 	}
-	return 0;
+	p = (char *)c + c->used;
+	c->used += n;
+	return p;
+}
+
+void
+tok_mem_free(struct tok *t)
+{
+	struct tok_mem *c, *next;
+
+	for (c = t->mem; c; c = next) {
+		next = c->next;
+		mem_unmap(c, c->len);
+	}
+	t->mem = NULL;
 }
 
 int
-tok_add_dec(struct tok_ld *L, const struct json *o, size_t depth)
+tok_ids_push(struct tok_ids *ids, int id)
 {
-	struct tok *t = L->t;
-	const char *ty = typeof_(o), *s;
-	struct tok_dstep *d, *v;
-	const struct json *seq;
-	long long ll;
-	size_t i;
-
-	if (o->type == JSON_NULL)
-		return 0;
-	if (!strcmp(ty, "Sequence")) {
-		seq = json_get(o, "decoders");
-		if (!seq || seq->type != JSON_ARRAY || depth > 8)
-			return error("%s: bad decoder Sequence", L->path);
-		for (i = 0; i < seq->len; i++)
-			if (tok_add_dec(L, &seq->u.items[i], depth + 1) < 0)
-				return -1;
-		return 0;
-	}
-	if (!(v = realloc(t->dec, (t->ndec + 1) * sizeof *v)))
-		return error("%s: out of memory", L->path);
-	t->dec = v;
-	d = &v[t->ndec++];
-	memset(d, 0, sizeof *d);
-	/* after Fuse or ByteLevel (which joins its tokens) steps see the
-	 * whole record */
-	d->fused = t->ndec > 1 && (v[t->ndec - 2].fused ||
-	    v[t->ndec - 2].type == DEC_FUSE || v[t->ndec - 2].type == DEC_BYTELEVEL);
-	if (!strcmp(ty, "ByteLevel")) {
-		d->type = DEC_BYTELEVEL;
-	} else if (!strcmp(ty, "Replace")) {
-		d->type = DEC_REPLACE;
-		if (getpattern(L, o, "decoder Replace", &d->a, &d->alen) < 0 ||
-		    tok_getstr(L, o, "content", 1, &d->b, &d->blen) < 0)
-			return -1;
-		if (!d->alen)
-			return error("%s: decoder Replace: empty pattern", L->path);
-	} else if (!strcmp(ty, "ByteFallback")) {
-		d->type = DEC_BYTEFALLBACK;
-	} else if (!strcmp(ty, "Fuse")) {
-		d->type = DEC_FUSE;
-	} else if (!strcmp(ty, "Strip")) {
-		d->type = DEC_STRIP;
-		if (tok_getstr(L, o, "content", 1, &d->a, &d->alen) < 0)
-			return -1;
-		if (json_int(json_get(o, "start"), 0, 1000, &ll) < 0)
-			return error("%s: decoder Strip: bad start", L->path);
-		d->start = ll;
-		if (json_int(json_get(o, "stop"), 0, 1000, &ll) < 0)
-			return error("%s: decoder Strip: bad stop", L->path);
-		d->stop = ll;
-		if (d->fused && d->stop)
-			return error("%s: unsupported decoder: Strip with stop after Fuse", L->path);
-	} else if (!strcmp(ty, "Metaspace")) {
-		d->type = DEC_METASPACE;
-		if (tok_getstr(L, o, "replacement", 0, &d->a, &d->alen) < 0)
-			return -1;
-		if (!d->a && !(d->a = dupn("\xe2\x96\x81", 3)))
-			return error("%s: out of memory", L->path);
-		d->alen = strlen(d->a);
-		s = json_str(json_get(o, "prepend_scheme"));
-		if (s)
-			d->prepend = !strcmp(s, "never") ? PREPEND_NEVER : PREPEND_ALWAYS;
-		else
-			d->prepend = tok_getbool(o, "add_prefix_space", 1) ?
-			    PREPEND_ALWAYS : PREPEND_NEVER;
-	} else {
-		t->ndec--;
-		return unsupported(L, "decoder", o);
-	}
-	if (d->fused && d->type != DEC_STRIP && d->type != DEC_FUSE)
-		return error("%s: unsupported decoder: %s after Fuse or ByteLevel", L->path, ty);
-	return 0;
-}
-
-static int
-push_id(int **v, size_t *n, int id)
-{
-	int *p = realloc(*v, (*n + 1) * sizeof *p);
-
-	if (!p)
+	if (ids->n == ids->cap && xgrow(&ids->v, &ids->cap, ids->n + 1, sizeof *ids->v) < 0)
 		return -1;
-	*v = p;
-	p[(*n)++] = id;
-	return 0;
-}
-
-/* One TemplateProcessing: its "single" template gives the ids before and
- * after the sequence $A. */
-static int
-add_template(struct tok_ld *L, const struct json *o)
-{
-	struct tok *t = L->t;
-	const struct json *single = json_get(o, "single"), *sp, *tk, *ids;
-	size_t i, j;
-	int after = 0, nseq = 0;
-	long long id;
-
-	if (!single || single->type != JSON_ARRAY)
-		return error("%s: TemplateProcessing: no single template", L->path);
-	sp = json_get(o, "special_tokens");
-	t->has_template = 1;
-	for (i = 0; i < single->len; i++) {
-		const struct json *it = &single->u.items[i];
-		if (json_get(it, "Sequence")) {
-			after = 1;
-			nseq++;
-			continue;
-		}
-		if (!(tk = json_get(it, "SpecialToken")) || !json_str(json_get(tk, "id")))
-			return error("%s: TemplateProcessing: bad template item", L->path);
-		ids = json_get(json_get(sp, json_str(json_get(tk, "id"))), "ids");
-		if (!ids || ids->type != JSON_ARRAY)
-			return error("%s: TemplateProcessing: no ids for %s", L->path,
-			    json_str(json_get(tk, "id")));
-		for (j = 0; j < ids->len; j++) {
-			if (json_int(&ids->u.items[j], 0, TOK_MAXID, &id) < 0)
-				return error("%s: TemplateProcessing: bad id", L->path);
-			if (after ? push_id(&t->suffix, &t->nsuffix, id) :
-			    push_id(&t->prefix, &t->nprefix, id))
-				return error("%s: out of memory", L->path);
-		}
-	}
-	if (nseq != 1)
-		return error("%s: TemplateProcessing: single template needs one sequence", L->path);
+	ids->v[ids->n++] = id;
 	return 0;
 }
 
 int
-tok_add_post(struct tok_ld *L, const struct json *o, size_t depth)
+tok_buf_add(struct tok_buf *b, const void *p, size_t n)
 {
-	const char *ty = typeof_(o);
-	const struct json *seq;
-	size_t i;
+	size_t need;
 
-	if (o->type == JSON_NULL)
-		return 0;
-	if (!strcmp(ty, "ByteLevel"))
-		return 0;	/* only trims offsets */
-	if (!strcmp(ty, "TemplateProcessing")) {
-		if (L->t->has_template)
-			return error("%s: more than one TemplateProcessing", L->path);
-		return add_template(L, o);
-	}
-	if (!strcmp(ty, "Sequence")) {
-		seq = json_get(o, "processors");
-		if (!seq || seq->type != JSON_ARRAY || depth > 8)
-			return error("%s: bad post_processor Sequence", L->path);
-		for (i = 0; i < seq->len; i++)
-			if (tok_add_post(L, &seq->u.items[i], depth + 1) < 0)
-				return -1;
-		return 0;
-	}
-	return unsupported(L, "post_processor", o);
+	if (n > b->cap - b->n &&
+	    (size_add(&need, b->n, n) < 0 || xgrow(&b->p, &b->cap, need, 1) < 0))
+		return -1;
+	if (n)
+		memcpy(b->p + b->n, p, n);
+	b->n += n;
+	return 0;
 }
+
+const char *
+tok_find(const char *hay, size_t hn, const char *needle, size_t nn)
+{
+	const char *p = hay, *end = hay + hn;
+
+	while ((size_t)(end - p) >= nn) {
+		p = memchr(p, needle[0], end - p - nn + 1);
+		if (!p)
+			return NULL;
+		if (!memcmp(p, needle, nn))
+			return p;
+		p++;
+	}
+	return NULL;
+}
+
+uint64_t
+tok_hash(const void *p, size_t n)
+{
+	const unsigned char *s = p;
+	uint64_t h = 0xcbf29ce484222325ull ^ n;
+
+	while (n >= 8) {
+		uint64_t w;
+		memcpy(&w, s, 8);
+		h = (h ^ w) * 0x100000001b3ull;
+		h ^= h >> 29;
+		s += 8, n -= 8;
+	}
+	while (n--)
+		h = (h ^ *s++) * 0x100000001b3ull;
+	h ^= h >> 32;
+	return h * 0x9e3779b97f4a7c15ull;
+}
+
+/* GPT-2's bytes_to_unicode(): printable Latin-1 bytes stand for
+ * themselves, the others for U+0100 upwards, in byte order. */
+const uint16_t tok_b2u[256] = {
+	0x100, 0x101, 0x102, 0x103, 0x104, 0x105, 0x106, 0x107,
+	0x108, 0x109, 0x10a, 0x10b, 0x10c, 0x10d, 0x10e, 0x10f,
+	0x110, 0x111, 0x112, 0x113, 0x114, 0x115, 0x116, 0x117,
+	0x118, 0x119, 0x11a, 0x11b, 0x11c, 0x11d, 0x11e, 0x11f,
+	0x120, 0x21, 0x22, 0x23, 0x24, 0x25, 0x26, 0x27,
+	0x28, 0x29, 0x2a, 0x2b, 0x2c, 0x2d, 0x2e, 0x2f,
+	0x30, 0x31, 0x32, 0x33, 0x34, 0x35, 0x36, 0x37,
+	0x38, 0x39, 0x3a, 0x3b, 0x3c, 0x3d, 0x3e, 0x3f,
+	0x40, 0x41, 0x42, 0x43, 0x44, 0x45, 0x46, 0x47,
+	0x48, 0x49, 0x4a, 0x4b, 0x4c, 0x4d, 0x4e, 0x4f,
+	0x50, 0x51, 0x52, 0x53, 0x54, 0x55, 0x56, 0x57,
+	0x58, 0x59, 0x5a, 0x5b, 0x5c, 0x5d, 0x5e, 0x5f,
+	0x60, 0x61, 0x62, 0x63, 0x64, 0x65, 0x66, 0x67,
+	0x68, 0x69, 0x6a, 0x6b, 0x6c, 0x6d, 0x6e, 0x6f,
+	0x70, 0x71, 0x72, 0x73, 0x74, 0x75, 0x76, 0x77,
+	0x78, 0x79, 0x7a, 0x7b, 0x7c, 0x7d, 0x7e, 0x121,
+	0x122, 0x123, 0x124, 0x125, 0x126, 0x127, 0x128, 0x129,
+	0x12a, 0x12b, 0x12c, 0x12d, 0x12e, 0x12f, 0x130, 0x131,
+	0x132, 0x133, 0x134, 0x135, 0x136, 0x137, 0x138, 0x139,
+	0x13a, 0x13b, 0x13c, 0x13d, 0x13e, 0x13f, 0x140, 0x141,
+	0x142, 0xa1, 0xa2, 0xa3, 0xa4, 0xa5, 0xa6, 0xa7,
+	0xa8, 0xa9, 0xaa, 0xab, 0xac, 0x143, 0xae, 0xaf,
+	0xb0, 0xb1, 0xb2, 0xb3, 0xb4, 0xb5, 0xb6, 0xb7,
+	0xb8, 0xb9, 0xba, 0xbb, 0xbc, 0xbd, 0xbe, 0xbf,
+	0xc0, 0xc1, 0xc2, 0xc3, 0xc4, 0xc5, 0xc6, 0xc7,
+	0xc8, 0xc9, 0xca, 0xcb, 0xcc, 0xcd, 0xce, 0xcf,
+	0xd0, 0xd1, 0xd2, 0xd3, 0xd4, 0xd5, 0xd6, 0xd7,
+	0xd8, 0xd9, 0xda, 0xdb, 0xdc, 0xdd, 0xde, 0xdf,
+	0xe0, 0xe1, 0xe2, 0xe3, 0xe4, 0xe5, 0xe6, 0xe7,
+	0xe8, 0xe9, 0xea, 0xeb, 0xec, 0xed, 0xee, 0xef,
+	0xf0, 0xf1, 0xf2, 0xf3, 0xf4, 0xf5, 0xf6, 0xf7,
+	0xf8, 0xf9, 0xfa, 0xfb, 0xfc, 0xfd, 0xfe, 0xff,
+};

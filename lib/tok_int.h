@@ -1,115 +1,282 @@
-/* tok_int.h: private to lib/tok*.c: the component structs behind tok.h. */
+/* tok_int.h: private to lib/tok*.c: the components behind tok.h.
+ *
+ * A tokenizer.json is a pipeline of stages: normalizer, pre_tokenizer,
+ * model, post_processor and decoder.  Each stage is a list of components
+ * (the model: one).  A component is a struct whose first member points at
+ * its type's operations; the concrete struct of a type embeds it first and
+ * holds the type's options.  Each stage has a table of types, name ->
+ * constructor: a new type is one line there and one constructor beside
+ * its operations.  Sequence is a type whose constructor appends its
+ * members to the stage's list.
+ *
+ * Data flows one way: tok.c reads the file and has the stage files build
+ * the components (tok_norm.c; tok_pre.c with the scanners of tok_scan.c;
+ * the model types of tok_model.c, tok_bpe.c so far, on the vocabulary of
+ * tok_vocab.c; tok_post.c; tok_dec.c), then tok_enc.c and tok_dec.c run
+ * them.  tok_comp.c holds what they all use. */
 #ifndef TOK_INT_H
 #define TOK_INT_H
 
 #include <stddef.h>
 #include <stdint.h>
 
+#include "json.h"
 #include "tok.h"
+#include "unicode.h"
 
 #define TOK_MAXID 0x7ffffffe	/* ids fit an int, as in rec.h */
 #define TOK_MAXDEPTH 16		/* pre-tokenizers in a row */
+#define TOK_MAXNEST 8		/* Sequences inside Sequences */
 
-/* tokenizer.json being loaded: for messages */
+/* tokenizer.json being loaded */
 struct tok_ld {
 	struct tok *t;
-	const char *path;
+	const char *path;		/* for messages */
+	const struct json *added;	/* added_tokens (an array), or NULL */
+	int bytelevel;			/* a ByteLevel pre-tokenizer was read: the
+					 * vocabulary's strings stand for bytes */
 };
 
-struct json;
-/* tok_comp.c: read one component (null: none) into t's step lists; 0, or
- * -1 after error() naming it if it is malformed or unsupported. */
-int tok_add_norm(struct tok_ld *L, const struct json *o, size_t depth);
-int tok_add_pre(struct tok_ld *L, const struct json *o, size_t depth);
-int tok_add_dec(struct tok_ld *L, const struct json *o, size_t depth);
-int tok_add_post(struct tok_ld *L, const struct json *o, size_t depth);
+/* ---- tok_comp.c: shared by the components ---- */
+
+/* One row of a stage's table: a type's name in tokenizer.json and its
+ * constructor, which reads o (depth: Sequences around it) and appends
+ * what it builds to the stage's list in L->t.  0, or -1 after error(). */
+struct tok_type {
+	const char *name;
+	int (*make)(struct tok_ld *L, const struct json *o, size_t depth);
+};
+/* Build o (NULL or null: nothing) with the constructor types[] has for
+ * its "type" (dflt if it has none; NULL: none is an error); refuse an
+ * unknown type as "unsupported <stage>: <type>".  0, or -1 after
+ * error(). */
+int tok_build(struct tok_ld *L, const char *stage, const struct tok_type *types,
+    size_t ntypes, const char *dflt, const struct json *o, size_t depth);
+/* o's "type", or "(no type)". */
+const char *tok_typename(const struct json *o);
+
 /* A string member of o, copied (caller frees); *out NULL if absent and
  * not need.  0, or -1 after error(). */
 int tok_getstr(struct tok_ld *L, const struct json *o, const char *key, int need, char **out, size_t *len);
 /* A boolean member of o, def if absent or null. */
 int tok_getbool(const struct json *o, const char *key, int def);
+/* o's {"String": s} pattern, copied, or -1 after error() (naming what
+ * and the pattern if it is a Regex). */
+int tok_getpattern(struct tok_ld *L, const struct json *o, const char *what, char **s, size_t *n);
+/* A token id: 0 and *id, or -1 (not an id; nothing reported).  Plain
+ * digits are read here (a vocabulary has tens of thousands), anything
+ * else through json_int. */
+static inline int
+tok_getid(const struct json *j, long long *id)
+{
+	long long v = 0;
+	size_t i;
 
-/* tok_enc.c: release the encoder's cache and scratch buffers */
-void tok_enc_free(struct tok *t);
+	if (j && j->type == JSON_NUMBER && j->len && j->len <= 9) {
+		for (i = 0; i < j->len && j->u.num[i] >= '0' && j->u.num[i] <= '9'; i++)
+			v = v * 10 + (j->u.num[i] - '0');
+		if (i == j->len && (j->len == 1 || j->u.num[0] != '0')) {
+			*id = v;
+			return 0;
+		}
+	}
+	return json_int(j, 0, TOK_MAXID - 1, id);
+}
+
+/* Zeroed memory for t's tables, freed with t (tok_mem_free): large
+ * tables share mappings, so that they fault in as a few huge pages.
+ * NULL after error(). */
+void *tok_alloc(struct tok_ld *L, size_t n);
+void tok_mem_free(struct tok *t);
+
+/* the first needle[0..nn) in hay[0..hn), or NULL; nn > 0 */
+const char *tok_find(const char *hay, size_t hn, const char *needle, size_t nn);
+uint64_t tok_hash(const void *p, size_t n);
+
+/* byte-level alphabet: byte -> code point, and code point (< 324) -> byte
+ * (inline: loading a vocabulary maps every character) */
+extern const uint16_t tok_b2u[256];
+
+static inline int
+tok_u2b(uint32_t cp)
+{
+	if (cp >= 0x21 && cp <= 0x7e)
+		return cp;
+	if ((cp >= 0xa1 && cp <= 0xac) || (cp >= 0xae && cp <= 0xff))
+		return cp;
+	if (cp >= 0x100 && cp <= 0x143) {
+		/* the unprintable bytes in order: 0x00-0x20, 0x7f-0xa0, 0xad */
+		unsigned k = cp - 0x100;
+		return k <= 32 ? (int)k : k <= 66 ? (int)(0x7f + k - 33) : 0xad;
+	}
+	return -1;
+}
+
+/* class bits (UNI_*) of the character at s[i], its length in *len */
+static inline unsigned
+tok_cls(const unsigned char *s, size_t n, size_t i, size_t *len)
+{
+	uint32_t cp;
+
+	if (s[i] < 0x80) {
+		*len = 1;
+		return uni_class(s[i]);
+	}
+	*len = uni_decode(s + i, n - i, &cp);
+	return uni_class(cp);
+}
+
+/* ---- tok_vocab.c: the vocabulary, id -> string ---- */
+
+/* Fill t's id -> string tables (ntok, str, slen, special) from a model's
+ * vocab object ({"string": id, ...}) and the added tokens (whose strings
+ * win); ids (NULL, or room for vocab->len) gets the id of each member.
+ * Every model constructor calls it.  0, or -1 after error(). */
+int tok_vocab_load(struct tok_ld *L, const struct json *vocab, int *ids);
+/* The lowest id whose string is s[0..n), or -1. */
+int tok_vocab_find(const struct tok *t, const char *s, size_t n);
+/* The added tokens into t->added, longest first.  0, or -1 after error(). */
+int tok_added_load(struct tok_ld *L);
 
 struct tok_added {
-	char *s;			/* content */
+	char *s;			/* content (t's vocabulary string) */
 	size_t len;
 	int id;
 	unsigned char special, lstrip, rstrip, single_word, normalized;
 };
 
-enum { NORM_PREPEND, NORM_REPLACE, NORM_NFC, NORM_NFKC };
+/* ---- normalizers: tok_norm.c ---- */
 
 struct tok_norm {
-	int type;
-	char *a, *b;			/* Prepend: a; Replace: a -> b */
-	size_t alen, blen;
+	const struct tok_norm_ops *ops;
+};
+struct tok_norm_ops {
+	/* s[0..n) normalized into out (emptied first): 1; 0 if s is left as
+	 * it is (out untouched); -1 after error(). */
+	int (*run)(const struct tok_norm *c, const char *s, size_t n, struct tok_buf *out);
+	void (*free)(struct tok_norm *c);	/* NULL: free(c) */
+};
+/* Build the normalizer o into t->norm.  0, or -1 after error(). */
+int tok_norm_load(struct tok_ld *L, const struct json *o);
+
+/* ---- scanners: tok_scan.c ---- */
+
+/* A scanner finds the matches of a Split pattern, as re_search (lib/
+ * regex.h) does: 1 and the leftmost match s[*ms..*me) at or after start,
+ * or 0 if there is none.  st is its state (the literal, the compiled
+ * regex), freed with it. */
+struct tok_scan {
+	int (*find)(const void *st, const char *s, size_t n, size_t start,
+	    size_t *ms, size_t *me);
+	void *st;
+	void (*free)(void *st);
 };
 
-enum { PRE_BYTELEVEL, PRE_DIGITS, PRE_SPLIT, PRE_METASPACE };
-enum { PAT_LITERAL, PAT_GPT2, PAT_LLAMA3, PAT_QWEN2, PAT_NUMERIC };
-enum { SPLIT_REMOVED, SPLIT_ISOLATED, SPLIT_PREVIOUS, SPLIT_NEXT, SPLIT_CONTIGUOUS };
-enum { PREPEND_NEVER, PREPEND_FIRST, PREPEND_ALWAYS };
+/* The regexes of the hand scanners, as tokenizer.json files write them */
+#define TOK_RE_GPT2 "'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)|\\s+"
+#define TOK_RE_NUMERIC "\\p{N}"
 
+/* The scanner of a pattern object ({"String": s} or {"Regex": re}) for
+ * what ("pre_tokenizer Split"): a literal, a hand scanner for the known
+ * regexes; an unknown regex is refused.  0, or -1 after error(). */
+int tok_scan_pattern(struct tok_ld *L, const char *what, const struct json *pattern, struct tok_scan *sc);
+/* The scanner of a regex given by its text re[0..n): the same choice. */
+int tok_scan_regex(struct tok_ld *L, const char *what, const char *re, size_t n, struct tok_scan *sc);
+/* Release sc's state; accepts a zeroed sc. */
+void tok_scan_free(struct tok_scan *sc);
+
+/* ---- pre-tokenizers: tok_pre.c ---- */
+
+/* Where a pre-tokenizer sends its pieces: the next pre-tokenizer, or the
+ * model.  first: the piece starts the text. */
+struct tok_next {
+	int (*piece)(struct tok_next *nx, const char *s, size_t n, int first);
+};
 struct tok_pre {
-	int type;
-	int add_prefix_space;		/* ByteLevel */
-	int use_regex;			/* ByteLevel */
-	int pat;			/* Split, Digits: PAT_* */
-	char *lit;			/* PAT_LITERAL: the string */
-	size_t litlen;
-	int behavior, invert;		/* Split, Digits: SPLIT_* */
-	char *rep;			/* Metaspace: replacement (UTF-8) */
-	size_t replen;
-	int prepend, split;		/* Metaspace */
+	const struct tok_pre_ops *ops;
 };
+struct tok_pre_ops {
+	/* Split s[0..n) (not empty; first: it starts the text) and pass
+	 * each piece, in order, to nx.  The component may keep scratch
+	 * buffers (a struct tok is used by one thread).  0, or -1 after
+	 * error(). */
+	int (*split)(struct tok_pre *c, const char *s, size_t n, int first, struct tok_next *nx);
+	void (*free)(struct tok_pre *c);	/* NULL: free(c) */
+};
+/* Build the pre-tokenizer o into t->pre.  0, or -1 after error(). */
+int tok_pre_load(struct tok_ld *L, const struct json *o);
 
-enum { DEC_BYTELEVEL, DEC_REPLACE, DEC_BYTEFALLBACK, DEC_FUSE, DEC_STRIP, DEC_METASPACE };
+/* Split's behaviors (tokenizers' SplitDelimiterBehavior) */
+enum { SPLIT_REMOVED, SPLIT_ISOLATED, SPLIT_PREVIOUS, SPLIT_NEXT, SPLIT_CONTIGUOUS };
+/* Cut s[0..n) at the matches of sc as tokenizers' Split does (invert:
+ * the matches are the parts between) and pass the pieces to nx. */
+int tok_split(const struct tok_scan *sc, int behavior, int invert,
+    const char *s, size_t n, int first, struct tok_next *nx);
+
+/* ---- the model: tok_model.c (the table), tok_bpe.c ---- */
+
+struct tok_model {
+	const struct tok_model_ops *ops;
+};
+struct tok_model_ops {
+	/* Append the ids of one pre-tokenized piece s[0..n) (not empty) to
+	 * out; bytes the vocabulary cannot express are dropped and added to
+	 * *ndropped.  Pure in s (the encoder caches it).  0, or -1 after
+	 * error(). */
+	int (*encode)(struct tok_model *m, const char *s, size_t n,
+	    struct tok_ids *out, size_t *ndropped);
+	void (*free)(struct tok_model *m);	/* NULL: free(m) */
+};
+/* Build the model m into t->model; its constructor fills t's vocabulary
+ * (tok_vocab_load).  0, or -1 after error(). */
+int tok_model_load(struct tok_ld *L, const struct json *m);
+/* The constructors of the model types (struct tok_type). */
+int tok_bpe_make(struct tok_ld *L, const struct json *m, size_t depth);
+
+/* ---- post-processors: tok_post.c ---- */
+
+struct tok_post {
+	const struct tok_post_ops *ops;
+};
+struct tok_post_ops {
+	/* Append the ids that go before (after = 0) or after (1) a single
+	 * sequence to out.  0, or -1 after error(). */
+	int (*add)(const struct tok_post *c, int after, struct tok_ids *out);
+	void (*free)(struct tok_post *c);	/* NULL: free(c) */
+};
+/* Build the post-processor o into t->post.  0, or -1 after error(). */
+int tok_post_load(struct tok_ld *L, const struct json *o);
+
+/* ---- decoders: tok_dec.c ---- */
+
+#define TOK_DEC_JOINS	1	/* the steps after it see the record as one
+				 * text (Fuse, and ByteLevel, which joins) */
+#define TOK_DEC_BYTES	2	/* <0xHH> tokens are bytes (ByteFallback) */
+#define TOK_DEC_WHOLE	4	/* may come after a joining step */
 
 struct tok_dstep {
-	int type;
-	char *a, *b;			/* Replace: a -> b; Strip, Metaspace: a */
-	size_t alen, blen;
-	int start, stop;		/* Strip */
-	int prepend;			/* Metaspace: PREPEND_* */
-	int fused;			/* runs on the whole record (after Fuse) */
+	const struct tok_dec_ops *ops;
+	int whole;			/* after a joining step */
 };
+struct tok_dec_ops {
+	const char *name;
+	unsigned flags;			/* TOK_DEC_* */
+	/* One token's text s[0..n) through the step, the result in *os,
+	 * *on: s itself, a part of it, or x's bytes (x is scratch).  NULL:
+	 * the text stays.  0, or -1 (out of memory). */
+	int (*token)(const struct tok_dstep *c, const struct tok_dec *d,
+	    const char *s, size_t n, struct tok_buf *x, const char **os, size_t *on);
+	/* After a joining step: how many times the string *a (*alen bytes)
+	 * is taken off the start of the record; NULL: none. */
+	size_t (*lead)(const struct tok_dstep *c, const char **a, size_t *alen);
+	void (*free)(struct tok_dstep *c);	/* NULL: free(c) */
+};
+/* Build the decoder o into t->dec.  0, or -1 after error(). */
+int tok_dec_load(struct tok_ld *L, const struct json *o);
 
-/* byte-level alphabet: byte -> code point, and code point (< 324) -> byte */
-extern const uint16_t tok_b2u[256];
-int tok_u2b(uint32_t cp);
+/* ---- tok_enc.c ---- */
 
-/* vocabulary lookup by BPE key: id or -1 */
-int tok_vocab_get(const struct tok *t, const char *s, size_t n);
-/* merge lookup: rank, and the merged id in *newid; -1 if no merge */
-static inline long long tok_merge_get(const struct tok *t, int a, int b, int *newid);
-
-uint64_t tok_hash(const void *p, size_t n);
-
-static inline size_t
-tok_mhash(uint64_t k)
-{
-	k ^= k >> 33;
-	k *= 0xff51afd7ed558ccdull;
-	k ^= k >> 33;
-	return (size_t)k;
-}
-
-static inline long long
-tok_merge_get(const struct tok *t, int a, int b, int *newid)
-{
-	uint64_t k = ((uint64_t)(uint32_t)a << 32 | (uint32_t)b) + 1;
-	size_t i = tok_mhash(k) & t->mmask;
-
-	for (;; i = (i + 1) & t->mmask) {
-		if (t->mtab[i].key == k) {
-			*newid = (int)(uint32_t)t->mtab[i].val;
-			return (long long)(t->mtab[i].val >> 32);
-		}
-		if (!t->mtab[i].key)
-			return -1;
-	}
-}
+/* Release the encoder's cache and scratch buffers. */
+void tok_enc_free(struct tok *t);
 
 #endif

@@ -1,18 +1,21 @@
-/* test_tok.c: UTF-8, character classes, NFC/NFKC, the pre-tokenizer
- * scanners (seen through whole-word tokens of a made-up vocabulary), BPE
- * merge order and the streaming decoder's hold-back of split characters.
- * Expected values follow the Unicode 15 data and HuggingFace tokenizers'
- * rules, worked out by hand. */
+/* test_tok.c: UTF-8, character classes, NFC/NFKC, the hand scanners and
+ * Split's behaviors over a scanner (through lib/tok_int.h), the
+ * pre-tokenizers (seen through whole-word tokens of a made-up
+ * vocabulary), BPE merge order and the streaming decoder's hold-back of
+ * split characters.  Expected values follow the Unicode 15 data and
+ * HuggingFace tokenizers' rules, worked out by hand; the Split folds are
+ * the cases of tokenizers' normalizer.rs test of split. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "../../lib/json.h"
 #include "../../lib/tok.h"
+#include "../../lib/tok_int.h"
 #include "../../lib/unicode.h"
 #include "../../lib/util.h"
 #include "test.h"
-
 
 
 static void
@@ -87,6 +90,138 @@ test_normalize(void)
 	norm("\xc2\xa0", 1, " ");
 	norm("a\xffz\xcc\x81", 0, "a\xff\xc5\xba");	/* ill-formed bytes kept */
 	norm("", 0, "");
+}
+
+/* The matches of sc in s, one after another from the end of the last,
+ * as "a|b|c". */
+static void
+matches(const struct tok_scan *sc, const char *s, const char *want)
+{
+	char got[256];
+	size_t n = strlen(s), at = 0, ms, me, k = 0;
+
+	got[0] = 0;
+	while (k < sizeof got - 64 && sc->find(sc->st, s, n, at, &ms, &me)) {
+		k += snprintf(got + k, sizeof got - k, "%s%.*s", k ? "|" : "",
+		    (int)(me - ms), s + ms);
+		if (me == at && ms == me)
+			break;
+		at = me;
+	}
+	CHECKF(!strcmp(got, want), "matches in \"%s\": \"%s\", expected \"%s\"", s, got, want);
+}
+
+static void
+test_scanners(void)
+{
+	static const char *llama3 = "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+"
+	    "|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
+	static const char *qwen2 = "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+"
+	    "|\\p{N}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
+	struct tok_ld L = { NULL, "test", NULL, 0 };
+	struct tok_scan sc;
+	struct json_doc doc = { 0 };
+	char err[64];
+	static const char lit[] = "{\"String\": \"--\"}";
+
+	CHECK(tok_scan_regex(&L, "Split", TOK_RE_GPT2, strlen(TOK_RE_GPT2), &sc) == 0);
+	matches(&sc, "Hello world's  !!\n\n x12", "Hello| world|'s| | !!|\n\n| x|12");
+	matches(&sc, "x'S \xff!\xcc\x81", "x|'|S| \xff!\xcc\x81");	/* case-sensitive; a mark is "other" */
+	tok_scan_free(&sc);
+	CHECK(tok_scan_regex(&L, "Split", llama3, strlen(llama3), &sc) == 0);
+	matches(&sc, "Hello 1234 world\n\n  x", "Hello| |123|4| world|\n\n| | x");
+	matches(&sc, "x'S a,\nb \r\n", "x|'S| a|,\n|b| \r\n");
+	tok_scan_free(&sc);
+	CHECK(tok_scan_regex(&L, "Split", qwen2, strlen(qwen2), &sc) == 0);
+	matches(&sc, "ab 123", "ab| |1|2|3");
+	tok_scan_free(&sc);
+	CHECK(tok_scan_regex(&L, "Split", TOK_RE_NUMERIC, strlen(TOK_RE_NUMERIC), &sc) == 0);
+	/* ², Arabic-indic three, Roman twelve: No, Nd, Nl */
+	matches(&sc, "a1b\xc2\xb2\xd9\xa3 \xe2\x85\xab!", "1|\xc2\xb2|\xd9\xa3|\xe2\x85\xab");
+	matches(&sc, "none", "");
+	tok_scan_free(&sc);
+	CHECK(json_parse(&doc, lit, strlen(lit), err, sizeof err) == 0);
+	CHECK(tok_scan_pattern(&L, "Split", doc.root, &sc) == 0);
+	matches(&sc, "a--b---c-", "--|--");
+	tok_scan_free(&sc);
+	json_free(&doc);
+}
+
+/* tok_split's pieces as "a|b|c" */
+struct collect {
+	struct tok_next next;
+	char s[256];
+	size_t n;
+};
+
+static int
+collect(struct tok_next *nx, const char *s, size_t n, int first)
+{
+	struct collect *c = (struct collect *)nx;
+
+	(void)first;
+	if (n && c->n + n + 2 < sizeof c->s)
+		c->n += snprintf(c->s + c->n, sizeof c->s - c->n, "%s%.*s",
+		    c->n ? "|" : "", (int)n, s);
+	return 0;
+}
+
+static void
+split(const struct tok_scan *sc, int behavior, int invert, const char *s, const char *want)
+{
+	struct collect c = { { collect }, "", 0 };
+
+	CHECK(tok_split(sc, behavior, invert, s, strlen(s), 1, &c.next) == 0);
+	CHECKF(!strcmp(c.s, want), "split(%d, %d) of \"%s\": \"%s\", expected \"%s\"",
+	    behavior, invert, s, c.s, want);
+}
+
+/* an empty match before each 'b', like (?=b) */
+static int
+find_beforeb(const void *st, const char *s, size_t n, size_t start, size_t *ms, size_t *me)
+{
+	const char *f = start < n ? memchr(s + start, 'b', n - start) : NULL;
+
+	(void)st;
+	if (!f)
+		return 0;
+	*ms = *me = f - s;
+	return 1;
+}
+
+static void
+test_split(void)
+{
+	static const char lit[] = "{\"String\": \"-\"}";
+	struct tok_ld L = { NULL, "test", NULL, 0 };
+	struct json_doc doc = { 0 };
+	struct tok_scan sc, empty = { find_beforeb, NULL, NULL };
+	char err[64];
+	const char *s = "The-final--countdown";
+
+	CHECK(json_parse(&doc, lit, strlen(lit), err, sizeof err) == 0);
+	CHECK(tok_scan_pattern(&L, "Split", doc.root, &sc) == 0);
+	split(&sc, SPLIT_REMOVED, 0, s, "The|final|countdown");
+	split(&sc, SPLIT_ISOLATED, 0, s, "The|-|final|-|-|countdown");
+	split(&sc, SPLIT_PREVIOUS, 0, s, "The-|final-|-|countdown");
+	split(&sc, SPLIT_NEXT, 0, s, "The|-final|-|-countdown");
+	split(&sc, SPLIT_CONTIGUOUS, 0, s, "The|-|final|--|countdown");
+	/* invert: the parts between the matches are the matches */
+	split(&sc, SPLIT_REMOVED, 1, s, "-|-|-");
+	split(&sc, SPLIT_ISOLATED, 1, s, "The|-|final|-|-|countdown");
+	split(&sc, SPLIT_PREVIOUS, 1, s, "The|-final|-|-countdown");
+	split(&sc, SPLIT_NEXT, 1, s, "The-|final-|-|countdown");
+	split(&sc, SPLIT_CONTIGUOUS, 1, s, "The|-|final|--|countdown");
+	/* matches at the ends */
+	split(&sc, SPLIT_PREVIOUS, 0, "-a-", "-|a-");
+	split(&sc, SPLIT_NEXT, 0, "-a-", "-a|-");
+	split(&sc, SPLIT_REMOVED, 0, "---", "");
+	tok_scan_free(&sc);
+	json_free(&doc);
+	/* empty matches: none again where the last one ended (rust-onig) */
+	split(&empty, SPLIT_ISOLATED, 0, "abab", "a|ba|b");
+	split(&empty, SPLIT_REMOVED, 0, "abab", "a|ba|b");
+	split(&empty, SPLIT_CONTIGUOUS, 0, "bb", "b|b");
 }
 
 /* GPT-2's bytes_to_unicode, written out */
@@ -256,6 +391,8 @@ main(void)
 	test_utf8();
 	test_class();
 	test_normalize();
+	test_scanners();
+	test_split();
 	test_gpt2();
 	test_llama3();
 	test_merges();

@@ -1,0 +1,560 @@
+/* tok_bpe.c: the BPE model (tokenizers' models/bpe).
+ *
+ * A word is split into characters (bytes, for a byte-level vocabulary,
+ * whose strings are kept as the bytes they stand for) and merged by a
+ * queue of merges ordered by rank, then position (word.rs); characters
+ * the vocabulary lacks become <0xHH> tokens (byte_fallback) or unk_token,
+ * or are dropped. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "json.h"
+#include "tok_int.h"
+#include "util.h"
+
+struct sym {
+	int id;
+	int prev, next;		/* -1 at the ends */
+	uint32_t len;		/* bytes covered; 0 once merged away */
+};
+
+struct qent {
+	uint64_t key;		/* rank << 32 | position */
+	int newid;
+};
+
+struct bpe {
+	struct tok_model m;
+	int bytelevel;			/* keys are the bytes strings stand for */
+	int byte_fallback, fuse_unk, ignore_merges;
+	int unk;			/* unk_token id or -1 */
+	int byteid[256];		/* byte-level: id of each single byte, or
+					 * byte_fallback: id of <0xXX>; -1 if none */
+	int ntok;
+	char **key;			/* [ntok] the bytes BPE matches, or NULL
+					 * if unreachable (an added token) */
+	uint32_t *klen;			/* [ntok] */
+
+	/* vocabulary and merges: open addressing, sizes powers of two, in
+	 * the tokenizer's memory */
+	uint32_t *vtab;			/* id + 1, 0 = empty */
+	size_t vmask;
+	struct mslot {
+		uint64_t key;		/* (a << 32 | b) + 1, 0 = empty */
+		uint64_t val;		/* rank << 32 | new id */
+	} *mtab;
+	size_t mmask;
+
+	/* scratch for one word */
+	struct sym *sym;
+	size_t symcap;
+	struct qent *q;
+	size_t qcap;
+};
+
+/* ---- lookups ---- */
+
+/* id of the key s[0..n), or -1 */
+static int
+vocab_get(const struct bpe *b, const char *s, size_t n)
+{
+	size_t i = (size_t)(tok_hash(s, n) >> 16) & b->vmask;
+
+	for (;; i = (i + 1) & b->vmask) {
+		uint32_t e = b->vtab[i];
+		if (!e)
+			return -1;
+		e--;
+		if (b->klen[e] == n && !memcmp(b->key[e], s, n))
+			return (int)e;
+	}
+}
+
+static inline size_t
+mhash(uint64_t k)
+{
+	k ^= k >> 33;
+	k *= 0xff51afd7ed558ccdull;
+	k ^= k >> 33;
+	return (size_t)k;
+}
+
+/* merge of a and b: its rank, and the merged id in *newid; -1 if none */
+static inline long long
+merge_get(const struct bpe *b, int x, int y, int *newid)
+{
+	uint64_t k = ((uint64_t)(uint32_t)x << 32 | (uint32_t)y) + 1;
+	size_t i = mhash(k) & b->mmask;
+
+	for (;; i = (i + 1) & b->mmask) {
+		if (b->mtab[i].key == k) {
+			*newid = (int)(uint32_t)b->mtab[i].val;
+			return (long long)(b->mtab[i].val >> 32);
+		}
+		if (!b->mtab[i].key)
+			return -1;
+	}
+}
+
+/* ---- encoding ---- */
+
+static void
+qpush(struct qent *q, size_t *n, uint64_t key, int newid)
+{
+	size_t i = (*n)++;
+
+	while (i > 0) {
+		size_t p = (i - 1) / 2;
+		if (q[p].key <= key)
+			break;
+		q[i] = q[p];
+		i = p;
+	}
+	q[i].key = key, q[i].newid = newid;
+}
+
+static struct qent
+qpop(struct qent *q, size_t *n)
+{
+	struct qent top = q[0], last = q[--*n];
+	size_t i = 0, m = *n;
+
+	for (;;) {
+		size_t c = 2 * i + 1;
+		if (c >= m)
+			break;
+		if (c + 1 < m && q[c + 1].key < q[c].key)
+			c++;
+		if (last.key <= q[c].key)
+			break;
+		q[i] = q[c];
+		i = c;
+	}
+	if (m)
+		q[i] = last;
+	return top;
+}
+
+/* The arrays of one word, which a long word (a SentencePiece tokenizer
+ * without pre-tokenizer takes the whole text as one) makes large: past
+ * BIGMAP bytes they are mapped, where huge pages cut the cost of page
+ * faults. */
+#define BIGMAP ((size_t)4 << 20)
+
+static void
+bigfree(void *p, size_t cap, size_t size)
+{
+	if (cap * size >= BIGMAP)
+		mem_unmap(p, cap * size);
+	else
+		free(p);
+}
+
+static int
+biggrow(void **p, size_t *cap, size_t need, size_t size)
+{
+	void *q;
+	size_t c;
+
+	if (need <= *cap)
+		return 0;
+	c = need < 64 ? 64 : need + need / 2;
+	if (c > ((size_t)-1) / size)
+		return error("out of memory (%zu-byte word)", need);
+	if (c * size < BIGMAP) {	/* malloc'd: bigfree tells by the size */
+		if (!(q = xreallocarray(*p, c, size)))
+			return -1;
+		*p = q, *cap = c;
+		return 0;
+	}
+	if (!(q = mem_map(c * size)))
+		return error("out of memory (%zu-byte word)", need);
+	if (*cap)
+		memcpy(q, *p, *cap * size);
+	bigfree(*p, *cap, size);
+	*p = q, *cap = c;
+	return 0;
+}
+
+static int
+addsym(struct bpe *b, size_t *ns, int id, uint32_t len)
+{
+	struct sym *s;
+
+	if (biggrow((void **)&b->sym, &b->symcap, *ns + 1, sizeof *b->sym) < 0)
+		return -1;
+	s = &b->sym[*ns];
+	s->id = id, s->len = len;
+	s->prev = *ns ? (int)*ns - 1 : -1;
+	s->next = -1;
+	if (*ns)
+		b->sym[*ns - 1].next = *ns;
+	(*ns)++;
+	return 0;
+}
+
+static int
+bpe_encode(struct tok_model *m, const char *s, size_t n, struct tok_ids *out, size_t *ndropped)
+{
+	struct bpe *b = (struct bpe *)m;
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i, ns = 0, nq = 0;
+	int id, unk = -1;
+	uint32_t unklen = 0;
+
+	if (b->ignore_merges && (id = vocab_get(b, s, n)) >= 0)
+		return tok_ids_push(out, id);
+	for (i = 0; i < n;) {
+		size_t len;
+		uint32_t cp;
+		if (b->bytelevel) {
+			len = 1;
+			id = b->byteid[p[i]];
+		} else {
+			len = uni_decode(p + i, n - i, &cp);
+			id = vocab_get(b, s + i, len);
+		}
+		if (id >= 0) {
+			if (unk >= 0 && addsym(b, &ns, unk, unklen) < 0)
+				return -1;
+			unk = -1;
+			if (addsym(b, &ns, id, len) < 0)
+				return -1;
+		} else if (b->byte_fallback && !b->bytelevel) {
+			size_t k;
+			for (k = 0; k < len && b->byteid[p[i + k]] >= 0; k++)
+				;
+			if (k == len) {
+				for (k = 0; k < len; k++)
+					if (addsym(b, &ns, b->byteid[p[i + k]], 1) < 0)
+						return -1;
+				i += len;
+				continue;
+			}
+			goto nounk;
+		} else {
+nounk:
+			if (b->unk >= 0) {
+				if (unk >= 0 && b->fuse_unk) {
+					unklen += len;
+				} else {
+					if (unk >= 0 && addsym(b, &ns, unk, unklen) < 0)
+						return -1;
+					unk = b->unk, unklen = len;
+				}
+			} else {
+				*ndropped += len;
+			}
+		}
+		i += len;
+	}
+	if (unk >= 0 && addsym(b, &ns, unk, unklen) < 0)
+		return -1;
+
+	/* the merge queue: every adjacent pair with a merge */
+	if (ns > 1 && biggrow((void **)&b->q, &b->qcap, ns * 2, sizeof *b->q) < 0)
+		return -1;
+	for (i = 0; i + 1 < ns; i++) {
+		int nid;
+		long long r = merge_get(b, b->sym[i].id, b->sym[i + 1].id, &nid);
+		if (r >= 0)
+			qpush(b->q, &nq, (uint64_t)r << 32 | i, nid);
+	}
+	while (nq) {
+		struct qent top = qpop(b->q, &nq);
+		size_t pos = (uint32_t)top.key;
+		struct sym *x = &b->sym[pos], *y;
+		int nid;
+		long long r;
+
+		if (!x->len || x->next < 0)
+			continue;
+		y = &b->sym[x->next];
+		/* still the same merge? (tokenizers compares the new id) */
+		if (merge_get(b, x->id, y->id, &nid) < 0 || nid != top.newid)
+			continue;
+		x->id = nid;
+		x->len += y->len;
+		y->len = 0;
+		x->next = y->next;
+		if (x->next >= 0)
+			b->sym[x->next].prev = pos;
+		if (nq + 2 > b->qcap &&
+		    biggrow((void **)&b->q, &b->qcap, nq + 2, sizeof *b->q) < 0)
+			return -1;
+		if (x->prev >= 0 &&
+		    (r = merge_get(b, b->sym[x->prev].id, x->id, &nid)) >= 0)
+			qpush(b->q, &nq, (uint64_t)r << 32 | (uint32_t)x->prev, nid);
+		if (x->next >= 0 &&
+		    (r = merge_get(b, x->id, b->sym[x->next].id, &nid)) >= 0)
+			qpush(b->q, &nq, (uint64_t)r << 32 | pos, nid);
+	}
+	for (i = 0; i < ns; i = b->sym[i].next) {
+		if (tok_ids_push(out, b->sym[i].id) < 0)
+			return -1;
+		if (b->sym[i].next < 0)
+			break;
+	}
+	return 0;
+}
+
+static void
+bpe_free(struct tok_model *m)
+{
+	struct bpe *b = (struct bpe *)m;
+
+	bigfree(b->sym, b->symcap, sizeof *b->sym);
+	bigfree(b->q, b->qcap, sizeof *b->q);
+	free(b);
+}
+
+static const struct tok_model_ops bpe_ops = { bpe_encode, bpe_free };
+
+/* ---- loading ---- */
+
+static size_t
+pow2(size_t n)
+{
+	size_t p = 16;
+
+	while (p < n * 2)
+		p *= 2;
+	return p;
+}
+
+/* A vocabulary string's byte-level key: the bytes its characters stand
+ * for (written to out, at most n bytes).  Returns the key length, or -1
+ * if a character is not in the byte-level alphabet. */
+static long
+bl_key(const char *s, size_t n, char *out)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i = 0, o = 0;
+
+	while (i < n) {
+		uint32_t cp;
+		int b;
+		i += uni_decode(p + i, n - i, &cp);
+		if ((b = tok_u2b(cp)) < 0)
+			return -1;
+		out[o++] = b;
+	}
+	return o;
+}
+
+static int
+bpe_options(struct tok_ld *L, struct bpe *b, const struct json *m)
+{
+	const struct json *d = json_get(m, "dropout");
+
+	if (d && d->type != JSON_NULL)
+		return error("%s: unsupported model option: dropout", L->path);
+	if (json_str(json_get(m, "continuing_subword_prefix")))
+		return error("%s: unsupported model option: continuing_subword_prefix", L->path);
+	if (json_str(json_get(m, "end_of_word_suffix")))
+		return error("%s: unsupported model option: end_of_word_suffix", L->path);
+	b->byte_fallback = tok_getbool(m, "byte_fallback", 0);
+	b->fuse_unk = tok_getbool(m, "fuse_unk", 0);
+	b->ignore_merges = tok_getbool(m, "ignore_merges", 0);
+	b->bytelevel = L->bytelevel;
+	return 0;
+}
+
+/* The keys of the model's vocab (not of the added tokens, which are
+ * matched in the text) and their hash; the first id of a key wins. */
+static int
+bpe_vocab(struct tok_ld *L, struct bpe *b, const struct json *vocab, const int *ids)
+{
+	struct tok *t = L->t;
+	size_t i, total = 0, off = 0;
+	int id;
+	char *arena;
+
+	b->ntok = t->ntok;
+	b->vmask = pow2(vocab->len) - 1;
+	for (i = 0; i < vocab->len; i++)
+		total += vocab->u.members[i].keylen + 1;
+	if (!(b->vtab = tok_alloc(L, (b->vmask + 1) * sizeof *b->vtab)) ||
+	    !(b->key = tok_alloc(L, b->ntok * sizeof *b->key)) ||
+	    !(b->klen = tok_alloc(L, b->ntok * sizeof *b->klen)) ||
+	    !(arena = tok_alloc(L, total)))
+		return -1;
+	for (i = 0; i < vocab->len; i++) {
+		const struct json_member *e = &vocab->u.members[i];
+		long k;
+		id = ids[i];
+		if (b->bytelevel) {
+			if ((k = bl_key(e->key, e->keylen, arena + off)) < 0)
+				continue;	/* not in the alphabet: unreachable */
+			b->key[id] = arena + off;
+			off += k + 1;
+		} else if (t->slen[id] == e->keylen && !memcmp(t->str[id], e->key, e->keylen)) {
+			k = e->keylen;
+			b->key[id] = t->str[id];
+		} else {	/* an added token took the id: the key is the vocab's */
+			k = e->keylen;
+			b->key[id] = memcpy(arena + off, e->key, k);
+			off += k + 1;
+		}
+		b->klen[id] = k;
+	}
+	for (id = 0; id < b->ntok; id++) {
+		size_t h;
+		if (!b->key[id])
+			continue;
+		h = (size_t)(tok_hash(b->key[id], b->klen[id]) >> 16) & b->vmask;
+		for (;; h = (h + 1) & b->vmask) {
+			uint32_t e = b->vtab[h];
+			if (!e)
+				break;
+			if (b->klen[e - 1] == b->klen[id] &&
+			    !memcmp(b->key[e - 1], b->key[id], b->klen[id]))
+				break;	/* first id wins */
+		}
+		if (!b->vtab[h])
+			b->vtab[h] = id + 1;
+	}
+	return 0;
+}
+
+/* One merge's two strings: "a b" or ["a", "b"]. */
+static int
+merge_strs(const struct json *e, const char **a, size_t *an, const char **b, size_t *bn)
+{
+	const char *sp;
+
+	if (e->type == JSON_STRING) {
+		if (!(sp = memchr(e->u.str, ' ', e->len)) ||
+		    memchr(sp + 1, ' ', e->len - (sp + 1 - e->u.str)))
+			return -1;
+		*a = e->u.str, *an = sp - *a;
+		*b = sp + 1, *bn = e->len - *an - 1;
+		return 0;
+	}
+	if (e->type == JSON_ARRAY && e->len == 2 &&
+	    e->u.items[0].type == JSON_STRING && e->u.items[1].type == JSON_STRING) {
+		*a = e->u.items[0].u.str, *an = e->u.items[0].len;
+		*b = e->u.items[1].u.str, *bn = e->u.items[1].len;
+		return 0;
+	}
+	return -1;
+}
+
+/* merges: (a, b) -> rank, id of a+b; the first (best) rank wins */
+static int
+bpe_merges(struct tok_ld *L, struct bpe *b, const struct json *merges)
+{
+	char *buf = NULL;
+	size_t i, cap = 0;
+	int r = -1;
+
+	b->mmask = pow2(merges->len) - 1;
+	if (!(b->mtab = tok_alloc(L, (b->mmask + 1) * sizeof *b->mtab)))
+		return -1;
+	for (i = 0; i < merges->len; i++) {
+		const char *x, *y;
+		size_t xn, yn, h;
+		long kx, ky;
+		int ix, iy, inew;
+		uint64_t key;
+		if (merge_strs(&merges->u.items[i], &x, &xn, &y, &yn) < 0) {
+			error("%s: merge %zu: not \"a b\" or [\"a\", \"b\"]", L->path, i);
+			goto out;
+		}
+		if (xgrow(&buf, &cap, xn + yn + 1, 1) < 0)
+			goto out;
+		if (b->bytelevel) {
+			kx = bl_key(x, xn, buf);
+			ky = kx < 0 ? -1 : bl_key(y, yn, buf + kx);
+			if (kx < 0 || ky < 0)
+				continue;	/* never reached */
+		} else {
+			memcpy(buf, x, xn), memcpy(buf + xn, y, yn);
+			kx = xn, ky = yn;
+		}
+		ix = vocab_get(b, buf, kx);
+		iy = vocab_get(b, buf + kx, ky);
+		inew = vocab_get(b, buf, kx + ky);
+		if (ix < 0 || iy < 0 || inew < 0) {
+			error("%s: merge %zu: token not in the vocabulary", L->path, i);
+			goto out;
+		}
+		key = ((uint64_t)(uint32_t)ix << 32 | (uint32_t)iy) + 1;
+		h = mhash(key) & b->mmask;
+		while (b->mtab[h].key && b->mtab[h].key != key)
+			h = (h + 1) & b->mmask;
+		if (!b->mtab[h].key) {
+			b->mtab[h].key = key;
+			b->mtab[h].val = (uint64_t)i << 32 | (uint32_t)inew;
+		}
+	}
+	r = 0;
+out:
+	free(buf);
+	return r;
+}
+
+/* the single bytes: byte-level tokens, or byte_fallback's <0xHH> */
+static void
+bpe_bytes(struct bpe *b)
+{
+	size_t i;
+
+	for (i = 0; i < 256; i++) {
+		char k[8];
+		if (b->bytelevel) {
+			k[0] = i;
+			b->byteid[i] = vocab_get(b, k, 1);
+		} else {
+			snprintf(k, sizeof k, "<0x%02X>", (unsigned)i);
+			b->byteid[i] = b->byte_fallback ? vocab_get(b, k, 6) : -1;
+		}
+	}
+}
+
+static int
+bpe_unk(struct tok_ld *L, struct bpe *b, const struct json *m)
+{
+	char *unk;
+	int r = 0;
+
+	b->unk = -1;
+	if (tok_getstr(L, m, "unk_token", 0, &unk, NULL) < 0)
+		return -1;
+	if (unk && (b->unk = tok_vocab_find(L->t, unk, strlen(unk))) < 0)
+		r = error("%s: unk_token %s not in the vocabulary", L->path, unk);
+	free(unk);
+	return r;
+}
+
+int
+tok_bpe_make(struct tok_ld *L, const struct json *m, size_t depth)
+{
+	const struct json *vocab = json_get(m, "vocab"), *merges = json_get(m, "merges");
+	struct bpe *b;
+	int *ids;
+
+	(void)depth;
+	if (!vocab || vocab->type != JSON_OBJECT)
+		return error("%s: model: no vocab", L->path);
+	if (!merges || merges->type != JSON_ARRAY)
+		return error("%s: model: no merges", L->path);
+	if (!(b = xcalloc(1, sizeof *b)))
+		return -1;
+	b->m.ops = &bpe_ops;
+	/* ids: scratch, in the tokenizer's memory, where it shares the huge
+	 * pages of the tables rather than faulting in pages of its own */
+	if (bpe_options(L, b, m) < 0 ||
+	    !(ids = tok_alloc(L, vocab->len * sizeof *ids)) ||
+	    tok_vocab_load(L, vocab, ids) < 0 || bpe_vocab(L, b, vocab, ids) < 0 ||
+	    bpe_merges(L, b, merges) < 0)
+		goto bad;
+	bpe_bytes(b);
+	if (bpe_unk(L, b, m) < 0)
+		goto bad;
+	L->t->model = &b->m;
+	return 0;
+bad:
+	bpe_free(&b->m);
+	return -1;
+}
