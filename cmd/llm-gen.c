@@ -12,7 +12,7 @@
 #include "../lib/sampopt.h"
 #include "../lib/util.h"
 
-static int echo, vflag;
+static int echo, vflag;	/* vflag: -v, given to modelopt too */
 static enum rec_fmt ids = REC_TEXT;
 
 static _Noreturn void
@@ -102,7 +102,6 @@ main(int argc, char *argv[])
 	static const struct option opts[] = {
 		{ "echo",    no_argument,       NULL, 'e' },
 		{ "help",    no_argument,       NULL, 'h' },
-		{ "verbose", no_argument,       NULL, 'v' },
 		{ "version", no_argument,       NULL, 'V' },
 		MODELOPT_LONGOPTS,
 		REC_IDS_LONGOPT,
@@ -124,6 +123,8 @@ main(int argc, char *argv[])
 		if ((r1 = modelopt_parse(&mo, c, optarg)) < 0 ||
 		    (r2 = sampopt_parse(&so, c, optarg)) < 0)
 			exit(2);
+		if (c == 'v')
+			vflag = 1;
 		if (r1 || r2)
 			continue;
 		switch (c) {
@@ -133,7 +134,6 @@ main(int argc, char *argv[])
 			if (rec_fmt_parse(optarg, &ids) < 0)
 				exit(2);
 			break;
-		case 'v': vflag = 1; break;
 		case 'V': version();
 		default:  usage(2);
 		}
@@ -152,9 +152,7 @@ main(int argc, char *argv[])
 	if (sampler_init(&s, &so.o, m.cfg.vocab_size) < 0)
 		return 1;
 	if (vflag)
-		warn("seed %" PRIu64 ", kernels %s, %d threads, mode %s%s",
-		    so.o.seed, kern.name, mo.threads, model_mode_name(&m),
-		    m.mode_fallback ? " (no AVX512-BF16 for --bf16-act)" : "");
+		warn("seed %" PRIu64, so.o.seed);
 
 	rec_files_init(&rf, argv, argc, ids);
 	while ((got = rec_files_next(&rf, &r)) > 0)

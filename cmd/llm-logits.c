@@ -132,7 +132,7 @@ main(int argc, char *argv[])
 
 	argv0 = argv[0];
 	modelopt_init(&mo);
-	while ((c = getopt_long(argc, argv, "af:hm:o:st:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "af:hm:o:st:v", opts, NULL)) != -1) {
 		switch (modelopt_parse(&mo, c, optarg)) {
 		case 1:  continue;
 		case -1: exit(2);

@@ -38,10 +38,8 @@ usage(int status)
 		    MODELOPT_HELP REC_IDS_HELP
 		    "  -h, --help            this text\n"
 		    "      --version         the version\n", f);
-		if (fflush(f) == EOF || ferror(f))
-			die("<stdout>: write error");
 	}
-	exit(status);
+	exit(status ? status : fshut(stdout, "<stdout>"));
 }
 
 /* Score the token at position p + 1 of r from the logits row x of
@@ -142,7 +140,7 @@ main(int argc, char *argv[])
 
 	argv0 = argv[0];
 	modelopt_init(&mo);
-	while ((c = getopt_long(argc, argv, "hm:t:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "hm:t:v", opts, NULL)) != -1) {
 		switch (modelopt_parse(&mo, c, optarg)) {
 		case 1:  continue;
 		case -1: exit(2);

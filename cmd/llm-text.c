@@ -37,31 +37,32 @@ usage(int status)
 		    "Continue a prompt and write it with its continuation, as it is made.\n"
 		    "The prompt is the text operands joined by spaces, or -p, or -f, or else\n"
 		    "standard input (without its last newline).\n\n"
-		    "  -m, --model M        a model folder or ORG/NAME (default $PIPELM_MODEL,\n"
-		    "                       else the built-in model)\n"
-		    "  -p, --prompt TEXT    the prompt\n"
-		    "  -f, --file FILE      the prompt is the contents of FILE\n"
-		    "      --no-echo        write the continuation alone\n"
-		    "  -n, --max-new N      generate at most N tokens (alias --n-predict)\n"
-		    "      --temp T         temperature, 0 for greedy (alias --temperature)\n"
-		    "      --top-k K, --top-p P, --min-p P\n"
-		    "                       sampling filters, as llm-gen(1) has them\n"
-		    "      --repeat-penalty P, --repeat-last-n N\n"
-		    "                       the repetition penalty and its window\n"
-		    "      --seed S         the random seed (llm-gen -v prints the one drawn)\n"
-		    "      --stop ID        also stop at token ID (repeatable)\n"
-		    "      --ignore-eos     do not stop at the end-of-sequence token\n"
-		    "  -c, --ctx N          context positions (alias --ctx-size)\n"
-		    "  -t, --threads N      worker threads\n"
-		    "      --bf16-act, --quant q8_0\n"
-		    "                       the faster numeric modes of llm-logits(1)\n"
-		    "  -v, --verbose        llm-gen's account of each record on stderr\n"
-		    "  -h, --help           this text\n"
-		    "      --version        the version\n", f);
-		if (fflush(f) == EOF || ferror(f))
-			die("<stdout>: write error");
+		    "  -m, --model=PATH      folder or ORG/NAME (default $PIPELM_MODEL, else built-in)\n"
+		    "  -p, --prompt=TEXT     the prompt\n"
+		    "  -f, --file=FILE       the prompt is the contents of FILE\n"
+		    "      --no-echo         write the continuation alone\n"
+		    "  -n, --max-new=N, --n-predict=N\n"
+		    "                        generate at most N tokens\n"
+		    "      --temp=T, --temperature=T\n"
+		    "                        temperature, 0 for greedy\n"
+		    "      --top-k=K, --top-p=P, --min-p=P\n"
+		    "                        the sampling filters of llm-gen(1)\n"
+		    "      --repeat-penalty=P, --repeat-last-n=N\n"
+		    "                        the repetition penalty and its window\n"
+		    "      --seed=S          the random seed (-v says the one drawn)\n"
+		    "      --stop=ID         also stop at token ID (repeatable)\n"
+		    "      --ignore-eos      do not stop at the end-of-sequence token\n"
+		    "  -c, --ctx=N, --ctx-size=N\n"
+		    "                        context positions\n"
+		    "  -t, --threads=N       worker threads\n"
+		    "      --bf16-act, --quant=q8_0\n"
+		    "                        the faster numeric modes of llm-logits(1)\n"
+		    "      --timing          llm-gen's load, prefill and decode times on stderr\n"
+		    "  -v, --verbose         llm-gen's account of the model and the record on stderr\n"
+		    "  -h, --help            print this help and exit\n"
+		    "      --version         print the version and exit\n", f);
 	}
-	exit(status);
+	exit(status ? status : fshut(stdout, "<stdout>"));
 }
 
 static void

@@ -117,7 +117,7 @@ main(int argc, char *argv[])
 
 	argv0 = argv[0];
 	tokopt_init(&to);
-	while ((c = getopt_long(argc, argv, "0nm:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "0nm:hv", opts, NULL)) != -1) {
 		switch (tokopt_parse(&to, c, optarg)) {
 		case 1:  continue;
 		case -1: exit(2);

@@ -143,7 +143,7 @@ main(int argc, char *argv[])
 
 	argv0 = argv[0];
 	tokopt_init(&to);
-	while ((c = getopt_long(argc, argv, "e:l0m:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "e:l0m:hv", opts, NULL)) != -1) {
 		switch (tokopt_parse(&to, c, optarg)) {
 		case 1:  continue;
 		case -1: exit(2);

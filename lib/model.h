@@ -46,6 +46,8 @@ struct layer {			/* model.layers.N.* */
 
 struct model {
 	struct cfg cfg;
+	char *dir;		/* the model folder (model_load) */
+	int builtin;		/* it is the built-in model */
 	struct wsrc *ws;	/* where the weights come from: */
 	struct wsrc_st wst;	/* safetensors */
 	struct mat embed;	/* model.embed_tokens.weight (vocab, hidden) */

@@ -191,6 +191,9 @@ model_load(struct model *m, const char *arg, int ctx, int threads)
 
 	memset(m, 0, sizeof(*m));
 	r = mdir_resolve(&d, arg) < 0 ? -1 : model_open(m, &d, ctx, threads);
+	m->dir = d.dir;		/* kept, for messages */
+	m->builtin = d.builtin;
+	d.dir = NULL;
 	mdir_free(&d);
 	m->stats.load = now_seconds() - t0;
 	return r;
@@ -216,6 +219,8 @@ void
 model_close(struct model *m)
 {
 	int i;
+
+	free(m->dir);
 
 	if (m->layers) {
 		for (i = 0; i < m->cfg.num_hidden_layers; i++) {

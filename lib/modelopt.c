@@ -60,6 +60,9 @@ modelopt_parse(struct modelopt *mo, int c, const char *arg)
 	case MOPT_TIMING:
 		mo->timing = 1;
 		return 1;
+	case 'v':
+		mo->verbose = 1;
+		return 1;
 	default:
 		return 0;
 	}
@@ -83,5 +86,10 @@ modelopt_load(struct model *m, const struct modelopt *mo)
 		return -1;
 	if (mo->mode != MODEL_EXACT && model_set_mode(m, mo->mode) < 0)
 		return -1;
+	if (mo->verbose)
+		warn("model %s%s, kernels %s, %d threads, mode %s%s", m->dir,
+		    m->builtin ? " (the built-in model)" : "", kern.name,
+		    mo->threads, model_mode_name(m), m->mode_fallback ?
+		    " (no AVX512-BF16 for --bf16-act)" : "");
 	return 0;
 }

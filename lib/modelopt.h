@@ -10,14 +10,15 @@
 enum { MOPT_CTX = 0x200, MOPT_BF16ACT, MOPT_QUANT, MOPT_TIMING };
 
 /* Entries for a getopt_long table; -m and -t are passed to
- * modelopt_parse as 'm' and 't'. */
+ * modelopt_parse as 'm', 't' and 'v'. */
 #define MODELOPT_LONGOPTS \
 	{ "model",    required_argument, NULL, 'm' }, \
 	{ "threads",  required_argument, NULL, 't' }, \
 	{ "ctx",      required_argument, NULL, MOPT_CTX }, \
 	{ "bf16-act", no_argument,       NULL, MOPT_BF16ACT }, \
 	{ "quant",    required_argument, NULL, MOPT_QUANT }, \
-	{ "timing",   no_argument,       NULL, MOPT_TIMING }
+	{ "timing",   no_argument,       NULL, MOPT_TIMING }, \
+	{ "verbose",  no_argument,       NULL, 'v' }
 /* Their lines of --help. */
 #define MODELOPT_HELP \
 	"  -m, --model=PATH      folder or ORG/NAME (default $PIPELM_MODEL, else built-in)\n" \
@@ -25,10 +26,11 @@ enum { MOPT_CTX = 0x200, MOPT_BF16ACT, MOPT_QUANT, MOPT_TIMING };
 	"      --ctx=N           most positions a sequence may have (default the model's)\n" \
 	"      --timing          print load, prefill and decode times on stderr\n" \
 	"      --bf16-act        fast mode: bfloat16 activations (AVX512-BF16)\n" \
-	"      --quant=q8_0      fast mode: matrices quantized to Q8_0 at load\n"
+	"      --quant=q8_0      fast mode: matrices quantized to Q8_0 at load\n" \
+	"  -v, --verbose         say the model, kernels, threads and mode on stderr\n"
 /* Their part of a usage line (after "usage: prog"). */
 #define MODELOPT_USAGE \
-	"[-m model] [-t threads] [--ctx n] [--timing]\n" \
+	"[-v] [-m model] [-t threads] [--ctx n] [--timing]\n" \
 	"       [--bf16-act | --quant q8_0]"
 
 struct modelopt {
@@ -37,6 +39,7 @@ struct modelopt {
 	int threads;		/* -t, else default_threads() (modelopt_finish) */
 	enum model_mode mode;	/* --bf16-act, --quant q8_0 */
 	int timing;		/* --timing */
+	int verbose;		/* -v: the model, kernels, threads and mode said */
 };
 
 void modelopt_init(struct modelopt *mo);

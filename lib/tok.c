@@ -90,13 +90,11 @@ tok_load(struct tok *t, const char *path)
 		error("%s: more than %d pre-tokenizers", path, TOK_MAXDEPTH - 2);
 		goto out;
 	}
-	if (t->nprefix) {
-		t->bos = t->prefix[0];
-	} else if ((t->path = xstrdup(path))) {
-		t->bos = -2;	/* tok_bos looks, when asked */
-	} else {
+	if (!(t->path = xstrdup(path)))
 		goto out;
-	}
+	/* without a template, tok_bos looks in tokenizer_config.json when
+	 * asked */
+	t->bos = t->nprefix ? t->prefix[0] : -2;
 	ret = 0;
 out:
 	json_free(&doc);
@@ -148,14 +146,10 @@ tok_open(struct tok *t, const char *model, const char *file)
 	memset(t, 0, sizeof *t);
 	if (file)
 		return tok_load(t, file);
-	if (mdir_resolve(&m, model) < 0)
+	if (mdir_resolve_tokenizer(&m, model) < 0)
 		return -1;
-	if (!m.tokenizer) {
-		error("%s: no tokenizer.json", m.dir);
-		mdir_free(&m);
-		return -1;
-	}
 	r = tok_load(t, m.tokenizer);
+	t->builtin = m.builtin;
 	mdir_free(&m);
 	return r;
 }

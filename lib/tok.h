@@ -77,7 +77,8 @@ struct tok {
 	size_t nprefix;
 	int has_template;		/* a TemplateProcessing was given */
 	int bos;			/* see tok_bos; -2: not looked up yet */
-	char *path;			/* the tokenizer.json, for tok_bos */
+	char *path;			/* the tokenizer.json */
+	int builtin;			/* the built-in model's (tok_open) */
 	struct tok_mem *mem;		/* the tables' memory */
 
 	/* encoding state */

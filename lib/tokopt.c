@@ -6,6 +6,7 @@ void
 tokopt_init(struct tokopt *to)
 {
 	to->model = to->file = NULL;
+	to->verbose = 0;
 }
 
 int
@@ -18,6 +19,9 @@ tokopt_parse(struct tokopt *to, int c, const char *arg)
 	case TOPT_TOKENIZER:
 		to->file = arg;
 		break;
+	case 'v':
+		to->verbose = 1;
+		return 1;
 	default:
 		return 0;
 	}
@@ -29,5 +33,10 @@ tokopt_parse(struct tokopt *to, int c, const char *arg)
 int
 tokopt_open(struct tok *t, const struct tokopt *to)
 {
-	return tok_open(t, to->model, to->file);
+	if (tok_open(t, to->model, to->file) < 0)
+		return -1;
+	if (to->verbose)
+		warn("tokenizer %s%s", t->path, t->builtin ?
+		    " (the built-in model's)" : "");
+	return 0;
 }

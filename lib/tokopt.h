@@ -9,18 +9,22 @@
 
 enum { TOPT_TOKENIZER = 0x280 };
 
-/* Entries for a getopt_long table; -m is passed to tokopt_parse as 'm'. */
+/* Entries for a getopt_long table; -m and -v are passed to tokopt_parse
+ * as 'm' and 'v'. */
 #define TOKOPT_LONGOPTS \
 	{ "model",     required_argument, NULL, 'm' }, \
-	{ "tokenizer", required_argument, NULL, TOPT_TOKENIZER }
-#define TOKOPT_USAGE "[-m model | --tokenizer file]"
+	{ "tokenizer", required_argument, NULL, TOPT_TOKENIZER }, \
+	{ "verbose",   no_argument,       NULL, 'v' }
+#define TOKOPT_USAGE "[-v] [-m model | --tokenizer file]"
 #define TOKOPT_HELP \
 	"  -m, --model=PATH      folder or ORG/NAME (default $PIPELM_MODEL, else built-in)\n" \
-	"      --tokenizer=FILE  a tokenizer.json instead of a model's\n"
+	"      --tokenizer=FILE  a tokenizer.json instead of a model's\n" \
+	"  -v, --verbose         say the tokenizer used on stderr\n"
 
 struct tokopt {
 	const char *model;	/* -m, NULL for $PIPELM_MODEL */
 	const char *file;	/* --tokenizer */
+	int verbose;		/* -v */
 };
 
 void tokopt_init(struct tokopt *to);

@@ -6,6 +6,7 @@ load helpers
 setup() {
 	T=$BATS_TEST_TMPDIR
 	B=$BATS_TEST_DIRNAME/../share/pipelm/stories260K
+	cd "$BATS_TEST_TMPDIR"
 }
 
 @test "builtin: a fresh environment writes English from the README's pipeline" {
@@ -41,4 +42,32 @@ setup() {
 	run -1 --separate-stderr "$T/bin/tok-encode" -e x
 	[[ $stderr == *"use -m or set PIPELM_MODEL"* ]]
 	[[ $stderr == *stories260K* ]]
+}
+
+@test "builtin: -v says the built-in model was used; without -v, not a word" {
+	run -0 --separate-stderr sh -c "echo 'The dog' | tok-encode -v | llm-gen -v -n 2 --temp 0"
+	[[ $stderr == *"tok-encode: tokenizer "*"stories260K/tokenizer.json (the built-in model's)"* ]]
+	[[ $stderr == *"llm-gen: model "*"stories260K (the built-in model), kernels "* ]]
+	run -0 --separate-stderr sh -c "echo 1 403 | llm-logits -v -f top --top 1"
+	[[ $stderr == *"(the built-in model)"* ]]
+	run -0 --separate-stderr sh -c "echo 1 403 | llm-logits -v -m '$B' -f top --top 1"
+	[[ $stderr != *"built-in"* ]]
+	[[ $stderr == *"model $B, kernels"* ]]
+	run -0 --separate-stderr sh -c "echo 'The dog' | tok-encode | llm-gen -n 2 --temp 0 | tok-decode"
+	[ -z "$stderr" ]
+}
+
+@test "builtin: a folder with only a tokenizer serves tok-encode and tok-decode" {
+	mkdir tokonly
+	cp "$B/tokenizer.json" "$B/tokenizer_config.json" tokonly/
+	want=$(tok-encode -m "$B" -e 'Once upon a time')
+	run -0 tok-encode -m tokonly -e 'Once upon a time'
+	[ "$output" = "$want" ]
+	run -0 sh -c "echo '$want' | tok-decode -m tokonly"
+	[ "$output" = "<s> Once upon a time" ]
+	run -1 --separate-stderr sh -c "echo '$want' | llm-logits -m tokonly"
+	[[ $stderr == *"tokonly: no config.json"* ]]
+	mkdir empty
+	run -1 --separate-stderr tok-encode -m empty -e x
+	[[ $stderr == *"empty: no tokenizer.json"* ]]
 }
