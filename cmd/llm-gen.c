@@ -65,7 +65,10 @@ generate(struct model *m, struct sampler *s, struct stop *st, struct rec *r,
 	while (!stop_none(st)) {
 		/* the sampler may rewrite the row (penalty): it is ours until
 		 * the next forward */
-		id = sampler_next(s, (float *)logits, r->ids, r->n);
+		if ((id = sampler_next(s, (float *)logits, r->ids, r->n)) < 0)
+			die("%s: record %llu: position %zu: logit %d is %g (a weight "
+			    "that is not finite?)", name, r->no, r->n - 1, s->bad,
+			    logits[s->bad]);
 		/* r grows into the history (and, for u32, the record out) */
 		if (xgrow(&r->ids, &r->cap, r->n + 1, sizeof(*r->ids)) < 0)
 			exit(1);

@@ -133,7 +133,8 @@ main(int argc, char *argv[])
 				exit(1);
 		}
 		memcpy(x, logits, h.vocab * sizeof(*x));
-		id = sampler_next(&s, x, hist, nhist);
+		if ((id = sampler_next(&s, x, hist, nhist)) < 0)
+			die("%s: frame %llu: logit %d is %g", fl.name, r.no, s.bad, x[s.bad]);
 		if (xgrow(&hist, &cap, nhist + 1, sizeof(*hist)) < 0)
 			exit(1);
 		hist[nhist++] = id;

@@ -176,6 +176,32 @@ dump(const struct st *st, const char *name, int raw)
 	return 0;
 }
 
+/* --check: every weight of the float tensors t[0..n) finite; each
+ * tensor that holds a NaN or an infinity is named.  0, or 1. */
+static int
+check_values(const struct st *st, const struct st_tensor *const *t, size_t n,
+    int nthr)
+{
+	struct st_stats *s = ecalloc(n ? n : 1, sizeof(*s));
+	struct pool *p = NULL;
+	size_t i;
+	int bad = 0;
+
+	if ((nthr > 1 && !(p = pool_new(nthr))) || st_stats(p, t, n, s) < 0)
+		bad = 1;
+	else
+		for (i = 0; i < n; i++)
+			if (st_dtype_isfloat(t[i]->dtype) && (s[i].nan || s[i].inf)) {
+				warn("%s: tensor '%s': %zu NaN and %zu infinite values",
+				    st->files[t[i]->file], t[i]->name, s[i].nan,
+				    s[i].inf);
+				bad = 1;
+			}
+	pool_free(p);
+	free(s);
+	return bad;
+}
+
 static _Noreturn void
 usage(int status)
 {
@@ -263,14 +289,18 @@ main(int argc, char *argv[])
 			goto out;
 	if (st_open(&st, m.dir ? (m.weights ? m.weights : m.dir) : arg) < 0)
 		goto out;
-	if (dumpname || cflag) {
-		ret = dumpname && dump(&st, dumpname, !strcmp(fmt, "f32")) < 0;
+	if (dumpname) {
+		ret = dump(&st, dumpname, !strcmp(fmt, "f32")) < 0;
 		goto out;
 	}
 	sel = ecalloc(st.n, sizeof(*sel));
 	for (i = 0; i < st.n; i++)
 		if (!re || !regexec(&rx, st.t[i].name, 0, NULL, 0))
 			sel[n++] = &st.t[i];
+	if (cflag) {
+		ret = check_values(&st, sel, n, nthr);
+		goto out;
+	}
 	if (sflag) {
 		stats = ecalloc(n, sizeof(*stats));
 		if ((nthr > 1 && !(pool = pool_new(nthr))) ||

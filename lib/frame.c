@@ -203,9 +203,16 @@ frame_write(struct frame_writer *w, const struct frame_hdr *h,
     const float *logits)
 {
 	unsigned char *p = w->buf;
-	size_t n = (size_t)w->vocab;
+	size_t n = (size_t)w->vocab, i;
 	int r = 0;
 
+	/* a NaN would read back as a plausible frame (and sort anywhere in
+	 * top): never passed on */
+	for (i = 0; i < n; i++)
+		if (!isfinite(logits[i]))
+			return error("record %u: position %u: logit %zu is %g (a "
+			    "weight that is not finite?)", h->record, h->position,
+			    i, logits[i]);
 	switch (w->fmt) {
 	case FRAME_BIN:
 		memcpy(p, FRAME_MAGIC, 4);

@@ -62,7 +62,9 @@ int frame_writer_open(struct frame_writer *w, FILE *f, const char *name,
     enum frame_fmt fmt, int vocab, int topk);
 /* Write one frame (h->vocab is ignored: w->vocab logits are written).
  * Does not flush: the caller fflush()es where it must (pipelines).
- * 0, or -1 on a write error (after error(), quiet for EPIPE). */
+ * 0, or -1 on a write error (after error(), quiet for EPIPE) or a logit
+ * that is not finite (after error() naming the record and position:
+ * nothing of that frame is written). */
 int frame_write(struct frame_writer *w, const struct frame_hdr *h,
     const float *logits);
 /* Finish: npy patches the frame count into its header.  Frees w's

@@ -273,17 +273,22 @@ penalize(struct sampler *s, float *x, const int *hist, size_t nhist)
 			s->seen[hist[i]] = 0;
 }
 
+/* The index of the largest of x[0..n), or -1 - i if x[i] is the first
+ * that is not finite (a NaN compares false and would pass for a logit). */
 static int
 argmax(const float *x, int n)
 {
 	float m = x[0];
 	int i, best = 0;
 
-	for (i = 1; i < n; i++)
+	for (i = 0; i < n; i++) {
+		if (!isfinite(x[i]))
+			return -1 - i;
 		if (x[i] > m) {
 			m = x[i];
 			best = i;
 		}
+	}
 	return best;
 }
 
@@ -298,7 +303,10 @@ sampler_next(struct sampler *s, float *x, const int *hist, size_t nhist)
 
 	penalize(s, x, hist, nhist);
 	u = sampler_draw(s);	/* one draw per call, greedy or not */
-	best = argmax(x, s->vocab);
+	if ((best = argmax(x, s->vocab)) < 0) {
+		s->bad = -1 - best;
+		return -1;
+	}
 	if (o->temp == 0)
 		return best;
 

@@ -48,6 +48,7 @@ struct sampler {
 	int *idx;		/* vocab: candidate ids */
 	unsigned char *seen;	/* vocab: marks for the repetition penalty */
 	uint64_t *keys;		/* 2 * vocab: radix sort scratch */
+	int bad;		/* the logit that was not finite (sampler_next) */
 };
 
 /* Check o (returns -1 after error() naming the bad field, e.g.
@@ -65,7 +66,9 @@ void sampler_free(struct sampler *s);
 /* Choose the next id from logits (s->vocab floats, modified in place by
  * the repetition penalty) given the ids so far, hist[0..nhist)
  * (ids outside [0, vocab) are ignored).  Takes exactly one draw from the
- * random stream.  Returns the id (>= 0); never fails, given finite logits. */
+ * random stream.  Returns the id (>= 0), or -1 if a logit is not finite
+ * (NaN or an infinity: s->bad is its index; nothing is reported, the
+ * caller knows the record and position). */
 int sampler_next(struct sampler *s, float *logits, const int *hist,
     size_t nhist);
 

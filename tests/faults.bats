@@ -62,3 +62,27 @@ setup() {
 	# and they differ from each other: the seeds were used
 	! cmp -s seq.1 seq.2
 }
+
+@test "faults: a NaN weight stops every program with a message, never a plausible result" {
+	cp -R "$M" nan
+	off=$(st-inspect nan | awk '$1 == "model.norm.weight" { print $5 }')
+	printf '\000\000\300\177' | dd of=nan/model.safetensors bs=1 seek="$off" conv=notrunc 2>/dev/null
+	for f in bin text top; do
+		run -1 --separate-stderr sh -c "echo 1 403 | llm-logits -m nan -f $f"
+		[ -z "$output" ]
+		[[ $stderr == *"record 1: position 1: logit 0 is nan"* ]]
+	done
+	echo keep >keep.npy
+	run -1 --separate-stderr sh -c "echo 1 403 | llm-logits -m nan -f npy -o keep.npy"
+	[ "$(cat keep.npy)" = keep ]
+	for t in 0 0.8; do
+		run -1 --separate-stderr sh -c "echo 1 403 | llm-gen -m nan -n 3 --temp $t"
+		[ -z "$output" ]
+		[[ $stderr == *"record 1: position 1: logit 0 is nan"* ]]
+	done
+	run -1 --separate-stderr sh -c "echo 1 403 | llm-score -m nan"
+	[[ $stderr == *"logit 0 is nan"* ]]
+	run -1 --separate-stderr st-inspect --check nan
+	[ "$stderr" = "st-inspect: nan/model.safetensors: tensor 'model.norm.weight': 1 NaN and 0 infinite values" ]
+	run -0 st-inspect --check "$M"
+}
