@@ -14,6 +14,7 @@
 
 #include "json.h"
 #include "tok_int.h"
+#include "unicode.h"
 #include "util.h"
 
 /* ---- the steps ---- */
@@ -311,6 +312,18 @@ make_metaspace(struct tok_ld *L, const struct json *o, size_t depth)
 		return -1;
 	}
 	p->alen = strlen(p->a);
+	{
+		uint32_t cp;
+
+		/* tokenizers has a char here; an empty one would never advance */
+		if (!p->alen || uni_decode((const unsigned char *)p->a, p->alen,
+		    &cp) != p->alen || UNI_ISBAD(cp)) {
+			error("%s: Metaspace decoder: replacement '%s' is not one "
+			    "character", L->path, p->a);
+			dstr_free(&p->c);
+			return -1;
+		}
+	}
 	s = json_str(json_get(o, "prepend_scheme"));
 	if (s)
 		p->prepend = !!strcmp(s, "never");

@@ -77,7 +77,7 @@ static int
 template_read(struct tok_ld *L, struct template *p, const struct json *o)
 {
 	const struct json *single = json_get(o, "single"), *sp, *tk, *ids;
-	size_t i, j;
+	size_t i, j, len;
 	int after = 0, nseq = 0;
 	long long id;
 
@@ -100,6 +100,11 @@ template_read(struct tok_ld *L, struct template *p, const struct json *o)
 		for (j = 0; j < ids->len; j++) {
 			if (json_int(&ids->u.items[j], 0, TOK_MAXID, &id) < 0)
 				return error("%s: TemplateProcessing: bad id", L->path);
+			/* the vocabulary and added tokens are read by now */
+			if (!tok_piece(L->t, (int)id, &len))
+				return error("%s: TemplateProcessing: %s: id %lld is "
+				    "not in the vocabulary", L->path,
+				    json_str(json_get(tk, "id")), id);
 			if (tok_ids_push(&p->ids[after], id) < 0)
 				return -1;
 		}

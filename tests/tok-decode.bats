@@ -133,3 +133,12 @@ load tok_fixtures
 	cmp want got
 	[ "$(tr -cd '\000' <got | wc -c)" -eq 460 ]
 }
+
+@test "tok-decode: a Metaspace decoder whose replacement is not one character is refused" {
+	for r in '' 'ab'; do
+		FX_DECODER="{\"type\": \"Metaspace\", \"replacement\": \"$r\", \"prepend_scheme\": \"always\", \"split\": true}" \
+		    fx_sentencepiece msp
+		run -1 --separate-stderr timeout 10 tok-decode -m msp <<<"1 260 261"
+		[[ $stderr == *"Metaspace decoder: replacement '$r' is not one character"* ]]
+	done
+}

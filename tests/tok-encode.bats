@@ -238,3 +238,10 @@ load tok_fixtures
 	tok-encode --tokenizer "$SMOL" -l <in | tok-decode --tokenizer "$SMOL" >out
 	cmp in out
 }
+
+@test "tok-encode: a TemplateProcessing id outside the vocabulary is refused at load" {
+	sed -i 's/"ids": \[263\]/"ids": [99999]/' bl/tokenizer.json
+	run -1 --separate-stderr tok-encode -m bl --pieces -e hi
+	[[ $stderr == *"TemplateProcessing: <|endoftext|>: id 99999 is not in the vocabulary"* ]]
+	[ -z "$output" ]
+}
