@@ -62,12 +62,16 @@ struct inst {
 	uint32_t c;
 };
 
-/* A thread list: a sparse set of pcs in [base, base + len), in order. */
+/* A thread list at one position: the pcs in [base, base + len) visited
+ * there (a sparse set: mark, idx), and the threads that read a character
+ * or match (pc, start), in priority order. */
 struct list {
 	int *pc;
 	size_t *start;
-	int *idx;		/* pc - base -> its place in pc[] */
 	size_t n;
+	int *mark;
+	int *idx;		/* pc - base -> its place in mark[] */
+	size_t nmark;
 };
 
 struct look {
@@ -88,6 +92,8 @@ struct re {
 	size_t mainend;		/* the main program is [0, mainend) */
 	struct list l[2];
 	int *stack;
+	int *seed;		/* the threads of pc 0's closure, or NULL */
+	size_t nseed;
 	unsigned long long steps;
 	/* parsing only */
 	struct node *nd;
@@ -1331,11 +1337,12 @@ compile(struct re *re, int root, char *err, size_t errsz)
 static int
 listinit(struct list *l, size_t len)
 {
-	l->n = 0;
+	l->n = l->nmark = 0;
 	l->pc = calloc(len, sizeof *l->pc);
 	l->start = calloc(len, sizeof *l->start);
+	l->mark = calloc(len, sizeof *l->mark);
 	l->idx = calloc(len, sizeof *l->idx);
-	return l->pc && l->start && l->idx ? 0 : -1;
+	return l->pc && l->start && l->mark && l->idx ? 0 : -1;
 }
 
 static void
@@ -1343,6 +1350,7 @@ listfree(struct list *l)
 {
 	free(l->pc);
 	free(l->start);
+	free(l->mark);
 	free(l->idx);
 }
 
@@ -1405,7 +1413,7 @@ has(const struct list *l, int base, int pc)
 {
 	size_t i = (size_t)l->idx[pc - base];
 
-	return i < l->n && l->pc[i] == pc;
+	return i < l->nmark && l->mark[i] == pc;
 }
 
 /* Add pc's thread and all it reaches without reading a character at p
@@ -1423,9 +1431,8 @@ addthread(const struct run *R, struct list *l, int *stack, int base, int pc, siz
 		if (has(l, base, pc))
 			continue;
 		re->steps++;
-		l->idx[pc - base] = (int)l->n;
-		l->pc[l->n] = pc;
-		l->start[l->n++] = start;
+		l->idx[pc - base] = (int)l->nmark;
+		l->mark[l->nmark++] = pc;
 		in = &re->prog[pc];
 		switch (in->op) {
 		case I_JMP:
@@ -1456,6 +1463,10 @@ addthread(const struct run *R, struct list *l, int *stack, int base, int pc, siz
 			if (lookahead(R, in->x, p) != in->arg)
 				stack[sp++] = pc + 1;
 			break;
+		default:
+			l->pc[l->n] = pc;
+			l->start[l->n++] = start;
+			break;
 		}
 	}
 }
@@ -1484,10 +1495,10 @@ lookahead(const struct run *R, int k, size_t p)
 
 	if (L->mpos == p)
 		return L->mres;
-	cl->n = 0;
+	cl->n = cl->nmark = 0;
 	addthread(R, cl, L->stack, L->pc, L->pc, p, p);
 	for (;;) {
-		nl->n = 0;
+		nl->n = nl->nmark = 0;
 		if (p < R->n)
 			len = uni_decode(R->s + p, R->n - p, &c);
 		else
@@ -1514,6 +1525,32 @@ done:
 	return L->mres;
 }
 
+/* A new thread at p, the last of the list.  The closure of pc 0 is the
+ * same at every position unless it holds an assertion, a lookahead or a
+ * loop's end; then it was kept (re->seed): a pc already there belongs to
+ * a thread of higher priority, and so does all it reaches. */
+static void
+seed(const struct run *R, struct list *l, size_t p)
+{
+	struct re *re = R->re;
+	size_t i;
+
+	if (!re->seed) {
+		addthread(R, l, re->stack, 0, 0, p, p);
+		return;
+	}
+	for (i = 0; i < re->nseed; i++) {
+		int pc = re->seed[i];
+		if (has(l, 0, pc))
+			continue;
+		re->steps++;
+		l->idx[pc] = (int)l->nmark;
+		l->mark[l->nmark++] = pc;
+		l->pc[l->n] = pc;
+		l->start[l->n++] = p;
+	}
+}
+
 int
 re_search(struct re *re, const char *str, size_t n, size_t start, size_t *ms, size_t *me)
 {
@@ -1527,13 +1564,13 @@ re_search(struct re *re, const char *str, size_t n, size_t start, size_t *ms, si
 		re->look[i].mpos = (size_t)-1;
 	if (start > n)
 		return 0;
-	cl->n = 0;
+	cl->n = cl->nmark = 0;
 	for (;;) {
 		if (!matched)
-			addthread(&R, cl, re->stack, 0, 0, p, p);
-		if (!cl->n)
+			seed(&R, cl, p);
+		if (!cl->n && (matched || p >= n))
 			break;
-		nl->n = 0;
+		nl->n = nl->nmark = 0;
 		if (p < n) {
 			if (R.s[p] < 0x80)
 				c = R.s[p], len = 1;
@@ -1572,6 +1609,30 @@ lookfree(struct look *L)
 	free(L->stack);
 }
 
+/* re->seed: pc 0's closure, when it reads no position */
+static int
+mkseed(struct re *re)
+{
+	struct list *l = &re->l[0];
+	struct run R = { re, (const unsigned char *)"", 0, 0 };
+	size_t i;
+
+	l->n = l->nmark = 0;
+	addthread(&R, l, re->stack, 0, 0, 0, 0);
+	for (i = 0; i < l->nmark; i++) {
+		int op = re->prog[l->mark[i]].op;
+		if (op == I_ASSERT || op == I_LOOK || op == I_REP)
+			return 0;
+	}
+	if (!(re->seed = malloc((l->n + 1) * sizeof *re->seed)))
+		return -1;
+	memcpy(re->seed, l->pc, l->n * sizeof *re->seed);
+	re->nseed = l->n;
+	l->n = l->nmark = 0;
+	re->steps = 0;
+	return 0;
+}
+
 void
 re_free(struct re *re)
 {
@@ -1591,6 +1652,7 @@ re_free(struct re *re)
 	listfree(&re->l[0]);
 	listfree(&re->l[1]);
 	free(re->stack);
+	free(re->seed);
 	free(re->nd);
 	free(re);
 }
@@ -1635,6 +1697,8 @@ re_compile(struct re **out, const char *pat, size_t n, char *err, size_t errsz)
 		    !(L->stack = calloc(2 * len + 2, sizeof *L->stack)))
 			goto nomem;
 	}
+	if (mkseed(re) < 0)
+		goto nomem;
 	free(re->nd);
 	re->nd = NULL;
 	re->nnd = re->ndcap = 0;
