@@ -92,8 +92,11 @@ struct re {
 	size_t mainend;		/* the main program is [0, mainend) */
 	struct list l[2];
 	int *stack;
-	int *seed;		/* the threads of pc 0's closure, or NULL */
-	size_t nseed;
+	/* closures kept at compile time: clos[pc] is the offset in cpool of
+	 * pc's closure (its threads, ended by -1), or -1 if it reads the
+	 * position (an assertion or a lookahead on the way) or was not kept */
+	int *clos;
+	int *cpool;
 	unsigned long long steps;
 	/* parsing only */
 	struct node *nd;
@@ -1424,6 +1427,21 @@ addthread(const struct run *R, struct list *l, int *stack, int base, int pc, siz
 	struct re *re = R->re;
 	size_t sp = 0;
 
+	if (re->clos && re->clos[pc] >= 0) {
+		/* the marks are closed under what a pc reaches, so a pc seen
+		 * already has its threads in l already */
+		const int *c = re->cpool + re->clos[pc];
+		for (; *c >= 0; c++) {
+			re->steps++;
+			if (has(l, base, *c))
+				continue;
+			l->idx[*c - base] = (int)l->nmark;
+			l->mark[l->nmark++] = *c;
+			l->pc[l->n] = *c;
+			l->start[l->n++] = start;
+		}
+		return;
+	}
 	stack[sp++] = pc;
 	while (sp) {
 		const struct inst *in;
@@ -1471,9 +1489,11 @@ addthread(const struct run *R, struct list *l, int *stack, int base, int pc, siz
 	}
 }
 
-static int
+static inline int
 step(const struct run *R, const struct inst *in, uint32_t c)
 {
+	if (in->op == I_CLASS && c < 0x80)
+		return R->re->cs[in->x].ascii[c >> 6] >> (c & 63) & 1;
 	switch (in->op) {
 	case I_CHAR: return c == in->c;
 	case I_CHARI: return uni_fold1(c) == in->c;
@@ -1525,32 +1545,6 @@ done:
 	return L->mres;
 }
 
-/* A new thread at p, the last of the list.  The closure of pc 0 is the
- * same at every position unless it holds an assertion, a lookahead or a
- * loop's end; then it was kept (re->seed): a pc already there belongs to
- * a thread of higher priority, and so does all it reaches. */
-static void
-seed(const struct run *R, struct list *l, size_t p)
-{
-	struct re *re = R->re;
-	size_t i;
-
-	if (!re->seed) {
-		addthread(R, l, re->stack, 0, 0, p, p);
-		return;
-	}
-	for (i = 0; i < re->nseed; i++) {
-		int pc = re->seed[i];
-		if (has(l, 0, pc))
-			continue;
-		re->steps++;
-		l->idx[pc] = (int)l->nmark;
-		l->mark[l->nmark++] = pc;
-		l->pc[l->n] = pc;
-		l->start[l->n++] = p;
-	}
-}
-
 int
 re_search(struct re *re, const char *str, size_t n, size_t start, size_t *ms, size_t *me)
 {
@@ -1566,10 +1560,7 @@ re_search(struct re *re, const char *str, size_t n, size_t start, size_t *ms, si
 		return 0;
 	cl->n = cl->nmark = 0;
 	for (;;) {
-		if (!matched)
-			seed(&R, cl, p);
-		if (!cl->n && (matched || p >= n))
-			break;
+		int seeded = matched;
 		nl->n = nl->nmark = 0;
 		if (p < n) {
 			if (R.s[p] < 0x80)
@@ -1578,8 +1569,19 @@ re_search(struct re *re, const char *str, size_t n, size_t start, size_t *ms, si
 				len = uni_decode(R.s + p, n - p, &c);
 		} else
 			len = 0, c = UINT32_MAX;
-		for (i = 0; i < cl->n; i++) {
-			const struct inst *in = &re->prog[cl->pc[i]];
+		/* the new thread at p comes last, so it is added only once the
+		 * threads before it ran out without a match */
+		for (i = 0; ; i++) {
+			const struct inst *in;
+			if (i == cl->n) {
+				if (seeded)
+					break;
+				addthread(&R, cl, re->stack, 0, 0, p, p);
+				seeded = 1;
+				if (i == cl->n)
+					break;
+			}
+			in = &re->prog[cl->pc[i]];
 			re->steps++;
 			if (in->op == I_MATCH) {
 				/* the threads after this one have lower priority */
@@ -1591,7 +1593,7 @@ re_search(struct re *re, const char *str, size_t n, size_t start, size_t *ms, si
 			if (len && step(&R, in, c))
 				addthread(&R, nl, re->stack, 0, cl->pc[i] + 1, cl->start[i], p + len);
 		}
-		if (!len)
+		if (!len || (matched && !nl->n))
 			break;
 		t = cl, cl = nl, nl = t;
 		p += len;
@@ -1609,26 +1611,59 @@ lookfree(struct look *L)
 	free(L->stack);
 }
 
-/* re->seed: pc 0's closure, when it reads no position */
+/* re->clos: the closure of every pc a thread can start from, while the
+ * pool stays within a few entries per instruction */
 static int
-mkseed(struct re *re)
+mkclos(struct re *re)
 {
-	struct list *l = &re->l[0];
 	struct run R = { re, (const unsigned char *)"", 0, 0 };
-	size_t i;
+	size_t np = 0, cap = 8 * re->nprog + 1024, i, k;
+	int pc, *base;
 
-	l->n = l->nmark = 0;
-	addthread(&R, l, re->stack, 0, 0, 0, 0);
-	for (i = 0; i < l->nmark; i++) {
-		int op = re->prog[l->mark[i]].op;
-		if (op == I_ASSERT || op == I_LOOK || op == I_REP)
-			return 0;
-	}
-	if (!(re->seed = malloc((l->n + 1) * sizeof *re->seed)))
+	if (!(re->clos = malloc(re->nprog * sizeof *re->clos)) ||
+	    !(re->cpool = malloc(cap * sizeof *re->cpool)))
 		return -1;
-	memcpy(re->seed, l->pc, l->n * sizeof *re->seed);
-	re->nseed = l->n;
-	l->n = l->nmark = 0;
+	for (i = 0; i < re->nprog; i++)
+		re->clos[i] = -1;
+	for (i = 0; i <= re->nprog; i++) {
+		struct list *l = &re->l[0];
+		int *stack = re->stack, b = 0;
+		if (i == re->nprog)
+			pc = 0;
+		else if (re->prog[i].op <= I_CLASS && i + 1 < re->nprog)
+			pc = (int)i + 1;
+		else
+			continue;
+		if (pc >= (int)re->mainend) {
+			/* the sub-programs lie in order after the main one */
+			size_t lo = 0, hi = re->nlook;
+			while (hi - lo > 1) {
+				size_t mid = lo + (hi - lo) / 2;
+				if (re->look[mid].pc <= pc)
+					lo = mid;
+				else
+					hi = mid;
+			}
+			k = lo;
+			l = &re->look[k].l[0];
+			stack = re->look[k].stack;
+			b = re->look[k].pc;
+		}
+		l->n = l->nmark = 0;
+		addthread(&R, l, stack, b, pc, 0, 0);
+		for (k = 0; k < l->nmark; k++)
+			if (re->prog[l->mark[k]].op == I_ASSERT || re->prog[l->mark[k]].op == I_LOOK)
+				break;
+		if (k < l->nmark || np + l->n + 1 > cap)
+			continue;
+		base = re->cpool + np;
+		memcpy(base, l->pc, l->n * sizeof *base);
+		base[l->n] = -1;
+		re->clos[pc] = (int)np;
+		np += l->n + 1;
+	}
+	for (k = 0; k < re->nlook; k++)
+		re->look[k].mpos = (size_t)-1;
 	re->steps = 0;
 	return 0;
 }
@@ -1652,7 +1687,8 @@ re_free(struct re *re)
 	listfree(&re->l[0]);
 	listfree(&re->l[1]);
 	free(re->stack);
-	free(re->seed);
+	free(re->clos);
+	free(re->cpool);
 	free(re->nd);
 	free(re);
 }
@@ -1697,7 +1733,7 @@ re_compile(struct re **out, const char *pat, size_t n, char *err, size_t errsz)
 		    !(L->stack = calloc(2 * len + 2, sizeof *L->stack)))
 			goto nomem;
 	}
-	if (mkseed(re) < 0)
+	if (mkclos(re) < 0)
 		goto nomem;
 	free(re->nd);
 	re->nd = NULL;
