@@ -29,6 +29,7 @@ struct cset {
 	uint32_t gc;		/* bit per UNI_GC_* */
 	unsigned flags;		/* CS_* */
 	int neg;
+	int icase;		/* (?i) bracket: a character or any of its case */
 	int and;		/* next set of a && chain, or -1 */
 	uint32_t *r;		/* ranges: lo, hi pairs */
 	size_t nr, rcap;
@@ -222,17 +223,17 @@ inranges(const struct cset *s, uint32_t c)
 	return 0;
 }
 
+static int member(const struct re *re, int k, uint32_t c);
+
+/* set k without its negation and case folding */
 static int
-member(const struct re *re, int k, uint32_t c)
+body(const struct re *re, int k, uint32_t c)
 {
 	const struct cset *s = &re->cs[k];
-	unsigned g;
+	unsigned g = uni_gcw(c);
 	size_t i;
 	int in = 0;
 
-	if (c < 0x80)
-		return s->ascii[c >> 6] >> (c & 63) & 1;
-	g = uni_gcw(c);
 	if (s->gc >> (g & UNI_GC_MASK) & 1)
 		in = 1;
 	else if ((s->flags & CS_WORD) && (g & UNI_GC_WORD))
@@ -249,7 +250,36 @@ member(const struct re *re, int k, uint32_t c)
 		in = member(re, s->sub[i], c);
 	for (k = s->and; in && k >= 0; k = re->cs[k].and)
 		in = member(re, k, c);
+	return in;
+}
+
+/* Oniguruma folds a whole bracket under (?i), properties included, and
+ * negates it after: c is in when c or a character of its case is. */
+static int
+slow(const struct re *re, int k, uint32_t c)
+{
+	const struct cset *s = &re->cs[k];
+	int in = body(re, k, c);
+	size_t i, j, m;
+	uint32_t f;
+
+	if (!in && s->icase && !UNI_ISBAD(c)) {
+		f = uni_fold1(c);
+		in = f != c && body(re, k, f);
+		j = uni_unfold1(f, &m);
+		for (i = 0; !in && i < m; i++)
+			if (uni_unfold[j + i][1] != c)
+				in = body(re, k, uni_unfold[j + i][1]);
+	}
 	return in ^ s->neg;
+}
+
+static int
+member(const struct re *re, int k, uint32_t c)
+{
+	if (c < 0x80)
+		return re->cs[k].ascii[c >> 6] >> (c & 63) & 1;
+	return slow(re, k, c);
 }
 
 /* Fill set k's ASCII bitmap from those of its inner sets (member()
@@ -259,47 +289,11 @@ setascii(struct re *re, int k)
 {
 	struct cset *s = &re->cs[k];
 	uint32_t c;
-	size_t i;
 
 	s->ascii[0] = s->ascii[1] = 0;
-	for (c = 0; c < 0x80; c++) {
-		unsigned g = uni_gcw(c);
-		int in = (s->gc >> (g & UNI_GC_MASK) & 1) ||
-		    ((s->flags & CS_WORD) && (g & UNI_GC_WORD)) ||
-		    ((s->flags & CS_WS) && (uni_class(c) & UNI_WS)) ||
-		    ((s->flags & CS_ALPHA) && (uni_class(c) & UNI_ALPHA)) ||
-		    (s->flags & CS_ANY) || inranges(s, c);
-		int j;
-		for (i = 0; !in && i < s->nsub; i++)
-			in = member(re, s->sub[i], c);
-		for (j = s->and; in && j >= 0; j = re->cs[j].and)
-			in = member(re, j, c);
-		if (in ^ s->neg)
+	for (c = 0; c < 0x80; c++)
+		if (slow(re, k, c))
 			s->ascii[c >> 6] |= 1ull << (c & 63);
-	}
-}
-
-/* Under (?i): add every character that folds like one in the ranges.
- * The orbits have at most four members, so a few passes reach them. */
-static int
-foldranges(struct ps *P, int k)
-{
-	size_t i, pass;
-	int more = 1;
-
-	for (pass = 0; more && pass < 4; pass++) {
-		more = 0;
-		for (i = 0; i < uni_nfold; i++) {
-			uint32_t a = uni_fold[i][0], f = uni_fold[i][1];
-			int ia = inranges(&P->re->cs[k], a), ifo = inranges(&P->re->cs[k], f);
-			if (ia == ifo)
-				continue;
-			if (addrange(P, k, ia ? f : a, ia ? f : a) < 0)
-				return -1;
-			more = 1;
-		}
-	}
-	return 0;
 }
 
 /* Does c have another case (another character folding like it)? */
@@ -376,17 +370,16 @@ digits(struct ps *P, int base, int max, uint32_t *v)
 	return k;
 }
 
-/* \xHH: a byte; bytes above 0x7f in a row must form one UTF-8 character */
+/* \xHH and \ooo stand for bytes (Oniguruma: "encoded byte value"):
+ * from the byte v on, bytes above 0x7f in a row must form one UTF-8
+ * character */
 static int
-hexbytes(struct ps *P, size_t at, uint32_t *c)
+bytes(struct ps *P, size_t at, uint32_t v, uint32_t *c)
 {
 	unsigned char b[4];
 	size_t nb = 0, len;
-	uint32_t v;
 
 	for (;;) {
-		if (!digits(P, 16, 2, &v))
-			return perr(P, at, "invalid \\x escape");
 		if (v < 0x80 && !nb) {
 			*c = v;
 			return 0;
@@ -395,10 +388,15 @@ hexbytes(struct ps *P, size_t at, uint32_t *c)
 		len = uni_decode(b, nb, c);
 		if (!UNI_ISBAD(*c) && len == nb)
 			return 0;
-		if (nb == 4 || v < 0x80 || P->i + 1 >= P->n ||
-		    P->p[P->i] != '\\' || P->p[P->i + 1] != 'x')
+		if (nb == 4 || v < 0x80 || P->i + 1 >= P->n || P->p[P->i] != '\\')
 			return perr(P, at, "invalid code point value");
-		P->i += 2;
+		P->i++;
+		if (P->p[P->i] == 'x') {
+			P->i++;
+			if (!digits(P, 16, 2, &v))
+				return perr(P, at, "invalid code point value");
+		} else if (digits(P, 8, 3, &v) != 3 || v > 0xff)
+			return perr(P, at, "invalid code point value");
 	}
 }
 
@@ -558,9 +556,9 @@ charesc(struct ps *P, size_t at, int inclass, uint32_t *c)
 			*c = v;
 			return 1;
 		}
-		if (hexbytes(P, at, c) < 0)
-			return -1;
-		return 1;
+		if (!digits(P, 16, 2, &v))
+			return perr(P, at, "invalid \\x escape");
+		return bytes(P, at, v, c) < 0 ? -1 : 1;
 	case 'o':
 		P->i++;
 		if (peek(P) != '{')
@@ -596,13 +594,13 @@ charesc(struct ps *P, size_t at, int inclass, uint32_t *c)
 				j++;
 			if (j - P->i < 2 || e > '7' || P->p[P->i + 1] > '7')
 				return perr(P, at, "backreferences are not supported");
-			digits(P, 8, 3, c);
-			return 1;
+			digits(P, 8, 3, &v);
+			return v > 0xff || bytes(P, at, v, c) < 0 ? perr(P, at, "invalid code point value") : 1;
 		}
-		if (strchr("kgKRXyYNOCM", e) && !inclass)
+		if (e && strchr("kgKRXyYNOCM", e) && !inclass)
 			return perr(P, at, "unsupported escape \\%c", e);
-		if (e == 'p' || e == 'P' || strchr("wWdDsShH", e) ||
-		    (!inclass && strchr("AzZbBG", e)))
+		if (e && (e == 'p' || e == 'P' || strchr("wWdDsShH", e) ||
+		    (!inclass && strchr("AzZbBG", e))))
 			return 0;
 		if (patchar(P, c) < 0)
 			return -1;
@@ -673,8 +671,6 @@ classbody(struct ps *P, int flags, size_t at)
 			int nx;
 			if ((nx = newcs(P)) < 0)
 				return -1;
-			if (flags & F_I && foldranges(P, cur) < 0)
-				return -1;
 			P->re->cs[cur].and = nx;
 			cur = nx;
 			P->i += 2;
@@ -707,8 +703,6 @@ classbody(struct ps *P, int flags, size_t at)
 			return -1;
 	}
 	P->i++;
-	if (flags & F_I && foldranges(P, cur) < 0)
-		return -1;
 	P->depth--;
 	return top;
 }
@@ -790,6 +784,8 @@ options(struct ps *P, int *flags)
 			continue;
 		case ':':
 		case ')':
+			if (i == P->i)
+				return -2;
 			*flags = f;
 			P->i = i + 1;
 			return P->p[i] == ':';
@@ -868,7 +864,7 @@ close:
 /* {n}, {n,}, {,m}, {n,m} at P->i: 1 with *min, *max (-1: none), or 0
  * (then it is a literal '{'), -1 on error */
 static int
-interval(struct ps *P, int *min, int *max)
+interval(struct ps *P, int *min, int *max, int *fixed)
 {
 	size_t i = P->i + 1, at = P->i;
 	long lo = -1, hi = -1;
@@ -890,6 +886,7 @@ interval(struct ps *P, int *min, int *max)
 	if (i >= P->n || P->p[i] != '}' || (lo < 0 && hi < 0))
 		return 0;
 	P->i = i + 1;
+	*fixed = !comma;
 	if (!comma)
 		hi = lo;
 	if (lo < 0)
@@ -908,8 +905,6 @@ repnode(struct ps *P, int kid, int min, int max, int greedy)
 {
 	int k;
 
-	if (++P->depth > RE_MAXDEPTH)
-		return perr(P, P->i, "quantifiers nested too deeply");
 	if ((k = newnode(P, N_REP)) < 0)
 		return -1;
 	P->re->nd[k].kid = kid;
@@ -953,7 +948,7 @@ static int
 piece(struct ps *P, int *flags)
 {
 	size_t at;
-	int k, c, r, set, min, max;
+	int k, c, r, set, min, max, fixed = 0, nq = 0;
 	uint32_t ch;
 
 	skipx(P, *flags);
@@ -967,7 +962,7 @@ piece(struct ps *P, int *flags)
 	case '?':
 		return perr(P, at, "target of repeat operator is not specified");
 	case '{':
-		if ((r = interval(P, &min, &max)) < 0)
+		if ((r = interval(P, &min, &max, &fixed)) < 0)
 			return -1;
 		if (r)
 			return perr(P, at, "target of repeat operator is not specified");
@@ -1000,6 +995,7 @@ piece(struct ps *P, int *flags)
 		P->i++;
 		if ((set = classbody(P, *flags, at)) < 0 || (k = setnode(P, set)) < 0)
 			return -1;
+		P->re->cs[set].icase = !!(*flags & F_I);
 		break;
 	case '.':
 		P->i++;
@@ -1070,18 +1066,21 @@ piece(struct ps *P, int *flags)
 		else if (c == '?')
 			min = 0, max = 1;
 		else if (c == '{') {
-			if ((r = interval(P, &min, &max)) < 0)
+			if ((r = interval(P, &min, &max, &fixed)) < 0)
 				return -1;
 			if (!r)
 				break;
 			iv = 1;
 		} else
 			break;
+		if (P->depth + ++nq > RE_MAXDEPTH)
+			return perr(P, at, "quantifiers nested too deeply");
 		if (P->re->nd[k].type == N_ASSERT || P->re->nd[k].type == N_LOOK)
 			return perr(P, at, "target of repeat operator is invalid");
 		if (!iv)
 			P->i++;
-		if (peek(P) == '?') {
+		/* Ruby: {n}? is ({n})?, not a lazy {n} */
+		if (peek(P) == '?' && !(iv && fixed)) {
 			P->i++;
 			greedy = 0;
 		} else if (peek(P) == '+' && !iv) {

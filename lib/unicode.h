@@ -44,7 +44,8 @@ extern const struct uni_comp uni_comp[];
 extern const unsigned uni_nccc, uni_ndecomp, uni_ncomp;
 extern const unsigned short uni_gindex[];
 extern const unsigned char uni_gblock[][128];
-extern const unsigned int uni_fold[][2];
+extern const unsigned int uni_fold[][2];		/* cp, fold */
+extern const unsigned int uni_unfold[][2];	/* fold, cp: uni_fold by fold */
 extern const unsigned uni_nfold;
 
 /* Decode one character from s[0..n), n > 0: store it in *cp and return its
@@ -84,6 +85,9 @@ uni_gc(uint32_t cp)
 /* Simple case folding (CaseFolding.txt status C and S): cp itself when
  * it has no folding, UNI_BAD values included. */
 uint32_t uni_fold1(uint32_t cp);
+/* The characters other than f that fold to f: *n of them from
+ * uni_unfold[returned index]. */
+size_t uni_unfold1(uint32_t f, size_t *n);
 
 /* The canonical combining class of cp (0 for most). */
 unsigned uni_ccc_of(uint32_t cp);
