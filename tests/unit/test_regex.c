@@ -401,6 +401,57 @@ test_bounds(void)
 	free(s);
 }
 
+/* Any byte string as a pattern: compiled or refused with a message, and
+ * a compiled one searches a text to its end (ASan build: no bad access). */
+static void
+test_garbage(void)
+{
+	static const char alpha[] = "ab()[]{}|*+?^$.\\-&:=!<>#,0123pPxuwsdSbBAzZGi\xc3\xa9\xff";
+	unsigned long long x = 88172645463325252ull;
+	char pat[24], err[200];
+	const char *text = "ab12 (cd) [x]\n\xc3\xa9\xff{3}";
+	size_t t, i, n, a, b;
+
+	for (t = 0; t < 20000; t++) {
+		struct re *re;
+		struct re_iter it = { 0 };
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		n = 1 + x % sizeof pat;
+		for (i = 0; i < n; i++) {
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			pat[i] = alpha[x % (sizeof alpha - 1)];
+		}
+		if (re_compile(&re, pat, n, err, sizeof err) < 0) {
+			if (!err[0] || !strstr(err, "offset"))
+				if (strncmp(err, "pattern too large", 17)) {
+					fprintf(stderr, "%.*s: message \"%s\"\n", (int)n, pat, err);
+					fails++;
+				}
+			continue;
+		}
+		while (re_next(re, text, strlen(text), &it, &a, &b))
+			CHECK(a <= b && b <= strlen(text));
+		re_free(re);
+	}
+}
+
+/* Quantifiers one after another are no nesting; one on another is. */
+static void
+test_depth(void)
+{
+	char pat[3 * 300 + 1], err[200];
+	struct re *re;
+	size_t i;
+
+	for (i = 0; i < 300; i++)
+		memcpy(pat + 2 * i, "a*", 2);
+	CHECK(re_compile(&re, pat, 600, err, sizeof err) == 0);
+	re_free(re);
+	memset(pat + 1, '*', 299);
+	CHECK(re_compile(&re, pat, 300, err, sizeof err) < 0);
+	CHECK(!strcmp(err, "quantifiers nested too deeply at offset 201"));
+}
+
 int
 main(void)
 {
@@ -409,6 +460,8 @@ main(void)
 	test_search();
 	test_errors();
 	test_bounds();
+	test_garbage();
+	test_depth();
 	if (fails) {
 		fprintf(stderr, "test_regex: %d failures\n", fails);
 		return 1;
