@@ -50,22 +50,25 @@ struct node {
 	int min, max;		/* N_REP; max -1: no bound */
 	int arg;		/* N_CLASS: set; N_ASSERT: A_*; N_LOOK: negated */
 	unsigned char greedy, fold, dotall;
+	unsigned char bag;	/* the whole of a capture or option group */
 };
 
 /* ---- program ---- */
 
 enum { I_CHAR, I_CHARI, I_ANY, I_ANYNL, I_CLASS, I_MATCH, I_SPLIT, I_JMP,
-	I_REP, I_ASSERT, I_LOOK };
+	I_ENTER, I_REP, I_ASSERT, I_LOOK };
 
 struct inst {
 	unsigned char op, arg;	/* I_REP: greedy; I_ASSERT: A_*; I_LOOK: negated */
+	/* I_ENTER and I_REP bracket the body of a loop that can match
+	 * empty (see addthread) */
 	int x, y;		/* targets; I_CLASS: set; I_LOOK: lookahead */
 	uint32_t c;
 };
 
-/* A thread list at one position: the pcs in [base, base + len) visited
- * there (a sparse set: mark, idx), and the threads that read a character
- * or match (pc, start), in priority order. */
+/* A thread list at one position: the states (pc in [base, base + len),
+ * m < re->nm) visited there, a sparse set (mark, idx), and the threads
+ * that read a character or match (pc, start), in priority order. */
 struct list {
 	int *pc;
 	size_t *start;
@@ -91,6 +94,7 @@ struct re {
 	struct look *look;
 	size_t nlook;
 	size_t mainend;		/* the main program is [0, mainend) */
+	int nm;			/* 1 + loops that can match empty nested */
 	struct list l[2];
 	int *stack;
 	/* closures kept at compile time: clos[pc] is the offset in cpool of
@@ -801,13 +805,14 @@ options(struct ps *P, int *flags)
 static int
 group(struct ps *P, int flags, size_t at)
 {
-	int k, sub, r;
+	int k, sub, r, bag = 1;
 
 	if (peek(P) == '?') {
 		P->i++;
 		switch (peek(P)) {
 		case ':':
 			P->i++;
+			bag = 0;
 			break;
 		case '=':
 		case '!':
@@ -816,6 +821,7 @@ group(struct ps *P, int flags, size_t at)
 				return -1;
 			P->re->nd[k].kid = sub;
 			P->re->nd[k].arg = r;
+			bag = 0;
 			goto close;
 		case '#':
 			while (P->i < P->n && P->p[P->i] != ')')
@@ -858,6 +864,7 @@ close:
 	if (peek(P) != ')')
 		return perr(P, at, "end pattern with unmatched parenthesis");
 	P->i++;
+	P->re->nd[k].bag |= bag;
 	return k;
 }
 
@@ -941,6 +948,26 @@ possessive(struct ps *P, int atom, int min, int max, size_t at)
 	P->re->nd[k].kid = r;
 	P->re->nd[r].next = lk;
 	return k;
+}
+
+/* Oniguruma's is_invalid_quantifier_target: an anchor (lookaheads are
+ * anchors there), or an alternation with one; a group other than (?:)
+ * is a node of its own, and a sequence never is */
+static int
+badtarget(const struct re *re, int k)
+{
+	const struct node *v = &re->nd[k];
+	int c;
+
+	if (v->bag)
+		return 0;
+	if (v->type == N_ASSERT || v->type == N_LOOK)
+		return 1;
+	if (v->type == N_ALT)
+		for (c = v->kid; c >= 0; c = re->nd[c].next)
+			if (badtarget(re, c))
+				return 1;
+	return 0;
 }
 
 /* an atom and its quantifiers; -3 at the end of a sequence */
@@ -1075,7 +1102,7 @@ piece(struct ps *P, int *flags)
 			break;
 		if (P->depth + ++nq > RE_MAXDEPTH)
 			return perr(P, at, "quantifiers nested too deeply");
-		if (P->re->nd[k].type == N_ASSERT || P->re->nd[k].type == N_LOOK)
+		if (badtarget(P->re, k))
 			return perr(P, at, "target of repeat operator is invalid");
 		if (!iv)
 			P->i++;
@@ -1087,6 +1114,7 @@ piece(struct ps *P, int *flags)
 			P->i++;
 			if ((k = possessive(P, k, min, max, at)) < 0)
 				return -1;
+			P->re->nd[k].bag = 1;	/* Oniguruma's atomic group */
 			continue;
 		}
 		if ((k = repnode(P, k, min, max, greedy)) < 0)
@@ -1183,7 +1211,7 @@ nsize(const struct re *re, int k)
 		x = nsize(re, v->kid);
 		s = capmul(x, v->min);
 		if (v->max < 0)
-			return capadd(s, capadd(x, 2));
+			return capadd(s, capadd(x, 3));
 		return capadd(s, capmul(capadd(x, 1), v->max - v->min));
 	case N_LOOK:
 		return capadd(nsize(re, v->kid), 2);
@@ -1196,7 +1224,37 @@ struct cc {
 	struct re *re;
 	int *pend;		/* lookahead nodes waiting for their sub-program */
 	size_t npend;
+	int depth, maxdepth;	/* loops that can match empty, nested */
 };
+
+/* can node k match the empty string? */
+static int
+nullable(const struct re *re, int k)
+{
+	const struct node *v = &re->nd[k];
+	int c;
+
+	switch (v->type) {
+	case N_CHAR:
+	case N_ANY:
+	case N_CLASS:
+		return 0;
+	case N_CAT:
+		for (c = v->kid; c >= 0; c = re->nd[c].next)
+			if (!nullable(re, c))
+				return 0;
+		return 1;
+	case N_ALT:
+		for (c = v->kid; c >= 0; c = re->nd[c].next)
+			if (nullable(re, c))
+				return 1;
+		return 0;
+	case N_REP:
+		return v->min == 0 || nullable(re, v->kid);
+	default:
+		return 1;
+	}
+}
 
 static int
 emit(struct cc *C, int op)
@@ -1269,16 +1327,24 @@ comp(struct cc *C, int k)
 		for (i = 0; i < v->min; i++)
 			comp(C, v->kid);
 		if (v->max < 0) {
-			/* L0: SPLIT L1 L3; L1: X; REP L1 L3; L3: */
+			/* L0: SPLIT L1 L3; L1: X; SPLIT L1 L3; L3:, and for an
+			 * X that can match empty, L1: ENTER; X; REP L1 L3 */
+			int nul = nullable(re, v->kid);
 			pc = emit(C, I_SPLIT);
 			l1 = pc + 1;
+			if (nul) {
+				emit(C, I_ENTER);
+				if (++C->depth > C->maxdepth)
+					C->maxdepth = C->depth;
+			}
 			comp(C, v->kid);
-			c = emit(C, I_REP);
-			re->prog[c].x = l1;
-			re->prog[c].y = c + 1;
+			C->depth -= nul;
+			c = emit(C, nul ? I_REP : I_SPLIT);
 			re->prog[c].arg = v->greedy;
-			re->prog[pc].x = v->greedy ? l1 : c + 1;
-			re->prog[pc].y = v->greedy ? c + 1 : l1;
+			re->prog[pc].x = re->prog[c].x = v->greedy ? l1 : c + 1;
+			re->prog[pc].y = re->prog[c].y = v->greedy ? c + 1 : l1;
+			if (nul)
+				re->prog[c].x = l1, re->prog[c].y = c + 1;
 			break;
 		}
 		/* (X(X(X)?)?)?, the counted loop's priorities: every SPLIT
@@ -1302,7 +1368,7 @@ comp(struct cc *C, int k)
 static int
 compile(struct re *re, int root, char *err, size_t errsz)
 {
-	struct cc C = { re, NULL, 0 };
+	struct cc C = { re, NULL, 0, 0, 0 };
 	size_t sz = nsize(re, root), l;
 	int k;
 
@@ -1322,6 +1388,7 @@ compile(struct re *re, int root, char *err, size_t errsz)
 	comp(&C, root);
 	emit(&C, I_MATCH);
 	re->mainend = re->nprog;
+	C.depth = 0;
 	for (l = 0; l < C.npend; l++) {
 		struct look *L = &re->look[C.pend[l]];
 		k = L->pc;
@@ -1331,19 +1398,25 @@ compile(struct re *re, int root, char *err, size_t errsz)
 		L->end = (int)re->nprog;
 	}
 	free(C.pend);
+	if (C.maxdepth > RE_MAXNULL) {
+		snprintf(err, errsz, "pattern too large (loops that can match empty "
+		    "nested more than %d deep)", RE_MAXNULL);
+		return -1;
+	}
+	re->nm = C.maxdepth + 1;
 	return 0;
 }
 
 /* ---- machine ---- */
 
 static int
-listinit(struct list *l, size_t len)
+listinit(struct list *l, size_t len, int nm)
 {
 	l->n = l->nmark = 0;
 	l->pc = calloc(len, sizeof *l->pc);
 	l->start = calloc(len, sizeof *l->start);
-	l->mark = calloc(len, sizeof *l->mark);
-	l->idx = calloc(len, sizeof *l->idx);
+	l->mark = calloc(len * nm, sizeof *l->mark);
+	l->idx = calloc(len * nm, sizeof *l->idx);
 	return l->pc && l->start && l->mark && l->idx ? 0 : -1;
 }
 
@@ -1410,75 +1483,98 @@ assertion(const struct run *R, int a, size_t p)
 
 static int lookahead(const struct run *R, int k, size_t p);
 
-static int
-has(const struct list *l, int base, int pc)
+/* is state i (pc - base) * nm + m marked in l? */
+static inline int
+has(const struct list *l, size_t i)
 {
-	size_t i = (size_t)l->idx[pc - base];
+	size_t j = (size_t)l->idx[i];
 
-	return i < l->nmark && l->mark[i] == pc;
+	return j < l->nmark && l->mark[j] == (int)i;
+}
+
+static inline void
+mark(struct list *l, size_t i)
+{
+	l->idx[i] = (int)l->nmark;
+	l->mark[l->nmark++] = (int)i;
 }
 
 /* Add pc's thread and all it reaches without reading a character at p
- * (depth first, in priority order) to l. */
+ * (depth first, in priority order) to l.
+ *
+ * Oniguruma ends a loop whose iteration matched empty (its empty check):
+ * the loop goes on after it.  Whether it does depends on where the
+ * iteration began, so a state is a pc and m, the number of innermost
+ * loops that can match empty whose iteration began at p (for the outer
+ * ones to have begun here, the inner ones must have).  A thread that
+ * reads a character leaves m behind, so threads are told apart by pc. */
 static void
 addthread(const struct run *R, struct list *l, int *stack, int base, int pc, size_t start, size_t p)
 {
 	struct re *re = R->re;
-	size_t sp = 0;
+	size_t sp = 0, nm = (size_t)re->nm, i;
+	int m;
 
 	if (re->clos && re->clos[pc] >= 0) {
-		/* the marks are closed under what a pc reaches, so a pc seen
-		 * already has its threads in l already */
+		/* the marks are closed under what a state reaches, so a
+		 * thread seen already has its threads in l already */
 		const int *c = re->cpool + re->clos[pc];
 		for (; *c >= 0; c++) {
 			re->steps++;
-			if (has(l, base, *c))
+			i = (size_t)(*c - base) * nm;
+			if (has(l, i))
 				continue;
-			l->idx[*c - base] = (int)l->nmark;
-			l->mark[l->nmark++] = *c;
+			mark(l, i);
 			l->pc[l->n] = *c;
 			l->start[l->n++] = start;
 		}
 		return;
 	}
-	stack[sp++] = pc;
+#define PUSH(a, b) (stack[sp] = (a), stack[sp + 1] = (b), sp += 2)
+	PUSH(pc, 0);
 	while (sp) {
 		const struct inst *in;
-		pc = stack[--sp];
-		if (has(l, base, pc))
+		sp -= 2;
+		pc = stack[sp];
+		m = stack[sp + 1];
+		in = &re->prog[pc];
+		i = (size_t)(pc - base) * nm;
+		if (in->op > I_MATCH)
+			i += (size_t)m;
+		if (has(l, i))
 			continue;
 		re->steps++;
-		l->idx[pc - base] = (int)l->nmark;
-		l->mark[l->nmark++] = pc;
-		in = &re->prog[pc];
+		mark(l, i);
 		switch (in->op) {
 		case I_JMP:
-			stack[sp++] = in->x;
+			PUSH(in->x, m);
 			break;
 		case I_SPLIT:
-			stack[sp++] = in->y;
-			stack[sp++] = in->x;
+			PUSH(in->y, m);
+			PUSH(in->x, m);
+			break;
+		case I_ENTER:
+			PUSH(pc + 1, m + 1);
 			break;
 		case I_REP:
-			/* an iteration that read nothing ends the loop
-			 * (Oniguruma's empty check) */
-			if (has(l, base, in->x)) {
-				stack[sp++] = in->y;
-			} else if (in->arg) {
-				stack[sp++] = in->y;
-				stack[sp++] = in->x;
+			/* an iteration begun here read nothing: on after */
+			if (m)
+				PUSH(in->y, m - 1);
+			else if (in->arg) {
+				PUSH(in->y, 0);
+				PUSH(in->x, 0);
 			} else {
-				stack[sp++] = in->x;
-				stack[sp++] = in->y;
+				PUSH(in->x, 0);
+				PUSH(in->y, 0);
 			}
 			break;
 		case I_ASSERT:
 			if (assertion(R, in->arg, p))
-				stack[sp++] = pc + 1;
+				PUSH(pc + 1, m);
 			break;
 		case I_LOOK:
 			if (lookahead(R, in->x, p) != in->arg)
-				stack[sp++] = pc + 1;
+				PUSH(pc + 1, m);
 			break;
 		default:
 			l->pc[l->n] = pc;
@@ -1486,6 +1582,7 @@ addthread(const struct run *R, struct list *l, int *stack, int base, int pc, siz
 			break;
 		}
 	}
+#undef PUSH
 }
 
 static inline int
@@ -1650,9 +1747,11 @@ mkclos(struct re *re)
 		}
 		l->n = l->nmark = 0;
 		addthread(&R, l, stack, b, pc, 0, 0);
-		for (k = 0; k < l->nmark; k++)
-			if (re->prog[l->mark[k]].op == I_ASSERT || re->prog[l->mark[k]].op == I_LOOK)
+		for (k = 0; k < l->nmark; k++) {
+			int op = re->prog[b + l->mark[k] / re->nm].op;
+			if (op == I_ASSERT || op == I_LOOK)
 				break;
+		}
 		if (k < l->nmark || np + l->n + 1 > cap)
 			continue;
 		base = re->cpool + np;
@@ -1722,14 +1821,15 @@ re_compile(struct re **out, const char *pat, size_t n, char *err, size_t errsz)
 		goto fail;
 	for (i = re->ncs; i-- > 0;)
 		setascii(re, (int)i);
-	if (listinit(&re->l[0], re->mainend) < 0 || listinit(&re->l[1], re->mainend) < 0 ||
-	    !(re->stack = calloc(2 * re->mainend + 2, sizeof *re->stack)))
+	if (listinit(&re->l[0], re->mainend, re->nm) < 0 ||
+	    listinit(&re->l[1], re->mainend, re->nm) < 0 ||
+	    !(re->stack = calloc(4 * re->mainend * re->nm + 4, sizeof *re->stack)))
 		goto nomem;
 	for (i = 0; i < re->nlook; i++) {
 		struct look *L = &re->look[i];
 		len = (size_t)(L->end - L->pc);
-		if (listinit(&L->l[0], len) < 0 || listinit(&L->l[1], len) < 0 ||
-		    !(L->stack = calloc(2 * len + 2, sizeof *L->stack)))
+		if (listinit(&L->l[0], len, re->nm) < 0 || listinit(&L->l[1], len, re->nm) < 0 ||
+		    !(L->stack = calloc(4 * len * re->nm + 4, sizeof *L->stack)))
 			goto nomem;
 	}
 	if (mkclos(re) < 0)

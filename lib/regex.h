@@ -65,6 +65,7 @@
 
 #define RE_MAXINST 100000	/* instructions in a compiled program */
 #define RE_MAXDEPTH 200		/* nested groups, classes, quantifiers */
+#define RE_MAXNULL 16		/* nested loops whose body can match empty */
 
 struct re;
 

@@ -4,7 +4,8 @@
  * tokenizers does through the onig crate (Regex::new: ONIG_SYNTAX_RUBY,
  * ONIG_OPTION_NONE, UTF-8) and every find_iter match is compared.
  *
- * usage: regex-onig [-n strings] [-s seed]   the built-in patterns
+ * usage: regex-onig [-n strings] [-r patterns] [-s seed]
+ *                                        the built-in patterns (and random ones)
  *        regex-onig -p pattern text ...      show both engines' matches */
 #include <oniguruma.h>
 #include <stdio.h>
@@ -173,7 +174,149 @@ compile2(const char *pat, regex_t **r, struct re **re)
 	return 0;
 }
 
+/* ---- random patterns over a small alphabet ---- */
+
+static void
+put(char **p, const char *s)
+{
+	size_t n = strlen(s);
+
+	memcpy(*p, s, n);
+	*p += n;
+}
+
+static void ralt(char **p, int depth);
+
+static void
+ratom(char **p, int depth, int *single)
+{
+	static const char *one[] = {
+		"a", "b", "A", " ", "1", "\xc3\xa9", ".", "[ab]", "[^a]", "[a-c]", "\\w",
+		"\\s", "\\d", "\\S", "\\W", "\\p{L}", "\\p{N}", "\\p{Lu}", "[^\\s\\p{L}]",
+		"[\\p{L}\\d]", "\\x{17f}", "[\\w&&[^b]]",
+	};
+	static const char *zero[] = { "^", "$", "\\b", "\\B", "\\A", "\\z", "\\Z" };
+	static const char *open[] = { "(", "(?:", "(?i:", "(?=", "(?!" };
+	unsigned r = rnd(10);
+
+	*single = 0;
+	if (depth < 3 && r < 3) {
+		put(p, open[rnd(sizeof open / sizeof open[0])]);
+		ralt(p, depth + 1);
+		put(p, ")");
+	} else if (r < 4) {
+		put(p, zero[rnd(sizeof zero / sizeof zero[0])]);
+		*single = -1;
+	} else {
+		put(p, one[rnd(sizeof one / sizeof one[0])]);
+		*single = 1;
+	}
+}
+
+/* Counted repetition of a group is left out: when the group can match
+ * empty, Oniguruma's result depends on how it compiled it (regex.h). */
+static void
+rpiece(char **p, int depth)
+{
+	static const char *q[] = {
+		"", "", "", "*", "+", "?", "*?", "+?", "??", "{0,2}", "{1,3}?", "{2}", "{,2}",
+		"{2,}",
+	};
+	static const char *poss[] = { "*+", "++", "?+" };
+	int single;
+
+	ratom(p, depth, &single);
+	if (!rnd(4) && single <= 0)
+		single = 0;	/* an anchor quantified: refused by both */
+	else if (single < 0)
+		return;
+	if (single && !rnd(8))
+		put(p, poss[rnd(3)]);
+	else
+		put(p, q[rnd(single ? sizeof q / sizeof q[0] : 9)]);
+}
+
+static void
+ralt(char **p, int depth)
+{
+	unsigned n = 1 + rnd(3), i, k;
+
+	for (i = 0; i < n; i++) {
+		if (i)
+			put(p, "|");
+		for (k = 1 + rnd(3); k > 0; k--)
+			rpiece(p, depth);
+	}
+}
+
+static size_t
+rtext(char *buf)
+{
+	static const char *ch[] = { "a", "b", "A", " ", "1", "\xc3\xa9", "\n", "\xc5\xbf", "B" };
+	size_t n = 0, k = rnd(13), i;
+
+	for (i = 0; i < k; i++) {
+		const char *c = ch[rnd(sizeof ch / sizeof ch[0])];
+		/* two U+017F fold to "ss", which Oniguruma matches as U+00DF
+		 * in a class under (?i): a multi-character fold (regex.h) */
+		if (n >= 2 && !memcmp(buf + n - 2, "\xc5\xbf", 2) && !strcmp(c, "\xc5\xbf"))
+			continue;
+		memcpy(buf + n, c, strlen(c));
+		n += strlen(c);
+	}
+	buf[n] = 0;
+	return n;
+}
+
 #define MAXS 4096
+
+/* npat random patterns, each on 200 random texts */
+static int
+randpats(long npat)
+{
+	static size_t a[MAXS], b[MAXS];
+	char pat[4096], *p, text[64];
+	long i, t, bad = 0, cmp = 0, both = 0;
+
+	for (i = 0; i < npat; i++) {
+		regex_t *r;
+		struct re *re;
+		int k;
+		p = pat;
+		ralt(&p, 0);
+		*p = 0;
+		if ((k = compile2(pat, &r, &re)) < 0) {
+			bad++;
+			continue;
+		}
+		if (k) {
+			both++;
+			continue;
+		}
+		for (t = 0; t < 200; t++) {
+			size_t n = rtext(text);
+			long ka = onig_all(r, text, n, a, MAXS);
+			size_t kb = re_all(re, text, n, b, MAXS);
+			if (ka < 0)
+				continue;
+			cmp++;
+			if ((size_t)ka == kb && !memcmp(a, b, kb * sizeof *a))
+				continue;
+			printf("FAIL %s on ", pat);
+			quote(text, n);
+			printf("\n");
+			show("onig", a, (size_t)ka);
+			show("re  ", b, kb);
+			bad++;
+			break;
+		}
+		onig_free(r);
+		re_free(re);
+	}
+	printf("regex-onig: %ld random patterns (%ld refused by both), %ld comparisons, "
+	    "%ld patterns differ\n", npat, both, cmp, bad);
+	return bad != 0;
+}
 
 int
 main(int argc, char **argv)
@@ -181,7 +324,7 @@ main(int argc, char **argv)
 	OnigEncoding enc[1] = { ONIG_ENCODING_UTF8 };
 	static size_t a[MAXS], b[MAXS];
 	static char buf[2048];
-	long nstr = 3000, i, fails = 0, cmp = 0, gaveup = 0, j;
+	long nstr = 3000, nrand = 0, i, fails = 0, cmp = 0, gaveup = 0, j;
 	int k;
 
 	onig_initialize(enc, 1);
@@ -207,7 +350,9 @@ main(int argc, char **argv)
 		return 0;
 	}
 	for (k = 1; k + 1 < argc; k += 2) {
-		if (!strcmp(argv[k], "-n"))
+		if (!strcmp(argv[k], "-r"))
+			nrand = atol(argv[k + 1]);
+		else if (!strcmp(argv[k], "-n"))
 			nstr = atol(argv[k + 1]);
 		else if (!strcmp(argv[k], "-s"))
 			rng = strtoull(argv[k + 1], NULL, 10) | 1;
@@ -247,6 +392,8 @@ main(int argc, char **argv)
 	}
 	printf("regex-onig: %ld patterns, %ld comparisons (%ld more where Oniguruma "
 	    "gave up), %ld patterns differ\n", j, cmp, gaveup, fails);
+	if (nrand && randpats(nrand))
+		fails++;
 	onig_end();
 	return fails != 0;
 }

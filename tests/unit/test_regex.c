@@ -204,6 +204,11 @@ static const struct { const char *pat, *in, *want; } cases[] = {
 	{ "a{2}?", "aaa", "0-2 3-3" },
 	{ "a{1,2}?", "aa", "0-1 1-2" },
 	{ "\\303\\251", "\xc3\xa9", "0-2" },
+	/* an iteration that matched empty ends its loop (Oniguruma's empty
+	 * check), also when a lazy or optional part inside could go on */
+	{ "(?:\\wA|a?|..)+", "xABA 1aa", "0-4 5-5 6-8" },
+	{ "(?:(?:\\wA|a?){1,2}?|..)+", "xABA 1aa", "0-4 5-5 6-8" },
+	{ "(?:a|(?:b?)*?)+c", "abbc", "0-4" },
 	/* ill-formed UTF-8: a byte of no class (regex.h) */
 	{ ".", "a\xff\x80" "b", "0-1 1-2 2-3 3-4" },
 	{ "[^a]", "a\xff", "1-2" },
@@ -298,6 +303,8 @@ test_errors(void)
 		{ "[[:alpha:]]", "POSIX bracket expressions are not supported at offset 1" },
 		{ "\\K", "unsupported escape \\K at offset 0" },
 		{ "^*", "target of repeat operator is invalid at offset 1" },
+		{ "(?:a|\\b)+", "target of repeat operator is invalid at offset 8" },
+		{ "(?=a)?", "target of repeat operator is invalid at offset 5" },
 	};
 	char err[200];
 	struct re *re;
