@@ -7,9 +7,10 @@
  * Oniguruma's backtracking priority), without backtracking.
  *
  * Syntax (Oniguruma doc/RE, Ruby syntax):
- *   literals; escapes \t \n \r \f \v \a \e \0oo \xHH (UTF-8 bytes in a
- *   row form one character) \x{H..} \uHHHH \o{O..} \cX; any other escaped
- *   punctuation or letter without a meaning below stands for itself
+ *   literals; escapes \t \n \r \f \v \a \e \0oo \ooo \xHH (bytes: those
+ *   above 0x7f in a row must form one UTF-8 character) \x{H..} \uHHHH
+ *   \o{O..} \cX; any other escaped punctuation or letter without a
+ *   meaning below stands for itself
  *   .              any character but \n ((?m): any character)
  *   [...] [^...]   classes: characters, ranges, escapes, nested classes
  *                  (a union), intersection &&; ] first is literal
@@ -21,23 +22,39 @@
  *                  Lu, LC, Letter, Uppercase_Letter, ...; case, spaces,
  *                  '-' and '_' ignored), Any, Assigned, Alphabetic,
  *                  White_Space, Word
- *   | ( ) (?:..) (?<name>..) (?#..)
+ *   | ( ) (?:..) (?<name>..) (?'name'..) (?#..)
  *   (?imx-imx) (?imx-imx:..)  i: simple case folding (CaseFolding.txt C
- *                  and S; not the multi-character folds, so (?i)ss does
- *                  not match U+00DF; \p{..} and \w-style escapes are not
- *                  folded, as in Oniguruma); m: . matches \n; x: extended.
- *                  An isolated (?i) runs to the end of its group, through
- *                  any | (Oniguruma's rule)
- *   * + ? {n} {n,} {,m} {n,m}, lazy with ?, possessive *+ ++ ?+ on a
- *                  single-character atom; {n,m}+ is {n,m} then +, as in
- *                  Ruby; n, m <= 100000
+ *                  and S); a bracket under (?i) holds a character when it
+ *                  holds one of its case, properties included, and is
+ *                  negated after; \p{..} and \w-style escapes outside
+ *                  brackets are not folded (both as Oniguruma); m: .
+ *                  matches \n; x: extended.  An isolated (?i) runs to
+ *                  the end of its group, through any | (Oniguruma's rule)
+ *   * + ? {n} {n,} {,m} {n,m} ({3,1} is {1,3}), lazy with ? ({n}? is
+ *                  ({n})?), possessive *+ ++ ?+ on a single-character
+ *                  atom; {n,m}+ is {n,m} then +, as in Ruby; n, m <=
+ *                  100000.  A loop's iteration that matches empty ends
+ *                  the loop, as Oniguruma's empty check does
  *   (?=..) (?!..)  lookahead
  *   ^ $            at the start and end of a line (\n; ^ not after a
  *                  final \n), \A \z \Z start, end, end or before a final
  *                  \n, \b \B Unicode word boundary, \G the search start
- * Refused with a message naming the byte offset: backreferences,
- * lookbehind, atomic groups, possessive quantifiers on groups, \K \R \X
- * \y \Y \N \O \g \k, POSIX brackets, conditionals, absent operators.
+ * Refused with a message naming the byte offset, as Oniguruma refuses
+ * them (malformed, a quantifier on an anchor) or because this engine does
+ * not have them: backreferences, lookbehind, atomic groups, possessive
+ * quantifiers on groups, \K \R \X \y \Y \N \O \g \k \C- \M-, POSIX
+ * brackets, scripts and other properties than the above, conditionals,
+ * absent operators.
+ * Known differences from Oniguruma, in no tokenizer pattern: no
+ * multi-character case folding ((?i)ss does not match U+00DF, nor a
+ * bracket holding U+00DF "ss"); a counted repetition ({n,m}, {n,} with
+ * n > 1) of a group that can match empty repeats it as written, where
+ * Oniguruma, when it compiles a counted loop rather than copies (a
+ * matter of the group's compiled size), ends it at an empty iteration.
+ * Searches where Oniguruma gives up (its retry limit, a backtracking
+ * blow-up) are matched in full here.
+ * tests/regex-onig compares the two on tokenizer patterns, on one or more
+ * patterns per construct and on random patterns.
  *
  * Input is a byte string.  Ill-formed UTF-8 is read a byte at a time as
  * UNI_BAD(b) (lib/unicode.h): a character of no category and no class.
@@ -45,17 +62,19 @@
  * classes, nothing else.
  *
  * Time bound: a compiled program has at most RE_MAXINST instructions
- * (counted repetition is expanded; larger patterns are refused) and
- * groups nest at most RE_MAXDEPTH deep.  re_search runs a Pike VM (threads
- * in priority order, one per instruction and position), so one search
- * from start costs O(m * (n - start)) steps for a program of m
- * instructions, without exponential backtracking on any pattern.  Each
- * lookahead is evaluated at most once per position within a step, by the
- * same machine on its own sub-program, which adds O(m * w) per position
- * for a lookahead body matching at most w characters (w = n - position
- * for an unbounded one).  re_next's repeated searches, like every
- * leftmost-first find_iter, can rescan text past a match: O(m * n^2) at
- * worst over a whole string, quadratic, never exponential.
+ * (counted repetition is expanded; larger patterns are refused), groups
+ * nest at most RE_MAXDEPTH deep and loops that can match empty at most
+ * RE_MAXNULL.  re_search runs a Pike VM: threads in priority order, at
+ * most one per state (an instruction, and for an instruction inside k
+ * loops that can match empty, one of k + 1 loop states) and position, so
+ * one search from start costs O(m * (n - start)) steps for a program of
+ * m states, without backtracking on any pattern.  Each lookahead is
+ * evaluated at most once per position within a step, by the same machine
+ * on its own sub-program, which adds O(m * w) per position for a
+ * lookahead body matching at most w characters (w = n - position for an
+ * unbounded one).  re_next's repeated searches, like every leftmost-first
+ * find_iter, can rescan text past a match: O(m * n^2) at worst over a
+ * whole string, quadratic, never exponential.
  *
  * A struct re holds its own scratch memory: one thread at a time. */
 #ifndef REGEX_H
