@@ -30,6 +30,7 @@ struct cset {
 	unsigned flags;		/* CS_* */
 	int neg;
 	int icase;		/* (?i) bracket: a character or any of its case */
+	int script;		/* a uni_script value, or -1 */
 	int and;		/* next set of a && chain, or -1 */
 	uint32_t *r;		/* ranges: lo, hi pairs */
 	size_t nr, rcap;
@@ -178,6 +179,7 @@ newcs(struct ps *P)
 	v = &re->cs[re->ncs];
 	memset(v, 0, sizeof *v);
 	v->and = -1;
+	v->script = -1;
 	return (int)re->ncs++;
 }
 
@@ -247,6 +249,8 @@ body(const struct re *re, int k, uint32_t c)
 	else if ((s->flags & CS_ALPHA) && (uni_class(c) & UNI_ALPHA))
 		in = 1;
 	else if (s->flags & CS_ANY)
+		in = 1;
+	else if (s->script >= 0 && uni_script(c) == (unsigned)s->script)
 		in = 1;
 	else if (inranges(s, c))
 		in = 1;
@@ -456,6 +460,20 @@ static const struct { const char *name; uint32_t gc; unsigned flags; } props[] =
 #undef G
 };
 
+/* a UCD name against a folded one (lower case, no ' ', '_', '-') */
+static int
+samename(const char *ucd, const char *folded)
+{
+	for (; *ucd; ucd++) {
+		int c = *ucd;
+		if (c == '_' || c == ' ' || c == '-')
+			continue;
+		if ((c >= 'A' && c <= 'Z' ? c + 32 : c) != *folded++)
+			return 0;
+	}
+	return !*folded;
+}
+
 /* \p{..} after the p or P: a new set */
 static int
 property(struct ps *P, int negp, size_t at)
@@ -484,13 +502,23 @@ property(struct ps *P, int negp, size_t at)
 	for (i = 0; i < sizeof props / sizeof props[0]; i++)
 		if (!strcmp(props[i].name, name))
 			break;
-	if (i == sizeof props / sizeof props[0])
+	if (i < sizeof props / sizeof props[0]) {
+		if ((s = newcs(P)) < 0)
+			return -1;
+		P->re->cs[s].gc = props[i].gc;
+		P->re->cs[s].flags = props[i].flags;
+		P->re->cs[s].neg = neg;
+		return s;
+	}
+	for (i = 0; i < uni_nscript; i++)
+		if (samename(uni_scname[i][0], name) || samename(uni_scname[i][1], name))
+			break;
+	if (i == uni_nscript)
 		return perr(P, at, "invalid character property name {%.*s}",
 		    (int)(P->i - 1 - (at + 3)), (const char *)P->p + at + 3);
 	if ((s = newcs(P)) < 0)
 		return -1;
-	P->re->cs[s].gc = props[i].gc;
-	P->re->cs[s].flags = props[i].flags;
+	P->re->cs[s].script = (int)i;
 	P->re->cs[s].neg = neg;
 	return s;
 }

@@ -20,8 +20,9 @@
  *                  Nd; \s is White_Space; \h is [0-9a-fA-F]
  *   \p{..} \P{..} \p{^..}  general categories by short or long name (L,
  *                  Lu, LC, Letter, Uppercase_Letter, ...; case, spaces,
- *                  '-' and '_' ignored), Any, Assigned, Alphabetic,
- *                  White_Space, Word
+ *                  '-' and '_' ignored), scripts (Script, not
+ *                  Script_Extensions: Han, Hani, Latin, ...), Any,
+ *                  Assigned, Alphabetic, White_Space, Word
  *   | ( ) (?:..) (?<name>..) (?'name'..) (?#..)
  *   (?imx-imx) (?imx-imx:..)  i: simple case folding (CaseFolding.txt C
  *                  and S); a bracket under (?i) holds a character when it
@@ -43,7 +44,7 @@
  * them (malformed, a quantifier on an anchor) or because this engine does
  * not have them: backreferences, lookbehind, atomic groups, possessive
  * quantifiers on groups, \K \R \X \y \Y \N \O \g \k \C- \M-, POSIX
- * brackets, scripts and other properties than the above, conditionals,
+ * brackets, other properties than the above, conditionals,
  * absent operators.
  * Known differences from Oniguruma, in no tokenizer pattern: no
  * multi-character case folding ((?i)ss does not match U+00DF, nor a

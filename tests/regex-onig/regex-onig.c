@@ -193,7 +193,7 @@ ratom(char **p, int depth, int *single)
 	static const char *one[] = {
 		"a", "b", "A", " ", "1", "\xc3\xa9", ".", "[ab]", "[^a]", "[a-c]", "\\w",
 		"\\s", "\\d", "\\S", "\\W", "\\p{L}", "\\p{N}", "\\p{Lu}", "[^\\s\\p{L}]",
-		"[\\p{L}\\d]", "\\x{17f}", "[\\w&&[^b]]",
+		"[\\p{L}\\d]", "\\x{17f}", "[\\w&&[^b]]", "\\p{Han}", "[^\\p{Latin}]",
 	};
 	static const char *zero[] = { "^", "$", "\\b", "\\B", "\\A", "\\z", "\\Z" };
 	static const char *open[] = { "(", "(?:", "(?i:", "(?=", "(?!" };
