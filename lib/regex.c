@@ -75,7 +75,7 @@ struct list {
 	size_t *start;
 	size_t n;
 	int *mark;
-	int *idx;		/* pc - base -> its place in mark[] */
+	int *idx;		/* state -> its place in mark[] */
 	size_t nmark;
 };
 

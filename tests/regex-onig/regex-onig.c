@@ -347,6 +347,9 @@ main(int argc, char **argv)
 			show("onig", a, (size_t)ka);
 			show("re  ", b, kb);
 		}
+		onig_free(r);
+		re_free(re);
+		onig_end();
 		return 0;
 	}
 	for (k = 1; k + 1 < argc; k += 2) {
