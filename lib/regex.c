@@ -308,15 +308,10 @@ setascii(struct re *re, int k)
 static int
 hascase(uint32_t c)
 {
-	uint32_t f = uni_fold1(c);
-	size_t i;
+	size_t n;
 
-	if (f != c)
-		return 1;
-	for (i = 0; i < uni_nfold; i++)
-		if (uni_fold[i][1] == c)
-			return 1;
-	return 0;
+	uni_unfold1(c, &n);
+	return uni_fold1(c) != c || n > 0;
 }
 
 static int
@@ -1736,12 +1731,15 @@ lookfree(struct look *L)
 }
 
 /* re->clos: the closure of every pc a thread can start from, while the
- * pool stays within a few entries per instruction */
+ * pool stays within a few entries per instruction and the work within a
+ * few steps (a pattern like (?:a?){30000} has closures as long as itself:
+ * those are left to addthread) */
 static int
 mkclos(struct re *re)
 {
 	struct run R = { re, (const unsigned char *)"", 0, 0 };
 	size_t np = 0, cap = 8 * re->nprog + 1024, i, k;
+	unsigned long long budget = 32ull * re->nprog + 65536;
 	int pc, *base;
 
 	if (!(re->clos = malloc(re->nprog * sizeof *re->clos)) ||
@@ -1773,6 +1771,8 @@ mkclos(struct re *re)
 			stack = re->look[k].stack;
 			b = re->look[k].pc;
 		}
+		if (re->steps > budget)
+			break;
 		l->n = l->nmark = 0;
 		addthread(&R, l, stack, b, pc, 0, 0);
 		for (k = 0; k < l->nmark; k++) {
@@ -1790,7 +1790,6 @@ mkclos(struct re *re)
 	}
 	for (k = 0; k < re->nlook; k++)
 		re->look[k].mpos = (size_t)-1;
-	re->steps = 0;
 	return 0;
 }
 

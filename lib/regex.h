@@ -111,8 +111,8 @@ struct re_iter {
 };
 int re_next(struct re *re, const char *s, size_t n, struct re_iter *it, size_t *ms, size_t *me);
 
-/* VM steps since compile (threads run and instructions followed), for
- * tests that check the time bound. */
+/* VM steps (states visited, threads run) since re_compile began,
+ * compiling included, for tests that check the time bound. */
 unsigned long long re_steps(const struct re *re);
 
 #endif

@@ -404,6 +404,15 @@ test_bounds(void)
 		}
 		re_free(re);
 	}
+	/* closures as long as the program: compiled and run in bounded steps */
+	CHECK(re_compile(&re, "(?:a?){20000}b", 14, err, sizeof err) == 0);
+	if (re) {
+		unsigned long long c = re_steps(re);
+		CHECK(c < 4000000);
+		CHECK(re_search(re, s, 200, 0, &a, &b) == 0);
+		CHECK(re_steps(re) - c < 300ull * 20000 * 200);
+		re_free(re);
+	}
 	/* 10000 nested groups and nested counted repetition: refused */
 	for (i = 0; i < depth; i++)
 		deep[i] = '(', deep[2 * depth - i] = ')';
