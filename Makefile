@@ -79,10 +79,18 @@ $(UNIT): $(O)/%: tests/unit/%.c $(O)/libcore.a
 $(O)/kernbench: bench/kernbench.c $(O)/libcore.a $(HDR)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(O)/libcore.a $(LDLIBS)
 kernbench: $(O)/kernbench
+# The Oniguruma oracle for lib/regex.c (tests/regex.bats), built only
+# where pkg-config finds libonig; never linked into lib/ or the programs.
+ONIGLIBS := $(shell pkg-config --libs oniguruma 2>/dev/null)
+ifneq ($(ONIGLIBS),)
+ONIGCHK = $(O)/regex-onig
+endif
+$(O)/regex-onig: tests/regex-onig/regex-onig.c tests/regex-onig/pats.h $(O)/libcore.a $(HDR)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(shell pkg-config --cflags oniguruma) $(LDFLAGS) -o $@ $< $(O)/libcore.a $(ONIGLIBS) $(LDLIBS)
 
 # Unit tests run under every kernel table the CPU has (PIPELM_KERNEL),
 # then the bats suites against $(BINDIR), then the man-page lint.
-test: all $(UNIT) $(O)/kernbench
+test: all $(UNIT) $(O)/kernbench $(ONIGCHK)
 	@for t in $(UNIT); do for k in portable avx2 avx512; do \
 		echo "$$t ($$k)"; PIPELM_KERNEL=$$k ./$$t || exit 1; done; done
 	PIPELM_BIN=$(CURDIR)/$(BINDIR) PIPELM_TOOLS=$(CURDIR)/$(O) bats tests/

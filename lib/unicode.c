@@ -89,6 +89,45 @@ uni_ccc_of(uint32_t cp)
 	return 0;
 }
 
+uint32_t
+uni_fold1(uint32_t cp)
+{
+	size_t lo = 0, hi = uni_nfold;
+
+	if (cp < 'A' || cp >= 0x110000u)
+		return cp;
+	if (cp < 0x80)
+		return cp <= 'Z' ? cp + 32 : cp;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (uni_fold[mid][0] == cp)
+			return uni_fold[mid][1];
+		if (uni_fold[mid][0] < cp)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return cp;
+}
+
+size_t
+uni_unfold1(uint32_t f, size_t *n)
+{
+	size_t lo = 0, hi = uni_nfold, i;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (uni_unfold[mid][0] < f)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (i = lo; i < uni_nfold && uni_unfold[i][0] == f; i++)
+		;
+	*n = i - lo;
+	return lo;
+}
+
 /* Hangul syllables decompose and compose algorithmically (Unicode 3.12). */
 enum { SBASE = 0xac00, LBASE = 0x1100, VBASE = 0x1161, TBASE = 0x11a7,
 	LCOUNT = 19, VCOUNT = 21, TCOUNT = 28, NCOUNT = VCOUNT * TCOUNT,
