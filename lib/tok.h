@@ -6,8 +6,9 @@
  *   added_tokens   special or not; lstrip, rstrip, single_word, normalized
  *   normalizer     Sequence, Prepend, Replace (string pattern), NFC, NFKC
  *   pre_tokenizer  Sequence, ByteLevel (GPT-2 pattern, add_prefix_space,
- *                  use_regex), Digits, Split (string patterns, and the
- *                  regexes of GPT-2, Llama 3 and Qwen2), Metaspace
+ *                  use_regex), Digits, Split (string patterns, and any
+ *                  regex lib/regex.h compiles: hand scanners for those
+ *                  of GPT-2, Llama 3 and Qwen2), Metaspace
  *   post_processor TemplateProcessing, ByteLevel, Sequence
  *   decoder        ByteLevel, Replace, ByteFallback, Fuse, Strip,
  *                  Metaspace, Sequence

@@ -3,14 +3,16 @@
  * Which scanner a pattern gets is decided here and only here: a String
  * pattern is a literal; a Regex is looked up by its exact text among the
  * regexes real checkpoints carry, which have hand-written scanners (the
- * GPT-2, Llama 3 and Qwen2 pre-tokenizer regexes and \p{N}).  The regex
- * engine of lib/regex.h, when it lands, is the general case behind them:
- * re_compile in tok_scan_regex and re_search as the find function; until
- * then any other regex is refused by its text. */
+ * GPT-2, Llama 3 and Qwen2 pre-tokenizer regexes and \p{N}), proven
+ * equal to the engine on them (tests/unit/test_regex_scan.c); any other
+ * regex is compiled by the engine of lib/regex.h (Oniguruma's syntax and
+ * leftmost-first matches, in bounded time), which refuses, with the
+ * offset, what it does not support. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "json.h"
+#include "regex.h"
 #include "tok_int.h"
 #include "util.h"
 
@@ -229,9 +231,26 @@ static const struct {
 	{ TOK_RE_NUMERIC, find_numeric },
 };
 
+/* The engine as a scanner: its scratch memory is the tokenizer's, used
+ * by one thread at a time (as struct tok is). */
+static int
+find_re(const void *st, const char *s, size_t n, size_t start, size_t *ms,
+    size_t *me)
+{
+	return re_search((struct re *)st, s, n, start, ms, me);
+}
+
+static void
+free_re(void *st)
+{
+	re_free(st);
+}
+
 int
 tok_scan_regex(struct tok_ld *L, const char *what, const char *re, size_t n, struct tok_scan *sc)
 {
+	struct re *r;
+	char err[160];
 	size_t i;
 
 	memset(sc, 0, sizeof *sc);
@@ -240,7 +259,11 @@ tok_scan_regex(struct tok_ld *L, const char *what, const char *re, size_t n, str
 			sc->find = known[i].find;
 			return 0;
 		}
-	return error("%s: unsupported %s regex: %.*s", L->path, what, (int)n, re);
+	if (re_compile(&r, re, n, err, sizeof err) < 0)
+		return error("%s: %s regex %.*s: %s", L->path, what, (int)n, re,
+		    err);
+	sc->find = find_re, sc->st = r, sc->free = free_re;
+	return 0;
 }
 
 int
