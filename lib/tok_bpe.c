@@ -346,12 +346,18 @@ static int
 bpe_options(struct tok_ld *L, struct bpe *b, const struct json *m)
 {
 	const struct json *d = json_get(m, "dropout");
+	const char *p = json_str(json_get(m, "continuing_subword_prefix"));
+	const char *e = json_str(json_get(m, "end_of_word_suffix"));
+	double v;
 
-	if (d && d->type != JSON_NULL)
+	/* dropout merges at random: only its absence (null, 0) is the
+	 * tokenizer HuggingFace encodes with */
+	if (d && d->type != JSON_NULL && (json_num(d, &v) < 0 || v != 0))
 		return error("%s: unsupported model option: dropout", L->path);
-	if (json_str(json_get(m, "continuing_subword_prefix")))
+	/* an empty prefix or suffix (Qwen3 writes one) changes nothing */
+	if (p && *p)
 		return error("%s: unsupported model option: continuing_subword_prefix", L->path);
-	if (json_str(json_get(m, "end_of_word_suffix")))
+	if (e && *e)
 		return error("%s: unsupported model option: end_of_word_suffix", L->path);
 	b->byte_fallback = tok_getbool(m, "byte_fallback", 0);
 	b->fuse_unk = tok_getbool(m, "fuse_unk", 0);

@@ -259,3 +259,16 @@ load tok_fixtures
 	run -0 tok-encode --tokenizer re2.json --no-bos --pieces -e 'the an'
 	[ "$output" = "t he Ġ an" ]
 }
+
+@test "tok-encode: empty continuing_subword_prefix and end_of_word_suffix, dropout 0, are the plain BPE" {
+	want=$(tok-encode -m bl --no-bos -e 'the an in')
+	sed 's/"dropout": null/"dropout": 0.0/; s/"continuing_subword_prefix": null/"continuing_subword_prefix": ""/; s/"end_of_word_suffix": null/"end_of_word_suffix": ""/' bl/tokenizer.json >q.json
+	run -0 tok-encode --tokenizer q.json --no-bos -e 'the an in'
+	[ "$output" = "$want" ]
+	for o in '"dropout": 0.1' '"continuing_subword_prefix": "##"' '"end_of_word_suffix": "</w>"'; do
+		k=${o%%:*}
+		sed "s|$k: [a-z0-9.]*|$o|" bl/tokenizer.json >o.json
+		run -1 --separate-stderr tok-encode --tokenizer o.json -e x
+		[[ $stderr == *"unsupported model option: ${k//\"/}"* ]]
+	done
+}
