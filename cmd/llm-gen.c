@@ -150,7 +150,7 @@ main(int argc, char *argv[])
 		model_close(&m);
 		return 1;
 	}
-	if (sampopt_finish(&so, m.cfg.eos_token_id, m.cfg.n_eos) < 0)
+	if (sampopt_finish(&so, &m.cfg) < 0)
 		return 2;
 	if (sampler_init(&s, &so.o, m.cfg.vocab_size) < 0)
 		return 1;

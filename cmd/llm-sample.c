@@ -36,27 +36,25 @@ usage(int status)
 	exit(status ? status : fshut(stdout, "<stdout>"));
 }
 
-/* The model's EOS ids into st: -m, else $PIPELM_MODEL if set. */
-static void
-load_eos(struct stop *st, const char *model)
+/* The config of the model named by -m, else $PIPELM_MODEL, into c: 1,
+ * or 0 when neither names one (exits after a message on error). */
+static int
+load_cfg(struct cfg *c, const char *model)
 {
 	struct mdir m = { 0 };
-	struct cfg c;
-	int i, r;
+	int r;
 
 	if (!model) {
 		model = getenv("PIPELM_MODEL");
 		if (!model || !*model)
-			return;
+			return 0;
 	}
 	r = mdir_resolve(&m, model) < 0 ||
-	    cfg_load(&c, m.config, m.genconfig) < 0;
+	    cfg_load(c, m.config, m.genconfig) < 0;
 	mdir_free(&m);
 	if (r)
 		exit(1);
-	for (i = 0; i < c.n_eos; i++)
-		if (stop_add_eos(st, c.eos_token_id[i]) < 0)
-			exit(1);
+	return 1;
 }
 
 int
@@ -72,6 +70,7 @@ main(int argc, char *argv[])
 		{ NULL, 0, NULL, 0 }
 	};
 	struct sampopt so;
+	struct cfg mc;
 	struct sampler s = { 0 };
 	struct frame_reader r = { 0 };
 	struct frame_hdr h;
@@ -106,10 +105,8 @@ main(int argc, char *argv[])
 	argc -= optind, argv += optind;
 	if (files_check_output(argv, argc, NULL, 1) < 0)
 		return 1;
-	if (sampopt_finish(&so, NULL, 0) < 0)	/* seed, check; EOS below */
+	if (sampopt_finish(&so, load_cfg(&mc, model) ? &mc : NULL) < 0)
 		exit(2);
-	if (!so.st.ignore_eos)
-		load_eos(&so.st, model);
 	if (vflag)
 		warn("seed %" PRIu64, so.o.seed);
 

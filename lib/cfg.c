@@ -91,6 +91,43 @@ getstr(const struct json *o, const char *path, const char *key, char *out,
 	return 0;
 }
 
+/* A number key in [min, max] into *out (NAN stays when absent). */
+static int
+getreal(const struct json *o, const char *path, const char *key, double min,
+    double max, float *out)
+{
+	const struct json *v = get(o, key);
+	double x;
+
+	if (!v)
+		return 0;
+	if (v->type != JSON_NUMBER || json_num(v, &x) < 0 || !isfinite(x) ||
+	    x < min || x > max)
+		return error("%s: %s: not a number in [%g, %g]", path, key, min,
+		    max);
+	*out = (float)x;
+	return 0;
+}
+
+/* generation_config.json's sampling defaults (HF GenerationConfig). */
+static int
+getgen(struct cfg_gen *g, const struct json *o, const char *path)
+{
+	int n = -1;
+
+	if (getbool(o, path, "do_sample", &g->do_sample) < 0 ||
+	    getreal(o, path, "temperature", 0, 1e6, &g->temperature) < 0 ||
+	    getreal(o, path, "top_p", 0, 1, &g->top_p) < 0 ||
+	    getreal(o, path, "min_p", 0, 1, &g->min_p) < 0 ||
+	    getreal(o, path, "repetition_penalty", 0, 1e6,
+	    &g->repetition_penalty) < 0 ||
+	    getint(o, path, "top_k", 0, INT_MAX, &g->top_k) < 0 ||
+	    getint(o, path, "max_new_tokens", 0, INT_MAX, &n) < 0)
+		return -1;
+	g->max_new_tokens = n;
+	return 0;
+}
+
 /* bos_token_id / eos_token_id (an int or a list of ints) from o. */
 static int
 gettokens(struct cfg *c, const struct json *o, const char *path)
@@ -288,6 +325,10 @@ cfg_load(struct cfg *c, const char *config_path, const char *genconfig_path)
 	c->rope_theta = 10000.0f;
 	c->bos_token_id = -1;
 	c->pad_token_id = -1;
+	c->gen.do_sample = c->gen.top_k = -1;
+	c->gen.temperature = c->gen.top_p = c->gen.min_p = NAN;
+	c->gen.repetition_penalty = NAN;
+	c->gen.max_new_tokens = -1;
 	strcpy(c->hidden_act, "silu");
 	if (json_load(&doc, config_path) < 0 ||
 	    parse(c, doc.root, config_path) < 0 ||
@@ -302,6 +343,7 @@ cfg_load(struct cfg *c, const char *config_path, const char *genconfig_path)
 			goto out;
 		}
 		if (gettokens(c, gen.root, genconfig_path) < 0 ||
+		    getgen(&c->gen, gen.root, genconfig_path) < 0 ||
 		    checkids(c, genconfig_path) < 0)
 			goto out;
 	}

@@ -33,6 +33,13 @@ struct cfg {
 	int n_eos;			/* 0 if none */
 	int pad_token_id;		/* -1 if none */
 	char hidden_act[16];		/* "silu" (the only one accepted) */
+	struct cfg_gen {		/* generation_config.json's sampling
+					 * defaults: -1 (or NAN) if absent */
+		int do_sample;		/* 0 or 1 */
+		float temperature, top_p, min_p, repetition_penalty;
+		int top_k;
+		long long max_new_tokens;
+	} gen;
 };
 
 /* Parse config_path with HF defaults, then genconfig_path (may be NULL) for

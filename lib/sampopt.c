@@ -15,7 +15,11 @@ sampopt_init(struct sampopt *so)
 	sampler_defaults(&so->o);
 	stop_init(&so->st);
 	so->seeded = 0;
+	so->given = 0;
 }
+
+#define GIVEN_N (1u << 15)
+#define BIT(c) (1u << ((c) - SOPT_TEMP))
 
 static int
 num(const char *arg, long long min, long long max, const char *name, long long *v)
@@ -72,6 +76,10 @@ sampopt_parse(struct sampopt *so, int c, const char *arg)
 	long long v;
 	int r = 0;
 
+	if (c == 'n')
+		so->given |= GIVEN_N;
+	else if (c >= SOPT_TEMP && c <= SOPT_NOEOS)
+		so->given |= BIT(c);
 	switch (c) {
 	case 'n':
 		if ((r = num(arg, 0, LLONG_MAX, "-n", &v)) == 0)
@@ -106,20 +114,47 @@ sampopt_parse(struct sampopt *so, int c, const char *arg)
 	return r < 0 ? -1 : 1;
 }
 
+/* what was not given, from generation_config.json */
+static void
+model_defaults(struct sampopt *so, const struct cfg_gen *g)
+{
+	struct sampler_opts *o = &so->o;
+
+	if (!(so->given & GIVEN_N) && g->max_new_tokens >= 0)
+		so->st.max_new = g->max_new_tokens;
+	if (g->do_sample == 0) {
+		if (!(so->given & BIT(SOPT_TEMP)))
+			o->temp = 0;
+		return;
+	}
+	if (!(so->given & BIT(SOPT_TEMP)) && !isnan(g->temperature))
+		o->temp = g->temperature;
+	if (!(so->given & BIT(SOPT_TOPK)) && g->top_k >= 0)
+		o->top_k = g->top_k;
+	if (!(so->given & BIT(SOPT_TOPP)) && !isnan(g->top_p))
+		o->top_p = g->top_p;
+	if (!(so->given & BIT(SOPT_MINP)) && !isnan(g->min_p))
+		o->min_p = g->min_p;
+	if (!(so->given & BIT(SOPT_PENALTY)) && !isnan(g->repetition_penalty))
+		o->repeat_penalty = g->repetition_penalty;
+}
+
 int
-sampopt_finish(struct sampopt *so, const int *eos, int n_eos)
+sampopt_finish(struct sampopt *so, const struct cfg *c)
 {
 	struct sampler s = { 0 };
 	int i;
 
+	if (c)
+		model_defaults(so, &c->gen);
 	if (!so->seeded)
 		so->o.seed = sampler_seed_system();
 	if (sampler_init(&s, &so->o, 1) < 0)	/* checks the options */
 		return -1;
 	sampler_free(&s);
-	if (!so->st.ignore_eos)
-		for (i = 0; i < n_eos; i++)
-			if (stop_add_eos(&so->st, eos[i]) < 0)
+	if (c && !so->st.ignore_eos)
+		for (i = 0; i < c->n_eos; i++)
+			if (stop_add_eos(&so->st, c->eos_token_id[i]) < 0)
 				return -1;
 	return 0;
 }

@@ -6,6 +6,7 @@
 
 #include <getopt.h>
 
+#include "cfg.h"
 #include "sample.h"
 
 enum {
@@ -47,6 +48,7 @@ struct sampopt {
 	struct sampler_opts o;
 	struct stop st;
 	int seeded;		/* --seed was given */
+	unsigned given;		/* the options given (1 << their SOPT_ - SOPT_TEMP; -n: 1 << 15) */
 };
 
 /* Defaults: sampler_defaults(), no stop condition. */
@@ -54,10 +56,16 @@ void sampopt_init(struct sampopt *so);
 /* Take option c with argument arg if it is one of ours: 1 if taken, 0 if
  * not ours, -1 after error() for a bad value (the caller exits 2). */
 int sampopt_parse(struct sampopt *so, int c, const char *arg);
-/* After the options: a seed from the system unless --seed; check the
- * sampler options as a whole; unless --ignore-eos, add the model's EOS
- * ids eos[0..n_eos).  0, or -1 after error(). */
-int sampopt_finish(struct sampopt *so, const int *eos, int n_eos);
+/* After the options: the model's generation_config.json defaults (c,
+ * NULL for none) for what was not given: do_sample false means greedy
+ * (temperature 0), true its temperature, top_k, top_p, min_p and
+ * repetition_penalty, as HuggingFace generate() takes them; without
+ * do_sample those values are the defaults of our sampling (we sample
+ * where generate() would not); max_new_tokens is -n's default.  Then a
+ * seed from the system unless --seed; check the sampler options as a
+ * whole; unless --ignore-eos, add the model's EOS ids.  0, or -1 after
+ * error(). */
+int sampopt_finish(struct sampopt *so, const struct cfg *c);
 void sampopt_free(struct sampopt *so);
 
 #endif
