@@ -6,6 +6,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../lib/chat.h"
+#include "../lib/mdir.h"
 #include "../lib/rec.h"
 #include "../lib/tok.h"
 #include "../lib/util.h"
@@ -17,30 +19,51 @@ static struct tok_ids ids;
 static enum rec_fmt fmt = REC_TEXT;
 static int out = OUT_IDS, flags = TOK_ADD_SPECIAL, bos = -1;
 static unsigned long long recno;
+static struct chat chat;		/* --chat */
+static int chatmode, render, chatsep = '\n';
+static const char *tmplname;
 
 static _Noreturn void
 usage(int status)
 {
 	fprintf(status ? stderr : stdout,
 	    "usage: %s [-l | -0] [-m model | --tokenizer file] [--bos | --no-bos]\n"
-	    "       [--no-special] [--pieces | --count] [--ids=text|u32] [text ...]\n",
+	    "       [--no-special] [--pieces | --count] [--ids=text|u32]\n"
+	    "       [--chat [--render] [--template name]] [text ...]\n",
 	    argv0);
 	exit(status);
 }
 
-/* Encode one record and write it. */
+/* Encode one record and write it.  --chat: the record is a conversation,
+ * rendered, then encoded as apply_chat_template(tokenize=True) does: the
+ * template's text alone (add_special_tokens=False), its special tokens
+ * matched. */
 static void
 record(const char *s, size_t n, const char *name)
 {
 	size_t i, dropped = tok.ndropped;
+	char where[128], *text = NULL;
 
 	ids.n = 0;
 	recno++;
-	if (bos == 1 && (!tok.has_template || !tok.nprefix ||
-	    tok.prefix[0] != tok_bos(&tok)) && tok_ids_push(&ids, tok_bos(&tok)) < 0)
+	if (chatmode) {
+		snprintf(where, sizeof(where), "%s: record %llu", name, recno);
+		if (chat_render(&chat, s, n, where, &text, &n) < 0)
+			die("%s: conversation not rendered", where);
+		if (render) {
+			fwrite(text, 1, n, stdout);
+			putchar(chatsep);
+			free(text);
+			return;
+		}
+		s = text;
+	} else if (bos == 1 && (!tok.has_template || !tok.nprefix ||
+	    tok.prefix[0] != tok_bos(&tok)) && tok_ids_push(&ids, tok_bos(&tok)) < 0) {
 		exit(1);
-	if (tok_encode(&tok, s, n, flags, &ids) < 0)
+	}
+	if (tok_encode(&tok, s, n, chatmode ? flags & ~TOK_ADD_SPECIAL : flags, &ids) < 0)
 		exit(1);
+	free(text);
 	if (tok.ndropped != dropped)
 		warn("%s: record %llu: %zu bytes have no token and were dropped",
 		    name, recno, tok.ndropped - dropped);
@@ -58,6 +81,37 @@ record(const char *s, size_t n, const char *name)
 	} else {
 		rec_write(stdout, fmt, ids.v, ids.n);
 	}
+}
+
+/* --chat: the template of the tokenizer's folder; one conversation a line
+ * (-0: NUL-separated), --render's texts ended the same way. */
+static void
+chat_start(const char *model, const char *file, int *sep)
+{
+	struct mdir m = { 0 };
+	const char *epoch = getenv("SOURCE_DATE_EPOCH");
+	char *dir, *slash;
+
+	if (file) {
+		dir = estrdup(file);
+		if ((slash = strrchr(dir, '/')))
+			*slash = '\0';
+		else
+			strcpy(dir, ".");
+	} else {
+		if (mdir_resolve(&m, model) < 0)
+			exit(1);
+		dir = estrdup(m.dir);
+		mdir_free(&m);
+	}
+	if (chat_open(&chat, dir, tmplname) < 0)
+		exit(1);
+	free(dir);
+	if (epoch)
+		chat.now = estrtonum(epoch, 0, (long long)1 << 40, "SOURCE_DATE_EPOCH");
+	if (*sep < 0)
+		*sep = '\n';
+	chatsep = *sep;
 }
 
 /* Records from stdin: the whole input, or split at sep (-l, -0).  Split
@@ -103,7 +157,8 @@ input(int sep)
 int
 main(int argc, char *argv[])
 {
-	enum { O_TOK = 256, O_BOS, O_NOBOS, O_NOSPECIAL, O_PIECES, O_COUNT, O_IDS, O_VERSION };
+	enum { O_TOK = 256, O_BOS, O_NOBOS, O_NOSPECIAL, O_PIECES, O_COUNT, O_IDS, O_VERSION,
+	    O_CHAT, O_RENDER, O_TEMPLATE };
 	static const struct option opts[] = {
 		{ "lines",      no_argument,       NULL, 'l' },
 		{ "null",       no_argument,       NULL, '0' },
@@ -115,6 +170,9 @@ main(int argc, char *argv[])
 		{ "pieces",     no_argument,       NULL, O_PIECES },
 		{ "count",      no_argument,       NULL, O_COUNT },
 		{ "ids",        required_argument, NULL, O_IDS },
+		{ "chat",       no_argument,       NULL, O_CHAT },
+		{ "render",     no_argument,       NULL, O_RENDER },
+		{ "template",   required_argument, NULL, O_TEMPLATE },
 		{ "help",       no_argument,       NULL, 'h' },
 		{ "version",    no_argument,       NULL, O_VERSION },
 		{ NULL, 0, NULL, 0 }
@@ -138,6 +196,9 @@ main(int argc, char *argv[])
 			if (rec_parse_fmt(optarg, &fmt) < 0)
 				edie(2, "invalid --ids '%s': use text or u32", optarg);
 			break;
+		case O_CHAT: chatmode = 1; break;
+		case O_RENDER: render = 1; break;
+		case O_TEMPLATE: tmplname = optarg; break;
 		case 'h': usage(0);
 		case O_VERSION: version();
 		default: usage(2);
@@ -146,8 +207,13 @@ main(int argc, char *argv[])
 	argc -= optind, argv += optind;
 	if (model && file)
 		edie(2, "-m and --tokenizer exclude each other");
-	if (tok_open(&tok, model, file) < 0)
+	if ((render || tmplname) && !chatmode)
+		edie(2, "--render and --template go with --chat");
+	/* --render needs the template alone, not the tokenizer */
+	if (!(chatmode && render) && tok_open(&tok, model, file) < 0)
 		return 1;
+	if (chatmode)
+		chat_start(model, file, &sep);
 	if (bos == 0)
 		flags &= ~TOK_ADD_SPECIAL;
 	if (bos == 1 && tok_bos(&tok) < 0)
@@ -158,6 +224,7 @@ main(int argc, char *argv[])
 	else
 		input(sep);
 	free(ids.v);
+	chat_free(&chat);
 	tok_free(&tok);
 	return fshut(stdout, "<stdout>");
 }
