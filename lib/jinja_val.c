@@ -719,47 +719,94 @@ want_int(struct rd *r, int line, const char *what, struct jj_val *v, long long *
 
 /* ---- string helpers ---- */
 
-static int
-mkstr(struct rd *r, int line, const char *p, size_t n, struct jj_val *out)
+/* Simple case mapping (up: to upper case, else lower) of the scripts a
+ * conversation is likely to hold: Latin (ASCII, Latin-1, Extended-A),
+ * Greek, Cyrillic, Armenian, fullwidth Latin.  Other characters, and the
+ * mappings that change length (ß to SS), are left as they are. */
+static uint32_t
+casemap(uint32_t c, int up)
 {
-	char *s = ralloc(r, line, n + 1, 1);
+	int d = up ? -1 : 1;
 
-	if (!s)
-		return -1;
-	memcpy(s, p, n);
-	s[n] = '\0';
-	*out = jj_str(s, n);
-	return 0;
+	if ((c >= 'a' && c <= 'z') || (c >= 0xe0 && c <= 0xfe && c != 0xf7) ||
+	    (c >= 0x3b1 && c <= 0x3c9 && c != 0x3c2) || (c >= 0x430 && c <= 0x44f) ||
+	    (c >= 0xff41 && c <= 0xff5a))
+		return up ? c - 32 : c;
+	if ((c >= 'A' && c <= 'Z') || (c >= 0xc0 && c <= 0xde && c != 0xd7) ||
+	    (c >= 0x391 && c <= 0x3a9 && c != 0x3a2) || (c >= 0x410 && c <= 0x42f) ||
+	    (c >= 0xff21 && c <= 0xff3a))
+		return up ? c : c + 32;
+	if (c >= 0x450 && c <= 0x45f)
+		return up ? c - 80 : c;
+	if (c >= 0x400 && c <= 0x40f)
+		return up ? c : c + 80;
+	if (c >= 0x561 && c <= 0x586)
+		return up ? c - 48 : c;
+	if (c >= 0x531 && c <= 0x556)
+		return up ? c : c + 48;
+	if (c == 0x3c2)
+		return up ? 0x3a3 : c;
+	if (c == 0xff)
+		return up ? 0x178 : c;
+	if (c == 0x178)
+		return up ? c : 0xff;
+	if (c == 0x3ac)
+		return up ? 0x386 : c;
+	if (c == 0x386)
+		return up ? c : 0x3ac;
+	if (c >= 0x3ad && c <= 0x3af)
+		return up ? c - 37 : c;
+	if (c >= 0x388 && c <= 0x38a)
+		return up ? c : c + 37;
+	if (c == 0x3cc)
+		return up ? 0x38c : c;
+	if (c == 0x38c)
+		return up ? c : 0x3cc;
+	if (c >= 0x3cd && c <= 0x3ce)
+		return up ? c - 63 : c;
+	if (c >= 0x38e && c <= 0x38f)
+		return up ? c : c + 63;
+	/* pairs: upper case at the even (or, in 0x139..0x148 and 0x179..0x17e,
+	 * the odd) code point, lower case right after it */
+	if ((c >= 0x100 && c <= 0x12f) || (c >= 0x132 && c <= 0x137) ||
+	    (c >= 0x14a && c <= 0x177) || (c >= 0x460 && c <= 0x481) ||
+	    (c >= 0x48a && c <= 0x4bf) || (c >= 0x4d0 && c <= 0x4ff))
+		return (c & 1) == (up ? 1u : 0u) ? c + d : c;
+	if ((c >= 0x139 && c <= 0x148) || (c >= 0x179 && c <= 0x17e))
+		return (c & 1) == (up ? 0u : 1u) ? c + d : c;
+	if (c == 0x131 && up)
+		return 'I';
+	return c;
 }
 
 /* upper 1, lower 2, capitalize 3, title (str.title) 4, title filter 5 */
 static int
 recase(struct rd *r, int line, const struct jj_val *v, int how, struct jj_val *out)
 {
-	char *s;
-	size_t i;
-	int start = 1;
+	struct jj_sb b = { 0 };
+	const unsigned char *s = (const unsigned char *)v->u.s.p;
+	unsigned char enc[4];
+	size_t i, len;
+	uint32_t c, m;
+	int start = 1, up, rc = 0;
 
-	if (mkstr(r, line, v->u.s.p, v->u.s.n, out) < 0)
-		return -1;
-	s = (char *)out->u.s.p;
-	for (i = 0; i < out->u.s.n; i++) {
-		char c = s[i];
-		int alpha = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-		int up = how == 1 || (how >= 3 && start);
+	for (i = 0; rc == 0 && i < v->u.s.n; i += len) {
+		len = uni_decode(s + i, v->u.s.n - i, &c);
+		up = how == 1 || (how >= 3 && start);
+		m = casemap(c, up);
 		if (how == 3)
 			start = 0;
-		else if (how == 4)
-			start = !alpha && !((unsigned char)c & 0x80);
-		else if (how == 5)
-			start = c == '-' || c == ' ' || c == '\t' || c == '\n' || c == '\r' ||
-			    c == '\v' || c == '\f' || c == '(' || c == '{' || c == '[' || c == '<';
-		if (up && c >= 'a' && c <= 'z')
-			s[i] = c - 32;
-		else if (!up && c >= 'A' && c <= 'Z')
-			s[i] = c + 32;
+		else if (how == 4)	/* a word: a run of cased characters */
+			start = !(uni_class(c) & UNI_L);
+		else if (how == 5)	/* Jinja's: words begin after [-\s({\[<] */
+			start = c == '-' || c == '(' || c == '{' || c == '[' || c == '<' ||
+			    pyspace(c);
+		rc = jj_sb_add(r, line, &b, enc, uni_encode(m, enc));
 	}
-	return 0;
+	if (rc == 0)
+		rc = jj_sb_val(r, line, &b, out);
+	free(b.p);
+	return rc;
 }
 
 /* Is the character at s (n bytes left) one of chars (NULL: Python

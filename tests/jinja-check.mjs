@@ -35,7 +35,8 @@ async function load(name) {
 		process.stderr.write(`jinja-check: ${name} not installed under ${prefix}/node_modules\n`);
 		process.exit(3);
 	}
-	return import(pathToFileURL(file).href);
+	const m = await import(pathToFileURL(file).href);
+	return m.default && !m.Template && !m.Tokenizer ? m.default : m;	/* CommonJS */
 }
 
 function lines() {
