@@ -982,17 +982,9 @@ split(struct rd *r, int line, const struct jj_val *v, struct jj_args *a, int rig
 					break;
 				start = i;
 				if (max >= 0 && (long long)m >= max && !right) {
-					size_t e = n;
-					while (e > start) {
-						size_t b;
-						for (b = e - 1; b > start && ((unsigned char)s[b] & 0xc0) == 0x80; b--)
-							;
-						if (!stripchar(s + b, e - b, NULL, &len))
-							break;
-						e = b;
-					}
+					/* the rest, its trailing blanks kept (Python) */
 					if (k)
-						l->v[m] = jj_str(s + start, e - start);
+						l->v[m] = jj_str(s + start, n - start);
 					m++;
 					break;
 				}
