@@ -64,6 +64,8 @@ jj_err(struct rd *r, int line, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	if (line <= 0)		/* not the template's: its variables */
+		return error("%s: %s", r->t->name, msg);
 	return error("%s, line %d: %s", r->t->name, line, msg);
 }
 
@@ -162,10 +164,19 @@ from_json(struct rd *r, const struct json *j, struct jj_val *out, int depth)
 		if (!(d = jj_newdict(r, 0, j->len)))
 			return -1;
 		for (i = 0; i < j->len; i++) {
-			struct jj_val v;
-			if (from_json(r, &j->u.members[i].value, &v, depth + 1) < 0 ||
-			    jj_dict_put(r, 0, d, jj_str(j->u.members[i].key, j->u.members[i].keylen), v) < 0)
+			struct jj_val v, k = jj_str(j->u.members[i].key, j->u.members[i].keylen);
+			if (from_json(r, &j->u.members[i].value, &v, depth + 1) < 0)
 				return -1;
+			/* a repeated key keeps its first place and its last value,
+			 * as json.loads; checked in objects of a sane size only, so
+			 * that reading one stays linear */
+			if (j->len <= 256) {
+				if (jj_dict_put(r, 0, d, k, v) < 0)
+					return -1;
+			} else {
+				d->k[d->n] = k;
+				d->v[d->n++] = v;
+			}
 		}
 		out->type = JJ_DICT;
 		out->u.d = d;
@@ -670,12 +681,15 @@ call_global(struct rd *r, int line, int id, struct jj_args *a, struct jj_val *ou
 		}
 		if (v[2] == 0)
 			return jj_err(r, line, "range: step must not be zero");
-		/* in double: the span may overflow */
-		cnt = v[2] > 0 ? (v[1] > v[0] ? (long long)(((double)v[1] - v[0] - 1) / v[2]) + 1 : 0) :
-		    (v[0] > v[1] ? (long long)(((double)v[0] - v[1] - 1) / -(double)v[2]) + 1 : 0);
-		if ((unsigned long long)cnt > r->lim.iter)
-			return jj_err(r, line, "range of %lld items: more than the limit of %llu iterations",
-			    cnt, r->lim.iter);
+		{
+			/* in double: the span may overflow */
+			double span = v[2] > 0 ? (double)v[1] - (double)v[0] : (double)v[0] - (double)v[1];
+			double c = span > 0 ? floor((span - 1) / fabs((double)v[2])) + 1 : 0;
+			if (c > (double)r->lim.iter)
+				return jj_err(r, line, "range of %.0f items: more than the limit of %llu iterations",
+				    c, r->lim.iter);
+			cnt = (long long)c;
+		}
 		if (!(l = jj_newlist(r, line, cnt)))
 			return -1;
 		for (k = 0; k < cnt; k++)

@@ -4,9 +4,11 @@
 #define JINJA_INT_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <time.h>
 
 #include "jinja.h"
+#include "unicode.h"
 
 /* ---- arena: every node and every value of a render lives in one ---- */
 
@@ -19,6 +21,14 @@ struct jj_arena {
 /* n bytes, max_align_t aligned, or NULL (out of memory or past limit). */
 void *jj_alloc(struct jj_arena *a, size_t n);
 void jj_arena_free(struct jj_arena *a);
+
+/* Python's str.isspace, which Jinja2's \s and strip() follow: Unicode
+ * White_Space and the separators U+001C..U+001F. */
+static inline int
+jj_isspace(uint32_t c)
+{
+	return (c >= 0x1c && c <= 0x1f) || (uni_class(c) & UNI_WS);
+}
 
 /* ---- values ---- */
 

@@ -134,10 +134,36 @@ push(struct ps *p, int type, int line)
 	return k;
 }
 
-static int
-isws(int c)
+/* Bytes of the whitespace character at p (before end), or 0. */
+static size_t
+ws_at(const char *p, const char *end)
 {
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
+	uint32_t c;
+	size_t n;
+
+	if (p >= end)
+		return 0;
+	if (!((unsigned char)*p & 0x80))
+		return jj_isspace((unsigned char)*p) ? 1 : 0;
+	n = uni_decode((const unsigned char *)p, end - p, &c);
+	return jj_isspace(c) ? n : 0;
+}
+
+/* Bytes of the whitespace character ending at p (after start), or 0;
+ * newlines too unless nonl. */
+static size_t
+ws_before(const char *start, const char *p, int nonl)
+{
+	const char *q = p;
+
+	if (p <= start)
+		return 0;
+	do
+		q--;
+	while (q > start && ((unsigned char)*q & 0xc0) == 0x80 && p - q < 4);
+	if (nonl && *q == '\n')
+		return 0;
+	return ws_at(q, p) == (size_t)(p - q) ? (size_t)(p - q) : 0;
 }
 
 static int
@@ -307,16 +333,17 @@ lex_tag(struct ps *p, const char **pp, int *line, int close, int *strip)
 {
 	const char *q = *pp;
 	int depth = 0;
+	size_t k0;
 	struct tk *k;
 	static const char two[][3] = { "==", "!=", "<=", ">=", "//", "**" };
 	static const int twoop[] = { OP_EQ, OP_NE, OP_LE, OP_GE, OP_FLOORDIV, OP_POW };
 	size_t i;
 
 	for (;;) {
-		while (q < p->end && isws(*q)) {
+		while ((k0 = ws_at(q, p->end))) {
 			if (*q == '\n')
 				++*line;
-			q++;
+			q += k0;
 		}
 		if (q >= p->end)
 			return perr(p, *line, "unexpected end of template inside a tag");
@@ -382,6 +409,7 @@ lex(struct ps *p)
 {
 	const char *q = p->src, *text, *tag, *r;
 	int line = 1, tline, strip, kind = 0, linestart = 1;
+	size_t n;
 	struct tk *k;
 
 	while (q < p->end) {
@@ -398,14 +426,14 @@ lex(struct ps *p)
 		if (tag < p->end) {
 			kind = tag[1];
 			if (tag + 2 < p->end && tag[2] == '-') {
-				while (r > text && isws(r[-1]))
-					r--;
+				while ((n = ws_before(text, r, 0)))
+					r -= n;
 			} else if (kind != '{' && !(tag + 2 < p->end && tag[2] == '+')) {
 				/* lstrip_blocks: only blanks between the line's
 				 * start and the tag */
 				const char *b = r;
-				while (b > text && (b[-1] == ' ' || b[-1] == '\t'))
-					b--;
+				while ((n = ws_before(text, b, 1)))
+					b -= n;
 				if ((b > text && b[-1] == '\n') || (b == text && linestart))
 					r = b;
 			}
@@ -452,20 +480,20 @@ lex(struct ps *p)
 					s2 = e + 2;
 					if (*s2 == '-' || *s2 == '+')
 						s2++;
-					while (s2 < p->end && isws(*s2))
-						s2++;
+					while ((n = ws_at(s2, p->end)))
+						s2 += n;
 					if (p->end - s2 >= 6 && !memcmp(s2, "endraw", 6))
 						break;
 				}
 				if (strip > 0)
-					while (q < e && isws(*q))
-						q++;
+					while ((n = ws_at(q, e)))
+						q += n;
 				else if (q < e && *q == '\n')
 					q++;
 				r = e;
 				if (e[2] == '-')
-					while (r > q && isws(r[-1]))
-						r--;
+					while ((n = ws_before(q, r, 0)))
+						r -= n;
 				if (r > q) {
 					if (!(k = push(p, T_TEXT, line)))
 						return -1;
@@ -483,10 +511,10 @@ lex(struct ps *p)
 		}
 		linestart = 0;
 		if (strip > 0) {
-			while (q < p->end && isws(*q)) {
+			while ((n = ws_at(q, p->end))) {
 				line += *q == '\n';
 				linestart = *q == '\n';
-				q++;
+				q += n;
 			}
 		} else if (!strip && kind != '{' && q < p->end && *q == '\n') {
 			q++;

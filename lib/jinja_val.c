@@ -33,7 +33,8 @@ jj_sb_add(struct rd *r, int line, struct jj_sb *b, const void *p, size_t n)
 	char *q;
 
 	if (n > r->lim.output || b->n > r->lim.output - n)
-		return jj_err(r, line, "output longer than the limit of %zu bytes", r->lim.output);
+		return jj_err(r, line, "%s longer than the limit of %zu bytes",
+		    b == r->out ? "output" : "string", r->lim.output);
 	if (b->cap - b->n < n + 1) {
 		cap = b->cap ? b->cap : 256;
 		while (cap - b->n < n + 1)
@@ -207,13 +208,6 @@ jj_uoff(const char *s, size_t n, size_t i)
 	return n;
 }
 
-/* Python's str.isspace: Unicode White_Space and the separators
- * U+001C..U+001F. */
-static int
-pyspace(uint32_t c)
-{
-	return (c >= 0x1c && c <= 0x1f) || (uni_class(c) & UNI_WS);
-}
 
 /* ---- type names, truth, equality, order ---- */
 
@@ -254,11 +248,18 @@ numf(const struct jj_val *v)
 	return v->type == JJ_FLOAT ? v->u.f : (double)v->u.i;
 }
 
-int
-jj_eq(const struct jj_val *a, const struct jj_val *b)
+/* Values nest through lists, dicts and namespaces, a namespace may hold
+ * itself: the walks below stop at this depth (JSON itself stops at 512). */
+#define MAXVAL 1000
+
+static int
+eq(const struct jj_val *a, const struct jj_val *b, int depth)
 {
 	size_t i;
 	struct jj_val *w;
+
+	if (depth > MAXVAL)
+		return 0;
 
 	if (isnum(a) && isnum(b)) {
 		if (a->type != JJ_FLOAT && b->type != JJ_FLOAT)
@@ -275,7 +276,7 @@ jj_eq(const struct jj_val *a, const struct jj_val *b)
 		if (a->u.l->n != b->u.l->n)
 			return 0;
 		for (i = 0; i < a->u.l->n; i++)
-			if (!jj_eq(&a->u.l->v[i], &b->u.l->v[i]))
+			if (!eq(&a->u.l->v[i], &b->u.l->v[i], depth + 1))
 				return 0;
 		return 1;
 	case JJ_DICT:
@@ -284,9 +285,9 @@ jj_eq(const struct jj_val *a, const struct jj_val *b)
 		for (i = 0; i < a->u.d->n; i++) {
 			size_t j;
 			for (j = 0, w = NULL; j < b->u.d->n && !w; j++)
-				if (jj_eq(&a->u.d->k[i], &b->u.d->k[j]))
+				if (eq(&a->u.d->k[i], &b->u.d->k[j], depth + 1))
 					w = &b->u.d->v[j];
-			if (!w || !jj_eq(&a->u.d->v[i], w))
+			if (!w || !eq(&a->u.d->v[i], w, depth + 1))
 				return 0;
 		}
 		return 1;
@@ -298,10 +299,19 @@ jj_eq(const struct jj_val *a, const struct jj_val *b)
 }
 
 int
-jj_less(struct rd *r, int line, const struct jj_val *a, const struct jj_val *b, int *lt)
+jj_eq(const struct jj_val *a, const struct jj_val *b)
+{
+	return eq(a, b, 0);
+}
+
+static int
+less(struct rd *r, int line, const struct jj_val *a, const struct jj_val *b, int *lt, int depth)
 {
 	size_t i, n;
 	int x;
+
+	if (depth > MAXVAL)
+		return jj_err(r, line, "values nested deeper than %d", MAXVAL);
 
 	if (isnum(a) && isnum(b)) {
 		if (a->type != JJ_FLOAT && b->type != JJ_FLOAT)
@@ -321,12 +331,18 @@ jj_less(struct rd *r, int line, const struct jj_val *a, const struct jj_val *b, 
 		n = a->u.l->n < b->u.l->n ? a->u.l->n : b->u.l->n;
 		for (i = 0; i < n; i++)
 			if (!jj_eq(&a->u.l->v[i], &b->u.l->v[i]))
-				return jj_less(r, line, &a->u.l->v[i], &b->u.l->v[i], lt);
+				return less(r, line, &a->u.l->v[i], &b->u.l->v[i], lt, depth + 1);
 		*lt = a->u.l->n < b->u.l->n;
 		return 0;
 	}
 	return jj_err(r, line, "'<' not supported between '%s' and '%s'",
 	    jj_typename(a), jj_typename(b));
+}
+
+int
+jj_less(struct rd *r, int line, const struct jj_val *a, const struct jj_val *b, int *lt)
+{
+	return less(r, line, a, b, lt, 0);
 }
 
 /* ---- str(), repr(), json.dumps ---- */
@@ -426,11 +442,14 @@ write_repr_str(struct rd *r, int line, struct jj_sb *b, const char *s, size_t n)
 	return jj_sb_add(r, line, b, &q, 1);
 }
 
-int
-jj_write(struct rd *r, int line, struct jj_sb *b, const struct jj_val *v, int repr)
+static int
+write_val(struct rd *r, int line, struct jj_sb *b, const struct jj_val *v, int repr, int depth)
 {
 	char buf[48];
 	size_t i;
+
+	if (depth > MAXVAL)
+		return jj_err(r, line, "values nested deeper than %d", MAXVAL);
 
 	switch (v->type) {
 	case JJ_UNDEF:
@@ -454,7 +473,7 @@ jj_write(struct rd *r, int line, struct jj_sb *b, const struct jj_val *v, int re
 			return -1;
 		for (i = 0; i < v->u.l->n; i++)
 			if ((i && sb_str(r, line, b, ", ") < 0) ||
-			    jj_write(r, line, b, &v->u.l->v[i], 1) < 0)
+			    write_val(r, line, b, &v->u.l->v[i], 1, depth + 1) < 0)
 				return -1;
 		return sb_str(r, line, b, "]");
 	case JJ_DICT:
@@ -463,9 +482,9 @@ jj_write(struct rd *r, int line, struct jj_sb *b, const struct jj_val *v, int re
 			return -1;
 		for (i = 0; i < v->u.d->n; i++)
 			if ((i && sb_str(r, line, b, ", ") < 0) ||
-			    jj_write(r, line, b, &v->u.d->k[i], 1) < 0 ||
+			    write_val(r, line, b, &v->u.d->k[i], 1, depth + 1) < 0 ||
 			    sb_str(r, line, b, ": ") < 0 ||
-			    jj_write(r, line, b, &v->u.d->v[i], 1) < 0)
+			    write_val(r, line, b, &v->u.d->v[i], 1, depth + 1) < 0)
 				return -1;
 		return sb_str(r, line, b, v->type == JJ_NS ? "}>" : "}");
 	case JJ_MACRO:
@@ -475,6 +494,12 @@ jj_write(struct rd *r, int line, struct jj_sb *b, const struct jj_val *v, int re
 	default:
 		return sb_str(r, line, b, "<built-in function>");
 	}
+}
+
+int
+jj_write(struct rd *r, int line, struct jj_sb *b, const struct jj_val *v, int repr)
+{
+	return write_val(r, line, b, v, repr, 0);
 }
 
 int
@@ -564,8 +589,8 @@ json_dump(struct rd *r, int line, struct jj_sb *b, const struct jj_val *v,
 	size_t i, j, n, *idx = NULL;
 	struct jj_val k;
 
-	if (depth > 200)
-		return jj_err(r, line, "tojson: nested deeper than 200");
+	if (depth > MAXVAL)
+		return jj_err(r, line, "tojson: values nested deeper than %d", MAXVAL);
 	switch (v->type) {
 	case JJ_NONE:
 		return sb_str(r, line, b, "null");
@@ -800,7 +825,7 @@ recase(struct rd *r, int line, const struct jj_val *v, int how, struct jj_val *o
 			start = !(uni_class(c) & UNI_L);
 		else if (how == 5)	/* Jinja's: words begin after [-\s({\[<] */
 			start = c == '-' || c == '(' || c == '{' || c == '[' || c == '<' ||
-			    pyspace(c);
+			    jj_isspace(c);
 		rc = jj_sb_add(r, line, &b, enc, uni_encode(m, enc));
 	}
 	if (rc == 0)
@@ -819,7 +844,7 @@ stripchar(const char *s, size_t n, const struct jj_val *chars, size_t *len)
 
 	*len = uni_decode((const unsigned char *)s, n, &c);
 	if (!chars)
-		return pyspace(c);
+		return jj_isspace(c);
 	for (i = 0; i < chars->u.s.n; i += l) {
 		uint32_t d;
 		l = uni_decode((const unsigned char *)chars->u.s.p + i, chars->u.s.n - i, &d);
@@ -856,17 +881,40 @@ strip(struct rd *r, int line, const struct jj_val *v, const struct jj_val *chars
 	return 0;
 }
 
+/* The first w in s.  Knuth-Morris-Pratt past a short needle, so that
+ * a search stays linear whatever a template searches for. */
 static const char *
 find(const char *s, size_t n, const char *w, size_t wn)
 {
-	size_t i;
+	size_t i, k, *fail;
+	const char *hit = NULL;
 
 	if (wn == 0)
 		return s;
-	for (i = 0; i + wn <= n; i++)
-		if (s[i] == w[0] && !memcmp(s + i, w, wn))
-			return s + i;
-	return NULL;
+	if (wn <= 16 || !(fail = malloc(wn * sizeof(*fail)))) {
+		for (i = 0; i + wn <= n; i++)
+			if (s[i] == w[0] && !memcmp(s + i, w, wn))
+				return s + i;
+		return NULL;
+	}
+	fail[0] = 0;
+	for (i = 1, k = 0; i < wn; i++) {
+		while (k && w[i] != w[k])
+			k = fail[k - 1];
+		if (w[i] == w[k])
+			k++;
+		fail[i] = k;
+	}
+	for (i = 0, k = 0; i < n; i++) {
+		while (k && s[i] != w[k])
+			k = fail[k - 1];
+		if (s[i] == w[k] && ++k == wn) {
+			hit = s + i + 1 - wn;
+			break;
+		}
+	}
+	free(fail);
+	return hit;
 }
 
 /* str.replace(old, new[, count]) */
@@ -1575,6 +1623,10 @@ jj_filter(struct rd *r, int line, const char *name, struct jj_val *v,
 			keys[i] = at ? attrof(&l->v[i], at->u.s.p) : l->v[i];
 		}
 		if (!strcmp(name, "unique")) {
+			/* pairwise: its comparisons count as iterations */
+			if (l->n > 1 && (double)l->n * (l->n - 1) / 2 > (double)r->lim.iter)
+				return jj_err(r, line, "unique: %zu items, more comparisons than the limit of %llu iterations",
+				    l->n, r->lim.iter);
 			if (!(o = jj_newlist(r, line, l->n)))
 				return -1;
 			for (i = j = 0; i < l->n; i++) {
