@@ -30,6 +30,39 @@ jj_isspace(uint32_t c)
 	return (c >= 0x1c && c <= 0x1f) || (uni_class(c) & UNI_WS);
 }
 
+/* ---- tokens: jinja_lex.c makes them, jinja_parse.c reads them ---- */
+
+enum {
+	T_EOF, T_TEXT, T_BBLOCK, T_EBLOCK, T_BVAR, T_EVAR, T_NAME, T_STR,
+	T_INT, T_FLOAT, T_OP
+};
+
+struct tk {
+	int type, line, op;
+	const char *s;			/* T_TEXT, T_NAME, T_STR (decoded) */
+	size_t n;
+	long long i;
+	double f;
+};
+
+struct ps {				/* the lexer's and parser's state */
+	struct jj_tmpl *t;
+	const char *src, *end;
+	struct tk *tk;
+	size_t ntk, captk, pos;
+	int depth;
+	int failed;
+};
+
+/* Report "NAME, line L: what" (once) and return -1. */
+int jj_perr(struct ps *p, int line, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Tokens of p->src..p->end into p->tk, ending with T_EOF: 0, or -1. */
+int jj_lex(struct ps *p);
+/* Is s[0..n) the word w?  Newlines in [a, b)? */
+int jj_word(const char *s, size_t n, const char *w);
+int jj_lines(const char *a, const char *b);
+
 /* ---- values ---- */
 
 enum {
@@ -125,7 +158,8 @@ struct jj_tmpl {
 };
 
 /* ---- rendering: jinja.c (statements, expressions, calls), jinja_val.c
- * (conversions, comparisons, filters, tests, methods) ---- */
+ * (values, conversions, comparisons), jinja_filt.c (filters, tests,
+ * methods) ---- */
 
 struct jj_sb {				/* a growing byte buffer (malloc) */
 	char *p;
@@ -163,6 +197,9 @@ struct jj_list *jj_newlist(struct rd *r, int line, size_t n);
 struct jj_dict *jj_newdict(struct rd *r, int line, size_t cap);
 int jj_dict_put(struct rd *r, int line, struct jj_dict *d, struct jj_val k, struct jj_val v);
 struct jj_val *jj_dict_get(const struct jj_dict *d, const char *key, size_t n);
+/* n items of size bytes in the arena; NULL after jj_err. */
+void *jj_ralloc(struct rd *r, int line, size_t n, size_t size);
+int jj_sb_str(struct rd *r, int line, struct jj_sb *b, const char *s);
 /* A copy of b's bytes in the arena as a string value. */
 int jj_sb_val(struct rd *r, int line, struct jj_sb *b, struct jj_val *out);
 
@@ -171,6 +208,10 @@ int jj_truthy(const struct jj_val *v);
 int jj_eq(const struct jj_val *a, const struct jj_val *b);
 /* Python's <: *lt set, 0; -1 after jj_err if a and b do not compare. */
 int jj_less(struct rd *r, int line, const struct jj_val *a, const struct jj_val *b, int *lt);
+int jj_isnum(const struct jj_val *v);
+double jj_numf(const struct jj_val *v);
+/* Sort idx[0..n) by v[idx[i]] (Python's <), stable. */
+int jj_sort(struct rd *r, int line, struct jj_val *v, size_t *idx, size_t n);
 /* str(v) (repr: repr(v)) appended to b. */
 int jj_write(struct rd *r, int line, struct jj_sb *b, const struct jj_val *v, int repr);
 /* str(v) as a string value (strings as they are). */
@@ -189,6 +230,13 @@ struct jj_args {
 };
 /* Argument i, or the keyword name, or NULL. */
 struct jj_val *jj_arg(struct jj_args *a, size_t i, const char *name);
+/* v is a string (an integer, stored in *out): 0, else -1 after jj_err
+ * naming what. */
+int jj_want_str(struct rd *r, int line, const char *what, struct jj_val *v);
+int jj_want_int(struct rd *r, int line, const char *what, struct jj_val *v, long long *out);
+/* The tojson filter: json.dumps(v, ensure_ascii=False, indent=...,
+ * separators=..., sort_keys=...) as transformers defines it. */
+int jj_tojson(struct rd *r, int line, struct jj_val *v, struct jj_args *a, struct jj_val *out);
 
 int jj_filter(struct rd *r, int line, const char *name, struct jj_val *v,
     struct jj_args *a, struct jj_val *out);

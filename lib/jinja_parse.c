@@ -1,14 +1,10 @@
-/* jinja_parse.c: Jinja source to an AST (jinja_int.h).
+/* jinja_parse.c: Jinja tokens (jinja_lex.c) to an AST (jinja_int.h).
  *
- * The lexer follows Jinja2's (jinja2/lexer.py) with the options
- * transformers sets: newlines normalized to \n and a single trailing one
- * dropped, trim_blocks (the newline right after a block or comment tag is
- * removed), lstrip_blocks (spaces and tabs from the start of a line to a
- * block or comment tag are removed, not before {% + or {{), and the
- * explicit - and + markers.  The parser follows jinja2/parser.py's
- * precedence: conditional, or, and, not, comparisons and in, + -, ~,
- * * / // %, **, unary - +, then postfix (. [] ()) and filters and tests. */
-#include <errno.h>
+ * jj_parse normalizes newlines as Jinja2 reads a template (\r\n and \r
+ * become \n, a single trailing one is dropped), lexes, then parses with
+ * jinja2/parser.py's precedence: conditional, or, and, not, comparisons
+ * and in, + -, ~, * / // %, **, unary - +, then postfix (. [] ()) and
+ * filters and tests. */
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -20,510 +16,6 @@
 #include "util.h"
 
 #define MAXNEST 200		/* parser recursion: nested tags and expressions */
-
-/* ---- arena ---- */
-
-struct jj_chunk {
-	struct jj_chunk *next;
-	size_t used, cap;
-	max_align_t data[];
-};
-
-void *
-jj_alloc(struct jj_arena *a, size_t n)
-{
-	struct jj_chunk *c = a->head;
-	size_t cap;
-	void *p;
-
-	if (n > ((size_t)1 << 40))
-		return NULL;
-	n = (n + sizeof(max_align_t) - 1) / sizeof(max_align_t) * sizeof(max_align_t);
-	if (!c || c->cap - c->used < n) {
-		cap = c ? c->cap * 2 : 4096;
-		if (cap > ((size_t)1 << 24))
-			cap = (size_t)1 << 24;
-		if (cap < n)
-			cap = n;
-		if (a->limit && (a->total > a->limit || cap > a->limit - a->total))
-			return NULL;
-		if (!(c = malloc(sizeof(*c) + cap)))
-			return NULL;
-		a->total += sizeof(*c) + cap;
-		c->used = 0;
-		c->cap = cap;
-		c->next = a->head;
-		a->head = c;
-	}
-	p = (char *)c->data + c->used;
-	c->used += n;
-	return p;
-}
-
-void
-jj_arena_free(struct jj_arena *a)
-{
-	struct jj_chunk *c, *next;
-
-	for (c = a->head; c; c = next) {
-		next = c->next;
-		free(c);
-	}
-	a->head = NULL;
-	a->total = 0;
-}
-
-/* ---- lexer ---- */
-
-enum {
-	T_EOF, T_TEXT, T_BBLOCK, T_EBLOCK, T_BVAR, T_EVAR, T_NAME, T_STR,
-	T_INT, T_FLOAT, T_OP
-};
-
-struct tk {
-	int type, line, op;
-	const char *s;			/* T_TEXT, T_NAME, T_STR (decoded) */
-	size_t n;
-	long long i;
-	double f;
-};
-
-struct ps {
-	struct jj_tmpl *t;
-	const char *src, *end;
-	struct tk *tk;
-	size_t ntk, captk, pos;
-	int depth;
-	int failed;
-};
-
-static int
-perr(struct ps *p, int line, const char *fmt, ...)
-{
-	char msg[256];
-	va_list ap;
-
-	if (p->failed)
-		return -1;
-	p->failed = 1;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	return error("%s, line %d: %s", p->t->name, line, msg);
-}
-
-static struct tk *
-push(struct ps *p, int type, int line)
-{
-	struct tk *k;
-
-	if (p->ntk == p->captk) {
-		size_t cap = p->captk ? p->captk * 2 : 256;
-		struct tk *q = realloc(p->tk, cap * sizeof(*q));
-		if (!q) {
-			perr(p, line, "out of memory");
-			return NULL;
-		}
-		p->tk = q;
-		p->captk = cap;
-	}
-	k = &p->tk[p->ntk++];
-	memset(k, 0, sizeof(*k));
-	k->type = type;
-	k->line = line;
-	return k;
-}
-
-/* Bytes of the whitespace character at p (before end), or 0. */
-static size_t
-ws_at(const char *p, const char *end)
-{
-	uint32_t c;
-	size_t n;
-
-	if (p >= end)
-		return 0;
-	if (!((unsigned char)*p & 0x80))
-		return jj_isspace((unsigned char)*p) ? 1 : 0;
-	n = uni_decode((const unsigned char *)p, end - p, &c);
-	return jj_isspace(c) ? n : 0;
-}
-
-/* Bytes of the whitespace character ending at p (after start), or 0;
- * newlines too unless nonl. */
-static size_t
-ws_before(const char *start, const char *p, int nonl)
-{
-	const char *q = p;
-
-	if (p <= start)
-		return 0;
-	do
-		q--;
-	while (q > start && ((unsigned char)*q & 0xc0) == 0x80 && p - q < 4);
-	if (nonl && *q == '\n')
-		return 0;
-	return ws_at(q, p) == (size_t)(p - q) ? (size_t)(p - q) : 0;
-}
-
-static int
-isname0(int c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
-}
-
-static int
-isdigit_(int c)
-{
-	return c >= '0' && c <= '9';
-}
-
-static int
-lines(const char *a, const char *b)
-{
-	int n = 0;
-
-	for (; a < b; a++)
-		n += *a == '\n';
-	return n;
-}
-
-static char *
-put_utf8(char *o, uint32_t c)
-{
-	if (c < 0x80) {
-		*o++ = c;
-	} else if (c < 0x800) {
-		*o++ = 0xc0 | c >> 6;
-		*o++ = 0x80 | (c & 0x3f);
-	} else if (c < 0x10000) {
-		*o++ = 0xe0 | c >> 12;
-		*o++ = 0x80 | (c >> 6 & 0x3f);
-		*o++ = 0x80 | (c & 0x3f);
-	} else {
-		*o++ = 0xf0 | c >> 18;
-		*o++ = 0x80 | (c >> 12 & 0x3f);
-		*o++ = 0x80 | (c >> 6 & 0x3f);
-		*o++ = 0x80 | (c & 0x3f);
-	}
-	return o;
-}
-
-/* A string literal at *pp (on its quote), decoded as Python's
- * unicode-escape does (\n \t \r \\ \' \" \a \b \f \v \ooo \xhh \uhhhh
- * \Uhhhhhhhh; an unknown escape keeps its backslash). */
-static int
-lex_string(struct ps *p, const char **pp, int line, struct tk *k)
-{
-	const char *q = *pp, *s;
-	char quote = *q++, *buf, *o;
-	uint32_t c;
-	int i, nd;
-
-	for (s = q; s < p->end && *s != quote; s++)
-		if (*s == '\\' && ++s == p->end)
-			break;
-	if (s >= p->end)
-		return perr(p, line, "unterminated string");
-	if (!(buf = o = jj_alloc(&p->t->arena, s - q + 1)))
-		return perr(p, line, "out of memory");
-	while (q < s) {
-		if (*q != '\\') {
-			*o++ = *q++;
-			continue;
-		}
-		q++;
-		switch (*q) {
-		case 'n': *o++ = '\n'; q++; break;
-		case 't': *o++ = '\t'; q++; break;
-		case 'r': *o++ = '\r'; q++; break;
-		case 'a': *o++ = '\a'; q++; break;
-		case 'b': *o++ = '\b'; q++; break;
-		case 'f': *o++ = '\f'; q++; break;
-		case 'v': *o++ = '\v'; q++; break;
-		case '\\': case '\'': case '"': *o++ = *q++; break;
-		case '\n': q++; break;
-		case 'x': case 'u': case 'U':
-			nd = *q == 'x' ? 2 : *q == 'u' ? 4 : 8;
-			for (c = 0, i = 1; i <= nd; i++) {
-				int h = q + i < s ? q[i] : 0;
-				if (h >= '0' && h <= '9')
-					c = c << 4 | (h - '0');
-				else if ((h | 32) >= 'a' && (h | 32) <= 'f')
-					c = c << 4 | ((h | 32) - 'a' + 10);
-				else
-					return perr(p, line, "invalid \\%c escape in a string", *q);
-			}
-			if (c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
-				return perr(p, line, "invalid character U+%04X in a string", (unsigned)c);
-			o = put_utf8(o, c);
-			q += nd + 1;
-			break;
-		default:
-			if (*q >= '0' && *q <= '7') {
-				for (c = 0, i = 0; i < 3 && q < s && *q >= '0' && *q <= '7'; i++)
-					c = c * 8 + (*q++ - '0');
-				o = put_utf8(o, c);
-			} else {
-				*o++ = '\\';
-			}
-		}
-	}
-	*o = '\0';
-	k->s = buf;
-	k->n = o - buf;
-	*pp = s + 1;
-	return 0;
-}
-
-static int
-lex_number(struct ps *p, const char **pp, int line, struct tk *k)
-{
-	char buf[64];
-	const char *q = *pp;
-	size_t n = 0;
-	int isf = 0;
-	char *e;
-
-	/* digits with Python's underscores, a fraction, an exponent */
-	for (; q < p->end && (isdigit_(*q) || *q == '_'); q++)
-		if (*q != '_' && n < sizeof(buf) - 1)
-			buf[n++] = *q;
-	if (q + 1 < p->end && *q == '.' && isdigit_(q[1])) {
-		isf = 1;
-		for (buf[n++] = *q++; q < p->end && (isdigit_(*q) || *q == '_'); q++)
-			if (*q != '_' && n < sizeof(buf) - 1)
-				buf[n++] = *q;
-	}
-	if (q < p->end && (*q == 'e' || *q == 'E')) {
-		const char *r = q + 1;
-		if (r < p->end && (*r == '+' || *r == '-'))
-			r++;
-		if (r < p->end && isdigit_(*r)) {
-			isf = 1;
-			for (; q < r && n < sizeof(buf) - 1; q++)
-				buf[n++] = *q;
-			for (; q < p->end && isdigit_(*q); q++)
-				if (n < sizeof(buf) - 1)
-					buf[n++] = *q;
-		}
-	}
-	if (n >= sizeof(buf) - 1)
-		return perr(p, line, "number too long");
-	buf[n] = '\0';
-	if (isf) {
-		k->type = T_FLOAT;
-		k->f = strtod(buf, NULL);
-	} else {
-		k->type = T_INT;
-		errno = 0;
-		k->i = strtoll(buf, &e, 10);
-		if (errno)
-			return perr(p, line, "integer %s too large", buf);
-	}
-	*pp = q;
-	return 0;
-}
-
-/* Tokens inside a tag, from *pp up to its end (close: '%', '}' or '#'
- * is the tag's closing pair's first character).  Leaves *pp after the
- * closing pair, *strip set if it was -%} or -}}. */
-static int
-lex_tag(struct ps *p, const char **pp, int *line, int close, int *strip)
-{
-	const char *q = *pp;
-	int depth = 0;
-	size_t k0;
-	struct tk *k;
-	static const char two[][3] = { "==", "!=", "<=", ">=", "//", "**" };
-	static const int twoop[] = { OP_EQ, OP_NE, OP_LE, OP_GE, OP_FLOORDIV, OP_POW };
-	size_t i;
-
-	for (;;) {
-		while ((k0 = ws_at(q, p->end))) {
-			if (*q == '\n')
-				++*line;
-			q += k0;
-		}
-		if (q >= p->end)
-			return perr(p, *line, "unexpected end of template inside a tag");
-		if (depth == 0 && q + 1 < p->end && *q == close && q[1] == '}') {
-			*strip = 0;
-			*pp = q + 2;
-			return 0;
-		}
-		if (depth == 0 && q + 2 < p->end && (*q == '-' || *q == '+') &&
-		    q[1] == close && q[2] == '}') {
-			*strip = *q == '-' ? 1 : -1;	/* +%}: no trim_blocks */
-			*pp = q + 3;
-			return 0;
-		}
-		if (!(k = push(p, T_OP, *line)))
-			return -1;
-		if (isname0((unsigned char)*q)) {
-			k->type = T_NAME;
-			k->s = q;
-			while (q < p->end && (isname0((unsigned char)*q) || isdigit_(*q)))
-				q++;
-			k->n = q - k->s;
-		} else if (isdigit_(*q)) {
-			if (lex_number(p, &q, *line, k) < 0)
-				return -1;
-		} else if (*q == '\'' || *q == '"') {
-			const char *start = q;
-			k->type = T_STR;
-			if (lex_string(p, &q, *line, k) < 0)
-				return -1;
-			*line += lines(start, q);
-		} else {
-			for (i = 0; i < LEN(two); i++)
-				if (q + 1 < p->end && q[0] == two[i][0] && q[1] == two[i][1])
-					break;
-			if (i < LEN(two)) {
-				k->op = twoop[i];
-				q += 2;
-			} else if (strchr("+-*/%~<>=()[]{},.:|", *q)) {
-				k->op = *q++;
-				if (k->op == '(' || k->op == '[' || k->op == '{')
-					depth++;
-				else if ((k->op == ')' || k->op == ']' || k->op == '}') && depth > 0)
-					depth--;
-			} else if ((unsigned char)*q >= 0x20 && (unsigned char)*q < 0x7f) {
-				return perr(p, *line, "unexpected character '%c'", *q);
-			} else {
-				return perr(p, *line, "unexpected byte 0x%02x", (unsigned char)*q);
-			}
-		}
-	}
-}
-
-/* Is s[0..n) a whole word w? */
-static int
-word(const char *s, size_t n, const char *w)
-{
-	return strlen(w) == n && !memcmp(s, w, n);
-}
-
-static int
-lex(struct ps *p)
-{
-	const char *q = p->src, *text, *tag, *r;
-	int line = 1, tline, strip, kind = 0, linestart = 1;
-	size_t n;
-	struct tk *k;
-
-	while (q < p->end) {
-		/* text up to the next tag */
-		text = q;
-		tline = line;
-		for (tag = q; tag + 1 < p->end; tag++)
-			if (tag[0] == '{' && (tag[1] == '{' || tag[1] == '%' || tag[1] == '#'))
-				break;
-		if (tag + 1 >= p->end)
-			tag = p->end;
-		line += lines(q, tag);
-		r = tag;
-		if (tag < p->end) {
-			kind = tag[1];
-			if (tag + 2 < p->end && tag[2] == '-') {
-				while ((n = ws_before(text, r, 0)))
-					r -= n;
-			} else if (kind != '{' && !(tag + 2 < p->end && tag[2] == '+')) {
-				/* lstrip_blocks: only blanks between the line's
-				 * start and the tag */
-				const char *b = r;
-				while ((n = ws_before(text, b, 1)))
-					b -= n;
-				if ((b > text && b[-1] == '\n') || (b == text && linestart))
-					r = b;
-			}
-		}
-		if (r > text) {
-			if (!(k = push(p, T_TEXT, tline)))
-				return -1;
-			k->s = text;
-			k->n = r - text;
-		}
-		if (tag >= p->end)
-			break;
-		q = tag + 2;
-		if (q < p->end && (*q == '-' || *q == '+'))
-			q++;
-		if (kind == '#') {
-			const char *e;
-			for (e = q; e + 1 < p->end && !(e[0] == '#' && e[1] == '}'); e++)
-				;
-			if (e + 1 >= p->end)
-				return perr(p, line, "unterminated comment");
-			line += lines(q, e);
-			strip = e > q && e[-1] == '-';
-			q = e + 2;
-		} else {
-			tline = line;
-			if (!push(p, kind == '{' ? T_BVAR : T_BBLOCK, line))
-				return -1;
-			if (lex_tag(p, &q, &line, kind == '{' ? '}' : '%', &strip) < 0)
-				return -1;
-			if (!push(p, kind == '{' ? T_EVAR : T_EBLOCK, line))
-				return -1;
-			/* {% raw %}: the text up to {% endraw %} as it is */
-			if (kind == '%' && p->ntk >= 3 && p->tk[p->ntk - 2].type == T_NAME &&
-			    p->tk[p->ntk - 3].type == T_BBLOCK &&
-			    word(p->tk[p->ntk - 2].s, p->tk[p->ntk - 2].n, "raw")) {
-				const char *e, *s2;
-				p->ntk -= 3;
-				for (e = q; ; e++) {
-					if (e + 1 >= p->end)
-						return perr(p, tline, "raw block without endraw");
-					if (e[0] != '{' || e[1] != '%')
-						continue;
-					s2 = e + 2;
-					if (*s2 == '-' || *s2 == '+')
-						s2++;
-					while ((n = ws_at(s2, p->end)))
-						s2 += n;
-					if (p->end - s2 >= 6 && !memcmp(s2, "endraw", 6))
-						break;
-				}
-				if (strip > 0)
-					while ((n = ws_at(q, e)))
-						q += n;
-				else if (q < e && *q == '\n')
-					q++;
-				r = e;
-				if (e[2] == '-')
-					while ((n = ws_before(q, r, 0)))
-						r -= n;
-				if (r > q) {
-					if (!(k = push(p, T_TEXT, line)))
-						return -1;
-					k->s = q;
-					k->n = r - q;
-				}
-				line += lines(q, e);
-				q = e + 2;
-				if (q < p->end && (*q == '-' || *q == '+'))
-					q++;
-				if (lex_tag(p, &q, &line, '%', &strip) < 0)
-					return -1;
-				p->ntk--;	/* the endraw name */
-			}
-		}
-		linestart = 0;
-		if (strip > 0) {
-			while ((n = ws_at(q, p->end))) {
-				line += *q == '\n';
-				linestart = *q == '\n';
-				q += n;
-			}
-		} else if (!strip && kind != '{' && q < p->end && *q == '\n') {
-			q++;
-			line++;
-			linestart = 1;
-		}
-	}
-	return push(p, T_EOF, line) ? 0 : -1;
-}
 
 /* ---- parser ---- */
 
@@ -542,13 +34,13 @@ isop(struct ps *p, int op)
 static int
 isname(struct ps *p, const char *w)
 {
-	return cur(p)->type == T_NAME && word(cur(p)->s, cur(p)->n, w);
+	return cur(p)->type == T_NAME && jj_word(cur(p)->s, cur(p)->n, w);
 }
 
 static int
 isname_at(struct ps *p, size_t i, const char *w)
 {
-	return i < p->ntk && p->tk[i].type == T_NAME && word(p->tk[i].s, p->tk[i].n, w);
+	return i < p->ntk && p->tk[i].type == T_NAME && jj_word(p->tk[i].s, p->tk[i].n, w);
 }
 
 static const char *
@@ -573,8 +65,8 @@ expect_op(struct ps *p, int op)
 {
 	if (!isop(p, op)) {
 		if (cur(p)->type == T_OP && cur(p)->op < 256)
-			return perr(p, cur(p)->line, "expected '%c', got '%c'", op, cur(p)->op);
-		return perr(p, cur(p)->line, "expected '%c', got %s", op, tkdesc(cur(p)));
+			return jj_perr(p, cur(p)->line, "expected '%c', got '%c'", op, cur(p)->op);
+		return jj_perr(p, cur(p)->line, "expected '%c', got %s", op, tkdesc(cur(p)));
 	}
 	p->pos++;
 	return 0;
@@ -584,7 +76,7 @@ static int
 expect_end(struct ps *p)
 {
 	if (cur(p)->type != T_EBLOCK)
-		return perr(p, cur(p)->line, "expected '%%}', got %s", tkdesc(cur(p)));
+		return jj_perr(p, cur(p)->line, "expected '%%}', got %s", tkdesc(cur(p)));
 	p->pos++;
 	return 0;
 }
@@ -595,7 +87,7 @@ mk(struct ps *p, int kind, int line)
 	struct node *n = jj_alloc(&p->t->arena, sizeof(*n));
 
 	if (!n) {
-		perr(p, line, "out of memory");
+		jj_perr(p, line, "out of memory");
 		return NULL;
 	}
 	memset(n, 0, sizeof(*n));
@@ -612,7 +104,7 @@ addkid(struct ps *p, struct node *n, struct node *c)
 		size_t cap = n->n ? n->n * 2 : 1;
 		struct node **v = jj_alloc(&p->t->arena, cap * sizeof(*v));
 		if (!v)
-			return perr(p, c->line, "out of memory");
+			return jj_perr(p, c->line, "out of memory");
 		if (n->n)
 			memcpy(v, n->v, n->n * sizeof(*v));
 		n->v = v;
@@ -628,7 +120,7 @@ namestr(struct ps *p, struct tk *k)
 	char *s = jj_alloc(&p->t->arena, k->n + 1);
 
 	if (!s) {
-		perr(p, k->line, "out of memory");
+		jj_perr(p, k->line, "out of memory");
 		return NULL;
 	}
 	memcpy(s, k->s, k->n);
@@ -644,7 +136,7 @@ static int
 enter(struct ps *p)
 {
 	if (++p->depth > MAXNEST)
-		return perr(p, cur(p)->line, "nested deeper than %d", MAXNEST);
+		return jj_perr(p, cur(p)->line, "nested deeper than %d", MAXNEST);
 	return 0;
 }
 
@@ -673,7 +165,7 @@ args(struct ps *p, struct node *n)
 			if (!(a = expr(p)))
 				return -1;
 			if (n->n && n->v[n->n - 1]->kind == N_KWARG)
-				return perr(p, a->line, "positional argument after a keyword argument");
+				return jj_perr(p, a->line, "positional argument after a keyword argument");
 		}
 		if (addkid(p, n, a) < 0)
 			return -1;
@@ -702,12 +194,12 @@ primary(struct ps *p)
 
 	switch (k->type) {
 	case T_NAME:
-		if (word(k->s, k->n, "true") || word(k->s, k->n, "True") ||
-		    word(k->s, k->n, "false") || word(k->s, k->n, "False")) {
+		if (jj_word(k->s, k->n, "true") || jj_word(k->s, k->n, "True") ||
+		    jj_word(k->s, k->n, "false") || jj_word(k->s, k->n, "False")) {
 			if (!(n = literal(p, JJ_BOOL)))
 				return NULL;
 			n->lit.u.i = k->s[0] == 't' || k->s[0] == 'T';
-		} else if (word(k->s, k->n, "none") || word(k->s, k->n, "None")) {
+		} else if (jj_word(k->s, k->n, "none") || jj_word(k->s, k->n, "None")) {
 			n = literal(p, JJ_NONE);
 		} else {
 			if (!(n = mk(p, N_NAME, k->line)) || !(n->s = namestr(p, k)))
@@ -725,7 +217,7 @@ primary(struct ps *p)
 		for (p->pos++; cur(p)->type == T_STR; p->pos++) {
 			size_t len = n->lit.u.s.n + cur(p)->n;
 			if (!(s = jj_alloc(&p->t->arena, len + 1))) {
-				perr(p, k->line, "out of memory");
+				jj_perr(p, k->line, "out of memory");
 				return NULL;
 			}
 			memcpy(s, n->lit.u.s.p, n->lit.u.s.n);
@@ -788,12 +280,12 @@ primary(struct ps *p)
 			return n;
 		}
 		if (k->op < 256)
-			perr(p, k->line, "unexpected '%c'", k->op);
+			jj_perr(p, k->line, "unexpected '%c'", k->op);
 		else
-			perr(p, k->line, "unexpected operator");
+			jj_perr(p, k->line, "unexpected operator");
 		return NULL;
 	default:
-		perr(p, k->line, "expected an expression, got %s", tkdesc(k));
+		jj_perr(p, k->line, "expected an expression, got %s", tkdesc(k));
 		return NULL;
 	}
 }
@@ -852,7 +344,7 @@ postfix(struct ps *p, struct node *n)
 					return NULL;
 				m->b->lit.u.i = cur(p)->i;
 			} else {
-				perr(p, cur(p)->line, "expected a name after '.'");
+				jj_perr(p, cur(p)->line, "expected a name after '.'");
 				return NULL;
 			}
 			p->pos++;
@@ -883,7 +375,7 @@ filters(struct ps *p, struct node *n)
 		if (isop(p, '|')) {
 			p->pos++;
 			if (cur(p)->type != T_NAME) {
-				perr(p, cur(p)->line, "expected a filter name after '|'");
+				jj_perr(p, cur(p)->line, "expected a filter name after '|'");
 				return NULL;
 			}
 			if (!(m = mk(p, N_FILTER, cur(p)->line)) || !(m->s = namestr(p, cur(p))))
@@ -903,7 +395,7 @@ filters(struct ps *p, struct node *n)
 				p->pos++;
 			}
 			if (cur(p)->type != T_NAME) {
-				perr(p, cur(p)->line, "expected a test name after 'is'");
+				jj_perr(p, cur(p)->line, "expected a test name after 'is'");
 				return NULL;
 			}
 			if (!(m->s = namestr(p, cur(p))))
@@ -1152,13 +644,13 @@ tuple(struct ps *p, int simple)
 	for (;;) {
 		if (simple) {
 			if (cur(p)->type != T_NAME) {
-				perr(p, cur(p)->line, "expected a name, got %s", tkdesc(cur(p)));
+				jj_perr(p, cur(p)->line, "expected a name, got %s", tkdesc(cur(p)));
 				return NULL;
 			}
 			if (!(e = primary(p)))
 				return NULL;
 			if (e->kind != N_NAME) {
-				perr(p, e->line, "cannot assign to a literal");
+				jj_perr(p, e->line, "cannot assign to a literal");
 				return NULL;
 			}
 		} else if (!(e = expr(p))) {
@@ -1229,7 +721,7 @@ stmt_for(struct ps *p, int line)
 	if (!(n = mk(p, N_FOR, line)) || !(n->a = tuple(p, 1)))
 		return NULL;
 	if (!isname(p, "in")) {
-		perr(p, cur(p)->line, "expected 'in' in a for tag");
+		jj_perr(p, cur(p)->line, "expected 'in' in a for tag");
 		return NULL;
 	}
 	p->pos++;
@@ -1237,7 +729,7 @@ stmt_for(struct ps *p, int line)
 	if (!(n->b = or_(p)))
 		return NULL;
 	if (isop(p, ',')) {
-		perr(p, cur(p)->line, "a tuple as a for iterable: use [a, b]");
+		jj_perr(p, cur(p)->line, "a tuple as a for iterable: use [a, b]");
 		return NULL;
 	}
 	if (isname(p, "if")) {
@@ -1246,7 +738,7 @@ stmt_for(struct ps *p, int line)
 			return NULL;
 	}
 	if (isname(p, "recursive")) {
-		perr(p, cur(p)->line, "recursive for loops are not supported");
+		jj_perr(p, cur(p)->line, "recursive for loops are not supported");
 		return NULL;
 	}
 	if (expect_end(p) < 0 || !(n->c = block(p, end_for, &end, line)))
@@ -1272,7 +764,7 @@ stmt_set(struct ps *p, int line)
 			return NULL;
 		p->pos++;
 		if (cur(p)->type != T_NAME) {
-			perr(p, cur(p)->line, "expected an attribute name after '.'");
+			jj_perr(p, cur(p)->line, "expected an attribute name after '.'");
 			return NULL;
 		}
 		if (!(t->s = namestr(p, cur(p))))
@@ -1284,7 +776,7 @@ stmt_set(struct ps *p, int line)
 	n->a = t;
 	if (cur(p)->type == T_EBLOCK) {
 		if (t->kind != N_NAME) {
-			perr(p, line, "a set block assigns to a single name");
+			jj_perr(p, line, "a set block assigns to a single name");
 			return NULL;
 		}
 		n->kind = N_SETBLOCK;
@@ -1307,7 +799,7 @@ stmt_macro(struct ps *p, int line)
 	if (!(n = mk(p, N_MACRO, line)))
 		return NULL;
 	if (cur(p)->type != T_NAME) {
-		perr(p, cur(p)->line, "expected a macro name");
+		jj_perr(p, cur(p)->line, "expected a macro name");
 		return NULL;
 	}
 	if (!(n->s = namestr(p, cur(p))))
@@ -1319,12 +811,12 @@ stmt_macro(struct ps *p, int line)
 		if (n->n && expect_op(p, ',') < 0)
 			return NULL;
 		if (cur(p)->type != T_NAME) {
-			perr(p, cur(p)->line, "expected a parameter name");
+			jj_perr(p, cur(p)->line, "expected a parameter name");
 			return NULL;
 		}
 		if (!(a = primary(p)) || a->kind != N_NAME) {
 			if (a)
-				perr(p, a->line, "expected a parameter name");
+				jj_perr(p, a->line, "expected a parameter name");
 			return NULL;
 		}
 		if (isop(p, '=')) {
@@ -1335,7 +827,7 @@ stmt_macro(struct ps *p, int line)
 			kw->s = a->s;
 			a = kw;
 		} else if (n->n && n->v[n->n - 1]->kind == N_KWARG) {
-			perr(p, a->line, "a parameter without a default after one with");
+			jj_perr(p, a->line, "a parameter without a default after one with");
 			return NULL;
 		}
 		if (addkid(p, n, a) < 0)
@@ -1359,41 +851,41 @@ statement(struct ps *p, const char *const *ends, const char **endp, int *isend)
 
 	*isend = 0;
 	if (k->type != T_NAME) {
-		perr(p, line, "expected a tag name, got %s", tkdesc(k));
+		jj_perr(p, line, "expected a tag name, got %s", tkdesc(k));
 		return NULL;
 	}
 	for (i = 0; ends && ends[i]; i++)
-		if (word(k->s, k->n, ends[i])) {
+		if (jj_word(k->s, k->n, ends[i])) {
 			p->pos++;
 			*endp = ends[i];
 			*isend = 1;
 			return NULL;
 		}
 	p->pos++;
-	if (word(k->s, k->n, "if"))
+	if (jj_word(k->s, k->n, "if"))
 		return stmt_if(p, line);
-	if (word(k->s, k->n, "for"))
+	if (jj_word(k->s, k->n, "for"))
 		return stmt_for(p, line);
-	if (word(k->s, k->n, "set"))
+	if (jj_word(k->s, k->n, "set"))
 		return stmt_set(p, line);
-	if (word(k->s, k->n, "macro"))
+	if (jj_word(k->s, k->n, "macro"))
 		return stmt_macro(p, line);
-	if (word(k->s, k->n, "break") || word(k->s, k->n, "continue")) {
+	if (jj_word(k->s, k->n, "break") || jj_word(k->s, k->n, "continue")) {
 		if (!(n = mk(p, k->s[0] == 'b' ? N_BREAK : N_CONTINUE, line)))
 			return NULL;
 		return expect_end(p) < 0 ? NULL : n;
 	}
-	if (word(k->s, k->n, "generation")) {
+	if (jj_word(k->s, k->n, "generation")) {
 		/* transformers' AssistantTracker only marks the span */
 		if (expect_end(p) < 0 || !(n = block(p, end_gen, &end, line)))
 			return NULL;
 		return expect_end(p) < 0 ? NULL : n;
 	}
-	if (word(k->s, k->n, "elif") || word(k->s, k->n, "else") ||
+	if (jj_word(k->s, k->n, "elif") || jj_word(k->s, k->n, "else") ||
 	    !strncmp(k->s, "end", 3))
-		perr(p, line, "unexpected '%.*s'", (int)k->n, k->s);
+		jj_perr(p, line, "unexpected '%.*s'", (int)k->n, k->s);
 	else
-		perr(p, line, "unknown tag '%.*s'", (int)k->n, k->s);
+		jj_perr(p, line, "unknown tag '%.*s'", (int)k->n, k->s);
 	return NULL;
 }
 
@@ -1416,7 +908,7 @@ block(struct ps *p, const char *const *ends, const char **endp, int open)
 			if (ends) {
 				for (i = 0; ends[i + 1]; i++)
 					;
-				perr(p, open, "'%s' missing for this tag", ends[i]);
+				jj_perr(p, open, "'%s' missing for this tag", ends[i]);
 				return NULL;
 			}
 			p->depth--;
@@ -1433,7 +925,7 @@ block(struct ps *p, const char *const *ends, const char **endp, int open)
 			if (!(n = mk(p, N_OUT, k->line)) || !(n->a = tuple(p, 0)))
 				return NULL;
 			if (cur(p)->type != T_EVAR) {
-				perr(p, cur(p)->line, "expected '}}', got %s", tkdesc(cur(p)));
+				jj_perr(p, cur(p)->line, "expected '}}', got %s", tkdesc(cur(p)));
 				return NULL;
 			}
 			p->pos++;
@@ -1449,7 +941,7 @@ block(struct ps *p, const char *const *ends, const char **endp, int open)
 				return NULL;
 			break;
 		default:
-			perr(p, k->line, "unexpected %s", tkdesc(k));
+			jj_perr(p, k->line, "unexpected %s", tkdesc(k));
 			return NULL;
 		}
 		if (addkid(p, b, n) < 0)
@@ -1497,7 +989,7 @@ jj_parse(struct jj_tmpl **tp, const char *src, size_t n, const char *name)
 
 	*tp = NULL;
 	if (!utf8_ok((const unsigned char *)src, n, &bad))
-		return error("%s, line %d: invalid UTF-8", name, lines(src, src + bad) + 1);
+		return error("%s, line %d: invalid UTF-8", name, jj_lines(src, src + bad) + 1);
 	if (!(t = calloc(1, sizeof(*t))) || !(t->name = strdup(name)) ||
 	    !(t->src = malloc(n + 1))) {
 		jj_free(t);
@@ -1520,7 +1012,7 @@ jj_parse(struct jj_tmpl **tp, const char *src, size_t n, const char *name)
 	p.t = t;
 	p.src = t->src;
 	p.end = t->src + o;
-	if (lex(&p) == 0)
+	if (jj_lex(&p) == 0)
 		t->root = block(&p, NULL, &end, 1);
 	free(p.tk);
 	if (!t->root) {
