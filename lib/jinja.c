@@ -49,6 +49,14 @@ struct jj_loop {
 	size_t i;
 };
 
+/* A call block's body as the macro's caller(): it runs in the block's
+ * scope, a C stack frame, so it may be called while the block runs only. */
+struct jj_caller {
+	const struct node *m;		/* N_MACRO "caller" */
+	struct jj_frame *env;
+	int alive;
+};
+
 /* statement results besides 0 and -1 */
 enum { BRK = 1, CONT = 2 };
 
@@ -446,8 +454,10 @@ contains(struct rd *r, int line, struct jj_val *x, struct jj_val *c, int *res)
 {
 	struct jj_args a = { 0 };
 
-	if (c->type == JJ_UNDEF)
-		return undefined_use(r, line, c);
+	if (c->type == JJ_UNDEF) {	/* Undefined iterates as empty */
+		*res = 0;
+		return 0;
+	}
 	a.v = c;
 	a.n = 1;
 	return jj_test(r, line, "in", x, &a, res);
@@ -554,34 +564,75 @@ binary(struct rd *r, const struct node *n, struct jj_val *a, struct jj_val *b, s
 	    opname, jj_typename(a), jj_typename(b));
 }
 
-/* Evaluate a call's arguments. */
+/* Evaluate a call's arguments, *list and **dict spread. */
 static int
 evalargs(struct rd *r, const struct node *n, struct jj_args *a)
 {
-	size_t i, np = 0;
+	struct jj_val *vals;
+	size_t i, k, np = 0, nk = 0;
+	const struct node *x;
 
 	memset(a, 0, sizeof(*a));
 	if (!n->n)
 		return 0;
-	if (!(a->v = jj_alloc(&r->a, n->n * sizeof(*a->v))) ||
-	    !(a->kv = jj_alloc(&r->a, n->n * sizeof(*a->kv))) ||
-	    !(a->kw = jj_alloc(&r->a, n->n * sizeof(*a->kw))))
-		return jj_err(r, n->line, "working memory past the limit of %zu bytes", r->lim.memory);
+	if (!(vals = jj_ralloc(r, n->line, n->n, sizeof(*vals))))
+		return -1;
 	for (i = 0; i < n->n; i++) {
-		if (n->v[i]->kind == N_KWARG) {
-			a->kw[a->nkw] = n->v[i]->s;
-			if (eval(r, n->v[i]->a, &a->kv[a->nkw++]) < 0)
-				return -1;
-		} else if (eval(r, n->v[i], &a->v[np++]) < 0) {
+		x = n->v[i];
+		if (eval(r, x->kind == N_KWARG ? x->a : x, &vals[i]) < 0)
 			return -1;
+		if (x->kind != N_KWARG)
+			np++;
+		else if (x->s)
+			nk++;
+		else if (x->op == 1 && vals[i].type == JJ_LIST)
+			np += vals[i].u.l->n;
+		else if (x->op == 2 && vals[i].type == JJ_DICT)
+			nk += vals[i].u.d->n;
+		else
+			return jj_err(r, x->line, "%s of a %s: expected a %s", x->op == 1 ? "*" : "**",
+			    jj_typename(&vals[i]), x->op == 1 ? "list" : "mapping");
+	}
+	if (!(a->v = jj_ralloc(r, n->line, np, sizeof(*a->v))) ||
+	    !(a->kv = jj_ralloc(r, n->line, nk, sizeof(*a->kv))) ||
+	    !(a->kw = jj_ralloc(r, n->line, nk, sizeof(*a->kw))))
+		return -1;
+	for (i = 0; i < n->n; i++) {
+		x = n->v[i];
+		if (x->kind != N_KWARG) {
+			a->v[a->n++] = vals[i];
+		} else if (x->s) {
+			a->kw[a->nkw] = x->s;
+			a->kv[a->nkw++] = vals[i];
+		} else if (x->op == 1) {
+			memcpy(a->v + a->n, vals[i].u.l->v, vals[i].u.l->n * sizeof(*a->v));
+			a->n += vals[i].u.l->n;
+		} else {
+			for (k = 0; k < vals[i].u.d->n; k++) {
+				struct jj_val *key = &vals[i].u.d->k[k];
+				char *name;
+				if (key->type != JJ_STR)
+					return jj_err(r, x->line, "**: keywords must be strings, not %s",
+					    jj_typename(key));
+				/* a NUL-terminated copy: the string may be a slice */
+				if (!(name = jj_ralloc(r, x->line, key->u.s.n + 1, 1)))
+					return -1;
+				memcpy(name, key->u.s.p, key->u.s.n);
+				name[key->u.s.n] = '\0';
+				a->kw[a->nkw] = name;
+				a->kv[a->nkw++] = vals[i].u.d->v[k];
+			}
 		}
 	}
-	a->n = np;
 	return 0;
 }
 
+/* Call macro m; its frame's parent is the template's top level, or for
+ * a call block's caller the scope of the call block.  caller: the value
+ * the macro sees as caller(), or NULL. */
 static int
-call_macro(struct rd *r, int line, const struct node *m, struct jj_args *a, struct jj_val *out)
+call_macro(struct rd *r, int line, const struct node *m, struct jj_args *a,
+    const struct jj_val *caller, struct jj_frame *parent, struct jj_val *out)
 {
 	struct jj_frame f = { 0 }, *saved = r->cur;
 	struct jj_sb b = { 0 }, *savedout = r->out;
@@ -602,10 +653,12 @@ call_macro(struct rd *r, int line, const struct node *m, struct jj_args *a, stru
 		r->calls--;
 		return jj_err(r, line, "macro calls nested deeper than %d", r->lim.depth);
 	}
-	f.parent = r->root;
+	f.parent = parent;
 	r->cur = &f;
+	if (caller)
+		rc = setvar(r, line, &f, "caller", *caller);
 	for (i = 0; rc == 0 && i < m->n; i++) {
-		struct jj_val *x = i < a->n ? &a->v[i] : jj_arg(a, 99, m->v[i]->s);
+		struct jj_val *x = i < a->n ? &a->v[i] : jj_arg(a, JJ_KW, m->v[i]->s);
 		if (x)
 			v = *x;
 		else if (m->v[i]->kind == N_KWARG)
@@ -751,12 +804,16 @@ call(struct rd *r, const struct node *n, struct jj_val *out)
 	if (f.type == JJ_UNDEF)
 		return f.u.s.p ? jj_err(r, n->line, "'%s' is undefined (called as a function)", f.u.s.p) :
 		    jj_err(r, n->line, "an undefined value was called");
-	if (f.type != JJ_MACRO && f.type != JJ_FUNC)
+	if (f.type != JJ_MACRO && f.type != JJ_FUNC && f.type != JJ_CALLER)
 		return jj_err(r, n->line, "'%s' object is not callable", jj_typename(&f));
+	if (f.type == JJ_CALLER && !f.u.caller->alive)
+		return jj_err(r, n->line, "caller() used after its call block ended");
 	if (evalargs(r, n, &a) < 0)
 		return -1;
 	if (f.type == JJ_MACRO)
-		return call_macro(r, n->line, f.u.m, &a, out);
+		return call_macro(r, n->line, f.u.m, &a, NULL, r->root, out);
+	if (f.type == JJ_CALLER)
+		return call_macro(r, n->line, f.u.caller->m, &a, NULL, f.u.caller->env, out);
 	return call_global(r, n->line, (int)f.u.i, &a, out);
 }
 
@@ -774,7 +831,7 @@ eval(struct rd *r, const struct node *n, struct jj_val *out)
 	}
 	switch (n->kind) {
 	case N_LIT:
-		*out = n->lit;
+		*out = n->op == 1 ? r->body : n->lit;
 		break;
 	case N_NAME:
 		*out = getvar(r, n->s);
@@ -1057,6 +1114,42 @@ exec(struct rd *r, const struct node *n)
 		v.u.m = n;
 		rc = setvar(r, n->line, r->cur, n->s, v);
 		break;
+	case N_CALLBLOCK: {
+		struct jj_caller *c = jj_ralloc(r, n->line, 1, sizeof(*c));
+		struct jj_val cv = { JJ_CALLER, { 0 } }, f;
+		struct jj_args a;
+		if (!c) {
+			rc = -1;
+			break;
+		}
+		c->m = n->b;
+		c->env = r->cur;
+		c->alive = 1;
+		cv.u.caller = c;
+		if ((rc = eval(r, n->a->a, &f)) == 0) {
+			if (f.type != JJ_MACRO)
+				rc = jj_err(r, n->line, "a call block calls a macro, not a %s", jj_typename(&f));
+			else if ((rc = evalargs(r, n->a, &a)) == 0 &&
+			    (rc = call_macro(r, n->line, f.u.m, &a, &cv, r->root, &v)) == 0)
+				rc = jj_write(r, n->line, r->out, &v, 0);
+		}
+		c->alive = 0;
+		break;
+	}
+	case N_FILTERBLOCK: {
+		struct jj_sb b = { 0 }, *saved = r->out;
+		struct jj_val body = r->body;
+		r->out = &b;
+		rc = exec(r, n->b);
+		r->out = saved;
+		if (rc == 0)
+			rc = jj_sb_val(r, n->line, &b, &r->body);
+		free(b.p);
+		if (rc == 0 && (rc = eval(r, n->a, &v)) == 0)
+			rc = jj_write(r, n->line, r->out, &v, 0);
+		r->body = body;
+		break;
+	}
 	case N_BREAK:
 		rc = BRK;
 		break;

@@ -14,11 +14,12 @@
  * if/elif/else, for (tuple targets, a filter condition, else, loop.index,
  * index0, revindex, revindex0, first, last, length, previtem, nextitem),
  * break, continue, set (names, tuples, namespace attributes, blocks),
- * macro (positional and keyword arguments with defaults), generation
- * (ignored, as transformers' AssistantTracker renders it), raw; literals,
- * arithmetic, ~, comparisons, and/or/not, in, is tests, conditional
- * expressions, attributes, subscripts, slices; the filters, tests,
- * methods and globals listed in jinja.c.
+ * macro (positional and keyword arguments with defaults, *list and
+ * **dict in calls), call blocks (caller()), filter blocks, generation
+ * (its body, as transformers' AssistantTracker renders it), raw;
+ * literals, arithmetic, ~, comparisons, and/or/not, in, is tests,
+ * conditional expressions, attributes, subscripts, slices; the filters,
+ * tests and methods listed in jinja_filt.c, the globals in jinja.c.
  *
  * Strings are UTF-8; lengths, indexes and slices count characters as
  * Python does.  A template never runs unbounded: struct jj_limits caps

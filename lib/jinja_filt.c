@@ -502,16 +502,46 @@ listval(struct jj_list *l)
 	return v;
 }
 
-/* obj.attr or obj[attr] for map, selectattr, join(attribute=), sort(attribute=) */
+/* obj's attribute attr for map, selectattr, join, sort and the like:
+ * a dotted path ("a.b", "items.0") as Jinja2's make_attrgetter reads it,
+ * a digit-only part indexing a list. */
 static struct jj_val
 attrof(struct jj_val *obj, const char *attr)
 {
-	struct jj_val *x;
+	struct jj_val v = *obj, *x;
+	const char *p = attr, *e;
+	size_t n, i, k;
 
-	if ((obj->type == JJ_DICT || obj->type == JJ_NS) &&
-	    (x = jj_dict_get(obj->u.d, attr, strlen(attr))))
-		return *x;
-	return jj_undef(attr);
+	for (;;) {
+		e = strchr(p, '.');
+		n = e ? (size_t)(e - p) : strlen(p);
+		for (i = 0; i < n && p[i] >= '0' && p[i] <= '9'; i++)
+			;
+		if (n && i == n && v.type == JJ_LIST && n < 19) {
+			for (k = 0, i = 0; i < n; i++)
+				k = k * 10 + (p[i] - '0');
+			if (k >= v.u.l->n)
+				return jj_undef(attr);
+			v = v.u.l->v[k];
+		} else if ((v.type == JJ_DICT || v.type == JJ_NS) && (x = jj_dict_get(v.u.d, p, n))) {
+			v = *x;
+		} else {
+			return jj_undef(attr);
+		}
+		if (!e)
+			return v;
+		p = e + 1;
+	}
+}
+
+/* The key Jinja2 sorts and compares by without case_sensitive: a string
+ * in lower case. */
+static int
+nocase(struct rd *r, int line, struct jj_val *v, struct jj_val *cs)
+{
+	if (v->type != JJ_STR || (cs && jj_truthy(cs)))
+		return 0;
+	return recase(r, line, v, 2, v);
 }
 
 static int
@@ -657,7 +687,7 @@ static int
 mapf(struct rd *r, int line, struct jj_val *v, struct jj_args *a, struct jj_val *out)
 {
 	struct jj_list *l, *o;
-	struct jj_val *an = jj_arg(a, a->n ? a->n : 99, "attribute"), *dv = jj_arg(a, 99, "default");
+	struct jj_val *an = jj_arg(a, JJ_KW, "attribute"), *dv = jj_arg(a, JJ_KW, "default");
 	struct jj_args fa = { 0 };
 	size_t i;
 
@@ -800,14 +830,30 @@ jj_filter(struct rd *r, int line, const char *name, struct jj_val *v,
 		return items(r, line, v->u.d, out);
 	}
 	if (!strcmp(name, "dictsort")) {
-		struct jj_val it;
+		struct jj_val it, *cs = jj_arg(a, 0, "case_sensitive"), *by = jj_arg(a, 1, "by"),
+		    *rv = jj_arg(a, 2, "reverse"), *keys;
+		int byvalue = 0;
 		if (v->type != JJ_DICT)
 			return jj_err(r, line, "dictsort: expected a mapping, got %s", jj_typename(v));
-		if (items(r, line, v->u.d, &it) < 0 || !(idx = jj_ralloc(r, line, v->u.d->n + 1, sizeof(*idx))))
+		if (by) {
+			if (jj_want_str(r, line, "dictsort by", by) < 0)
+				return -1;
+			if (by->u.s.n == 5 && !memcmp(by->u.s.p, "value", 5))
+				byvalue = 1;
+			else if (by->u.s.n != 3 || memcmp(by->u.s.p, "key", 3))
+				return jj_err(r, line, "dictsort: by must be 'key' or 'value'");
+		}
+		if (items(r, line, v->u.d, &it) < 0 ||
+		    !(idx = jj_ralloc(r, line, v->u.d->n + 1, sizeof(*idx))) ||
+		    !(keys = jj_ralloc(r, line, v->u.d->n + 1, sizeof(*keys))))
 			return -1;
-		for (i = 0; i < v->u.d->n; i++)
+		for (i = 0; i < v->u.d->n; i++) {
 			idx[i] = i;
-		if (jj_sort(r, line, v->u.d->k, idx, v->u.d->n) < 0 ||
+			keys[i] = byvalue ? v->u.d->v[i] : v->u.d->k[i];
+			if (nocase(r, line, &keys[i], cs) < 0)
+				return -1;
+		}
+		if (jj_sort(r, line, keys, idx, v->u.d->n, rv && jj_truthy(rv)) < 0 ||
 		    !(o = jj_newlist(r, line, v->u.d->n)))
 			return -1;
 		for (i = 0; i < o->n; i++)
@@ -851,16 +897,24 @@ jj_filter(struct rd *r, int line, const char *name, struct jj_val *v,
 	}
 	if (!strcmp(name, "sort") || !strcmp(name, "unique") || !strcmp(name, "max") ||
 	    !strcmp(name, "min")) {
-		struct jj_val *rv = jj_arg(a, 0, "reverse"), *at = jj_arg(a, 99, "attribute"), *keys;
-		int rev = name[1] == 'o' && rv && jj_truthy(rv);
-		if (at && jj_want_str(r, line, "sort attribute", at) < 0)
+		/* sort(reverse, case_sensitive, attribute); the others
+		 * (case_sensitive, attribute) */
+		int issort = name[1] == 'o', rev;
+		struct jj_val *rv = issort ? jj_arg(a, 0, "reverse") : NULL,
+		    *cs = jj_arg(a, issort, "case_sensitive"), *at = jj_arg(a, issort + 1, "attribute"), *keys;
+		rev = rv && jj_truthy(rv);
+		if (at && at->type != JJ_NONE && jj_want_str(r, line, "attribute", at) < 0)
 			return -1;
+		if (at && at->type == JJ_NONE)
+			at = NULL;
 		if (seq(r, line, name, v, &l) < 0 || !(idx = jj_ralloc(r, line, l->n + 1, sizeof(*idx))) ||
 		    !(keys = jj_ralloc(r, line, l->n + 1, sizeof(*keys))))
 			return -1;
 		for (i = 0; i < l->n; i++) {
 			idx[i] = i;
 			keys[i] = at ? attrof(&l->v[i], at->u.s.p) : l->v[i];
+			if (nocase(r, line, &keys[i], cs) < 0)
+				return -1;
 		}
 		if (!strcmp(name, "unique")) {
 			/* pairwise: its comparisons count as iterations */
@@ -871,16 +925,18 @@ jj_filter(struct rd *r, int line, const char *name, struct jj_val *v,
 				return -1;
 			for (i = j = 0; i < l->n; i++) {
 				size_t k;
-				for (k = 0; k < j && !jj_eq(&o->v[k], &l->v[i]); k++)
+				for (k = 0; k < j && !jj_eq(&keys[idx[k]], &keys[i]); k++)
 					;
-				if (k == j)
+				if (k == j) {
+					idx[j] = i;	/* idx: the kept items' keys */
 					o->v[j++] = l->v[i];
+				}
 			}
 			o->n = j;
 			*out = listval(o);
 			return 0;
 		}
-		if (jj_sort(r, line, keys, idx, l->n) < 0)
+		if (jj_sort(r, line, keys, idx, l->n, rev) < 0)
 			return -1;
 		if (name[1] != 'o') {
 			if (!l->n) {
@@ -904,7 +960,7 @@ jj_filter(struct rd *r, int line, const char *name, struct jj_val *v,
 		if (!(o = jj_newlist(r, line, l->n)))
 			return -1;
 		for (i = 0; i < l->n; i++)
-			o->v[i] = l->v[idx[rev ? l->n - 1 - i : i]];
+			o->v[i] = l->v[idx[i]];
 		*out = listval(o);
 		return 0;
 	}
@@ -1000,7 +1056,7 @@ jj_test(struct rd *r, int line, const char *name, struct jj_val *v,
 	else if (!strcmp(name, "mapping")) *res = t == JJ_DICT;
 	else if (!strcmp(name, "iterable")) *res = t == JJ_STR || t == JJ_LIST || t == JJ_DICT;
 	else if (!strcmp(name, "sequence")) *res = t == JJ_STR || t == JJ_LIST || t == JJ_DICT;
-	else if (!strcmp(name, "callable")) *res = t == JJ_MACRO || t == JJ_FUNC;
+	else if (!strcmp(name, "callable")) *res = t == JJ_MACRO || t == JJ_FUNC || t == JJ_CALLER;
 	else if (!strcmp(name, "lower") || !strcmp(name, "upper")) {
 		size_t i;
 		int lower = name[0] == 'l', any = 0;

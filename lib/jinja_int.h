@@ -67,12 +67,13 @@ int jj_lines(const char *a, const char *b);
 
 enum {
 	JJ_UNDEF, JJ_NONE, JJ_BOOL, JJ_INT, JJ_FLOAT, JJ_STR, JJ_LIST,
-	JJ_DICT, JJ_NS, JJ_MACRO, JJ_FUNC, JJ_LOOP
+	JJ_DICT, JJ_NS, JJ_MACRO, JJ_FUNC, JJ_LOOP, JJ_CALLER
 };
 
 struct jj_list;
 struct jj_dict;
 struct jj_loop;
+struct jj_caller;
 struct node;
 
 struct jj_val {
@@ -88,6 +89,7 @@ struct jj_val {
 		struct jj_dict *d;	/* JJ_DICT, JJ_NS */
 		const struct node *m;	/* JJ_MACRO */
 		struct jj_loop *loop;
+		struct jj_caller *caller;
 	} u;
 };
 
@@ -106,7 +108,7 @@ struct jj_dict {			/* insertion order, linear lookup */
 enum {
 	/* statements */
 	N_BLOCK, N_TEXT, N_OUT, N_IF, N_FOR, N_SET, N_SETBLOCK, N_MACRO,
-	N_BREAK, N_CONTINUE,
+	N_BREAK, N_CONTINUE, N_CALLBLOCK, N_FILTERBLOCK,
 	/* expressions */
 	N_LIT, N_NAME, N_ATTR, N_ITEM, N_SLICE, N_CALL, N_FILTER, N_TEST,
 	N_NOT, N_NEG, N_POS, N_BIN, N_AND, N_OR, N_COND, N_LIST, N_DICT,
@@ -126,12 +128,16 @@ enum { OP_EQ = 256, OP_NE, OP_LE, OP_GE, OP_FLOORDIV, OP_POW, OP_IN, OP_NOTIN };
  *   N_SET     a target (N_NAME, N_ATTR of a N_NAME, N_LIST), b value
  *   N_SETBLOCK a target, b body
  *   N_MACRO   s name, v[n] parameters (N_NAME, or N_KWARG with default), c body
- *   N_LIT     lit
+ *   N_CALLBLOCK a the N_CALL, b the caller (an N_MACRO "caller")
+ *   N_FILTERBLOCK a the filters (N_FILTER ...) applied to an N_LIT of op 1,
+ *             which stands for the body, b the body
+ *   N_LIT     lit (op 1: a filter block's body instead)
  *   N_NAME    s (NUL-terminated), n
  *   N_ATTR    a object, s name
  *   N_ITEM    a object, b index
  *   N_SLICE   a object, b start, c stop, d step (each may be NULL)
- *   N_CALL    a callee, v[n] arguments (N_KWARG s=name a=value)
+ *   N_CALL    a callee, v[n] arguments (N_KWARG s=name a=value; s=NULL:
+ *             a is *list (op 1) or **dict (op 2))
  *   N_FILTER  a operand, s name, v[n] arguments
  *   N_TEST    a operand, s name, v[n] arguments, op 1 if negated
  *   N_NOT, N_NEG, N_POS  a
@@ -178,6 +184,7 @@ struct rd {
 	time_t now;
 	struct jj_sb *out;		/* the output (a macro's while it runs) */
 	struct jj_frame *root, *cur;
+	struct jj_val body;		/* the innermost filter block's body */
 	int failed;
 };
 
@@ -210,8 +217,8 @@ int jj_eq(const struct jj_val *a, const struct jj_val *b);
 int jj_less(struct rd *r, int line, const struct jj_val *a, const struct jj_val *b, int *lt);
 int jj_isnum(const struct jj_val *v);
 double jj_numf(const struct jj_val *v);
-/* Sort idx[0..n) by v[idx[i]] (Python's <), stable. */
-int jj_sort(struct rd *r, int line, struct jj_val *v, size_t *idx, size_t n);
+/* Sort idx[0..n) by v[idx[i]] (Python's <), stable, descending if rev. */
+int jj_sort(struct rd *r, int line, struct jj_val *v, size_t *idx, size_t n, int rev);
 /* str(v) (repr: repr(v)) appended to b. */
 int jj_write(struct rd *r, int line, struct jj_sb *b, const struct jj_val *v, int repr);
 /* str(v) as a string value (strings as they are). */
@@ -228,7 +235,8 @@ struct jj_args {
 	struct jj_val *kv;
 	size_t nkw;
 };
-/* Argument i, or the keyword name, or NULL. */
+/* Argument i (JJ_KW: none), or the keyword name, or NULL. */
+#define JJ_KW ((size_t)-1)
 struct jj_val *jj_arg(struct jj_args *a, size_t i, const char *name);
 /* v is a string (an integer, stored in *out): 0, else -1 after jj_err
  * naming what. */

@@ -261,10 +261,15 @@ lex_number(struct ps *p, const char **pp, int line, struct tk *k)
 	int isf = 0;
 	char *e;
 
-	/* digits with Python's underscores, a fraction, an exponent */
+	/* digits with Python's underscores, a fraction, an exponent; right
+	 * after a '.' an integer only (x.0.1 is x[0][1], Jinja2's (?<!\.)) */
+	int afterdot = p->ntk >= 2 && p->tk[p->ntk - 2].type == T_OP && p->tk[p->ntk - 2].op == '.';
+
 	for (; q < p->end && (isdigit_(*q) || *q == '_'); q++)
 		if (*q != '_' && n < sizeof(buf) - 1)
 			buf[n++] = *q;
+	if (afterdot)
+		goto done;
 	if (q + 1 < p->end && *q == '.' && isdigit_(q[1])) {
 		isf = 1;
 		for (buf[n++] = *q++; q < p->end && (isdigit_(*q) || *q == '_'); q++)
@@ -284,6 +289,7 @@ lex_number(struct ps *p, const char **pp, int line, struct tk *k)
 					buf[n++] = *q;
 		}
 	}
+done:
 	if (n >= sizeof(buf) - 1)
 		return jj_perr(p, line, "number too long");
 	buf[n] = '\0';

@@ -161,10 +161,19 @@ args(struct ps *p, struct node *n)
 			if (!(kw->a = expr(p)))
 				return -1;
 			a = kw;
+		} else if (isop(p, '*') || isop(p, OP_POW)) {
+			/* f(*list, **dict) */
+			if (!(kw = mk(p, N_KWARG, cur(p)->line)))
+				return -1;
+			kw->op = isop(p, '*') ? 1 : 2;
+			p->pos++;
+			if (!(kw->a = expr(p)))
+				return -1;
+			a = kw;
 		} else {
 			if (!(a = expr(p)))
 				return -1;
-			if (n->n && n->v[n->n - 1]->kind == N_KWARG)
+			if (n->n && n->v[n->n - 1]->kind == N_KWARG && n->v[n->n - 1]->s)
 				return jj_perr(p, a->line, "positional argument after a keyword argument");
 		}
 		if (addkid(p, n, a) < 0)
@@ -683,6 +692,8 @@ static const char *const end_endfor[] = { "endfor", NULL };
 static const char *const end_set[] = { "endset", NULL };
 static const char *const end_macro[] = { "endmacro", NULL };
 static const char *const end_gen[] = { "endgeneration", NULL };
+static const char *const end_call[] = { "endcall", NULL };
+static const char *const end_filter[] = { "endfilter", NULL };
 
 static struct node *
 stmt_if(struct ps *p, int line)
@@ -770,6 +781,11 @@ stmt_set(struct ps *p, int line)
 		if (!(t->s = namestr(p, cur(p))))
 			return NULL;
 		p->pos++;
+	} else if (isop(p, '(')) {
+		/* (a, b) = ... */
+		p->pos++;
+		if (!(t = tuple(p, 1)) || expect_op(p, ')') < 0)
+			return NULL;
 	} else if (!(t = tuple(p, 1))) {
 		return NULL;
 	}
@@ -790,10 +806,48 @@ stmt_set(struct ps *p, int line)
 	return expect_end(p) < 0 ? NULL : n;
 }
 
+/* A macro's parameters, (a, b=default, ...), into n->v. */
+static int
+params(struct ps *p, struct node *n)
+{
+	struct node *a;
+
+	if (expect_op(p, '(') < 0)
+		return -1;
+	while (!isop(p, ')')) {
+		if (n->n && expect_op(p, ',') < 0)
+			return -1;
+		if (cur(p)->type != T_NAME) {
+			jj_perr(p, cur(p)->line, "expected a parameter name");
+			return -1;
+		}
+		if (!(a = primary(p)) || a->kind != N_NAME) {
+			if (a)
+				jj_perr(p, a->line, "expected a parameter name");
+			return -1;
+		}
+		if (isop(p, '=')) {
+			struct node *kw = mk(p, N_KWARG, a->line);
+			p->pos++;
+			if (!kw || !(kw->a = expr(p)))
+				return -1;
+			kw->s = a->s;
+			a = kw;
+		} else if (n->n && n->v[n->n - 1]->kind == N_KWARG) {
+			jj_perr(p, a->line, "a parameter without a default after one with");
+			return -1;
+		}
+		if (addkid(p, n, a) < 0)
+			return -1;
+	}
+	p->pos++;
+	return 0;
+}
+
 static struct node *
 stmt_macro(struct ps *p, int line)
 {
-	struct node *n, *a;
+	struct node *n;
 	const char *end;
 
 	if (!(n = mk(p, N_MACRO, line)))
@@ -805,36 +859,61 @@ stmt_macro(struct ps *p, int line)
 	if (!(n->s = namestr(p, cur(p))))
 		return NULL;
 	p->pos++;
-	if (expect_op(p, '(') < 0)
+	if (params(p, n) < 0)
 		return NULL;
-	while (!isop(p, ')')) {
-		if (n->n && expect_op(p, ',') < 0)
-			return NULL;
-		if (cur(p)->type != T_NAME) {
-			jj_perr(p, cur(p)->line, "expected a parameter name");
-			return NULL;
-		}
-		if (!(a = primary(p)) || a->kind != N_NAME) {
-			if (a)
-				jj_perr(p, a->line, "expected a parameter name");
-			return NULL;
-		}
-		if (isop(p, '=')) {
-			struct node *kw = mk(p, N_KWARG, a->line);
-			p->pos++;
-			if (!kw || !(kw->a = expr(p)))
-				return NULL;
-			kw->s = a->s;
-			a = kw;
-		} else if (n->n && n->v[n->n - 1]->kind == N_KWARG) {
-			jj_perr(p, a->line, "a parameter without a default after one with");
-			return NULL;
-		}
-		if (addkid(p, n, a) < 0)
-			return NULL;
-	}
-	p->pos++;
 	if (expect_end(p) < 0 || !(n->c = block(p, end_macro, &end, line)))
+		return NULL;
+	return expect_end(p) < 0 ? NULL : n;
+}
+
+/* {% call [(params)] macro(args) %}body{% endcall %}: the macro sees the
+ * body as caller(). */
+static struct node *
+stmt_call(struct ps *p, int line)
+{
+	struct node *n, *m;
+	const char *end;
+
+	if (!(n = mk(p, N_CALLBLOCK, line)) || !(m = mk(p, N_MACRO, line)))
+		return NULL;
+	m->s = "caller";
+	if (isop(p, '(') && params(p, m) < 0)
+		return NULL;
+	if (!(n->a = expr(p)))
+		return NULL;
+	if (n->a->kind != N_CALL) {
+		jj_perr(p, line, "expected a macro call after 'call'");
+		return NULL;
+	}
+	if (expect_end(p) < 0 || !(m->c = block(p, end_call, &end, line)))
+		return NULL;
+	n->b = m;
+	return expect_end(p) < 0 ? NULL : n;
+}
+
+/* {% filter name(args)|... %}body{% endfilter %} */
+static struct node *
+stmt_filter(struct ps *p, int line)
+{
+	struct node *n, *body, *f;
+	const char *end;
+
+	if (!(n = mk(p, N_FILTERBLOCK, line)) || !(body = literal(p, JJ_UNDEF)))
+		return NULL;
+	body->op = 1;
+	if (cur(p)->type != T_NAME) {
+		jj_perr(p, cur(p)->line, "expected a filter name");
+		return NULL;
+	}
+	if (!(f = mk(p, N_FILTER, line)) || !(f->s = namestr(p, cur(p))))
+		return NULL;
+	p->pos++;
+	if (isop(p, '(') && args(p, f) < 0)
+		return NULL;
+	f->a = body;
+	if (!(n->a = filters(p, f)))
+		return NULL;
+	if (expect_end(p) < 0 || !(n->b = block(p, end_filter, &end, line)))
 		return NULL;
 	return expect_end(p) < 0 ? NULL : n;
 }
@@ -870,6 +949,10 @@ statement(struct ps *p, const char *const *ends, const char **endp, int *isend)
 		return stmt_set(p, line);
 	if (jj_word(k->s, k->n, "macro"))
 		return stmt_macro(p, line);
+	if (jj_word(k->s, k->n, "call"))
+		return stmt_call(p, line);
+	if (jj_word(k->s, k->n, "filter"))
+		return stmt_filter(p, line);
 	if (jj_word(k->s, k->n, "break") || jj_word(k->s, k->n, "continue")) {
 		if (!(n = mk(p, k->s[0] == 'b' ? N_BREAK : N_CONTINUE, line)))
 			return NULL;

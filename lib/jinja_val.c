@@ -206,7 +206,8 @@ jj_typename(const struct jj_val *v)
 {
 	static const char *const names[] = {
 		"Undefined", "NoneType", "bool", "int", "float", "str", "list",
-		"dict", "Namespace", "Macro", "builtin_function", "LoopContext"
+		"dict", "Namespace", "Macro", "builtin_function", "LoopContext",
+		"Macro"
 	};
 
 	return names[v->type];
@@ -443,7 +444,7 @@ write_val(struct rd *r, int line, struct jj_sb *b, const struct jj_val *v, int r
 
 	switch (v->type) {
 	case JJ_UNDEF:
-		return 0;
+		return repr ? jj_sb_str(r, line, b, "Undefined") : 0;
 	case JJ_NONE:
 		return jj_sb_str(r, line, b, "None");
 	case JJ_BOOL:
@@ -478,6 +479,7 @@ write_val(struct rd *r, int line, struct jj_sb *b, const struct jj_val *v, int r
 				return -1;
 		return jj_sb_str(r, line, b, v->type == JJ_NS ? "}>" : "}");
 	case JJ_MACRO:
+	case JJ_CALLER:
 		return jj_sb_str(r, line, b, "<Macro>");
 	case JJ_LOOP:
 		return jj_sb_str(r, line, b, "<LoopContext>");
@@ -513,16 +515,34 @@ jj_tostr(struct rd *r, int line, const struct jj_val *v, struct jj_val *out)
 	return rc;
 }
 
+/* A JSON string as json.dumps writes it; ascii: ensure_ascii, every
+ * character past U+007F as \uXXXX (a surrogate pair past U+FFFF). */
 static int
-jstr(struct rd *r, int line, struct jj_sb *b, const char *s, size_t n)
+jstr(struct rd *r, int line, struct jj_sb *b, const char *s, size_t n, int ascii)
 {
-	char esc[8];
-	size_t i, start;
+	char esc[16];
+	size_t i, start, len;
+	uint32_t cp;
 
 	if (jj_sb_str(r, line, b, "\"") < 0)
 		return -1;
 	for (i = start = 0; i < n; i++) {
 		unsigned char c = s[i];
+		if (c >= 0x80 && ascii) {
+			if (jj_sb_add(r, line, b, s + start, i - start) < 0)
+				return -1;
+			len = uni_decode((const unsigned char *)s + i, n - i, &cp);
+			if (cp >= 0x10000 && cp < 0x110000)
+				snprintf(esc, sizeof(esc), "\\u%04x\\u%04x", 0xd800 + ((cp - 0x10000) >> 10),
+				    0xdc00 + ((cp - 0x10000) & 0x3ff));
+			else
+				snprintf(esc, sizeof(esc), "\\u%04x", cp & 0xffff);
+			if (jj_sb_str(r, line, b, esc) < 0)
+				return -1;
+			i += len - 1;
+			start = i + 1;
+			continue;
+		}
 		if (c >= 0x20 && c != '"' && c != '\\')
 			continue;
 		if (jj_sb_add(r, line, b, s + start, i - start) < 0)
@@ -550,7 +570,7 @@ struct jsonopt {
 	long long indent;		/* -1: none */
 	const char *isep, *ksep;
 	size_t nisep, nksep;
-	int sort;
+	int sort, ascii;
 };
 
 static int
@@ -568,7 +588,6 @@ json_nl(struct rd *r, int line, struct jj_sb *b, const struct jsonopt *o, int de
 	return 0;
 }
 
-int jj_sort(struct rd *r, int line, struct jj_val *v, size_t *idx, size_t n);
 
 /* json.dumps(v, ensure_ascii=False, ...) */
 static int
@@ -595,7 +614,7 @@ json_dump(struct rd *r, int line, struct jj_sb *b, const struct jj_val *v,
 			return jj_sb_str(r, line, b, v->u.f < 0 ? "-Infinity" : "Infinity");
 		return jj_write(r, line, b, v, 0);
 	case JJ_STR:
-		return jstr(r, line, b, v->u.s.p, v->u.s.n);
+		return jstr(r, line, b, v->u.s.p, v->u.s.n, o->ascii);
 	case JJ_LIST:
 		if (!v->u.l->n)
 			return jj_sb_str(r, line, b, "[]");
@@ -617,7 +636,7 @@ json_dump(struct rd *r, int line, struct jj_sb *b, const struct jj_val *v,
 			return -1;
 		for (i = 0; i < n; i++)
 			idx[i] = i;
-		if (o->sort && jj_sort(r, line, v->u.d->k, idx, n) < 0)
+		if (o->sort && jj_sort(r, line, v->u.d->k, idx, n, 0) < 0)
 			return -1;
 		if (jj_sb_str(r, line, b, "{") < 0)
 			return -1;
@@ -629,14 +648,14 @@ json_dump(struct rd *r, int line, struct jj_sb *b, const struct jj_val *v,
 				return -1;
 			/* json.dumps turns simple keys into strings */
 			if (k.type == JJ_STR) {
-				if (jstr(r, line, b, k.u.s.p, k.u.s.n) < 0)
+				if (jstr(r, line, b, k.u.s.p, k.u.s.n, o->ascii) < 0)
 					return -1;
 			} else if (k.type == JJ_NONE || k.type == JJ_BOOL || k.type == JJ_INT ||
 			    k.type == JJ_FLOAT) {
 				struct jj_sb kb = { 0 };
 				int rc = json_dump(r, line, &kb, &k, o, depth + 1);
 				if (rc == 0)
-					rc = jstr(r, line, b, kb.p ? kb.p : "", kb.n);
+					rc = jstr(r, line, b, kb.p ? kb.p : "", kb.n, 0);
 				free(kb.p);
 				if (rc < 0)
 					return -1;
@@ -660,15 +679,21 @@ json_dump(struct rd *r, int line, struct jj_sb *b, const struct jj_val *v,
 
 /* ---- sorting (a stable merge sort of indexes) ---- */
 
+/* Python's sort never compares two Nones or two Undefineds it finds
+ * equal by identity: they sort as equal. */
 static int
 sort_less(struct rd *r, int line, const struct jj_val *a, const struct jj_val *b, int *lt)
 {
+	if (a->type == b->type && (a->type == JJ_NONE || a->type == JJ_UNDEF)) {
+		*lt = 0;
+		return 0;
+	}
 	return jj_less(r, line, a, b, lt);
 }
 
 /* Sort idx[0..n) by v[idx[i]], stable. */
 int
-jj_sort(struct rd *r, int line, struct jj_val *v, size_t *idx, size_t n)
+jj_sort(struct rd *r, int line, struct jj_val *v, size_t *idx, size_t n, int rev)
 {
 	size_t *tmp, w, i, j, k, lo, mid, hi;
 	int lt;
@@ -683,7 +708,10 @@ jj_sort(struct rd *r, int line, struct jj_val *v, size_t *idx, size_t n)
 			hi = lo + 2 * w < n ? lo + 2 * w : n;
 			for (i = lo, j = mid, k = lo; k < hi; k++) {
 				if (i < mid && j < hi) {
-					if (sort_less(r, line, &v[idx[j]], &v[idx[i]], &lt) < 0)
+					/* descending stays stable: the right run's item
+					 * goes first only if strictly greater */
+					if (rev ? sort_less(r, line, &v[idx[i]], &v[idx[j]], &lt) < 0 :
+					    sort_less(r, line, &v[idx[j]], &v[idx[i]], &lt) < 0)
 						return -1;
 					tmp[k] = lt ? idx[j++] : idx[i++];
 				} else {
@@ -735,7 +763,7 @@ jj_tojson(struct rd *r, int line, struct jj_val *v, struct jj_args *a, struct jj
 {
 	struct jj_val *ind = jj_arg(a, 0, "indent"), *sep = jj_arg(a, 1, "separators"),
 	    *sk = jj_arg(a, 2, "sort_keys"), *ea = jj_arg(a, 3, "ensure_ascii");
-	struct jsonopt o = { -1, ", ", ": ", 2, 2, 0 };
+	struct jsonopt o = { -1, ", ", ": ", 2, 2, 0, 0 };
 	struct jj_sb b = { 0 };
 	int rc;
 
@@ -762,8 +790,7 @@ jj_tojson(struct rd *r, int line, struct jj_val *v, struct jj_args *a, struct jj
 		o.nksep = sep->u.l->v[1].u.s.n;
 	}
 	o.sort = sk && jj_truthy(sk);
-	if (ea && jj_truthy(ea))
-		return jj_err(r, line, "tojson: ensure_ascii=true is not supported");
+	o.ascii = ea && jj_truthy(ea);
 	rc = json_dump(r, line, &b, v, &o, 0);
 	if (rc == 0)
 		rc = jj_sb_val(r, line, &b, out);
