@@ -288,11 +288,16 @@ getitem(struct rd *r, int line, struct jj_val *obj, struct jj_val *key, struct j
 				*out = obj->u.d->v[i];
 				return 0;
 			}
-		*out = jj_undef(key->type == JJ_STR ? key->u.s.p : NULL);
+		*out = jj_undef(NULL);
+		if (key->type == JJ_STR && !(out->u.s.p = jj_cstr(r, line, key)))
+			return -1;
+		out->u.s.n = key->type == JJ_STR ? key->u.s.n : 0;
 		return 0;
 	}
-	if (key->type == JJ_STR)
-		return getattr_(r, line, obj, key->u.s.p, out);
+	if (key->type == JJ_STR) {
+		const char *name = jj_cstr(r, line, key);
+		return name ? getattr_(r, line, obj, name, out) : -1;
+	}
 	*out = jj_undef(NULL);
 	return 0;
 }
@@ -627,6 +632,16 @@ evalargs(struct rd *r, const struct node *n, struct jj_args *a)
 	return 0;
 }
 
+/* Loop iterations and macro calls share one budget: with it, and the
+ * limits on depth, output and memory, every template ends. */
+static int
+count_iter(struct rd *r, int line)
+{
+	if (++r->iters > r->lim.iter)
+		return jj_err(r, line, "more than the limit of %llu loop iterations and macro calls", r->lim.iter);
+	return 0;
+}
+
 /* Call macro m; its frame's parent is the template's top level, or for
  * a call block's caller the scope of the call block.  caller: the value
  * the macro sees as caller(), or NULL. */
@@ -649,6 +664,8 @@ call_macro(struct rd *r, int line, const struct node *m, struct jj_args *a,
 		if (i == m->n)
 			return jj_err(r, line, "macro '%s' has no parameter '%s'", m->s, a->kw[k]);
 	}
+	if (count_iter(r, line) < 0)
+		return -1;
 	if (++r->calls > r->lim.depth) {
 		r->calls--;
 		return jj_err(r, line, "macro calls nested deeper than %d", r->lim.depth);
@@ -690,7 +707,8 @@ call_global(struct rd *r, int line, int id, struct jj_args *a, struct jj_val *ou
 	case GL_RAISE:
 		x = jj_arg(a, 0, NULL);
 		if (x && x->type == JJ_STR)
-			return jj_err(r, line, "raise_exception: %s", x->u.s.p);
+			return jj_err(r, line, "raise_exception: %.*s", x->u.s.n > 400 ? 400 : (int)x->u.s.n,
+			    x->u.s.p);
 		return jj_err(r, line, "raise_exception called");
 	case GL_STRFTIME: {
 		char buf[256];
@@ -703,9 +721,16 @@ call_global(struct rd *r, int line, int id, struct jj_args *a, struct jj_val *ou
 			return jj_err(r, line, "strftime_now: no local time");
 		if (x->u.s.n > 64)
 			return jj_err(r, line, "strftime_now: format too long");
-		buf[0] = '\0';
-		if (x->u.s.n && !strftime(buf, sizeof(buf), x->u.s.p, &tm))
-			return jj_err(r, line, "strftime_now: result too long");
+		{
+			/* a trailing x tells an empty result from one too long */
+			char fmt[72];
+			size_t len;
+			memcpy(fmt, x->u.s.p, x->u.s.n);
+			memcpy(fmt + x->u.s.n, "x", 2);
+			if (!(len = strftime(buf, sizeof(buf), fmt, &tm)))
+				return jj_err(r, line, "strftime_now: result too long");
+			buf[len - 1] = '\0';
+		}
 		{
 			struct jj_sb b = { 0 };
 			int rc = jj_sb_add(r, line, &b, buf, strlen(buf));
@@ -972,14 +997,6 @@ assign(struct rd *r, const struct node *t, struct jj_val *v)
 	for (i = 0; i < t->n; i++)
 		if (setvar(r, t->line, r->cur, t->v[i]->s, l->v[i]) < 0)
 			return -1;
-	return 0;
-}
-
-static int
-count_iter(struct rd *r, int line)
-{
-	if (++r->iters > r->lim.iter)
-		return jj_err(r, line, "more than the limit of %llu loop iterations", r->lim.iter);
 	return 0;
 }
 

@@ -37,12 +37,12 @@
 struct jj_tmpl;
 
 struct jj_limits {
-	unsigned long long iter;	/* loop iterations in one render */
+	unsigned long long iter;	/* loop iterations and macro calls in one render */
 	int depth;			/* nested macro calls (and parse nesting) */
 	size_t output;			/* bytes of output */
 	size_t memory;			/* bytes of working memory in one render */
 };
-/* The defaults: 10^7 iterations, depth 200, 64 MiB of output, 512 MiB
+/* The defaults: 10^7 iterations and calls, depth 200, 64 MiB of output, 512 MiB
  * of working memory. */
 extern const struct jj_limits jj_default_limits;
 

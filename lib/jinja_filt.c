@@ -647,6 +647,7 @@ selectf(struct rd *r, int line, struct jj_val *v, struct jj_args *a, int attr, i
 	struct jj_list *l, *o;
 	struct jj_args ta = { 0 };
 	struct jj_val *an = NULL, *tn, x;
+	const char *aname = NULL, *tname = NULL;
 	size_t i, m = 0, first = 0;
 	int res;
 
@@ -654,12 +655,12 @@ selectf(struct rd *r, int line, struct jj_val *v, struct jj_args *a, int attr, i
 		return -1;
 	if (attr) {
 		an = jj_arg(a, 0, NULL);
-		if (jj_want_str(r, line, "selectattr", an) < 0)
+		if (jj_want_str(r, line, "selectattr", an) < 0 || !(aname = jj_cstr(r, line, an)))
 			return -1;
 		first = 1;
 	}
 	tn = jj_arg(a, first, NULL);
-	if (tn && jj_want_str(r, line, "select", tn) < 0)
+	if (tn && (jj_want_str(r, line, "select", tn) < 0 || !(tname = jj_cstr(r, line, tn))))
 		return -1;
 	if (a->n > first + 1) {
 		ta.v = a->v + first + 1;
@@ -668,9 +669,9 @@ selectf(struct rd *r, int line, struct jj_val *v, struct jj_args *a, int attr, i
 	if (!(o = jj_newlist(r, line, l->n)))
 		return -1;
 	for (i = 0; i < l->n; i++) {
-		x = attr ? attrof(&l->v[i], an->u.s.p) : l->v[i];
+		x = attr ? attrof(&l->v[i], aname) : l->v[i];
 		if (tn) {
-			if (jj_test(r, line, tn->u.s.p, &x, &ta, &res) < 0)
+			if (jj_test(r, line, tname, &x, &ta, &res) < 0)
 				return -1;
 		} else {
 			res = jj_truthy(&x);
@@ -689,6 +690,7 @@ mapf(struct rd *r, int line, struct jj_val *v, struct jj_args *a, struct jj_val 
 	struct jj_list *l, *o;
 	struct jj_val *an = jj_arg(a, JJ_KW, "attribute"), *dv = jj_arg(a, JJ_KW, "default");
 	struct jj_args fa = { 0 };
+	const char *name;
 	size_t i;
 
 	if (seq(r, line, "map", v, &l) < 0 || !(o = jj_newlist(r, line, l->n)))
@@ -697,16 +699,18 @@ mapf(struct rd *r, int line, struct jj_val *v, struct jj_args *a, struct jj_val 
 		return -1;
 	if (!an && jj_want_str(r, line, "map", jj_arg(a, 0, NULL)) < 0)
 		return -1;
+	if (!(name = jj_cstr(r, line, an ? an : &a->v[0])))
+		return -1;
 	if (!an) {
 		fa.v = a->v + 1;
 		fa.n = a->n - 1;
 	}
 	for (i = 0; i < l->n; i++) {
 		if (an) {
-			o->v[i] = attrof(&l->v[i], an->u.s.p);
+			o->v[i] = attrof(&l->v[i], name);
 			if (o->v[i].type == JJ_UNDEF && dv)
 				o->v[i] = *dv;
-		} else if (jj_filter(r, line, a->v[0].u.s.p, &l->v[i], &fa, &o->v[i]) < 0) {
+		} else if (jj_filter(r, line, name, &l->v[i], &fa, &o->v[i]) < 0) {
 			return -1;
 		}
 	}
@@ -813,10 +817,11 @@ jj_filter(struct rd *r, int line, const char *name, struct jj_val *v,
 		struct jj_val *sep = jj_arg(a, 0, "d"), *at = jj_arg(a, 1, "attribute");
 		if (sep && jj_want_str(r, line, "join", sep) < 0)
 			return -1;
-		if (at && jj_want_str(r, line, "join attribute", at) < 0)
+		const char *aname = NULL;
+		if (at && (jj_want_str(r, line, "join attribute", at) < 0 ||
+		    !(aname = jj_cstr(r, line, at))))
 			return -1;
-		return join(r, line, v, sep ? sep->u.s.p : "", sep ? sep->u.s.n : 0,
-		    at ? at->u.s.p : NULL, out);
+		return join(r, line, v, sep ? sep->u.s.p : "", sep ? sep->u.s.n : 0, aname, out);
 	}
 	if (!strcmp(name, "items")) {
 		if (v->type == JJ_UNDEF) {
@@ -903,16 +908,16 @@ jj_filter(struct rd *r, int line, const char *name, struct jj_val *v,
 		struct jj_val *rv = issort ? jj_arg(a, 0, "reverse") : NULL,
 		    *cs = jj_arg(a, issort, "case_sensitive"), *at = jj_arg(a, issort + 1, "attribute"), *keys;
 		rev = rv && jj_truthy(rv);
-		if (at && at->type != JJ_NONE && jj_want_str(r, line, "attribute", at) < 0)
+		const char *aname = NULL;
+		if (at && at->type != JJ_NONE && (jj_want_str(r, line, "attribute", at) < 0 ||
+		    !(aname = jj_cstr(r, line, at))))
 			return -1;
-		if (at && at->type == JJ_NONE)
-			at = NULL;
 		if (seq(r, line, name, v, &l) < 0 || !(idx = jj_ralloc(r, line, l->n + 1, sizeof(*idx))) ||
 		    !(keys = jj_ralloc(r, line, l->n + 1, sizeof(*keys))))
 			return -1;
 		for (i = 0; i < l->n; i++) {
 			idx[i] = i;
-			keys[i] = at ? attrof(&l->v[i], at->u.s.p) : l->v[i];
+			keys[i] = aname ? attrof(&l->v[i], aname) : l->v[i];
 			if (nocase(r, line, &keys[i], cs) < 0)
 				return -1;
 		}

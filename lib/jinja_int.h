@@ -207,6 +207,9 @@ struct jj_val *jj_dict_get(const struct jj_dict *d, const char *key, size_t n);
 /* n items of size bytes in the arena; NULL after jj_err. */
 void *jj_ralloc(struct rd *r, int line, size_t n, size_t size);
 int jj_sb_str(struct rd *r, int line, struct jj_sb *b, const char *s);
+/* A string value's bytes NUL-terminated (a copy if needed); NULL after
+ * jj_err. */
+const char *jj_cstr(struct rd *r, int line, const struct jj_val *v);
 /* A copy of b's bytes in the arena as a string value. */
 int jj_sb_val(struct rd *r, int line, struct jj_sb *b, struct jj_val *out);
 

@@ -175,6 +175,23 @@ jj_sb_val(struct rd *r, int line, struct jj_sb *b, struct jj_val *out)
 	return 0;
 }
 
+/* v's string NUL-terminated: itself, or a copy for a slice of another
+ * string (reading p[n] is safe: every string is an allocation ended by a
+ * NUL, or a part of one). */
+const char *
+jj_cstr(struct rd *r, int line, const struct jj_val *v)
+{
+	char *c;
+
+	if (v->u.s.p[v->u.s.n] == '\0')
+		return v->u.s.p;
+	if (!(c = jj_ralloc(r, line, v->u.s.n + 1, 1)))
+		return NULL;
+	memcpy(c, v->u.s.p, v->u.s.n);
+	c[v->u.s.n] = '\0';
+	return c;
+}
+
 /* ---- UTF-8 ---- */
 
 size_t

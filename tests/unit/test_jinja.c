@@ -271,6 +271,9 @@ static const struct { const char *t, *vars, *want; } cases[] = {
 	{ "{{ m.0.1 }} {{ m.1.0 }} {% set (a, b) = m[0] %}{{ b }}{{ a }} {{ 'x' in nothing }} {{ 'x' not in nothing }}",
 	  "{\"m\": [[1, 2], [3, 4]]}",
 	  "2 3 21 False True" },
+	{ "{% for x in [1] %}{{ loop['index0 '.strip()] }}{% endfor %} {{ d[' a '.strip()] }} {{ ds | map(attribute='k b'.split()[0]) | join }}",
+	  "{\"d\": {\"a\": 7}, \"ds\": [{\"k\": 1}, {\"k\": 2}]}",
+	  "0 7 12" },
 };
 
 /* Render t over vars (a JSON object) with lim; the output in *out (caller
@@ -420,7 +423,11 @@ test_limits(void)
 	free(out);
 	CHECK(render("\n{% for i in range(100) %}{% for j in range(100) %}{% endfor %}{% endfor %}",
 	    "{}", &lim, &out, msg, sizeof(msg)) == -1);
-	CHECK(strstr(msg, "t, line 2: more than the limit of 1000 loop iterations"));
+	CHECK(strstr(msg, "t, line 2: more than the limit of 1000 loop iterations and macro calls"));
+	/* calls without a loop: 2^40 of them */
+	CHECK(render("{% macro f(n) %}{% if n %}{{ f(n - 1) }}{{ f(n - 1) }}{% endif %}{% endmacro %}\n{{ f(40) }}",
+	    "{}", &lim, &out, msg, sizeof(msg)) == -1);
+	CHECK(strstr(msg, "t, line 1: more than the limit of 1000 loop iterations and macro calls"));
 	CHECK(render("{{ range(1001) }}", "{}", &lim, &out, msg, sizeof(msg)) == -1);
 	CHECK(strstr(msg, "range of 1001 items"));
 	/* recursion without end */
@@ -476,9 +483,9 @@ test_strftime(void)
 
 	/* now = 365 days after the epoch: 1971-01-01 */
 	setenv("TZ", "UTC0", 1);
-	CHECK(render("{{ strftime_now('%Y-%m-%d %H:%M') }}|{{ strftime_now('%d %b %Y') }}", "{}",
-	    NULL, &out, msg, sizeof(msg)) == 0);
-	CHECK(out && !strcmp(out, "1971-01-01 00:00|01 Jan 1971"));
+	CHECK(render("{{ strftime_now('%Y-%m-%d %H:%M') }}|{{ strftime_now('%d %b %Y') }}|{{ strftime_now('') }}|{{ strftime_now(' %Y x'[1:3]) }}",
+	    "{}", NULL, &out, msg, sizeof(msg)) == 0);
+	CHECK(out && !strcmp(out, "1971-01-01 00:00|01 Jan 1971||1971"));
 	free(out);
 }
 
