@@ -502,6 +502,76 @@ test_vars(void)
 	free(out);
 }
 
+/* Templates mangled at random (a fixed seed) parse or fail, render or
+ * fail, and nothing else: under the sanitizers, no invalid access. */
+static void
+test_mangled(void)
+{
+	static const char *const frag[] = {
+		"{{", "}}", "{%", "%}", "{#", "#}", "-", "(", ")", "[", "]", "'", "|",
+		".", "for x in y", "if", "endif", "endfor", "macro", "call", "caller()",
+		"loop", "*", "**", "~", "range(99)", "\\", "\n", "{% raw %}", "set",
+		"=", ",", ":", "1e308", "9223372036854775807", "not", "in", "is", "else",
+	};
+	struct jj_limits lim = jj_default_limits;
+	char *m, *out, msg[512];
+	const char *fr;
+	size_t i, n = 0, mn, k, j, pos, len;
+	unsigned long long x = 88172645463325252ULL;
+	int r, rendered = 0;
+
+	lim.iter = 20000;
+	lim.output = 1 << 16;
+	lim.memory = 16 << 20;
+	lim.depth = 30;
+	for (i = 0; i < LEN(cases); i++)
+		if (strlen(cases[i].t) > n)
+			n = strlen(cases[i].t);
+	m = malloc(2 * n + 4 * 32 + 1);	/* two templates, four fragments */
+#define RND() (x ^= x << 13, x ^= x >> 7, x ^= x << 17)
+	for (k = 0; k < 1500; k++) {
+		/* one or two of the templates above, then 1 to 4 edits */
+		i = RND() % LEN(cases);
+		mn = strlen(cases[i].t);
+		memcpy(m, cases[i].t, mn);
+		if (RND() % 2) {
+			i = RND() % LEN(cases);
+			memcpy(m + mn, cases[i].t, strlen(cases[i].t));
+			mn += strlen(cases[i].t);
+		}
+		for (j = RND() % 4 + 1; j > 0 && mn > 0; j--) {
+			pos = RND() % mn;
+			switch (RND() % 3) {
+			case 0:
+				m[pos] = (char)RND();
+				break;
+			case 1:
+				len = RND() % 8 + 1;
+				if (len > mn - pos)
+					len = mn - pos;
+				memmove(m + pos, m + pos + len, mn - pos - len);
+				mn -= len;
+				break;
+			default:
+				fr = frag[RND() % LEN(frag)];
+				len = strlen(fr);
+				memmove(m + pos + len, m + pos, mn - pos);
+				memcpy(m + pos, fr, len);
+				mn += len;
+			}
+		}
+		m[mn] = '\0';
+		r = render(m, "{\"x\": [1, \"a\", {\"k\": null}], \"y\": \"s\"}", &lim, &out,
+		    msg, sizeof(msg));
+		CHECK(r == 0 || r == -1);
+		rendered += r == 0;
+		free(out);
+	}
+#undef RND
+	CHECK(rendered > 50);	/* most edits break the syntax; 124 render */
+	free(m);
+}
+
 int
 main(void)
 {
@@ -511,6 +581,7 @@ main(void)
 	test_limits();
 	test_strftime();
 	test_vars();
+	test_mangled();
 	if (fails) {
 		fprintf(stderr, "test_jinja: %d failed\n", fails);
 		return 1;
