@@ -11,6 +11,7 @@
  * capitalize count endswith find join lower lstrip replace rsplit rstrip
  * split startswith strip title upper; dict methods: get items keys
  * values.  Case mappings: see casemap(). */
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -729,8 +730,12 @@ tonum(struct rd *r, int line, struct jj_val *v, int isfloat, struct jj_val *dflt
 		if (isfloat) {
 			out->type = JJ_FLOAT;
 			out->u.f = jj_numf(v);
+		} else if (v->type != JJ_FLOAT) {
+			*out = jj_int(v->u.i);
+		} else if (!(fabs(v->u.f) < 9.2e18)) {	/* NaN too */
+			return jj_err(r, line, "int: %g out of range", v->u.f);
 		} else {
-			*out = jj_int(v->type == JJ_FLOAT ? (long long)v->u.f : v->u.i);
+			*out = jj_int((long long)v->u.f);
 		}
 		return 0;
 	}
@@ -745,15 +750,16 @@ tonum(struct rd *r, int line, struct jj_val *v, int isfloat, struct jj_val *dflt
 				return 0;
 			}
 		} else {
+			errno = 0;
 			i = strtoll(buf, &e, 10);
+			if (e != buf && !*e && errno == ERANGE)
+				return jj_err(r, line, "int: %s out of range", buf);
 			if (e != buf && !*e) {
 				*out = jj_int(i);
 				return 0;
 			}
 		}
 	}
-	(void)r;
-	(void)line;
 	if (dflt)
 		*out = *dflt;
 	else if (isfloat)
@@ -768,7 +774,7 @@ jj_filter(struct rd *r, int line, const char *name, struct jj_val *v,
     struct jj_args *a, struct jj_val *out)
 {
 	struct jj_list *l, *o;
-	struct jj_val *x, s;
+	struct jj_val s;
 	size_t i, j, *idx;
 	int lt;
 
@@ -1034,8 +1040,6 @@ jj_filter(struct rd *r, int line, const char *name, struct jj_val *v,
 		return escape(r, line, v, out);
 	if (!strcmp(name, "indent"))
 		return indent(r, line, v, a, out);
-	x = NULL;
-	(void)x;
 	return jj_err(r, line, "unknown filter '%s'", name);
 }
 

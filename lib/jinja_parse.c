@@ -647,7 +647,7 @@ expr(struct ps *p)
 static struct node *
 tuple(struct ps *p, int simple)
 {
-	struct node *n, *e, *t = NULL;
+	struct node *e, *t = NULL;
 	int line = cur(p)->line;
 
 	for (;;) {
@@ -679,7 +679,6 @@ tuple(struct ps *p, int simple)
 		    isname(p, "in") || isop(p, '='))
 			return t;
 	}
-	(void)n;
 }
 
 /* ---- statements ---- */

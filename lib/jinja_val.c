@@ -611,7 +611,6 @@ static int
 json_dump(struct rd *r, int line, struct jj_sb *b, const struct jj_val *v,
     const struct jsonopt *o, int depth)
 {
-	char buf[48];
 	size_t i, j, n, *idx = NULL;
 	struct jj_val k;
 
@@ -686,7 +685,6 @@ json_dump(struct rd *r, int line, struct jj_sb *b, const struct jj_val *v,
 		}
 		if (json_nl(r, line, b, o, depth) < 0)
 			return -1;
-		(void)buf;
 		return jj_sb_str(r, line, b, "}");
 	default:
 		return jj_err(r, line, "tojson: object of type %s is not JSON serializable",

@@ -386,6 +386,9 @@ static const struct { const char *t, *msg; } errors[] = {
 	{ "\n\n{% filter nosuch %}x{% endfilter %}", "t, line 3: unknown filter 'nosuch'" },
 	{ "{% macro m(a) %}{% endmacro %}\n\n{{ m(*1) }}", "t, line 3: * of a int: expected a list" },
 	{ "\n\n{{ {'a': 1} | dictsort(by='x') }}", "t, line 3: dictsort: by must be 'key' or 'value'" },
+	/* Python's integers have no bound, these do */
+	{ "\n\n{{ 1e300 | int }}", "t, line 3: int: 1e+300 out of range" },
+	{ "\n\n{{ '99999999999999999999' | int }}", "t, line 3: int: 99999999999999999999 out of range" },
 	{ "\n\n{{ '\\x4' }}", "t, line 3: invalid \\x escape" },
 };
 
