@@ -412,10 +412,13 @@ arith_int(struct rd *r, int line, int op, long long a, long long b, struct jj_va
 		if (op == '%')
 			x = m;
 		break;
-	default: /* OP_POW, b >= 0 */
-		for (x = 1; b > 0; b--)
-			if (__builtin_mul_overflow(x, a, &x))
+	default: /* OP_POW, b >= 0: by squaring, so 1 ** 10**18 ends */
+		for (x = 1; b > 0; b >>= 1) {
+			if ((b & 1) && __builtin_mul_overflow(x, a, &x))
 				goto ovf;
+			if (b > 1 && __builtin_mul_overflow(a, a, &a))
+				goto ovf;
+		}
 	}
 	*out = jj_int(x);
 	return 0;

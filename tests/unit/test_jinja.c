@@ -274,6 +274,9 @@ static const struct { const char *t, *vars, *want; } cases[] = {
 	{ "{% for x in [1] %}{{ loop['index0 '.strip()] }}{% endfor %} {{ d[' a '.strip()] }} {{ ds | map(attribute='k b'.split()[0]) | join }}",
 	  "{\"d\": {\"a\": 7}, \"ds\": [{\"k\": 1}, {\"k\": 2}]}",
 	  "0 7 12" },
+	{ "{{ 1 ** 1000000000000000000 }} {{ (-1) ** 1000000000000000001 }} {{ 3 ** 39 }} {{ (-2) ** 63 }} {{ 0 ** 0 }}",
+	  "{}",
+	  "1 -1 4052555153018976267 -9223372036854775808 1" },
 };
 
 /* Render t over vars (a JSON object) with lim; the output in *out (caller
@@ -362,6 +365,7 @@ static const struct { const char *t, *msg; } errors[] = {
 	{ "\n\n{{ 1 / 0 }}", "t, line 3: float division by zero" },
 	{ "\n\n{{ 1 // 0 }}", "t, line 3: integer division or modulo by zero" },
 	{ "\n\n{{ 9223372036854775807 + 1 }}", "t, line 3: integer overflow" },
+	{ "\n\n{{ 2 ** 63 }}", "t, line 3: integer overflow" },
 	{ "\n\n{{ raise_exception('boom') }}", "t, line 3: raise_exception: boom" },
 	{ "\n\n{{ 'a'() }}", "t, line 3: 'str' object is not callable" },
 	{ "\n\n{{ nosuch() }}", "t, line 3: 'nosuch' is undefined" },
