@@ -7,7 +7,6 @@
 #include <unistd.h>
 
 #include "../lib/chat.h"
-#include "../lib/mdir.h"
 #include "../lib/rec.h"
 #include "../lib/tok.h"
 #include "../lib/util.h"
@@ -20,8 +19,7 @@ static enum rec_fmt fmt = REC_TEXT;
 static int out = OUT_IDS, flags = TOK_ADD_SPECIAL, bos = -1;
 static unsigned long long recno;
 static struct chat chat;		/* --chat */
-static int chatmode, render, chatsep = '\n';
-static const char *tmplname;
+static int chatmode, render, chatsep;
 
 static _Noreturn void
 usage(int status)
@@ -81,37 +79,6 @@ record(const char *s, size_t n, const char *name)
 	} else {
 		rec_write(stdout, fmt, ids.v, ids.n);
 	}
-}
-
-/* --chat: the template of the tokenizer's folder; one conversation a line
- * (-0: NUL-separated), --render's texts ended the same way. */
-static void
-chat_start(const char *model, const char *file, int *sep)
-{
-	struct mdir m = { 0 };
-	const char *epoch = getenv("SOURCE_DATE_EPOCH");
-	char *dir, *slash;
-
-	if (file) {
-		dir = estrdup(file);
-		if ((slash = strrchr(dir, '/')))
-			*slash = '\0';
-		else
-			strcpy(dir, ".");
-	} else {
-		if (mdir_resolve(&m, model) < 0)
-			exit(1);
-		dir = estrdup(m.dir);
-		mdir_free(&m);
-	}
-	if (chat_open(&chat, dir, tmplname) < 0)
-		exit(1);
-	free(dir);
-	if (epoch)
-		chat.now = estrtonum(epoch, 0, (long long)1 << 40, "SOURCE_DATE_EPOCH");
-	if (*sep < 0)
-		*sep = '\n';
-	chatsep = *sep;
 }
 
 /* Records from stdin: the whole input, or split at sep (-l, -0).  Split
@@ -177,7 +144,7 @@ main(int argc, char *argv[])
 		{ "version",    no_argument,       NULL, O_VERSION },
 		{ NULL, 0, NULL, 0 }
 	};
-	const char *model = NULL, *file = NULL;
+	const char *model = NULL, *file = NULL, *tmplname = NULL;
 	int c, sep = -1, i;
 
 	argv0 = argv[0];
@@ -212,8 +179,15 @@ main(int argc, char *argv[])
 	/* --render needs the template alone, not the tokenizer */
 	if (!(chatmode && render) && tok_open(&tok, model, file) < 0)
 		return 1;
-	if (chatmode)
-		chat_start(model, file, &sep);
+	if (chatmode) {
+		/* one conversation a line (-0: NUL-terminated), and so
+		 * --render's texts */
+		if (chat_open_model(&chat, model, file, tmplname) < 0)
+			return 1;
+		if (getenv("SOURCE_DATE_EPOCH"))
+			chat.now = estrtonum(getenv("SOURCE_DATE_EPOCH"), 0, 1LL << 40, "SOURCE_DATE_EPOCH");
+		chatsep = sep = sep < 0 ? '\n' : sep;
+	}
 	if (bos == 0)
 		flags &= ~TOK_ADD_SPECIAL;
 	if (bos == 1 && tok_bos(&tok) < 0)

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "chat.h"
+#include "mdir.h"
 #include "util.h"
 
 #define MAXTEMPLATE ((size_t)16 << 20)
@@ -170,6 +171,33 @@ fail:
 	free(src);
 	free(cfgpath);
 	return -1;
+}
+
+int
+chat_open_model(struct chat *c, const char *model, const char *file, const char *name)
+{
+	struct mdir m = { 0 };
+	char *dir, *slash;
+	int r;
+
+	memset(c, 0, sizeof(*c));
+	if (file) {
+		if (!(dir = strdup(file)))
+			return error("out of memory");
+		if ((slash = strrchr(dir, '/')))
+			*slash = '\0';
+		else
+			strcpy(dir, ".");
+	} else {
+		if (mdir_resolve(&m, model) < 0)
+			return -1;
+		dir = m.dir;
+		m.dir = NULL;
+		mdir_free(&m);
+	}
+	r = chat_open(c, dir, name);
+	free(dir);
+	return r;
 }
 
 int

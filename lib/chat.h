@@ -38,6 +38,10 @@ struct chat {
  * ("DIR: no chat template (no chat_template.jinja, ...)", a syntax
  * error with its line, ...); c is then safe to chat_free. */
 int chat_open(struct chat *c, const char *dir, const char *name);
+/* The same for the folder of file (a tokenizer.json) if not NULL, else
+ * of model (a folder or ORG/NAME, see mdir.h; NULL: $PIPELM_MODEL), the
+ * way tok_open finds a tokenizer. */
+int chat_open_model(struct chat *c, const char *model, const char *file, const char *name);
 /* Render the conversation doc[0..n) (one JSON document); where names it
  * in messages ("<stdin>: record 3").  On success *out is a malloc'd
  * string of *outlen bytes the caller frees; 0, or -1 after error(). */
