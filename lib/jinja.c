@@ -457,6 +457,34 @@ repeat(struct rd *r, int line, struct jj_val *s, long long k, struct jj_val *out
 	return 0;
 }
 
+/* a's text then b's, a new string.  When a is the arena's newest
+ * allocation, as a string built up in a loop ({% set ns.s = ns.s ~ x %})
+ * is, b goes in place after it: such a loop then takes linear time and
+ * memory, not quadratic.  Values that share a's bytes keep their length
+ * and read the same. */
+static int
+concat(struct rd *r, int line, const struct jj_val *a, const struct jj_val *b, struct jj_val *out)
+{
+	size_t n;
+	char *p;
+
+	if (a->u.s.n > r->lim.output || b->u.s.n > r->lim.output - a->u.s.n)
+		return jj_err(r, line, "string longer than the limit of %zu bytes", r->lim.output);
+	n = a->u.s.n + b->u.s.n;
+	if (a->u.s.n && jj_extend(&r->a, a->u.s.p, a->u.s.n + 1, n + 1)) {
+		p = (char *)a->u.s.p;
+		memmove(p + a->u.s.n, b->u.s.p, b->u.s.n);
+	} else {
+		if (!(p = jj_ralloc(r, line, n + 1, 1)))
+			return -1;
+		memcpy(p, a->u.s.p, a->u.s.n);
+		memcpy(p + a->u.s.n, b->u.s.p, b->u.s.n);
+	}
+	p[n] = '\0';
+	*out = jj_str(p, n);
+	return 0;
+}
+
 static int
 contains(struct rd *r, int line, struct jj_val *x, struct jj_val *c, int *res)
 {
@@ -480,17 +508,17 @@ binary(struct rd *r, const struct node *n, struct jj_val *a, struct jj_val *b, s
 
 	switch (op) {
 	case '~': {
-		struct jj_val sa, sb;
-		struct jj_sb s = { 0 };
-		int rc;
-		if (jj_tostr(r, line, a, &sa) < 0 || jj_tostr(r, line, b, &sb) < 0)
-			return -1;
-		rc = jj_sb_add(r, line, &s, sa.u.s.p, sa.u.s.n);
+		/* b's text outside the arena, so that a may grow in place */
+		struct jj_val sa, sb = *b;
+		struct jj_sb tb = { 0 };
+		int rc = jj_tostr(r, line, a, &sa);
+		if (rc == 0 && b->type != JJ_STR) {
+			rc = jj_write(r, line, &tb, b, 0);
+			sb = jj_str(tb.p ? tb.p : "", tb.n);
+		}
 		if (rc == 0)
-			rc = jj_sb_add(r, line, &s, sb.u.s.p, sb.u.s.n);
-		if (rc == 0)
-			rc = jj_sb_val(r, line, &s, out);
-		free(s.p);
+			rc = concat(r, line, &sa, &sb, out);
+		free(tb.p);
 		return rc;
 	}
 	case OP_EQ: *out = jj_bool(jj_eq(a, b)); return 0;
@@ -537,16 +565,8 @@ binary(struct rd *r, const struct node *n, struct jj_val *a, struct jj_val *b, s
 		out->u.f = z;
 		return 0;
 	}
-	if (op == '+' && a->type == JJ_STR && b->type == JJ_STR) {
-		struct jj_sb s = { 0 };
-		int rc = jj_sb_add(r, line, &s, a->u.s.p, a->u.s.n);
-		if (rc == 0)
-			rc = jj_sb_add(r, line, &s, b->u.s.p, b->u.s.n);
-		if (rc == 0)
-			rc = jj_sb_val(r, line, &s, out);
-		free(s.p);
-		return rc;
-	}
+	if (op == '+' && a->type == JJ_STR && b->type == JJ_STR)
+		return concat(r, line, a, b, out);
 	if (op == '+' && a->type == JJ_LIST && b->type == JJ_LIST) {
 		struct jj_list *l = jj_newlist(r, line, a->u.l->n + b->u.l->n);
 		if (!l)

@@ -17,9 +17,14 @@ struct jj_arena {
 	struct jj_chunk *head;
 	size_t total;			/* bytes taken from malloc */
 	size_t limit;			/* refuse past this (0: none) */
+	const void *last;		/* the newest allocation */
+	size_t lastn;			/* its size as asked for */
 };
 /* n bytes, max_align_t aligned, or NULL (out of memory or past limit). */
 void *jj_alloc(struct jj_arena *a, size_t n);
+/* Grow the newest allocation p, of size old, to n bytes in place: 1, or
+ * 0 if p of that size is not the newest or its chunk has no room. */
+int jj_extend(struct jj_arena *a, const void *p, size_t old, size_t n);
 void jj_arena_free(struct jj_arena *a);
 
 /* Python's str.isspace, which Jinja2's \s and strip() follow: Unicode

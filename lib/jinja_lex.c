@@ -34,6 +34,8 @@ jj_alloc(struct jj_arena *a, size_t n)
 	size_t cap;
 	void *p;
 
+	size_t asked = n;
+
 	if (n > ((size_t)1 << 40))
 		return NULL;
 	n = (n + sizeof(max_align_t) - 1) / sizeof(max_align_t) * sizeof(max_align_t);
@@ -55,7 +57,27 @@ jj_alloc(struct jj_arena *a, size_t n)
 	}
 	p = (char *)c->data + c->used;
 	c->used += n;
+	a->last = p;
+	a->lastn = asked;
 	return p;
+}
+
+int
+jj_extend(struct jj_arena *a, const void *p, size_t old, size_t n)
+{
+	struct jj_chunk *c = a->head;
+	size_t off, rn;
+
+	if (!c || !p || p != a->last || old != a->lastn || n > ((size_t)1 << 40))
+		return 0;
+	off = (size_t)((const char *)p - (const char *)c->data);
+	rn = (n + sizeof(max_align_t) - 1) / sizeof(max_align_t) * sizeof(max_align_t);
+	if (rn > c->cap - off)
+		return 0;
+	if (off + rn > c->used)
+		c->used = off + rn;
+	a->lastn = n;
+	return 1;
 }
 
 void
