@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../lib/chat.h"
 #include "../lib/files.h"
 #include "../lib/rec.h"
 #include "../lib/tok.h"
@@ -19,6 +20,8 @@ static struct tok_ids ids;
 static enum rec_fmt fmt = REC_TEXT;
 static int out = OUT_IDS, flags = TOK_ADD_SPECIAL, bos = -1;
 static unsigned long long recno;
+static struct chat chat;		/* --chat */
+static int chatmode, render, chatsep;
 
 static _Noreturn void
 usage(int status)
@@ -26,7 +29,7 @@ usage(int status)
 	fprintf(status ? stderr : stdout,
 	    "usage: %s [-l | -0] " TOKOPT_USAGE " [--bos | --no-bos]\n"
 	    "       [--no-special] [--pieces | --count] " REC_IDS_USAGE "\n"
-	    "       [-e text ... | file ...]\n",
+	    "       [--chat [--render] [--template name]] [-e text ... | file ...]\n",
 	    argv0);
 	if (!status)
 		fputs("\n"
@@ -39,25 +42,46 @@ usage(int status)
 	    "      --no-special      encode special tokens' text as plain text\n"
 	    "      --pieces          write the token strings instead of the ids\n"
 	    "      --count           write each record's number of tokens\n"
+	    "      --chat            each line is a conversation (JSON), rendered with the\n"
+	    "                        model's chat template, then encoded\n"
+	    "      --render          with --chat: write the rendered text, not ids\n"
+	    "      --template=NAME   with --chat: the named template of a list\n"
 	    REC_IDS_HELP
 	    "  -h, --help            print this help and exit\n"
 	    "      --version         print the version and exit\n", stdout);
 	exit(status ? status : fshut(stdout, "<stdout>"));
 }
 
-/* Encode one record and write it. */
+/* Encode one record and write it.  --chat: the record is a conversation,
+ * rendered, then encoded as apply_chat_template(tokenize=True) does: the
+ * template's text alone (add_special_tokens=False), its special tokens
+ * matched. */
 static void
 record(const char *s, size_t n, const char *name)
 {
 	size_t i, dropped = tok.ndropped;
+	char where[128], *text = NULL;
 
 	ids.n = 0;
 	recno++;
-	if (bos == 1 && (!tok.has_template || !tok.nprefix ||
-	    tok.prefix[0] != tok_bos(&tok)) && tok_ids_push(&ids, tok_bos(&tok)) < 0)
+	if (chatmode) {
+		snprintf(where, sizeof(where), "%s: record %llu", name, recno);
+		if (chat_render(&chat, s, n, where, &text, &n) < 0)
+			die("%s: conversation not rendered", where);
+		if (render) {
+			fwrite(text, 1, n, stdout);
+			putchar(chatsep);
+			free(text);
+			return;
+		}
+		s = text;
+	} else if (bos == 1 && (!tok.has_template || !tok.nprefix ||
+	    tok.prefix[0] != tok_bos(&tok)) && tok_ids_push(&ids, tok_bos(&tok)) < 0) {
 		exit(1);
-	if (tok_encode(&tok, s, n, flags, &ids) < 0)
+	}
+	if (tok_encode(&tok, s, n, chatmode ? flags & ~TOK_ADD_SPECIAL : flags, &ids) < 0)
 		exit(1);
+	free(text);
 	if (tok.ndropped != dropped)
 		warn("%s: record %llu: %zu bytes have no token and were dropped",
 		    name, recno, tok.ndropped - dropped);
@@ -120,7 +144,8 @@ input(int fd, const char *name, int sep)
 int
 main(int argc, char *argv[])
 {
-	enum { O_BOS = 256, O_NOBOS, O_NOSPECIAL, O_PIECES, O_COUNT, O_VERSION };
+	enum { O_BOS = 256, O_NOBOS, O_NOSPECIAL, O_PIECES, O_COUNT, O_VERSION,
+	    O_CHAT, O_RENDER, O_TEMPLATE };
 	static const struct option opts[] = {
 		{ "lines",      no_argument,       NULL, 'l' },
 		{ "null",       no_argument,       NULL, '0' },
@@ -130,6 +155,9 @@ main(int argc, char *argv[])
 		{ "no-special", no_argument,       NULL, O_NOSPECIAL },
 		{ "pieces",     no_argument,       NULL, O_PIECES },
 		{ "count",      no_argument,       NULL, O_COUNT },
+		{ "chat",       no_argument,       NULL, O_CHAT },
+		{ "render",     no_argument,       NULL, O_RENDER },
+		{ "template",   required_argument, NULL, O_TEMPLATE },
 		{ "help",       no_argument,       NULL, 'h' },
 		{ "version",    no_argument,       NULL, O_VERSION },
 		TOKOPT_LONGOPTS,
@@ -139,6 +167,7 @@ main(int argc, char *argv[])
 	struct tokopt to;
 	struct files fl;
 	char **texts = NULL;
+	const char *tmplname = NULL;
 	int c, sep = -1, i, ntext = 0, ret = 0;
 
 	argv0 = argv[0];
@@ -160,6 +189,9 @@ main(int argc, char *argv[])
 		case O_NOSPECIAL: flags |= TOK_NO_SPECIAL; break;
 		case O_PIECES: out = OUT_PIECES; break;
 		case O_COUNT: out = OUT_COUNT; break;
+		case O_CHAT: chatmode = 1; break;
+		case O_RENDER: render = 1; break;
+		case O_TEMPLATE: tmplname = optarg; break;
 		case REC_OPT_IDS:
 			if (rec_fmt_parse(optarg, &fmt) < 0)
 				exit(2);
@@ -172,9 +204,22 @@ main(int argc, char *argv[])
 	argc -= optind, argv += optind;
 	if (ntext && argc)
 		edie(2, "-e and file operands exclude each other");
+	if ((render || tmplname) && !chatmode)
+		edie(2, "--render and --template go with --chat");
+	/* --render needs the template alone, not the tokenizer */
 	if ((!ntext && files_check_output(argv, argc, NULL, 1) < 0) ||
-	    tokopt_open(&tok, &to) < 0)
+	    (!(chatmode && render) && tokopt_open(&tok, &to) < 0))
 		return 1;
+	if (chatmode) {
+		/* one conversation a line (-0: NUL-terminated), and so
+		 * --render's texts */
+		if (chat_open_model(&chat, to.model, to.file, tmplname) < 0)
+			return 1;
+		if (getenv("SOURCE_DATE_EPOCH"))
+			chat.now = estrtonum(getenv("SOURCE_DATE_EPOCH"), 0,
+			    1LL << 40, "SOURCE_DATE_EPOCH");
+		chatsep = sep = sep < 0 ? '\n' : sep;
+	}
 	if (bos == 0)
 		flags &= ~TOK_ADD_SPECIAL;
 	if (bos == 1 && tok_bos(&tok) < 0)
@@ -188,6 +233,7 @@ main(int argc, char *argv[])
 	ret = fl.failed;
 	free(texts);
 	free(ids.v);
+	chat_free(&chat);
 	tok_free(&tok);
 	ret |= fshut(stdout, "<stdout>");
 	return ret;
