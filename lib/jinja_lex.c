@@ -186,27 +186,6 @@ jj_lines(const char *a, const char *b)
 	return n;
 }
 
-static char *
-put_utf8(char *o, uint32_t c)
-{
-	if (c < 0x80) {
-		*o++ = c;
-	} else if (c < 0x800) {
-		*o++ = 0xc0 | c >> 6;
-		*o++ = 0x80 | (c & 0x3f);
-	} else if (c < 0x10000) {
-		*o++ = 0xe0 | c >> 12;
-		*o++ = 0x80 | (c >> 6 & 0x3f);
-		*o++ = 0x80 | (c & 0x3f);
-	} else {
-		*o++ = 0xf0 | c >> 18;
-		*o++ = 0x80 | (c >> 12 & 0x3f);
-		*o++ = 0x80 | (c >> 6 & 0x3f);
-		*o++ = 0x80 | (c & 0x3f);
-	}
-	return o;
-}
-
 /* A string literal at *pp (on its quote), decoded as Python's
  * unicode-escape does (\n \t \r \\ \' \" \a \b \f \v \ooo \xhh \uhhhh
  * \Uhhhhhhhh; an unknown escape keeps its backslash). */
@@ -254,14 +233,14 @@ lex_string(struct ps *p, const char **pp, int line, struct tk *k)
 			}
 			if (c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
 				return jj_perr(p, line, "invalid character U+%04X in a string", (unsigned)c);
-			o = put_utf8(o, c);
+			o += uni_encode(c, (unsigned char *)o);
 			q += nd + 1;
 			break;
 		default:
 			if (*q >= '0' && *q <= '7') {
 				for (c = 0, i = 0; i < 3 && q < s && *q >= '0' && *q <= '7'; i++)
 					c = c * 8 + (*q++ - '0');
-				o = put_utf8(o, c);
+				o += uni_encode(c, (unsigned char *)o);
 			} else {
 				*o++ = '\\';
 			}

@@ -5,6 +5,7 @@
  * $PIPELM_FUZZ_ROUNDTRIP set (a byte-level tokenizer without a
  * normalizer), decoding must give back the input bytes exactly where
  * the vocabulary covers them, as pipelm-formats(5) promises. */
+#define FUZZ_INIT
 #include "fuzz.h"
 #include "../../lib/tok.h"
 

@@ -6,14 +6,6 @@
 #include "../../lib/frame.h"
 
 int
-LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-	(void)argc;
-	argv0 = (*argv)[0];
-	return 0;
-}
-
-int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct frame_reader r = { 0 };

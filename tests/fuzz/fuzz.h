@@ -17,6 +17,18 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 
+/* The messages name the harness, as programs name themselves.  A harness
+ * that sets more up defines FUZZ_INIT and its own LLVMFuzzerInitialize. */
+#ifndef FUZZ_INIT
+int
+LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	(void)argc;
+	argv0 = (*argv)[0];
+	return 0;
+}
+#endif
+
 /* Bytes as a file, for loaders that take a path: file k (0..3) has one
  * name per process (the pid in it, so parallel fuzzers do not share
  * one) ending in suffix, rewritten each time and removed at exit.  Its

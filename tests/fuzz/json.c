@@ -36,14 +36,6 @@ walk(const struct json *j, int depth)
 }
 
 int
-LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-	(void)argc;
-	argv0 = (*argv)[0];
-	return 0;
-}
-
-int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct json_doc d = { 0 };

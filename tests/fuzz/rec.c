@@ -9,14 +9,6 @@
 #include <fcntl.h>
 
 int
-LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-	(void)argc;
-	argv0 = (*argv)[0];
-	return 0;
-}
-
-int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct idstream s;

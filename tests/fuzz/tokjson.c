@@ -10,14 +10,6 @@ static const char *const texts[] = {
 };
 
 int
-LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-	(void)argc;
-	argv0 = (*argv)[0];
-	return 0;
-}
-
-int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct tok t = { 0 };
