@@ -1,6 +1,7 @@
 #!/bin/sh
 # bench/peer.sh: build llama.cpp's llama-bench for `make bench` to run beside
-# pipelm (what `make peer` runs).  Needs npm (to fetch the source), git,
+# pipelm, and llama-perplexity and llama-quantize for the side-by-side
+# checks of llm-score and of the 4-bit formats (what `make peer` runs).  Needs npm (to fetch the source), git,
 # cmake and a C++ compiler; the network is used here only, never by the
 # benchmark itself.
 #
@@ -23,8 +24,11 @@ fail() { say "$*"; exit 1; }
 for c in npm git cmake tar; do
 	command -v $c >/dev/null || fail "needs $c"
 done
-if [ -x "$dir/llama-bench" ]; then
-	say "$dir/llama-bench is there (remove it to build again)"
+targets="llama-bench llama-perplexity llama-quantize"
+built=1
+for t in $targets; do [ -x "$dir/$t" ] || built=; done
+if [ -n "$built" ]; then
+	say "$dir: $targets are there (remove them to build again)"
 	exit 0
 fi
 mkdir -p "$dir"
@@ -42,12 +46,13 @@ if [ ! -d llama.cpp ]; then
 	rm -rf pack
 	mv llama.cpp.tmp llama.cpp
 fi
-say "building llama-bench (cmake, $jobs jobs; several minutes)"
+say "building $targets (cmake, $jobs jobs; several minutes)"
 cmake -S llama.cpp -B llama.cpp/build -DCMAKE_BUILD_TYPE=Release \
     -DGGML_NATIVE=ON -DBUILD_SHARED_LIBS=OFF -DLLAMA_CURL=OFF \
     -DLLAMA_OPENSSL=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_SERVER=OFF \
     >cmake.log 2>&1 || fail "cmake configure failed: see $dir/cmake.log"
-cmake --build llama.cpp/build -j "$jobs" --target llama-bench \
+# shellcheck disable=SC2086
+cmake --build llama.cpp/build -j "$jobs" --target $targets \
     >>cmake.log 2>&1 || fail "cmake build failed: see $dir/cmake.log"
-cp llama.cpp/build/bin/llama-bench .
-say "built $dir/llama-bench ($(sed -n 's/.*"tag": "\(.*\)".*/llama.cpp \1/p' llama.cpp/llama.cpp.info.json))"
+for t in $targets; do cp "llama.cpp/build/bin/$t" .; done
+say "built $targets in $dir ($(sed -n 's/.*"tag": "\(.*\)".*/llama.cpp \1/p' llama.cpp/llama.cpp.info.json))"
