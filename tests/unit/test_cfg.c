@@ -154,7 +154,7 @@ test_refusals(void)
 		"{\"vocab_size\": 0}", "{\"bos_token_id\": 32000}",
 		"{\"bos_token_id\": 1.5}", "{\"eos_token_id\": \"2\"}",
 		"{\"eos_token_id\": [2, -1]}", "{\"hidden_act\": \"gelu\"}",
-		"{\"hidden_act\": 1}", "{\"model_type\": \"qwen2\"}",
+		"{\"hidden_act\": 1}", "{\"model_type\": \"bert\"}",
 		"{\"architectures\": [1]}", "{\"architectures\": {}}",
 		"{\"rope_scaling\": []}", "{\"rope_scaling\": {\"rope_type\": \"yarn\"}}",
 		"{\"max_position_embeddings\": 0}", "{\"num_hidden_layers\": 1e9}",
