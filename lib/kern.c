@@ -456,6 +456,24 @@ kern_swiglu(float *h, const float *gate, const float *up, int n)
 }
 
 void
+kern_geglu(float *h, const float *gate, const float *up, int n,
+    enum kern_act act)
+{
+	const float k0 = 0.7978845608028654f, k1 = 0.044715f;	/* sqrt(2/pi) */
+	float x;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		x = gate[i];
+		if (act == ACT_GELU)
+			x = 0.5f * x * (1.0f + erff(x * 0.7071067811865476f));
+		else
+			x = 0.5f * x * (1.0f + tanhf(k0 * (x + k1 * x * x * x)));
+		h[i] = x * up[i];
+	}
+}
+
+void
 kern_rope(float *x, int nh, int hd, const float *cos, const float *sin)
 {
 	int h, j, half = hd / 2;
