@@ -219,6 +219,8 @@ getarch(struct cfg *c, const struct json **o, const char *path)
 		c->tie_word_embeddings = 1;
 		break;
 	case ARCH_MISTRAL:
+	case ARCH_QWEN2:
+	case ARCH_QWEN3:
 		c->sliding_window = 4096;
 		break;
 	default:
@@ -548,6 +550,13 @@ checkarch(struct cfg *c, const struct json *o, const char *path)
 				    path);
 		}
 	}
+	/* yarn without an original context: max_position_embeddings is */
+	if (!c->rope_scaling.original_max_position_embeddings)
+		c->rope_scaling.original_max_position_embeddings =
+		    c->max_position_embeddings;
+	if (!c->rope_local.original_max_position_embeddings)
+		c->rope_local.original_max_position_embeddings =
+		    c->max_position_embeddings;
 	if (!strcmp(c->rope_local.rope_type, "longrope"))
 		return error("%s: rope_parameters: sliding_attention: "
 		    "rope_type 'longrope' not supported", path);
