@@ -167,3 +167,18 @@ cfg() {
 	llm-logits -m "$d" --all -f npy -o "$BATS_TEST_TMPDIR/mm.npy" <"$SHARED/golden/logits/arch-gemma3.ids"
 	run -0 npycmp -a 1e-4 -r 1e-5 "$BATS_TEST_TMPDIR/mm.npy" "$SHARED/golden/logits/arch-gemma3.npy"
 }
+
+@test "arch: mkmodel's qwen3-0.6b and gemma3-1b presets write models that run" {
+	for p in qwen3-0.6b gemma3-1b; do
+		"$TOOLS/mkmodel" --preset $p --layers 2 --hidden 256 --inter 512 --vocab 1024 \
+		    "$BATS_TEST_TMPDIR/$p" >/dev/null
+		run -0 st-inspect "$BATS_TEST_TMPDIR/$p"
+		[[ $output == *q/k-norm* ]]
+		echo 1 2 3 | llm-logits -m "$BATS_TEST_TMPDIR/$p" --all -t 1 >"$BATS_TEST_TMPDIR/a"
+		echo 1 2 3 | llm-logits -m "$BATS_TEST_TMPDIR/$p" --all -t 2 >"$BATS_TEST_TMPDIR/b"
+		cmp "$BATS_TEST_TMPDIR/a" "$BATS_TEST_TMPDIR/b"
+	done
+	run -0 st-inspect "$BATS_TEST_TMPDIR/gemma3-1b"
+	[[ $output == *Gemma3ForCausalLM* && $output == *"window 512 on 2 of 2 layers"* ]]
+	grep -q '"head_dim": 256' "$BATS_TEST_TMPDIR/gemma3-1b/config.json"
+}
