@@ -388,8 +388,7 @@ getarchkeys(struct cfg *c, const struct json *o, const char *path)
 		return -1;
 	if ((v = get(o, "rope_parameters")) && getropeparams(c, v, path) < 0)
 		return -1;
-	if (c->arch == ARCH_QWEN2 || c->arch == ARCH_MISTRAL ||
-	    c->arch == ARCH_PHI3)
+	if (c->arch != ARCH_LLAMA && c->arch != ARCH_SMOLLM3)	/* no mlp_bias */
 		c->mlp_bias = 0;
 	if (c->arch == ARCH_QWEN2)	/* q/k/v biases, never o's */
 		c->attention_bias = 1;

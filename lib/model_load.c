@@ -294,8 +294,9 @@ model_open(struct model *m, const struct mdir *d, int ctx, int threads)
 		return -1;
 	if (c->tie_word_embeddings)
 		m->lm_head = m->embed;
-	else if (m->ws->mat(m->ws, &m->lm_head, "lm_head", c->vocab_size,
-	    m->dim) < 0)
+	else if (m->ws->mat(m->ws, &m->lm_head, c->text_config &&
+	    m->ws->has(m->ws, "language_model.lm_head.weight") ?
+	    "language_model.lm_head" : "lm_head", c->vocab_size, m->dim) < 0)
 		return -1;
 	/* Decoding reads one embedding row, not the table; a tied table
 	 * is read whole as the classifier. */
