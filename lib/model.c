@@ -133,7 +133,7 @@ forward(struct model *m, const int *ids, int T, int all)
 	else
 		step_out(m, m->logits, c->vocab_size,
 		    in_norm(x + (size_t)(T - 1) * d, d, 1, m->norm), &m->lm_head);
-	/* Gemma 2: logits = tanh(logits / cap) * cap */
+	/* Gemma (final_logit_softcapping): logits = tanh(logits / cap) * cap */
 	if (c->final_logit_softcapping)
 		softcap(m->logits, (size_t)(all ? T : 1) * c->vocab_size,
 		    c->final_logit_softcapping);

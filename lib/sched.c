@@ -435,8 +435,9 @@ attn_fetch(struct model *m, int l, int pos0)
 			attn_range(&j, i, &p, &p1);
 		} else {	/* one item per head group, all positions */
 			g = i / j.nsub;
-			p = attn_lo(m, l, pos0), p1 = pos0 + 1;
+			p = 0, p1 = pos0 + 1;
 		}
+		/* a window's first range starts a block early */
 		p = p > attn_lo(m, l, pos0) ? p : attn_lo(m, l, pos0);
 		p1 = p1 < pos0 ? p1 : pos0;	/* pos0 itself: not written yet */
 		for (; p < p1; p++) {
