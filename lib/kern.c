@@ -468,7 +468,7 @@ kern_geglu(float *h, const float *gate, const float *up, int n,
 		if (act == ACT_GELU)
 			x = 0.5f * x * (1.0f + erff(x * 0.7071067811865476f));
 		else
-			x = 0.5f * x * (1.0f + tanhf(k0 * (x + k1 * x * x * x)));
+			x = 0.5f * x * (1.0f + tanhf(k0 * (x + k1 * (x * x * x))));
 		h[i] = x * up[i];
 	}
 }

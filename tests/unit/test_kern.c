@@ -359,6 +359,43 @@ test_wtypes(void)
 	CHECK(wtype_parse("nonesuch") == -1);
 }
 
+/* kern_geglu against the GELUs in double: gelu_pytorch_tanh's formula
+ * and erf's, over the range a gate takes (and beyond, where tanh and
+ * erf saturate). */
+static void
+test_geglu(void)
+{
+	float g[203], u[203], h[203];
+	double x, want;
+	int i, a;
+
+	for (i = 0; i < 203; i++) {
+		g[i] = (float)(i - 101) / 8;
+		u[i] = 1 + frand();
+	}
+	for (a = 0; a < 2; a++) {
+		kern_geglu(h, g, u, 203, a ? ACT_GELU : ACT_GELU_TANH);
+		for (i = 0; i < 203; i++) {
+			x = g[i];
+			want = a ? 0.5 * x * (1 + erf(x / sqrt(2))) :
+			    0.5 * x * (1 + tanh(sqrt(2 / M_PI) *
+			    (x + 0.044715 * x * x * x)));
+			want *= u[i];
+			/* 1 + erf(x) for x far below 0 cancels in float32
+			 * as in torch: an ulp of 1, times x */
+			CHECKF(fabs(h[i] - want) <= 1e-6 * fabs(want) +
+			    2.4e-7 * fabs(x * u[i]),
+			    "geglu %s(%g) * %g = %.9g, want %.9g", a ? "gelu" :
+			    "gelu_tanh", x, u[i], h[i], want);
+		}
+	}
+	/* h may be the gate */
+	memcpy(h, g, sizeof(h));
+	kern_geglu(h, h, u, 203, ACT_GELU_TANH);
+	kern_geglu(g, g, u, 203, ACT_GELU_TANH);
+	CHECK(!memcmp(h, g, sizeof(h)));
+}
+
 static void
 test_helpers(void)
 {
@@ -822,6 +859,7 @@ main(void)
 	test_tof32();
 	test_vec();
 	test_helpers();
+	test_geglu();
 	test_wtypes();
 	test_matrix();
 	test_bf16acts();
