@@ -403,6 +403,12 @@ matmul_q8_0(float *out, int ldo, const void *w, const float *x, int ldx,
 		    r0, r1);
 }
 
+static void
+geglu_tanh(float *h, const float *gate, const float *up, int n)
+{
+	kern_geglu(h, gate, up, n, ACT_GELU_TANH);
+}
+
 #define PORTABLE { \
 	.name = "portable", \
 	.matvec = { matvec_f32, matvec_f16, matvec_bf16, matvec_q8_0 }, \
@@ -411,6 +417,7 @@ matmul_q8_0(float *out, int ldo, const void *w, const float *x, int ldx,
 	.axpy = axpy, \
 	.rmsnorm = rmsnorm, \
 	.swiglu = kern_swiglu, \
+	.geglu = geglu_tanh, \
 	.to_f32 = { tof32_f32, tof32_f16, tof32_bf16, NULL, tof32_bf16 }, \
 }
 

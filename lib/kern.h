@@ -55,6 +55,11 @@ struct kern {
 	 * kern_swiglu (libm's expf), the vector ones use a polynomial e^x
 	 * (vexp.h: about 2 ulp). */
 	void (*swiglu)(float *h, const float *gate, const float *up, int n);
+	/* h[i] = gelu_tanh(gate[i]) * up[i] (Gemma's GeGLU), the same
+	 * contract; gelu_tanh(x) = x / (1 + e^-2y), y = sqrt(2/pi) (x +
+	 * 0.044715 x^3), which is 0.5 x (1 + tanh y).  The portable entry is
+	 * kern_geglu's tanhf. */
+	void (*geglu)(float *h, const float *gate, const float *up, int n);
 	/* Widen n weights of the entry's wtype to float32. */
 	void (*to_f32[W_NTYPES])(float *out, const void *w, size_t n);
 };

@@ -175,6 +175,8 @@ op_rows(void *ctx, int r0, int r1)
 				u[r] += b3[r];
 			if (m->act == ACT_SILU)
 				kern.swiglu(h + r0, h + r0, u + r0, r1 - r0);
+			else if (m->act == ACT_GELU_TANH)
+				kern.geglu(h + r0, h + r0, u + r0, r1 - r0);
 			else
 				kern_geglu(h + r0, h + r0, u + r0, r1 - r0,
 				    m->act);
