@@ -573,7 +573,8 @@ parse(struct cfg *c, const struct json *o, const char *path)
 		    json_typename(o->type));
 	if (getarch(c, &o, path) < 0)
 		return -1;
-	if ((v = get(o, "architectures"))) {
+	/* a text_config's own architectures do not name the folder's */
+	if (!c->text_config && (v = get(o, "architectures"))) {
 		if (v->type != JSON_ARRAY)
 			return error("%s: architectures: %s instead of a list",
 			    path, json_typename(v->type));
