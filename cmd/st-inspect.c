@@ -118,6 +118,67 @@ totals(const struct st_tensor *const *sel, size_t n)
 		printf("}\n  }");
 }
 
+/* The bytes a token reads: st_bytes_per_token, or for a multimodal
+ * folder (Gemma 3's text_config) those of its text model alone. */
+static size_t
+bytes_per_token(const struct cfg *c, const struct st *st)
+{
+	static const char *const pre[] = {
+		"model.language_model.", "language_model.model.",
+		"lm_head.", "language_model.lm_head.",
+	};
+	size_t bytes = 0, i, k;
+
+	if (!c->text_config)
+		return st_bytes_per_token(st, c->tie_word_embeddings);
+	for (i = 0; i < st->n; i++)
+		for (k = 0; k < LEN(pre); k++)
+			if (!strncmp(st->t[i].name, pre[k], strlen(pre[k]))) {
+				bytes += st->t[i].nbytes;
+				break;
+			}
+	return bytes;	/* tied: the table is read whole as the head */
+}
+
+/* What the architecture adds to a Llama, as words: the rope type, the
+ * windows, the norms, the soft-caps, the fused tensors. */
+static void
+features(const struct cfg *c, char *buf, size_t size)
+{
+	int i, nwin = 0, nnorope = 0, n = 0;
+
+	for (i = 0; i < c->num_hidden_layers; i++)
+		nwin += c->sliding[i], nnorope += c->no_rope[i];
+#define ADD(...) (n += snprintf(buf + n, size - n, "%s", n ? ", " : ""), \
+	n += snprintf(buf + n, size - n, __VA_ARGS__))
+	ADD("rope %s", *c->rope_scaling.rope_type ?
+	    c->rope_scaling.rope_type : "default");
+	if (c->partial_rotary_factor < 1)
+		ADD("partial rotary %g", c->partial_rotary_factor);
+	if (c->rope_local_theta)
+		ADD("local rope theta %g", c->rope_local_theta);
+	if (nnorope)
+		ADD("no rope on %d of %d layers", nnorope, c->num_hidden_layers);
+	if (nwin)
+		ADD("window %d on %d of %d layers", c->sliding_window, nwin,
+		    c->num_hidden_layers);
+	if (c->attention_bias)
+		ADD(c->arch == ARCH_QWEN2 ? "q/k/v bias" : "attention bias");
+	if (c->arch == ARCH_QWEN3 || c->arch == ARCH_GEMMA3)
+		ADD("q/k-norm");
+	if (c->arch == ARCH_GEMMA2 || c->arch == ARCH_GEMMA3)
+		ADD("(1+w) norms, post-norms, embed * sqrt(hidden), %s GeGLU, "
+		    "query_pre_attn_scalar %g", c->hidden_act,
+		    c->query_pre_attn_scalar);
+	if (c->attn_logit_softcapping)
+		ADD("attention soft-cap %g", c->attn_logit_softcapping);
+	if (c->final_logit_softcapping)
+		ADD("final soft-cap %g", c->final_logit_softcapping);
+	if (c->arch == ARCH_PHI3)
+		ADD("fused qkv_proj, gate_up_proj");
+#undef ADD
+}
+
 /* The config summary; see st-inspect(1) for what is counted. */
 static void
 summary(const struct cfg *c, const struct st *st, size_t params)
@@ -133,18 +194,24 @@ summary(const struct cfg *c, const struct st *st, size_t params)
 		{ "context", (size_t)c->max_position_embeddings },
 		{ "tied", (size_t)c->tie_word_embeddings },
 		{ "parameters", params },
-		{ "bytes_per_token", st_bytes_per_token(st, c->tie_word_embeddings) },
+		{ "bytes_per_token", bytes_per_token(c, st) },
 		{ "kv_bytes_per_token", 2 * (size_t)c->num_hidden_layers *
 		    (size_t)c->num_key_value_heads * (size_t)c->head_dim * 4 },
 	};
 	size_t i;
+	char feat[512];
 
+	features(c, feat, sizeof(feat));
 	if (jflag) {
 		printf(",\n  \"config\": {\n    \"architecture\": ");
 		json_write_str(stdout, c->architecture);
+		printf(",\n    \"features\": ");
+		json_write_str(stdout, feat);
 		printf(",\n");
-	} else
+	} else {
 		printf("architecture: %s\n", c->architecture);
+		printf("features: %s\n", feat);
+	}
 	for (i = 0; i < LEN(kvs); i++)
 		kv(kvs[i].key, kvs[i].v, i == LEN(kvs) - 1);
 	if (jflag)

@@ -46,6 +46,8 @@ row(float *acc, float *ml, const float *q, const struct attn_tile *a,
 		bm = m;
 		for (j = j0; j < j1; j++) {
 			s[j - jb] = a->scale * dot(q, a->k + attn_off(a, j), hd);
+			if (a->softcap)
+				attn_softcap(s + (j - jb), 1, a->softcap);
 			if (s[j - jb] > bm)
 				bm = s[j - jb];
 		}
@@ -79,7 +81,8 @@ part(float *acc, int lda, float *ml, const struct attn_tile *a)
 		for (h = 0; h < a->nh; h++)
 			row(acc + (size_t)t * lda + h * a->hd,
 			    ml + 2 * (t * a->nh + h),
-			    a->q + (size_t)t * a->ldq + h * a->hd, a, a->p0, end);
+			    a->q + (size_t)t * a->ldq + h * a->hd, a,
+			    attn_start(a, t), end);
 	}
 }
 

@@ -14,6 +14,7 @@
 #ifndef ATTN_H
 #define ATTN_H
 
+#include <math.h>
 #include <stddef.h>
 
 #define ATTN_BLOCK 16		/* key positions per online-softmax step */
@@ -27,7 +28,9 @@
  * the key and value of position p are at k[o] and v[o] with
  * o = (p / kvb) * bstride + (p % kvb) * ldkv (one block: kvb >= p1).
  * Token t sits at position pos0 + t and sees the keys p with
- * p0 <= p < p1 and p <= pos0 + t; p1 <= pos0 + T. */
+ * p0 <= p < p1 and p <= pos0 + t, and with a window (win > 0) only the
+ * win latest of them, p > pos0 + t - win (HF masking_utils'
+ * sliding_window_overlay); p1 <= pos0 + T. */
 struct attn_tile {
 	const float *q;
 	int ldq;
@@ -36,7 +39,30 @@ struct attn_tile {
 	int kvb;
 	int hd, nh, T, pos0, p0, p1;
 	float scale;		/* score = scale * q.k, 1/sqrt(hd) for LLaMA */
+	int win;		/* 0, or the sliding window */
+	float softcap;		/* 0, or score = softcap * tanh(score / softcap)
+				 * (Gemma 2's attn_logit_softcapping) */
 };
+
+/* The first key token t of tile a sees. */
+static inline int
+attn_start(const struct attn_tile *a, int t)
+{
+	int s = a->win ? a->pos0 + t - a->win + 1 : 0;
+
+	return s > a->p0 ? s : a->p0;
+}
+
+/* Gemma 2's soft-capping of n scores in place: the order of HF's
+ * attn_weights / softcap, tanh, * softcap. */
+static inline void
+attn_softcap(float *s, int n, float cap)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		s[i] = tanhf(s[i] / cap) * cap;
+}
 
 /* Offset of position p's key or value from k or v. */
 static inline size_t

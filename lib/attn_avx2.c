@@ -111,8 +111,8 @@ part(float *acc, int lda, float *ml, const struct attn_tile *a)
 	const float *qrow[ATTN_MAXROWS], *kp[16], *vp[16], *al;
 	const float (*pr)[16];
 	float *const *ar;
-	int end[ATTN_MAXROWS], R = a->nh * a->T, hd = a->hd;
-	int r, t, jb, j0, j1, jn, j, c, nr, pend, h;
+	int end[ATTN_MAXROWS], start[ATTN_MAXROWS], R = a->nh * a->T, hd = a->hd;
+	int r, t, jb, j0, j1, jn, jr, j, c, nr, pend, h;
 	__m256 s[2], p[2], mk[2], ninf = _mm256_set1_ps(-INFINITY);
 	__m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
 
@@ -126,6 +126,7 @@ part(float *acc, int lda, float *ml, const struct attn_tile *a)
 		arow[r] = acc + (size_t)t * lda + (r % a->nh) * hd;
 		qrow[r] = a->q + (size_t)t * a->ldq + (r % a->nh) * hd;
 		end[r] = a->pos0 + t + 1 < a->p1 ? a->pos0 + t + 1 : a->p1;
+		start[r] = attn_start(a, t);
 		m[r] = -INFINITY;
 		l[r] = 0;
 		for (c = 0; c < hd; c += 8)
@@ -146,23 +147,33 @@ part(float *acc, int lda, float *ml, const struct attn_tile *a)
 			vp[j] = a->v + attn_off(a, jb + jn);
 		}
 		for (r = 0; r < R; r++) {
+			/* the row's keys: jr <= j < jn (a window starts
+			 * it late) */
 			jn = end[r] - jb < 16 ? end[r] - jb : 16;
-			if (jn <= j0) {		/* no key of this row here */
+			jr = start[r] - jb > j0 ? start[r] - jb : j0;
+			if (jn <= jr) {		/* no key of this row here */
 				alpha[r] = 1;
 				for (j = 0; j < 16; j++)
 					P[r][j] = 0;
 				continue;
 			}
 			for (h = 0; h < 2; h++) {
-				/* lanes j0 <= 8h + i < jn are valid */
+				/* lanes jr <= 8h + i < jn are valid */
 				__m256i idx = _mm256_add_epi32(lane,
 				    _mm256_set1_epi32(8 * h));
 
 				mk[h] = _mm256_castsi256_ps(_mm256_and_si256(
-				    _mm256_cmpgt_epi32(idx, _mm256_set1_epi32(j0 - 1)),
+				    _mm256_cmpgt_epi32(idx, _mm256_set1_epi32(jr - 1)),
 				    _mm256_cmpgt_epi32(_mm256_set1_epi32(jn), idx)));
 				s[h] = _mm256_mul_ps(scores(qrow[r], kp + 8 * h, hd),
 				    _mm256_set1_ps(a->scale));
+				if (a->softcap) {
+					float sc[8];
+
+					_mm256_storeu_ps(sc, s[h]);
+					attn_softcap(sc, 8, a->softcap);
+					s[h] = _mm256_loadu_ps(sc);
+				}
 			}
 			bm = hmax(_mm256_max_ps(_mm256_blendv_ps(ninf, s[0], mk[0]),
 			    _mm256_blendv_ps(ninf, s[1], mk[1])));

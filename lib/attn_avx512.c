@@ -112,8 +112,8 @@ part(float *acc, int lda, float *ml, const struct attn_tile *a)
 	const float *qrow[ATTN_MAXROWS], *kp[16], *vp[16], *al;
 	const float (*pr)[16];
 	float *const *ar;
-	int end[ATTN_MAXROWS], R = a->nh * a->T, hd = a->hd;
-	int r, t, jb, j0, j1, jn, j, c, nr, pend;
+	int end[ATTN_MAXROWS], start[ATTN_MAXROWS], R = a->nh * a->T, hd = a->hd;
+	int r, t, jb, j0, j1, jn, jr, j, c, nr, pend;
 	__m512 s, p;
 	__mmask16 valid;
 
@@ -127,6 +127,7 @@ part(float *acc, int lda, float *ml, const struct attn_tile *a)
 		arow[r] = acc + (size_t)t * lda + (r % a->nh) * hd;
 		qrow[r] = a->q + (size_t)t * a->ldq + (r % a->nh) * hd;
 		end[r] = a->pos0 + t + 1 < a->p1 ? a->pos0 + t + 1 : a->p1;
+		start[r] = attn_start(a, t);
 		m[r] = -INFINITY;
 		l[r] = 0;
 		for (c = 0; c < hd; c += 16)
@@ -147,15 +148,25 @@ part(float *acc, int lda, float *ml, const struct attn_tile *a)
 			vp[j] = a->v + attn_off(a, jb + jn);
 		}
 		for (r = 0; r < R; r++) {
+			/* the row's keys: jr <= j < jn (a window starts
+			 * it late) */
 			jn = end[r] - jb < 16 ? end[r] - jb : 16;
-			if (jn <= j0) {		/* no key of this row here */
+			jr = start[r] - jb > j0 ? start[r] - jb : j0;
+			if (jn <= jr) {		/* no key of this row here */
 				alpha[r] = 1;
 				_mm512_storeu_ps(P[r], _mm512_setzero_ps());
 				continue;
 			}
-			valid = (__mmask16)((0xffffu << j0) & (0xffffu >> (16 - jn)));
+			valid = (__mmask16)((0xffffu << jr) & (0xffffu >> (16 - jn)));
 			s = _mm512_mul_ps(scores(qrow[r], kp, hd),
 			    _mm512_set1_ps(a->scale));
+			if (a->softcap) {
+				float sc[16];
+
+				_mm512_storeu_ps(sc, s);
+				attn_softcap(sc, 16, a->softcap);
+				s = _mm512_loadu_ps(sc);
+			}
 			bm = _mm512_mask_reduce_max_ps(valid, s);
 			if (bm > m[r]) {
 				alpha[r] = m[r] == -INFINITY ? 0 : expf(m[r] - bm);

@@ -1,11 +1,40 @@
-/* cfg.h: a LLaMA model's config.json (and generation_config.json).
+/* cfg.h: a model's config.json (and generation_config.json).
  *
  * Fields are named after the config.json keys, so a grep for a key finds
- * its field.  Defaults are those of HuggingFace LlamaConfig. */
+ * its field.  Defaults are those of HuggingFace LlamaConfig, and of the
+ * architecture's own config class where it differs. */
 #ifndef CFG_H
 #define CFG_H
 
 #define CFG_MAXEOS 16
+#define CFG_MAXLAYERS (1 << 12)	/* num_hidden_layers, at most */
+#define CFG_MAXROPE 512		/* longrope factors (rotary dim / 2), at most */
+
+/* The architectures (architectures[0] and model_type). */
+enum cfg_arch {
+	ARCH_LLAMA,		/* LlamaForCausalLM, llama */
+	ARCH_QWEN2,		/* Qwen2ForCausalLM, qwen2 */
+	ARCH_QWEN3,		/* Qwen3ForCausalLM, qwen3 */
+	ARCH_SMOLLM3,		/* SmolLM3ForCausalLM, smollm3 */
+	ARCH_MISTRAL,		/* MistralForCausalLM, mistral */
+	ARCH_GEMMA2,		/* Gemma2ForCausalLM, gemma2 */
+	ARCH_GEMMA3,		/* Gemma3ForCausalLM, gemma3_text; the text
+				 * of Gemma3ForConditionalGeneration */
+	ARCH_PHI3,		/* Phi3ForCausalLM, phi3 */
+};
+
+/* A rope_scaling object (or a rope_parameters one, less its theta), as
+ * modeling_rope_utils.py reads it. */
+struct cfg_rope {
+	char rope_type[16];	/* "" (default), llama3, linear, yarn, longrope */
+	float factor, low_freq_factor, high_freq_factor;	/* llama3, linear, yarn */
+	int original_max_position_embeddings;	/* llama3, yarn; 0 if absent */
+	float attention_factor;	/* yarn, longrope; 0 if absent */
+	float beta_fast, beta_slow, mscale, mscale_all_dim;	/* yarn; 0 if absent */
+	int truncate;		/* yarn; default 1 */
+	int nfactor;		/* longrope: long_factor and short_factor */
+	float long_factor[CFG_MAXROPE], short_factor[CFG_MAXROPE];
+};
 
 struct cfg {
 	char architecture[64];		/* architectures[0], e.g. LlamaForCausalLM; "" if absent */
@@ -23,16 +52,31 @@ struct cfg {
 	int tie_word_embeddings;	/* default 0 (false) */
 	int attention_bias;		/* q/k/v/o biases; default 0 */
 	int mlp_bias;			/* gate/up/down biases; default 0 */
-	struct {			/* rope_scaling; rope_type "" when null/absent */
-		char rope_type[16];	/* "llama3" (or "default"); others rejected */
-		float factor, low_freq_factor, high_freq_factor;
-		int original_max_position_embeddings;
-	} rope_scaling;
+	struct cfg_rope rope_scaling;	/* rope_type "" when null/absent */
 	int bos_token_id;		/* -1 if none */
 	int eos_token_id[CFG_MAXEOS];	/* an int or a list in the file */
 	int n_eos;			/* 0 if none */
 	int pad_token_id;		/* -1 if none */
-	char hidden_act[16];		/* "silu" (the only one accepted) */
+	char hidden_act[32];		/* "silu"; Gemma: gelu_pytorch_tanh, gelu */
+
+	/* ---- the architectures beyond Llama (cfg.c: the arch section) ---- */
+	enum cfg_arch arch;
+	int text_config;		/* the keys came from "text_config" */
+	int sliding_window;		/* in effect (Qwen2/3: with
+					 * use_sliding_window); 0: none */
+	unsigned char sliding[CFG_MAXLAYERS];	/* layer_types[i] is
+					 * sliding_attention and a window is set */
+	unsigned char no_rope[CFG_MAXLAYERS];	/* SmolLM3: no_rope_layers[i] == 0 */
+	float partial_rotary_factor;	/* Phi-3; default 1 */
+	float query_pre_attn_scalar;	/* Gemma: scores scaled by its -1/2
+					 * power; 0: head_dim's */
+	float attn_logit_softcapping;	/* 0: none */
+	float final_logit_softcapping;	/* 0: none */
+	float rope_local_theta;		/* sliding layers' rope_theta (Gemma 3:
+					 * rope_local_base_freq); 0: rope_theta */
+	struct cfg_rope rope_local;	/* their scaling (rope_parameters'
+					 * sliding_attention); Gemma 3's default */
+
 	struct cfg_gen {		/* generation_config.json's sampling
 					 * defaults: -1 (or NAN) if absent */
 		int do_sample;		/* 0 or 1 */
@@ -41,6 +85,9 @@ struct cfg {
 		long long max_new_tokens;
 	} gen;
 };
+
+/* The architecture's name as config.json's architectures[0] writes it. */
+const char *cfg_arch_name(enum cfg_arch a);
 
 /* Parse config_path with HF defaults, then genconfig_path (may be NULL) for
  * bos_token_id/eos_token_id, which override.  Checks types, ranges and

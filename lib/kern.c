@@ -403,6 +403,12 @@ matmul_q8_0(float *out, int ldo, const void *w, const float *x, int ldx,
 		    r0, r1);
 }
 
+static void
+geglu_tanh(float *h, const float *gate, const float *up, int n)
+{
+	kern_geglu(h, gate, up, n, ACT_GELU_TANH);
+}
+
 #define PORTABLE { \
 	.name = "portable", \
 	.matvec = { matvec_f32, matvec_f16, matvec_bf16, matvec_q8_0 }, \
@@ -411,6 +417,7 @@ matmul_q8_0(float *out, int ldo, const void *w, const float *x, int ldx,
 	.axpy = axpy, \
 	.rmsnorm = rmsnorm, \
 	.swiglu = kern_swiglu, \
+	.geglu = geglu_tanh, \
 	.to_f32 = { tof32_f32, tof32_f16, tof32_bf16, NULL, tof32_bf16 }, \
 }
 
@@ -452,6 +459,24 @@ kern_swiglu(float *h, const float *gate, const float *up, int n)
 	for (i = 0; i < n; i++) {
 		g = gate[i];
 		h[i] = g / (1.0f + expf(-g)) * up[i];
+	}
+}
+
+void
+kern_geglu(float *h, const float *gate, const float *up, int n,
+    enum kern_act act)
+{
+	const float k0 = 0.7978845608028654f, k1 = 0.044715f;	/* sqrt(2/pi) */
+	float x;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		x = gate[i];
+		if (act == ACT_GELU)
+			x = 0.5f * x * (1.0f + erff(x * 0.7071067811865476f));
+		else
+			x = 0.5f * x * (1.0f + tanhf(k0 * (x + k1 * (x * x * x))));
+		h[i] = x * up[i];
 	}
 }
 

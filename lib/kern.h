@@ -55,6 +55,11 @@ struct kern {
 	 * kern_swiglu (libm's expf), the vector ones use a polynomial e^x
 	 * (vexp.h: about 2 ulp). */
 	void (*swiglu)(float *h, const float *gate, const float *up, int n);
+	/* h[i] = gelu_tanh(gate[i]) * up[i] (Gemma's GeGLU), the same
+	 * contract; gelu_tanh(x) = x / (1 + e^-2y), y = sqrt(2/pi) (x +
+	 * 0.044715 x^3), which is 0.5 x (1 + tanh y).  The portable entry is
+	 * kern_geglu's tanhf. */
+	void (*geglu)(float *h, const float *gate, const float *up, int n);
 	/* Widen n weights of the entry's wtype to float32. */
 	void (*to_f32[W_NTYPES])(float *out, const void *w, size_t n);
 };
@@ -100,6 +105,13 @@ void kern_softmax(float *x, int n);
 /* h[i] = silu(gate[i]) * up[i], silu(g) = g / (1 + exp(-g)); h may
  * equal gate or up. */
 void kern_swiglu(float *h, const float *gate, const float *up, int n);
+/* The activations of a GLU's gate: HF ACT2FN silu, gelu_pytorch_tanh
+ * and gelu (erf). */
+enum kern_act { ACT_SILU, ACT_GELU_TANH, ACT_GELU };
+/* h[i] = act(gate[i]) * up[i], float32 as torch computes it (GeGLU:
+ * Gemma's MLP); h may be gate. */
+void kern_geglu(float *h, const float *gate, const float *up, int n,
+    enum kern_act act);
 /* RoPE, HF rotate-half convention, in place on nh heads of hd floats
  * each (hd even): for j < hd/2 the pair (x[j], x[j + hd/2]) becomes
  * (x[j] cos[j] - x[j+hd/2] sin[j], x[j+hd/2] cos[j] + x[j] sin[j]);

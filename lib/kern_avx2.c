@@ -329,6 +329,38 @@ swiglu8(__m256 g, __m256 u)
 	return _mm256_mul_ps(_mm256_div_ps(g, d), u);
 }
 
+/* gelu_tanh(g) up over 8 lanes, as g / (1 + e^-2y): the sigmoid form
+ * of 0.5 g (1 + tanh y), infinite denominators as in swiglu8. */
+INLINE __m256
+geglu8(__m256 g, __m256 u)
+{
+	__m256 g3 = _mm256_mul_ps(_mm256_mul_ps(g, g), g);
+	__m256 y = _mm256_mul_ps(_mm256_set1_ps(0.7978845608028654f),
+	    _mm256_fmadd_ps(_mm256_set1_ps(0.044715f), g3, g));
+	__m256 nz = _mm256_mul_ps(_mm256_set1_ps(-2.0f), y);
+	__m256 d = _mm256_add_ps(_mm256_set1_ps(1.0f), vexp8(nz));
+
+	d = _mm256_blendv_ps(d, _mm256_set1_ps(INFINITY),
+	    _mm256_cmp_ps(nz, _mm256_set1_ps(88.0f), _CMP_GT_OQ));
+	return _mm256_mul_ps(_mm256_div_ps(g, d), u);
+}
+
+static void
+geglu(float *h, const float *gate, const float *up, int n)
+{
+	float f[8];
+	int k;
+
+	for (k = 0; k + 8 <= n; k += 8)
+		_mm256_storeu_ps(h + k, geglu8(_mm256_loadu_ps(gate + k),
+		    _mm256_loadu_ps(up + k)));
+	if (k < n) {
+		_mm256_storeu_ps(f, geglu8(xloadm(gate + k, n - k),
+		    xloadm(up + k, n - k)));
+		memcpy(h + k, f, (size_t)(n - k) * sizeof *f);
+	}
+}
+
 static void
 swiglu(float *h, const float *gate, const float *up, int n)
 {
@@ -511,6 +543,7 @@ const struct kern kern_avx2 = {
 	.axpy = axpy,
 	.rmsnorm = rmsnorm,
 	.swiglu = swiglu,
+	.geglu = geglu,
 	.to_f32 = { tof32_f32, tof32_f16, tof32_bf16 },
 };
 

@@ -368,6 +368,39 @@ swiglu16(__m512 g, __m512 u)
 	return _mm512_mul_ps(_mm512_div_ps(g, d), u);
 }
 
+/* gelu_tanh(g) up over 16 lanes, as g / (1 + e^-2y) (kern.h);
+ * infinite denominators as in swiglu16. */
+INLINE __m512
+geglu16(__m512 g, __m512 u)
+{
+	__m512 g3 = _mm512_mul_ps(_mm512_mul_ps(g, g), g);
+	__m512 y = _mm512_mul_ps(_mm512_set1_ps(0.7978845608028654f),
+	    _mm512_fmadd_ps(_mm512_set1_ps(0.044715f), g3, g));
+	__m512 nz = _mm512_mul_ps(_mm512_set1_ps(-2.0f), y);
+	__m512 d = _mm512_add_ps(_mm512_set1_ps(1.0f), vexp16(nz));
+
+	d = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(nz, _mm512_set1_ps(88.7f),
+	    _CMP_GT_OQ), d, _mm512_set1_ps(INFINITY));
+	return _mm512_mul_ps(_mm512_div_ps(g, d), u);
+}
+
+static void
+geglu(float *h, const float *gate, const float *up, int n)
+{
+	__mmask16 m;
+	int k;
+
+	for (k = 0; k + 16 <= n; k += 16)
+		_mm512_storeu_ps(h + k, geglu16(_mm512_loadu_ps(gate + k),
+		    _mm512_loadu_ps(up + k)));
+	if (k < n) {
+		m = (__mmask16)((1u << (n - k)) - 1);
+		_mm512_mask_storeu_ps(h + k, m, geglu16(
+		    _mm512_maskz_loadu_ps(m, gate + k),
+		    _mm512_maskz_loadu_ps(m, up + k)));
+	}
+}
+
 static void
 swiglu(float *h, const float *gate, const float *up, int n)
 {
@@ -710,6 +743,7 @@ const struct kern kern_avx512 = {
 	.axpy = axpy,
 	.rmsnorm = rmsnorm,
 	.swiglu = swiglu,
+	.geglu = geglu,
 	.to_f32 = { tof32_f32, tof32_f16, tof32_bf16 },
 };
 

@@ -1,4 +1,5 @@
-/* model.h: a LlamaForCausalLM, its weights (in place where the weight
+/* model.h: a decoder-only language model (LlamaForCausalLM and the
+ * architectures of cfg.h: Qwen2/3, SmolLM3, Mistral, Gemma 2/3, Phi-3), its weights (in place where the weight
  * source allows: wsrc.h), its KV cache and its forward pass (HF
  * modeling_llama.py, computed in float32).
  *
@@ -42,6 +43,20 @@ struct layer {			/* model.layers.N.* */
 	struct mat w3;		/* mlp.up_proj.weight (intermediate, hidden) */
 	struct mat w2;		/* mlp.down_proj.weight (hidden, intermediate) */
 	float *b1, *b3, *b2;	/* their .bias with mlp_bias, else NULL */
+
+	/* what the architectures beyond Llama add (NULL or 0: absent) */
+	float *q_norm, *k_norm;	/* self_attn.q_norm/k_norm.weight (head_dim):
+				 * Qwen3, Gemma 3 */
+	float *post_attn_norm;	/* Gemma: post_attention_layernorm.weight
+				 * (hidden); ffn_norm is pre_feedforward_ */
+	float *post_ffn_norm;	/* Gemma: post_feedforward_layernorm.weight */
+	struct mat wqkv;	/* Phi-3: self_attn.qkv_proj.weight, whose row
+				 * ranges wq, wk and wv are */
+	struct mat w13;		/* Phi-3: mlp.gate_up_proj.weight: w1, w3 */
+	const float *rope;	/* cos | sin rows for its positions: m->rope,
+				 * or m->rope_local (Gemma 3's sliding
+				 * layers); NULL: no RoPE (SmolLM3) */
+	int window;		/* sliding window; 0: full attention */
 };
 
 struct model {
@@ -50,6 +65,8 @@ struct model {
 	int builtin;		/* it is the built-in model */
 	struct wsrc *ws;	/* where the weights come from: */
 	struct wsrc_st wst;	/* safetensors */
+	const char *prefix;	/* of the names: "model." (Gemma 3 in a
+				 * multimodal folder: its text model's) */
 	struct mat embed;	/* model.embed_tokens.weight (vocab, hidden) */
 	struct layer *layers;	/* num_hidden_layers */
 	float *norm;		/* model.norm.weight (hidden), f32 copy */
@@ -67,6 +84,16 @@ struct model {
 	float *kvnew;		/* (MAXBATCH, 2, kvdim) k and v being appended */
 	size_t kvsize;		/* its bytes (reserved, touched as filled) */
 	float *inv_freq;	/* (head_dim/2) RoPE frequencies, llama3-scaled */
+	int rd;			/* rotary dims of a head (partial_rotary_factor) */
+	float rope_mscale;	/* cos and sin scaled (yarn, longrope), or 1 */
+	float *inv_freq_long;	/* (head_dim/2) longrope's long factors'; used
+				 * by a call that runs past the original context */
+	int rope_long;		/* the rows in m->rope are inv_freq_long's */
+	float *inv_freq_local;	/* (head_dim/2) sliding layers' (Gemma 3) */
+	float *rope_local;	/* (MAXBATCH, head_dim) their cos | sin */
+	float embed_scale;	/* Gemma: x = embed * sqrt(hidden); 0: none */
+	float attn_scale;	/* score = attn_scale * q.k */
+	enum kern_act act;	/* the GLU's activation */
 	float *x, *xb2;		/* (MAXBATCH, hidden) residual stream, scratch */
 	float *xn;		/* (threads, MAXBATCH, hidden): each thread's
 				 * RMSNorm of the stream */
@@ -137,6 +164,12 @@ int model_forward_all(struct model *m, const int *ids, int n,
 /* The hd/2 RoPE frequencies of config c into inv_freq, as HF computes them
  * (theta^(-2j/hd), rescaled by rope_scaling of type llama3). */
 void model_rope_freqs(float *inv_freq, const struct cfg *c, int hd);
+/* The dim/2 frequencies of rope r with base theta into inv_freq, as
+ * modeling_rope_utils.py's _compute_*_parameters (longrope: the long
+ * factors if lng, else the short); returns the attention factor cos and
+ * sin are scaled by (1 unless yarn or longrope). */
+double model_rope_init(float *inv_freq, const struct cfg_rope *r,
+    double theta, int dim, int lng);
 /* The matrices in the order a token reads them (per layer q, k, v, o,
  * gate, up, down; then lm_head) into v[0..max); returns how many. */
 int model_mats(struct model *m, struct mat **v, int max);

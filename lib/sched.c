@@ -111,7 +111,6 @@ heads(const struct op *o, int h0, int h1)
 			off = g * hd;
 		}
 		for (t = 0; t < o->in.T; t++) {
-			cs = m->rope + (size_t)t * hd;
 			x = x0 + (size_t)t * ld;
 			for (st = o->steps; st->kind != H_END; st++)
 				switch (st->kind) {
@@ -120,9 +119,17 @@ heads(const struct op *o, int h0, int h1)
 					for (i = 0; b && i < hd; i++)
 						x[i] += b[off + i];
 					break;
+				case H_NORM:
+					b = h < nq ? st->q : s ? NULL : st->k;
+					if (b)
+						kern.rmsnorm(x, x, b, hd,
+						    m->cfg.rms_norm_eps);
+					break;
 				case H_ROPE:
-					if (h < nq + nkv)
-						kern_rope(x, 1, hd, cs, cs + hd / 2);
+					if (!st->q || h >= nq + nkv)
+						break;
+					cs = st->q + (size_t)t * hd;
+					kern_rope(x, 1, m->rd, cs, cs + hd / 2);
 					break;
 				case H_CACHE:
 					if (h >= nq)
@@ -166,7 +173,13 @@ op_rows(void *ctx, int r0, int r1)
 				h[r] += b1[r];
 			for (r = r0; r < r1 && b3; r++)
 				u[r] += b3[r];
-			kern.swiglu(h + r0, h + r0, u + r0, r1 - r0);
+			if (m->act == ACT_SILU)
+				kern.swiglu(h + r0, h + r0, u + r0, r1 - r0);
+			else if (m->act == ACT_GELU_TANH)
+				kern.geglu(h + r0, h + r0, u + r0, r1 - r0);
+			else
+				kern_geglu(h + r0, h + r0, u + r0, r1 - r0,
+				    m->act);
 		}
 		return;
 	}
@@ -227,14 +240,26 @@ step_qkv(struct model *m, int l, struct in in, const struct mat *wq,
 	}
 }
 
+/* A post-norm needs whole rows: the products first, then each row
+ * normalised and added by the calling thread. */
 void
 step_add(struct model *m, float *x, struct in in, const struct mat *w,
-    const float *b)
+    const float *b, const float *norm)
 {
-	struct op o = { m, in, EPI_ADD, 1, { { w, m->xb2, w->rows, b } }, x,
-		NULL, 0, 0, 0, 0 };
+	struct op o = { m, in, norm ? EPI_OUT : EPI_ADD, 1,
+		{ { w, m->xb2, w->rows, b } }, x, NULL, 0, 0, 0, 0 };
+	int d = w->rows, t, r;
+	float *y;
 
 	pool_for(m->pool, w->rows, 16, op_rows, &o);
+	for (t = 0; norm && t < in.T; t++) {
+		y = m->xb2 + (size_t)t * d;
+		for (r = 0; b && r < d; r++)
+			y[r] += b[r];
+		kern.rmsnorm(y, y, norm, d, m->cfg.rms_norm_eps);
+		for (r = 0; r < d; r++)
+			x[(size_t)t * d + r] += y[r];
+	}
 }
 
 /* Each share computes its rows of gate and up for all tokens, adds
@@ -274,14 +299,26 @@ struct attn_job {
 	int hpt, nsub;		/* query heads per tile, tiles per KV head */
 	int tq, nqb;		/* tokens per tile, tiles per head group */
 	int chunk, nchunk;	/* decode: keys per range, ranges */
+	int base;		/* decode: the first range's start (a window's
+				 * first key, down to a key block) */
 };
+
+/* The first key position pos sees in layer l: 0, or the start of its
+ * sliding window. */
+static int
+attn_lo(const struct model *m, int l, int pos)
+{
+	int w = m->layers[l].window;
+
+	return w && pos - w + 1 > 0 ? pos - w + 1 : 0;
+}
 
 /* Decode item i of job j (one with key ranges): the cached positions
  * [*p0, *p1) it attends to; its KV head is i / nchunk / nsub. */
 static void
 attn_range(const struct attn_job *j, int i, int *p0, int *p1)
 {
-	*p0 = i % j->nchunk * j->chunk;
+	*p0 = j->base + i % j->nchunk * j->chunk;
 	*p1 = *p0 + j->chunk < j->pos0 + 1 ? *p0 + j->chunk : j->pos0 + 1;
 }
 
@@ -310,7 +347,9 @@ attn_items(void *ctx, int i0, int i1)
 		a.ldq = m->qdim;
 		a.hd = hd;
 		a.nh = nh;
-		a.scale = 1.0f / sqrtf((float)hd);
+		a.scale = m->attn_scale;
+		a.win = m->layers[j->layer].window;
+		a.softcap = m->cfg.attn_logit_softcapping;
 		if (j->nchunk) {	/* decode: keys of range i % n */
 			float *acc = m->att + (size_t)(i % n) * m->qdim + h0 * hd;
 
@@ -330,7 +369,7 @@ attn_items(void *ctx, int i0, int i1)
 		a.q = m->q + (size_t)t0 * m->qdim + h0 * hd;
 		a.T = j->T - t0 < j->tq ? j->T - t0 : j->tq;
 		a.pos0 = j->pos0 + t0;
-		a.p0 = 0;
+		a.p0 = attn_lo(m, j->layer, a.pos0);
 		a.p1 = a.pos0 + a.T;
 		out = m->xb + (size_t)t0 * m->qdim + h0 * hd;
 		m->attn->part(out, m->qdim, ml, &a);
@@ -344,9 +383,10 @@ static int
 attn_job(struct model *m, int l, int T, int pos0, struct attn_job *j)
 {
 	int kv_mul = m->qdim / m->kvdim, nkv = m->cfg.num_key_value_heads;
-	int n = pos0 + 1;
+	int base = attn_lo(m, l, pos0) / ATTN_BLOCK * ATTN_BLOCK;
+	int n = pos0 + 1 - base;
 
-	*j = (struct attn_job){ m, l, T, pos0, 0, 0, 0, 0, 0, 0 };
+	*j = (struct attn_job){ m, l, T, pos0, 0, 0, 0, 0, 0, 0, base };
 	j->hpt = kv_mul < ATTN_MAXROWS ? kv_mul : ATTN_MAXROWS;
 	j->nsub = (kv_mul + j->hpt - 1) / j->hpt;
 	j->tq = ATTN_TILEROWS / j->hpt > 1 ? ATTN_TILEROWS / j->hpt : 1;
@@ -399,6 +439,8 @@ attn_fetch(struct model *m, int l, int pos0)
 			g = i / j.nsub;
 			p = 0, p1 = pos0 + 1;
 		}
+		/* a window's first range starts a block early */
+		p = p > attn_lo(m, l, pos0) ? p : attn_lo(m, l, pos0);
 		p1 = p1 < pos0 ? p1 : pos0;	/* pos0 itself: not written yet */
 		for (; p < p1; p++) {
 			if (budget < 2 * bytes)

@@ -26,7 +26,10 @@ struct in {			/* the input rows of a step */
 enum hkind {
 	H_END,
 	H_BIAS,		/* += q/k/v (heads*head_dim or kv_heads*head_dim) */
-	H_ROPE,		/* RoPE at the token's position; q and k heads */
+	H_NORM,		/* RMSNorm over head_dim with weight q (q heads)
+			 * or k (k heads): Qwen3's q_norm and k_norm */
+	H_ROPE,		/* RoPE at the token's position; q and k heads,
+			 * by the cos | sin rows q (NULL: none) */
 	H_CACHE,	/* k and v heads into the layer's KV cache */
 };
 struct hstep {
@@ -50,13 +53,17 @@ in_norm(const float *x, int ld, int T, const float *norm)
  * finished by steps; layer l's cache gets the positions m->pos.. */
 void step_qkv(struct model *m, int l, struct in in, const struct mat *wq,
     const struct mat *wk, const struct mat *wv, const struct hstep *steps);
-/* Causal attention softmax(q k^T / sqrt(head_dim)) v of the in.T
- * positions from m->pos over layer l's cache, m->q into m->xb. */
+/* Causal attention softmax(q k^T * m->attn_scale) v of the in.T
+ * positions from m->pos over layer l's cache, m->q into m->xb; only the
+ * layer's window of keys where it has one (the keys before it are not
+ * read), the scores soft-capped where the config says so. */
 void step_attention(struct model *m, int l, int T);
-/* x += w in + b (b NULL: none); x is (T, w->rows). */
+/* x += w in + b (b NULL: none); x is (T, w->rows).  With norm (Gemma's
+ * post-norms), x += RMSNorm(w in + b) with that weight. */
 void step_add(struct model *m, float *x, struct in in, const struct mat *w,
-    const float *b);
-/* h = silu(wg in + bg) * (wu in + bu), (T, wg->rows). */
+    const float *b, const float *norm);
+/* h = act(wg in + bg) * (wu in + bu), (T, wg->rows): m->act, silu
+ * (SwiGLU) or Gemma's GELU (GeGLU). */
 void step_glu(struct model *m, float *h, struct in in, const struct mat *wg,
     const float *bg, const struct mat *wu, const float *bu);
 /* out[t*ldo + r] = (w in)[t][r]. */

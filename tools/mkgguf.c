@@ -183,6 +183,9 @@ usage:
 	    cfg_load(&c, md.config, md.genconfig) < 0 ||
 	    st_open(&st, md.weights ? md.weights : md.dir) < 0)
 		return 1;
+	if (c.arch != ARCH_LLAMA)
+		die("%s: %s is not converted (LlamaForCausalLM only)", md.dir,
+		    cfg_arch_name(c.arch));
 	if (c.attention_bias || c.mlp_bias || c.rope_scaling.rope_type[0])
 		die("%s: biases and rope_scaling are not converted", md.dir);
 	hd = c.head_dim;

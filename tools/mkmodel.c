@@ -1,4 +1,5 @@
-/* mkmodel: write a random-weight LLaMA model folder (config.json,
+/* mkmodel: write a random-weight LLaMA model folder (or, by preset, a
+ * Qwen3 or Gemma 3 one) (config.json,
  * model.safetensors or shards + index, tokenizer.json) for tests and
  * benchmarks.  Weights as in ../shared/README.md: layer weights, biases
  * and lm_head N(0, 0.125^2), embeddings N(0, 0.5^2), RMSNorm weights
@@ -30,7 +31,8 @@
 static struct {
 	int hidden, layers, heads, kv, hd, inter, vocab, ctx, tied, bias;
 	double theta;
-} c = { 64, 2, 4, 2, 0, 160, 512, 512, 1, 0, 10000 };
+	enum cfg_arch arch;	/* the presets of other architectures */
+} c = { 64, 2, 4, 2, 0, 160, 512, 512, 1, 0, 10000, ARCH_LLAMA };
 static uint64_t seed;
 static enum st_dtype dtype = ST_BF16;
 
@@ -259,24 +261,48 @@ copyfile(const char *src, const char *dir)
 		exit(1);
 }
 
+/* The keys Qwen3 and Gemma 3 add, as their real configs carry them
+ * (Qwen/Qwen3-0.6B, google/gemma-3-1b-pt). */
+static void
+config_arch(FILE *f)
+{
+	if (c.arch == ARCH_QWEN3)
+		fprintf(f, "  \"use_sliding_window\": false,\n"
+		    "  \"sliding_window\": null,\n"
+		    "  \"max_window_layers\": %d,\n", c.layers);
+	if (c.arch == ARCH_GEMMA3)
+		fprintf(f, "  \"hidden_activation\": \"gelu_pytorch_tanh\",\n"
+		    "  \"query_pre_attn_scalar\": 256,\n"
+		    "  \"sliding_window\": 512,\n"
+		    "  \"sliding_window_pattern\": 6,\n"
+		    "  \"rope_local_base_freq\": 10000.0,\n"
+		    "  \"attn_logit_softcapping\": null,\n"
+		    "  \"final_logit_softcapping\": null,\n");
+}
+
 static void
 config(const char *dir)
 {
 	char path[4096];
 	FILE *f = create(dir, "config.json", path, sizeof(path));
+	const char *mt = c.arch == ARCH_QWEN3 ? "qwen3" :
+	    c.arch == ARCH_GEMMA3 ? "gemma3_text" : "llama";
 
-	fprintf(f, "{\n  \"architectures\": [\"LlamaForCausalLM\"],\n"
-	    "  \"model_type\": \"llama\",\n  \"hidden_size\": %d,\n"
+	fprintf(f, "{\n  \"architectures\": [\"%s\"],\n"
+	    "  \"model_type\": \"%s\",\n", cfg_arch_name(c.arch), mt);
+	config_arch(f);
+	fprintf(f, "  \"hidden_size\": %d,\n"
 	    "  \"intermediate_size\": %d,\n  \"num_hidden_layers\": %d,\n"
 	    "  \"num_attention_heads\": %d,\n  \"num_key_value_heads\": %d,\n"
 	    "  \"head_dim\": %d,\n  \"vocab_size\": %d,\n"
-	    "  \"max_position_embeddings\": %d,\n  \"rms_norm_eps\": 1e-05,\n"
+	    "  \"max_position_embeddings\": %d,\n  \"rms_norm_eps\": %s,\n"
 	    "  \"rope_theta\": %.17g,\n  \"rope_scaling\": null,\n"
 	    "  \"tie_word_embeddings\": %s,\n  \"attention_bias\": %s,\n"
 	    "  \"mlp_bias\": false,\n  \"hidden_act\": \"silu\",\n"
 	    "  \"bos_token_id\": 0,\n  \"eos_token_id\": 0,\n"
 	    "  \"torch_dtype\": \"%s\"\n}\n", c.hidden, c.inter, c.layers,
-	    c.heads, c.kv, c.hd, c.vocab, c.ctx, c.theta,
+	    c.heads, c.kv, c.hd, c.vocab, c.ctx,
+	    c.arch == ARCH_LLAMA ? "1e-05" : "1e-06", c.theta,
 	    c.tied ? "true" : "false", c.bias ? "true" : "false",
 	    dtype == ST_F32 ? "float32" : dtype == ST_F16 ? "float16" : "bfloat16");
 	if (fshut(f, path))
@@ -348,7 +374,7 @@ static _Noreturn void
 usage(int status)
 {
 	fprintf(status ? stderr : stdout, "usage: %s [-s seed] [-t threads] "
-	    "[--dtype f32|f16|bf16] [--preset smollm2-135m|tiny] [--hidden n] "
+	    "[--dtype f32|f16|bf16] [--preset smollm2-135m|qwen3-0.6b|gemma3-1b|tiny] [--hidden n] "
 	    "[--layers n] [--heads n] [--kv-heads n] [--head-dim n] [--inter n] "
 	    "[--vocab n] [--ctx n] [--tied | --untied] [--bias] [--rope-theta x] "
 	    "[--shards k] [--tokenizer file] dir\n", argv0);
@@ -390,6 +416,7 @@ main(int argc, char *argv[])
 	size_t n = 0, i;
 	int ch, l, shards = 1, nthr = default_threads(), kvset = 0;
 	long long hd = 0;
+	double nm;
 
 	argv0 = argv[0];
 	while ((ch = getopt_long(argc, argv, "s:t:h", opts, NULL)) != -1)
@@ -407,8 +434,21 @@ main(int argc, char *argv[])
 				c.hidden = 576, c.layers = 30, c.heads = 9, c.kv = 3;
 				c.inter = 1536, c.vocab = 49152, c.ctx = 8192;
 				c.tied = 1, c.theta = 100000;
+			} else if (!strcmp(optarg, "qwen3-0.6b")) {
+				/* Qwen/Qwen3-0.6B's shapes */
+				c.hidden = 1024, c.layers = 28, c.heads = 16, c.kv = 8;
+				hd = 128, c.inter = 3072, c.vocab = 151936;
+				c.ctx = 40960, c.tied = 1, c.theta = 1000000;
+				c.arch = ARCH_QWEN3;
+			} else if (!strcmp(optarg, "gemma3-1b")) {
+				/* google/gemma-3-1b-pt's shapes */
+				c.hidden = 1152, c.layers = 26, c.heads = 4, c.kv = 1;
+				hd = 256, c.inter = 6912, c.vocab = 262144;
+				c.ctx = 32768, c.tied = 1, c.theta = 1000000;
+				c.arch = ARCH_GEMMA3;
 			} else if (strcmp(optarg, "tiny"))
-				edie(2, "invalid preset '%s': use smollm2-135m or tiny", optarg);
+				edie(2, "invalid preset '%s': use smollm2-135m, "
+				    "qwen3-0.6b, gemma3-1b or tiny", optarg);
 			break;
 		case HIDDEN: c.hidden = (int)estrtonum(optarg, 1, 1 << 16, "hidden"); break;
 		case LAYERS: c.layers = (int)estrtonum(optarg, 1, 1024, "layers"); break;
@@ -442,16 +482,25 @@ main(int argc, char *argv[])
 	if (!tok && c.vocab < 259)
 		edie(2, "vocab %d below 259 needs --tokenizer (the generated one has 259 tokens)", c.vocab);
 
-	/* tensors, by HF name */
+	/* tensors, by HF name; Gemma's norms scale by 1 + w */
+	nm = c.arch == ARCH_GEMMA3 ? 0 : 1;
 	add(g, &n, 0, 0.5, c.vocab, c.hidden, "model.embed_tokens.weight", 0);
-	add(g, &n, 1, 0.1, c.hidden, 0, "model.norm.weight", 0);
+	add(g, &n, nm, 0.1, c.hidden, 0, "model.norm.weight", 0);
 	if (!c.tied)
 		add(g, &n, 0, 0.125, c.vocab, c.hidden, "lm_head.weight", 0);
 	for (l = 0; l < c.layers; l++) {
 		int q = c.heads * c.hd, k = c.kv * c.hd;
 
-		add(g, &n, 1, 0.1, c.hidden, 0, "model.layers.%d.input_layernorm.weight", l);
-		add(g, &n, 1, 0.1, c.hidden, 0, "model.layers.%d.post_attention_layernorm.weight", l);
+		add(g, &n, nm, 0.1, c.hidden, 0, "model.layers.%d.input_layernorm.weight", l);
+		add(g, &n, nm, 0.1, c.hidden, 0, "model.layers.%d.post_attention_layernorm.weight", l);
+		if (c.arch == ARCH_GEMMA3) {
+			add(g, &n, nm, 0.1, c.hidden, 0, "model.layers.%d.pre_feedforward_layernorm.weight", l);
+			add(g, &n, nm, 0.1, c.hidden, 0, "model.layers.%d.post_feedforward_layernorm.weight", l);
+		}
+		if (c.arch != ARCH_LLAMA) {
+			add(g, &n, nm, 0.1, c.hd, 0, "model.layers.%d.self_attn.q_norm.weight", l);
+			add(g, &n, nm, 0.1, c.hd, 0, "model.layers.%d.self_attn.k_norm.weight", l);
+		}
 		add(g, &n, 0, 0.125, q, c.hidden, "model.layers.%d.self_attn.q_proj.weight", l);
 		add(g, &n, 0, 0.125, k, c.hidden, "model.layers.%d.self_attn.k_proj.weight", l);
 		add(g, &n, 0, 0.125, k, c.hidden, "model.layers.%d.self_attn.v_proj.weight", l);

@@ -1,6 +1,7 @@
 /* test_attn: the attention table that goes with $PIPELM_KERNEL against a
  * double-precision reference (odd head sizes, GQA groups, causal
- * offsets, key ranges merged with attn_merge), and the tiling property
+ * offsets, key ranges merged with attn_merge, sliding windows and
+ * soft-capped scores), and the tiling property
  * model.c relies on for thread-count independence: a row's result is
  * bit-identical whatever tile it is computed in. */
 #include <math.h>
@@ -35,6 +36,8 @@ struct fix {
 	float *kv, *q;
 	int hd, nh, T, pos0, ld, ldq, voff, kvb;
 	size_t bstride;
+	int win;		/* 0, or the sliding window */
+	float cap;		/* 0, or the scores' soft-cap */
 };
 
 /* Offset of position p in the fixture's cache. */
@@ -50,6 +53,7 @@ fix_make(struct fix *f, int hd, int nh, int T, int pos0)
 	size_t i, n = (size_t)(pos0 + T);
 
 	f->hd = hd, f->nh = nh, f->T = T, f->pos0 = pos0;
+	f->win = 0, f->cap = 0;
 	f->ld = 2 * hd + 5;		/* odd strides: nothing assumes alignment */
 	f->voff = hd + 3;
 	f->ldq = nh * hd + 7;
@@ -77,7 +81,7 @@ tile(const struct fix *f, int t0, int T, int p0, int p1)
 {
 	struct attn_tile a = { f->q + (size_t)t0 * f->ldq, f->ldq, f->kv,
 		f->kv + f->voff, f->ld, f->bstride, f->kvb, f->hd, f->nh, T,
-		f->pos0 + t0, p0, p1, 1 / sqrtf((float)f->hd) };
+		f->pos0 + t0, p0, p1, 1 / sqrtf((float)f->hd), f->win, f->cap };
 
 	return a;
 }
@@ -87,17 +91,20 @@ static void
 ref_row(double *out, const struct fix *f, int t, int h)
 {
 	int n = f->pos0 + t + 1, p, i;
+	int p0 = f->win && n - f->win > 0 ? n - f->win : 0;	/* the window */
 	const float *q = f->q + (size_t)t * f->ldq + h * f->hd;
 	double *s = emalloc(n * sizeof(double)), m = -INFINITY, l = 0, d;
 
-	for (p = 0; p < n; p++) {
+	for (p = p0; p < n; p++) {
 		for (d = 0, i = 0; i < f->hd; i++)
 			d += (double)q[i] * f->kv[off(f, p) + i];
 		s[p] = d / sqrt(f->hd);
+		if (f->cap)
+			s[p] = f->cap * tanh(s[p] / f->cap);
 		m = s[p] > m ? s[p] : m;
 	}
 	memset(out, 0, f->hd * sizeof(double));
-	for (p = 0; p < n; p++) {
+	for (p = p0; p < n; p++) {
 		s[p] = exp(s[p] - m);
 		l += s[p];
 		for (i = 0; i < f->hd; i++)
@@ -134,16 +141,17 @@ check_ref(const struct fix *f, const float *out, int ldo, const char *what)
 /* One tile over all keys, normalized, against the reference; then the
  * same rows one token per tile, which must agree bit for bit. */
 static void
-test_tile(int hd, int nh, int T, int pos0)
+test_tile_wc(int hd, int nh, int T, int pos0, int win, float cap)
 {
 	struct fix f;
 	struct attn_tile a;
-	int lda = nh * hd + 3, t;
+	int lda = nh * hd + 3, t, lo;
 	float *out = emalloc((size_t)T * lda * sizeof(float));
 	float *one = emalloc((size_t)lda * sizeof(float));
 	float *ml = emalloc((size_t)2 * nh * T * sizeof(float));
 
 	fix_make(&f, hd, nh, T, pos0);
+	f.win = win, f.cap = cap;
 	a = tile(&f, 0, T, 0, pos0 + T);
 	ak->part(out, lda, ml, &a);
 	attn_norm(out, lda, ml, hd, nh, T);
@@ -155,9 +163,26 @@ test_tile(int hd, int nh, int T, int pos0)
 		CHECKF(!memcmp(one, out + (size_t)t * lda, nh * hd * sizeof(float)),
 		    "hd %d nh %d T %d pos0 %d: token %d alone differs from its tile",
 		    hd, nh, T, pos0, t);
+		if (!win)
+			continue;
+		/* a window's tile that starts at its first key, as decode
+		 * runs it, reads no key before it and gives the same bits */
+		lo = pos0 + t + 1 - win > 0 ? pos0 + t + 1 - win : 0;
+		a = tile(&f, t, 1, lo, pos0 + t + 1);
+		ak->part(one, lda, ml, &a);
+		attn_norm(one, lda, ml, hd, nh, 1);
+		CHECKF(!memcmp(one, out + (size_t)t * lda, nh * hd * sizeof(float)),
+		    "hd %d nh %d T %d pos0 %d win %d: token %d from its window "
+		    "differs from its tile", hd, nh, T, pos0, win, t);
 	}
 	free(out), free(one), free(ml);
 	fix_free(&f);
+}
+
+static void
+test_tile(int hd, int nh, int T, int pos0)
+{
+	test_tile_wc(hd, nh, T, pos0, 0, 0);
 }
 
 /* The keys of one token cut into ranges at the given cuts (any, not
@@ -257,5 +282,14 @@ main(void)
 		test_ranges(hds[a], 2, 70, 3, cut3);
 	}
 	test_extremes();
+	/* sliding windows (shorter than, across and longer than a block)
+	 * and Gemma 2's soft-cap (50 on scores of a few units: felt) */
+	for (a = 0; a < sizeof(hds) / sizeof(*hds); a++) {
+		test_tile_wc(hds[a], 3, 8, 37, 8, 0);
+		test_tile_wc(hds[a], 2, 21, 40, 17, 0);
+		test_tile_wc(hds[a], 1, 5, 3, 100, 0);
+		test_tile_wc(hds[a], 3, 8, 37, 0, 2.5f);
+		test_tile_wc(hds[a], 2, 5, 30, 9, 50);
+	}
 	return test_end("test_attn");
 }

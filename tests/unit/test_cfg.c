@@ -161,7 +161,7 @@ test_refusals(void)
 		"{\"vocab_size\": 0}", "{\"bos_token_id\": 32000}",
 		"{\"bos_token_id\": 1.5}", "{\"eos_token_id\": \"2\"}",
 		"{\"eos_token_id\": [2, -1]}", "{\"hidden_act\": \"gelu\"}",
-		"{\"hidden_act\": 1}", "{\"model_type\": \"qwen2\"}",
+		"{\"hidden_act\": 1}", "{\"model_type\": \"bert\"}",
 		"{\"architectures\": [1]}", "{\"architectures\": {}}",
 		"{\"rope_scaling\": []}", "{\"rope_scaling\": {\"rope_type\": \"yarn\"}}",
 		"{\"max_position_embeddings\": 0}", "{\"num_hidden_layers\": 1e9}",
@@ -180,6 +180,100 @@ test_refusals(void)
 	CHECK(load(&c, "{\"hidden_size\": 100, \"num_attention_heads\": 3,"
 	    " \"head_dim\": 32}", NULL) == 0 && c.head_dim == 32);
 	CHECK(cfg_load(&c, "/nonexistent/config.json", NULL) < 0);
+}
+
+/* The architectures' keys as their config classes read them. */
+static void
+test_arch(void)
+{
+	static const char *const bad[] = {
+		"{\"model_type\": \"qwen2_moe\"}",
+		"{\"architectures\": [\"Qwen2ForCausalLM\"], \"model_type\": \"llama\"}",
+		"{\"rope_scaling\": {\"rope_type\": \"dynamic\", \"factor\": 2}}",
+		"{\"rope_scaling\": {\"rope_type\": \"linear\"}}",
+		"{\"rope_parameters\": {\"rope_type\": \"ntk\", \"factor\": 2}}",
+		"{\"model_type\": \"gemma2\", \"hidden_activation\": \"relu\"}",
+		"{\"model_type\": \"gemma3_text\", \"use_bidirectional_attention\": true}",
+		"{\"model_type\": \"gemma3\"}",
+		"{\"model_type\": \"gemma2\", \"num_hidden_layers\": 2,"
+		" \"layer_types\": [\"full_attention\", \"chunked_attention\"]}",
+		"{\"model_type\": \"smollm3\", \"num_hidden_layers\": 2,"
+		" \"no_rope_layers\": [1]}",
+		"{\"model_type\": \"phi3\", \"rope_scaling\": {\"type\": \"longrope\","
+		" \"long_factor\": [1, 2], \"short_factor\": [1, 2]}}",
+		"{\"model_type\": \"phi3\", \"partial_rotary_factor\": 1.5}",
+	};
+	struct cfg c;
+	size_t i;
+
+	for (i = 0; i < LEN(bad); i++)
+		if (load(&c, bad[i], NULL) == 0) {
+			printf("must refuse: %s\n", bad[i]);
+			fails++;
+		}
+	/* Qwen2: the window only with use_sliding_window, from
+	 * max_window_layers on */
+	CHECK(load(&c, "{\"model_type\": \"qwen2\", \"num_hidden_layers\": 3,"
+	    " \"sliding_window\": 8, \"use_sliding_window\": false,"
+	    " \"max_window_layers\": 1}", NULL) == 0);
+	CHECK(c.arch == ARCH_QWEN2 && c.attention_bias && !c.sliding_window &&
+	    !c.sliding[0] && !c.sliding[1] && !c.sliding[2]);
+	CHECK(load(&c, "{\"model_type\": \"qwen2\", \"num_hidden_layers\": 3,"
+	    " \"sliding_window\": 8, \"use_sliding_window\": true,"
+	    " \"max_window_layers\": 1}", NULL) == 0);
+	CHECK(c.sliding_window == 8 && !c.sliding[0] && c.sliding[1] && c.sliding[2]);
+	/* Mistral: every layer; null: none */
+	CHECK(load(&c, "{\"model_type\": \"mistral\", \"num_hidden_layers\": 2}",
+	    NULL) == 0 && c.sliding_window == 4096 && c.sliding[0] && c.sliding[1]);
+	CHECK(load(&c, "{\"model_type\": \"mistral\", \"num_hidden_layers\": 2,"
+	    " \"sliding_window\": null}", NULL) == 0 && !c.sliding[0]);
+	/* Gemma 2: alternating from layer 0, soft-caps by default */
+	CHECK(load(&c, "{\"model_type\": \"gemma2\", \"num_hidden_layers\": 3,"
+	    " \"hidden_size\": 64, \"num_attention_heads\": 4}", NULL) == 0);
+	CHECK(c.sliding[0] && !c.sliding[1] && c.sliding[2] &&
+	    c.attn_logit_softcapping == 50 && c.final_logit_softcapping == 30 &&
+	    c.tie_word_embeddings && !strcmp(c.hidden_act, "gelu_pytorch_tanh"));
+	/* Gemma 3: five sliding layers in six, the local base; v5's
+	 * rope_parameters per layer type */
+	CHECK(load(&c, "{\"model_type\": \"gemma3_text\", \"num_hidden_layers\": 7,"
+	    " \"attn_logit_softcapping\": null, \"rope_parameters\":"
+	    " {\"full_attention\": {\"rope_type\": \"linear\", \"factor\": 8.0,"
+	    " \"rope_theta\": 1000000.0}, \"sliding_attention\":"
+	    " {\"rope_type\": \"default\", \"rope_theta\": 10000.0}}}", NULL) == 0);
+	CHECK(c.sliding[0] && c.sliding[4] && !c.sliding[5] && c.sliding[6] &&
+	    !c.attn_logit_softcapping && c.rope_theta == 1e6f &&
+	    c.rope_local_theta == 1e4f && !strcmp(c.rope_scaling.rope_type,
+	    "linear") && c.rope_scaling.factor == 8 && !*c.rope_local.rope_type);
+	/* a multimodal folder: the text_config's keys */
+	CHECK(load(&c, "{\"architectures\": [\"Gemma3ForConditionalGeneration\"],"
+	    " \"model_type\": \"gemma3\", \"text_config\": {\"hidden_size\": 96,"
+	    " \"model_type\": \"gemma3_text\", \"num_attention_heads\": 2}}",
+	    NULL) == 0 && c.text_config && c.hidden_size == 96 &&
+	    !strcmp(c.architecture, "Gemma3ForConditionalGeneration"));
+	/* SmolLM3: no_rope_layers, else every fourth layer */
+	CHECK(load(&c, "{\"model_type\": \"smollm3\", \"num_hidden_layers\": 8}",
+	    NULL) == 0 && !c.no_rope[0] && c.no_rope[3] && c.no_rope[7] &&
+	    !c.no_rope[4]);
+	CHECK(load(&c, "{\"model_type\": \"smollm3\", \"num_hidden_layers\": 2,"
+	    " \"no_rope_layers\": [0, 1]}", NULL) == 0 && c.no_rope[0] &&
+	    !c.no_rope[1]);
+	/* Phi-3: longrope's factor from the original context */
+	CHECK(load(&c, "{\"model_type\": \"phi3\", \"hidden_size\": 64,"
+	    " \"num_attention_heads\": 4, \"max_position_embeddings\": 131072,"
+	    " \"original_max_position_embeddings\": 4096,"
+	    " \"partial_rotary_factor\": 0.5, \"rope_scaling\": {\"type\":"
+	    " \"longrope\", \"long_factor\": [1, 2, 3, 4],"
+	    " \"short_factor\": [1, 1, 1, 1]}}", NULL) == 0);
+	CHECK(c.rope_scaling.factor == 32 && c.rope_scaling.nfactor == 4 &&
+	    c.rope_scaling.original_max_position_embeddings == 4096 &&
+	    c.rope_scaling.long_factor[3] == 4);
+	/* yarn: v5's flat rope_parameters, the original context defaulted */
+	CHECK(load(&c, "{\"max_position_embeddings\": 8192, \"rope_parameters\":"
+	    " {\"rope_type\": \"yarn\", \"factor\": 4.0, \"rope_theta\": 500.0,"
+	    " \"beta_fast\": 16}}", NULL) == 0 && c.rope_theta == 500 &&
+	    c.rope_scaling.beta_fast == 16 &&
+	    c.rope_scaling.original_max_position_embeddings == 8192 &&
+	    c.rope_scaling.truncate);
 }
 
 static void
@@ -264,6 +358,7 @@ main(void)
 	test_tokens();
 	test_rope();
 	test_refusals();
+	test_arch();
 	test_mdir();
 	unlink(cpath);
 	unlink(gpath);

@@ -359,6 +359,67 @@ test_wtypes(void)
 	CHECK(wtype_parse("nonesuch") == -1);
 }
 
+/* kern_geglu against the GELUs in double: gelu_pytorch_tanh's formula
+ * and erf's, over the range a gate takes (and beyond, where tanh and
+ * erf saturate). */
+static void
+test_geglu(void)
+{
+	float g[203], u[203], h[203];
+	double x, want;
+	int i, a;
+
+	for (i = 0; i < 203; i++) {
+		g[i] = (float)(i - 101) / 8;
+		u[i] = 1 + frand();
+	}
+	for (a = 0; a < 2; a++) {
+		kern_geglu(h, g, u, 203, a ? ACT_GELU : ACT_GELU_TANH);
+		for (i = 0; i < 203; i++) {
+			x = g[i];
+			/* 0.5 x (1 + tanh y) as x / (1 + e^-2y): no
+			 * cancellation in the reference */
+			want = a ? 0.5 * x * erfc(-x / sqrt(2)) :
+			    x / (1 + exp(-2 * sqrt(2 / M_PI) *
+			    (x + 0.044715 * x * x * x)));
+			want *= u[i];
+			/* 1 + erf(x) for x far below 0 cancels in float32
+			 * as in torch: an ulp of 1, times x */
+			CHECKF(fabs(h[i] - want) <= 1e-6 * fabs(want) +
+			    2.4e-7 * fabs(x * u[i]),
+			    "geglu %s(%g) * %g = %.9g, want %.9g", a ? "gelu" :
+			    "gelu_tanh", x, u[i], h[i], want);
+		}
+	}
+	/* the table's entry (tails of every length up to a vector, the
+	 * float range's edges), in place */
+	for (a = 1; a <= 203; a += a < 40 ? 1 : 81) {
+		for (i = 0; i < a && i < 6; i++)
+			g[i] = (float[]){ -100, -30, 10, 100, -3.3f, 0 }[i];
+		kern.geglu(h, g, u, a);
+		for (i = 0; i < a; i++) {
+			x = g[i];
+			want = x / (1 + exp(-2 * sqrt(2 / M_PI) *
+			    (x + 0.044715 * x * x * x))) * u[i];
+			/* the portable entry's tanhf cancels as torch's;
+			 * values below float's range are 0 */
+			CHECKF(fabs(h[i] - want) <= 1e-5 * fabs(want) + 1e-37 +
+			    (strcmp(kern.name, "portable") ? 0 :
+			    2.4e-7 * fabs(x * u[i])),
+			    "geglu n=%d [%d]: %.9g, want %.9g", a, i, h[i], want);
+		}
+		kern.geglu(g, g, u, a);
+		CHECKF(!memcmp(g, h, sizeof(float) * a), "geglu in place");
+		for (i = 0; i < 203; i++)
+			g[i] = (float)(i - 101) / 8;
+	}
+	/* h may be the gate */
+	memcpy(h, g, sizeof(h));
+	kern_geglu(h, h, u, 203, ACT_GELU_TANH);
+	kern_geglu(g, g, u, 203, ACT_GELU_TANH);
+	CHECK(!memcmp(h, g, sizeof(h)));
+}
+
 static void
 test_helpers(void)
 {
@@ -822,6 +883,7 @@ main(void)
 	test_tof32();
 	test_vec();
 	test_helpers();
+	test_geglu();
 	test_wtypes();
 	test_matrix();
 	test_bf16acts();

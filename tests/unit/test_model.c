@@ -5,8 +5,10 @@
  * The reference is llama2.c's forward() in double precision: straight
  * loops, no threads, no SIMD, the weights read back from the written
  * safetensors through st.h, each step as HF modeling_llama.py defines
- * it.  It shares no code with lib/model*.c or the kernels.  The next
- * architectures add their steps here and a shape below. */
+ * it, and each other architecture's steps as its HF modeling file
+ * defines them (Qwen2/3, SmolLM3, Mistral, Gemma 2/3, Phi-3; the rope
+ * types of modeling_rope_utils.py).  It shares no code with
+ * lib/model*.c or the kernels. */
 #include <sys/stat.h>
 
 #include <math.h>
@@ -29,20 +31,59 @@ struct shape {
 	int hidden, inter, layers, heads, kv, hd, vocab;
 	int tied, bias, mlp_bias, llama3;
 	int n;			/* positions to run */
+	/* the architectures beyond Llama (0: as Llama) */
+	enum cfg_arch arch;
+	int window;		/* sliding_window */
+	int win_flag, win_from;	/* Qwen2: use_sliding_window, max_window_layers */
+	int pattern;		/* Gemma 3: every pattern-th layer full */
+	int norope;		/* SmolLM3: no_rope_layer_interval */
+	const char *rope;	/* rope_scaling: linear, yarn, longrope */
+	double prf;		/* Phi-3: partial_rotary_factor */
+	int orig;		/* longrope's original context */
+	double acap, fcap;	/* Gemma: the soft-caps */
+	double qpas;		/* Gemma: query_pre_attn_scalar */
 };
 
 static const struct shape shapes[] = {
 	/* name                     dtype    d  ff  L  h kv  hd  V  tie b mb l3  n */
-	{ "bf16 gqa",               ST_BF16, 64, 96, 2, 4, 2, 16, 101, 1, 0, 0, 0, 40 },
-	{ "f32 mha bias untied",    ST_F32,  64, 80, 2, 4, 4, 16, 97,  0, 1, 0, 0, 40 },
-	{ "f16 mqa llama3",         ST_F16,  48, 72, 2, 4, 1, 12, 113, 1, 0, 0, 1, 40 },
+	{ "bf16 gqa",               ST_BF16, 64, 96, 2, 4, 2, 16, 101, 1, 0, 0, 0, 40, .arch = ARCH_LLAMA },
+	{ "f32 mha bias untied",    ST_F32,  64, 80, 2, 4, 4, 16, 97,  0, 1, 0, 0, 40, .arch = ARCH_LLAMA },
+	{ "f16 mqa llama3",         ST_F16,  48, 72, 2, 4, 1, 12, 113, 1, 0, 0, 1, 40, .arch = ARCH_LLAMA },
 	/* head_dim * heads != hidden; past a pass (MODEL_MAXBATCH), KV
 	 * blocks and decode's key ranges */
 	{ "bf16 hd24 bias mlp_bias untied llama3 long", ST_BF16,
-	                              64, 64, 3, 4, 2, 24, 89,  0, 1, 1, 1, 300 },
+	                              64, 64, 3, 4, 2, 24, 89,  0, 1, 1, 1, 300, .arch = ARCH_LLAMA },
+	{ "f32 llama linear",       ST_F32,  64, 96, 2, 4, 2, 16, 101, 0, 0, 0, 0, 40,
+	  .rope = "linear" },
+	{ "bf16 llama yarn",        ST_BF16, 64, 96, 2, 4, 2, 16, 101, 0, 0, 0, 0, 40,
+	  .rope = "yarn" },
+	/* the window is off without use_sliding_window */
+	{ "bf16 qwen2 window off",  ST_BF16, 64, 96, 2, 4, 2, 16, 101, 0, 1, 0, 0, 40,
+	  .arch = ARCH_QWEN2, .window = 4 },
+	{ "f16 qwen2 window from layer 1 long", ST_F16,
+	                              64, 96, 3, 4, 2, 16, 101, 1, 1, 0, 0, 300,
+	  .arch = ARCH_QWEN2, .window = 37, .win_flag = 1, .win_from = 1 },
+	{ "f16 qwen3 hd24",         ST_F16,  64, 96, 2, 4, 2, 24, 101, 1, 0, 0, 0, 40,
+	  .arch = ARCH_QWEN3 },
+	{ "f32 smollm3",            ST_F32,  64, 96, 4, 4, 2, 16, 101, 1, 0, 0, 0, 40,
+	  .arch = ARCH_SMOLLM3, .norope = 2 },
+	/* a window past a pass and past decode's key ranges */
+	{ "bf16 mistral window long", ST_BF16, 64, 96, 2, 4, 2, 16, 101, 0, 0, 0, 0, 300,
+	  .arch = ARCH_MISTRAL, .window = 20 },
+	{ "bf16 gemma2",            ST_BF16, 64, 96, 3, 4, 2, 16, 101, 1, 0, 0, 0, 100,
+	  .arch = ARCH_GEMMA2, .window = 9, .acap = 5, .fcap = 3, .qpas = 20 },
+	{ "f16 gemma3 linear",      ST_F16,  64, 96, 4, 4, 2, 24, 101, 1, 0, 0, 0, 100,
+	  .arch = ARCH_GEMMA3, .window = 12, .pattern = 3, .rope = "linear",
+	  .qpas = 24 },
+	{ "f32 phi3 partial longrope short", ST_F32, 64, 96, 2, 4, 4, 16, 101, 0, 0, 0, 0, 40,
+	  .arch = ARCH_PHI3, .rope = "longrope", .prf = 0.5, .orig = 128 },
+	/* the first pass already past the original context: long factors */
+	{ "bf16 phi3 gqa longrope long", ST_BF16, 64, 96, 2, 4, 2, 16, 101, 0, 0, 0, 0, 100,
+	  .arch = ARCH_PHI3, .rope = "longrope", .orig = 32, .window = 50 },
 };
 
 #define THETA 10000.0
+#define LOCAL_THETA 500.0	/* Gemma 3's sliding layers */
 #define EPS 1e-5
 /* llama3 rope_scaling with an original context short enough that
  * head_dim 12..24 has frequencies in all three bands */
@@ -86,6 +127,95 @@ addt(struct wt *t, int n, double mean, double sd, int64_t rows,
 	return n + 1;
 }
 
+static int
+gemma(const struct shape *s)
+{
+	return s->arch == ARCH_GEMMA2 || s->arch == ARCH_GEMMA3;
+}
+
+/* Rotary dims of a head. */
+static int
+rot_dims(const struct shape *s)
+{
+	return s->prf ? (int)(s->hd * s->prf) : s->hd;
+}
+
+/* longrope's factor j (long or short): spread over [1, 4]. */
+static double
+lr_factor(int j, int lng)
+{
+	return lng ? 1.5 + 0.25 * (j % 11) : 1.0 + 0.125 * (j % 7);
+}
+
+static const char *
+model_type(enum cfg_arch a)
+{
+	static const char *const mt[] = { "llama", "qwen2", "qwen3", "smollm3",
+		"mistral", "gemma2", "gemma3_text", "phi3" };
+
+	return mt[a];
+}
+
+#define LIN_FACTOR 4.0
+#define YARN_FACTOR 8.0
+#define YARN_OLD 64
+#define MAXPOS 512
+
+/* The architecture's keys of s into config file f. */
+static void
+write_arch(FILE *f, const struct shape *s)
+{
+	int j, rd = rot_dims(s);
+
+	if (s->window && s->arch != ARCH_LLAMA)
+		fprintf(f, ", \"sliding_window\": %d", s->window);
+	if (s->arch == ARCH_QWEN2)
+		fprintf(f, ", \"use_sliding_window\": %s, \"max_window_layers\": %d",
+		    s->win_flag ? "true" : "false", s->win_from);
+	if (s->arch == ARCH_SMOLLM3)
+		fprintf(f, ", \"no_rope_layer_interval\": %d", s->norope);
+	if (gemma(s))
+		fprintf(f, ", \"hidden_activation\": \"gelu_pytorch_tanh\", "
+		    "\"query_pre_attn_scalar\": %g", s->qpas);
+	if (s->arch == ARCH_GEMMA2)
+		fprintf(f, ", \"attn_logit_softcapping\": %g, "
+		    "\"final_logit_softcapping\": %g", s->acap, s->fcap);
+	if (s->arch == ARCH_GEMMA3) {
+		/* layer_types written out, the local base beside it */
+		fprintf(f, ", \"rope_local_base_freq\": %g, \"layer_types\": [",
+		    LOCAL_THETA);
+		for (j = 0; j < s->layers; j++)
+			fprintf(f, "%s\"%s\"", j ? ", " : "", (j + 1) %
+			    s->pattern ? "sliding_attention" : "full_attention");
+		fprintf(f, "], \"attn_logit_softcapping\": null");
+	}
+	if (s->arch == ARCH_PHI3)
+		fprintf(f, ", \"partial_rotary_factor\": %g, "
+		    "\"original_max_position_embeddings\": %d",
+		    s->prf ? s->prf : 1.0, s->orig);
+	if (!s->rope)
+		return;
+	if (!strcmp(s->rope, "linear"))
+		fprintf(f, ", \"rope_scaling\": {\"rope_type\": \"linear\", "
+		    "\"factor\": %g}", LIN_FACTOR);
+	else if (!strcmp(s->rope, "yarn"))
+		fprintf(f, ", \"rope_scaling\": {\"rope_type\": \"yarn\", "
+		    "\"factor\": %g, \"original_max_position_embeddings\": %d}",
+		    YARN_FACTOR, YARN_OLD);
+	else {
+		fprintf(f, ", \"rope_scaling\": {\"type\": \"longrope\"");
+		for (j = 0; j < 2; j++) {
+			int i;
+
+			fprintf(f, ", \"%s\": [", j ? "long_factor" : "short_factor");
+			for (i = 0; i < rd / 2; i++)
+				fprintf(f, "%s%.17g", i ? ", " : "", lr_factor(i, j));
+			fprintf(f, "]");
+		}
+		fprintf(f, "}");
+	}
+}
+
 /* config.json and model.safetensors for s into dir. */
 static void
 write_model(const char *dir, const struct shape *s)
@@ -94,52 +224,75 @@ write_model(const char *dir, const struct shape *s)
 	struct st_wtensor w[256];
 	char path[1024];
 	int n = 0, l, i, q = s->heads * s->hd, kv = s->kv * s->hd;
+	double nm = gemma(s) ? 0 : 1;	/* Gemma's norms scale by 1 + w */
 	size_t es = st_dtype_size(s->dt), k, nel;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "%s/config.json", dir);
 	if (!(f = fopen(path, "w")))
 		die("open %s:", path);
-	fprintf(f, "{\"architectures\": [\"LlamaForCausalLM\"], "
-	    "\"model_type\": \"llama\", \"hidden_size\": %d, "
+	fprintf(f, "{\"architectures\": [\"%s\"], "
+	    "\"model_type\": \"%s\", \"hidden_size\": %d, "
 	    "\"intermediate_size\": %d, \"num_hidden_layers\": %d, "
 	    "\"num_attention_heads\": %d, \"num_key_value_heads\": %d, "
 	    "\"head_dim\": %d, \"vocab_size\": %d, "
-	    "\"max_position_embeddings\": 512, \"rms_norm_eps\": %g, "
+	    "\"max_position_embeddings\": %d, \"rms_norm_eps\": %g, "
 	    "\"rope_theta\": %g, \"tie_word_embeddings\": %s, "
 	    "\"attention_bias\": %s, \"mlp_bias\": %s, "
 	    "\"hidden_act\": \"silu\", \"bos_token_id\": 0, "
-	    "\"eos_token_id\": 0, ", s->hidden, s->inter, s->layers, s->heads,
-	    s->kv, s->hd, s->vocab, EPS, THETA, s->tied ? "true" : "false",
-	    s->bias ? "true" : "false", s->mlp_bias ? "true" : "false");
+	    "\"eos_token_id\": 0", cfg_arch_name(s->arch), model_type(s->arch),
+	    s->hidden, s->inter, s->layers, s->heads,
+	    s->kv, s->hd, s->vocab, MAXPOS, EPS, THETA, s->tied ? "true" : "false",
+	    s->bias && s->arch != ARCH_QWEN2 ? "true" : "false",
+	    s->mlp_bias ? "true" : "false");
+	write_arch(f, s);
 	if (s->llama3)
-		fprintf(f, "\"rope_scaling\": {\"rope_type\": \"llama3\", "
+		fprintf(f, ", \"rope_scaling\": {\"rope_type\": \"llama3\", "
 		    "\"factor\": %g, \"low_freq_factor\": %g, "
 		    "\"high_freq_factor\": %g, "
 		    "\"original_max_position_embeddings\": %g}}\n",
 		    L3_FACTOR, L3_LOW, L3_HIGH, L3_OLD);
+	else if (!s->rope)
+		fprintf(f, ", \"rope_scaling\": null}\n");
 	else
-		fprintf(f, "\"rope_scaling\": null}\n");
+		fprintf(f, "}\n");
 	if (fshut(f, path))
 		exit(1);
 
 	n = addt(t, n, 0, 0.5, s->vocab, s->hidden, "model.embed_tokens.weight");
 	for (l = 0; l < s->layers; l++) {
 #define L(x) "model.layers.%d." x, l
-		n = addt(t, n, 1, 0.1, s->hidden, 0, L("input_layernorm.weight"));
-		n = addt(t, n, 0, 0.2, q, s->hidden, L("self_attn.q_proj.weight"));
-		n = addt(t, n, 0, 0.2, kv, s->hidden, L("self_attn.k_proj.weight"));
-		n = addt(t, n, 0, 0.2, kv, s->hidden, L("self_attn.v_proj.weight"));
+		n = addt(t, n, nm, 0.1, s->hidden, 0, L("input_layernorm.weight"));
+		if (s->arch == ARCH_PHI3) {
+			n = addt(t, n, 0, 0.2, q + 2 * kv, s->hidden, L("self_attn.qkv_proj.weight"));
+		} else {
+			n = addt(t, n, 0, 0.2, q, s->hidden, L("self_attn.q_proj.weight"));
+			n = addt(t, n, 0, 0.2, kv, s->hidden, L("self_attn.k_proj.weight"));
+			n = addt(t, n, 0, 0.2, kv, s->hidden, L("self_attn.v_proj.weight"));
+		}
 		n = addt(t, n, 0, 0.2, s->hidden, q, L("self_attn.o_proj.weight"));
 		if (s->bias) {
 			n = addt(t, n, 0, 0.1, q, 0, L("self_attn.q_proj.bias"));
 			n = addt(t, n, 0, 0.1, kv, 0, L("self_attn.k_proj.bias"));
 			n = addt(t, n, 0, 0.1, kv, 0, L("self_attn.v_proj.bias"));
-			n = addt(t, n, 0, 0.1, s->hidden, 0, L("self_attn.o_proj.bias"));
+			if (s->arch != ARCH_QWEN2)
+				n = addt(t, n, 0, 0.1, s->hidden, 0, L("self_attn.o_proj.bias"));
 		}
-		n = addt(t, n, 1, 0.1, s->hidden, 0, L("post_attention_layernorm.weight"));
-		n = addt(t, n, 0, 0.2, s->inter, s->hidden, L("mlp.gate_proj.weight"));
-		n = addt(t, n, 0, 0.2, s->inter, s->hidden, L("mlp.up_proj.weight"));
+		if (s->arch == ARCH_QWEN3 || s->arch == ARCH_GEMMA3) {
+			n = addt(t, n, nm, 0.3, s->hd, 0, L("self_attn.q_norm.weight"));
+			n = addt(t, n, nm, 0.3, s->hd, 0, L("self_attn.k_norm.weight"));
+		}
+		n = addt(t, n, nm, 0.1, s->hidden, 0, L("post_attention_layernorm.weight"));
+		if (gemma(s)) {
+			n = addt(t, n, nm, 0.1, s->hidden, 0, L("pre_feedforward_layernorm.weight"));
+			n = addt(t, n, nm, 0.1, s->hidden, 0, L("post_feedforward_layernorm.weight"));
+		}
+		if (s->arch == ARCH_PHI3) {
+			n = addt(t, n, 0, 0.2, 2 * s->inter, s->hidden, L("mlp.gate_up_proj.weight"));
+		} else {
+			n = addt(t, n, 0, 0.2, s->inter, s->hidden, L("mlp.gate_proj.weight"));
+			n = addt(t, n, 0, 0.2, s->inter, s->hidden, L("mlp.up_proj.weight"));
+		}
 		n = addt(t, n, 0, 0.2, s->hidden, s->inter, L("mlp.down_proj.weight"));
 		if (s->mlp_bias) {
 			n = addt(t, n, 0, 0.1, s->inter, 0, L("mlp.gate_proj.bias"));
@@ -148,7 +301,7 @@ write_model(const char *dir, const struct shape *s)
 		}
 #undef L
 	}
-	n = addt(t, n, 1, 0.1, s->hidden, 0, "model.norm.weight");
+	n = addt(t, n, nm, 0.1, s->hidden, 0, "model.norm.weight");
 	if (!s->tied)
 		n = addt(t, n, 0, 0.2, s->vocab, s->hidden, "lm_head.weight");
 	for (i = 0; i < n; i++) {
@@ -228,9 +381,11 @@ matvec(double *y, const double *W, const double *b, const double *x,
 	}
 }
 
-/* HF LlamaRMSNorm: x / sqrt(mean(x^2) + eps) * w. */
+/* HF LlamaRMSNorm: x / sqrt(mean(x^2) + eps) * w; Gemma's RMSNorm
+ * scales by (1 + w) instead. */
 static void
-rmsnorm(double *o, const double *x, const double *w, int n)
+rmsnorm(double *o, const double *x, const double *w, int n,
+    const struct shape *s)
 {
 	double ss = 0;
 	int i;
@@ -239,16 +394,36 @@ rmsnorm(double *o, const double *x, const double *w, int n)
 		ss += x[i] * x[i];
 	ss = 1 / sqrt(ss / n + EPS);
 	for (i = 0; i < n; i++)
-		o[i] = x[i] * ss * w[i];
+		o[i] = x[i] * ss * (gemma(s) ? 1 + w[i] : w[i]);
 }
 
-/* inv_freq[j] = theta^(-2j/hd), rescaled as HF
- * _compute_llama3_parameters does when s asks for llama3. */
+/* inv_freq[j] of a layer (local: Gemma 3's sliding ones) as HF
+ * modeling_rope_utils.py computes it for s's rope_scaling; lng:
+ * longrope's long factors. */
 static double
-inv_freq(const struct shape *s, int j)
+inv_freq(const struct shape *s, int j, int local, int lng)
 {
-	double f = pow(THETA, -2.0 * j / s->hd), wl = 2 * M_PI / f, sm;
+	int dim = rot_dims(s);
+	double th = local ? LOCAL_THETA : THETA, f = pow(th, -2.0 * j / dim);
+	double wl = 2 * M_PI / f, sm, lo, hi, ramp;
 
+	if (local)
+		return f;
+	if (s->rope && !strcmp(s->rope, "linear"))
+		return f / LIN_FACTOR;
+	if (s->rope && !strcmp(s->rope, "longrope"))
+		return f / lr_factor(j, lng);
+	if (s->rope && !strcmp(s->rope, "yarn")) {
+		/* the dims that turn 32 (beta_fast) and 1 (beta_slow)
+		 * times over the original context bound the ramp */
+		lo = floor(dim * log(YARN_OLD / (32 * 2 * M_PI)) / (2 * log(th)));
+		hi = ceil(dim * log(YARN_OLD / (1 * 2 * M_PI)) / (2 * log(th)));
+		lo = lo < 0 ? 0 : lo;
+		hi = hi > dim - 1 ? dim - 1 : hi;
+		ramp = (j - lo) / (hi - lo);
+		ramp = ramp < 0 ? 0 : ramp > 1 ? 1 : ramp;
+		return f / YARN_FACTOR * ramp + f * (1 - ramp);
+	}
 	if (!s->llama3 || wl < L3_OLD / L3_HIGH)
 		return f;
 	if (wl > L3_OLD / L3_LOW)
@@ -257,18 +432,53 @@ inv_freq(const struct shape *s, int j)
 	return (1 - sm) * f / L3_FACTOR + sm * f;
 }
 
-/* RoPE, rotate-half: pairs (j, j + hd/2) turned by pos * inv_freq[j]. */
-static void
-rope(double *x, const struct shape *s, int pos)
+/* The factor cos and sin are scaled by (yarn, longrope), else 1. */
+static double
+rope_mscale(const struct shape *s)
 {
-	int j, h2 = s->hd / 2;
+	double f = (double)MAXPOS / s->orig;
+
+	if (s->rope && !strcmp(s->rope, "yarn"))
+		return 0.1 * log(YARN_FACTOR) + 1;
+	if (s->rope && !strcmp(s->rope, "longrope"))
+		return sqrt(1 + log(f) / log(s->orig));
+	return 1;
+}
+
+/* RoPE, rotate-half over the rotary dims: pairs (j, j + rd/2) turned
+ * by pos * inv_freq[j]; the rest of the head passes. */
+static void
+rope(double *x, const struct shape *s, int pos, int local, int lng)
+{
+	int j, h2 = rot_dims(s) / 2;
+	double ms = local ? 1 : rope_mscale(s);
 
 	for (j = 0; j < h2; j++) {
-		double a = pos * inv_freq(s, j), c = cos(a), sn = sin(a);
+		double a = pos * inv_freq(s, j, local, lng);
+		double c = cos(a) * ms, sn = sin(a) * ms;
 		double x0 = x[j], x1 = x[j + h2];
 
 		x[j] = x0 * c - x1 * sn;
 		x[j + h2] = x1 * c + x0 * sn;
+	}
+}
+
+/* Layer l's sliding window as each config class derives it, 0: none. */
+static int
+ref_window(const struct shape *s, int l)
+{
+	switch (s->arch) {
+	case ARCH_QWEN2:
+		return s->win_flag && l >= s->win_from ? s->window : 0;
+	case ARCH_MISTRAL:
+	case ARCH_PHI3:
+		return s->window;
+	case ARCH_GEMMA2:
+		return (l + 1) % 2 ? s->window : 0;
+	case ARCH_GEMMA3:
+		return (l + 1) % s->pattern ? s->window : 0;
+	default:
+		return 0;
 	}
 }
 
@@ -279,6 +489,7 @@ ref_forward(const char *dir, const struct shape *s, const int *ids, int n,
 {
 	int d = s->hidden, ff = s->inter, hd = s->hd, q = s->heads * hd;
 	int kv = s->kv * hd, kv_mul = s->heads / s->kv, l, t, h, p, i;
+	int lng = s->rope && !strcmp(s->rope, "longrope") && n > s->orig;
 	double *x = emalloc((size_t)n * d * sizeof(double));
 	double *xn = emalloc(d * sizeof(double)), *o = emalloc(d * sizeof(double));
 	double *Q = emalloc((size_t)n * q * sizeof(double));
@@ -287,6 +498,7 @@ ref_forward(const char *dir, const struct shape *s, const int *ids, int n,
 	double *att = emalloc((size_t)n * q * sizeof(double));
 	double *sc = emalloc(n * sizeof(double));
 	double *g = emalloc(ff * sizeof(double)), *u = emalloc(ff * sizeof(double));
+	double scale = gemma(s) ? 1 / sqrt(s->qpas) : 1 / sqrt((double)hd);
 	double *E, *W, *head;
 	char path[1024];
 	struct st st;
@@ -296,85 +508,129 @@ ref_forward(const char *dir, const struct shape *s, const int *ids, int n,
 		exit(1);
 	E = get(&st, (size_t)s->vocab * d, 0, "model.embed_tokens.weight", 0);
 	for (t = 0; t < n; t++)
-		memcpy(x + (size_t)t * d, E + (size_t)ids[t] * d, d * sizeof(double));
+		for (i = 0; i < d; i++)	/* Gemma: scaled by sqrt(hidden) */
+			x[(size_t)t * d + i] = E[(size_t)ids[t] * d + i] *
+			    (gemma(s) ? sqrt((double)d) : 1);
 	for (l = 0; l < s->layers; l++) {
 #define P "model.layers.%d."
+		int phi = s->arch == ARCH_PHI3, win = ref_window(s, l);
+		int local = s->arch == ARCH_GEMMA3 && win;
+		int norope = s->arch == ARCH_SMOLLM3 && (l + 1) % s->norope == 0;
 		double *an = get(&st, d, 0, P "input_layernorm.weight", l);
-		double *wq = get(&st, (size_t)q * d, 0, P "self_attn.q_proj.weight", l);
-		double *wk = get(&st, (size_t)kv * d, 0, P "self_attn.k_proj.weight", l);
-		double *wv = get(&st, (size_t)kv * d, 0, P "self_attn.v_proj.weight", l);
+		double *wqkv = phi ? get(&st, (size_t)(q + 2 * kv) * d, 0,
+		    P "self_attn.qkv_proj.weight", l) : NULL;
+		double *wq = phi ? NULL : get(&st, (size_t)q * d, 0, P "self_attn.q_proj.weight", l);
+		double *wk = phi ? NULL : get(&st, (size_t)kv * d, 0, P "self_attn.k_proj.weight", l);
+		double *wv = phi ? NULL : get(&st, (size_t)kv * d, 0, P "self_attn.v_proj.weight", l);
 		double *wo = get(&st, (size_t)d * q, 0, P "self_attn.o_proj.weight", l);
 		double *bq = get(&st, q, 1, P "self_attn.q_proj.bias", l);
 		double *bk = get(&st, kv, 1, P "self_attn.k_proj.bias", l);
 		double *bv = get(&st, kv, 1, P "self_attn.v_proj.bias", l);
 		double *bo = get(&st, d, 1, P "self_attn.o_proj.bias", l);
-		double *fn = get(&st, d, 0, P "post_attention_layernorm.weight", l);
-		double *w1 = get(&st, (size_t)ff * d, 0, P "mlp.gate_proj.weight", l);
-		double *w3 = get(&st, (size_t)ff * d, 0, P "mlp.up_proj.weight", l);
+		double *qn = get(&st, hd, 1, P "self_attn.q_norm.weight", l);
+		double *kn = get(&st, hd, 1, P "self_attn.k_norm.weight", l);
+		double *pan = get(&st, d, 0, P "post_attention_layernorm.weight", l);
+		double *pfn = get(&st, d, 1, P "pre_feedforward_layernorm.weight", l);
+		double *qfn = get(&st, d, 1, P "post_feedforward_layernorm.weight", l);
+		double *w13 = phi ? get(&st, (size_t)2 * ff * d, 0,
+		    P "mlp.gate_up_proj.weight", l) : NULL;
+		double *w1 = phi ? NULL : get(&st, (size_t)ff * d, 0, P "mlp.gate_proj.weight", l);
+		double *w3 = phi ? NULL : get(&st, (size_t)ff * d, 0, P "mlp.up_proj.weight", l);
 		double *w2 = get(&st, (size_t)d * ff, 0, P "mlp.down_proj.weight", l);
 		double *b1 = get(&st, ff, 1, P "mlp.gate_proj.bias", l);
 		double *b3 = get(&st, ff, 1, P "mlp.up_proj.bias", l);
 		double *b2 = get(&st, d, 1, P "mlp.down_proj.bias", l);
+		/* Gemma: the attention output's norm, and the MLP's own */
+		double *fn = gemma(s) ? pfn : pan, *post_attn = gemma(s) ? pan : NULL;
 #undef P
+		/* Phi-3's fused tensors: q, k, v rows; gate, up rows */
+		const double *Wq = phi ? wqkv : wq;
+		const double *Wk = phi ? wqkv + (size_t)q * d : wk;
+		const double *Wv = phi ? wqkv + (size_t)(q + kv) * d : wv;
+		const double *W1 = phi ? w13 : w1;
+		const double *W3 = phi ? w13 + (size_t)ff * d : w3;
+
 		for (t = 0; t < n; t++) {
 			double *xt = x + (size_t)t * d;
 
-			/* q, k, v of the normed stream, RoPE on q and k */
-			rmsnorm(xn, xt, an, d);
-			matvec(Q + (size_t)t * q, wq, bq, xn, q, d);
-			matvec(K + (size_t)t * kv, wk, bk, xn, kv, d);
-			matvec(V + (size_t)t * kv, wv, bv, xn, kv, d);
-			for (h = 0; h < s->heads; h++)
-				rope(Q + (size_t)t * q + h * hd, s, t);
-			for (h = 0; h < s->kv; h++)
-				rope(K + (size_t)t * kv + h * hd, s, t);
-			/* causal attention, head h on KV head h / kv_mul */
+			/* q, k, v of the normed stream; q/k norms; RoPE */
+			rmsnorm(xn, xt, an, d, s);
+			matvec(Q + (size_t)t * q, Wq, bq, xn, q, d);
+			matvec(K + (size_t)t * kv, Wk, bk, xn, kv, d);
+			matvec(V + (size_t)t * kv, Wv, bv, xn, kv, d);
+			for (h = 0; qn && h < s->heads; h++)
+				rmsnorm(Q + (size_t)t * q + h * hd,
+				    Q + (size_t)t * q + h * hd, qn, hd, s);
+			for (h = 0; kn && h < s->kv; h++)
+				rmsnorm(K + (size_t)t * kv + h * hd,
+				    K + (size_t)t * kv + h * hd, kn, hd, s);
+			for (h = 0; !norope && h < s->heads; h++)
+				rope(Q + (size_t)t * q + h * hd, s, t, local, lng);
+			for (h = 0; !norope && h < s->kv; h++)
+				rope(K + (size_t)t * kv + h * hd, s, t, local, lng);
+			/* causal attention over the window, head h on KV
+			 * head h / kv_mul */
 			for (h = 0; h < s->heads; h++) {
 				const double *qh = Q + (size_t)t * q + h * hd;
 				double mx = -INFINITY, sum = 0, *ah = att + h * hd;
 				int gk = h / kv_mul * hd;
+				int p0 = win && t - win + 1 > 0 ? t - win + 1 : 0;
 
-				for (p = 0; p <= t; p++) {
+				for (p = p0; p <= t; p++) {
 					double dot = 0;
 
 					for (i = 0; i < hd; i++)
 						dot += qh[i] * K[(size_t)p * kv + gk + i];
-					sc[p] = dot / sqrt((double)hd);
+					sc[p] = dot * scale;
+					if (s->acap)
+						sc[p] = s->acap * tanh(sc[p] / s->acap);
 					mx = sc[p] > mx ? sc[p] : mx;
 				}
-				for (p = 0; p <= t; p++)
+				for (p = p0; p <= t; p++)
 					sum += sc[p] = exp(sc[p] - mx);
 				for (i = 0; i < hd; i++) {
 					double a = 0;
 
-					for (p = 0; p <= t; p++)
+					for (p = p0; p <= t; p++)
 						a += sc[p] / sum * V[(size_t)p * kv + gk + i];
 					ah[i] = a;
 				}
 			}
-			/* x += o_proj(attention) */
+			/* x += o_proj(attention) (Gemma: normed first) */
 			matvec(o, wo, bo, att, d, q);
+			if (post_attn)
+				rmsnorm(o, o, post_attn, d, s);
 			for (i = 0; i < d; i++)
 				xt[i] += o[i];
-			/* x += down(silu(gate(xn)) * up(xn)) */
-			rmsnorm(xn, xt, fn, d);
-			matvec(g, w1, b1, xn, ff, d);
-			matvec(u, w3, b3, xn, ff, d);
+			/* x += down(act(gate(xn)) * up(xn)): silu, Gemma's
+			 * tanh GELU */
+			rmsnorm(xn, xt, fn, d, s);
+			matvec(g, W1, b1, xn, ff, d);
+			matvec(u, W3, b3, xn, ff, d);
 			for (i = 0; i < ff; i++)
-				g[i] = g[i] / (1 + exp(-g[i])) * u[i];
+				g[i] = (gemma(s) ? 0.5 * g[i] * (1 + tanh(sqrt(2 / M_PI) *
+				    (g[i] + 0.044715 * g[i] * g[i] * g[i]))) :
+				    g[i] / (1 + exp(-g[i]))) * u[i];
 			matvec(o, w2, b2, g, d, ff);
+			if (qfn)
+				rmsnorm(o, o, qfn, d, s);
 			for (i = 0; i < d; i++)
 				xt[i] += o[i];
 		}
-		free(an), free(wq), free(wk), free(wv), free(wo), free(bq);
-		free(bk), free(bv), free(bo), free(fn), free(w1), free(w3);
+		free(an), free(wqkv), free(wq), free(wk), free(wv), free(wo);
+		free(bq), free(bk), free(bv), free(bo), free(qn), free(kn);
+		free(pan), free(pfn), free(qfn), free(w13), free(w1), free(w3);
 		free(w2), free(b1), free(b3), free(b2);
 	}
 	W = get(&st, d, 0, "model.norm.weight", 0);
 	head = s->tied ? E : get(&st, (size_t)s->vocab * d, 0, "lm_head.weight", 0);
 	for (t = 0; t < n; t++) {
-		rmsnorm(xn, x + (size_t)t * d, W, d);
-		matvec(logits + (size_t)t * s->vocab, head, NULL, xn, s->vocab, d);
+		double *lg = logits + (size_t)t * s->vocab;
+
+		rmsnorm(xn, x + (size_t)t * d, W, d, s);
+		matvec(lg, head, NULL, xn, s->vocab, d);
+		for (i = 0; s->fcap && i < s->vocab; i++)
+			lg[i] = s->fcap * tanh(lg[i] / s->fcap);
 	}
 	if (head != E)
 		free(head);
