@@ -65,10 +65,14 @@ $(SCRIPT:%=$(BINDIR)/%): $(BINDIR)/%: cmd/%.sh lib/util.h
 	sed 's/@VERSION@/$(shell sed -n 's/^#define PIPELM_VERSION "\(.*\)"/\1/p' lib/util.h)/' $< > $@.tmp
 	chmod +x $@.tmp && mv -f $@.tmp $@
 # A program finds the built-in model at BIN/../share/pipelm (lib/mdir.c):
-# share/ itself beside bin/, a link to it beside any other BINDIR.
-$(PROG:%=$(BINDIR)/%): $(BINDIR)/%: cmd/%.c $(O)/libcore.a
+# share/ itself beside bin/, a link to it beside any other BINDIR (one
+# target, so that parallel links do not race to make it).
+SHARELINK = $(if $(filter bin,$(BINDIR)),,$(BINDIR)/../share)
+$(SHARELINK):
+	@mkdir -p $(BINDIR)
+	ln -sfn $(CURDIR)/share $@
+$(PROG:%=$(BINDIR)/%): $(BINDIR)/%: cmd/%.c $(O)/libcore.a | $(SHARELINK)
 	@mkdir -p $(@D)
-	@[ $(BINDIR) = bin ] || [ -e $(BINDIR)/../share ] || ln -s $(CURDIR)/share $(BINDIR)/../share
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(O)/libcore.a $(LDLIBS)
 $(TOOLBIN): $(O)/%: tools/%.c $(O)/libcore.a
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(O)/libcore.a $(LDLIBS)
