@@ -81,6 +81,14 @@ stoptext_feed(struct stoptext *st, const char *p, size_t n)
 	return hit >= 0;
 }
 
+/* An id the tokenizer lacks (a model's vocabulary padded beyond it)
+ * writes nothing, as far as stop strings go. */
+static int
+known(const struct tok *t, int id)
+{
+	return id >= 0 && id < t->ntok && t->str[id];
+}
+
 int
 stoptext_start(struct stoptext *st, const struct tok *t, const int *ids,
     size_t n)
@@ -91,9 +99,8 @@ stoptext_start(struct stoptext *st, const struct tok *t, const int *ids,
 	tok_dec_start(&st->dec, t, 0);
 	for (i = 0; i < n; i++) {
 		st->out.n = 0;
-		if (tok_dec_push(&st->dec, ids[i], &st->out) < 0)
-			return error("id %d: not in the tokenizer's vocabulary "
-			    "(or no memory)", ids[i]);
+		if (known(t, ids[i]) && tok_dec_push(&st->dec, ids[i], &st->out) < 0)
+			return error("cannot allocate the decoder's text");
 	}
 	st->out.n = 0;
 	return 0;
@@ -103,9 +110,10 @@ int
 stoptext_push(struct stoptext *st, int id)
 {
 	st->out.n = 0;
+	if (!known(st->dec.t, id))
+		return 0;
 	if (tok_dec_push(&st->dec, id, &st->out) < 0)
-		return error("id %d: not in the tokenizer's vocabulary (or no "
-		    "memory)", id);
+		return error("cannot allocate the decoder's text");
 	return stoptext_feed(st, st->out.p, st->out.n);
 }
 

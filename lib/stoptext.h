@@ -39,12 +39,12 @@ void stoptext_reset(struct stoptext *st);
  * first added), else 0; -1 after error() (no memory). */
 int stoptext_feed(struct stoptext *st, const char *p, size_t n);
 /* Start a continuation decoded with t after the prompt ids[0..n) (which
- * are decoded and dropped).  0, or -1 (an id not in the vocabulary, no
- * memory: reported, naming the id). */
+ * are decoded and dropped).  An id t does not have decodes to nothing.
+ * 0, or -1 after error() (no memory). */
 int stoptext_start(struct stoptext *st, const struct tok *t, const int *ids,
     size_t n);
 /* Decode the continuation's next id and stoptext_feed its bytes: 1, 0,
- * or -1 after error() (an id not in the vocabulary, no memory). */
+ * or -1 after error() (no memory). */
 int stoptext_push(struct stoptext *st, int id);
 /* Release st (zeroed or half-built). */
 void stoptext_free(struct stoptext *st);
