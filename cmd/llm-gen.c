@@ -55,6 +55,8 @@ generate(struct model *m, struct sampler *s, struct sampopt *so,
 	const float *logits = NULL;
 	size_t from, i;
 	int id, first = 1, pos0, fed;
+	char wbuf[128];
+	const char *wname;
 
 	if (rec_check(r, m->cfg.vocab_size, name) < 0)
 		exit(1);
@@ -122,15 +124,15 @@ generate(struct model *m, struct sampler *s, struct sampopt *so,
 		if (!(logits = model_forward(m, &id, 1)))
 			exit(1);
 	}
+	wname = why == STOP_TEXT ? stoptext_hitname(stx, wbuf, sizeof wbuf) :
+	    stop_name(why);
 	if (vflag && sflag)
 		warn("%s: record %llu: %d positions kept, %d fed, %zu ids, "
-		    "stop: %s", name, r->no, pos0, fed,
-		    hist.n - from - r->n, why == STOP_TEXT ?
-		    stx->s[stx->hit] : stop_name(why));
+		    "stop: %s", name, r->no, pos0, fed, hist.n - from - r->n,
+		    wname);
 	else if (vflag)
 		warn("%s: record %llu: %zu ids, stop: %s", name, r->no,
-		    hist.n - from - r->n, why == STOP_TEXT ?
-		    stx->s[stx->hit] : stop_name(why));
+		    hist.n - from - r->n, wname);
 	if (ids == REC_U32)
 		rec_write(stdout, ids, hist.ids + from + (echo ? 0 : r->n),
 		    hist.n - from - (echo ? 0 : r->n));

@@ -160,9 +160,13 @@ main(int argc, char *argv[])
 			break;
 		}
 	}
-	if (vflag && why != STOP_NONE)
+	if (vflag && why != STOP_NONE) {
+		char wbuf[128];
+
 		warn("stop (%s) after %zu ids", why == STOP_TEXT ?
-		    so.stext.s[so.stext.hit] : stop_name(why), nhist);
+		    stoptext_hitname(&so.stext, wbuf, sizeof wbuf) :
+		    stop_name(why), nhist);
+	}
 out:
 	files_close(&fl);
 	ret |= fl.failed;

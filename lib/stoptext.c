@@ -1,3 +1,4 @@
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -115,6 +116,30 @@ stoptext_push(struct stoptext *st, int id)
 	if (tok_dec_push(&st->dec, id, &st->out) < 0)
 		return error("cannot allocate the decoder's text");
 	return stoptext_feed(st, st->out.p, st->out.n);
+}
+
+const char *
+stoptext_hitname(const struct stoptext *st, char *buf, size_t size)
+{
+	const unsigned char *p;
+	size_t n = 0;
+
+	if (size < 16 || st->hit < 0 || (size_t)st->hit >= st->n)
+		return "text";
+	n = (size_t)snprintf(buf, size, "text \"");
+	for (p = (const unsigned char *)st->s[st->hit]; *p && n + 8 < size; p++) {
+		int c = *p;
+
+		if (c == '\n' || c == '\t' || c == '\r' || c == '\\' || c == '"')
+			n += (size_t)snprintf(buf + n, size - n, "\\%c",
+			    c == '\n' ? 'n' : c == '\t' ? 't' : c == '\r' ? 'r' : c);
+		else if (c < 0x20 || c == 0x7f)
+			n += (size_t)snprintf(buf + n, size - n, "\\x%02x", c);
+		else
+			buf[n++] = (char)c;
+	}
+	snprintf(buf + n, size - n, "%s\"", *p ? "..." : "");
+	return buf;
 }
 
 void

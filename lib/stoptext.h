@@ -46,6 +46,11 @@ int stoptext_start(struct stoptext *st, const struct tok *t, const int *ids,
 /* Decode the continuation's next id and stoptext_feed its bytes: 1, 0,
  * or -1 after error() (no memory). */
 int stoptext_push(struct stoptext *st, int id);
+/* The string that matched for a message, into buf: text "..." with
+ * newlines, tabs, quotes, backslashes and control bytes escaped (cut at
+ * size, with "..."); "text" if none matched or size < 16.  Returns the
+ * message. */
+const char *stoptext_hitname(const struct stoptext *st, char *buf, size_t size);
 /* Release st (zeroed or half-built). */
 void stoptext_free(struct stoptext *st);
 

@@ -307,7 +307,7 @@ upto() {
 	text=$(tok-decode <<<"$ref")
 	[[ $text == *Lily*park* ]]
 	run -0 --separate-stderr llm-gen -v -n 40 --temp 0 --ignore-eos --stop-text Lily <<<"$p"
-	[[ $stderr == *"stop: Lily"* ]]
+	[[ $stderr == *'stop: text "Lily"'* ]]
 	[[ $ref == "$output "* ]]
 	[[ $(tok-decode <<<"$output") == *Lily ]]
 	# the id before it does not complete it: the output is the shortest

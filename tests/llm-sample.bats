@@ -271,7 +271,7 @@ binframe() {
 	run -0 --separate-stderr timeout 60 bash -c "tok-encode -m '$M' -e 'Once upon a time' | cat - loop |
 	    llm-logits -m '$M' -s | llm-sample -v -m '$M' -n 40 --temp 0 --stop-text Lily | tee loop"
 	[ "$(echo $output)" = "$want" ]
-	[[ $stderr == *"stop (Lily) after"* ]]
+	[[ $stderr == *'stop (text "Lily") after'* ]]
 	run -2 --separate-stderr env -u PIPELM_MODEL llm-sample --stop-text Lily </dev/null
 	[[ $stderr == *"needs the model's tokenizer"* ]]
 }

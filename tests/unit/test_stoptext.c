@@ -69,10 +69,20 @@ test_bytes(void)
 	CHECK(stoptext_add(&st, "xab") == 0);
 	EQ(feeds(&st, "xab"), 0);
 	EQ(st.hit, 0);		/* same end: the first added */
+	{
+		char b[32];
+
+		CHECK(!strcmp(stoptext_hitname(&st, b, sizeof b), "text \"ab\""));
+		CHECK(stoptext_add(&st, "\nUser:\x01\"") == 0);
+		EQ(feeds(&st, "a\nUser:\x01\""), 0);
+		CHECK(!strcmp(stoptext_hitname(&st, b, sizeof b),
+		    "text \"\\nUser:\\x01\\\"\""));
+		CHECK(!strcmp(stoptext_hitname(&st, b, 16), "text \"\\n...\""));
+	}
 	/* a string longer than the window's tail still matches whole */
 	CHECK(stoptext_add(&st, "0123456789") == 0);
 	EQ(feeds(&st, "01234|5678|9"), 2);
-	EQ(st.hit, 2);
+	EQ(st.hit, 3);
 	stoptext_free(&st);
 }
 
