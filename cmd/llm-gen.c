@@ -10,24 +10,32 @@
 #include "../lib/rec.h"
 #include "../lib/sample.h"
 #include "../lib/sampopt.h"
+#include "../lib/tok.h"
 #include "../lib/util.h"
 
-static int echo, vflag;	/* vflag: -v, given to modelopt too */
+static int echo, sflag, vflag;	/* vflag: -v, given to modelopt too */
+static struct rec hist;		/* the sequence: prompt and generated ids (in
+				 * session mode all records'); the model has run
+				 * hist.ids[0..m->pos) */
+static struct tok tok;		/* for --stop-text */
 static enum rec_fmt ids = REC_TEXT;
 
 static _Noreturn void
 usage(int status)
 {
 	fprintf(status ? stderr : stdout,
-	    "usage: %s [-ev] " SAMPOPT_USAGE " " REC_IDS_USAGE "\n"
+	    "usage: %s [-esv] " SAMPOPT_USAGE " [--stop-text s ...]\n"
+	    "       " REC_IDS_USAGE "\n"
 	    "       " MODELOPT_USAGE " [file ...]\n",
 	    argv0);
 	if (!status)
 		fputs("\n"
 	    "  -e, --echo            start each output record with the prompt's ids\n"
+	    "  -s, --session         one sequence across all records, each extending it\n"
 	    "  -v, --verbose         print the seed, kernels and why each prompt stopped\n"
 	    "  -n, --max-new=N       at most N new ids a prompt (default: until EOS or context)\n"
 	    SAMPOPT_HELP
+	    SAMPOPT_STOPTEXT_HELP
 	    REC_IDS_HELP
 	    MODELOPT_HELP
 	    "  -h, --help            print this help and exit\n"
@@ -35,44 +43,62 @@ usage(int status)
 	exit(status ? status : fshut(stdout, "<stdout>"));
 }
 
-/* Generate the continuation of prompt r (from input name): write each id
- * as it is sampled. */
+/* Generate the continuation of prompt r (from input name), in session
+ * mode of the whole sequence so far: write each id as it is sampled. */
 static void
-generate(struct model *m, struct sampler *s, struct stop *st, struct rec *r,
-    const char *name)
+generate(struct model *m, struct sampler *s, struct sampopt *so,
+    struct rec *r, const char *name)
 {
+	struct stop *st = &so->st;
+	struct stoptext *stx = so->stext.n ? &so->stext : NULL;
 	enum stop_why why = STOP_NONE;
-	const float *logits;
-	size_t nprompt = r->n;
-	int id, first = 1;
-	size_t i;
+	const float *logits = NULL;
+	size_t from, i;
+	int id, first = 1, pos0, fed;
+	char wbuf[128];
+	const char *wname;
 
-	if (r->n == 0)
-		die("%s: record %llu: empty prompt", name, r->no);
 	if (rec_check(r, m->cfg.vocab_size, name) < 0)
 		exit(1);
-	if (r->n > (size_t)m->ctx)
-		die("%s: record %llu: prompt of %zu tokens exceeds the context "
-		    "of %d (see --ctx)", name, r->no, r->n, m->ctx);
-	model_reset(m);
+	if (!sflag || hist.n == 0) {
+		model_reset(m);
+		sampler_reset(s);	/* each prompt as if run alone */
+		hist.n = 0;
+	}
+	if (r->n == 0 && hist.n == 0)
+		die("%s: record %llu: empty prompt", name, r->no);
+	if (hist.n + r->n > (size_t)m->ctx)
+		die("%s: record %llu: %s of %zu tokens exceeds the context "
+		    "of %d (see --ctx)", name, r->no, hist.n ? "session" :
+		    "prompt", hist.n + r->n, m->ctx);
+	pos0 = m->pos;
+	from = hist.n;
+	fed = (int)(hist.n + r->n) - pos0;
+	if (xgrow(&hist.ids, &hist.cap, hist.n + r->n, sizeof(*hist.ids)) < 0)
+		exit(1);
+	for (i = 0; i < r->n; i++)
+		hist.ids[hist.n++] = r->ids[i];
 	stop_reset(st);
-	sampler_reset(s);	/* each prompt as if run alone */
+	if (stx && stoptext_start(stx, &tok, hist.ids, hist.n) < 0)
+		exit(1);
 	if (echo && ids == REC_TEXT)
-		for (i = 0; i < nprompt; i++, first = 0)
-			rec_put(stdout, r->ids[i], first);
-	if (!(logits = model_forward(m, r->ids, (int)r->n)))
+		for (i = from; i < hist.n; i++, first = 0)
+			rec_put(stdout, hist.ids[i], first);
+	/* in session mode the last id of the record before (never run) and
+	 * this record's */
+	if (!stop_none(st) &&
+	    !(logits = model_forward(m, hist.ids + m->pos, (int)hist.n - m->pos)))
 		exit(1);	/* it said why */
 	while (!stop_none(st)) {
 		/* the sampler may rewrite the row (penalty): it is ours until
 		 * the next forward */
-		if ((id = sampler_next(s, (float *)logits, r->ids, r->n)) < 0)
+		if ((id = sampler_next(s, (float *)logits, hist.ids, hist.n)) < 0)
 			die("%s: record %llu: position %zu: logit %d is %g (a weight "
-			    "that is not finite?)", name, r->no, r->n - 1, s->bad,
+			    "that is not finite?)", name, r->no, hist.n - 1, s->bad,
 			    logits[s->bad]);
-		/* r grows into the history (and, for u32, the record out) */
-		if (xgrow(&r->ids, &r->cap, r->n + 1, sizeof(*r->ids)) < 0)
+		if (xgrow(&hist.ids, &hist.cap, hist.n + 1, sizeof(*hist.ids)) < 0)
 			exit(1);
-		r->ids[r->n++] = id;
+		hist.ids[hist.n++] = id;
 		if (ids == REC_TEXT) {
 			rec_put(stdout, id, first);
 			first = 0;
@@ -80,6 +106,16 @@ generate(struct model *m, struct sampler *s, struct stop *st, struct rec *r,
 		}
 		if ((why = stop_check(st, id)) != STOP_NONE)
 			break;
+		if (stx) {
+			int t = stoptext_push(stx, id);
+
+			if (t < 0)
+				exit(1);
+			if (t) {
+				why = STOP_TEXT;
+				break;
+			}
+		}
 		if (m->pos >= m->ctx) {
 			warn("%s: record %llu: context of %d positions is full",
 			    name, r->no, m->ctx);
@@ -88,12 +124,18 @@ generate(struct model *m, struct sampler *s, struct stop *st, struct rec *r,
 		if (!(logits = model_forward(m, &id, 1)))
 			exit(1);
 	}
-	if (vflag)
+	wname = why == STOP_TEXT ? stoptext_hitname(stx, wbuf, sizeof wbuf) :
+	    stop_name(why);
+	if (vflag && sflag)
+		warn("%s: record %llu: %d positions kept, %d fed, %zu ids, "
+		    "stop: %s", name, r->no, pos0, fed, hist.n - from - r->n,
+		    wname);
+	else if (vflag)
 		warn("%s: record %llu: %zu ids, stop: %s", name, r->no,
-		    r->n - nprompt, stop_name(why));
+		    hist.n - from - r->n, wname);
 	if (ids == REC_U32)
-		rec_write(stdout, ids, r->ids + (echo ? 0 : nprompt),
-		    r->n - (echo ? 0 : nprompt));
+		rec_write(stdout, ids, hist.ids + from + (echo ? 0 : r->n),
+		    hist.n - from - (echo ? 0 : r->n));
 	else
 		rec_end(stdout);
 	efflush(stdout, "<stdout>");
@@ -109,6 +151,8 @@ main(int argc, char *argv[])
 		MODELOPT_LONGOPTS,
 		REC_IDS_LONGOPT,
 		SAMPOPT_LONGOPTS,
+		SAMPOPT_STOPTEXT_LONGOPT,
+		{ "session", no_argument,       NULL, 's' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct modelopt mo;
@@ -122,7 +166,7 @@ main(int argc, char *argv[])
 	argv0 = argv[0];
 	modelopt_init(&mo);
 	sampopt_init(&so);
-	while ((c = getopt_long(argc, argv, "ehm:n:t:v", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "ehm:n:st:v", opts, NULL)) != -1) {
 		if ((r1 = modelopt_parse(&mo, c, optarg)) < 0 ||
 		    (r2 = sampopt_parse(&so, c, optarg)) < 0)
 			exit(2);
@@ -132,6 +176,7 @@ main(int argc, char *argv[])
 			continue;
 		switch (c) {
 		case 'e': echo = 1; break;
+		case 's': sflag = 1; break;
 		case 'h': usage(0);
 		case REC_OPT_IDS:
 			if (rec_fmt_parse(optarg, &ids) < 0)
@@ -156,16 +201,21 @@ main(int argc, char *argv[])
 		return 1;
 	if (vflag)
 		warn("seed %" PRIu64, so.o.seed);
+	/* the tokenizer beside the model, found as tok-decode finds it */
+	if (so.stext.n && tok_open(&tok, m.dir, NULL) < 0)
+		return 1;
 
 	rec_files_init(&rf, argv, argc, ids);
 	while ((got = rec_files_next(&rf, &r)) > 0)
-		generate(&m, &s, &so.st, &r, rf.fl.name);
+		generate(&m, &s, &so, &r, rf.fl.name);
 	rec_files_close(&rf);
 	ret = got < 0 || rf.fl.failed;
 	ret |= fshut(stdout, "<stdout>");
 	if (mo.timing)
 		model_print_stats(&m, stderr, argv0);
 	rec_free(&r);
+	rec_free(&hist);
+	tok_free(&tok);
 	sampler_free(&s);
 	sampopt_free(&so);
 	model_close(&m);

@@ -12,6 +12,7 @@
 #include "../lib/rec.h"
 #include "../lib/sample.h"
 #include "../lib/sampopt.h"
+#include "../lib/tok.h"
 #include "../lib/util.h"
 
 enum { OPT_VERSION = 0x400 };
@@ -23,34 +24,41 @@ usage(int status)
 {
 	fprintf(status ? stderr : stdout,
 	    "usage: %s [-v] [-m model] " SAMPOPT_USAGE
-	    " " REC_IDS_USAGE " [file ...]\n", argv0);
+	    " [--stop-text s ...]\n       " REC_IDS_USAGE " [file ...]\n", argv0);
 	if (!status)
 		fputs("\n"
 	    "  -v, --verbose         print the seed and why it stopped on stderr\n"
 	    "  -m, --model=PATH      the model whose EOS ids stop it (default $PIPELM_MODEL)\n"
 	    "  -n, --max-new=N       stop after N ids (default: no limit)\n"
 	    SAMPOPT_HELP
+	    SAMPOPT_STOPTEXT_HELP
 	    REC_IDS_HELP
 	    "  -h, --help            print this help and exit\n"
 	    "      --version         print the version and exit\n", stdout);
 	exit(status ? status : fshut(stdout, "<stdout>"));
 }
 
-/* The config of the model named by -m, else $PIPELM_MODEL, into c: 1,
- * or 0 when neither names one (exits after a message on error). */
+/* The config of the model named by -m, else $PIPELM_MODEL, into c, and
+ * with --stop-text its tokenizer into t: 1, or 0 when neither names one
+ * (exits after a message on error). */
 static int
-load_cfg(struct cfg *c, const char *model)
+load_cfg(struct cfg *c, struct tok *t, const char *model, int stoptext)
 {
 	struct mdir m = { 0 };
 	int r;
 
 	if (!model) {
 		model = getenv("PIPELM_MODEL");
-		if (!model || !*model)
+		if (!model || !*model) {
+			if (stoptext)
+				edie(2, "--stop-text needs the model's tokenizer "
+				    "(-m or PIPELM_MODEL)");
 			return 0;
+		}
 	}
 	r = mdir_resolve(&m, model) < 0 ||
-	    cfg_load(c, m.config, m.genconfig) < 0;
+	    cfg_load(c, m.config, m.genconfig) < 0 ||
+	    (stoptext && tok_open(t, m.dir, NULL) < 0);
 	mdir_free(&m);
 	if (r)
 		exit(1);
@@ -62,6 +70,7 @@ main(int argc, char *argv[])
 {
 	static const struct option opts[] = {
 		SAMPOPT_LONGOPTS,
+		SAMPOPT_STOPTEXT_LONGOPT,
 		REC_IDS_LONGOPT,
 		{ "model",          required_argument, NULL, 'm' },
 		{ "verbose",        no_argument,       NULL, 'v' },
@@ -71,6 +80,7 @@ main(int argc, char *argv[])
 	};
 	struct sampopt so;
 	struct cfg mc;
+	struct tok tok = { 0 };
 	struct sampler s = { 0 };
 	struct frame_reader r = { 0 };
 	struct frame_hdr h;
@@ -105,8 +115,12 @@ main(int argc, char *argv[])
 	argc -= optind, argv += optind;
 	if (files_check_output(argv, argc, NULL, 1) < 0)
 		return 1;
-	if (sampopt_finish(&so, load_cfg(&mc, model) ? &mc : NULL) < 0)
+	if (sampopt_finish(&so, load_cfg(&mc, &tok, model, so.stext.n > 0) ?
+	    &mc : NULL) < 0)
 		exit(2);
+	/* the ids are decoded as tok-decode decodes what we write */
+	if (so.stext.n && stoptext_start(&so.stext, &tok, NULL, 0) < 0)
+		exit(1);
 	if (vflag)
 		warn("seed %" PRIu64, so.o.seed);
 
@@ -139,9 +153,20 @@ main(int argc, char *argv[])
 		efflush(stdout, "<stdout>");
 		if ((why = stop_check(&so.st, id)) != STOP_NONE)
 			break;
+		if (so.stext.n && (k = stoptext_push(&so.stext, id)) != 0) {
+			if (k < 0)
+				exit(1);
+			why = STOP_TEXT;
+			break;
+		}
 	}
-	if (vflag && why != STOP_NONE)
-		warn("stop (%s) after %zu ids", stop_name(why), nhist);
+	if (vflag && why != STOP_NONE) {
+		char wbuf[128];
+
+		warn("stop (%s) after %zu ids", why == STOP_TEXT ?
+		    stoptext_hitname(&so.stext, wbuf, sizeof wbuf) :
+		    stop_name(why), nhist);
+	}
 out:
 	files_close(&fl);
 	ret |= fl.failed;
@@ -150,6 +175,7 @@ out:
 	sampler_free(&s);
 	frame_reader_free(&r);
 	sampopt_free(&so);
+	tok_free(&tok);
 	ret |= fshut(stdout, "<stdout>");
 	return ret;
 }

@@ -29,7 +29,7 @@ usage(int status)
 	FILE *f = status ? stderr : stdout;
 
 	fprintf(f, "usage: %s [-v] [-m model] [-p text | -f file] [--no-echo] "
-	    SAMPOPT_USAGE "\n"
+	    SAMPOPT_USAGE " [--stop-text s ...]\n"
 	    "       [--ctx n] [-t threads] [--bf16-act | --quant q8_0] [text ...]\n",
 	    argv0);
 	if (!status) {
@@ -51,6 +51,7 @@ usage(int status)
 		    "                        the repetition penalty and its window\n"
 		    "      --seed=S          the random seed (-v says the one drawn)\n"
 		    "      --stop=ID         also stop at token ID (repeatable)\n"
+		    "      --stop-text=S     also stop where the text S is complete (repeatable)\n"
 		    "      --ignore-eos      do not stop at the end-of-sequence token\n"
 		    "  -c, --ctx=N, --ctx-size=N\n"
 		    "                        context positions\n"
@@ -127,6 +128,7 @@ main(int argc, char *argv[])
 {
 	static const struct option opts[] = {
 		SAMPOPT_LONGOPTS,
+		SAMPOPT_STOPTEXT_LONGOPT,
 		MODELOPT_LONGOPTS,
 		{ "prompt",      required_argument, NULL, 'p' },
 		{ "file",        required_argument, NULL, 'f' },

@@ -471,6 +471,7 @@ stop_name(enum stop_why why)
 	case STOP_MAX: return "max-new";
 	case STOP_ID: return "stop id";
 	case STOP_EOS: return "eos";
+	case STOP_TEXT: return "stop text";
 	default: return "none";
 	}
 }

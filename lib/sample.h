@@ -83,7 +83,9 @@ size_t sample_top(int *idx, const float *x, size_t n, size_t k);
 
 /* Stop conditions.  The stopping id itself is written (as HuggingFace
  * generate() keeps the EOS in its output), then generation stops. */
-enum stop_why { STOP_NONE, STOP_MAX, STOP_ID, STOP_EOS };
+enum stop_why { STOP_NONE, STOP_MAX, STOP_ID, STOP_EOS,
+	STOP_TEXT		/* a stop string (stoptext.h: the caller's) */
+};
 
 struct stop {
 	long long max_new;	/* stop after this many ids; -1 = no limit */
@@ -108,7 +110,7 @@ int stop_none(const struct stop *st);
  * it, or STOP_NONE.  An id that is both a --stop id and an EOS id gives
  * STOP_ID; max_new is checked last. */
 enum stop_why stop_check(struct stop *st, int id);
-/* "max-new", "stop id", "eos", "none": for -v messages. */
+/* "max-new", "stop id", "eos", "stop text", "none": for -v messages. */
 const char *stop_name(enum stop_why why);
 /* Release st's arrays; st may be zeroed. */
 void stop_free(struct stop *st);

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "rec.h"
 #include "sampopt.h"
@@ -14,6 +15,7 @@ sampopt_init(struct sampopt *so)
 {
 	sampler_defaults(&so->o);
 	stop_init(&so->st);
+	memset(&so->stext, 0, sizeof so->stext);
 	so->seeded = 0;
 	so->given = 0;
 }
@@ -78,7 +80,7 @@ sampopt_parse(struct sampopt *so, int c, const char *arg)
 
 	if (c == 'n')
 		so->given |= GIVEN_N;
-	else if (c >= SOPT_TEMP && c <= SOPT_NOEOS)
+	else if (c >= SOPT_TEMP && c <= SOPT_STOPTEXT)
 		so->given |= BIT(c);
 	switch (c) {
 	case 'n':
@@ -107,6 +109,12 @@ sampopt_parse(struct sampopt *so, int c, const char *arg)
 		break;
 	case SOPT_NOEOS:
 		so->st.ignore_eos = 1;
+		break;
+	case SOPT_STOPTEXT:
+		if (!*arg)
+			r = error("invalid --stop-text '': an empty string");
+		else
+			r = stoptext_add(&so->stext, arg);
 		break;
 	default:
 		return 0;
@@ -163,4 +171,5 @@ void
 sampopt_free(struct sampopt *so)
 {
 	stop_free(&so->st);
+	stoptext_free(&so->stext);
 }

@@ -8,10 +8,11 @@
 
 #include "cfg.h"
 #include "sample.h"
+#include "stoptext.h"
 
 enum {
 	SOPT_TEMP = 0x100, SOPT_TOPK, SOPT_TOPP, SOPT_MINP, SOPT_PENALTY,
-	SOPT_LASTN, SOPT_SEED, SOPT_STOP, SOPT_NOEOS
+	SOPT_LASTN, SOPT_SEED, SOPT_STOP, SOPT_NOEOS, SOPT_STOPTEXT
 };
 
 /* Entries for a getopt_long table; -n (--max-new) is the programs' own
@@ -27,6 +28,13 @@ enum {
 	{ "seed",           required_argument, NULL, SOPT_SEED }, \
 	{ "stop",           required_argument, NULL, SOPT_STOP }, \
 	{ "ignore-eos",     no_argument,       NULL, SOPT_NOEOS }
+
+/* --stop-text, for the programs that have the tokenizer (llm-gen): its
+ * entry and its line of --help. */
+#define SAMPOPT_STOPTEXT_LONGOPT \
+	{ "stop-text",      required_argument, NULL, SOPT_STOPTEXT }
+#define SAMPOPT_STOPTEXT_HELP \
+	"      --stop-text=S     stop after the id that completes S in the text (repeatable)\n"
 
 /* Their lines of --help (-n is the caller's: its meaning differs). */
 #define SAMPOPT_HELP \
@@ -47,6 +55,7 @@ enum {
 struct sampopt {
 	struct sampler_opts o;
 	struct stop st;
+	struct stoptext stext;	/* --stop-text strings */
 	int seeded;		/* --seed was given */
 	unsigned given;		/* the options given (1 << their SOPT_ - SOPT_TEMP; -n: 1 << 15) */
 };

@@ -74,3 +74,75 @@ setup() {
 	grep -qx h1 hosts.log
 	grep -qx h2 hosts.log
 }
+
+# chat.sh driven through a pseudo-terminal by script(1): the turns typed
+# in, its output (the echo of the typing, the replies, llm-gen -v's
+# account of each turn) without carriage returns in $output
+chat() {
+	local input=$1
+	shift
+	printf '%s' "$input" >typed
+	run -0 script -qec "sh '$EX/chat.sh' $* <typed" /dev/null
+	output=$(tr -d '\r' <<<"$output")
+}
+
+# the greedy reply of at most $3 ids llm-gen gives to the whole prompt $2
+# (ids) of model $1, as text after the prompt's, cut at $4
+reply() {
+	local r pre all
+	r=$(llm-gen -m "$1" -n "$3" --temp 0 ${4:+--stop-text "$4"} "${@:5}" <<<"$2")
+	pre=$(tok-decode -m "$1" -n --skip-special <<<"$2"; printf x)
+	all=$(tok-decode -m "$1" -n --skip-special <<<"$2 $r"; printf x)
+	all=${all#"${pre%x}"} all=${all%x}
+	[ -z "$4" ] || all=${all%%"$4"*}
+	printf '%s' "$all"
+}
+
+@test "examples: chat.sh on the built-in model: turns, the KV cache reused where the prompt grew, /reset, /temp" {
+	need_tty
+	chat $'Hi there\nTell me a story\n/reset\nHi there\n/temp 0.5\n/seed 3\nHi there\n/quit\n' \
+	    -v -m "'$M'" -n 20 -- --temp 0
+	nl=$'\n'
+	t1="User: Hi there${nl}Assistant:"
+	r1=$(reply "$M" "$(tok-encode -m "$M" -e "$t1")" 20 $'\nUser:')
+	t2="$t1$r1${nl}User: Tell me a story${nl}Assistant:"
+	r2=$(reply "$M" "$(tok-encode -m "$M" -e "$t2")" 20 $'\nUser:')
+	[ -n "$r1" ] && [ -n "$r2" ]
+	[[ $output == *"${nl}${r1# }${nl}"*"${nl}${r2# }${nl}"*"${nl}${r1# }${nl}"* ]]
+	# turn 2 fed only its new ids (and the last of turn 1): the prompt's
+	# positions and those of the reply before its last id were kept
+	n1=$(tok-encode -m "$M" -e "$t1" | wc -w)
+	n2=$(tok-encode -m "$M" -e "$t2" | wc -w)
+	[[ $output == *"record 1: 0 positions kept, $n1 fed, 20 ids"* ]]
+	[[ $output == *"record 2: $((n1 + 19)) positions kept, $((n2 - n1 - 19)) fed, 20 ids"* ]]
+	# /reset, /temp and /seed start llm-gen afresh: record 1 each time
+	[ "$(grep -c 'record 1: 0 positions kept' <<<"$output")" -eq 3 ]
+	[[ $output == *"seed 3"* ]]
+	# the sampled reply of the last turn (the conversation kept) is
+	# llm-gen's with that temperature and seed
+	t3="$t1$r1${nl}User: Hi there${nl}Assistant:"
+	r3=$(reply "$M" "$(tok-encode -m "$M" -e "$t3")" 20 $'\nUser:' --temp 0.5 --seed 3)
+	[ "$r3" != "$r1" ]
+	[[ $output == *"${nl}${r3# }${nl}> "* ]]
+}
+
+@test "examples: chat.sh with a chat template: SmolLM2-Instruct's, and one that rewrites history" {
+	need_tty
+	need_shared
+	G=$SHARED/models/tiny-gqa-bf16
+	chat $'Hi there\nWhat now?\n/quit\n' -v -m "'$G'" -n 8 -- --temp 0
+	c1='[{"role": "user", "content": "Hi there"}]'
+	p1=$(echo "$c1" | tok-encode -m "$G" --chat)
+	r1=$(reply "$G" "$p1" 8)
+	[[ $output == *"$r1"* ]]
+	n1=$(wc -w <<<"$p1")
+	[[ $output == *"record 1: 0 positions kept, $n1 fed, 8 ids"* ]]
+	[[ $output == *"record 2: $((n1 + 7)) positions kept, "* ]]
+	# a template that numbers the turns first: the prompt did not only
+	# grow, so llm-gen starts again with all of it
+	cp -r "$M" m
+	printf '%s' '{{ messages|length }}{% for m in messages %} {{ m.role }}: {{ m.content }}{% endfor %} assistant:' >m/chat_template.jinja
+	chat $'Hi there\nWhat now?\n/quit\n' -v -m m -n 8 -- --temp 0
+	[ "$(grep -c 'record 1: 0 positions kept' <<<"$output")" -eq 2 ]
+	[[ $output != *"record 2"* ]]
+}

@@ -281,3 +281,67 @@ teacher() {
 	run -1 --separate-stderr sh -c "echo 1 403 | llm-gen -m g -n 2"
 	[[ $stderr == *"top_p: not a number in [0, 1]"* ]]
 }
+
+# the ids of $1 up to and including the first that is $2
+upto() {
+	echo $1 | awk -v s="$2" '{ for (i = 1; i <= NF; i++) { printf "%s%s", (i > 1 ? " " : ""), $i; if ($i == s) break } }'
+}
+
+@test "llm-gen: generation_config.json's eos_token_id list stops at each of its ids, over config.json's" {
+	ref=$(llm-gen -m "$GQA" -n 12 --temp 0 --ignore-eos <<<"1 2 3")
+	set -- $ref
+	cp -r "$GQA" "$BATS_TEST_TMPDIR/m"
+	# config.json's own eos would stop at the second id: the list replaces it
+	jsed "$BATS_TEST_TMPDIR/m/config.json" "s/\"eos_token_id\": *[0-9]*/\"eos_token_id\": $2/"
+	printf '{"eos_token_id": [299, %s, 298]}' "$5" >"$BATS_TEST_TMPDIR/m/generation_config.json"
+	run -0 llm-gen -m "$BATS_TEST_TMPDIR/m" -n 12 --temp 0 <<<"1 2 3"
+	[ "$output" = "$(upto "$ref" "$5")" ]
+	printf '{"eos_token_id": [299, 298, %s]}' "$7" >"$BATS_TEST_TMPDIR/m/generation_config.json"
+	run -0 llm-gen -m "$BATS_TEST_TMPDIR/m" -n 12 --temp 0 <<<"1 2 3"
+	[ "$output" = "$(upto "$ref" "$7")" ]
+}
+
+@test "llm-gen: --stop-text stops at the id completing the string in the continuation, that id written" {
+	p=$(tok-encode -e 'Once upon a time')
+	ref=$(llm-gen -n 40 --temp 0 --ignore-eos <<<"$p")
+	text=$(tok-decode <<<"$ref")
+	[[ $text == *Lily*park* ]]
+	run -0 --separate-stderr llm-gen -v -n 40 --temp 0 --ignore-eos --stop-text Lily <<<"$p"
+	[[ $stderr == *'stop: text "Lily"'* ]]
+	[[ $ref == "$output "* ]]
+	[[ $(tok-decode <<<"$output") == *Lily ]]
+	# the id before it does not complete it: the output is the shortest
+	[[ $(tok-decode <<<"${output% *}") != *Lily* ]]
+	# split within a token ("ark" of " park"), two strings: the first to end
+	run -0 llm-gen -n 40 --temp 0 --ignore-eos --stop-text 'n the par' --stop-text 'zzz' <<<"$p"
+	[[ $(tok-decode <<<"$output") == *"n the par"* ]]
+	[[ $(tok-decode <<<"${output% *}") != *"n the par"* ]]
+	# the prompt does not count: "upon" is only there
+	[[ $text != *upon* ]]
+	run -0 llm-gen -n 40 --temp 0 --ignore-eos --stop-text upon <<<"$p"
+	[ "$output" = "$ref" ]
+	# llm-text passes it on
+	run -0 llm-text -n 40 --temp 0 --ignore-eos --stop-text Lily 'Once upon a time'
+	[[ $output == *Lily ]]
+	run -2 --separate-stderr llm-gen --stop-text '' <<<"$p"
+	[[ $stderr == *stop-text* ]]
+}
+
+@test "llm-gen -s: records extend one sequence, only their ids are fed, as the whole prompt would give" {
+	a=$(llm-gen -m "$GQA" -n 5 --temp 0 --ignore-eos <<<"1 2 3")
+	b=$(llm-gen -m "$GQA" -n 5 --temp 0 --ignore-eos <<<"1 2 3 $a 7 8")
+	c=$(llm-gen -m "$GQA" -n 4 --temp 0 --ignore-eos <<<"1 2 3 $a 7 8 $b")
+	run -0 --separate-stderr llm-gen -m "$GQA" -s -v -n 5 --temp 0 --ignore-eos <<<$'1 2 3\n7 8'
+	[ "$output" = "$a"$'\n'"$b" ]
+	# record 2 ran the last id of record 1 and its own two
+	[[ $stderr == *"record 1: 0 positions kept, 3 fed, 5 ids"* ]]
+	[[ $stderr == *"record 2: 7 positions kept, 3 fed, 5 ids"* ]]
+	# an empty record continues where the sequence is; -e echoes the record
+	ten=$(llm-gen -m "$GQA" -n 10 --temp 0 --ignore-eos <<<"1 2 3")
+	run -0 llm-gen -m "$GQA" -s -e -n 5 --temp 0 --ignore-eos <<<$'1 2 3\n'
+	[ "$output" = "1 2 3 $(cut -d' ' -f1-5 <<<"$ten")"$'\n'"$(cut -d' ' -f6-10 <<<"$ten")" ]
+	run -1 --separate-stderr llm-gen -m "$GQA" -s -n 2 <<<$'\n1 2'
+	[[ $stderr == *"empty prompt"* ]]
+	run -1 --separate-stderr llm-gen -m "$GQA" -s --ctx 12 -n 4 --temp 0 --ignore-eos <<<$'1 2 3\n4 5 6\n7 8 9'
+	[[ $stderr == *"record 3: session of"*context* ]]
+}

@@ -261,3 +261,17 @@ binframe() {
 		[ "$(echo $output)" = "$g" ]
 	done 3< prompts 4< gold
 }
+
+@test "llm-sample: --stop-text stops the llm-logits -s loop where llm-gen --stop-text stops" {
+	M=$BATS_TEST_DIRNAME/../share/pipelm/stories260K
+	want=$(tok-encode -m "$M" -e 'Once upon a time' | llm-gen -m "$M" -n 40 --temp 0 --stop-text Lily)
+	[[ $(tok-decode -m "$M" <<<"$want") == *Lily ]]
+	cd "$BATS_TEST_TMPDIR"
+	mkfifo loop
+	run -0 --separate-stderr timeout 60 bash -c "tok-encode -m '$M' -e 'Once upon a time' | cat - loop |
+	    llm-logits -m '$M' -s | llm-sample -v -m '$M' -n 40 --temp 0 --stop-text Lily | tee loop"
+	[ "$(echo $output)" = "$want" ]
+	[[ $stderr == *'stop (text "Lily") after'* ]]
+	run -2 --separate-stderr env -u PIPELM_MODEL llm-sample --stop-text Lily </dev/null
+	[[ $stderr == *"needs the model's tokenizer"* ]]
+}
