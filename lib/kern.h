@@ -148,5 +148,15 @@ void kern_q4_matvec(float *out, const void *w, const float *x, int n,
     int r0, int r1);
 void kern_q4_matmul(float *out, int ldo, const void *w, const float *x,
     int ldx, int n, int T, int r0, int r1);
+/* Those of the AVX2 and AVX-512 tables (lib/kern_q4_avx2.c,
+ * lib/kern_q4_avx512.c). */
+void kern_q4_avx2_matvec(float *out, const void *w, const float *x, int n,
+    int r0, int r1);
+void kern_q4_avx2_matmul(float *out, int ldo, const void *w, const float *x,
+    int ldx, int n, int T, int r0, int r1);
+void kern_q4_avx512_matvec(float *out, const void *w, const float *x, int n,
+    int r0, int r1);
+void kern_q4_avx512_matmul(float *out, int ldo, const void *w,
+    const float *x, int ldx, int n, int T, int r0, int r1);
 
 #endif
