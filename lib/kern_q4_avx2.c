@@ -104,25 +104,64 @@ keep(__m256 v, int m)
 	    _mm256_set1_epi32(m), idx)));
 }
 
-/* out[r + i] = dot(W[r + i], x), i < R. */
+/* Scales g0 .. g0 + 7 of row r (those that exist) into o, widened. */
+INLINE void
+scales(float *o, const struct kern_q4 *m, int r, int g0)
+{
+	size_t es = m->st == W_F32 ? 4 : 2;
+	const char *p = (const char *)m->s + ((size_t)r * m->ng + g0) * es;
+	int c = m->ng - g0 < 8 ? m->ng - g0 : 8;
+	uint16_t h[8] = { 0 };
+	__m128i v;
+
+	switch (m->st) {
+	case W_F16:
+		memcpy(h, p, (size_t)c * es);
+		v = _mm_loadu_si128((const __m128i *)h);
+		_mm256_storeu_ps(o, _mm256_cvtph_ps(v));
+		break;
+	case W_BF16:
+		memcpy(h, p, (size_t)c * es);
+		v = _mm_loadu_si128((const __m128i *)h);
+		_mm256_storeu_ps(o, _mm256_castsi256_ps(_mm256_slli_epi32(
+		    _mm256_cvtepu16_epi32(v), 16)));
+		break;
+	default:
+		memcpy(o, p, (size_t)c * es);
+		break;
+	}
+}
+
+/* out[r + i] = dot(W[r + i], x), i < R: the scales widened 8 groups
+ * at a time, a symmetric matrix's zero point a constant. */
 INLINE void
 vblock(int R, float *out, const struct kern_q4 *m, const float *x, int n,
     int r)
 {
 	__m256 acc[MR], s[MR], z[MR], xv;
 	const uint32_t *q[MR];
+	float sb[MR][8];
 	int i, k, g, e;
 
 	UNROLL
 	for (i = 0; i < R; i++) {
 		acc[i] = _mm256_setzero_ps();
 		q[i] = m->q + (size_t)(r + i) * m->wpr;
+		z[i] = _mm256_set1_ps(8.0f);
 	}
 	for (k = 0, g = 0; k < n; g++) {
 		e = k + m->group < n ? k + m->group : n;
+		if (g % 8 == 0)
+			UNROLL
+			for (i = 0; i < R; i++)
+				scales(sb[i], m, r + i, g);
 		UNROLL
-		for (i = 0; i < R; i++)
-			sz(m, r + i, g, &s[i], &z[i]);
+		for (i = 0; i < R; i++) {
+			s[i] = _mm256_set1_ps(sb[i][g % 8]);
+			if (m->z)
+				z[i] = _mm256_set1_ps((float)(m->z[(size_t)((r + i) / 8) *
+				    m->ng + g] >> 4 * ((r + i) % 8) & 15));
+		}
 		for (; k + 8 <= e; k += 8) {
 			xv = _mm256_loadu_ps(x + k);
 			UNROLL

@@ -102,25 +102,62 @@ deq16(const uint32_t *q, __m512 z, __m512 s, int m)
 	return m >= 16 ? f : _mm512_maskz_mov_ps((__mmask16)((1u << m) - 1), f);
 }
 
-/* out[r + i] = dot(W[r + i], x), i < R. */
+/* Scales g0 .. g0 + 15 of row r (those that exist) into o, widened. */
+INLINE void
+scales(float *o, const struct kern_q4 *m, int r, int g0)
+{
+	const void *p = (const char *)m->s + ((size_t)r * m->ng + g0) *
+	    (m->st == W_F32 ? 4 : 2);
+	int c = m->ng - g0 < 16 ? m->ng - g0 : 16;
+	__mmask16 k = (__mmask16)((1u << c) - 1);
+	__m256i h;
+
+	switch (m->st) {
+	case W_F16:
+		h = _mm256_maskz_loadu_epi16(k, p);
+		_mm512_storeu_ps(o, _mm512_cvtph_ps(h));
+		break;
+	case W_BF16:
+		h = _mm256_maskz_loadu_epi16(k, p);
+		_mm512_storeu_ps(o, _mm512_castsi512_ps(_mm512_slli_epi32(
+		    _mm512_cvtepu16_epi32(h), 16)));
+		break;
+	default:
+		_mm512_storeu_ps(o, _mm512_maskz_loadu_ps(k, p));
+		break;
+	}
+}
+
+/* out[r + i] = dot(W[r + i], x), i < R: the scales widened 16 groups
+ * at a time, a symmetric matrix's zero point a constant. */
 INLINE void
 vblock(int R, float *out, const struct kern_q4 *m, const float *x, int n,
     int r)
 {
 	__m512 acc[MR], s[MR], z[MR], xv;
 	const uint32_t *q[MR];
+	float sb[MR][16];
 	int i, k, g, e;
 
 	UNROLL
 	for (i = 0; i < R; i++) {
 		acc[i] = _mm512_setzero_ps();
 		q[i] = m->q + (size_t)(r + i) * m->wpr;
+		z[i] = _mm512_set1_ps(8.0f);
 	}
 	for (k = 0, g = 0; k < n; g++) {
 		e = k + m->group < n ? k + m->group : n;
+		if (g % 16 == 0)
+			UNROLL
+			for (i = 0; i < R; i++)
+				scales(sb[i], m, r + i, g);
 		UNROLL
-		for (i = 0; i < R; i++)
-			sz(m, r + i, g, &s[i], &z[i]);
+		for (i = 0; i < R; i++) {
+			s[i] = _mm512_set1_ps(sb[i][g % 16]);
+			if (m->z)
+				z[i] = _mm512_set1_ps((float)(m->z[(size_t)((r + i) / 8) *
+				    m->ng + g] >> 4 * ((r + i) % 8) & 15));
+		}
 		for (; k + 16 <= e; k += 16) {
 			xv = _mm512_loadu_ps(x + k);
 			UNROLL
