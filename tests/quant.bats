@@ -77,7 +77,7 @@ exact() {
 	[[ $output == *"lm_head.weight_scale	BF16	[512,2]"* ]]
 	[[ $output == *"model.layers.1.mlp.down_proj.weight_packed	I32	[64,20]"* ]]
 	[[ $output == *"model.layers.1.mlp.down_proj.weight_shape	I32	[2]"* ]]
-	[[ $output != *"q_proj.weight	"* ]]
+	[[ $output != *"q_proj.weight	BF16"* ]]
 	grep -q '"tie_word_embeddings": false' "$T/q/config.json"
 	grep -q '"format": "pack-quantized"' "$T/q/config.json"
 	[ -e "$T/q/tokenizer.json" ]
@@ -90,6 +90,30 @@ exact() {
 	[[ $stderr == *"quantized already"* ]]
 	run -2 --separate-stderr llm-quant "$T/f"
 	[[ $stderr == *usage:* ]]
+}
+
+@test "quant: st-inspect lists a 4-bit weight as one, and counts its bytes per token" {
+	mkmodel "$T/f" --dtype bf16
+	llm-quant "$T/f" "$T/q"
+	llm-quant --asym -g 64 --keep-head "$T/f" "$T/a"
+	run -0 st-inspect "$T/q"
+	[[ $output == *"quantized:"*"lm_head.weight	int4	[512,64]	group 32	symmetric	scale BF16	18432"* ]]
+	[[ $output == *"model.layers.1.mlp.down_proj.weight	int4	[64,160]	group 32	symmetric	scale BF16	5760"* ]]
+	[ "$(grep -c '	int4	' <<<"$output")" -eq 15 ]
+	# one row of the (untied) BF16 table, the 4-bit weights, the norms
+	packed=$(( (512*8 + 2*(64*8 + 32*8 + 32*8 + 64*8 + 160*8 + 160*8 + 64*20))*4 ))
+	scales=$(( (512*2 + 2*(64*2 + 32*2 + 32*2 + 64*2 + 160*2 + 160*2 + 64*5))*2 ))
+	grep -qx "bytes_per_token: $(( packed + scales + 64*2 + 5*64*2 ))" <<<"$output"
+	# logical parameters: those of the float model plus the untied head
+	run -0 st-inspect "$T/f"
+	p=$(sed -n 's/^parameters: //p' <<<"$output" | tail -1)
+	run -0 st-inspect "$T/q"
+	grep -qx "parameters: $(( p + 512*64 ))" <<<"$output"
+	run -0 st-inspect "$T/a"
+	[[ $output == *"model.layers.0.self_attn.q_proj.weight	int4	[64,64]	group 64	asymmetric	scale BF16	"* ]]
+	[[ $output != *"lm_head.weight	int4"* ]]
+	run -0 st-inspect -j "$T/q"
+	[[ $output == *'"quantized": ['*'{"name": "lm_head.weight", "bits": 4, "shape": [512,64], "group": 32, "symmetric": true, "scale_dtype": "BF16", "bytes": 18432}'* ]]
 }
 
 @test "quant: --quant q4 is 4-bit weights at load, thread-count independent" {
