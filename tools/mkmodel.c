@@ -348,7 +348,7 @@ static _Noreturn void
 usage(int status)
 {
 	fprintf(status ? stderr : stdout, "usage: %s [-s seed] [-t threads] "
-	    "[--dtype f32|f16|bf16] [--preset smollm2-135m|tiny] [--hidden n] "
+	    "[--dtype f32|f16|bf16] [--preset smollm2-135m|llama3.2-1b|tiny] [--hidden n] "
 	    "[--layers n] [--heads n] [--kv-heads n] [--head-dim n] [--inter n] "
 	    "[--vocab n] [--ctx n] [--tied | --untied] [--bias] [--rope-theta x] "
 	    "[--shards k] [--tokenizer file] dir\n", argv0);
@@ -407,8 +407,14 @@ main(int argc, char *argv[])
 				c.hidden = 576, c.layers = 30, c.heads = 9, c.kv = 3;
 				c.inter = 1536, c.vocab = 49152, c.ctx = 8192;
 				c.tied = 1, c.theta = 100000;
+			} else if (!strcmp(optarg, "llama3.2-1b")) {
+				/* Llama-3.2-1B's shape (its 131072 context
+				 * and llama3 RoPE scaling aside) */
+				c.hidden = 2048, c.layers = 16, c.heads = 32, c.kv = 8;
+				c.inter = 8192, c.vocab = 128256, c.ctx = 8192;
+				c.tied = 1, c.theta = 500000;
 			} else if (strcmp(optarg, "tiny"))
-				edie(2, "invalid preset '%s': use smollm2-135m or tiny", optarg);
+				edie(2, "invalid preset '%s': use smollm2-135m, llama3.2-1b or tiny", optarg);
 			break;
 		case HIDDEN: c.hidden = (int)estrtonum(optarg, 1, 1 << 16, "hidden"); break;
 		case LAYERS: c.layers = (int)estrtonum(optarg, 1, 1024, "layers"); break;
