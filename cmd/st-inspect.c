@@ -141,6 +141,21 @@ part(const struct st *st, const char *base, const char *suffix)
 	return st_find(st, name);
 }
 
+/* A weight_shape's out and in, if it is two integers in [0, 2^31). */
+static int
+shape2(const struct st_tensor *t, long long *out, long long *in)
+{
+	double a, b;
+
+	if (t->nel != 2 || st_dtype_isfloat(t->dtype))
+		return 0;
+	a = st_elem(t, 0), b = st_elem(t, 1);
+	if (!(a >= 0 && a < 2147483648.0 && b >= 0 && b < 2147483648.0))
+		return 0;
+	*out = (long long)a, *in = (long long)b;
+	return 1;
+}
+
 /* Each pack-quantized weight among sel[0..n) as one logical weight:
  * NAME.weight, int4, [out,in], its group size, symmetry, scale dtype
  * and the bytes of its tensors (lib/quant.h has the layout).  Returns
@@ -162,10 +177,9 @@ packed(const struct st *st, const struct st_tensor *const *sel, size_t n,
 		ts = part(st, base, "weight_scale");
 		tz = part(st, base, "weight_zero_point");
 		tsh = part(st, base, "weight_shape");
-		if (!ts || !tsh || tsh->nel != 2 || ts->ndim != 2 ||
+		if (!ts || !tsh || !shape2(tsh, &out, &in) || ts->ndim != 2 ||
 		    !ts->shape[1])
 			continue;
-		out = (long long)st_elem(tsh, 0), in = (long long)st_elem(tsh, 1);
 		g = ts->shape[1] == 1 ? in : (in + ts->shape[1] - 1) / ts->shape[1];
 		bytes = sel[i]->nbytes + ts->nbytes + (tz ? tz->nbytes : 0);
 		*params += (size_t)(out * in);
@@ -194,10 +208,11 @@ nparams(const struct st *st, const struct st_tensor *t)
 {
 	const struct st_tensor *tsh;
 	char base[512];
+	long long out, in;
 
 	if (stem(base, sizeof(base), t->name, ".weight_packed") &&
-	    (tsh = part(st, base, "weight_shape")) && tsh->nel == 2)
-		return (size_t)(st_elem(tsh, 0) * st_elem(tsh, 1));
+	    (tsh = part(st, base, "weight_shape")) && shape2(tsh, &out, &in))
+		return (size_t)out * (size_t)in;
 	if (stem(base, sizeof(base), t->name, ".weight_scale") ||
 	    stem(base, sizeof(base), t->name, ".weight_zero_point") ||
 	    stem(base, sizeof(base), t->name, ".weight_shape"))

@@ -94,7 +94,7 @@ ct_mat(struct wsrc *src, struct mat *w, const char *name, int rows, int cols)
 	const struct st_tensor *tq, *ts, *tz = NULL, *tsh;
 	struct ctmat *cm;
 	char full[300];
-	int64_t shp[2];
+	double shp[2];
 	int ng, g, i, r;
 
 	snprintf(full, sizeof(full), "%s.weight_packed", name);
@@ -115,12 +115,12 @@ ct_mat(struct wsrc *src, struct mat *w, const char *name, int rows, int cols)
 	    !(tsh = get(ct, name, "weight_shape", 2, -1, shape_dtype(st, name))) ||
 	    !(ts = get(ct, name, "weight_scale", rows, 0, ST_NDTYPE)))
 		return -1;
-	shp[0] = (int64_t)st_elem(tsh, 0);
-	shp[1] = (int64_t)st_elem(tsh, 1);
+	/* compared as doubles: a hostile I64 need not fit an int */
+	shp[0] = st_elem(tsh, 0);
+	shp[1] = st_elem(tsh, 1);
 	if (shp[0] != rows || shp[1] != cols)
-		return error("%s: '%s.weight_shape' is [%d, %d], expected [%d, %d]",
-		    st->files[tsh->file], name, (int)shp[0], (int)shp[1], rows,
-		    cols);
+		return error("%s: '%s.weight_shape' is [%.0f, %.0f], expected [%d, %d]",
+		    st->files[tsh->file], name, shp[0], shp[1], rows, cols);
 	if (ts->shape[1] < 1 || ts->shape[1] > cols)
 		return error("%s: '%s.weight_scale' has %lld scales a row for %d "
 		    "columns", st->files[ts->file], name,

@@ -169,7 +169,13 @@ qcfg() {
 	check '"int4"' "quantization_config is not an object"
 	# a group size that does not match the scales
 	check '{"quant_method": "compressed-tensors", "format": "pack-quantized", "config_groups": {"g": {'"$g"', "weights": {"num_bits": 4, "type": "int", "symmetric": true, "strategy": "group", "group_size": 16}}}}' "no group_size of the config gives that"
-	# a damaged tensor
+	# tensors that do not fit the config
+	rm -rf "$T/q"
+	cp -r "$T/q0" "$T/q"
+	jsed "$T/q/config.json" 's/"intermediate_size": 160/"intermediate_size": 168/'
+	run -1 --separate-stderr llm-logits -m "$T/q" <<<"1"
+	[[ $stderr == *"gate_proj.weight_packed' has shape [160,8], expected [168, 8]"* ]]
+	# a folder without its packed tensors
 	rm -rf "$T/q"
 	mkdir "$T/q"
 	cp "$T/q0/config.json" "$T/q"
