@@ -140,5 +140,14 @@ main(int argc, char *argv[])
 	fwrite(o.s, 1, o.len, f);
 	if (fshut(f, path))
 		exit(1);
+	for (i = 0; i < n; i++) {
+		free((char *)w[i].name);
+		free(data[i]);
+	}
+	free(w);
+	free(data);
+	buf_free(&o);
+	json_free(&doc);
+	st_close(&st);
 	return 0;
 }
