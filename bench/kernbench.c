@@ -156,6 +156,20 @@ rd(void *ctx, int r0, int r1)
 	    (int)((size_t)(r1 - r0) * rb / 4));
 }
 
+/* Bytes a matvec over w reads: a W_Q4 matrix's scales and zero points
+ * too (its struct kern_q4, kern.h). */
+static double
+matbytes(const struct mat *w)
+{
+	const struct kern_q4 *k = w->w;
+	double b = (double)w->rows * wtype_rowsize(w->t, w->cols);
+
+	if (w->t == W_Q4)
+		b += (double)w->rows * k->ng * (k->st == W_F32 ? 4 : 2) +
+		    (k->z ? (double)(w->rows + 7) / 8 * k->ng * 4 : 0);
+	return b;
+}
+
 /* -m DIR: a decode token's matrix-vector products over the model's own
  * weights, as model_forward maps and orders them, against a plain read
  * of the same rows. */
@@ -180,13 +194,15 @@ modelrun(const char *dir, int threads)
 	for (i = 0; i < 1 << 16; i++)	/* activations of a plausible size */
 		x[i] = (float)((i * 2654435761u >> 16) % 2001) / 1000.0f - 1.0f;
 	for (i = 0; i < n; i++)
-		bytes += (double)v[i]->rows * wtype_rowsize(v[i]->t,
-		    v[i]->cols);
+		bytes += matbytes(v[i]);
 	for (rep = 0; rep < 7; rep++)
 		for (pass = 0; pass < 2; pass++) {
 			t0 = now();
 			for (i = 0; i < n; i++) {
-				j = (struct job){ v[i]->t, out, v[i]->w, x,
+				/* a W_Q4 plain read: its packed words */
+				j = (struct job){ v[i]->t, out, pass &&
+				    v[i]->t == W_Q4 ? (const void *)((const
+				    struct kern_q4 *)v[i]->w)->q : v[i]->w, x,
 				    v[i]->cols, 1, 0 };
 				t1 = now();
 				pool_for(m.pool, v[i]->rows, 16, pass ? rd : mv,
@@ -195,8 +211,7 @@ modelrun(const char *dir, int threads)
 					t2 = now();
 					q = i == n - 1 ? 7 : i % 7;
 					kt[q] += t2 - t1;
-					kb[q] += (double)v[i]->rows *
-					    wtype_rowsize(v[i]->t, v[i]->cols);
+					kb[q] += matbytes(v[i]);
 				}
 			}
 			t0 = now() - t0;

@@ -179,6 +179,108 @@ features(const struct cfg *c, char *buf, size_t size)
 #undef ADD
 }
 
+/* The part of name before suffix, into b (len bytes), if name ends so. */
+static int
+stem(char *b, size_t len, const char *name, const char *suffix)
+{
+	size_t n = strlen(name), k = strlen(suffix);
+
+	if (n <= k || strcmp(name + n - k, suffix) || n - k >= len)
+		return 0;
+	memcpy(b, name, n - k);
+	b[n - k] = '\0';
+	return 1;
+}
+
+/* The tensor base + suffix, or NULL. */
+static const struct st_tensor *
+part(const struct st *st, const char *base, const char *suffix)
+{
+	char name[544];
+
+	snprintf(name, sizeof(name), "%s.%s", base, suffix);
+	return st_find(st, name);
+}
+
+/* A weight_shape's out and in, if it is two integers in [0, 2^31). */
+static int
+shape2(const struct st_tensor *t, long long *out, long long *in)
+{
+	double a, b;
+
+	if (t->nel != 2 || st_dtype_isfloat(t->dtype))
+		return 0;
+	a = st_elem(t, 0), b = st_elem(t, 1);
+	if (!(a >= 0 && a < 2147483648.0 && b >= 0 && b < 2147483648.0))
+		return 0;
+	*out = (long long)a, *in = (long long)b;
+	return 1;
+}
+
+/* Each pack-quantized weight among sel[0..n) as one logical weight:
+ * NAME.weight, int4, [out,in], its group size, symmetry, scale dtype
+ * and the bytes of its tensors (lib/quant.h has the layout).  Returns
+ * the logical weights' element count into *params. */
+static void
+packed(const struct st *st, const struct st_tensor *const *sel, size_t n,
+    size_t *params)
+{
+	char base[512];
+	size_t i, k = 0;
+
+	for (i = 0; i < n; i++) {
+		const struct st_tensor *ts, *tz, *tsh;
+		long long out, in, g;
+		size_t bytes;
+
+		if (!stem(base, sizeof(base), sel[i]->name, ".weight_packed"))
+			continue;
+		ts = part(st, base, "weight_scale");
+		tz = part(st, base, "weight_zero_point");
+		tsh = part(st, base, "weight_shape");
+		if (!ts || !tsh || !shape2(tsh, &out, &in) || ts->ndim != 2 ||
+		    !ts->shape[1])
+			continue;
+		g = ts->shape[1] == 1 ? in : (in + ts->shape[1] - 1) / ts->shape[1];
+		bytes = sel[i]->nbytes + ts->nbytes + (tz ? tz->nbytes : 0);
+		*params += (size_t)(out * in);
+		if (jflag)
+			printf("%s\n    {\"name\": \"%s.weight\", \"bits\": 4, "
+			    "\"shape\": [%lld,%lld], \"group\": %lld, "
+			    "\"symmetric\": %s, \"scale_dtype\": \"%s\", "
+			    "\"bytes\": %zu}", k ? "," : ",\n  \"quantized\": [",
+			    base, out, in, g, tz ? "false" : "true",
+			    st_dtype_name(ts->dtype), bytes);
+		else
+			printf("%s%s.weight\tint4\t[%lld,%lld]\tgroup %lld\t%s\t"
+			    "scale %s\t%zu\n", k ? "" : "\nquantized:\n", base, out,
+			    in, g, tz ? "asymmetric" : "symmetric",
+			    st_dtype_name(ts->dtype), bytes);
+		k++;
+	}
+	if (jflag && k)
+		printf("\n  ]");
+}
+
+/* Elements of t that are parameters: a pack-quantized weight's are its
+ * weight_shape's out x in, its other tensors none. */
+static size_t
+nparams(const struct st *st, const struct st_tensor *t)
+{
+	const struct st_tensor *tsh;
+	char base[512];
+	long long out, in;
+
+	if (stem(base, sizeof(base), t->name, ".weight_packed") &&
+	    (tsh = part(st, base, "weight_shape")) && shape2(tsh, &out, &in))
+		return (size_t)out * (size_t)in;
+	if (stem(base, sizeof(base), t->name, ".weight_scale") ||
+	    stem(base, sizeof(base), t->name, ".weight_zero_point") ||
+	    stem(base, sizeof(base), t->name, ".weight_shape"))
+		return part(st, base, "weight_packed") ? 0 : t->nel;
+	return t->nel;
+}
+
 /* The config summary; see st-inspect(1) for what is counted. */
 static void
 summary(const struct cfg *c, const struct st *st, size_t params)
@@ -379,8 +481,13 @@ main(int argc, char *argv[])
 	for (i = 0; i < n; i++)
 		tensor(&st, sel[i], stats ? &stats[i] : NULL, !i);
 	totals(sel, n);
+	{
+		size_t lp = 0;
+
+		packed(&st, sel, n, &lp);
+	}
 	for (i = 0; m.dir && i < st.n; i++)
-		params += st.t[i].nel;
+		params += nparams(&st, &st.t[i]);
 	if (m.dir)
 		summary(&c, &st, params);
 	if (jflag)

@@ -667,3 +667,38 @@ json_write_str(FILE *f, const char *s)
 		fwrite(b.s, 1, b.len, f);
 	buf_free(&b);
 }
+
+void
+json_put(struct buf *b, const struct json *j)
+{
+	size_t i;
+
+	switch (j->type) {
+	case JSON_NULL:   buf_adds(b, "null"); break;
+	case JSON_FALSE:  buf_adds(b, "false"); break;
+	case JSON_TRUE:   buf_adds(b, "true"); break;
+	case JSON_NUMBER: buf_add(b, j->u.num, j->len); break;
+	case JSON_STRING: json_put_str(b, j->u.str, j->len); break;
+	case JSON_ARRAY:
+		buf_addc(b, '[');
+		for (i = 0; i < j->len; i++) {
+			if (i)
+				buf_adds(b, ", ");
+			json_put(b, &j->u.items[i]);
+		}
+		buf_addc(b, ']');
+		break;
+	case JSON_OBJECT:
+		buf_addc(b, '{');
+		for (i = 0; i < j->len; i++) {
+			if (i)
+				buf_adds(b, ", ");
+			json_put_str(b, j->u.members[i].key,
+			    j->u.members[i].keylen);
+			buf_adds(b, ": ");
+			json_put(b, &j->u.members[i].value);
+		}
+		buf_addc(b, '}');
+		break;
+	}
+}

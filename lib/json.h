@@ -78,5 +78,7 @@ int json_load(struct json_doc *doc, const char *path);
 void json_put_str(struct buf *b, const char *s, size_t n);
 /* The same, the NUL-terminated s onto f. */
 void json_write_str(FILE *f, const char *s);
+/* j as compact JSON (numbers as written, strings escaped as above). */
+void json_put(struct buf *b, const struct json *j);
 
 #endif

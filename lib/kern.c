@@ -411,8 +411,10 @@ geglu_tanh(float *h, const float *gate, const float *up, int n)
 
 #define PORTABLE { \
 	.name = "portable", \
-	.matvec = { matvec_f32, matvec_f16, matvec_bf16, matvec_q8_0 }, \
-	.matmul = { matmul_f32, matmul_f16, matmul_bf16, matmul_q8_0 }, \
+	.matvec = { matvec_f32, matvec_f16, matvec_bf16, matvec_q8_0, \
+		[W_Q4] = kern_q4_matvec }, \
+	.matmul = { matmul_f32, matmul_f16, matmul_bf16, matmul_q8_0, \
+		[W_Q4] = kern_q4_matmul }, \
 	.dot = dot, \
 	.axpy = axpy, \
 	.rmsnorm = rmsnorm, \

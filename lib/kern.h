@@ -126,4 +126,49 @@ float kern_f16_to_f32(uint16_t h);
 uint16_t kern_f32_to_bf16(float f);
 uint16_t kern_f32_to_f16(float f);
 
+/* ---- W_Q4 (lib/kern_q4.c) ----
+ *
+ * A 4-bit matrix is three tensors, not one: the kernels' weight pointer
+ * is a struct kern_q4 that names them (the other types keep their plain
+ * row pointer, so their hot loops are untouched by this one; the entry
+ * signatures are the same for every type).  Weight (r, j) is
+ * (q - z) * scale widened to float32, exactly: q - z is an integer in
+ * [-15, 15] and the product of it with a BF16 or F16 scale is exact in
+ * float32.  The dot products then keep the F32 kernels' discipline (8
+ * lanes, element i in lane i % 8, the fixed tree), so the result is the
+ * float32 forward pass of the dequantized weights to float32 rounding,
+ * whatever the row range or the token count. */
+struct kern_q4 {
+	const uint32_t *q;	/* rows x wpr words: element j of a row at bits
+				 * 4 (j % 8) of word j / 8, stored as q + 8 */
+	const void *s;		/* rows x ng scales of type st */
+	const uint32_t *z;	/* ceil(rows / 8) x ng words, zero point of
+				 * (r, g) at bits 4 (r % 8) of word (r / 8, g),
+				 * stored + 8; NULL: symmetric (z = 0) */
+	enum wtype st;		/* W_F32, W_F16 or W_BF16 */
+	int group;		/* weights per scale (cols for one per row) */
+	int ng;			/* scales per row: ceil(cols / group) */
+	int wpr;		/* words per row: ceil(cols / 8) */
+};
+
+/* Scale g of row r, widened. */
+float kern_q4_scale(const struct kern_q4 *m, int r, int g);
+/* Row r of m (cols weights) dequantized into out. */
+void kern_q4_row(float *out, const struct kern_q4 *m, int r, int cols);
+/* The portable matvec and matmul entries of W_Q4 (w: a struct kern_q4). */
+void kern_q4_matvec(float *out, const void *w, const float *x, int n,
+    int r0, int r1);
+void kern_q4_matmul(float *out, int ldo, const void *w, const float *x,
+    int ldx, int n, int T, int r0, int r1);
+/* Those of the AVX2 and AVX-512 tables (lib/kern_q4_avx2.c,
+ * lib/kern_q4_avx512.c). */
+void kern_q4_avx2_matvec(float *out, const void *w, const float *x, int n,
+    int r0, int r1);
+void kern_q4_avx2_matmul(float *out, int ldo, const void *w, const float *x,
+    int ldx, int n, int T, int r0, int r1);
+void kern_q4_avx512_matvec(float *out, const void *w, const float *x, int n,
+    int r0, int r1);
+void kern_q4_avx512_matmul(float *out, int ldo, const void *w,
+    const float *x, int ldx, int n, int T, int r0, int r1);
+
 #endif

@@ -29,6 +29,7 @@ enum model_mode {
 	MODEL_EXACT,		/* float32 activations, weights widened exactly */
 	MODEL_BF16ACT,		/* activations rounded to bf16, vdpbf16ps */
 	MODEL_Q8_0,		/* weights and activations in Q8_0, int8 dots */
+	MODEL_Q4,		/* weights in 4 bits (lib/quant.c), f32 dots */
 };
 
 struct layer {			/* model.layers.N.* */
@@ -67,6 +68,7 @@ struct model {
 	struct wsrc_st wst;	/* safetensors */
 	const char *prefix;	/* of the names: "model." (Gemma 3 in a
 				 * multimodal folder: its text model's) */
+	struct wsrc_ct *wct;	/* over it, a pack-quantized folder (quant.h) */
 	struct mat embed;	/* model.embed_tokens.weight (vocab, hidden) */
 	struct layer *layers;	/* num_hidden_layers */
 	float *norm;		/* model.norm.weight (hidden), f32 copy */
@@ -134,12 +136,13 @@ void model_close(struct model *m);	/* accepts a zeroed or failed m */
 /* Switch a freshly loaded m to mode: every matrix (not the embedding
  * table) is converted, into a private mapping, to the mode's weight
  * type: MODEL_BF16ACT to W_BF16A (BF16 bytes, bf16-act kernels),
- * MODEL_Q8_0 to W_Q8_0.  Where the kernel table lacks the type's
+ * MODEL_Q8_0 to W_Q8_0, MODEL_Q4 to W_Q4 (quant_model_q4).  A model
+ * whose matrices are 4-bit already takes no mode.  Where the kernel table lacks the type's
  * kernels (no AVX512-BF16), m stays exact and mode_fallback is set
  * (model_print_stats says so).  0, or -1 after error() (m is then
  * still usable, exact). */
 int model_set_mode(struct model *m, enum model_mode mode);
-/* The name of m's mode: "exact", "bf16-act", "q8_0". */
+/* The name of m's mode: "exact", "bf16-act", "q8_0", "q4". */
 const char *model_mode_name(const struct model *m);
 
 /* Forget the sequence: the next forward starts at position 0. */

@@ -12,6 +12,7 @@
 #include "kern.h"
 #include "model.h"
 #include "pool.h"
+#include "quant.h"
 #include "util.h"
 #include "wsrc.h"
 
@@ -272,9 +273,10 @@ model_open(struct model *m, const struct mdir *d, int ctx, int threads)
 		    c->architecture[0] ? c->architecture : c->model_type);
 	if (c->head_dim % 2)
 		return error("%s: head_dim %d is odd: RoPE needs pairs", d->config, c->head_dim);
-	if (wsrc_st_open(&m->wst, d->weights ? d->weights : d->dir) < 0)
+	/* a quantization_config is taken, or refused, before any weight */
+	if (wsrc_ct_open(&m->wct, &m->ws, d->config, &m->wst,
+	    d->weights ? d->weights : d->dir) < 0)
 		return -1;
-	m->ws = &m->wst.src;
 	m->dim = c->hidden_size;
 	m->hd = c->head_dim;
 	m->qdim = c->num_attention_heads * c->head_dim;
@@ -434,6 +436,7 @@ model_close(struct model *m)
 	mem_unmap(m->mem, m->memsize);
 	mem_unmap(m->kv, m->kvsize);
 	mem_unmap(m->wmem, m->wmemsize);
+	wsrc_ct_close(m->wct);
 	wsrc_st_close(&m->wst);
 	memset(m, 0, sizeof(*m));
 }

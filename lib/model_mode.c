@@ -11,6 +11,7 @@
 #include "kern.h"
 #include "model.h"
 #include "pool.h"
+#include "quant.h"
 #include "util.h"
 
 /* The longest row a mode converts (the maxn of W_Q8_0 and W_BF16A). */
@@ -20,7 +21,7 @@
 /* The weight type each mode converts the matrices to. */
 static const enum wtype mode_type[] = {
 	[MODEL_EXACT] = W_NTYPES, [MODEL_BF16ACT] = W_BF16A,
-	[MODEL_Q8_0] = W_Q8_0,
+	[MODEL_Q8_0] = W_Q8_0, [MODEL_Q4] = W_Q4,
 };
 
 /* Bytes of matrix w once converted to type t.  Matrices already of t's
@@ -104,6 +105,16 @@ model_set_mode(struct model *m, enum model_mode mode)
 		return mode == m->mode ? 0 : error("the mode is set once");
 	if (!kern.matvec[t] || !kern.matmul[t]) {
 		m->mode_fallback = 1;
+		return 0;
+	}
+	for (i = 0; i < m->cfg.num_hidden_layers; i++)
+		if (m->layers[i].wq.t == W_Q4)
+			return error("the model's weights are 4-bit already: "
+			    "--quant and --bf16-act take float models");
+	if (t == W_Q4) {	/* three arrays a matrix, not rows: quant.c */
+		if (quant_model_q4(m) < 0)
+			return -1;
+		m->mode = mode;
 		return 0;
 	}
 	maxn = wtypes[t].maxn && wtypes[t].maxn < CONV_MAXN ? wtypes[t].maxn :

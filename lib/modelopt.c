@@ -53,9 +53,9 @@ modelopt_parse(struct modelopt *mo, int c, const char *arg)
 		r = mode(mo, MODEL_BF16ACT);
 		break;
 	case MOPT_QUANT:
-		if (strcmp(arg, "q8_0"))
-			return error("invalid --quant '%s' (q8_0)", arg);
-		r = mode(mo, MODEL_Q8_0);
+		if (strcmp(arg, "q8_0") && strcmp(arg, "q4"))
+			return error("invalid --quant '%s' (q8_0, q4)", arg);
+		r = mode(mo, strcmp(arg, "q4") ? MODEL_Q8_0 : MODEL_Q4);
 		break;
 	case MOPT_TIMING:
 		mo->timing = 1;

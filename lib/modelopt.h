@@ -26,18 +26,18 @@ enum { MOPT_CTX = 0x200, MOPT_BF16ACT, MOPT_QUANT, MOPT_TIMING };
 	"      --ctx=N           most positions a sequence may have (default the model's)\n" \
 	"      --timing          print load, prefill and decode times on stderr\n" \
 	"      --bf16-act        fast mode: bfloat16 activations (AVX512-BF16)\n" \
-	"      --quant=q8_0      fast mode: matrices quantized to Q8_0 at load\n" \
+	"      --quant=q8_0|q4   fast mode: matrices quantized to Q8_0 or 4 bits at load\n" \
 	"  -v, --verbose         say the model, kernels, threads and mode on stderr\n"
 /* Their part of a usage line (after "usage: prog"). */
 #define MODELOPT_USAGE \
 	"[-v] [-m model] [-t threads] [--ctx n] [--timing]\n" \
-	"       [--bf16-act | --quant q8_0]"
+	"       [--bf16-act | --quant q8_0 | --quant q4]"
 
 struct modelopt {
 	const char *model;	/* -m, NULL for $PIPELM_MODEL */
 	int ctx;		/* --ctx, 0 for the model's */
 	int threads;		/* -t, else default_threads() (modelopt_finish) */
-	enum model_mode mode;	/* --bf16-act, --quant q8_0 */
+	enum model_mode mode;	/* --bf16-act, --quant q8_0, --quant q4 */
 	int timing;		/* --timing */
 	int verbose;		/* -v: the model, kernels, threads and mode said */
 };

@@ -158,8 +158,13 @@ st_bytes_per_token(const struct st *st, int tied)
 	const struct st_tensor *emb = st_find(st, "model.embed_tokens.weight");
 	size_t bytes = 0, i;
 
-	for (i = 0; i < st->n; i++)
-		bytes += st->t[i].nbytes;
+	for (i = 0; i < st->n; i++) {
+		size_t len = strlen(st->t[i].name);
+
+		/* a pack-quantized weight's shape is read at load only */
+		if (len < 13 || strcmp(st->t[i].name + len - 13, ".weight_shape"))
+			bytes += st->t[i].nbytes;
+	}
 	if (emb && !tied && emb->ndim == 2 && emb->shape[0])
 		bytes -= emb->nbytes - emb->nbytes / (size_t)emb->shape[0];
 	return bytes;

@@ -95,7 +95,9 @@ int st_elem_fmt(const struct st_tensor *t, size_t i, char *buf, size_t len);
 char *st_shape_fmt(const struct st_tensor *t, char *buf, size_t len);
 /* Weight bytes a LLaMA forward pass reads per generated token: every
  * tensor, except that of model.embed_tokens.weight only one row counts
- * unless tied (then the whole table is read again as the output layer). */
+ * unless tied (then the whole table is read again as the output layer);
+ * a pack-quantized weight's packed words, scales and zero points count,
+ * its NAME.weight_shape not. */
 size_t st_bytes_per_token(const struct st *st, int tied);
 
 /* ---- statistics (st_stats.c) ---- */

@@ -37,6 +37,8 @@ const struct wtype_info wtypes[W_NTYPES] = {
 	[W_Q8_0]  = { "q8_0",     64, 2 * (4 + 32), KERN_Q8_0_MAXN, W_Q8_0,
 		kern_q8_0_quant },
 	[W_BF16A] = { "bf16-act", 1,  2, KERN_BF16ACT_MAXN, W_BF16, from_bf16 },
+	/* eight nibbles a word; no row conversion (lib/quant.c makes it) */
+	[W_Q4]    = { "q4",       8,  4, 0,                W_Q4,   NULL },
 };
 
 int

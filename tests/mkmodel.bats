@@ -33,6 +33,18 @@ setup() {
 	[[ $stderr == *"/proc/nope/m"* ]]
 }
 
+@test "mkmodel: Llama-3.2-1B shapes (one layer, a small vocabulary)" {
+	"$MK" --preset llama3.2-1b --layers 1 --vocab 512 "$T/m"
+	run -0 st-inspect "$T/m"
+	layer=$((2*2048 + 2048*2048*2 + 512*2048*2 + 8192*2048*3))
+	grep -qx "parameters: $((512*2048 + 2048 + layer))" <<<"$output"
+	grep -qx "heads: 32" <<<"$output"
+	grep -qx "kv_heads: 8" <<<"$output"
+	grep -qx "head_dim: 64" <<<"$output"
+	grep -qx "tied: 1" <<<"$output"
+	grep -q '"rope_theta": 500000' "$T/m/config.json"
+}
+
 @test "mkmodel: SmolLM2-135M shapes (one layer; 30 give 134,515,008 parameters)" {
 	"$MK" --preset smollm2-135m --layers 1 "$T/m"
 	run -0 st-inspect "$T/m"

@@ -4,7 +4,7 @@
 # PIPELM_THREADS is checked as -t is; one fault, one message.
 load helpers
 
-PROGS="tok-encode tok-decode llm-logits llm-gen llm-sample st-inspect llm-score llm-text"
+PROGS="tok-encode tok-decode llm-logits llm-gen llm-sample st-inspect llm-score llm-text llm-quant"
 
 setup_file() {
 	export M=$BATS_FILE_TMPDIR/m

@@ -374,7 +374,7 @@ static _Noreturn void
 usage(int status)
 {
 	fprintf(status ? stderr : stdout, "usage: %s [-s seed] [-t threads] "
-	    "[--dtype f32|f16|bf16] [--preset smollm2-135m|qwen3-0.6b|gemma3-1b|tiny] [--hidden n] "
+	    "[--dtype f32|f16|bf16] [--preset smollm2-135m|llama3.2-1b|qwen3-0.6b|gemma3-1b|tiny] [--hidden n] "
 	    "[--layers n] [--heads n] [--kv-heads n] [--head-dim n] [--inter n] "
 	    "[--vocab n] [--ctx n] [--tied | --untied] [--bias] [--rope-theta x] "
 	    "[--shards k] [--tokenizer file] dir\n", argv0);
@@ -434,6 +434,12 @@ main(int argc, char *argv[])
 				c.hidden = 576, c.layers = 30, c.heads = 9, c.kv = 3;
 				c.inter = 1536, c.vocab = 49152, c.ctx = 8192;
 				c.tied = 1, c.theta = 100000;
+			} else if (!strcmp(optarg, "llama3.2-1b")) {
+				/* Llama-3.2-1B's shape (its 131072 context
+				 * and llama3 RoPE scaling aside) */
+				c.hidden = 2048, c.layers = 16, c.heads = 32, c.kv = 8;
+				c.inter = 8192, c.vocab = 128256, c.ctx = 8192;
+				c.tied = 1, c.theta = 500000;
 			} else if (!strcmp(optarg, "qwen3-0.6b")) {
 				/* Qwen/Qwen3-0.6B's shapes */
 				c.hidden = 1024, c.layers = 28, c.heads = 16, c.kv = 8;
@@ -448,7 +454,7 @@ main(int argc, char *argv[])
 				c.arch = ARCH_GEMMA3;
 			} else if (strcmp(optarg, "tiny"))
 				edie(2, "invalid preset '%s': use smollm2-135m, "
-				    "qwen3-0.6b, gemma3-1b or tiny", optarg);
+				    "llama3.2-1b, qwen3-0.6b, gemma3-1b or tiny", optarg);
 			break;
 		case HIDDEN: c.hidden = (int)estrtonum(optarg, 1, 1 << 16, "hidden"); break;
 		case LAYERS: c.layers = (int)estrtonum(optarg, 1, 1024, "layers"); break;

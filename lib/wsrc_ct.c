@@ -1,0 +1,227 @@
+/* wsrc_ct.c: the compressed-tensors pack-quantized weight source
+ * (quant.h): a Linear with NAME.weight_packed is a W_Q4 matrix over its
+ * tensors in place in the mapping; anything else (the embedding table,
+ * the norms, an ignored lm_head) comes from the safetensors source. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kern.h"
+#include "quant.h"
+#include "util.h"
+#include "wsrc.h"
+
+struct ctmat {			/* one matrix's tensors, for its kernels */
+	struct ctmat *next;
+	struct kern_q4 k;
+};
+
+struct wsrc_ct {
+	struct wsrc src;
+	struct wsrc_st *st;
+	struct quant q;
+	struct ctmat *mats;
+	size_t own;		/* bytes of the W_Q4 matrices handed out */
+};
+
+/* Tensor name + suffix, checked to be a 2-D (or, d1 < 0, 1-D) tensor
+ * of shape [d0, d1] and dtype dt (ST_NDTYPE: a float type), aligned. */
+static const struct st_tensor *
+get(struct wsrc_ct *ct, const char *name, const char *suffix, int d0, int d1,
+    enum st_dtype dt)
+{
+	const struct st *st = &ct->st->st;
+	const struct st_tensor *t;
+	char full[300];
+	int ok;
+
+	snprintf(full, sizeof(full), "%s.%s", name, suffix);
+	if (!(t = st_find(st, full))) {
+		error("%s: missing tensor '%s'", st->files[0], full);
+		return NULL;
+	}
+	ok = d1 < 0 ? t->ndim == 1 && t->shape[0] == d0 :
+	    t->ndim == 2 && t->shape[0] == d0 && (d1 == 0 || t->shape[1] == d1);
+	if (!ok) {
+		char got[ST_SHAPELEN];
+
+		st_shape_fmt(t, got, sizeof(got));
+		if (d1 < 0)
+			error("%s: tensor '%s' has shape %s, expected [%d]",
+			    st->files[t->file], full, got, d0);
+		else if (d1)
+			error("%s: tensor '%s' has shape %s, expected [%d, %d]",
+			    st->files[t->file], full, got, d0, d1);
+		else
+			error("%s: tensor '%s' has shape %s, expected [%d, groups]",
+			    st->files[t->file], full, got, d0);
+		return NULL;
+	}
+	if (dt == ST_NDTYPE ? t->dtype != ST_F32 && t->dtype != ST_F16 &&
+	    t->dtype != ST_BF16 : t->dtype != dt) {
+		error("%s: tensor '%s' has dtype %s, expected %s",
+		    st->files[t->file], full, st_dtype_name(t->dtype),
+		    dt == ST_NDTYPE ? "F32, F16 or BF16" : st_dtype_name(dt));
+		return NULL;
+	}
+	if ((uintptr_t)t->data % st_dtype_size(t->dtype)) {
+		error("%s: tensor '%s' is not aligned to its %zu-byte elements",
+		    st->files[t->file], full, st_dtype_size(t->dtype));
+		return NULL;
+	}
+	return t;
+}
+
+/* weight_shape's dtype: I32 as compression_param_info declares it, I64
+ * as torch.tensor(weight.shape) in compress_weight makes it. */
+static enum st_dtype
+shape_dtype(const struct st *st, const char *name)
+{
+	const struct st_tensor *t;
+	char full[300];
+
+	snprintf(full, sizeof(full), "%s.weight_shape", name);
+	t = st_find(st, full);
+	return t && t->dtype == ST_I64 ? ST_I64 : ST_I32;
+}
+
+static int
+ct_mat(struct wsrc *src, struct mat *w, const char *name, int rows, int cols)
+{
+	struct wsrc_ct *ct = (struct wsrc_ct *)src;
+	const struct st *st = &ct->st->st;
+	const struct st_tensor *tq, *ts, *tz = NULL, *tsh;
+	struct ctmat *cm;
+	char full[300];
+	double shp[2];
+	int ng, g, i, r;
+
+	snprintf(full, sizeof(full), "%s.weight_packed", name);
+	if (!st_find(st, full)) {
+		r = ct->st->src.mat(&ct->st->src, w, name, rows, cols);
+		src->bytes = ct->own + ct->st->src.bytes;
+		return r;
+	}
+	if (strstr(name, "embed_tokens"))
+		return error("%s: '%s' is a 4-bit embedding table: pipelm "
+		    "reads 4-bit Linear layers only", st->files[0], full);
+	snprintf(full, sizeof(full), "%s.weight_g_idx", name);
+	if (st_find(st, full))
+		return error("%s: '%s': act-order (g_idx) is not supported",
+		    st->files[0], full);
+	if (!(tq = get(ct, name, "weight_packed", rows, (cols + 7) / 8,
+	    ST_I32)) ||
+	    !(tsh = get(ct, name, "weight_shape", 2, -1, shape_dtype(st, name))) ||
+	    !(ts = get(ct, name, "weight_scale", rows, 0, ST_NDTYPE)))
+		return -1;
+	/* compared as doubles: a hostile I64 need not fit an int */
+	shp[0] = st_elem(tsh, 0);
+	shp[1] = st_elem(tsh, 1);
+	if (shp[0] != rows || shp[1] != cols)
+		return error("%s: '%s.weight_shape' is [%.0f, %.0f], expected [%d, %d]",
+		    st->files[tsh->file], name, shp[0], shp[1], rows, cols);
+	if (ts->shape[1] < 1 || ts->shape[1] > cols)
+		return error("%s: '%s.weight_scale' has %lld scales a row for %d "
+		    "columns", st->files[ts->file], name,
+		    (long long)ts->shape[1], cols);
+	ng = (int)ts->shape[1];
+	/* the group size: the config's that gives this many scales */
+	g = 0;
+	if (ng == 1)
+		g = cols;
+	for (i = 0; !g && i < ct->q.ngroup; i++)
+		if (ct->q.group[i] > 0 &&
+		    (cols + ct->q.group[i] - 1) / ct->q.group[i] == ng)
+			g = ct->q.group[i];
+	if (!g)
+		return error("%s: '%s.weight_scale' has %d groups a row: no "
+		    "group_size of the config gives that for %d columns",
+		    st->files[ts->file], name, ng, cols);
+	snprintf(full, sizeof(full), "%s.weight_zero_point", name);
+	if (st_find(st, full) &&
+	    !(tz = get(ct, name, "weight_zero_point", (rows + 7) / 8, ng,
+	    ST_I32)))
+		return -1;
+	if (!tz && !ct->q.symmetric)
+		return error("%s: '%s' is asymmetric in the config but has no "
+		    "weight_zero_point", st->files[tq->file], name);
+	if (!(cm = calloc(1, sizeof(*cm))))
+		return error("out of memory");
+	cm->next = ct->mats;
+	ct->mats = cm;
+	cm->k.q = tq->data;
+	cm->k.s = ts->data;
+	cm->k.z = tz ? tz->data : NULL;
+	wsrc_st_type(ts->dtype, &cm->k.st);
+	cm->k.group = g;
+	cm->k.ng = ng;
+	cm->k.wpr = (cols + 7) / 8;
+	w->w = &cm->k;
+	w->t = W_Q4;
+	w->rows = rows;
+	w->cols = cols;
+	ct->own += tq->nbytes + ts->nbytes + (tz ? tz->nbytes : 0);
+	src->bytes = ct->own + ct->st->src.bytes;
+	return 0;
+}
+
+static float *
+ct_vec(struct wsrc *src, const char *name, int n)
+{
+	struct wsrc_ct *ct = (struct wsrc_ct *)src;
+	float *v = ct->st->src.vec(&ct->st->src, name, n);
+
+	src->bytes = ct->own + ct->st->src.bytes;
+	return v;
+}
+
+static int
+ct_has(struct wsrc *src, const char *name)
+{
+	struct wsrc_ct *ct = (struct wsrc_ct *)src;
+
+	return ct->st->src.has(&ct->st->src, name);
+}
+
+int
+wsrc_ct_open(struct wsrc_ct **ctp, struct wsrc **src, const char *config,
+    struct wsrc_st *st, const char *path)
+{
+	struct quant q;
+	struct wsrc_ct *ct;
+	int on;
+
+	*ctp = NULL;
+	if (config && quant_config(&q, &on, config) < 0)
+		return -1;
+	if (wsrc_st_open(st, path) < 0)
+		return -1;
+	*src = &st->src;
+	if (!config || !on)
+		return 0;
+	if (!(ct = calloc(1, sizeof(*ct))))
+		return error("out of memory");
+	ct->src.mat = ct_mat;
+	ct->src.vec = ct_vec;
+	ct->src.has = ct_has;
+	ct->st = st;
+	ct->q = q;
+	*ctp = ct;
+	*src = &ct->src;
+	return 0;
+}
+
+void
+wsrc_ct_close(struct wsrc_ct *ct)
+{
+	struct ctmat *cm, *nx;
+
+	if (!ct)
+		return;
+	for (cm = ct->mats; cm; cm = nx) {
+		nx = cm->next;
+		free(cm);
+	}
+	free(ct);
+}
