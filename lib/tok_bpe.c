@@ -615,7 +615,8 @@ bpe_cuts(struct bpe *b)
 			b->join[b->njoin++] = cp;
 		}
 	}
-	qsort(b->join, b->njoin, sizeof *b->join, cmp_u32);
+	if (b->njoin)
+		qsort(b->join, b->njoin, sizeof *b->join, cmp_u32);
 	b->cut = 1;
 	return 0;
 }
