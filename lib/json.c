@@ -38,15 +38,17 @@ struct parser {
 	int failed;
 };
 
-static void *
-arena_alloc(struct parser *ps, size_t n)
+/* n bytes aligned to al (a power of two, at most max_align_t's) */
+static inline void *
+arena_get(struct parser *ps, size_t n, size_t al)
 {
 	struct chunk *c = ps->arena;
-	size_t cap;
+	size_t cap, at = 0;
 	void *p;
 
-	n = (n + sizeof(max_align_t) - 1) / sizeof(max_align_t) * sizeof(max_align_t);
-	if (!c || c->cap - c->used < n) {
+	if (c)
+		at = (c->used + al - 1) & ~(al - 1);
+	if (!c || at > c->cap || c->cap - at < n) {
 		cap = n > ps->hint ? n : ps->hint;
 		ps->hint = cap * 2;
 		if (!(c = mem_map(sizeof(*c) + cap)))
@@ -55,10 +57,25 @@ arena_alloc(struct parser *ps, size_t n)
 		c->cap = cap;
 		c->next = ps->arena;
 		ps->arena = c;
+		at = 0;
 	}
-	p = (char *)c->data + c->used;
-	c->used += n;
+	p = (char *)c->data + at;
+	c->used = at + n;
 	return p;
+}
+
+static void *
+arena_alloc(struct parser *ps, size_t n)
+{
+	return arena_get(ps, n, sizeof(max_align_t));
+}
+
+/* text (strings, numbers) needs no alignment: a vocabulary's hundreds of
+ * thousands of short strings took 16 bytes each at least */
+static char *
+arena_text(struct parser *ps, size_t n)
+{
+	return arena_get(ps, n, 1);
 }
 
 static int
@@ -93,12 +110,17 @@ nomem(struct parser *ps)
 	return fail(ps, "out of memory");
 }
 
+/* in locals: through ps, each byte was loaded and stored again (a
+ * pretty-printed tokenizer.json is a third indentation) */
 static void
 skipws(struct parser *ps)
 {
-	while (ps->p < ps->end && (*ps->p == ' ' || *ps->p == '\t' ||
-	    *ps->p == '\n' || *ps->p == '\r'))
-		ps->p++;
+	static const unsigned char ws[256] = { [' '] = 1, ['\n'] = 1, ['\t'] = 1, ['\r'] = 1 };
+	const char *p = ps->p, *e = ps->end;
+
+	while (p < e && ws[(unsigned char)*p])
+		p++;
+	ps->p = p;
 }
 
 static int
@@ -142,7 +164,7 @@ put_utf8(char *o, uint32_t c)
 }
 
 /* Length of the valid UTF-8 sequence at p (1..4), or 0 if invalid. */
-static int
+static inline int
 utf8_valid(const unsigned char *p, const unsigned char *end)
 {
 	unsigned c = p[0];
@@ -174,17 +196,37 @@ parse_string(struct parser *ps, const char **out, size_t *outlen)
 {
 	const char *q, *start = ++ps->p;
 	char *buf, *o;
-	int u, lo, n;
+	int u, lo, n, slow = 0;
 
 	/* First pass: find the end, so the decoded copy (never longer
-	 * than the source) can be allocated once. */
-	for (q = start; q < ps->end && *q != '"'; q++)
-		if (*q == '\\' && ++q == ps->end)
-			break;
+	 * than the source) can be allocated once.  A string without escapes
+	 * or errors (nearly all) is checked here and copied whole; the others
+	 * are decoded, and their errors reported, by the loop below. */
+	for (q = start; q < ps->end && *q != '"';) {
+		unsigned char c = *q;
+		if (c >= 0x20 && c < 0x80 && c != '\\') {
+			q++;
+		} else if (c == '\\') {
+			slow = 1;
+			if ((q += 2) > ps->end)
+				q = ps->end;
+		} else if (c >= 0x80 && (n = utf8_valid((const unsigned char *)q,
+		    (const unsigned char *)ps->end))) {
+			q += n;
+		} else {
+			slow = 1;
+			q++;
+		}
+	}
 	if (q >= ps->end)
 		return fail(ps, "unterminated string");
-	if (!(buf = o = arena_alloc(ps, q - start + 1)))
+	if (!(buf = o = arena_text(ps, q - start + 1)))
 		return nomem(ps);
+	if (!slow) {
+		memcpy(buf, start, q - start);
+		o = buf + (q - start);
+		ps->p = q;
+	}
 	while (*ps->p != '"') {
 		unsigned char c = *ps->p;
 
@@ -274,7 +316,7 @@ parse_number(struct parser *ps, struct json *j)
 		while (p < e && isdigit_(*p))
 			p++;
 	}
-	if (!(copy = arena_alloc(ps, p - start + 1)))
+	if (!(copy = arena_text(ps, p - start + 1)))
 		return nomem(ps);
 	memcpy(copy, start, p - start);
 	copy[p - start] = '\0';

@@ -45,6 +45,14 @@ struct bpe {
 	} *mtab;
 	size_t mmask;
 
+	/* SentencePiece-style text without pre-tokenization is one word:
+	 * it is cut before each U+2581 that no merge can join to the
+	 * character before it (see bpe_cuts) */
+	int cut;
+	uint32_t *join;			/* characters some token has before
+					 * U+2581, sorted */
+	size_t njoin;
+
 	/* scratch for one word */
 	struct sym *sym;
 	size_t symcap;
@@ -194,16 +202,13 @@ addsym(struct bpe *b, size_t *ns, int id, uint32_t len)
 }
 
 static int
-bpe_encode(struct tok_model *m, const char *s, size_t n, struct tok_ids *out, size_t *ndropped)
+bpe_word(struct bpe *b, const char *s, size_t n, struct tok_ids *out, size_t *ndropped)
 {
-	struct bpe *b = (struct bpe *)m;
 	const unsigned char *p = (const unsigned char *)s;
 	size_t i, ns = 0, nq = 0;
 	int id, unk = -1;
 	uint32_t unklen = 0;
 
-	if (b->ignore_merges && (id = vocab_get(b, s, n)) >= 0)
-		return tok_ids_push(out, id);
 	for (i = 0; i < n;) {
 		size_t len;
 		uint32_t cp;
@@ -298,11 +303,68 @@ nounk:
 	return 0;
 }
 
+#define SPACE "\xe2\x96\x81"	/* U+2581, SentencePiece's space */
+#define CUTMIN 64		/* shorter words are merged whole */
+
+static int
+joins(const struct bpe *b, uint32_t cp)
+{
+	size_t lo = 0, hi = b->njoin;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (b->join[mid] == cp)
+			return 1;
+		if (b->join[mid] < cp)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return 0;
+}
+
+/* A merge across a cut between the characters a and U+2581 would make a
+ * token holding both: where no token does, and a is a token (a byte
+ * fallback's or unk's string ends in '>', which might), the parts merge
+ * as the whole would, each pair within one part in the same order.  The
+ * time of a merge is then the log of a part's length, not of the text's,
+ * and a part's queue stays in the cache. */
+static int
+bpe_encode(struct tok_model *m, const char *s, size_t n, struct tok_ids *out, size_t *ndropped)
+{
+	struct bpe *b = (struct bpe *)m;
+	size_t at, start = 0;
+	int id;
+
+	if (b->ignore_merges && (id = vocab_get(b, s, n)) >= 0)
+		return tok_ids_push(out, id);
+	if (!b->cut || n < CUTMIN)
+		return bpe_word(b, s, n, out, ndropped);
+	for (at = 1; at + 3 <= n; at++) {
+		const char *q = tok_find(s + at, n - at, SPACE, 3);
+		size_t k;
+		uint32_t cp;
+		if (!q)
+			break;
+		at = q - s;
+		for (k = at - 1; k > start && at - k < 4 && (s[k] & 0xc0) == 0x80; k--)
+			;
+		if (k < start || uni_decode((const unsigned char *)s + k, at - k, &cp) != at - k ||
+		    joins(b, cp) || vocab_get(b, s + k, at - k) < 0)
+			continue;
+		if (bpe_word(b, s + start, at - start, out, ndropped) < 0)
+			return -1;
+		start = at;
+	}
+	return bpe_word(b, s + start, n - start, out, ndropped);
+}
+
 static void
 bpe_free(struct tok_model *m)
 {
 	struct bpe *b = (struct bpe *)m;
 
+	free(b->join);
 	bigfree(b->sym, b->symcap, sizeof *b->sym);
 	bigfree(b->q, b->qcap, sizeof *b->q);
 	free(b);
@@ -519,6 +581,47 @@ bpe_bytes(struct bpe *b)
 }
 
 static int
+cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The characters that some key has right before U+2581; cutting is on
+ * for a vocabulary of characters (not byte-level) where U+2581 is a
+ * token and merges are not skipped for whole words. */
+static int
+bpe_cuts(struct bpe *b)
+{
+	size_t cap = 0, k;
+	int id;
+
+	if (b->bytelevel || b->ignore_merges || vocab_get(b, SPACE, 3) < 0)
+		return 0;
+	for (id = 0; id < b->ntok; id++) {
+		const char *s = b->key[id], *q;
+		size_t n = b->klen[id], at;
+		if (!s)
+			continue;
+		for (at = 1; at + 3 <= n && (q = tok_find(s + at, n - at, SPACE, 3)); at++) {
+			uint32_t cp;
+			at = q - s;
+			for (k = at - 1; k > 0 && (s[k] & 0xc0) == 0x80; k--)
+				;
+			uni_decode((const unsigned char *)s + k, at - k, &cp);
+			if (xgrow(&b->join, &cap, b->njoin + 1, sizeof *b->join) < 0)
+				return -1;
+			b->join[b->njoin++] = cp;
+		}
+	}
+	if (b->njoin)
+		qsort(b->join, b->njoin, sizeof *b->join, cmp_u32);
+	b->cut = 1;
+	return 0;
+}
+
+static int
 bpe_unk(struct tok_ld *L, struct bpe *b, const struct json *m)
 {
 	char *unk;
@@ -556,7 +659,7 @@ tok_bpe_make(struct tok_ld *L, const struct json *m, size_t depth)
 	    bpe_merges(L, b, merges) < 0)
 		goto bad;
 	bpe_bytes(b);
-	if (bpe_unk(L, b, m) < 0)
+	if (bpe_cuts(b) < 0 || bpe_unk(L, b, m) < 0)
 		goto bad;
 	L->t->model = &b->m;
 	return 0;

@@ -34,6 +34,11 @@ struct tok_enc {
 	unsigned char first[2][256];		/* first bytes of the added tokens
 						 * [not normalized, normalized] */
 	size_t nadded[2];			/* how many there are of each */
+	/* the added tokens of each level by their first two bytes (key
+	 * b0 << 8 | b1), or their one byte (key NKEY2 + b0): t->added
+	 * indices bidx[bstart[key]..bstart[key + 1]), longest first as in
+	 * t->added; NULL for a level without any */
+	uint32_t *bstart[2], *bidx[2];
 	struct cache *cache;			/* optional */
 };
 
@@ -44,6 +49,8 @@ tok_enc_free(struct tok *t)
 
 	if (w) {
 		free(w->nb[0].p), free(w->nb[1].p);
+		free(w->bstart[0]), free(w->bstart[1]);
+		free(w->bidx[0]), free(w->bidx[1]);
 		mem_unmap(w->cache, sizeof *w->cache);
 		free(w);
 	}
@@ -186,6 +193,70 @@ cls_before(const unsigned char *s, size_t i, size_t *start)
 	return c;
 }
 
+#define NKEY2 65536
+#define NKEY (NKEY2 + 256)
+
+static uint32_t
+addkey(const struct tok_added *a)
+{
+	const unsigned char *u = (const unsigned char *)a->s;
+
+	return a->len == 1 ? (uint32_t)NKEY2 + u[0] : (uint32_t)u[0] << 8 | u[1];
+}
+
+/* bstart and bidx of each level: a counting sort on the key, stable */
+static int
+buckets(struct tok *t, struct tok_enc *w)
+{
+	size_t i, l;
+
+	for (l = 0; l < 2; l++) {
+		uint32_t *st, *ix;
+		if (!w->nadded[l])
+			continue;
+		if (!(st = w->bstart[l] = xcalloc(NKEY + 2, sizeof *st)) ||
+		    !(ix = w->bidx[l] = xcalloc(w->nadded[l], sizeof *ix)))
+			return -1;
+		for (i = 0; i < t->nadded; i++)
+			if (t->added[i].normalized == l)
+				st[addkey(&t->added[i]) + 2]++;
+		for (i = 2; i < NKEY + 2; i++)
+			st[i] += st[i - 1];
+		/* st[key + 1] is now where key's tokens go; filling moves it
+		 * to their end, which is bstart[key + 1] */
+		for (i = 0; i < t->nadded; i++)
+			if (t->added[i].normalized == l)
+				ix[st[addkey(&t->added[i]) + 1]++] = i;
+	}
+	return 0;
+}
+
+/* The longest added token of level norm at s[i..n) that may be matched,
+ * or NULL; the same as the first of t->added (longest first) that
+ * matches */
+static const struct tok_added *
+addfind(const struct enc *E, int norm, const char *s, size_t n, size_t i)
+{
+	const struct tok_enc *w = E->t->enc;
+	const unsigned char *u = (const unsigned char *)s;
+	uint32_t key[2], k, j;
+
+	key[0] = i + 1 < n ? (uint32_t)u[i] << 8 | u[i + 1] : NKEY;
+	key[1] = NKEY2 + u[i];
+	for (k = 0; k < 2; k++) {
+		if (key[k] == NKEY)
+			continue;
+		for (j = w->bstart[norm][key[k]]; j < w->bstart[norm][key[k] + 1]; j++) {
+			const struct tok_added *c = &E->t->added[w->bidx[norm][j]];
+			if (c->len > n - i || (c->special && (E->flags & TOK_NO_SPECIAL)))
+				continue;
+			if (!memcmp(s + i, c->s, c->len))
+				return c;
+		}
+	}
+	return NULL;
+}
+
 /* Split s[0..n) on the added tokens with normalized == norm; pieces
  * between go on with fn. */
 static int gap0(struct enc *E, const char *s, size_t n, int first);
@@ -197,7 +268,7 @@ added(struct enc *E, const char *s, size_t n, int norm, int first)
 	struct tok *t = E->t;
 	struct tok_enc *w = t->enc;
 	const unsigned char *u = (const unsigned char *)s;
-	size_t i, k, gap = 0, len;
+	size_t i, gap = 0, len;
 	int (*fn)(struct enc *, const char *, size_t, int) = norm ? gap1 : gap0;
 
 	if (!w->nadded[norm])
@@ -209,17 +280,7 @@ added(struct enc *E, const char *s, size_t n, int norm, int first)
 			i++;
 			continue;
 		}
-		for (k = 0; k < t->nadded; k++) {
-			const struct tok_added *c = &t->added[k];
-			if (c->normalized != norm || c->len > n - i ||
-			    (c->special && (E->flags & TOK_NO_SPECIAL)))
-				continue;
-			if (!memcmp(s + i, c->s, c->len)) {
-				a = c;
-				break;
-			}
-		}
-		if (!a) {
+		if (!(a = addfind(E, norm, s, n, i))) {
 			i++;
 			continue;
 		}
@@ -288,6 +349,10 @@ tok_encode(struct tok *t, const char *s, size_t n, int flags, struct tok_ids *ou
 			const struct tok_added *a = &t->added[i];
 			w->first[a->normalized][(unsigned char)a->s[0]] = 1;
 			w->nadded[a->normalized]++;
+		}
+		if (buckets(t, w) < 0) {
+			tok_enc_free(t);
+			return -1;
 		}
 		/* optional; mapped: huge pages fault in fewer times */
 		w->cache = mem_map(sizeof *w->cache);

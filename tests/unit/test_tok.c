@@ -384,6 +384,39 @@ test_decode_hold(void)
 	tok_free(&t);
 }
 
+/* SentencePiece-style text is one word, which BPE cuts before U+2581
+ * where no token joins the character before it to it.  Here "b\u2581"
+ * does: the merge of rank 0 is made across every such place, where a cut
+ * would have made "\u2581a" (rank 1).  "c" joins none: the cut before
+ * "\u2581\u2581a" changes nothing. */
+static void
+test_spcut(void)
+{
+	static const char json[] = "{\"normalizer\": {\"type\": \"Replace\", "
+	    "\"pattern\": {\"String\": \" \"}, \"content\": \"\\u2581\"},\n"
+	    "\"model\": {\"type\": \"BPE\", \"vocab\": {\"\\u2581\": 0, \"a\": 1, "
+	    "\"b\": 2, \"b\\u2581\": 3, \"\\u2581a\": 4, \"\\u2581\\u2581\": 5, \"c\": 6},\n"
+	    "\"merges\": [\"b \\u2581\", \"\\u2581 a\", \"\\u2581 \\u2581\"]}}\n";
+	static const int shortw[] = { 1, 3, 1, 2, -1 };
+	char path[] = "/tmp/test_tokXXXXXX", text[128] = "";
+	int fd = mkstemp(path), want[64], i, n = 0;
+	struct tok t;
+
+	CHECK(fd >= 0 && write(fd, json, sizeof json - 1) == (ssize_t)sizeof json - 1);
+	close(fd);
+	CHECK(tok_load(&t, path) == 0);
+	unlink(path);
+	enc(&t, "ab ab", shortw);
+	for (i = 0; i < 20; i++) {	/* past the length words are cut from */
+		strcat(text, "ab ");
+		want[n++] = 1, want[n++] = 3;
+	}
+	strcat(text, "c  a");
+	want[n++] = 6, want[n++] = 0, want[n++] = 4, want[n] = -1;
+	enc(&t, text, want);
+	tok_free(&t);
+}
+
 int
 main(void)
 {
@@ -397,5 +430,6 @@ main(void)
 	test_llama3();
 	test_merges();
 	test_decode_hold();
+	test_spcut();
 	return test_end("test_tok");
 }
