@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include "kern.h"
@@ -32,22 +31,6 @@ static size_t
 conv_bytes(const struct mat *w, enum wtype t)
 {
 	return ((size_t)w->rows * wtype_rowsize(t, w->cols) + 63) / 64 * 64;
-}
-
-/* Let the kernel take back the pages of [p, p + n) of the weights file
- * mapping (whole pages inside it only): once converted they are not
- * read again, and they would double the resident size.  Reading them
- * again would fault them back in from the file. */
-static void
-drop_pages(const void *p, size_t n)
-{
-	uintptr_t a = (uintptr_t)p, e = a + n;
-	uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
-
-	a = (a + pg - 1) & ~(pg - 1);
-	e &= ~(pg - 1);
-	if (e > a)
-		madvise((void *)a, e - a, MADV_DONTNEED);
 }
 
 /* Rows [r0, r1) of a matrix converted to type t (pool_for work). */
@@ -88,7 +71,7 @@ convert(struct model *m, struct mat *w, enum wtype t, void *o)
 	struct conv cv = { w, t, o };
 
 	pool_for(m->pool, w->rows, 1, conv_rows, &cv);
-	drop_pages(w->w, (size_t)w->rows * wtype_rowsize(w->t, w->cols));
+	mem_drop(w->w, (size_t)w->rows * wtype_rowsize(w->t, w->cols));
 	w->w = o;
 	w->t = t;
 }

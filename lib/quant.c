@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/mman.h>
 
 #include "json.h"
 #include "kern.h"
@@ -250,20 +249,6 @@ conv_rows(void *ctx, int r0, int r1)
 	}
 }
 
-/* Let the kernel take back the whole pages of [p, p + n) of the file
- * mapping: once converted they are not read again (as model_mode.c). */
-static void
-drop_pages(const void *p, size_t n)
-{
-	uintptr_t a = (uintptr_t)p, e = a + n;
-	uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
-
-	a = (a + pg - 1) & ~(pg - 1);
-	e &= ~(pg - 1);
-	if (e > a)
-		madvise((void *)a, e - a, MADV_DONTNEED);
-}
-
 #define UP64(x) (((x) + 63) / 64 * 64)
 
 int
@@ -324,7 +309,7 @@ quant_model_q4(struct model *m)
 		k[i].s = mem + off;
 		off += UP64(sb);
 		pool_for(m->pool, w->rows, 1, conv_rows, &cv);
-		drop_pages(w->w, (size_t)w->rows * wtype_rowsize(w->t, w->cols));
+		mem_drop(w->w, (size_t)w->rows * wtype_rowsize(w->t, w->cols));
 		w->w = &k[i];
 		w->t = W_Q4;
 		wb += qb + sb;

@@ -344,6 +344,18 @@ fshut(FILE *f, const char *name)
 	return ret;
 }
 
+void
+mem_drop(const void *p, size_t n)
+{
+	uintptr_t a = (uintptr_t)p, e = a + n;
+	uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
+
+	a = (a + pg - 1) & ~(pg - 1);
+	e &= ~(pg - 1);
+	if (e > a)
+		madvise((void *)a, e - a, MADV_DONTNEED);
+}
+
 int
 exe_dir(char *buf, size_t n)
 {

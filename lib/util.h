@@ -74,6 +74,11 @@ void *mem_map(size_t n);
  * as they are.  MAP_FAILED on failure (errno set); munmap(p, len). */
 void *file_map(int fd, size_t len);
 void mem_unmap(void *p, size_t n);
+/* Let the kernel take back the whole pages of [p, p + n) of a file
+ * mapping: weights converted into private memory are not read again
+ * from it, and would double the resident size (reading them again faults
+ * them back in from the file). */
+void mem_drop(const void *p, size_t n);
 
 /* Overflow-checked size arithmetic: 0 on success, -1 on overflow. */
 int size_mul(size_t *r, size_t a, size_t b);
