@@ -344,10 +344,10 @@ plus1() {
 	kv gemma2.final_logit_softcapping 30
 	kv gemma2.attention.sliding_window 8
 	kv gemma2.attention.sliding_window_pattern 1,0,1,0
-	for t in attn_post_norm ffn_norm ffn_post_norm; do
+	for t in post_attention_norm ffn_norm post_ffw_norm; do
 		grep -q "^blk.3.$t.weight	f32	64	" "$T/list"
 	done
-	plus1 blk.1.attn_post_norm.weight model.layers.1.post_attention_layernorm.weight 64
+	plus1 blk.1.post_attention_norm.weight model.layers.1.post_attention_layernorm.weight 64
 	plus1 blk.1.ffn_norm.weight model.layers.1.pre_feedforward_layernorm.weight 64
 	plus1 output_norm.weight model.norm.weight 64
 	same blk.0.attn_q.weight model.layers.0.self_attn.q_proj.weight 64*64
@@ -409,4 +409,19 @@ plus1() {
 	! grep -qx 3f800000 <(sed -n 2,3p "$T/g")
 	[ "$(sed -n 4p "$T/g")" = 41000000 ]
 	[ "$(sed -n 8p "$T/g")" = 41000000 ]
+}
+
+@test "mkgguf -F: BF16 matrices widened to F32 exactly, norms still 1 + w; -F with -q refused" {
+	need_shared
+	M=$SHARED/models/arch-gemma3
+	run -2 --separate-stderr "$MK" -F -q "$M" "$T/o.gguf"
+	[[ $stderr == *usage:* ]]
+	"$MK" -Fv "$M" "$T/f.gguf" >"$T/list"
+	! grep -q "	bf16	" "$T/list"
+	grep -q "^blk.1.attn_q.weight	f32	64,128	" "$T/list"
+	st-inspect -d model.layers.1.self_attn.q_proj.weight -f f32 "$M" >"$T/want"
+	W=4
+	cmp <(words "$T/want") <(words "$T/f.gguf" "$(offset blk.1.attn_q.weight)" $((128 * 64)))
+	[ "$(ggufkv "$T/f.gguf" | grep '^general.file_type')" = "general.file_type	0" ]
+	G=$T/f.gguf plus1 blk.1.ffn_norm.weight model.layers.1.pre_feedforward_layernorm.weight 64
 }

@@ -3,14 +3,16 @@
  * (bench/peer.sh) and a probe can compare its logits (bench/NOTES.md).
  * Not installed; nothing of pipelm reads GGUF.
  *
- * usage: mkgguf [-qv] MODEL OUT.gguf
+ * usage: mkgguf [-Fqv] MODEL OUT.gguf
  *
  * Every architecture pipelm runs is written as llama.cpp's
  * convert_hf_to_gguf.py writes it: its architecture name (Mistral is
  * "llama"), tensor names and metadata keys.  Tensors keep their dtype
  * (F32, F16 or BF16) except the vectors (norms, biases), which llama.cpp
  * wants in F32; -q writes the matrices as GGML Q8_0 (blocks of 32: an
- * F16 scale max|x| / 127 and 32 int8).  Where the converter reorders q
+ * F16 scale max|x| / 127 and 32 int8); -F writes them as F32 (exact),
+ * for comparing logits: llama.cpp's CPU matmul rounds the activations to
+ * the weights' BF16 or F16 (about 6e-3 relative on the arch-* logits).  Where the converter reorders q
  * and k (Llama, Mistral, SmolLM3: llama.cpp's llama rotates adjacent
  * pairs where HF rotates halves) the rows of q_proj and k_proj and their
  * biases are reordered head by head (row 2i + j of a head is HF's row
@@ -173,7 +175,7 @@ half(float x)
 }
 
 static struct out o[MAXT];
-static int n;
+static int n, fflag;
 static const char *dir;
 static struct st st;
 
@@ -203,7 +205,7 @@ add(const char *gname, const char *hfname, int kind, int heads, int64_t rows,
 	o[n].shape[0] = rows, o[n].shape[1] = cols;
 	o[n].perm_heads = heads;
 	o[n].add1 = kind == 2;
-	o[n].type = kind ? G_F32 : qflag ? G_Q8_0 : t->dtype == ST_F32 ?
+	o[n].type = kind || fflag ? G_F32 : qflag ? G_Q8_0 : t->dtype == ST_F32 ?
 	    G_F32 : t->dtype == ST_F16 ? G_F16 : G_BF16;
 	n++;
 }
@@ -249,15 +251,16 @@ main(int argc, char *argv[])
 	size_t r, rows, cols, j;
 
 	argv0 = argv[0];
-	while ((ch = getopt(argc, argv, "qv")) != -1)
+	while ((ch = getopt(argc, argv, "Fqv")) != -1)
 		switch (ch) {
+		case 'F': fflag = 1; break;
 		case 'q': qflag = 1; break;
 		case 'v': vflag = 1; break;
 		default: goto usage;
 		}
-	if (argc - optind != 2) {
+	if (argc - optind != 2 || (fflag && qflag)) {
 usage:
-		fprintf(stderr, "usage: %s [-qv] model out.gguf\n", argv0);
+		fprintf(stderr, "usage: %s [-Fqv] model out.gguf\n", argv0);
 		return 2;
 	}
 	if (kern_init(NULL) < 0 || mdir_resolve(&md, argv[optind]) < 0 ||
@@ -392,13 +395,13 @@ usage:
 			/* Gemma's post_attention_layernorm is after
 			 * attention; pre_feedforward_layernorm is Llama's
 			 * post_attention_layernorm */
-			add(gname(b2, sizeof b2, l, "attn_post_norm.weight"),
+			add(gname(b2, sizeof b2, l, "post_attention_norm.weight"),
 			    lname(b1, sizeof b1, l,
 			    "post_attention_layernorm.weight"), 2, 0, d, 0, 0);
 			add(gname(b2, sizeof b2, l, "ffn_norm.weight"),
 			    lname(b1, sizeof b1, l,
 			    "pre_feedforward_layernorm.weight"), 2, 0, d, 0, 0);
-			add(gname(b2, sizeof b2, l, "ffn_post_norm.weight"),
+			add(gname(b2, sizeof b2, l, "post_ffw_norm.weight"),
 			    lname(b1, sizeof b1, l,
 			    "post_feedforward_layernorm.weight"), 2, 0, d, 0, 0);
 		} else
