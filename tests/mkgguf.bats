@@ -191,7 +191,7 @@ offset() {
 	echo "$output" >"$T/list"
 	grep -qx "token_embd.weight	bf16	64,300	[0-9]*" "$T/list"
 	grep -qx "output_norm.weight	f32	64	[0-9]*" "$T/list"
-	! grep -q "^output.weight" "$T/list"	# tied: llama.cpp uses token_embd
+	run ! grep -q "^output.weight" "$T/list"	# tied: llama.cpp uses token_embd
 	st-inspect "$T/b" >"$T/st"
 	W=2
 	# st-inspect's last column: the data's offset in the safetensors file
@@ -241,7 +241,7 @@ offset() {
 	    { r = FNR - 1; b = int(r / 16) * 16; x = r % 16
 	      if ($1 != w[b + (x % 2) * 8 + int(x / 2)]) bad++ }
 	    END { print bad + 0 }' "$T/w" "$T/g")" = 0 ]
-	! cmp -s "$T/w" "$T/g"
+	run ! cmp -s "$T/w" "$T/g"
 	st-inspect -d model.layers.0.self_attn.v_proj.bias -f f32 "$T/b" >"$T/want"
 	cmp <(words "$T/want") <(words "$T/b.gguf" "$(offset blk.0.attn_v.bias)" 32)
 }
@@ -294,7 +294,7 @@ plus1() {
 	kv qwen2.rope.freq_base 1000000
 	kv qwen2.block_count 3
 	kv tensors 39
-	! grep -q sliding "$T/kv"	# use_sliding_window false
+	run ! grep -q sliding "$T/kv"	# use_sliding_window false
 	grep -q "^blk.2.attn_k.bias	f32	32	" "$T/list"
 	same blk.1.attn_q.weight model.layers.1.self_attn.q_proj.weight 64*64
 	same blk.1.attn_k.weight model.layers.1.self_attn.k_proj.weight 32*64
@@ -306,7 +306,7 @@ plus1() {
 	kv general.architecture qwen3
 	kv qwen3.attention.key_length 32
 	kv qwen3.rope.dimension_count 32
-	! grep -q "^output.weight" "$T/list"
+	run ! grep -q "^output.weight" "$T/list"
 	grep -q "^blk.0.attn_q_norm.weight	f32	32	" "$T/list"
 	grep -q "^blk.0.attn_q.weight	bf16	64,128	" "$T/list"
 	same blk.2.attn_q.weight model.layers.2.self_attn.q_proj.weight 128*64
@@ -330,10 +330,10 @@ plus1() {
 @test "mkgguf: Mistral: arch llama, q and k reordered, no window key (llama.cpp ignores it)" {
 	conv mistral
 	kv general.architecture llama
-	! grep -q sliding "$T/kv"
+	run ! grep -q sliding "$T/kv"
 	M=$SHARED/models/arch-mistral G=$T/mistral.gguf
 	same blk.0.ffn_down.weight model.layers.0.mlp.down_proj.weight 64*160
-	! same blk.0.attn_k.weight model.layers.0.self_attn.k_proj.weight 32*64
+	run ! same blk.0.attn_k.weight model.layers.0.self_attn.k_proj.weight 32*64
 }
 
 @test "mkgguf: Gemma 2: norms 1 + w, post-norms, soft-caps, window and its pattern" {
@@ -360,7 +360,7 @@ plus1() {
 	kv gemma3.rope.freq_base 1000000
 	kv gemma3.rope.freq_base_swa 10000
 	kv gemma3.attention.sliding_window_pattern 1,1,0,1
-	! grep -q softcap "$T/kv"
+	run ! grep -q softcap "$T/kv"
 	plus1 blk.2.attn_k_norm.weight model.layers.2.self_attn.k_norm.weight 32
 	plus1 blk.2.attn_norm.weight model.layers.2.input_layernorm.weight 64
 	same blk.2.attn_k.weight model.layers.2.self_attn.k_proj.weight 64*64
@@ -371,7 +371,7 @@ plus1() {
 	M=$SHARED/models/arch-phi3 G=$T/phi3.gguf
 	kv general.architecture phi3
 	kv phi3.rope.scaling.original_context_length 4096
-	! grep -q "rope_factors\|attn_factor" "$T/kv" "$T/list"
+	run ! grep -q "rope_factors\|attn_factor" "$T/kv" "$T/list"
 	grep -q "^blk.1.attn_qkv.weight	bf16	64,192	" "$T/list"
 	grep -q "^blk.1.ffn_up.weight	bf16	64,320	" "$T/list"
 	same blk.1.attn_qkv.weight model.layers.1.self_attn.qkv_proj.weight 192*64
@@ -406,7 +406,8 @@ plus1() {
 	W=4
 	words "$T/l3.gguf" "$(offset rope_freqs.weight)" 8 | tr -d ' ' >"$T/g"
 	[ "$(sed -n 1p "$T/g")" = 3f800000 ]
-	! grep -qx 3f800000 <(sed -n 2,3p "$T/g")
+	sed -n 2,3p "$T/g" >"$T/g23"
+	run ! grep -qx 3f800000 "$T/g23"
 	[ "$(sed -n 4p "$T/g")" = 41000000 ]
 	[ "$(sed -n 8p "$T/g")" = 41000000 ]
 }
@@ -417,7 +418,7 @@ plus1() {
 	run -2 --separate-stderr "$MK" -F -q "$M" "$T/o.gguf"
 	[[ $stderr == *usage:* ]]
 	"$MK" -Fv "$M" "$T/f.gguf" >"$T/list"
-	! grep -q "	bf16	" "$T/list"
+	run ! grep -q "	bf16	" "$T/list"
 	grep -q "^blk.1.attn_q.weight	f32	64,128	" "$T/list"
 	st-inspect -d model.layers.1.self_attn.q_proj.weight -f f32 "$M" >"$T/want"
 	W=4
