@@ -14,7 +14,11 @@
 #     the same model as GGUF (tools/mkgguf; BF16 and Q8_0), prefill 128
 #     and decode 128 after 128 by llama-bench, run in each repetition
 #     right after pipelm's runs with the same thread count, beside
-#     pipelm's exact, --bf16-act and --quant q8_0 modes.
+#     pipelm's exact, --bf16-act and --quant q8_0 modes;
+#   - a row per shape of BENCH_SHAPES (mkmodel presets, random BF16,
+#     written once under build/bench/): prefill 128 and decode 128 after
+#     128 for 1 and 2 threads, decode against that shape's bandwidth
+#     floor, llama-bench beside it on the same weights (mkgguf).
 # Several repetitions of each figure: median (min-max).  The table goes to
 # stdout and to build/bench/results.md.
 #
@@ -22,7 +26,10 @@
 # 420: repetitions are cut to fit, and the table says so), BENCH_DIR
 # (build/bench), CC (cc), PIPELM_BIN (bin), PIPELM_TOOLS (build/rel),
 # PIPELM_KERNEL (passed on to the programs), LLAMA_BENCH (the peer:
-# build/peer/llama-bench; "none" to leave it out).
+# build/peer/llama-bench; "none" to leave it out), BENCH_SHAPES (the
+# presets of the shape rows, "qwen3-0.6b gemma3-1b"; "none" for none:
+# they take about 4 minutes a repetition on 2 cores, cut to fit what is
+# left of BENCH_BUDGET after the main runs, one repetition at least).
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -35,6 +42,8 @@ budget=${BENCH_BUDGET:-420}
 cc=${CC:-cc}
 model=$out/smollm2-135m-bf16
 peer=${LLAMA_BENCH:-$top/build/peer/llama-bench}
+shapes=${BENCH_SHAPES:-qwen3-0.6b gemma3-1b}
+[ "$shapes" != none ] || shapes=
 me=bench/run.sh
 
 say() { printf '%s: %s\n' "$me" "$*" >&2; }
@@ -104,6 +113,19 @@ gflop=$(awk -v h="$hid" -v i="$inter" -v l="$layers" -v nh="$heads" \
 	q = nh * d; k = kv * d
 	printf "%.4f", 2 * (l * (h * (q + 2 * k) + q * h + 3 * h * i) + v * h) / 1e9 }')
 
+# ---- the shape models (and their GGUF copies, below) ----
+for sh in $shapes; do
+	m=$out/$sh-bf16
+	[ -r "$m/config.json" ] && [ -r "$m/model.safetensors" ] && continue
+	say "model: writing $m ($sh shape, random BF16)"
+	rm -rf "$m.tmp"
+	mkdir -p "$m.tmp"
+	"$tools/mkmodel" -s 1 --preset "$sh" --dtype bf16 "$m.tmp" ||
+		fail "mkmodel --preset $sh failed"
+	rm -rf "$m"
+	mv "$m.tmp" "$m"
+done
+
 # ---- the peer: the model as GGUF for llama.cpp ----
 if [ "$peer" != none ] && [ -x "$peer" ]; then
 	for q in bf16 q8_0; do
@@ -113,6 +135,16 @@ if [ "$peer" != none ] && [ -x "$peer" ]; then
 		say "writing $g for llama.cpp"
 		"$tools/mkgguf" $([ $q = q8_0 ] && echo -q) "$model" "$g.tmp" ||
 			{ rm -f "$g.tmp"; fail "mkgguf failed"; }
+		mv "$g.tmp" "$g"
+	done
+	for sh in $shapes; do
+		m=$out/$sh-bf16
+		g=$m.gguf
+		[ -s "$g" ] && [ "$g" -nt "$m/model.safetensors" ] &&
+		    [ "$g" -nt "$tools/mkgguf" ] && continue
+		say "writing $g for llama.cpp"
+		"$tools/mkgguf" "$m" "$g.tmp" ||
+			{ rm -f "$g.tmp"; fail "mkgguf $m failed"; }
 		mv "$g.tmp" "$g"
 	done
 	"$peer" --help >/dev/null 2>&1 || fail "$peer --help failed"
@@ -290,6 +322,56 @@ while [ "$r" -le "$nrep" ]; do
 	r=$((r + 1))
 done
 
+# ---- the shape rows: pipelm's exact mode beside llama.cpp BF16 on each
+# shape; repetitions cut to what is left of the budget ----
+run_shape() {	# preset threads
+	m=$out/$1-bf16
+	"$bin/llm-logits" -m "$m" -t "$2" --timing <"$tmp/w128" >/dev/null \
+	    2>"$tmp/err" || fail "llm-logits -m $m -t $2 failed: $(cat "$tmp/err")"
+	put "sprefill_$1" "$2" "$(num "$tmp/err" "prefill [0-9]* tokens, $F tokens/s")"
+	pbw=$("$probe" bw -t "$2" -r 5 -m 256) || fail "probe bw -t $2 failed"
+	"$bin/llm-gen" -m "$m" -t "$2" --timing --ignore-eos -n 128 --temp 0 \
+	    <"$tmp/p128" >/dev/null 2>"$tmp/err" ||
+		fail "llm-gen -m $m -t $2 failed: $(cat "$tmp/err")"
+	put "sdecode_$1" "$2" "$(num "$tmp/err" "decode [0-9]* tokens, $F tokens/s")"
+	put "sbw_$1" "$2" "$(kv best_gbs "$pbw")"
+	[ "$peer" != none ] || return 0
+	for w in "slprefill_$1 -p 128 -n 0" "sldecode_$1 -p 0 -n 128 -d 128"; do
+		set -- "$1" "$2" $w
+		if ! "$peer" -m "$m.gguf" -t "$2" -r 1 -o csv $4 $5 $6 $7 \
+		    ${8:-} ${9:-} >"$tmp/csv" 2>"$tmp/err"; then
+			say "llama-bench -m $m.gguf -t $2 $4 $5 $6 $7 failed, left out from here: $(tail -n 3 "$tmp/err")"
+			peer=none
+			return 0
+		fi
+		put "$3" "$2" "$(awk -F, 'NR == 1 { ok = $(NF - 1) == "avg_ts"; next }
+		    ok { v = $(NF - 1); gsub(/"/, "", v); print v }' "$tmp/csv")"
+	done
+}
+ts0=$(date +%s)
+r=1
+nsrep=$nrep
+while [ -n "$shapes" ] && [ "$r" -le "$nsrep" ]; do
+	for sh in $shapes; do
+		for t in 1 2; do
+			say "shape $sh, repetition $r/$nsrep, $t thread(s): prefill 128, decode 128"
+			run_shape "$sh" $t
+		done
+	done
+	if [ $r -eq 1 ]; then
+		el=$(( $(date +%s) - ts0 ))
+		left=$(( budget - (ts0 - t0) ))
+		fit=$(( left / (el > 0 ? el : 1) ))
+		[ $fit -ge 1 ] || fit=1
+		if [ "$fit" -lt "$nsrep" ]; then
+			say "one repetition of the shapes took ${el} s: $fit of $nsrep fit in what is left of BENCH_BUDGET"
+			nsrep=$fit
+		fi
+		say "the shape rows took ${el} s a repetition"
+	fi
+	r=$((r + 1))
+done
+
 # ---- two concurrent processes on one model: proportional set size ----
 say "two concurrent llm-gen processes: Pss"
 : >"$tmp/ga"	# exist before the loop below reads them
@@ -415,6 +497,25 @@ row "prefill 128: llama.cpp Q8_0" "$(cell lprefill_q8_0 1)" "$(cell lprefill_q8_
 row "decode 128 after 128: pipelm --quant q8_0" "$(cell qdecode 1)" "$(cell qdecode 2)"
 row "decode 128 after 128: llama.cpp Q8_0" "$(cell ldecode_q8_0 1)" "$(cell ldecode_q8_0 2)"
 row "decode: pipelm q8_0 / llama.cpp Q8_0" "$(ratio "$(med qdecode 1)" "$(med ldecode_q8_0 1)")" "$(ratio "$(med qdecode 2)" "$(med ldecode_q8_0 2)")"
+fi
+if [ -n "$shapes" ]; then
+echo
+echo "Other shapes (random BF16, mkmodel --preset; the GGUF by mkgguf for llama.cpp BF16), $nsrep repetition(s), tokens/s; floor: weights read per token / the read bandwidth measured right before each decode run (best of 5):"
+echo
+echo "| shape | threads | weights MB/token | prefill 128 pipelm | prefill 128 llama.cpp | decode 128 after 128 pipelm | decode llama.cpp | decode floor | pipelm / floor | llama.cpp / floor |"
+echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+for sh in $shapes; do
+	wb=$("$bin/st-inspect" "$out/$sh-bf16" | sed -n 's/^bytes_per_token: //p' | tail -n 1)
+	for t in 1 2; do
+		fl=$(awk -v b="$(med "sbw_$sh" $t)" -v w="$wb" 'BEGIN { if (w > 0) printf "%.1f", b * 1e9 / w }')
+		printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$sh" $t \
+		    "$(awk -v w="$wb" 'BEGIN { printf "%.0f", w / 1e6 }')" \
+		    "$(cell "sprefill_$sh" $t)" "$(cell "slprefill_$sh" $t)" \
+		    "$(cell "sdecode_$sh" $t)" "$(cell "sldecode_$sh" $t)" "$fl" \
+		    "$(ratio "$(med "sdecode_$sh" $t)" "$fl")" \
+		    "$(ratio "$(med "sldecode_$sh" $t)" "$fl")"
+	done
+done
 fi
 echo
 echo "Two llm-gen processes on one model, each while decoding (MB):"

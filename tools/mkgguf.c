@@ -1,18 +1,28 @@
-/* mkgguf: write a LLaMA model folder's weights as a GGUF file, so that
+/* mkgguf: write a model folder's weights as a GGUF file, so that
  * llama.cpp can run the same model beside pipelm in `make bench`
- * (bench/peer.sh).  Not installed; nothing of pipelm reads GGUF.
+ * (bench/peer.sh) and a probe can compare its logits (bench/NOTES.md).
+ * Not installed; nothing of pipelm reads GGUF.
  *
- * usage: mkgguf [-qv] MODEL OUT.gguf
+ * usage: mkgguf [-Fqv] MODEL OUT.gguf
  *
- * Tensors are renamed as llama.cpp's convert_hf_to_gguf.py names them and
- * kept in their dtype (F32, F16 or BF16), except the RMSNorm weights,
- * which llama.cpp wants in F32; -q writes the matrices as GGML Q8_0
- * (blocks of 32: an F16 scale max|x| / 127 and 32 int8).  The rows of
- * q_proj and k_proj are reordered head by head (row 2i + j of a head is
- * HF's row j * head_dim/2 + i), since llama.cpp's llama rotates adjacent
- * pairs where HF rotates halves.  The vocabulary is a stand-in (the 256
- * GPT-2 byte characters, then "[id]"): the benchmark feeds token ids.
- * Models with biases or rope_scaling are refused.  -v lists the tensors
+ * Every architecture pipelm runs is written as llama.cpp's
+ * convert_hf_to_gguf.py writes it: its architecture name (Mistral is
+ * "llama"), tensor names and metadata keys.  Tensors keep their dtype
+ * (F32, F16 or BF16) except the vectors (norms, biases), which llama.cpp
+ * wants in F32; -q writes the matrices as GGML Q8_0 (blocks of 32: an
+ * F16 scale max|x| / 127 and 32 int8); -F writes them as F32 (exact),
+ * for comparing logits: llama.cpp's CPU matmul rounds the activations to
+ * the weights' BF16 or F16 (about 6e-3 relative on the arch-* logits).  Where the converter reorders q
+ * and k (Llama, Mistral, SmolLM3: llama.cpp's llama rotates adjacent
+ * pairs where HF rotates halves) the rows of q_proj and k_proj and their
+ * biases are reordered head by head (row 2i + j of a head is HF's row
+ * j * head_dim/2 + i); Qwen, Gemma and Phi-3 are rotated by halves and
+ * copied as they are.  Gemma's norm weights are written as 1 + w, as
+ * the converter adds the one Gemma's RMSNorm adds.  Llama 3's rope
+ * scaling becomes a rope_freqs tensor, Phi-3's longrope factors
+ * rope_factors_long and _short, as the converter makes them.  The
+ * vocabulary is a stand-in (the 256 GPT-2 byte characters, then "[id]"):
+ * the benchmark and the probe feed token ids.  -v lists the tensors
  * written: GGUF name, ggml type, shape (innermost first) and the offset
  * of the data in the file. */
 #include <math.h>
@@ -30,24 +40,33 @@
 #include "../lib/wsrc.h"
 
 enum { G_F32 = 0, G_F16 = 1, G_Q8_0 = 8, G_BF16 = 30 };	/* ggml_type */
-enum { V_U32 = 4, V_I32 = 5, V_F32 = 6, V_STR = 8, V_ARR = 9 };
+enum { V_U32 = 4, V_I32 = 5, V_F32 = 6, V_BOOL = 7, V_STR = 8, V_ARR = 9 };
 #define ALIGN 32
-#define MAXT 4096
+#define MAXT 8192
 
 struct out {
 	char name[96];
-	const struct st_tensor *src;
+	const struct st_tensor *src;	/* NULL: vec, made here */
+	const float *vec;
+	int64_t shape[2];	/* rows, cols (cols 0: a vector) */
 	int type, perm_heads;	/* perm_heads > 0: reorder rows for RoPE */
+	int add1;		/* Gemma's norms: 1 + w */
 	uint64_t off, bytes;
 };
 
 static FILE *f;
+static struct buf meta;		/* the metadata, counted before writing */
+static int nkv;
 static const char *opath;
 static uint64_t written;	/* bytes so far: the output may be a pipe */
 
 static void
 put(const void *p, size_t n)
 {
+	if (!f) {
+		buf_add(&meta, p, n);
+		return;
+	}
 	if (fwrite(p, 1, n, f) != n)
 		die("write %s:", opath);
 	written += n;
@@ -72,22 +91,38 @@ str(const char *s)
 	put(s, strlen(s));
 }
 
+/* a key of the architecture's own (arch.KEY) or a general one */
+static const char *arch;
+
+static void
+key(const char *k)
+{
+	char b[128];
+
+	nkv++;
+	if (k[0] == '.') {
+		snprintf(b, sizeof b, "%s%s", arch, k);
+		str(b);
+	} else
+		str(k);
+}
+
 static void
 kv_u32(const char *k, uint32_t v)
 {
-	str(k), u32(V_U32), u32(v);
+	key(k), u32(V_U32), u32(v);
 }
 
 static void
 kv_f32(const char *k, float v)
 {
-	str(k), u32(V_F32), put(&v, 4);
+	key(k), u32(V_F32), put(&v, 4);
 }
 
 static void
 kv_str(const char *k, const char *v)
 {
-	str(k), u32(V_STR), str(v);
+	key(k), u32(V_STR), str(v);
 }
 
 /* Token i of the stand-in vocabulary into buf. */
@@ -139,119 +174,360 @@ half(float x)
 	return s | (uint16_t)(((uint32_t)e << 10) + b);
 }
 
-static const char *
-stname(char *buf, size_t len, int layer, const char *what)
+static struct out o[MAXT];
+static int n, fflag;
+static const char *dir;
+static struct st st;
+
+/* Add tensor hfname as gname, checked against the shape the config
+ * gives it (rows, and cols, or 0 for a vector).  kind: 0 a matrix, 1 a
+ * vector (F32), 2 a Gemma norm (F32, 1 + w). */
+static void
+add(const char *gname, const char *hfname, int kind, int heads, int64_t rows,
+    int64_t cols, int qflag)
 {
-	snprintf(buf, len, "model.layers.%d.%s.weight", layer, what);
+	const struct st_tensor *t = st_find(&st, hfname);
+	char sh[ST_SHAPELEN];
+
+	if (!t)
+		die("%s: no tensor %s", dir, hfname);
+	if (t->dtype != ST_F32 && t->dtype != ST_F16 && t->dtype != ST_BF16)
+		die("%s: %s is %s", dir, hfname, st_dtype_name(t->dtype));
+	if (cols ? t->ndim != 2 || t->shape[0] != rows || t->shape[1] != cols :
+	    t->ndim != 1 || t->shape[0] != rows)
+		die("%s: %s has shape %s, expected [%lld%s%.0lld]", dir, hfname,
+		    st_shape_fmt(t, sh, sizeof sh), (long long)rows,
+		    cols ? "," : "", (long long)cols);
+	if (n + 1 >= MAXT)
+		die("%s: too many tensors", dir);
+	snprintf(o[n].name, sizeof o[n].name, "%s", gname);
+	o[n].src = t;
+	o[n].shape[0] = rows, o[n].shape[1] = cols;
+	o[n].perm_heads = heads;
+	o[n].add1 = kind == 2;
+	o[n].type = kind || fflag ? G_F32 : qflag ? G_Q8_0 : t->dtype == ST_F32 ?
+	    G_F32 : t->dtype == ST_F16 ? G_F16 : G_BF16;
+	n++;
+}
+
+/* Add a vector made here, in F32. */
+static void
+addvec(const char *gname, const float *v, int len)
+{
+	if (n + 1 >= MAXT)
+		die("%s: too many tensors", dir);
+	snprintf(o[n].name, sizeof o[n].name, "%s", gname);
+	o[n].vec = v;
+	o[n].shape[0] = len;
+	o[n].type = G_F32;
+	n++;
+}
+
+static const char *
+lname(char *buf, size_t len, int layer, const char *what)
+{
+	snprintf(buf, len, "model.layers.%d.%s", layer, what);
+	return buf;
+}
+
+static const char *
+gname(char *buf, size_t len, int layer, const char *what)
+{
+	snprintf(buf, len, "blk.%d.%s", layer, what);
 	return buf;
 }
 
 int
 main(int argc, char *argv[])
 {
-	static struct out o[MAXT];
-	static const char *hf[9] = { "input_layernorm", "self_attn.q_proj",
-		"self_attn.k_proj", "self_attn.v_proj", "self_attn.o_proj",
-		"post_attention_layernorm", "mlp.gate_proj", "mlp.up_proj",
-		"mlp.down_proj" };
-	static const char *gg[9] = { "attn_norm", "attn_q", "attn_k",
-		"attn_v", "attn_output", "ffn_norm", "ffn_gate", "ffn_up",
-		"ffn_down" };
 	struct mdir md;
 	struct cfg c;
-	struct st st;
-	char buf[160], tok[32];
-	int qflag = 0, vflag = 0, ch, n = 0, l, i, k, hd, d, qd, kd, ff;
+	char b1[160], b2[96], tok[32];
+	int qflag = 0, vflag = 0, ch, l, i, k, hd, d, qd, kd, ff, perm, gemma;
+	int rd, nsl;
 	uint64_t off = 0, pos, data;
-	float *row;
+	float *row, *freqs = NULL;
 	char *qrow;		/* a row in libcore's Q8_0 layout */
 	size_t r, rows, cols, j;
 
 	argv0 = argv[0];
-	while ((ch = getopt(argc, argv, "qv")) != -1)
+	while ((ch = getopt(argc, argv, "Fqv")) != -1)
 		switch (ch) {
+		case 'F': fflag = 1; break;
 		case 'q': qflag = 1; break;
 		case 'v': vflag = 1; break;
 		default: goto usage;
 		}
-	if (argc - optind != 2) {
+	if (argc - optind != 2 || (fflag && qflag)) {
 usage:
-		fprintf(stderr, "usage: %s [-qv] model out.gguf\n", argv0);
+		fprintf(stderr, "usage: %s [-Fqv] model out.gguf\n", argv0);
 		return 2;
 	}
 	if (kern_init(NULL) < 0 || mdir_resolve(&md, argv[optind]) < 0 ||
 	    cfg_load(&c, md.config, md.genconfig) < 0 ||
 	    st_open(&st, md.weights ? md.weights : md.dir) < 0)
 		return 1;
-	if (c.arch != ARCH_LLAMA)
-		die("%s: %s is not converted (LlamaForCausalLM only)", md.dir,
-		    cfg_arch_name(c.arch));
-	if (c.attention_bias || c.mlp_bias || c.rope_scaling.rope_type[0])
-		die("%s: biases and rope_scaling are not converted", md.dir);
+	dir = md.dir;
+	switch (c.arch) {
+	case ARCH_LLAMA: case ARCH_MISTRAL: arch = "llama"; break;
+	case ARCH_QWEN2: arch = "qwen2"; break;
+	case ARCH_QWEN3: arch = "qwen3"; break;
+	case ARCH_SMOLLM3: arch = "smollm3"; break;
+	case ARCH_GEMMA2: arch = "gemma2"; break;
+	case ARCH_GEMMA3: arch = "gemma3"; break;
+	case ARCH_PHI3: arch = "phi3"; break;
+	default: die("%s: %s is not converted", dir, cfg_arch_name(c.arch));
+	}
+	/* the converters that permute: LlamaModel's and its subclasses' */
+	perm = c.arch == ARCH_LLAMA || c.arch == ARCH_MISTRAL ||
+	    c.arch == ARCH_SMOLLM3;
+	gemma = c.arch == ARCH_GEMMA2 || c.arch == ARCH_GEMMA3;
+	if (c.rope_scaling.rope_type[0] &&
+	    strcmp(c.rope_scaling.rope_type, "linear") &&
+	    strcmp(c.rope_scaling.rope_type, "yarn") &&
+	    strcmp(c.rope_scaling.rope_type, "llama3") &&
+	    (strcmp(c.rope_scaling.rope_type, "longrope") || c.arch != ARCH_PHI3))
+		die("%s: rope_scaling %s is not converted for %s", dir,
+		    c.rope_scaling.rope_type, cfg_arch_name(c.arch));
+	if (c.rope_local.rope_type[0])
+		die("%s: a sliding layers' rope_scaling is not converted", dir);
+	if (c.arch == ARCH_GEMMA2 && !c.tie_word_embeddings)
+		die("%s: llama.cpp's gemma2 has no separate lm_head", dir);
 	hd = c.head_dim;
+	rd = (int)(c.partial_rotary_factor * (float)hd);
+	rd -= rd % 2;
 
-	/* the tensor list, in llama.cpp's names, each with the shape the
-	 * config gives it (rows, cols; cols 0 for a vector), checked before
-	 * anything is written: q and k rows are reordered head by head */
-#define ADD(gname, hfname, norm, heads, r_, c_) do { \
-	const struct st_tensor *t_ = st_find(&st, hfname); \
-	char sh_[ST_SHAPELEN]; \
-	if (!t_) die("%s: no tensor %s", md.dir, hfname); \
-	if (t_->dtype != ST_F32 && t_->dtype != ST_F16 && t_->dtype != ST_BF16) \
-		die("%s: %s is %s", md.dir, hfname, st_dtype_name(t_->dtype)); \
-	if ((c_) ? t_->ndim != 2 || t_->shape[0] != (r_) || t_->shape[1] != (c_) : \
-	    t_->ndim != 1 || t_->shape[0] != (r_)) \
-		die("%s: %s has shape %s, expected [%d%s%.0d]", md.dir, hfname, \
-		    st_shape_fmt(t_, sh_, sizeof sh_), (int)(r_), (c_) ? "," : "", \
-		    (int)(c_)); \
-	snprintf(o[n].name, sizeof o[n].name, "%s", gname); \
-	o[n].src = t_; \
-	o[n].perm_heads = heads; \
-	o[n].type = norm ? G_F32 : qflag ? G_Q8_0 : t_->dtype == ST_F32 ? \
-	    G_F32 : t_->dtype == ST_F16 ? G_F16 : G_BF16; \
-	n++; \
-} while (0)
 	d = c.hidden_size;
 	qd = c.num_attention_heads * hd;
 	kd = c.num_key_value_heads * hd;
 	ff = c.intermediate_size;
-	if (d > (1 << 18) || ff > (1 << 18))
-		die("%s: rows of %d weights are too long", md.dir, d > ff ? d : ff);
-	ADD("token_embd.weight", "model.embed_tokens.weight", 0, 0,
-	    c.vocab_size, d);
-	ADD("output_norm.weight", "model.norm.weight", 1, 0, d, 0);
+	if (d > (1 << 18) || ff > (1 << 18) || qd + 2 * kd > (1 << 18))
+		die("%s: rows of %d weights are too long", dir, d > ff ? d : ff);
+
+	/* the tensor list, in llama.cpp's names, each checked against the
+	 * shape the config gives it before anything is written */
+	add("token_embd.weight", "model.embed_tokens.weight", 0, 0,
+	    c.vocab_size, d, qflag);
+	add("output_norm.weight", "model.norm.weight", 1 + gemma, 0, d, 0, 0);
 	if (!c.tie_word_embeddings)
-		ADD("output.weight", "lm_head.weight", 0, 0, c.vocab_size, d);
-	for (l = 0; l < c.num_hidden_layers; l++)
-		for (k = 0; k < 9; k++) {
-			/* rows and columns by kind: norm, q, k and v, o,
-			 * gate and up, down */
-			static const int what[9] = { 0, 1, 2, 2, 3, 0, 4, 4, 5 };
-			int rc[6][2] = { { d, 0 }, { qd, d }, { kd, d }, { d, qd },
-				{ ff, d }, { d, ff } };
-			char gname[64];
+		add("output.weight", "lm_head.weight", 0, 0, c.vocab_size, d,
+		    qflag);
+	if (!strcmp(c.rope_scaling.rope_type, "llama3")) {
+		/* convert_hf_to_gguf's LlamaModel: a factor per frequency */
+		const struct cfg_rope *rs = &c.rope_scaling;
+		double lo = rs->original_max_position_embeddings /
+		    rs->low_freq_factor, hi =
+		    rs->original_max_position_embeddings / rs->high_freq_factor;
 
-			if (n + 1 >= MAXT)
-				die("%s: too many layers", md.dir);
-			snprintf(gname, sizeof gname, "blk.%d.%s.weight", l, gg[k]);
-			ADD(gname, stname(buf, sizeof buf, l, hf[k]),
-			    k == 0 || k == 5, k == 1 ? c.num_attention_heads :
-			    k == 2 ? c.num_key_value_heads : 0,
-			    rc[what[k]][0], rc[what[k]][1]);
+		freqs = emalloc(sizeof *freqs * (size_t)(hd / 2));
+		for (i = 0; i < hd / 2; i++) {
+			float fr = 1.0f / powf(c.rope_theta, (float)(2 * i) /
+			    (float)hd);
+			double wl = 2 * 3.14159265358979323846 / fr, sm;
+
+			if (wl < hi)
+				freqs[i] = 1;
+			else if (wl > lo)
+				freqs[i] = rs->factor;
+			else {
+				sm = (rs->original_max_position_embeddings / wl -
+				    rs->low_freq_factor) /
+				    (rs->high_freq_factor - rs->low_freq_factor);
+				freqs[i] = (float)(1 / ((1 - sm) / rs->factor +
+				    sm));
+			}
 		}
-	for (i = 0; i < n; i++) {
-		const struct st_tensor *t = o[i].src;
+		addvec("rope_freqs.weight", freqs, hd / 2);
+	}
+	if (!strcmp(c.rope_scaling.rope_type, "longrope")) {
+		addvec("rope_factors_long.weight", c.rope_scaling.long_factor,
+		    c.rope_scaling.nfactor);
+		addvec("rope_factors_short.weight", c.rope_scaling.short_factor,
+		    c.rope_scaling.nfactor);
+	}
+	for (l = 0; l < c.num_hidden_layers; l++) {
+		int nk = c.num_key_value_heads, nq = c.num_attention_heads;
 
-		cols = t->ndim == 2 ? (size_t)t->shape[1] : t->nel;
-		rows = t->nel / cols;
+		add(gname(b2, sizeof b2, l, "attn_norm.weight"),
+		    lname(b1, sizeof b1, l, "input_layernorm.weight"),
+		    1 + gemma, 0, d, 0, 0);
+		if (c.arch == ARCH_PHI3)
+			add(gname(b2, sizeof b2, l, "attn_qkv.weight"),
+			    lname(b1, sizeof b1, l, "self_attn.qkv_proj.weight"),
+			    0, 0, qd + 2 * kd, d, qflag);
+		else {
+			static const char *qkv[3] = { "q", "k", "v" };
+
+			for (k = 0; k < 3; k++) {
+				char hn[64], gn[64];
+				int h = !perm || k == 2 ? 0 : k ? nk : nq;
+				int64_t rw = k ? kd : qd;
+
+				snprintf(hn, sizeof hn, "self_attn.%s_proj.weight",
+				    qkv[k]);
+				snprintf(gn, sizeof gn, "attn_%s.weight", qkv[k]);
+				add(gname(b2, sizeof b2, l, gn),
+				    lname(b1, sizeof b1, l, hn), 0, h, rw, d,
+				    qflag);
+				snprintf(hn, sizeof hn, "self_attn.%s_proj.bias",
+				    qkv[k]);
+				snprintf(gn, sizeof gn, "attn_%s.bias", qkv[k]);
+				if (st_find(&st, lname(b1, sizeof b1, l, hn)))
+					add(gname(b2, sizeof b2, l, gn), b1, 1,
+					    h, rw, 0, 0);
+			}
+		}
+		add(gname(b2, sizeof b2, l, "attn_output.weight"),
+		    lname(b1, sizeof b1, l, "self_attn.o_proj.weight"), 0, 0,
+		    d, qd, qflag);
+		if (st_find(&st, lname(b1, sizeof b1, l, "self_attn.o_proj.bias")))
+			add(gname(b2, sizeof b2, l, "attn_output.bias"), b1, 1,
+			    0, d, 0, 0);
+		if (c.arch == ARCH_QWEN3 || c.arch == ARCH_GEMMA3) {
+			add(gname(b2, sizeof b2, l, "attn_q_norm.weight"),
+			    lname(b1, sizeof b1, l, "self_attn.q_norm.weight"),
+			    1 + gemma, 0, hd, 0, 0);
+			add(gname(b2, sizeof b2, l, "attn_k_norm.weight"),
+			    lname(b1, sizeof b1, l, "self_attn.k_norm.weight"),
+			    1 + gemma, 0, hd, 0, 0);
+		}
+		if (gemma) {
+			/* Gemma's post_attention_layernorm is after
+			 * attention; pre_feedforward_layernorm is Llama's
+			 * post_attention_layernorm */
+			add(gname(b2, sizeof b2, l, "post_attention_norm.weight"),
+			    lname(b1, sizeof b1, l,
+			    "post_attention_layernorm.weight"), 2, 0, d, 0, 0);
+			add(gname(b2, sizeof b2, l, "ffn_norm.weight"),
+			    lname(b1, sizeof b1, l,
+			    "pre_feedforward_layernorm.weight"), 2, 0, d, 0, 0);
+			add(gname(b2, sizeof b2, l, "post_ffw_norm.weight"),
+			    lname(b1, sizeof b1, l,
+			    "post_feedforward_layernorm.weight"), 2, 0, d, 0, 0);
+		} else
+			add(gname(b2, sizeof b2, l, "ffn_norm.weight"),
+			    lname(b1, sizeof b1, l,
+			    "post_attention_layernorm.weight"), 1, 0, d, 0, 0);
+		if (c.arch == ARCH_PHI3)	/* gate then up, as HF fuses them */
+			add(gname(b2, sizeof b2, l, "ffn_up.weight"),
+			    lname(b1, sizeof b1, l, "mlp.gate_up_proj.weight"),
+			    0, 0, 2 * ff, d, qflag);
+		else {
+			add(gname(b2, sizeof b2, l, "ffn_gate.weight"),
+			    lname(b1, sizeof b1, l, "mlp.gate_proj.weight"), 0,
+			    0, ff, d, qflag);
+			add(gname(b2, sizeof b2, l, "ffn_up.weight"),
+			    lname(b1, sizeof b1, l, "mlp.up_proj.weight"), 0, 0,
+			    ff, d, qflag);
+		}
+		add(gname(b2, sizeof b2, l, "ffn_down.weight"),
+		    lname(b1, sizeof b1, l, "mlp.down_proj.weight"), 0, 0, d,
+		    ff, qflag);
+		if (st_find(&st, lname(b1, sizeof b1, l, "mlp.gate_proj.bias"))) {
+			add(gname(b2, sizeof b2, l, "ffn_gate.bias"), b1, 1, 0,
+			    ff, 0, 0);
+			add(gname(b2, sizeof b2, l, "ffn_up.bias"),
+			    lname(b1, sizeof b1, l, "mlp.up_proj.bias"), 1, 0,
+			    ff, 0, 0);
+			add(gname(b2, sizeof b2, l, "ffn_down.bias"),
+			    lname(b1, sizeof b1, l, "mlp.down_proj.bias"), 1, 0,
+			    d, 0, 0);
+		}
+	}
+	for (i = 0; i < n; i++) {
+		cols = o[i].shape[1] ? (size_t)o[i].shape[1] :
+		    (size_t)o[i].shape[0];
+		rows = o[i].shape[1] ? (size_t)o[i].shape[0] : 1;
 		if (o[i].type == G_Q8_0 && cols % 32)
 			die("%s: %s has %zu columns, not a multiple of 32",
-			    md.dir, t->name, cols);
+			    dir, o[i].name, cols);
 		o[i].bytes = o[i].type == G_Q8_0 ? rows * (cols / 32) * 34 :
-		    t->nel * (o[i].type == G_F32 ? 4 : 2);
+		    rows * cols * (o[i].type == G_F32 ? 4 : 2);
 		o[i].off = off;
 		off += (o[i].bytes + ALIGN - 1) / ALIGN * ALIGN;
 	}
+	for (nsl = l = 0; l < c.num_hidden_layers; l++)
+		nsl += c.sliding[l] != 0;
+
+	/* the metadata, into meta first: the header counts it */
+	kv_str("general.architecture", arch);
+	kv_str("general.name", "pipelm mkgguf");
+	kv_u32("general.file_type", qflag ? 7 : o[0].type == G_BF16 ? 32 :
+	    o[0].type == G_F16 ? 1 : 0);
+	kv_u32(".vocab_size", (uint32_t)c.vocab_size);
+	kv_u32(".context_length", (uint32_t)c.max_position_embeddings);
+	kv_u32(".embedding_length", (uint32_t)c.hidden_size);
+	kv_u32(".block_count", (uint32_t)c.num_hidden_layers);
+	kv_u32(".feed_forward_length", (uint32_t)c.intermediate_size);
+	kv_u32(".attention.head_count", (uint32_t)c.num_attention_heads);
+	kv_u32(".attention.head_count_kv", (uint32_t)c.num_key_value_heads);
+	kv_u32(".attention.key_length", (uint32_t)hd);
+	kv_u32(".attention.value_length", (uint32_t)hd);
+	kv_u32(".rope.dimension_count", (uint32_t)rd);
+	kv_f32(".rope.freq_base", c.rope_theta);
+	kv_f32(".attention.layer_norm_rms_epsilon", c.rms_norm_eps);
+	if (!strcmp(c.rope_scaling.rope_type, "linear")) {
+		kv_str(".rope.scaling.type", "linear");
+		kv_f32(".rope.scaling.factor", c.rope_scaling.factor);
+	} else if (!strcmp(c.rope_scaling.rope_type, "yarn")) {
+		kv_str(".rope.scaling.type", "yarn");
+		kv_f32(".rope.scaling.factor", c.rope_scaling.factor);
+		kv_u32(".rope.scaling.original_context_length",
+		    (uint32_t)c.rope_scaling.original_max_position_embeddings);
+		if (c.rope_scaling.attention_factor)
+			kv_f32(".rope.scaling.yarn_attn_factor",
+			    c.rope_scaling.attention_factor);
+		if (c.rope_scaling.beta_fast)
+			kv_f32(".rope.scaling.yarn_beta_fast",
+			    c.rope_scaling.beta_fast);
+		if (c.rope_scaling.beta_slow)
+			kv_f32(".rope.scaling.yarn_beta_slow",
+			    c.rope_scaling.beta_slow);
+	}
+	if (c.arch == ARCH_PHI3) {
+		int orig = c.rope_scaling.original_max_position_embeddings;
+		double sc = (double)c.max_position_embeddings / orig;
+
+		kv_u32(".rope.scaling.original_context_length", (uint32_t)orig);
+		kv_u32(".attention.sliding_window", (uint32_t)c.sliding_window);
+		if (c.rope_scaling.nfactor)	/* longrope: the converter's */
+			kv_f32(".rope.scaling.attn_factor", sc > 1 ?
+			    (float)sqrt(1 + log(sc) / log(orig)) : 1.0f);
+	}
+	if (gemma) {
+		if (c.arch == ARCH_GEMMA2 || nsl)
+			kv_u32(".attention.sliding_window",
+			    (uint32_t)c.sliding_window);
+		/* the converter writes no pattern (llama.cpp assumes Gemma
+		 * 2's alternation and Gemma 3's five in six, as the real
+		 * models have); written here from layer_types, which
+		 * llama.cpp reads, the random models' patterns are kept */
+		key(".attention.sliding_window_pattern");
+		u32(V_ARR), u32(V_BOOL), u64((uint64_t)c.num_hidden_layers);
+		for (l = 0; l < c.num_hidden_layers; l++)
+			put(c.sliding[l] ? "\1" : "", 1);
+		if (c.rope_local_theta)
+			kv_f32(".rope.freq_base_swa", c.rope_local_theta);
+		if (c.attn_logit_softcapping)
+			kv_f32(".attn_logit_softcapping",
+			    c.attn_logit_softcapping);
+		if (c.final_logit_softcapping)
+			kv_f32(".final_logit_softcapping",
+			    c.final_logit_softcapping);
+	}
+	kv_str("tokenizer.ggml.model", "gpt2");
+	kv_str("tokenizer.ggml.pre", "default");
+	key("tokenizer.ggml.tokens"), u32(V_ARR), u32(V_STR);
+	u64((uint64_t)c.vocab_size);
+	for (i = 0; i < c.vocab_size; i++)
+		token(tok, sizeof tok, i), str(tok);
+	key("tokenizer.ggml.token_type"), u32(V_ARR), u32(V_I32);
+	u64((uint64_t)c.vocab_size);
+	for (i = 0; i < c.vocab_size; i++)
+		u32(1);		/* normal */
+	key("tokenizer.ggml.merges"), u32(V_ARR), u32(V_STR), u64(0);
+	if (buf_ok(&meta) < 0)
+		return 1;
 
 	opath = argv[optind + 1];
 	if (!(f = fopen(opath, "wb")))
@@ -259,42 +535,15 @@ usage:
 	put("GGUF", 4);
 	u32(3);
 	u64((uint64_t)n);
-	u64(20);	/* metadata entries, as written below */
-	kv_str("general.architecture", "llama");
-	kv_str("general.name", "pipelm mkgguf");
-	kv_u32("general.file_type", qflag ? 7 : o[0].type == G_BF16 ? 32 :
-	    o[0].type == G_F16 ? 1 : 0);
-	kv_u32("llama.vocab_size", (uint32_t)c.vocab_size);
-	kv_u32("llama.context_length", (uint32_t)c.max_position_embeddings);
-	kv_u32("llama.embedding_length", (uint32_t)c.hidden_size);
-	kv_u32("llama.block_count", (uint32_t)c.num_hidden_layers);
-	kv_u32("llama.feed_forward_length", (uint32_t)c.intermediate_size);
-	kv_u32("llama.attention.head_count", (uint32_t)c.num_attention_heads);
-	kv_u32("llama.attention.head_count_kv", (uint32_t)c.num_key_value_heads);
-	kv_u32("llama.attention.key_length", (uint32_t)hd);
-	kv_u32("llama.attention.value_length", (uint32_t)hd);
-	kv_u32("llama.rope.dimension_count", (uint32_t)hd);
-	kv_f32("llama.rope.freq_base", c.rope_theta);
-	kv_f32("llama.attention.layer_norm_rms_epsilon", c.rms_norm_eps);
-	kv_str("tokenizer.ggml.model", "gpt2");
-	kv_str("tokenizer.ggml.pre", "default");
-	str("tokenizer.ggml.tokens"), u32(V_ARR), u32(V_STR);
-	u64((uint64_t)c.vocab_size);
-	for (i = 0; i < c.vocab_size; i++)
-		token(tok, sizeof tok, i), str(tok);
-	str("tokenizer.ggml.token_type"), u32(V_ARR), u32(V_I32);
-	u64((uint64_t)c.vocab_size);
-	for (i = 0; i < c.vocab_size; i++)
-		u32(1);		/* normal */
-	str("tokenizer.ggml.merges"), u32(V_ARR), u32(V_STR), u64(0);
-
+	u64((uint64_t)nkv);
+	put(meta.s, meta.len);
+	buf_free(&meta);
 	for (i = 0; i < n; i++) {
-		const struct st_tensor *t = o[i].src;
-
 		str(o[i].name);
-		u32((uint32_t)t->ndim);
-		for (k = t->ndim - 1; k >= 0; k--)	/* innermost first */
-			u64((uint64_t)t->shape[k]);
+		u32(o[i].shape[1] ? 2 : 1);
+		if (o[i].shape[1])	/* innermost first */
+			u64((uint64_t)o[i].shape[1]);
+		u64((uint64_t)o[i].shape[0]);
 		u32((uint32_t)o[i].type);
 		u64(o[i].off);
 	}
@@ -306,20 +555,27 @@ usage:
 	qrow = emalloc(kern_q8_0_rowsize(1 << 18));
 	for (i = 0; i < n; i++) {
 		const struct st_tensor *t = o[i].src;
-		size_t es = st_dtype_size(t->dtype), h = (size_t)o[i].perm_heads;
+		size_t es, h = (size_t)o[i].perm_heads, rhd;
 		enum wtype wt = W_F32;
 
+		if (!t) {
+			put(o[i].vec, (size_t)o[i].shape[0] * 4);
+			goto pad;
+		}
+		es = st_dtype_size(t->dtype);
 		wsrc_st_type(t->dtype, &wt);	/* checked: F32, F16, BF16 */
-
-		cols = t->ndim == 2 ? (size_t)t->shape[1] : t->nel;
-		rows = t->nel / cols;
+		cols = t->ndim == 2 ? (size_t)t->shape[1] : 1;
+		rows = t->ndim == 2 ? (size_t)t->shape[0] : t->nel;
+		if (t->ndim == 1 && !h)		/* a vector: one row */
+			cols = rows, rows = 1;
+		rhd = h ? rows / h : 0;		/* head_dim, for the reorder */
 		for (r = 0; r < rows; r++) {
 			size_t sr = r;	/* the source row of output row r */
 
 			if (h) {	/* within a head: 2i + j <- j * hd/2 + i */
-				size_t base = r / hd * hd, w = r % hd;
+				size_t base = r / rhd * rhd, w = r % rhd;
 
-				sr = base + w % 2 * (hd / 2) + w / 2;
+				sr = base + w % 2 * (rhd / 2) + w / 2;
 			}
 			if (o[i].type != G_Q8_0 && o[i].type != G_F32) {
 				put((const char *)t->data + sr * cols * es, cols * es);
@@ -328,6 +584,8 @@ usage:
 			kern.to_f32[wt](row, (const char *)t->data + sr * cols * es,
 			    cols);
 			if (o[i].type == G_F32) {
+				for (j = 0; o[i].add1 && j < cols; j++)
+					row[j] += 1;
 				put(row, cols * 4);
 				continue;
 			}
@@ -338,7 +596,7 @@ usage:
 			for (j = 0; j < cols; j++)
 				if (!isfinite(row[j]))
 					die("%s: %s: a value that is not finite "
-					    "cannot be quantized", md.dir, t->name);
+					    "cannot be quantized", dir, t->name);
 			kern_q8_0_quant(qrow, row, (int)cols);
 			for (j = 0; j < cols / 32; j++) {
 				float sc;
@@ -350,6 +608,7 @@ usage:
 				put(qrow + 4 * KERN_Q8_0_NB(cols) + 32 * j, 32);
 			}
 		}
+pad:
 		for (pos = o[i].bytes; pos % ALIGN; pos++)
 			put("", 1);
 	}
@@ -358,15 +617,15 @@ usage:
 	if (fshut(f, opath))
 		return 1;
 	for (i = 0; vflag && i < n; i++) {
-		const struct st_tensor *t = o[i].src;
-
 		printf("%s\t%s\t", o[i].name, o[i].type == G_F32 ? "f32" :
 		    o[i].type == G_F16 ? "f16" : o[i].type == G_BF16 ? "bf16" :
 		    "q8_0");
-		for (k = t->ndim - 1; k >= 0; k--)
-			printf("%lld%s", (long long)t->shape[k], k ? "," : "\t");
-		printf("%llu\n", (unsigned long long)(data + o[i].off));
+		if (o[i].shape[1])
+			printf("%lld,", (long long)o[i].shape[1]);
+		printf("%lld\t%llu\n", (long long)o[i].shape[0],
+		    (unsigned long long)(data + o[i].off));
 	}
+	free(freqs);
 	st_close(&st);
 	mdir_free(&md);
 	return 0;
