@@ -157,3 +157,13 @@ setup() {
 	wait "$pid"
 	cmp want got
 }
+
+# tok-encode -l holds one line at a time: 40 MB of lines through an
+# address space of 20 MB, the program and its tokenizer being what fits.
+@test "faults: tok-encode -l streams an input larger than its address-space limit" {
+	[[ $BIN != */san/* ]] || skip "ASan reserves more address space than the limit"
+	run -0 --separate-stderr bash -c "ulimit -v 20000; yes 'Once upon a time, there was a little girl named Lily.' |
+	    head -c 40000000 | tok-encode -m '$M' -l | sed -n '1p;\$='"
+	[ "${lines[0]}" = "$(echo 'Once upon a time, there was a little girl named Lily.' | tok-encode -m "$M")" ]
+	[ "${lines[1]}" -eq 740741 ]
+}
