@@ -218,9 +218,10 @@ chat_render(struct chat *c, const char *doc, size_t n, const char *where,
 	root = d.root;
 	msgs = root->type == JSON_ARRAY ? root : json_get(root, "messages");
 	if (root->type != JSON_ARRAY && root->type != JSON_OBJECT) {
+		enum json_type t = root->type;	/* root goes with d */
 		json_free(&d);
 		return error("%s: a conversation is an array of messages or an object with \"messages\", not a %s",
-		    where, json_typename(root->type));
+		    where, json_typename(t));
 	}
 	if (!msgs || msgs->type != JSON_ARRAY) {
 		json_free(&d);

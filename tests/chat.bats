@@ -102,6 +102,9 @@ chatfx() {
 	[[ $stderr == *"-e: record 1: not a JSON conversation"* ]]
 	run -1 --separate-stderr tok-encode -m bl --chat --render -e '{"role": "user"}'
 	[[ $stderr == *'"messages" missing'* ]]
+	# the type named after the document is freed (it was read from freed memory)
+	run -1 --separate-stderr tok-encode -m bl --chat --render -e '2'
+	[[ $stderr == *"-e: record 1: a conversation is an array of messages or an object with \"messages\", not a number"* ]]
 	printf 'a\n{%% if messages[0].x %%}\n' >bl/chat_template.jinja
 	run -1 --separate-stderr tok-encode -m bl --chat -e '[]'
 	[[ $stderr == *"bl/chat_template.jinja, line 2: 'endif' missing for this tag"* ]]

@@ -86,3 +86,84 @@ setup() {
 	[ "$stderr" = "st-inspect: nan/model.safetensors: tensor 'model.norm.weight': 1 NaN and 0 infinite values" ]
 	run -0 st-inspect --check "$M"
 }
+
+# The readers of ids and of logits frames meet short reads: a writer that
+# gives a byte (or 7: a float and a u32 cut across) per write, with a
+# pause for the reader to wake up to each.
+@test "faults: short reads from a slow writer change nothing (tok-decode, llm-logits, llm-gen, llm-sample)" {
+	T=$TOOLS/trickle
+	printf '1 403 407\n1 261 378 432\n383 286\n' >ids
+	tok-encode -m "$M" --ids=u32 -l <<-'EOF' >ids.u32
+	Once upon a time
+	there was
+	EOF
+	tok-decode -m "$M" <ids >want
+	"$T" -d 300 <ids | tok-decode -m "$M" >got
+	cmp want got
+	tok-decode -m "$M" --ids=u32 <ids.u32 >want
+	"$T" -d 300 <ids.u32 | tok-decode -m "$M" --ids=u32 >got
+	cmp want got
+	[ "$(wc -l <got)" -eq 2 ]
+	llm-logits -m "$M" <ids >want.bin
+	"$T" -d 300 <ids | llm-logits -m "$M" >got.bin
+	cmp want.bin got.bin
+	"$T" -b 3 -d 300 <ids.u32 | llm-logits -m "$M" --ids=u32 -f top >got
+	llm-logits -m "$M" --ids=u32 -f top <ids.u32 | cmp - got
+	llm-gen -m "$M" -n 6 --temp 0 <ids >want
+	"$T" -d 300 <ids | llm-gen -m "$M" -n 6 --temp 0 >got
+	cmp want got
+	[ "$(wc -l <got)" -eq 3 ]
+	llm-sample --temp 0.8 --seed 7 <want.bin >want
+	"$T" -b 7 -d 50 <want.bin | llm-sample --temp 0.8 --seed 7 >got
+	cmp want got
+	[ "$(wc -l <got)" -eq 3 ]
+}
+
+# Our programs install no signal handler a read could return EINTR for
+# (only SIGBUS's, which exits): a stopped and continued reader resumes its
+# read, and the signals whose default is to be ignored (SIGWINCH, SIGCHLD,
+# SIGURG) are not even delivered.  Sent while the reader waits on a slow
+# pipe, none of them may change a byte or lose a record.
+@test "faults: stop, continue and ignored signals during reads change nothing" {
+	T=$TOOLS/trickle
+	printf '1 403 407\n1 261 378 432\n383 286\n' >ids
+	for p in "tok-decode -m $M" "llm-gen -m $M -n 6 --temp 0" "llm-logits -m $M -f top"; do
+		$p <ids >want
+		"$T" -d 20000 <ids | $p >got &
+		pid=$!
+		for i in 1 2 3 4 5 6 7 8 9 10; do
+			sleep 0.05
+			kill -STOP "$pid" 2>/dev/null || break
+			sleep 0.05
+			kill -CONT "$pid" 2>/dev/null || break
+			kill -WINCH "$pid" 2>/dev/null || break
+			kill -CHLD "$pid" 2>/dev/null || break
+			kill -URG "$pid" 2>/dev/null || break
+		done
+		wait "$pid"
+		cmp want got
+	done
+	llm-logits -m "$M" <ids >frames
+	llm-sample --temp 0 <frames >want
+	"$T" -b 512 -d 20000 <frames | llm-sample --temp 0 >got &
+	pid=$!
+	for i in 1 2 3 4 5 6 7 8 9 10; do
+		sleep 0.05
+		kill -STOP "$pid" 2>/dev/null || break
+		sleep 0.05
+		kill -CONT "$pid" 2>/dev/null || break
+		kill -WINCH "$pid" 2>/dev/null || break
+	done
+	wait "$pid"
+	cmp want got
+}
+
+# tok-encode -l holds one line at a time: 40 MB of lines through an
+# address space of 20 MB, the program and its tokenizer being what fits.
+@test "faults: tok-encode -l streams an input larger than its address-space limit" {
+	[[ $BIN != */san/* ]] || skip "ASan reserves more address space than the limit"
+	run -0 --separate-stderr bash -c "ulimit -v 20000; yes 'Once upon a time, there was a little girl named Lily.' |
+	    head -c 40000000 | tok-encode -m '$M' -l | sed -n '1p;\$='"
+	[ "${lines[0]}" = "$(echo 'Once upon a time, there was a little girl named Lily.' | tok-encode -m "$M")" ]
+	[ "${lines[1]}" -eq 740741 ]
+}
