@@ -16,16 +16,9 @@
 #include <string.h>
 
 #include "kern.h"
+#include "kern_avx2_int.h"
 #include "vexp.h"
 
-#define INLINE static inline __attribute__((always_inline))
-/* Unroll the small constant loops of a register block completely, so
- * that its accumulators live in registers. */
-#if defined(__clang__)
-#define UNROLL _Pragma("unroll")
-#else
-#define UNROLL _Pragma("GCC unroll 8")
-#endif
 
 #define MR 4	/* rows per register block */
 #define MT 2	/* tokens per register block: MR*MT accumulators */
@@ -63,28 +56,6 @@ wloadm(enum wtype t, const void *w, size_t i, int m)
 	}
 	memcpy(h, (const uint16_t *)w + i, (size_t)m * sizeof *h);
 	return wload(t, h, 0);
-}
-
-/* The first m < 8 floats of x, the other lanes 0. */
-INLINE __m256
-xloadm(const float *x, int m)
-{
-	float f[8] = { 0 };
-
-	memcpy(f, x, (size_t)m * sizeof *f);
-	return _mm256_loadu_ps(f);
-}
-
-/* The fixed reduction tree of one accumulator. */
-INLINE float
-hsum(__m256 v)
-{
-	__m128 b = _mm_add_ps(_mm256_castps256_ps128(v),
-	    _mm256_extractf128_ps(v, 1));
-
-	b = _mm_add_ps(b, _mm_movehl_ps(b, b));
-	b = _mm_add_ss(b, _mm_movehdup_ps(b));
-	return _mm_cvtss_f32(b);
 }
 
 /* hsum of a, b, c, d as one vector, with the same pairings (IEEE

@@ -18,16 +18,8 @@
 #include <string.h>
 
 #include "kern.h"
+#include "kern_avx512_int.h"
 #include "vexp.h"
-
-#define INLINE static inline __attribute__((always_inline))
-/* Unroll the small constant loops of a register block completely, so
- * that its accumulators live in registers. */
-#if defined(__clang__)
-#define UNROLL _Pragma("unroll")
-#else
-#define UNROLL _Pragma("GCC unroll 8")
-#endif
 
 #define MR 4	/* rows per register block */
 #define MT 6	/* tokens per register block: MR*MT accumulators */
@@ -70,20 +62,6 @@ wloadm(enum wtype t, const void *w, size_t i, __mmask16 m)
 	default:
 		return _mm512_maskz_loadu_ps(m, (const float *)w + i);
 	}
-}
-
-/* The fixed reduction tree of one accumulator. */
-INLINE float
-hsum(__m512 v)
-{
-	__m256 a = _mm256_add_ps(_mm512_castps512_ps256(v), _mm256_castpd_ps(
-	    _mm512_extractf64x4_pd(_mm512_castps_pd(v), 1)));
-	__m128 b = _mm_add_ps(_mm256_castps256_ps128(a),
-	    _mm256_extractf128_ps(a, 1));
-
-	b = _mm_add_ps(b, _mm_movehl_ps(b, b));
-	b = _mm_add_ss(b, _mm_movehdup_ps(b));
-	return _mm_cvtss_f32(b);
 }
 
 /* hsum of a, b, c, d as one vector, with the same pairings (IEEE

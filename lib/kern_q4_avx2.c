@@ -19,37 +19,11 @@
 #include <string.h>
 
 #include "kern.h"
-
-#define INLINE static inline __attribute__((always_inline))
-#if defined(__clang__)
-#define UNROLL _Pragma("unroll")
-#else
-#define UNROLL _Pragma("GCC unroll 8")
-#endif
+#include "kern_avx2_int.h"
 
 #define MR 4	/* rows per block */
 #define KC 256	/* weights per dequantized chunk (a multiple of 8) */
 #define TB 64	/* tokens per block of the prefill */
-
-INLINE float
-hsum(__m256 v)
-{
-	__m128 b = _mm_add_ps(_mm256_castps256_ps128(v),
-	    _mm256_extractf128_ps(v, 1));
-
-	b = _mm_add_ps(b, _mm_movehl_ps(b, b));
-	b = _mm_add_ss(b, _mm_movehdup_ps(b));
-	return _mm_cvtss_f32(b);
-}
-
-INLINE __m256
-xloadm(const float *x, int m)
-{
-	float f[8] = { 0 };
-
-	memcpy(f, x, (size_t)m * sizeof *f);
-	return _mm256_loadu_ps(f);
-}
 
 INLINE float
 scale(const struct kern_q4 *m, size_t i)

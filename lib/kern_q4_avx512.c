@@ -20,30 +20,11 @@
 #include <string.h>
 
 #include "kern.h"
-
-#define INLINE static inline __attribute__((always_inline))
-#if defined(__clang__)
-#define UNROLL _Pragma("unroll")
-#else
-#define UNROLL _Pragma("GCC unroll 8")
-#endif
+#include "kern_avx512_int.h"
 
 #define MR 4	/* rows per block */
 #define KC 256	/* weights per dequantized chunk (a multiple of 16) */
 #define TB 64	/* tokens per block of the prefill */
-
-INLINE float
-hsum(__m512 v)
-{
-	__m256 h = _mm256_add_ps(_mm512_castps512_ps256(v),
-	    _mm512_extractf32x8_ps(v, 1));
-	__m128 b = _mm_add_ps(_mm256_castps256_ps128(h),
-	    _mm256_extractf128_ps(h, 1));
-
-	b = _mm_add_ps(b, _mm_movehl_ps(b, b));
-	b = _mm_add_ss(b, _mm_movehdup_ps(b));
-	return _mm_cvtss_f32(b);
-}
 
 /* The first m < 16 floats of x, the other lanes 0. */
 INLINE __m512

@@ -1,0 +1,33 @@
+/* kern_avx512_int.h: what the AVX-512 kernel files share (kern_avx512.c,
+ * kern_q4_avx512.c; included only by files built with the AVX-512
+ * flags).  One reduction tree for every dot product, so that the 4-bit
+ * kernels agree bit for bit with the float ones over the same weights. */
+#ifndef KERN_AVX512_INT_H
+#define KERN_AVX512_INT_H
+
+#include <immintrin.h>
+
+#define INLINE static inline __attribute__((always_inline))
+/* Unroll the small constant loops of a register block completely, so
+ * that its accumulators live in registers. */
+#if defined(__clang__)
+#define UNROLL _Pragma("unroll")
+#else
+#define UNROLL _Pragma("GCC unroll 8")
+#endif
+
+/* The fixed reduction tree of one accumulator. */
+INLINE float
+hsum(__m512 v)
+{
+	__m256 a = _mm256_add_ps(_mm512_castps512_ps256(v), _mm256_castpd_ps(
+	    _mm512_extractf64x4_pd(_mm512_castps_pd(v), 1)));
+	__m128 b = _mm_add_ps(_mm256_castps256_ps128(a),
+	    _mm256_extractf128_ps(a, 1));
+
+	b = _mm_add_ps(b, _mm_movehl_ps(b, b));
+	b = _mm_add_ss(b, _mm_movehdup_ps(b));
+	return _mm_cvtss_f32(b);
+}
+
+#endif
