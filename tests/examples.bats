@@ -60,6 +60,9 @@ setup() {
 	echo "$1" >>hosts.log
 	shift
 	[ "${1:-}" = -- ] && shift
+	# sshd sets SHELL from the password file; parallel's remote worker
+	# runs the command with it, and prints nothing when it is unset
+	export SHELL=/bin/sh
 	exec sh -c "$*"
 	EOF
 	chmod +x ssh
