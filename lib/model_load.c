@@ -18,15 +18,6 @@
 
 #define NBUF 16	/* scratch buffers */
 
-/* Rows [r0, r0 + rows) of f as a matrix of their own (a fused
- * tensor's parts: Phi-3's qkv_proj and gate_up_proj). */
-static struct mat
-mat_view(const struct mat *f, int r0, int rows)
-{
-	return (struct mat){ (const char *)f->w +
-	    (size_t)r0 * wtype_rowsize(f->t, f->cols), f->t, rows, f->cols };
-}
-
 /* A norm weight: Gemma's RMSNorm scales by (1 + w), the sum taken in
  * float32 once here (Gemma2RMSNorm: output * (1.0 + weight.float())). */
 static float *
@@ -58,9 +49,11 @@ load_layer(struct model *m, struct layer *l, int i)
 		if (ws->mat(ws, &l->wqkv, NAME("self_attn.qkv_proj"),
 		    m->qdim + 2 * m->kvdim, d) < 0)
 			return -1;
-		l->wq = mat_view(&l->wqkv, 0, m->qdim);
-		l->wk = mat_view(&l->wqkv, m->qdim, m->kvdim);
-		l->wv = mat_view(&l->wqkv, m->qdim + m->kvdim, m->kvdim);
+		if (ws->part(ws, &l->wq, &l->wqkv, name, 0, m->qdim) < 0 ||
+		    ws->part(ws, &l->wk, &l->wqkv, name, m->qdim, m->kvdim) < 0 ||
+		    ws->part(ws, &l->wv, &l->wqkv, name, m->qdim + m->kvdim,
+		    m->kvdim) < 0)
+			return -1;
 	} else if (ws->mat(ws, &l->wq, NAME("self_attn.q_proj"), m->qdim, d) < 0 ||
 	    ws->mat(ws, &l->wk, NAME("self_attn.k_proj"), m->kvdim, d) < 0 ||
 	    ws->mat(ws, &l->wv, NAME("self_attn.v_proj"), m->kvdim, d) < 0) {
@@ -75,8 +68,9 @@ load_layer(struct model *m, struct layer *l, int i)
 		/* gate, then up: gate_up_proj's output chunked in two */
 		if (ws->mat(ws, &l->w13, NAME("mlp.gate_up_proj"), 2 * ff, d) < 0)
 			return -1;
-		l->w1 = mat_view(&l->w13, 0, ff);
-		l->w3 = mat_view(&l->w13, ff, ff);
+		if (ws->part(ws, &l->w1, &l->w13, name, 0, ff) < 0 ||
+		    ws->part(ws, &l->w3, &l->w13, name, ff, ff) < 0)
+			return -1;
 	} else if (ws->mat(ws, &l->w1, NAME("mlp.gate_proj"), ff, d) < 0 ||
 	    ws->mat(ws, &l->w3, NAME("mlp.up_proj"), ff, d) < 0) {
 		return -1;

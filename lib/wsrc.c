@@ -115,12 +115,29 @@ st_has(struct wsrc *src, const char *name)
 }
 
 int
+wsrc_rows_part(struct wsrc *s, struct mat *w, const struct mat *f,
+    const char *name, int r0, int rows)
+{
+	(void)s;
+	if (f->t == W_Q4)	/* not rows: its source's part method */
+		return error("'%s': a 4-bit matrix split by a source that "
+		    "does not know its tensors", name);
+	if (r0 < 0 || rows < 0 || r0 > f->rows - rows)
+		return error("'%s': rows %d to %d of a matrix of %d", name, r0,
+		    r0 + rows, f->rows);
+	*w = (struct mat){ (const char *)f->w +
+	    (size_t)r0 * wtype_rowsize(f->t, f->cols), f->t, rows, f->cols };
+	return 0;
+}
+
+int
 wsrc_st_open(struct wsrc_st *s, const char *path)
 {
 	memset(s, 0, sizeof(*s));
 	s->src.mat = st_mat;
 	s->src.vec = st_vec;
 	s->src.has = st_has;
+	s->src.part = wsrc_rows_part;
 	return st_open(&s->st, path);
 }
 

@@ -31,6 +31,14 @@ struct wsrc {
 	float *(*vec)(struct wsrc *s, const char *name, int n);
 	/* 1 if tensor name exists, else 0. */
 	int (*has)(struct wsrc *s, const char *name);
+	/* Rows [r0, r0 + rows) of f, a matrix this source handed out as
+	 * name, as a matrix of their own in *w (a fused tensor's parts:
+	 * Phi-3's qkv_proj and gate_up_proj).  A row-major type's part is
+	 * a pointer into f's rows; a type whose matrix spans several
+	 * tensors needs the source that knows them.  0, or -1 after
+	 * error(). */
+	int (*part)(struct wsrc *s, struct mat *w, const struct mat *f,
+	    const char *name, int r0, int rows);
 	size_t bytes;		/* of all that mat and vec handed out */
 };
 
@@ -47,5 +55,8 @@ void wsrc_st_close(struct wsrc_st *s);	/* accepts a zeroed or failed s */
 /* The wtype of safetensors dtype dt: 0 and *t set, or -1 if no kernel
  * reads it. */
 int wsrc_st_type(enum st_dtype dt, enum wtype *t);
+/* The part method of a source of row-major matrices (wsrc.part). */
+int wsrc_rows_part(struct wsrc *s, struct mat *w, const struct mat *f,
+    const char *name, int r0, int rows);
 
 #endif

@@ -166,6 +166,40 @@ ct_mat(struct wsrc *src, struct mat *w, const char *name, int rows, int cols)
 	return 0;
 }
 
+/* A part of a W_Q4 matrix is its packed rows and their scales from row
+ * r0 on; the zero points are packed eight rows a word, so an asymmetric
+ * matrix splits only at a multiple of 8 (every real fused tensor does:
+ * its parts are whole heads or the intermediate size). */
+static int
+ct_part(struct wsrc *src, struct mat *w, const struct mat *f,
+    const char *name, int r0, int rows)
+{
+	struct wsrc_ct *ct = (struct wsrc_ct *)src;
+	const struct kern_q4 *k = f->w;
+	struct ctmat *cm;
+
+	if (f->t != W_Q4)
+		return wsrc_rows_part(src, w, f, name, r0, rows);
+	if (r0 < 0 || rows < 0 || r0 > f->rows - rows)
+		return error("'%s': rows %d to %d of a matrix of %d", name, r0,
+		    r0 + rows, f->rows);
+	if (k->z && r0 % 8)
+		return error("%s: '%s' is asymmetric 4-bit and splits at row "
+		    "%d: its zero points are packed eight rows a word",
+		    ct->st->st.files[0], name, r0);
+	if (!(cm = calloc(1, sizeof(*cm))))
+		return error("out of memory");
+	cm->next = ct->mats;
+	ct->mats = cm;
+	cm->k = *k;
+	cm->k.q = k->q + (size_t)r0 * k->wpr;
+	cm->k.s = (const char *)k->s + (size_t)r0 * k->ng *
+	    wtype_rowsize(k->st, 1);
+	cm->k.z = k->z ? k->z + (size_t)r0 / 8 * k->ng : NULL;
+	*w = (struct mat){ &cm->k, W_Q4, rows, f->cols };
+	return 0;
+}
+
 static float *
 ct_vec(struct wsrc *src, const char *name, int n)
 {
@@ -205,6 +239,7 @@ wsrc_ct_open(struct wsrc_ct **ctp, struct wsrc **src, const char *config,
 	ct->src.mat = ct_mat;
 	ct->src.vec = ct_vec;
 	ct->src.has = ct_has;
+	ct->src.part = ct_part;
 	ct->st = st;
 	ct->q = q;
 	*ctp = ct;

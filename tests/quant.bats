@@ -67,6 +67,21 @@ exact() {
 	[[ $output == *"model.layers.0.self_attn.q_proj.weight_scale	F16	[96,3]"* ]]
 }
 
+@test "quant: a Phi-3 folder's fused qkv_proj and gate_up_proj split as the float ones do" {
+	need_shared
+	M=$SHARED/models/arch-phi3
+	llm-quant "$M" "$T/q"
+	llm-quant --asym "$M" "$T/a"
+	for m in q a; do
+		"$TOOLS/q4deq" "$T/$m" "$T/$m.d"
+		exact "$T/$m" "$T/$m.d"
+	done
+	# the symmetric folder is what --quant q4 makes of the float model
+	llm-logits -m "$T/q" --all -f npy -o "$T/q.npy" <<<"$IDS"
+	llm-logits -m "$M" --quant q4 --all -f npy -o "$T/l.npy" <<<"$IDS"
+	cmp "$T/q.npy" "$T/l.npy"
+}
+
 @test "quant: llm-quant writes what compressed-tensors writes" {
 	mkmodel "$T/f" --dtype bf16
 	llm-quant "$T/f" "$T/q"
