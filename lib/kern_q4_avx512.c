@@ -156,27 +156,40 @@ scales(float *o, const struct kern_q4 *m, int r, int g0)
 	}
 }
 
+/* Lane i of the 16 weights at q + k / 8 in ZIP's order, times the
+ * activations (zipped), into acc. */
+#define STEP(R, k) do { \
+	xv = _mm512_permutexvar_ps(ZIP, _mm512_loadu_ps(x + (k))); \
+	UNROLL \
+	for (i = 0; i < (R); i++) \
+		acc[i] = _mm512_fmadd_ps(_mm512_permutexvar_ps( \
+		    nibzip(q[i] + (k) / 8), tab[i]), xv, acc[i]); \
+} while (0)
+
 /* out[r + i*rs] = dot(W[r + i*rs], x), i < R: per group and row one
  * table, then per 16 weights a shift, a vpermps and the FMA (ZIP's
  * order); the scales widened 16 groups at a time, a symmetric matrix's
- * zero point a constant. */
+ * q - z a constant.  G: the group size as a constant (its steps
+ * unrolled), or 0 for any multiple of 16. */
 INLINE void
-vblock(int R, float *out, const struct kern_q4 *m, const float *x, int n,
-    int r, int rs)
+vblock(int R, int G, float *out, const struct kern_q4 *m, const float *x,
+    int n, int r, int rs)
 {
-	__m512 acc[MR], tab[MR], z[MR], xv;
+	const __m512 iota = _mm512_setr_ps(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10,
+	    11, 12, 13, 14, 15);
+	__m512 acc[MR], tab[MR], iz[MR], xv;
 	const uint32_t *q[MR];
 	float sb[MR][16];
-	int i, k, g, e, ri, l;
+	int i, j, k, g, e, ri, l, gs = G ? G : m->group;
 
 	UNROLL
 	for (i = 0; i < R; i++) {
 		acc[i] = _mm512_setzero_ps();
 		q[i] = m->q + (size_t)(r + i * rs) * m->wpr;
-		z[i] = _mm512_set1_ps(8.0f);
+		iz[i] = _mm512_sub_ps(iota, _mm512_set1_ps(8.0f));
 	}
 	for (k = 0, g = 0; k < n; g++) {
-		e = k + m->group < n ? k + m->group : n;
+		e = k + gs < n ? k + gs : n;
 		if (g % 16 == 0)
 			UNROLL
 			for (i = 0; i < R; i++)
@@ -185,18 +198,21 @@ vblock(int R, float *out, const struct kern_q4 *m, const float *x, int n,
 		for (i = 0; i < R; i++) {
 			if (m->z) {
 				ri = r + i * rs;
-				z[i] = _mm512_set1_ps((float)(m->z[(size_t)(ri / 8) *
-				    m->ng + g] >> 4 * (ri % 8) & 15));
+				iz[i] = _mm512_sub_ps(iota, _mm512_set1_ps((float)(
+				    m->z[(size_t)(ri / 8) * m->ng + g] >>
+				    4 * (ri % 8) & 15)));
 			}
-			tab[i] = table(z[i], _mm512_set1_ps(sb[i][g % 16]));
+			/* (q - z) * s, exact */
+			tab[i] = _mm512_mul_ps(iz[i], _mm512_set1_ps(sb[i][g % 16]));
 		}
-		for (; k + 16 <= e; k += 16) {
-			xv = _mm512_permutexvar_ps(ZIP, _mm512_loadu_ps(x + k));
+		if (G && e - k == G) {
 			UNROLL
-			for (i = 0; i < R; i++)
-				acc[i] = _mm512_fmadd_ps(_mm512_permutexvar_ps(
-				    nibzip(q[i] + k / 8), tab[i]), xv, acc[i]);
-		}
+			for (j = 0; j < G / 16; j++)
+				STEP(R, k + 16 * j);
+			k = e;
+		} else
+			for (; k + 16 <= e; k += 16)
+				STEP(R, k);
 		if (k < e) {
 			/* lane 2p holds element p, 2p + 1 element p + 8 */
 			__mmask16 lm = 0;
@@ -221,25 +237,34 @@ vblock(int R, float *out, const struct kern_q4 *m, const float *x, int n,
 		out[r + i * rs] = hsum(_mm512_permutexvar_ps(UNZIP, acc[i]));
 }
 
-/* Decode: R rows a block, each from a different part of [r0, r1) (the
- * block's rows R streams far apart), which read fastest from memory on
- * Zen 5 (bench/NOTES.md, 4-bit decode, issue 14; as the F32 kernels'
- * halves). */
+/* Rows [r0, r1): MR rows a block, each from a different part of the
+ * range (the block's rows MR streams far apart), which reads fastest
+ * from memory on Zen 5 (bench/NOTES.md, issue 14's 4-bit decode; the
+ * F32 kernels' halves likewise). */
+INLINE void
+vrows(int G, float *out, const struct kern_q4 *m, const float *x, int n,
+    int r0, int r1)
+{
+	int h = (r1 - r0) / MR, r;
+
+	for (r = r0; r < r0 + h; r++)
+		vblock(MR, G, out, m, x, n, r, h);
+	for (r = r0 + MR * h; r < r1; r++)
+		vblock(1, G, out, m, x, n, r, 1);
+}
+
 void
 kern_q4_avx512_matvec(float *out, const void *w, const float *x, int n,
     int r0, int r1)
 {
 	const struct kern_q4 *m = w;
-	int h = (r1 - r0) / MR, r;
 
-	if (m->group % 16) {
+	if (m->group % 16)
 		kern_q4_matvec(out, w, x, n, r0, r1);
-		return;
-	}
-	for (r = r0; r < r0 + h; r++)
-		vblock(MR, out, m, x, n, r, h);
-	for (r = r0 + MR * h; r < r1; r++)
-		vblock(1, out, m, x, n, r, 1);
+	else if (m->group == 32)	/* llm-quant's and --quant q4's */
+		vrows(32, out, m, x, n, r0, r1);
+	else
+		vrows(0, out, m, x, n, r0, r1);
 }
 
 /* Weights [k0, k0 + c) of row r into o (c rounded up to 16, padding
