@@ -106,21 +106,37 @@ scales(float *o, const struct kern_q4 *m, int r, int g0)
 	}
 }
 
-/* out[r + i] = dot(W[r + i], x), i < R: the scales widened 8 groups
- * at a time, a symmetric matrix's zero point a constant. */
-INLINE void
-vblock(int R, float *out, const struct kern_q4 *m, const float *x, int n,
-    int r)
+/* The 8 weights of the word at p for the decode: with 16-bit scales
+ * (f16) q s - z s by one FMA, exact like (q - z) s (q s and z s are
+ * exact in float32, and so is their difference), which saves the
+ * vsubps; F32 scales (f16 0) round q s, so they keep (q - z) s. */
+INLINE __m256
+deq8v(const uint32_t *p, __m256 z, __m256 s, __m256 zs, int f16)
 {
-	__m256 acc[MR], s[MR], z[MR], xv;
+	const __m256i sh = _mm256_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28);
+	__m256 q = _mm256_cvtepi32_ps(_mm256_and_si256(_mm256_srlv_epi32(
+	    _mm256_set1_epi32((int)*p), sh), _mm256_set1_epi32(15)));
+
+	if (f16)
+		return _mm256_fmsub_ps(q, s, zs);
+	return _mm256_mul_ps(_mm256_sub_ps(q, z), s);
+}
+
+/* out[r + i*rs] = dot(W[r + i*rs], x), i < R: the scales widened 8
+ * groups at a time, a symmetric matrix's zero point a constant. */
+INLINE void
+vblock(int R, int f16, float *out, const struct kern_q4 *m, const float *x,
+    int n, int r, int rs)
+{
+	__m256 acc[MR], s[MR], z[MR], zs[MR], xv;
 	const uint32_t *q[MR];
 	float sb[MR][8];
-	int i, k, g, e;
+	int i, k, g, e, ri;
 
 	UNROLL
 	for (i = 0; i < R; i++) {
 		acc[i] = _mm256_setzero_ps();
-		q[i] = m->q + (size_t)(r + i) * m->wpr;
+		q[i] = m->q + (size_t)(r + i * rs) * m->wpr;
 		z[i] = _mm256_set1_ps(8.0f);
 	}
 	for (k = 0, g = 0; k < n; g++) {
@@ -128,20 +144,22 @@ vblock(int R, float *out, const struct kern_q4 *m, const float *x, int n,
 		if (g % 8 == 0)
 			UNROLL
 			for (i = 0; i < R; i++)
-				scales(sb[i], m, r + i, g);
+				scales(sb[i], m, r + i * rs, g);
 		UNROLL
 		for (i = 0; i < R; i++) {
+			ri = r + i * rs;
 			s[i] = _mm256_set1_ps(sb[i][g % 8]);
 			if (m->z)
-				z[i] = _mm256_set1_ps((float)(m->z[(size_t)((r + i) / 8) *
-				    m->ng + g] >> 4 * ((r + i) % 8) & 15));
+				z[i] = _mm256_set1_ps((float)(m->z[(size_t)(ri / 8) *
+				    m->ng + g] >> 4 * (ri % 8) & 15));
+			zs[i] = _mm256_mul_ps(z[i], s[i]);
 		}
 		for (; k + 8 <= e; k += 8) {
 			xv = _mm256_loadu_ps(x + k);
 			UNROLL
 			for (i = 0; i < R; i++)
-				acc[i] = _mm256_fmadd_ps(deq8(q[i][k / 8], z[i],
-				    s[i]), xv, acc[i]);
+				acc[i] = _mm256_fmadd_ps(deq8v(q[i] + k / 8, z[i],
+				    s[i], zs[i], f16), xv, acc[i]);
 		}
 		if (k < e) {
 			xv = xloadm(x + k, e - k);
@@ -154,7 +172,21 @@ vblock(int R, float *out, const struct kern_q4 *m, const float *x, int n,
 	}
 	UNROLL
 	for (i = 0; i < R; i++)
-		out[r + i] = hsum(acc[i]);
+		out[r + i * rs] = hsum(acc[i]);
+}
+
+/* Rows [r0, r1), MR a block from MR parts of the range far apart (MR
+ * streams, as the AVX-512 decode). */
+INLINE void
+vrows(int f16, float *out, const struct kern_q4 *m, const float *x, int n,
+    int r0, int r1)
+{
+	int h = (r1 - r0) / MR, r;
+
+	for (r = r0; r < r0 + h; r++)
+		vblock(MR, f16, out, m, x, n, r, h);
+	for (r = r0 + MR * h; r < r1; r++)
+		vblock(1, f16, out, m, x, n, r, 1);
 }
 
 void
@@ -162,16 +194,13 @@ kern_q4_avx2_matvec(float *out, const void *w, const float *x, int n,
     int r0, int r1)
 {
 	const struct kern_q4 *m = w;
-	int r;
 
-	if (m->group % 8) {
+	if (m->group % 8)
 		kern_q4_matvec(out, w, x, n, r0, r1);
-		return;
-	}
-	for (r = r0; r + MR <= r1; r += MR)
-		vblock(MR, out, m, x, n, r);
-	for (; r < r1; r++)
-		vblock(1, out, m, x, n, r);
+	else if (m->st != W_F32)
+		vrows(1, out, m, x, n, r0, r1);
+	else
+		vrows(0, out, m, x, n, r0, r1);
 }
 
 /* Weights [k0, k0 + c) of row r into o (c rounded up to 8, padding +0). */
