@@ -28,6 +28,9 @@
 #define MRM 4	/* rows per block of the prefill */
 #define KC 256	/* weights per dequantized chunk (a multiple of 16) */
 #define TB 64	/* tokens per block of the prefill */
+#define PANEL 65536	/* floats of a dequantized panel (256 KiB) */
+
+extern const struct kern kern_avx512;	/* its F32 matmul */
 
 /* The first m < 16 floats of x, the other lanes 0. */
 INLINE __m512
@@ -338,15 +341,31 @@ mblock(int R, float *out, int ldo, const struct kern_q4 *m, const float *x,
 			out[(size_t)j * ldo + r + i] = hsum(acc[i][j]);
 }
 
+/* Prefill: rows in panels dequantized once into L2 (PANEL floats), each
+ * then multiplied by the table's F32 matmul over all T tokens: the F32
+ * kernel's register blocks and bits, the dequantization once per T
+ * tokens.  Rows too long for a panel of MRM: the blocks above, up to TB
+ * tokens a chunk of MRM rows. */
 void
 kern_q4_avx512_matmul(float *out, int ldo, const void *w, const float *x,
     int ldx, int n, int T, int r0, int r1)
 {
 	const struct kern_q4 *m = w;
-	int t0, tn, r;
+	float wb[PANEL + 16];
+	int P = PANEL / (n > 0 ? n : 1) / MRM * MRM, t0, tn, r, p0, p1;
 
 	if (m->group % 16) {
 		kern_q4_matmul(out, ldo, w, x, ldx, n, T, r0, r1);
+		return;
+	}
+	if (P > 0) {
+		for (p0 = r0; p0 < r1; p0 = p1) {
+			p1 = r1 - p0 > P ? p0 + P : r1;
+			for (r = p0; r < p1; r++)
+				deqchunk(wb + (size_t)(r - p0) * n, m, r, 0, n);
+			kern_avx512.matmul[W_F32](out + p0, ldo, wb, x, ldx, n, T,
+			    0, p1 - p0);
+		}
 		return;
 	}
 	for (t0 = 0; t0 < T; t0 += TB) {

@@ -137,6 +137,7 @@ test_kernels(void)
 		{ 5, 1036, 32, W_BF16, 1 }, { 6, 48, 16, W_F32, 0 },
 		{ 67, 576, 32, W_BF16, 0 }, { 50, 99, 32, W_F16, 1 },
 		{ 33, 264, 32, W_F32, 1 }, { 24, 40, 32, W_BF16, 0 },
+		{ 5, 16400, 32, W_BF16, 1 },	/* longer than a prefill panel */
 	};
 	int vw = !strcmp(kern.name, "avx512") ? 16 : !strcmp(kern.name,
 	    "avx2") ? 8 : 1;
@@ -155,6 +156,8 @@ test_kernels(void)
 			x[t] = rnd();
 		kern.matmul[W_Q4](o, rows, &m.k, x, n, n, T, 0, rows);
 		kern.matmul[W_F32](f, rows, m.deq, x, n, n, T, 0, rows);
+		CHECKF(m.k.group % vw || !memcmp(o, f, (size_t)T * rows *
+		    sizeof(float)), "case %zu: matmul differs from F32's", i);
 		for (t = 0; t < T * rows; t++) {
 			double a = 0;
 			int j;
