@@ -1,17 +1,16 @@
 /* kern_q4_avx2.c: the W_Q4 entries of the AVX2 table (kern.h).
  *
  * One packed word is 8 weights, one 8-lane vector: broadcast, shifted
- * by 0, 4, ..., 28 and masked, the nibbles become floats, minus the zero
- * point (exact: small integers), times the group's scale (exact for
- * BF16 and F16 scales; for F32 the one rounding of the portable code),
- * then one FMA into the row's accumulator, element i in lane i % 8, in
- * order, reduced by kern_avx2.c's tree.  Decode (matvec) does that
- * straight from the packed words, 4 rows at a time; prefill (matmul)
- * dequantizes a chunk of 4 rows once into L1 and runs every token of a
- * block over it.  Both perform the same operations on each output, so
- * they agree bit for bit, whatever the row range or the token count.
- * Groups that are not a multiple of 8 weights go to the portable
- * kernels. */
+ * by 0, 4, ..., 28 and masked, the nibbles become floats q, and the
+ * weight (q - z) * scale is exact in float32 (q - z an integer in
+ * [-15, 15], the scale BF16 or F16; an F32 scale rounds once, as in the
+ * portable code); then one FMA into the row's accumulator, element i in
+ * lane i % 8, in order, reduced by kern_avx2.c's tree, so each output
+ * is the F32 kernel's on the dequantized row, bit for bit, whatever the
+ * row range or the token count.  Decode (matvec) works from the packed
+ * words, 4 rows a block; prefill (matmul) dequantizes panels of rows
+ * once and runs the F32 matmul over them.  Groups that are not a
+ * multiple of 8 weights go to the portable kernels. */
 #if defined(__x86_64__)
 
 #include <immintrin.h>

@@ -1,18 +1,17 @@
 /* kern_q4_avx512.c: the W_Q4 entries of the AVX-512 table (kern.h).
  *
- * Two packed words are 16 weights, one 16-lane vector: spread (word 0
- * to lanes 0-7, word 1 to 8-15), shifted by 0, 4, ..., 28 and masked,
- * the nibbles become floats, minus the zero point (exact: small
- * integers), times the group's scale (exact for BF16 and F16 scales;
- * for F32 the one rounding of the portable code), then one FMA into the
- * row's accumulator, element i in lane i % 16, in order, reduced by
- * kern_avx512.c's tree.  Decode (matvec) does that
- * straight from the packed words, 4 rows at a time; prefill (matmul)
- * dequantizes a chunk of 4 rows once into L1 and runs every token of a
- * block over it.  Both perform the same operations on each output, so
- * they agree bit for bit, whatever the row range or the token count.
- * Groups that are not a multiple of 16 weights go to the portable
- * kernels. */
+ * A group's 16 possible weights (q - z) * scale are exact in float32
+ * (q - z is an integer in [-15, 15], the scale BF16 or F16; an F32
+ * scale rounds once, as in the portable code), so each group of each
+ * row gets a table of them in one register and a weight is a vpermps
+ * of it by its nibble: per 16 weights a shift, a vpermps and the FMA
+ * (bench/NOTES.md, issue 14's 4-bit decode).  Every output is the F32
+ * kernel's dot product of the dequantized row, bit for bit: element i
+ * summed in lane i % 16 (decode: in a zipped lane whose partial sum is
+ * that lane's, see ZIP), in order, reduced by kern_avx512.c's tree; so
+ * too whatever the row range or the token count.  Prefill dequantizes
+ * panels of rows once and runs the F32 matmul over them.  Groups that
+ * are not a multiple of 16 weights go to the portable kernels. */
 #if defined(__x86_64__)
 
 #include <immintrin.h>
