@@ -27,6 +27,9 @@
 #define MRM 4	/* rows per block of the prefill */
 #define KC 256	/* weights per dequantized chunk (a multiple of 16) */
 #define TB 64	/* tokens per block of the prefill */
+#ifndef PFD
+#define PFD 1024	/* bytes ahead each row's words are prefetched */
+#endif
 #define PANEL 65536	/* floats of a dequantized panel (256 KiB) */
 
 extern const struct kern kern_avx512;	/* its F32 matmul */
@@ -207,6 +210,11 @@ vblock(int R, int G, float *out, const struct kern_q4 *m, const float *x,
 			/* (q - z) * s, exact */
 			tab[i] = _mm512_mul_ps(iz[i], _mm512_set1_ps(sb[i][g % 16]));
 		}
+		if (k % 128 == 0)	/* a line of each row's words */
+			UNROLL
+			for (i = 0; i < R; i++)
+				_mm_prefetch((const char *)(q[i] + k / 8) + PFD,
+				    _MM_HINT_T0);
 		if (G && e - k == G) {
 			UNROLL
 			for (j = 0; j < G / 16; j++)
