@@ -16,6 +16,7 @@
 
 #include <immintrin.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "kern.h"
@@ -348,24 +349,28 @@ mblock(int R, float *out, int ldo, const struct kern_q4 *m, const float *x,
 			out[(size_t)j * ldo + r + i] = hsum(acc[i][j]);
 }
 
-/* Prefill: rows in panels dequantized once into L2 (PANEL floats), each
- * then multiplied by the table's F32 matmul over all T tokens: the F32
- * kernel's register blocks and bits, the dequantization once per T
- * tokens.  Rows too long for a panel of MRM: the blocks above, up to TB
- * tokens a chunk of MRM rows. */
+/* Prefill: rows in panels of up to PANEL floats dequantized once into
+ * L2, each then multiplied by the table's F32 matmul over all T tokens:
+ * the F32 kernel's register blocks and bits, the dequantization once per
+ * T tokens.  Rows too long for a panel of MRM (or no memory for one): the
+ * blocks above, up to TB tokens a chunk of MRM rows. */
 void
 kern_q4_avx512_matmul(float *out, int ldo, const void *w, const float *x,
     int ldx, int n, int T, int r0, int r1)
 {
 	const struct kern_q4 *m = w;
-	float wb[PANEL + 16];
+	float *wb;
 	int P = PANEL / (n > 0 ? n : 1) / MRM * MRM, t0, tn, r, p0, p1;
 
 	if (m->group % 16) {
 		kern_q4_matmul(out, ldo, w, x, ldx, n, T, r0, r1);
 		return;
 	}
-	if (P > 0) {
+	/* on the heap: a pool thread's stack may be small (musl: 128 KiB);
+	 * without it, the blocks below */
+	if (P > r1 - r0)
+		P = r1 - r0;
+	if (P > 0 && (wb = malloc(((size_t)P * n + 16) * sizeof(*wb)))) {
 		for (p0 = r0; p0 < r1; p0 = p1) {
 			p1 = r1 - p0 > P ? p0 + P : r1;
 			for (r = p0; r < p1; r++)
@@ -373,6 +378,7 @@ kern_q4_avx512_matmul(float *out, int ldo, const void *w, const float *x,
 			kern_avx512.matmul[W_F32](out + p0, ldo, wb, x, ldx, n, T,
 			    0, p1 - p0);
 		}
+		free(wb);
 		return;
 	}
 	for (t0 = 0; t0 < T; t0 += TB) {
