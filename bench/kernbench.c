@@ -2,7 +2,7 @@
  *
  *   make kernbench
  *   PIPELM_KERNEL=avx512 build/rel/kernbench [-cH] [-t threads] [-T tokens]
- *       [-w f32|f16|bf16] [-m dir]
+ *       [-w f32|f16|bf16] [-m dir [-q]]
  *
  * First the memory floor: a plain streaming read of 512 MB (kern.dot
  * over float chunks, split over the threads).  Then for each shape:
@@ -18,7 +18,8 @@
  * puts the big buffers in huge pages (mem_map) instead of malloc's 4 KiB
  * pages.  -m dir instead runs a decode token's matrix-vector products
  * over a model folder's own weights, mapped and ordered as
- * model_forward has them, with the time per kind of matrix. */
+ * model_forward has them, with the time per kind of matrix; -q first
+ * converts them as --quant q4 does. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +36,7 @@
 #include "../lib/util.h"
 
 static int hflag;	/* -H: big buffers in huge pages (mem_map), as the model's */
+static int qflag;	/* -q: -m's folder converted as --quant q4 does */
 
 static void *
 bigalloc(size_t n)
@@ -186,7 +188,8 @@ modelrun(const char *dir, int threads)
 	double kt[8] = { 0 }, kb[8] = { 0 };
 	int n, i, rep, pass, q;
 
-	if (model_load(&m, dir, 64, threads) < 0)
+	if (model_load(&m, dir, 64, threads) < 0 ||
+	    (qflag && model_set_mode(&m, MODEL_Q4) < 0))
 		exit(1);
 	n = model_mats(&m, v, (int)LEN(v));
 	x = ecalloc(1 << 16, sizeof *x);
@@ -309,11 +312,12 @@ main(int argc, char *argv[])
 	float *x, *out;
 
 	argv0 = "kernbench";
-	while ((c = getopt(argc, argv, "cHm:t:T:w:")) != -1) {
+	while ((c = getopt(argc, argv, "cHm:qt:T:w:")) != -1) {
 		switch (c) {
 		case 'c': cflag = 1; break;
 		case 'H': hflag = 1; break;
 		case 'm': mdir = optarg; break;
+		case 'q': qflag = 1; break;
 		case 't':
 			threads = (int)estrtonum(optarg, 1, 64, "threads");
 			break;
@@ -326,7 +330,7 @@ main(int argc, char *argv[])
 			break;
 		default:
 			fprintf(stderr, "usage: %s [-c] [-t threads] "
-			    "[-T tokens] [-w f32|f16|bf16] [-H] [-m dir]\n", argv0);
+			    "[-T tokens] [-w f32|f16|bf16] [-H] [-m dir [-q]]\n", argv0);
 			return 2;
 		}
 	}

@@ -1,21 +1,21 @@
 /* kern_q4_avx2.c: the W_Q4 entries of the AVX2 table (kern.h).
  *
  * One packed word is 8 weights, one 8-lane vector: broadcast, shifted
- * by 0, 4, ..., 28 and masked, the nibbles become floats, minus the zero
- * point (exact: small integers), times the group's scale (exact for
- * BF16 and F16 scales; for F32 the one rounding of the portable code),
- * then one FMA into the row's accumulator, element i in lane i % 8, in
- * order, reduced by kern_avx2.c's tree.  Decode (matvec) does that
- * straight from the packed words, 4 rows at a time; prefill (matmul)
- * dequantizes a chunk of 4 rows once into L1 and runs every token of a
- * block over it.  Both perform the same operations on each output, so
- * they agree bit for bit, whatever the row range or the token count.
- * Groups that are not a multiple of 8 weights go to the portable
- * kernels. */
+ * by 0, 4, ..., 28 and masked, the nibbles become floats q, and the
+ * weight (q - z) * scale is exact in float32 (q - z an integer in
+ * [-15, 15], the scale BF16 or F16; an F32 scale rounds once, as in the
+ * portable code); then one FMA into the row's accumulator, element i in
+ * lane i % 8, in order, reduced by kern_avx2.c's tree, so each output
+ * is the F32 kernel's on the dequantized row, bit for bit, whatever the
+ * row range or the token count.  Decode (matvec) works from the packed
+ * words, 4 rows a block; prefill (matmul) dequantizes panels of rows
+ * once and runs the F32 matmul over them.  Groups that are not a
+ * multiple of 8 weights go to the portable kernels. */
 #if defined(__x86_64__)
 
 #include <immintrin.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "kern.h"
@@ -24,6 +24,9 @@
 #define MR 4	/* rows per block */
 #define KC 256	/* weights per dequantized chunk (a multiple of 8) */
 #define TB 64	/* tokens per block of the prefill */
+#define PANEL 65536	/* floats of a dequantized panel (256 KiB) */
+
+extern const struct kern kern_avx2;	/* its F32 matmul */
 
 INLINE float
 scale(const struct kern_q4 *m, size_t i)
@@ -106,21 +109,37 @@ scales(float *o, const struct kern_q4 *m, int r, int g0)
 	}
 }
 
-/* out[r + i] = dot(W[r + i], x), i < R: the scales widened 8 groups
- * at a time, a symmetric matrix's zero point a constant. */
-INLINE void
-vblock(int R, float *out, const struct kern_q4 *m, const float *x, int n,
-    int r)
+/* The 8 weights of the word at p for the decode: with 16-bit scales
+ * (f16) q s - z s by one FMA, exact like (q - z) s (q s and z s are
+ * exact in float32, and so is their difference), which saves the
+ * vsubps; F32 scales (f16 0) round q s, so they keep (q - z) s. */
+INLINE __m256
+deq8v(const uint32_t *p, __m256 z, __m256 s, __m256 zs, int f16)
 {
-	__m256 acc[MR], s[MR], z[MR], xv;
+	const __m256i sh = _mm256_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28);
+	__m256 q = _mm256_cvtepi32_ps(_mm256_and_si256(_mm256_srlv_epi32(
+	    _mm256_set1_epi32((int)*p), sh), _mm256_set1_epi32(15)));
+
+	if (f16)
+		return _mm256_fmsub_ps(q, s, zs);
+	return _mm256_mul_ps(_mm256_sub_ps(q, z), s);
+}
+
+/* out[r + i*rs] = dot(W[r + i*rs], x), i < R: the scales widened 8
+ * groups at a time, a symmetric matrix's zero point a constant. */
+INLINE void
+vblock(int R, int f16, float *out, const struct kern_q4 *m, const float *x,
+    int n, int r, int rs)
+{
+	__m256 acc[MR], s[MR], z[MR], zs[MR], xv;
 	const uint32_t *q[MR];
 	float sb[MR][8];
-	int i, k, g, e;
+	int i, k, g, e, ri;
 
 	UNROLL
 	for (i = 0; i < R; i++) {
 		acc[i] = _mm256_setzero_ps();
-		q[i] = m->q + (size_t)(r + i) * m->wpr;
+		q[i] = m->q + (size_t)(r + i * rs) * m->wpr;
 		z[i] = _mm256_set1_ps(8.0f);
 	}
 	for (k = 0, g = 0; k < n; g++) {
@@ -128,20 +147,22 @@ vblock(int R, float *out, const struct kern_q4 *m, const float *x, int n,
 		if (g % 8 == 0)
 			UNROLL
 			for (i = 0; i < R; i++)
-				scales(sb[i], m, r + i, g);
+				scales(sb[i], m, r + i * rs, g);
 		UNROLL
 		for (i = 0; i < R; i++) {
+			ri = r + i * rs;
 			s[i] = _mm256_set1_ps(sb[i][g % 8]);
 			if (m->z)
-				z[i] = _mm256_set1_ps((float)(m->z[(size_t)((r + i) / 8) *
-				    m->ng + g] >> 4 * ((r + i) % 8) & 15));
+				z[i] = _mm256_set1_ps((float)(m->z[(size_t)(ri / 8) *
+				    m->ng + g] >> 4 * (ri % 8) & 15));
+			zs[i] = _mm256_mul_ps(z[i], s[i]);
 		}
 		for (; k + 8 <= e; k += 8) {
 			xv = _mm256_loadu_ps(x + k);
 			UNROLL
 			for (i = 0; i < R; i++)
-				acc[i] = _mm256_fmadd_ps(deq8(q[i][k / 8], z[i],
-				    s[i]), xv, acc[i]);
+				acc[i] = _mm256_fmadd_ps(deq8v(q[i] + k / 8, z[i],
+				    s[i], zs[i], f16), xv, acc[i]);
 		}
 		if (k < e) {
 			xv = xloadm(x + k, e - k);
@@ -154,7 +175,21 @@ vblock(int R, float *out, const struct kern_q4 *m, const float *x, int n,
 	}
 	UNROLL
 	for (i = 0; i < R; i++)
-		out[r + i] = hsum(acc[i]);
+		out[r + i * rs] = hsum(acc[i]);
+}
+
+/* Rows [r0, r1), MR a block from MR parts of the range far apart (MR
+ * streams, as the AVX-512 decode). */
+INLINE void
+vrows(int f16, float *out, const struct kern_q4 *m, const float *x, int n,
+    int r0, int r1)
+{
+	int h = (r1 - r0) / MR, r;
+
+	for (r = r0; r < r0 + h; r++)
+		vblock(MR, f16, out, m, x, n, r, h);
+	for (r = r0 + MR * h; r < r1; r++)
+		vblock(1, f16, out, m, x, n, r, 1);
 }
 
 void
@@ -162,16 +197,13 @@ kern_q4_avx2_matvec(float *out, const void *w, const float *x, int n,
     int r0, int r1)
 {
 	const struct kern_q4 *m = w;
-	int r;
 
-	if (m->group % 8) {
+	if (m->group % 8)
 		kern_q4_matvec(out, w, x, n, r0, r1);
-		return;
-	}
-	for (r = r0; r + MR <= r1; r += MR)
-		vblock(MR, out, m, x, n, r);
-	for (; r < r1; r++)
-		vblock(1, out, m, x, n, r);
+	else if (m->st != W_F32)
+		vrows(1, out, m, x, n, r0, r1);
+	else
+		vrows(0, out, m, x, n, r0, r1);
 }
 
 /* Weights [k0, k0 + c) of row r into o (c rounded up to 8, padding +0). */
@@ -242,15 +274,36 @@ mblock(int R, float *out, int ldo, const struct kern_q4 *m, const float *x,
 			out[(size_t)j * ldo + r + i] = hsum(acc[i][j]);
 }
 
+/* Prefill: rows in panels of up to PANEL floats dequantized once into
+ * L2, each then multiplied by the table's F32 matmul over all T tokens:
+ * the F32 kernel's register blocks and bits, the dequantization once per
+ * T tokens.  Rows too long for a panel of MR (or no memory for one): the
+ * blocks above, up to TB tokens a chunk of MR rows. */
 void
 kern_q4_avx2_matmul(float *out, int ldo, const void *w, const float *x,
     int ldx, int n, int T, int r0, int r1)
 {
 	const struct kern_q4 *m = w;
-	int t0, tn, r;
+	float *wb;
+	int P = PANEL / (n > 0 ? n : 1) / MR * MR, t0, tn, r, p0, p1;
 
 	if (m->group % 8) {
 		kern_q4_matmul(out, ldo, w, x, ldx, n, T, r0, r1);
+		return;
+	}
+	/* on the heap: a pool thread's stack may be small (musl: 128 KiB);
+	 * without it, the blocks below */
+	if (P > r1 - r0)
+		P = r1 - r0;
+	if (P > 0 && (wb = malloc(((size_t)P * n + 16) * sizeof(*wb)))) {
+		for (p0 = r0; p0 < r1; p0 = p1) {
+			p1 = r1 - p0 > P ? p0 + P : r1;
+			for (r = p0; r < p1; r++)
+				deqchunk(wb + (size_t)(r - p0) * n, m, r, 0, n);
+			kern_avx2.matmul[W_F32](out + p0, ldo, wb, x, ldx, n, T,
+			    0, p1 - p0);
+		}
+		free(wb);
 		return;
 	}
 	for (t0 = 0; t0 < T; t0 += TB) {

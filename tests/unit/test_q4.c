@@ -135,7 +135,12 @@ test_kernels(void)
 		{ 9, 300, 0, W_F32, 0 }, { 40, 520, 64, W_BF16, 1 },
 		{ 8, 8, 8, W_BF16, 0 }, { 13, 1029, 128, W_F16, 0 },
 		{ 5, 1036, 32, W_BF16, 1 }, { 6, 48, 16, W_F32, 0 },
+		{ 67, 576, 32, W_BF16, 0 }, { 50, 99, 32, W_F16, 1 },
+		{ 33, 264, 32, W_F32, 1 }, { 24, 40, 32, W_BF16, 0 },
+		{ 5, 16400, 32, W_BF16, 1 },	/* longer than a prefill panel */
 	};
+	int vw = !strcmp(kern.name, "avx512") ? 16 : !strcmp(kern.name,
+	    "avx2") ? 8 : 1;
 	size_t i;
 
 	for (i = 0; i < LEN(c); i++) {
@@ -151,6 +156,8 @@ test_kernels(void)
 			x[t] = rnd();
 		kern.matmul[W_Q4](o, rows, &m.k, x, n, n, T, 0, rows);
 		kern.matmul[W_F32](f, rows, m.deq, x, n, n, T, 0, rows);
+		CHECKF(m.k.group % vw || !memcmp(o, f, (size_t)T * rows *
+		    sizeof(float)), "case %zu: matmul differs from F32's", i);
 		for (t = 0; t < T * rows; t++) {
 			double a = 0;
 			int j;
@@ -170,6 +177,25 @@ test_kernels(void)
 		}
 		CHECKF(!memcmp(o, o2, (size_t)T * rows * sizeof(float)),
 		    "case %zu: matvec by ranges differs from matmul", i);
+		/* the whole range and two halves (decode's row blocks): the
+		 * F32 kernel's bits on the dequantized rows */
+		for (t = 0; t < T; t++) {
+			kern.matvec[W_F32](f + (size_t)t * rows, m.deq,
+			    x + (size_t)t * n, n, 0, rows);
+			kern.matvec[W_Q4](o2 + (size_t)t * rows, &m.k,
+			    x + (size_t)t * n, n, 0, t % 2 ? rows : rows / 2);
+			if (t % 2 == 0)
+				kern.matvec[W_Q4](o2 + (size_t)t * rows, &m.k,
+				    x + (size_t)t * n, n, rows / 2, rows);
+		}
+		/* (groups the table's vectors do not divide go to the
+		 * portable kernels, whose lanes differ from the table's) */
+		CHECKF(m.k.group % vw || !memcmp(f, o2, (size_t)T * rows *
+		    sizeof(float)),
+		    "case %zu: matvec differs from F32's on the dequantized rows",
+		    i);
+		CHECKF(!memcmp(o, o2, (size_t)T * rows * sizeof(float)),
+		    "case %zu: matvec of whole ranges differs from matmul", i);
 		kern.matmul[W_Q4](o2, rows, &m.k, x, n, n, 1, 5 % rows, rows);
 		CHECKF(!memcmp(o + 5 % rows, o2 + 5 % rows,
 		    (size_t)(rows - 5 % rows) * sizeof(float)),
