@@ -158,18 +158,62 @@ rows(enum wtype t, int TT, float *out, int ldo, const void *w,
 		block(t, 1, TT, out, ldo, w, x, ldx, n, r, 1);
 }
 
-/* Decode: the rows in two halves read side by side, two sequential
- * streams (see kern_avx512.c). */
+/* Decode: the rows in VS parts read side by side, each from its start
+ * to its end: VS sequential streams far apart (see kern_avx512.c), and
+ * VS independent accumulators.  With 8 lanes a row's FMA chain
+ * carries 16 bytes of BF16 per FMA latency, so two chains (the AVX-512
+ * table's two halves) cannot keep up with memory on one core
+ * (bench/NOTES.md, "AVX2 decode").  Every row keeps its own
+ * accumulator, the sum block gives it, so the outputs are those of one
+ * row at a time. */
+#ifndef VS
+#define VS 4	/* streams of a decode matvec */
+#endif
+
+/* out[r + i*rs] = dot(W[r + i*rs], x) for i < R (a constant after
+ * inlining). */
+INLINE void
+vblock(enum wtype t, int R, float *out, const void *w, const float *x,
+    int n, int r, int rs)
+{
+	__m256 acc[VS], xv;
+	size_t row[VS];
+	int i, k;
+
+	UNROLL
+	for (i = 0; i < R; i++) {
+		row[i] = (size_t)(r + i * rs) * n;
+		acc[i] = _mm256_setzero_ps();
+	}
+	for (k = 0; k + 8 <= n; k += 8) {
+		xv = _mm256_loadu_ps(x + k);
+		UNROLL
+		for (i = 0; i < R; i++)
+			acc[i] = _mm256_fmadd_ps(wload(t, w, row[i] + k), xv,
+			    acc[i]);
+	}
+	if (k < n) {
+		xv = xloadm(x + k, n - k);
+		UNROLL
+		for (i = 0; i < R; i++)
+			acc[i] = _mm256_fmadd_ps(wloadm(t, w, row[i] + k,
+			    n - k), xv, acc[i]);
+	}
+	UNROLL
+	for (i = 0; i < R; i++)
+		out[r + i * rs] = hsum(acc[i]);
+}
+
 INLINE void
 matvec(enum wtype t, float *out, const void *w, const float *x, int n,
     int r0, int r1)
 {
-	int h = (r1 - r0) / 2, r;
+	int h = (r1 - r0) / VS, r;
 
 	for (r = r0; r < r0 + h; r++)
-		block(t, 2, 1, out, 0, w, x, 0, n, r, h);
-	if ((r1 - r0) % 2)
-		block(t, 1, 1, out, 0, w, x, 0, n, r1 - 1, 1);
+		vblock(t, VS, out, w, x, n, r, h);
+	for (r = r0 + VS * h; r < r1; r++)
+		vblock(t, 1, out, w, x, n, r, 1);
 }
 
 /* Prefill: tokens in super-blocks whose activations fit in L2, rows in
@@ -445,20 +489,51 @@ qblock(int R, int TT, float *out, int ldo, const void *w, const char *xq,
 	store(R, TT, out, ldo, r, rs, acc);
 }
 
-/* Decode: two halves of the rows side by side, as matvec. */
+/* out[r + i*rs] = row r + i*rs of w . the quantized activations at xq,
+ * i < R: qblock's sums, VS rows at a time (the decode matvec). */
+INLINE void
+qvblock(int R, float *out, const void *w, const char *xq, int n, int r,
+    int rs)
+{
+	size_t nb = KERN_Q8_0_NB(n), rowb = nb * (4 + 32), b;
+	const float *wd[VS], *xd = (const float *)xq;
+	const int8_t *wq[VS];
+	const int16_t *xv = (const int16_t *)(xd + nb);
+	__m256 acc[VS];
+	int i;
+
+	UNROLL
+	for (i = 0; i < R; i++) {
+		wd[i] = (const float *)((const char *)w + (size_t)(r + i * rs) *
+		    rowb);
+		wq[i] = (const int8_t *)(wd[i] + nb);
+		acc[i] = _mm256_setzero_ps();
+	}
+	for (b = 0; b < nb; b++)
+		UNROLL
+		for (i = 0; i < R; i++)
+			acc[i] = _mm256_fmadd_ps(qdot(wq[i] + 32 * b,
+			    xv + 32 * b), _mm256_set1_ps(wd[i][b] * xd[b]),
+			    acc[i]);
+	UNROLL
+	for (i = 0; i < R; i++)
+		out[r + i * rs] = hsum(acc[i]);
+}
+
+/* Decode: VS parts of the rows side by side, as matvec. */
 static void
 matvec_q8_0(float *out, const void *w, const float *x, int n, int r0, int r1)
 {
 	float xq[KERN_Q8_0_XMAX / sizeof(float)];
-	int h = (r1 - r0) / 2, r;
+	int h = (r1 - r0) / VS, r;
 
 	if (n > KERN_Q8_0_MAXN)
 		return;
 	kern_q8_0_quant_x(xq, x, n);
 	for (r = r0; r < r0 + h; r++)
-		qblock(2, 1, out, 0, w, (const char *)xq, 0, n, r, h);
-	if ((r1 - r0) % 2)
-		qblock(1, 1, out, 0, w, (const char *)xq, 0, n, r1 - 1, 1);
+		qvblock(VS, out, w, (const char *)xq, n, r, h);
+	for (r = r0 + VS * h; r < r1; r++)
+		qvblock(1, out, w, (const char *)xq, n, r, 1);
 }
 
 /* Prefill: token super-blocks quantized once, rows in panels that fit in
