@@ -160,32 +160,63 @@ rows(enum wtype t, int TT, float *out, int ldo, const void *w,
 
 /* Decode: the rows in VS parts read side by side, each from its start
  * to its end: VS sequential streams far apart (see kern_avx512.c), and
- * VS independent accumulators.  With 8 lanes a row's FMA chain
- * carries 16 bytes of BF16 per FMA latency, so two chains (the AVX-512
- * table's two halves) cannot keep up with memory on one core
- * (bench/NOTES.md, "AVX2 decode").  Every row keeps its own
- * accumulator, the sum block gives it, so the outputs are those of one
- * row at a time. */
+ * VS independent accumulators.  With 8 lanes a row's FMA chain carries
+ * 16 bytes of BF16 per FMA latency, so the AVX-512 table's two halves
+ * (two chains) left a core short of memory's speed; each stream is also
+ * prefetched VPF bytes ahead, a line at a time, which the hardware
+ * prefetcher alone did not match on one core (bench/NOTES.md, "AVX2
+ * decode", 2026-12-01).  Every row keeps its own accumulator, in the
+ * order block sums it, so the outputs are those of one row at a time. */
 #ifndef VS
 #define VS 4	/* streams of a decode matvec */
 #endif
+#ifndef VPF
+#define VPF 2048	/* bytes a stream is prefetched ahead */
+#endif
+
+/* Bring the line VPF bytes past p into the caches. */
+INLINE void
+ahead(const void *p)
+{
+	_mm_prefetch((const char *)p + VPF, _MM_HINT_T0);
+}
 
 /* out[r + i*rs] = dot(W[r + i*rs], x) for i < R (a constant after
- * inlining). */
+ * inlining), the sums of block. */
 INLINE void
 vblock(enum wtype t, int R, float *out, const void *w, const float *x,
     int n, int r, int rs)
 {
+	size_t es = t == W_F32 ? 4 : 2;
+	const char *wr[VS];
 	__m256 acc[VS], xv;
 	size_t row[VS];
-	int i, k;
+	int i, j, k;
 
 	UNROLL
 	for (i = 0; i < R; i++) {
 		row[i] = (size_t)(r + i * rs) * n;
+		wr[i] = (const char *)w + row[i] * es;
 		acc[i] = _mm256_setzero_ps();
 	}
-	for (k = 0; k + 8 <= n; k += 8) {
+	/* 32 weights a step: 64 bytes of BF16 or F16, a line */
+	for (k = 0; k + 32 <= n; k += 32) {
+		UNROLL
+		for (i = 0; i < R; i++) {
+			ahead(wr[i] + k * es);
+			if (es == 4)
+				ahead(wr[i] + k * es + 64);
+		}
+		UNROLL
+		for (j = 0; j < 32; j += 8) {
+			xv = _mm256_loadu_ps(x + k + j);
+			UNROLL
+			for (i = 0; i < R; i++)
+				acc[i] = _mm256_fmadd_ps(wload(t, w, row[i] + k
+				    + j), xv, acc[i]);
+		}
+	}
+	for (; k + 8 <= n; k += 8) {
 		xv = _mm256_loadu_ps(x + k);
 		UNROLL
 		for (i = 0; i < R; i++)
@@ -500,7 +531,7 @@ qvblock(int R, float *out, const void *w, const char *xq, int n, int r,
 	const int8_t *wq[VS];
 	const int16_t *xv = (const int16_t *)(xd + nb);
 	__m256 acc[VS];
-	int i;
+	int i, j;
 
 	UNROLL
 	for (i = 0; i < R; i++) {
@@ -509,12 +540,20 @@ qvblock(int R, float *out, const void *w, const char *xq, int n, int r,
 		wq[i] = (const int8_t *)(wd[i] + nb);
 		acc[i] = _mm256_setzero_ps();
 	}
-	for (b = 0; b < nb; b++)
+	/* nb is even: two blocks a step, a 64-byte line of int8 weights
+	 * (the scales of the rows that follow are in the same stream) */
+	for (b = 0; b < nb; b += 2) {
 		UNROLL
 		for (i = 0; i < R; i++)
-			acc[i] = _mm256_fmadd_ps(qdot(wq[i] + 32 * b,
-			    xv + 32 * b), _mm256_set1_ps(wd[i][b] * xd[b]),
-			    acc[i]);
+			ahead(wq[i] + 32 * b);
+		UNROLL
+		for (j = 0; j < 2; j++)
+			UNROLL
+			for (i = 0; i < R; i++)
+				acc[i] = _mm256_fmadd_ps(qdot(wq[i] + 32 *
+				    (b + j), xv + 32 * (b + j)), _mm256_set1_ps(
+				    wd[i][b + j] * xd[b + j]), acc[i]);
+	}
 	UNROLL
 	for (i = 0; i < R; i++)
 		out[r + i * rs] = hsum(acc[i]);
