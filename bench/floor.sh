@@ -32,7 +32,7 @@ trap 'rm -rf "$tmp"' EXIT
 first=${bins# }
 first=${first%% *}
 if [ "$bytes" = q8_0 ]; then
-	bytes=$("$first/st-inspect" "$model" | awk '/^parameters:/ { printf "%.0f", $2 * 36 / 32 }')
+	bytes=$("$first/st-inspect" "$model" | awk '/^parameters:/ { printf "%.0f", $2 * 36 / 32; exit }')
 fi
 vocab=$(sed -n 's/.*"vocab_size": *\([0-9]*\).*/\1/p' "$model/config.json")
 awk -v v="$vocab" 'BEGIN { x = 12345; for (i = 0; i < 128; i++) {

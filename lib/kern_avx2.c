@@ -178,7 +178,9 @@ rows(enum wtype t, int TT, float *out, int ldo, const void *w,
 INLINE void
 ahead(const void *p)
 {
-	_mm_prefetch((const char *)p + VPF, _MM_HINT_T0);
+	/* an integer sum: the line may lie past the end of the matrix,
+	 * where a prefetch is harmless but a pointer would not be */
+	_mm_prefetch((const char *)((uintptr_t)p + VPF), _MM_HINT_T0);
 }
 
 /* out[r + i*rs] = dot(W[r + i*rs], x) for i < R (a constant after
