@@ -158,18 +158,95 @@ rows(enum wtype t, int TT, float *out, int ldo, const void *w,
 		block(t, 1, TT, out, ldo, w, x, ldx, n, r, 1);
 }
 
-/* Decode: the rows in two halves read side by side, two sequential
- * streams (see kern_avx512.c). */
+/* Decode: the rows in VS parts read side by side, each from its start
+ * to its end: VS sequential streams far apart (see kern_avx512.c), and
+ * VS independent accumulators.  With 8 lanes a row's FMA chain carries
+ * 16 bytes of BF16 per FMA latency, so the AVX-512 table's two halves
+ * (two chains) left a core short of memory's speed; each stream is also
+ * prefetched VPF bytes ahead, a line at a time, which the hardware
+ * prefetcher alone did not match on one core (bench/NOTES.md, "AVX2
+ * decode", 2026-12-01).  Every row keeps its own accumulator, in the
+ * order block sums it, so the outputs are those of one row at a time. */
+#ifndef VS
+#define VS 4	/* streams of a decode matvec */
+#endif
+#ifndef VPF
+#define VPF 2048	/* bytes a stream is prefetched ahead */
+#endif
+
+/* Bring the line VPF bytes past p into the caches. */
+INLINE void
+ahead(const void *p)
+{
+	/* an integer sum: the line may lie past the end of the matrix,
+	 * where a prefetch is harmless but a pointer would not be */
+	_mm_prefetch((const char *)((uintptr_t)p + VPF), _MM_HINT_T0);
+}
+
+/* out[r + i*rs] = dot(W[r + i*rs], x) for i < R (a constant after
+ * inlining), the sums of block. */
+INLINE void
+vblock(enum wtype t, int R, float *out, const void *w, const float *x,
+    int n, int r, int rs)
+{
+	size_t es = t == W_F32 ? 4 : 2;
+	const char *wr[VS];
+	__m256 acc[VS], xv;
+	size_t row[VS];
+	int i, j, k;
+
+	UNROLL
+	for (i = 0; i < R; i++) {
+		row[i] = (size_t)(r + i * rs) * n;
+		wr[i] = (const char *)w + row[i] * es;
+		acc[i] = _mm256_setzero_ps();
+	}
+	/* 32 weights a step: 64 bytes of BF16 or F16, a line */
+	for (k = 0; k + 32 <= n; k += 32) {
+		UNROLL
+		for (i = 0; i < R; i++) {
+			ahead(wr[i] + k * es);
+			if (es == 4)
+				ahead(wr[i] + k * es + 64);
+		}
+		UNROLL
+		for (j = 0; j < 32; j += 8) {
+			xv = _mm256_loadu_ps(x + k + j);
+			UNROLL
+			for (i = 0; i < R; i++)
+				acc[i] = _mm256_fmadd_ps(wload(t, w, row[i] + k
+				    + j), xv, acc[i]);
+		}
+	}
+	for (; k + 8 <= n; k += 8) {
+		xv = _mm256_loadu_ps(x + k);
+		UNROLL
+		for (i = 0; i < R; i++)
+			acc[i] = _mm256_fmadd_ps(wload(t, w, row[i] + k), xv,
+			    acc[i]);
+	}
+	if (k < n) {
+		xv = xloadm(x + k, n - k);
+		UNROLL
+		for (i = 0; i < R; i++)
+			acc[i] = _mm256_fmadd_ps(wloadm(t, w, row[i] + k,
+			    n - k), xv, acc[i]);
+	}
+	UNROLL
+	for (i = 0; i < R; i++)
+		out[r + i * rs] = hsum(acc[i]);
+}
+
 INLINE void
 matvec(enum wtype t, float *out, const void *w, const float *x, int n,
     int r0, int r1)
 {
-	int h = (r1 - r0) / 2, r;
+	int h = (r1 - r0) / VS, r;
 
 	for (r = r0; r < r0 + h; r++)
-		block(t, 2, 1, out, 0, w, x, 0, n, r, h);
-	if ((r1 - r0) % 2)
-		block(t, 1, 1, out, 0, w, x, 0, n, r1 - 1, 1);
+		vblock(t, VS, out, w, x, n, r, h);
+	for (r = r0 + VS * h; r < r1; r++)
+		vblock(t, 1, out, w, x, n, r, 1);
 }
 
 /* Prefill: tokens in super-blocks whose activations fit in L2, rows in
@@ -445,20 +522,59 @@ qblock(int R, int TT, float *out, int ldo, const void *w, const char *xq,
 	store(R, TT, out, ldo, r, rs, acc);
 }
 
-/* Decode: two halves of the rows side by side, as matvec. */
+/* out[r + i*rs] = row r + i*rs of w . the quantized activations at xq,
+ * i < R: qblock's sums, VS rows at a time (the decode matvec). */
+INLINE void
+qvblock(int R, float *out, const void *w, const char *xq, int n, int r,
+    int rs)
+{
+	size_t nb = KERN_Q8_0_NB(n), rowb = nb * (4 + 32), b;
+	const float *wd[VS], *xd = (const float *)xq;
+	const int8_t *wq[VS];
+	const int16_t *xv = (const int16_t *)(xd + nb);
+	__m256 acc[VS];
+	int i, j;
+
+	UNROLL
+	for (i = 0; i < R; i++) {
+		wd[i] = (const float *)((const char *)w + (size_t)(r + i * rs) *
+		    rowb);
+		wq[i] = (const int8_t *)(wd[i] + nb);
+		acc[i] = _mm256_setzero_ps();
+	}
+	/* nb is even: two blocks a step, a 64-byte line of int8 weights
+	 * (the scales of the rows that follow are in the same stream) */
+	for (b = 0; b < nb; b += 2) {
+		UNROLL
+		for (i = 0; i < R; i++)
+			ahead(wq[i] + 32 * b);
+		UNROLL
+		for (j = 0; j < 2; j++)
+			UNROLL
+			for (i = 0; i < R; i++)
+				acc[i] = _mm256_fmadd_ps(qdot(wq[i] + 32 *
+				    (b + j), xv + 32 * (b + j)), _mm256_set1_ps(
+				    wd[i][b + j] * xd[b + j]), acc[i]);
+	}
+	UNROLL
+	for (i = 0; i < R; i++)
+		out[r + i * rs] = hsum(acc[i]);
+}
+
+/* Decode: VS parts of the rows side by side, as matvec. */
 static void
 matvec_q8_0(float *out, const void *w, const float *x, int n, int r0, int r1)
 {
 	float xq[KERN_Q8_0_XMAX / sizeof(float)];
-	int h = (r1 - r0) / 2, r;
+	int h = (r1 - r0) / VS, r;
 
 	if (n > KERN_Q8_0_MAXN)
 		return;
 	kern_q8_0_quant_x(xq, x, n);
 	for (r = r0; r < r0 + h; r++)
-		qblock(2, 1, out, 0, w, (const char *)xq, 0, n, r, h);
-	if ((r1 - r0) % 2)
-		qblock(1, 1, out, 0, w, (const char *)xq, 0, n, r1 - 1, 1);
+		qvblock(VS, out, w, (const char *)xq, n, r, h);
+	for (r = r0 + VS * h; r < r1; r++)
+		qvblock(1, out, w, (const char *)xq, n, r, 1);
 }
 
 /* Prefill: token super-blocks quantized once, rows in panels that fit in
