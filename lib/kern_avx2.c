@@ -145,19 +145,6 @@ block(enum wtype t, int R, int TT, float *out, int ldo, const void *w,
 	store(R, TT, out, ldo, r, rs, acc);
 }
 
-/* Rows [r0, r1) against TT tokens, MR rows at a time. */
-INLINE void
-rows(enum wtype t, int TT, float *out, int ldo, const void *w,
-    const float *x, int ldx, int n, int r0, int r1)
-{
-	int r;
-
-	for (r = r0; r + MR <= r1; r += MR)
-		block(t, MR, TT, out, ldo, w, x, ldx, n, r, 1);
-	for (; r < r1; r++)
-		block(t, 1, TT, out, ldo, w, x, ldx, n, r, 1);
-}
-
 /* Decode: the rows in two halves read side by side, two sequential
  * streams (see kern_avx512.c). */
 INLINE void
@@ -172,34 +159,174 @@ matvec(enum wtype t, float *out, const void *w, const float *x, int n,
 		block(t, 1, 1, out, 0, w, x, 0, n, r1 - 1, 1);
 }
 
-/* Prefill: tokens in super-blocks whose activations fit in L2, rows in
- * panels whose weights fit in L2, then MR x MT register blocks, so the
- * weights come from memory once per super-block. */
+/* ---- Prefill ----
+ *
+ * The rows of a panel are widened once per block of tokens into float32
+ * (pack), then NR x NT register blocks run over the packed rows, which
+ * sit in L1, and the tokens' activations, which stream from L2: each
+ * weight is read from memory and widened once per PT tokens, and a
+ * block loads NR + NT vectors for NR NT FMAs.  Rows longer than KC go in
+ * chunks of KC, the 8-lane accumulators of the panel kept in memory from
+ * one chunk to the next (a store and a load change no bit), so the
+ * packed chunk still fits in L1 and the sums run in the order of matvec:
+ * one accumulator per (row, token), one FMA per 8 elements in order, the
+ * zero-padded tail last, the tree of hsum. */
+#define NR 4	/* rows per register block */
+#define NT 3	/* tokens per register block: NR*NT accumulators + NT */
+#define PR 16	/* rows per packed panel */
+#define PT 120	/* tokens per block, a multiple of NT */
+#define KC 512	/* weights per row per chunk, a multiple of 8 */
+
+/* Elements [k0, k0 + kc) of rows [r, r + R) widened into p, the rows kp
+ * apart (kc rounded up to 8), the last 8 zero-padded as wloadm pads. */
+INLINE void
+pack(enum wtype t, float *p, int kp, const void *w, int n, int r, int R,
+    int k0, int kc)
+{
+	size_t o;
+	int i, k;
+
+	for (i = 0; i < R; i++) {
+		o = (size_t)(r + i) * n + k0;
+		for (k = 0; k + 8 <= kc; k += 8)
+			_mm256_store_ps(p + (size_t)i * kp + k, wload(t, w, o + k));
+		if (k < kc)
+			_mm256_store_ps(p + (size_t)i * kp + k,
+			    wloadm(t, w, o + k, kc - k));
+	}
+}
+
+/* The reductions of acc[i][j] into out[j*ldo + i], i < R, j < TT. */
+INLINE void
+pstore(int R, int TT, float *out, int ldo, __m256 acc[NR][NT])
+{
+	int i, j;
+
+	UNROLL
+	for (j = 0; j < TT; j++) {
+		if (R == 4)
+			_mm_storeu_ps(out + (size_t)j * ldo,
+			    hsum4(acc[0][j], acc[1][j], acc[2][j], acc[3][j]));
+		else
+			UNROLL
+			for (i = 0; i < R; i++)
+				out[(size_t)j * ldo + i] = hsum(acc[i][j]);
+	}
+}
+
+/* R packed rows at p (kp apart) against TT tokens at x (ldx apart) over
+ * kc elements: the accumulators start at zero (first) or from sv, go
+ * back to sv, or (last) are reduced into out.  sv holds a panel's
+ * accumulators, row i token j at sv[i*PT + j]. */
+INLINE void
+tile(int R, int TT, float *out, int ldo, const float *p, int kp,
+    const float *x, int ldx, int kc, __m256 *sv, int first, int last)
+{
+	__m256 acc[NR][NT], xv[NT], wv;
+	int i, j, k;
+
+	UNROLL
+	for (i = 0; i < R; i++)
+		UNROLL
+		for (j = 0; j < TT; j++)
+			acc[i][j] = _mm256_setzero_ps();
+	if (!first)
+		UNROLL
+		for (i = 0; i < R; i++)
+			UNROLL
+			for (j = 0; j < TT; j++)
+				acc[i][j] = sv[i * PT + j];
+	for (k = 0; k + 8 <= kc; k += 8) {
+		UNROLL
+		for (j = 0; j < TT; j++)
+			xv[j] = _mm256_loadu_ps(x + (size_t)j * ldx + k);
+		UNROLL
+		for (i = 0; i < R; i++) {
+			wv = _mm256_load_ps(p + (size_t)i * kp + k);
+			UNROLL
+			for (j = 0; j < TT; j++)
+				acc[i][j] = _mm256_fmadd_ps(wv, xv[j],
+				    acc[i][j]);
+		}
+	}
+	if (k < kc) {
+		UNROLL
+		for (j = 0; j < TT; j++)
+			xv[j] = xloadm(x + (size_t)j * ldx + k, kc - k);
+		UNROLL
+		for (i = 0; i < R; i++) {
+			wv = _mm256_load_ps(p + (size_t)i * kp + k);
+			UNROLL
+			for (j = 0; j < TT; j++)
+				acc[i][j] = _mm256_fmadd_ps(wv, xv[j],
+				    acc[i][j]);
+		}
+	}
+	if (last) {
+		pstore(R, TT, out, ldo, acc);
+		return;
+	}
+	UNROLL
+	for (i = 0; i < R; i++)
+		UNROLL
+		for (j = 0; j < TT; j++)
+			sv[i * PT + j] = acc[i][j];
+}
+
+/* R rows against tb tokens, NT at a time. */
+INLINE void
+tiles(int R, float *out, int ldo, const float *p, int kp, const float *x,
+    int ldx, int kc, int tb, __m256 *sv, int first, int last)
+{
+	int j;
+
+	for (j = 0; j + NT <= tb; j += NT)
+		tile(R, NT, out + (size_t)j * ldo, ldo, p, kp, x + (size_t)j * ldx,
+		    ldx, kc, sv + j, first, last);
+	if (tb - j == 2)
+		tile(R, 2, out + (size_t)j * ldo, ldo, p, kp, x + (size_t)j * ldx,
+		    ldx, kc, sv + j, first, last);
+	else if (tb - j == 1)
+		tile(R, 1, out + (size_t)j * ldo, ldo, p, kp, x + (size_t)j * ldx,
+		    ldx, kc, sv + j, first, last);
+}
+
+/* Prefill: blocks of PT tokens, panels of PR rows, chunks of KC
+ * elements, then the packed chunk's rows NR at a time against the
+ * block's tokens. */
 INLINE void
 matmul(enum wtype t, float *out, int ldo, const void *w, const float *x,
     int ldx, int n, int T, int r0, int r1)
 {
-	size_t rowb = wtype_rowsize(t, n) + 1;
-	int P = (int)((256u << 10) / rowb), TB = (int)((512u << 10) /
-	    ((size_t)n * 4 + 1));
-	int t0, t1, p0, p1, j;
+	float pk[PR * KC] __attribute__((aligned(32)));
+	__m256 sv[PR * PT];
+	int t0, tb, bt, p0, pr, k0, kc, kp, i, first, last;
 
-	P = P < MR ? MR : P / MR * MR;
-	TB = TB < MT ? MT : TB / MT * MT;
-	for (t0 = 0; t0 < T; t0 = t1) {
-		t1 = T - t0 > TB ? t0 + TB : T;
-		for (p0 = r0; p0 < r1; p0 = p1) {
-			p1 = r1 - p0 > P ? p0 + P : r1;
-			for (j = t0; j < t1; j += MT) {
-				const float *xj = x + (size_t)j * ldx;
-				float *oj = out + (size_t)j * ldo;
+	/* blocks of equal size (a multiple of NT): no short last block
+	 * that would widen the weights again for a few tokens */
+	bt = (T + PT - 1) / PT;
+	bt = ((T + bt - 1) / bt + NT - 1) / NT * NT;
+	for (t0 = 0; t0 < T; t0 += tb) {
+		tb = T - t0 < bt ? T - t0 : bt;
+		for (p0 = r0; p0 < r1; p0 += pr) {
+			pr = r1 - p0 < PR ? r1 - p0 : PR;
+			for (k0 = 0; k0 < n; k0 += kc) {
+				const float *xk = x + (size_t)t0 * ldx + k0;
+				float *o = out + (size_t)t0 * ldo + p0;
 
-				if (t1 - j < MT)
-					rows(t, 1, oj, ldo, w, xj, ldx, n, p0,
-					    p1);
-				else
-					rows(t, 2, oj, ldo, w, xj, ldx, n, p0,
-					    p1);
+				kc = n - k0 < KC ? n - k0 : KC;
+				kp = (kc + 7) / 8 * 8;
+				first = k0 == 0;
+				last = k0 + kc == n;
+				pack(t, pk, kp, w, n, p0, pr, k0, kc);
+				for (i = 0; i + NR <= pr; i += NR)
+					tiles(NR, o + i, ldo, pk + (size_t)i * kp,
+					    kp, xk, ldx, kc, tb, sv + i * PT,
+					    first, last);
+				for (; i < pr; i++)
+					tiles(1, o + i, ldo, pk + (size_t)i * kp,
+					    kp, xk, ldx, kc, tb, sv + i * PT,
+					    first, last);
 			}
 		}
 	}
