@@ -166,16 +166,17 @@ matvec(enum wtype t, float *out, const void *w, const float *x, int n,
  * sit in L1, and the tokens' activations, which stream from L2: each
  * weight is read from memory and widened once per PT tokens, and a
  * block loads NR + NT vectors for NR NT FMAs.  Rows longer than KC go in
- * chunks of KC, the 8-lane accumulators of the panel kept in memory from
- * one chunk to the next (a store and a load change no bit), so the
- * packed chunk still fits in L1 and the sums run in the order of matvec:
+ * chunks of equal length, at most KC, the 8-lane accumulators of the
+ * panel kept in memory from one chunk to the next (a store and a load
+ * change no bit), so that a register block's packed rows stay in L1
+ * and the sums still run in the order of matvec:
  * one accumulator per (row, token), one FMA per 8 elements in order, the
  * zero-padded tail last, the tree of hsum. */
 #define NR 4	/* rows per register block */
 #define NT 3	/* tokens per register block: NR*NT accumulators + NT */
 #define PR 16	/* rows per packed panel */
 #define PT 120	/* tokens per block, a multiple of NT */
-#define KC 512	/* weights per row per chunk, a multiple of 8 */
+#define KC 1024	/* most weights per row per chunk, a multiple of 8 */
 
 /* Elements [k0, k0 + kc) of rows [r, r + R) widened into p, the rows kp
  * apart (kc rounded up to 8), the last 8 zero-padded as wloadm pads. */
@@ -273,16 +274,62 @@ tile(int R, int TT, float *out, int ldo, const float *p, int kp,
 			sv[i * PT + j] = acc[i][j];
 }
 
+/* The weights the next pack will read, fetched a few lines per register
+ * block while this panel computes: between two packs the memory is idle
+ * for a whole panel's FMAs, long enough for the hardware prefetcher to
+ * have stopped, and a pack waiting on memory leaves the FMAs idle. */
+struct ahead {
+	const char *w;		/* the first row's first byte */
+	size_t ld, seg, off;	/* row stride and bytes a row; cursor */
+	int rows, i, per;	/* rows; cursor; lines per step */
+};
+
+/* Elements [k0, k0 + kc) of rows [r, r + R), over about nstep steps. */
+static void
+ahead_set(struct ahead *a, enum wtype t, const void *w, int n, int r, int R,
+    int k0, int kc, int nstep)
+{
+	size_t es = wtype_rowsize(t, 8) / 8, lines;
+
+	a->w = (const char *)w + ((size_t)r * n + k0) * es;
+	a->ld = (size_t)n * es;
+	a->seg = (size_t)kc * es;
+	a->off = 0;
+	a->rows = R;
+	a->i = 0;
+	lines = R * ((a->seg + 63) / 64 + 1);
+	a->per = (int)((lines + nstep - 1) / (nstep > 0 ? nstep : 1));
+}
+
+INLINE void
+ahead_step(struct ahead *a)
+{
+	int k;
+
+	for (k = 0; k < a->per && a->i < a->rows; k++) {
+		__builtin_prefetch(a->w + a->i * a->ld + a->off, 0, 2);
+		if ((a->off += 64) >= a->seg) {
+			/* the row's last line, if the stride left it out */
+			__builtin_prefetch(a->w + a->i * a->ld + a->seg - 1, 0, 2);
+			a->off = 0;
+			a->i++;
+		}
+	}
+}
+
 /* R rows against tb tokens, NT at a time. */
 INLINE void
 tiles(int R, float *out, int ldo, const float *p, int kp, const float *x,
-    int ldx, int kc, int tb, __m256 *sv, int first, int last)
+    int ldx, int kc, int tb, __m256 *sv, int first, int last,
+    struct ahead *a)
 {
 	int j;
 
-	for (j = 0; j + NT <= tb; j += NT)
+	for (j = 0; j + NT <= tb; j += NT) {
+		ahead_step(a);
 		tile(R, NT, out + (size_t)j * ldo, ldo, p, kp, x + (size_t)j * ldx,
 		    ldx, kc, sv + j, first, last);
+	}
 	if (tb - j == 2)
 		tile(R, 2, out + (size_t)j * ldo, ldo, p, kp, x + (size_t)j * ldx,
 		    ldx, kc, sv + j, first, last);
@@ -300,12 +347,16 @@ matmul(enum wtype t, float *out, int ldo, const void *w, const float *x,
 {
 	float pk[PR * KC] __attribute__((aligned(32)));
 	__m256 sv[PR * PT];
-	int t0, tb, bt, p0, pr, k0, kc, kp, i, first, last;
+	int t0, tb, bt, p0, pr, k0, kc, kp, ck, i, first, last, nk, np, nt;
+	struct ahead a;
 
 	/* blocks of equal size (a multiple of NT): no short last block
 	 * that would widen the weights again for a few tokens */
 	bt = (T + PT - 1) / PT;
 	bt = ((T + bt - 1) / bt + NT - 1) / NT * NT;
+	/* and chunks of equal size (a multiple of 8), no short last one */
+	ck = (n + KC - 1) / KC;
+	ck = ((n + ck - 1) / ck + 7) / 8 * 8;
 	for (t0 = 0; t0 < T; t0 += tb) {
 		tb = T - t0 < bt ? T - t0 : bt;
 		for (p0 = r0; p0 < r1; p0 += pr) {
@@ -314,19 +365,27 @@ matmul(enum wtype t, float *out, int ldo, const void *w, const float *x,
 				const float *xk = x + (size_t)t0 * ldx + k0;
 				float *o = out + (size_t)t0 * ldo + p0;
 
-				kc = n - k0 < KC ? n - k0 : KC;
+				kc = n - k0 < ck ? n - k0 : ck;
 				kp = (kc + 7) / 8 * 8;
 				first = k0 == 0;
 				last = k0 + kc == n;
 				pack(t, pk, kp, w, n, p0, pr, k0, kc);
+				/* the next chunk, panel or token block's */
+				nk = last ? 0 : k0 + kc;
+				np = !last ? p0 : p0 + pr < r1 ? p0 + pr :
+				    t0 + tb < T ? r0 : r1;
+				nt = (pr / NR + pr % NR) * (tb / NT);
+				ahead_set(&a, t, w, n, np, np < r1 ? (r1 - np <
+				    PR ? r1 - np : PR) : 0, nk, n - nk < ck ?
+				    n - nk : ck, nt);
 				for (i = 0; i + NR <= pr; i += NR)
 					tiles(NR, o + i, ldo, pk + (size_t)i * kp,
 					    kp, xk, ldx, kc, tb, sv + i * PT,
-					    first, last);
+					    first, last, &a);
 				for (; i < pr; i++)
 					tiles(1, o + i, ldo, pk + (size_t)i * kp,
 					    kp, xk, ldx, kc, tb, sv + i * PT,
-					    first, last);
+					    first, last, &a);
 			}
 		}
 	}

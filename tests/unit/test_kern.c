@@ -208,7 +208,7 @@ test_matrix(void)
 				    13 + (int)k, Ts[k]);
 	/* past the AVX2 prefill's blocks: more tokens than one block of
 	 * them (120), rows past a panel (16) and not a multiple of its
-	 * register block (4), rows in chunks (512) with a short tail */
+	 * register block (4), rows in chunks (up to 1024) with a short tail */
 	for (t = 0; t < W_Q8_0; t++) {
 		test_matmul(t, 1100, 37, 130);
 		test_matmul(t, 513, 21, 121);
