@@ -145,19 +145,6 @@ block(enum wtype t, int R, int TT, float *out, int ldo, const void *w,
 	store(R, TT, out, ldo, r, rs, acc);
 }
 
-/* Rows [r0, r1) against TT tokens, MR rows at a time. */
-INLINE void
-rows(enum wtype t, int TT, float *out, int ldo, const void *w,
-    const float *x, int ldx, int n, int r0, int r1)
-{
-	int r;
-
-	for (r = r0; r + MR <= r1; r += MR)
-		block(t, MR, TT, out, ldo, w, x, ldx, n, r, 1);
-	for (; r < r1; r++)
-		block(t, 1, TT, out, ldo, w, x, ldx, n, r, 1);
-}
-
 /* Decode: the rows in VS parts read side by side, each from its start
  * to its end: VS sequential streams far apart (see kern_avx512.c), and
  * VS independent accumulators.  With 8 lanes a row's FMA chain carries
@@ -249,34 +236,233 @@ matvec(enum wtype t, float *out, const void *w, const float *x, int n,
 		vblock(t, 1, out, w, x, n, r, 1);
 }
 
-/* Prefill: tokens in super-blocks whose activations fit in L2, rows in
- * panels whose weights fit in L2, then MR x MT register blocks, so the
- * weights come from memory once per super-block. */
+/* ---- Prefill ----
+ *
+ * The rows of a panel are widened once per block of tokens into float32
+ * (pack), then NR x NT register blocks run over the packed rows, which
+ * sit in L1, and the tokens' activations, which stream from L2: each
+ * weight is read from memory and widened once per PT tokens, and a
+ * block loads NR + NT vectors for NR NT FMAs.  Rows longer than KC go in
+ * chunks of equal length, at most KC, the 8-lane accumulators of the
+ * panel kept in memory from one chunk to the next (a store and a load
+ * change no bit), so that a register block's packed rows stay in L1
+ * and the sums still run in the order of matvec:
+ * one accumulator per (row, token), one FMA per 8 elements in order, the
+ * zero-padded tail last, the tree of hsum. */
+#define NR 4	/* rows per register block */
+#define NT 3	/* tokens per register block: NR*NT accumulators + NT */
+#define PR 16	/* rows per packed panel */
+#define PT 120	/* tokens per block, a multiple of NT */
+#define KC 1024	/* most weights per row per chunk, a multiple of 8 */
+
+/* Elements [k0, k0 + kc) of rows [r, r + R) widened into p, the rows kp
+ * apart (kc rounded up to 8), the last 8 zero-padded as wloadm pads. */
+INLINE void
+pack(enum wtype t, float *p, int kp, const void *w, int n, int r, int R,
+    int k0, int kc)
+{
+	size_t o;
+	int i, k;
+
+	for (i = 0; i < R; i++) {
+		o = (size_t)(r + i) * n + k0;
+		for (k = 0; k + 8 <= kc; k += 8)
+			_mm256_store_ps(p + (size_t)i * kp + k, wload(t, w, o + k));
+		if (k < kc)
+			_mm256_store_ps(p + (size_t)i * kp + k,
+			    wloadm(t, w, o + k, kc - k));
+	}
+}
+
+/* The reductions of acc[i][j] into out[j*ldo + i], i < R, j < TT. */
+INLINE void
+pstore(int R, int TT, float *out, int ldo, __m256 acc[NR][NT])
+{
+	int i, j;
+
+	UNROLL
+	for (j = 0; j < TT; j++) {
+		if (R == 4)
+			_mm_storeu_ps(out + (size_t)j * ldo,
+			    hsum4(acc[0][j], acc[1][j], acc[2][j], acc[3][j]));
+		else
+			UNROLL
+			for (i = 0; i < R; i++)
+				out[(size_t)j * ldo + i] = hsum(acc[i][j]);
+	}
+}
+
+/* R packed rows at p (kp apart) against TT tokens at x (ldx apart) over
+ * kc elements: the accumulators start at zero (first) or from sv, go
+ * back to sv, or (last) are reduced into out.  sv holds a panel's
+ * accumulators, row i token j at sv[i*PT + j]. */
+INLINE void
+tile(int R, int TT, float *out, int ldo, const float *p, int kp,
+    const float *x, int ldx, int kc, __m256 *sv, int first, int last)
+{
+	__m256 acc[NR][NT], xv[NT], wv;
+	int i, j, k;
+
+	UNROLL
+	for (i = 0; i < R; i++)
+		UNROLL
+		for (j = 0; j < TT; j++)
+			acc[i][j] = _mm256_setzero_ps();
+	if (!first)
+		UNROLL
+		for (i = 0; i < R; i++)
+			UNROLL
+			for (j = 0; j < TT; j++)
+				acc[i][j] = sv[i * PT + j];
+	for (k = 0; k + 8 <= kc; k += 8) {
+		UNROLL
+		for (j = 0; j < TT; j++)
+			xv[j] = _mm256_loadu_ps(x + (size_t)j * ldx + k);
+		UNROLL
+		for (i = 0; i < R; i++) {
+			wv = _mm256_load_ps(p + (size_t)i * kp + k);
+			UNROLL
+			for (j = 0; j < TT; j++)
+				acc[i][j] = _mm256_fmadd_ps(wv, xv[j],
+				    acc[i][j]);
+		}
+	}
+	if (k < kc) {
+		UNROLL
+		for (j = 0; j < TT; j++)
+			xv[j] = xloadm(x + (size_t)j * ldx + k, kc - k);
+		UNROLL
+		for (i = 0; i < R; i++) {
+			wv = _mm256_load_ps(p + (size_t)i * kp + k);
+			UNROLL
+			for (j = 0; j < TT; j++)
+				acc[i][j] = _mm256_fmadd_ps(wv, xv[j],
+				    acc[i][j]);
+		}
+	}
+	if (last) {
+		pstore(R, TT, out, ldo, acc);
+		return;
+	}
+	UNROLL
+	for (i = 0; i < R; i++)
+		UNROLL
+		for (j = 0; j < TT; j++)
+			sv[i * PT + j] = acc[i][j];
+}
+
+/* The weights the next pack will read, fetched a few lines per register
+ * block while this panel computes: between two packs the memory is idle
+ * for a whole panel's FMAs, long enough for the hardware prefetcher to
+ * have stopped, and a pack waiting on memory leaves the FMAs idle. */
+struct ahead {
+	const char *w;		/* the first row's first byte */
+	size_t ld, seg, off;	/* row stride and bytes a row; cursor */
+	int rows, i, per;	/* rows; cursor; lines per step */
+};
+
+/* Elements [k0, k0 + kc) of rows [r, r + R), over about nstep steps. */
+static void
+ahead_set(struct ahead *a, enum wtype t, const void *w, int n, int r, int R,
+    int k0, int kc, int nstep)
+{
+	size_t es = wtype_rowsize(t, 8) / 8, lines;
+
+	a->w = (const char *)w + ((size_t)r * n + k0) * es;
+	a->ld = (size_t)n * es;
+	a->seg = (size_t)kc * es;
+	a->off = 0;
+	a->rows = R;
+	a->i = 0;
+	lines = R * ((a->seg + 63) / 64 + 1);
+	a->per = (int)((lines + nstep - 1) / (nstep > 0 ? nstep : 1));
+}
+
+INLINE void
+ahead_step(struct ahead *a)
+{
+	int k;
+
+	for (k = 0; k < a->per && a->i < a->rows; k++) {
+		__builtin_prefetch(a->w + a->i * a->ld + a->off, 0, 2);
+		if ((a->off += 64) >= a->seg) {
+			/* the row's last line, if the stride left it out */
+			__builtin_prefetch(a->w + a->i * a->ld + a->seg - 1, 0, 2);
+			a->off = 0;
+			a->i++;
+		}
+	}
+}
+
+/* R rows against tb tokens, NT at a time. */
+INLINE void
+tiles(int R, float *out, int ldo, const float *p, int kp, const float *x,
+    int ldx, int kc, int tb, __m256 *sv, int first, int last,
+    struct ahead *a)
+{
+	int j;
+
+	for (j = 0; j + NT <= tb; j += NT) {
+		ahead_step(a);
+		tile(R, NT, out + (size_t)j * ldo, ldo, p, kp, x + (size_t)j * ldx,
+		    ldx, kc, sv + j, first, last);
+	}
+	if (tb - j == 2)
+		tile(R, 2, out + (size_t)j * ldo, ldo, p, kp, x + (size_t)j * ldx,
+		    ldx, kc, sv + j, first, last);
+	else if (tb - j == 1)
+		tile(R, 1, out + (size_t)j * ldo, ldo, p, kp, x + (size_t)j * ldx,
+		    ldx, kc, sv + j, first, last);
+}
+
+/* Prefill: blocks of PT tokens, panels of PR rows, chunks of KC
+ * elements, then the packed chunk's rows NR at a time against the
+ * block's tokens. */
 INLINE void
 matmul(enum wtype t, float *out, int ldo, const void *w, const float *x,
     int ldx, int n, int T, int r0, int r1)
 {
-	size_t rowb = wtype_rowsize(t, n) + 1;
-	int P = (int)((256u << 10) / rowb), TB = (int)((512u << 10) /
-	    ((size_t)n * 4 + 1));
-	int t0, t1, p0, p1, j;
+	float pk[PR * KC] __attribute__((aligned(32)));
+	__m256 sv[PR * PT];
+	int t0, tb, bt, p0, pr, k0, kc, kp, ck, i, first, last, nk, np, nt;
+	struct ahead a;
 
-	P = P < MR ? MR : P / MR * MR;
-	TB = TB < MT ? MT : TB / MT * MT;
-	for (t0 = 0; t0 < T; t0 = t1) {
-		t1 = T - t0 > TB ? t0 + TB : T;
-		for (p0 = r0; p0 < r1; p0 = p1) {
-			p1 = r1 - p0 > P ? p0 + P : r1;
-			for (j = t0; j < t1; j += MT) {
-				const float *xj = x + (size_t)j * ldx;
-				float *oj = out + (size_t)j * ldo;
+	/* blocks of equal size (a multiple of NT): no short last block
+	 * that would widen the weights again for a few tokens */
+	bt = (T + PT - 1) / PT;
+	bt = ((T + bt - 1) / bt + NT - 1) / NT * NT;
+	/* and chunks of equal size (a multiple of 8), no short last one */
+	ck = (n + KC - 1) / KC;
+	ck = ((n + ck - 1) / ck + 7) / 8 * 8;
+	for (t0 = 0; t0 < T; t0 += tb) {
+		tb = T - t0 < bt ? T - t0 : bt;
+		for (p0 = r0; p0 < r1; p0 += pr) {
+			pr = r1 - p0 < PR ? r1 - p0 : PR;
+			for (k0 = 0; k0 < n; k0 += kc) {
+				const float *xk = x + (size_t)t0 * ldx + k0;
+				float *o = out + (size_t)t0 * ldo + p0;
 
-				if (t1 - j < MT)
-					rows(t, 1, oj, ldo, w, xj, ldx, n, p0,
-					    p1);
-				else
-					rows(t, 2, oj, ldo, w, xj, ldx, n, p0,
-					    p1);
+				kc = n - k0 < ck ? n - k0 : ck;
+				kp = (kc + 7) / 8 * 8;
+				first = k0 == 0;
+				last = k0 + kc == n;
+				pack(t, pk, kp, w, n, p0, pr, k0, kc);
+				/* the next chunk, panel or token block's */
+				nk = last ? 0 : k0 + kc;
+				np = !last ? p0 : p0 + pr < r1 ? p0 + pr :
+				    t0 + tb < T ? r0 : r1;
+				nt = (pr / NR + pr % NR) * (tb / NT);
+				ahead_set(&a, t, w, n, np, np < r1 ? (r1 - np <
+				    PR ? r1 - np : PR) : 0, nk, n - nk < ck ?
+				    n - nk : ck, nt);
+				for (i = 0; i + NR <= pr; i += NR)
+					tiles(NR, o + i, ldo, pk + (size_t)i * kp,
+					    kp, xk, ldx, kc, tb, sv + i * PT,
+					    first, last, &a);
+				for (; i < pr; i++)
+					tiles(1, o + i, ldo, pk + (size_t)i * kp,
+					    kp, xk, ldx, kc, tb, sv + i * PT,
+					    first, last, &a);
 			}
 		}
 	}

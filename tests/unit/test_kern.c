@@ -206,6 +206,14 @@ test_matrix(void)
 			for (k = 0; k < LEN(Ts); k++)
 				test_matmul(t, sizes[i], sizes[i] > 600 ? 7 :
 				    13 + (int)k, Ts[k]);
+	/* past the AVX2 prefill's blocks: more tokens than one block of
+	 * them (120), rows past a panel (16) and not a multiple of its
+	 * register block (4), rows in chunks (up to 1024) with a short tail */
+	for (t = 0; t < W_Q8_0; t++) {
+		test_matmul(t, 1100, 37, 130);
+		test_matmul(t, 513, 21, 121);
+		test_matmul(t, 1031, 18, 241);
+	}
 }
 
 /* ---- vector kernels ---- */
