@@ -91,30 +91,49 @@ struct tok_mem {
 	size_t len, used;
 };
 
-void *
-tok_alloc(struct tok_ld *L, size_t n)
+/* Room for n bytes at the head chunk's end, made if need be; NULL if
+ * out of memory (nothing said) */
+static char *
+mem_room(struct tok *t, size_t n)
 {
-	struct tok *t = L->t;
 	struct tok_mem *c = t->mem;
-	char *p;
 
-	if (n > ((size_t)-1) / 2) {
-		error("%s: cannot allocate %zu bytes for the tokenizer", L->path, n);
+	if (n > ((size_t)-1) / 2)
 		return NULL;
-	}
 	n = (n + 15) & ~(size_t)15;
 	if (!c || c->len - c->used < n) {
 		size_t len = n + MEMHEAD > MEMCHUNK ? n + MEMHEAD : MEMCHUNK;
-		if (!(c = mem_map(len))) {
-			error("%s: cannot allocate %zu bytes for the tokenizer", L->path, len);
+		if (!(c = mem_map(len)))
 			return NULL;
-		}
 		c->next = t->mem, c->len = len, c->used = MEMHEAD;
 		t->mem = c;
 	}
-	p = (char *)c + c->used;
-	c->used += n;
+	return (char *)c + c->used;
+}
+
+void *
+tok_alloc(struct tok_ld *L, size_t n)
+{
+	char *p = mem_room(L->t, n);
+
+	if (!p) {
+		error("%s: cannot allocate %zu bytes for the tokenizer", L->path, n);
+		return NULL;
+	}
+	L->t->mem->used += (n + 15) & ~(size_t)15;
 	return p;
+}
+
+char *
+tok_room(struct tok_ld *L, size_t n)
+{
+	return mem_room(L->t, n);
+}
+
+void
+tok_keep(struct tok_ld *L, size_t n)
+{
+	L->t->mem->used += (n + 15) & ~(size_t)15;
 }
 
 void

@@ -28,6 +28,8 @@
 #define TOK_MAXDEPTH 16		/* pre-tokenizers in a row */
 #define TOK_MAXNEST 8		/* Sequences inside Sequences */
 
+struct tok_raw;
+
 /* tokenizer.json being loaded */
 struct tok_ld {
 	struct tok *t;
@@ -35,6 +37,7 @@ struct tok_ld {
 	const struct json *added;	/* added_tokens (an array), or NULL */
 	int bytelevel;			/* a ByteLevel pre-tokenizer was read: the
 					 * vocabulary's strings stand for bytes */
+	struct tok_raw *raw;		/* the model's vocab and merges (tok_read.c) */
 };
 
 /* ---- tok_comp.c: shared by the components ---- */
@@ -87,6 +90,12 @@ tok_getid(const struct json *j, long long *id)
  * tables share mappings, so that they fault in as a few huge pages.
  * NULL after error(). */
 void *tok_alloc(struct tok_ld *L, size_t n);
+/* Room for up to n bytes of t's memory, zeroed, not yet taken: the caller
+ * writes what it needs at its start, then tok_keep()s that much (no
+ * other tok_alloc or tok_room in between).  NULL if out of memory
+ * (nothing reported). */
+char *tok_room(struct tok_ld *L, size_t n);
+void tok_keep(struct tok_ld *L, size_t n);
 void tok_mem_free(struct tok *t);
 
 /* the first needle[0..nn) in hay[0..hn), or NULL; nn > 0 */
@@ -126,13 +135,69 @@ tok_cls(const unsigned char *s, size_t n, size_t i, size_t *len)
 	return uni_class(cp);
 }
 
+/* ---- tok_read.c: the model's vocab and merges, without a tree ---- */
+
+/* They are most of a tokenizer.json (Gemma 3's: 262k strings and 515k
+ * merges in 33 MB), read by a json.h hook on the root's "model" as the
+ * parser meets them, straight into what the tables are made of: each
+ * vocab string decoded once into t's memory, each merge's halves looked
+ * up as read.  What the tree held is checked as it was, and what was
+ * reported while building the tables is noted here and reported there
+ * (tok_vocab_load, the BPE constructor), in the same order. */
+#define TOK_NONE ((size_t)-1)
+
+struct tok_vent {
+	uint32_t off, len;		/* the string: raw->str + off */
+	int id;				/* -1: not an id */
+};
+struct tok_merge {
+	int a, b, m;			/* the halves' and the merged token's
+					 * ids; a = -1: unusable (see below) */
+};
+struct tok_raw {
+	struct tok_ld *L;
+	int seenvocab, seenmerges;	/* the model's first such member met */
+	int vocab, merges;		/* and read (it was an object, an array) */
+
+	/* vocab, in file order */
+	char *str;			/* the strings, NUL after each (t's memory) */
+	size_t nstr;
+	struct tok_vent *ent;
+	size_t nent, capent;
+	long long maxid;
+	size_t badid;			/* first member whose value is not an id */
+	uint32_t *htab;			/* string -> entry + 1, the lowest id of a
+					 * string kept (t's memory, see tok_bpe.c) */
+	size_t hmask;
+
+	/* merges, by rank */
+	struct tok_merge *mrg;
+	size_t nmrg, capmrg;
+	size_t badmerge;		/* first not "a b" or ["a", "b"] */
+	size_t missing;			/* first naming a string not in vocab */
+	size_t missing_bl;		/* the same, its halves in the byte-level
+					 * alphabet (others are skipped then) */
+	struct json_pos mpos;		/* merges before vocab: read again after */
+	int mlate;
+	char *x;			/* a merge's halves, one after the other */
+	size_t xcap;
+};
+/* Start and release; the hook for json_load_hook (ctx: the struct
+ * tok_raw). */
+void tok_raw_init(struct tok_raw *R, struct tok_ld *L);
+void tok_raw_free(struct tok_raw *R);
+int tok_raw_member(void *ctx, struct json_in *in, const char *key, size_t keylen);
+/* The entry (raw->ent index) of the vocab string s[0..n), or -1. */
+long tok_raw_find(const struct tok_raw *R, const char *s, size_t n);
+/* Table sizes: a power of two, at least twice n. */
+size_t tok_pow2(size_t n);
+
 /* ---- tok_vocab.c: the vocabulary, id -> string ---- */
 
-/* Fill t's id -> string tables (ntok, str, slen, special) from a model's
- * vocab object ({"string": id, ...}) and the added tokens (whose strings
- * win); ids (NULL, or room for vocab->len) gets the id of each member.
+/* Fill t's id -> string tables (ntok, str, slen, special) from the
+ * model's vocab (L->raw) and the added tokens (whose strings win).
  * Every model constructor calls it.  0, or -1 after error(). */
-int tok_vocab_load(struct tok_ld *L, const struct json *vocab, int *ids);
+int tok_vocab_load(struct tok_ld *L);
 /* The lowest id whose string is s[0..n), or -1. */
 int tok_vocab_find(const struct tok *t, const char *s, size_t n);
 /* The added tokens into t->added, longest first.  0, or -1 after error(). */

@@ -118,7 +118,7 @@ test_scanners(void)
 	    "|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
 	static const char *qwen2 = "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+"
 	    "|\\p{N}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
-	struct tok_ld L = { NULL, "test", NULL, 0 };
+	struct tok_ld L = { NULL, "test", NULL, 0, NULL };
 	struct tok_scan sc;
 	struct json_doc doc = { 0 };
 	char err[64];
@@ -193,7 +193,7 @@ static void
 test_split(void)
 {
 	static const char lit[] = "{\"String\": \"-\"}";
-	struct tok_ld L = { NULL, "test", NULL, 0 };
+	struct tok_ld L = { NULL, "test", NULL, 0, NULL };
 	struct json_doc doc = { 0 };
 	struct tok_scan sc, empty = { find_beforeb, NULL, NULL };
 	char err[64];
