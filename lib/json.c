@@ -216,8 +216,10 @@ str_scan(struct json_in *ps, const char **endq, int *slow)
 	int n;
 
 	*slow = 0;
-	while (q < e && *q != '"') {
-		unsigned char c = *q;
+	while (q < e) {
+		unsigned char c;
+		if ((c = *q) == '"')
+			break;
 		if (c >= 0x20 && c < 0x80 && c != '\\') {
 			q++;
 		} else if (c == '\\') {

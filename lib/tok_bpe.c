@@ -73,7 +73,7 @@ vocab_get(const struct bpe *b, const char *s, size_t n)
 		if (!e)
 			return -1;
 		e--;
-		if (b->klen[e] == n && !memcmp(b->key[e], s, n))
+		if (b->klen[e] == n && tok_eq(b->key[e], s, n))
 			return (int)e;
 	}
 }

@@ -19,6 +19,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "json.h"
 #include "tok.h"
@@ -101,6 +102,21 @@ void tok_mem_free(struct tok *t);
 /* the first needle[0..nn) in hay[0..hn), or NULL; nn > 0 */
 const char *tok_find(const char *hay, size_t hn, const char *needle, size_t nn);
 uint64_t tok_hash(const void *p, size_t n);
+/* a[0..n) == b[0..n): short strings without a call to memcmp */
+static inline int
+tok_eq(const char *a, const char *b, size_t n)
+{
+	uint32_t x, y, u, v;
+
+	if (n > 8)
+		return !memcmp(a, b, n);
+	if (n >= 4) {
+		memcpy(&x, a, 4), memcpy(&y, b, 4);
+		memcpy(&u, a + n - 4, 4), memcpy(&v, b + n - 4, 4);
+		return x == y && u == v;
+	}
+	return !n || (a[0] == b[0] && a[n / 2] == b[n / 2] && a[n - 1] == b[n - 1]);
+}
 
 /* byte-level alphabet: byte -> code point, and code point (< 324) -> byte
  * (inline: loading a vocabulary maps every character) */

@@ -65,7 +65,7 @@ tok_raw_find(const struct tok_raw *R, const char *s, size_t n)
 		if (!e)
 			return -1;
 		e--;
-		if (R->ent[e].len == n && !memcmp(R->str + R->ent[e].off, s, n))
+		if (R->ent[e].len == n && tok_eq(R->str + R->ent[e].off, s, n))
 			return e;
 	}
 }
@@ -121,7 +121,8 @@ read_vocab(struct tok_raw *R, struct json_in *in)
 		return json_in_fail(in, "out of memory");
 	while ((r = json_in_member(in, &it, &s, &n)) == 1) {
 		struct tok_vent *e;
-		if (grow(&R->ent, &R->capent, R->nent + 1, sizeof *R->ent) < 0)
+		if (R->nent == R->capent &&
+		    grow(&R->ent, &R->capent, R->nent + 1, sizeof *R->ent) < 0)
 			return json_in_fail(in, "out of memory");
 		e = &R->ent[R->nent];
 		memcpy(R->str + R->nstr, s, n);
@@ -150,10 +151,10 @@ read_vocab(struct tok_raw *R, struct json_in *in)
 }
 
 /* R->x holds n bytes */
-static int
+static inline int
 xroom(struct tok_raw *R, size_t n)
 {
-	return grow(&R->x, &R->xcap, n + 1, 1);
+	return n < R->xcap ? 0 : grow(&R->x, &R->xcap, n + 1, 1);
 }
 
 /* One merge: 0 and its halves in R->x[0..*xn) and [*xn..*xn + *yn); 1 if
@@ -237,7 +238,7 @@ read_merges(struct tok_raw *R, struct json_in *in, int lookup)
 			return -1;
 		if (!lookup)
 			continue;
-		if (grow(&R->mrg, &R->capmrg, i + 1, sizeof *R->mrg) < 0)
+		if (i >= R->capmrg && grow(&R->mrg, &R->capmrg, i + 1, sizeof *R->mrg) < 0)
 			return json_in_fail(in, "out of memory");
 		g = &R->mrg[i];
 		R->nmrg = i + 1;
