@@ -125,16 +125,44 @@ nomem(struct json_in *ps)
 }
 
 /* in locals: through ps, each byte was loaded and stored again (a
- * pretty-printed tokenizer.json is a third indentation) */
+ * pretty-printed tokenizer.json is a third indentation); eight bytes to
+ * a bound check */
+static const unsigned char ws[256] = { [' '] = 1, ['\n'] = 1, ['\t'] = 1, ['\r'] = 1 };
+
 static void
+skipws_run(struct json_in *ps)
+{
+	const unsigned char *p = (const unsigned char *)ps->p, *e = (const unsigned char *)ps->end;
+
+	while (e - p >= 8) {
+		if (!ws[p[0]]) goto out;
+		if (!ws[p[1]]) { p += 1; goto out; }
+		if (!ws[p[2]]) { p += 2; goto out; }
+		if (!ws[p[3]]) { p += 3; goto out; }
+		if (!ws[p[4]]) { p += 4; goto out; }
+		if (!ws[p[5]]) { p += 5; goto out; }
+		if (!ws[p[6]]) { p += 6; goto out; }
+		if (!ws[p[7]]) { p += 7; goto out; }
+		p += 8;
+	}
+	while (p < e && ws[*p])
+		p++;
+out:
+	ps->p = (const char *)p;
+}
+
+/* most calls meet no white space at all, or the one space after ':' */
+static inline void
 skipws(struct json_in *ps)
 {
-	static const unsigned char ws[256] = { [' '] = 1, ['\n'] = 1, ['\t'] = 1, ['\r'] = 1 };
-	const char *p = ps->p, *e = ps->end;
+	const char *p = ps->p;
 
-	while (p < e && ws[(unsigned char)*p])
-		p++;
-	ps->p = p;
+	if (p < ps->end && ws[(unsigned char)*p]) {
+		if (ps->end - p >= 2 && !ws[(unsigned char)p[1]])
+			ps->p = p + 1;
+		else
+			skipws_run(ps);
+	}
 }
 
 static int
@@ -177,32 +205,50 @@ put_utf8(char *o, uint32_t c)
 	return o;
 }
 
-/* Length of the valid UTF-8 sequence at p (1..4), or 0 if invalid. */
+/* Length of the valid UTF-8 sequence at p (1..4), or 0 if invalid:
+ * not overlong, not a surrogate, not past U+10FFFF (the second byte's
+ * range for the lead bytes where those begin). */
 static inline int
 utf8_valid(const unsigned char *p, const unsigned char *end)
 {
 	unsigned c = p[0];
-	int n, i;
-	uint32_t v;
 
 	if (c < 0x80)
 		return 1;
-	if (c < 0xc2 || c > 0xf4)
-		return 0;
-	n = c < 0xe0 ? 2 : c < 0xf0 ? 3 : 4;
-	if (end - p < n)
-		return 0;
-	v = c & (0x3f >> (n - 1));
-	for (i = 1; i < n; i++) {
-		if ((p[i] & 0xc0) != 0x80)
+	if (c < 0xe0)
+		return c >= 0xc2 && end - p >= 2 && (p[1] & 0xc0) == 0x80 ? 2 : 0;
+	if (c < 0xf0) {
+		if (end - p < 3 || (p[1] & 0xc0) != 0x80 || (p[2] & 0xc0) != 0x80 ||
+		    (c == 0xe0 && p[1] < 0xa0) || (c == 0xed && p[1] >= 0xa0))
 			return 0;
-		v = v << 6 | (p[i] & 0x3f);
+		return 3;
 	}
-	if ((n == 3 && v < 0x800) || (n == 4 && (v < 0x10000 || v > 0x10ffff)) ||
-	    (v >= 0xd800 && v <= 0xdfff))
+	if (c > 0xf4 || end - p < 4 || (p[1] & 0xc0) != 0x80 ||
+	    (p[2] & 0xc0) != 0x80 || (p[3] & 0xc0) != 0x80 ||
+	    (c == 0xf0 && p[1] < 0x90) || (c == 0xf4 && p[1] >= 0x90))
 		return 0;
-	return n;
+	return 4;
 }
+
+/* 1 for the bytes a string holds as they are and str_scan passes */
+static const unsigned char plain[256] = {
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+};
 
 /* The string at ps->p (on its opening quote, then past it): *endq its
  * closing quote,
@@ -218,9 +264,18 @@ str_scan(struct json_in *ps, const char **endq, int *slow)
 	*slow = 0;
 	while (q < e) {
 		unsigned char c;
-		if ((c = *q) == '"')
+		/* printable ASCII but '"' and '\\', four bytes to a bound
+		 * check */
+		while (e - q >= 4) {
+			if (!plain[(unsigned char)q[0]]) break;
+			if (!plain[(unsigned char)q[1]]) { q += 1; break; }
+			if (!plain[(unsigned char)q[2]]) { q += 2; break; }
+			if (!plain[(unsigned char)q[3]]) { q += 3; break; }
+			q += 4;
+		}
+		if (q >= e || (c = *q) == '"')
 			break;
-		if (c >= 0x20 && c < 0x80 && c != '\\') {
+		if (plain[c]) {
 			q++;
 		} else if (c == '\\') {
 			*slow = 1;

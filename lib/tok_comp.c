@@ -187,38 +187,6 @@ tok_find(const char *hay, size_t hn, const char *needle, size_t nn)
 	return NULL;
 }
 
-/* The bytes in 8-byte words; a short string, or the tail, in one word
- * read as two overlapping halves (or three bytes), which holds all its
- * bytes: most vocabulary strings are shorter than 8. */
-uint64_t
-tok_hash(const void *p, size_t n)
-{
-	const unsigned char *s = p;
-	uint64_t h = 0xcbf29ce484222325ull ^ n, w;
-	uint32_t a, b;
-	size_t k = n;
-
-	while (k >= 8) {
-		memcpy(&w, s, 8);
-		h = (h ^ w) * 0x100000001b3ull;
-		h ^= h >> 29;
-		s += 8, k -= 8;
-	}
-	if (k >= 4) {
-		memcpy(&a, s, 4);
-		memcpy(&b, s + k - 4, 4);
-		w = a | (uint64_t)b << 32;
-	} else if (k) {
-		w = s[0] | (uint32_t)s[k / 2] << 8 | (uint32_t)s[k - 1] << 16;
-	} else {
-		w = 0;
-	}
-	h = (h ^ w) * 0x100000001b3ull;
-	h ^= h >> 29;
-	h ^= h >> 32;
-	return h * 0x9e3779b97f4a7c15ull;
-}
-
 /* GPT-2's bytes_to_unicode(): printable Latin-1 bytes stand for
  * themselves, the others for U+0100 upwards, in byte order. */
 const uint16_t tok_b2u[256] = {
