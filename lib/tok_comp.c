@@ -73,9 +73,6 @@ tok_getpattern(struct tok_ld *L, const struct json *o, const char *what, char **
 	*s = NULL;
 	if (p && p->type == JSON_OBJECT && json_get(p, "String"))
 		return tok_getstr(L, p, "String", 1, s, n);
-	if (p && p->type == JSON_OBJECT && json_str(json_get(p, "Regex")))
-		return error("%s: unsupported %s: Regex pattern %s", L->path,
-		    what, json_str(json_get(p, "Regex")));
 	return error("%s: %s: bad pattern", L->path, what);
 }
 

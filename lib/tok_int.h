@@ -64,8 +64,8 @@ const char *tok_typename(const struct json *o);
 int tok_getstr(struct tok_ld *L, const struct json *o, const char *key, int need, char **out, size_t *len);
 /* A boolean member of o, def if absent or null. */
 int tok_getbool(const struct json *o, const char *key, int def);
-/* o's {"String": s} pattern, copied, or -1 after error() (naming what
- * and the pattern if it is a Regex). */
+/* o's {"String": s} pattern, copied, or -1 after error() naming what
+ * (a {"Regex": re} is the caller's, through tok_scan_pattern). */
 int tok_getpattern(struct tok_ld *L, const struct json *o, const char *what, char **s, size_t *n);
 /* A token id: 0 and *id, or -1 (not an id; nothing reported).  Plain
  * digits are read here (a vocabulary has tens of thousands), anything
@@ -297,6 +297,12 @@ int tok_scan_pattern(struct tok_ld *L, const char *what, const struct json *patt
 int tok_scan_regex(struct tok_ld *L, const char *what, const char *re, size_t n, struct tok_scan *sc);
 /* Release sc's state; accepts a zeroed sc. */
 void tok_scan_free(struct tok_scan *sc);
+/* s[0..n) with every match of sc replaced by b[0..bn), into out (emptied
+ * first): the non-overlapping leftmost matches, as tokenizers' Replace
+ * (normalizer and decoder) takes them from find_matches.  1, 0 if there
+ * is none (out empty), -1 after error(). */
+int tok_replace(const struct tok_scan *sc, const char *s, size_t n, const char *b,
+    size_t bn, struct tok_buf *out);
 
 /* ---- pre-tokenizers: tok_pre.c ---- */
 
