@@ -250,9 +250,9 @@ static const unsigned char plain[256] = {
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 };
 
-/* The string at ps->p (on its opening quote, then past it): *endq its
- * closing quote,
- * *slow 1 if it has escapes or errors.  Nearly every string has neither:
+/* The string at ps->p (on its opening quote; ps->p is left past it):
+ * *endq its closing quote, *slow 1 if it has escapes or errors.  Nearly
+ * every string has neither:
  * it is checked here and can be copied whole; the others are decoded, and
  * their errors reported, by str_decode. */
 static int

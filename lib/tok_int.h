@@ -9,8 +9,9 @@
  * its operations.  Sequence is a type whose constructor appends its
  * members to the stage's list.
  *
- * Data flows one way: tok.c reads the file and has the stage files build
- * the components (tok_norm.c; tok_pre.c with the scanners of tok_scan.c;
+ * Data flows one way: tok.c reads the file (the model's vocab and merges
+ * through tok_read.c's hook, the rest as a tree) and has the stage files
+ * build the components (tok_norm.c; tok_pre.c with the scanners of tok_scan.c;
  * the model types of tok_model.c, tok_bpe.c so far, on the vocabulary of
  * tok_vocab.c; tok_post.c; tok_dec.c), then tok_enc.c and tok_dec.c run
  * them.  tok_comp.c holds what they all use. */
