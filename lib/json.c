@@ -24,7 +24,7 @@ struct chunk {
 	max_align_t data[];
 };
 
-struct parser {
+struct json_in {
 	const char *s, *p, *end;
 	struct chunk *arena;
 	size_t hint;			/* size for the next arena chunk */
@@ -36,11 +36,17 @@ struct parser {
 	char *err;
 	size_t errlen;
 	int failed;
+	const struct json_hook *hook;
+	int hooked;			/* the hook's object was met */
+	char *sbuf;			/* json_in_str's decoded strings */
+	size_t scap;
+	const char *dropped;		/* a file mapping: pages before this
+					 * were given back (NULL: not a mapping) */
 };
 
 /* n bytes aligned to al (a power of two, at most max_align_t's) */
 static inline void *
-arena_get(struct parser *ps, size_t n, size_t al)
+arena_get(struct json_in *ps, size_t n, size_t al)
 {
 	struct chunk *c = ps->arena;
 	size_t cap, at = 0;
@@ -65,7 +71,7 @@ arena_get(struct parser *ps, size_t n, size_t al)
 }
 
 static void *
-arena_alloc(struct parser *ps, size_t n)
+arena_alloc(struct json_in *ps, size_t n)
 {
 	return arena_get(ps, n, sizeof(max_align_t));
 }
@@ -73,18 +79,17 @@ arena_alloc(struct parser *ps, size_t n)
 /* text (strings, numbers) needs no alignment: a vocabulary's hundreds of
  * thousands of short strings took 16 bytes each at least */
 static char *
-arena_text(struct parser *ps, size_t n)
+arena_text(struct json_in *ps, size_t n)
 {
 	return arena_get(ps, n, 1);
 }
 
 static int
-fail(struct parser *ps, const char *fmt, ...)
+vfail(struct json_in *ps, const char *fmt, va_list ap)
 {
 	const char *q;
 	size_t line = 1, col = 1;
 	int n;
-	va_list ap;
 
 	if (ps->failed)
 		return -1;
@@ -96,31 +101,68 @@ fail(struct parser *ps, const char *fmt, ...)
 			col++;
 	}
 	n = snprintf(ps->err, ps->errlen, "line %zu, column %zu: ", line, col);
-	if (n >= 0 && (size_t)n < ps->errlen) {
-		va_start(ap, fmt);
+	if (n >= 0 && (size_t)n < ps->errlen)
 		vsnprintf(ps->err + n, ps->errlen - n, fmt, ap);
-		va_end(ap);
-	}
 	return -1;
 }
 
 static int
-nomem(struct parser *ps)
+fail(struct json_in *ps, const char *fmt, ...)
+{
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	r = vfail(ps, fmt, ap);
+	va_end(ap);
+	return r;
+}
+
+static int
+nomem(struct json_in *ps)
 {
 	return fail(ps, "out of memory");
 }
 
 /* in locals: through ps, each byte was loaded and stored again (a
- * pretty-printed tokenizer.json is a third indentation) */
-static void
-skipws(struct parser *ps)
-{
-	static const unsigned char ws[256] = { [' '] = 1, ['\n'] = 1, ['\t'] = 1, ['\r'] = 1 };
-	const char *p = ps->p, *e = ps->end;
+ * pretty-printed tokenizer.json is a third indentation); eight bytes to
+ * a bound check */
+static const unsigned char ws[256] = { [' '] = 1, ['\n'] = 1, ['\t'] = 1, ['\r'] = 1 };
 
-	while (p < e && ws[(unsigned char)*p])
+static void
+skipws_run(struct json_in *ps)
+{
+	const unsigned char *p = (const unsigned char *)ps->p, *e = (const unsigned char *)ps->end;
+
+	while (e - p >= 8) {
+		if (!ws[p[0]]) goto out;
+		if (!ws[p[1]]) { p += 1; goto out; }
+		if (!ws[p[2]]) { p += 2; goto out; }
+		if (!ws[p[3]]) { p += 3; goto out; }
+		if (!ws[p[4]]) { p += 4; goto out; }
+		if (!ws[p[5]]) { p += 5; goto out; }
+		if (!ws[p[6]]) { p += 6; goto out; }
+		if (!ws[p[7]]) { p += 7; goto out; }
+		p += 8;
+	}
+	while (p < e && ws[*p])
 		p++;
-	ps->p = p;
+out:
+	ps->p = (const char *)p;
+}
+
+/* most calls meet no white space at all, or the one space after ':' */
+static inline void
+skipws(struct json_in *ps)
+{
+	const char *p = ps->p;
+
+	if (p < ps->end && ws[(unsigned char)*p]) {
+		if (ps->end - p >= 2 && !ws[(unsigned char)p[1]])
+			ps->p = p + 1;
+		else
+			skipws_run(ps);
+	}
 }
 
 static int
@@ -163,70 +205,105 @@ put_utf8(char *o, uint32_t c)
 	return o;
 }
 
-/* Length of the valid UTF-8 sequence at p (1..4), or 0 if invalid. */
+/* Length of the valid UTF-8 sequence at p (1..4), or 0 if invalid:
+ * not overlong, not a surrogate, not past U+10FFFF (the second byte's
+ * range for the lead bytes where those begin). */
 static inline int
 utf8_valid(const unsigned char *p, const unsigned char *end)
 {
 	unsigned c = p[0];
-	int n, i;
-	uint32_t v;
 
 	if (c < 0x80)
 		return 1;
-	if (c < 0xc2 || c > 0xf4)
-		return 0;
-	n = c < 0xe0 ? 2 : c < 0xf0 ? 3 : 4;
-	if (end - p < n)
-		return 0;
-	v = c & (0x3f >> (n - 1));
-	for (i = 1; i < n; i++) {
-		if ((p[i] & 0xc0) != 0x80)
+	if (c < 0xe0)
+		return c >= 0xc2 && end - p >= 2 && (p[1] & 0xc0) == 0x80 ? 2 : 0;
+	if (c < 0xf0) {
+		if (end - p < 3 || (p[1] & 0xc0) != 0x80 || (p[2] & 0xc0) != 0x80 ||
+		    (c == 0xe0 && p[1] < 0xa0) || (c == 0xed && p[1] >= 0xa0))
 			return 0;
-		v = v << 6 | (p[i] & 0x3f);
+		return 3;
 	}
-	if ((n == 3 && v < 0x800) || (n == 4 && (v < 0x10000 || v > 0x10ffff)) ||
-	    (v >= 0xd800 && v <= 0xdfff))
+	if (c > 0xf4 || end - p < 4 || (p[1] & 0xc0) != 0x80 ||
+	    (p[2] & 0xc0) != 0x80 || (p[3] & 0xc0) != 0x80 ||
+	    (c == 0xf0 && p[1] < 0x90) || (c == 0xf4 && p[1] >= 0x90))
 		return 0;
-	return n;
+	return 4;
 }
 
-/* Parse a string at ps->p (on the opening quote) into the arena. */
-static int
-parse_string(struct parser *ps, const char **out, size_t *outlen)
-{
-	const char *q, *start = ++ps->p;
-	char *buf, *o;
-	int u, lo, n, slow = 0;
+/* 1 for the bytes a string holds as they are and str_scan passes */
+static const unsigned char plain[256] = {
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+};
 
-	/* First pass: find the end, so the decoded copy (never longer
-	 * than the source) can be allocated once.  A string without escapes
-	 * or errors (nearly all) is checked here and copied whole; the others
-	 * are decoded, and their errors reported, by the loop below. */
-	for (q = start; q < ps->end && *q != '"';) {
-		unsigned char c = *q;
-		if (c >= 0x20 && c < 0x80 && c != '\\') {
+/* The string at ps->p (on its opening quote; ps->p is left past it):
+ * *endq its closing quote, *slow 1 if it has escapes or errors.  Nearly
+ * every string has neither:
+ * it is checked here and can be copied whole; the others are decoded, and
+ * their errors reported, by str_decode. */
+static int
+str_scan(struct json_in *ps, const char **endq, int *slow)
+{
+	const char *q = ++ps->p, *e = ps->end;
+	int n;
+
+	*slow = 0;
+	while (q < e) {
+		unsigned char c;
+		/* printable ASCII but '"' and '\\', four bytes to a bound
+		 * check */
+		while (e - q >= 4) {
+			if (!plain[(unsigned char)q[0]]) break;
+			if (!plain[(unsigned char)q[1]]) { q += 1; break; }
+			if (!plain[(unsigned char)q[2]]) { q += 2; break; }
+			if (!plain[(unsigned char)q[3]]) { q += 3; break; }
+			q += 4;
+		}
+		if (q >= e || (c = *q) == '"')
+			break;
+		if (plain[c]) {
 			q++;
 		} else if (c == '\\') {
-			slow = 1;
-			if ((q += 2) > ps->end)
-				q = ps->end;
+			*slow = 1;
+			if ((q += 2) > e)
+				q = e;
 		} else if (c >= 0x80 && (n = utf8_valid((const unsigned char *)q,
-		    (const unsigned char *)ps->end))) {
+		    (const unsigned char *)e))) {
 			q += n;
 		} else {
-			slow = 1;
+			*slow = 1;
 			q++;
 		}
 	}
-	if (q >= ps->end)
+	if (q >= e)
 		return fail(ps, "unterminated string");
-	if (!(buf = o = arena_text(ps, q - start + 1)))
-		return nomem(ps);
-	if (!slow) {
-		memcpy(buf, start, q - start);
-		o = buf + (q - start);
-		ps->p = q;
-	}
+	*endq = q;
+	return 0;
+}
+
+/* Decode the string after ps->p (past its opening quote, up to the
+ * closing one str_scan found) into o, which has room for as many bytes
+ * as the text; ps->p ends past the closing quote, *oend after the last
+ * byte written. */
+static int
+str_decode(struct json_in *ps, char *o, char **oend)
+{
+	int u, lo, n;
+
 	while (*ps->p != '"') {
 		unsigned char c = *ps->p;
 
@@ -274,6 +351,29 @@ parse_string(struct parser *ps, const char **out, size_t *outlen)
 		}
 	}
 	ps->p++;
+	*oend = o;
+	return 0;
+}
+
+/* Parse a string at ps->p (on the opening quote) into the arena. */
+static int
+parse_string(struct json_in *ps, const char **out, size_t *outlen)
+{
+	const char *q, *start = ps->p + 1;
+	char *buf, *o;
+	int slow;
+
+	if (str_scan(ps, &q, &slow) < 0)
+		return -1;
+	if (!(buf = arena_text(ps, q - start + 1)))
+		return nomem(ps);
+	if (!slow) {
+		memcpy(buf, start, q - start);
+		o = buf + (q - start);
+		ps->p = q + 1;
+	} else if (str_decode(ps, buf, &o) < 0) {
+		return -1;
+	}
 	*o = '\0';
 	*out = buf;
 	*outlen = o - buf;
@@ -287,7 +387,7 @@ isdigit_(char c)
 }
 
 static int
-parse_number(struct parser *ps, struct json *j)
+parse_number(struct json_in *ps, struct json *j)
 {
 	const char *start = ps->p, *p = ps->p, *e = ps->end;
 	char *copy;
@@ -328,7 +428,7 @@ parse_number(struct parser *ps, struct json *j)
 }
 
 static int
-literal(struct parser *ps, const char *word, enum json_type t, struct json *j)
+literal(struct json_in *ps, const char *word, enum json_type t, struct json *j)
 {
 	size_t n = strlen(word);
 
@@ -340,7 +440,7 @@ literal(struct parser *ps, const char *word, enum json_type t, struct json *j)
 	return 0;
 }
 
-static int parse_value(struct parser *ps, struct json *j);
+static int parse_value(struct json_in *ps, struct json *j);
 
 /* Double a scratch stack (mem_map'd: see util.h on page faults). */
 static int
@@ -361,7 +461,7 @@ grow(void **p, size_t *cap, size_t size)
 }
 
 static int
-push_item(struct parser *ps, const struct json *j)
+push_item(struct json_in *ps, const struct json *j)
 {
 	if (ps->nitems == ps->capitems &&
 	    grow((void **)&ps->items, &ps->capitems, sizeof(*ps->items)) < 0)
@@ -371,7 +471,7 @@ push_item(struct parser *ps, const struct json *j)
 }
 
 static int
-push_member(struct parser *ps, const struct json_member *m)
+push_member(struct json_in *ps, const struct json_member *m)
 {
 	if (ps->nmembers == ps->capmembers &&
 	    grow((void **)&ps->members, &ps->capmembers, sizeof(*ps->members)) < 0)
@@ -380,8 +480,24 @@ push_member(struct parser *ps, const struct json_member *m)
 	return 0;
 }
 
+/* Pages of a file mapping behind the cursor are given back as it
+ * passes: the tree holds copies, and a 33 MB file would otherwise be all
+ * resident by the end (see bench/NOTES.md, "tokenizer.json without a
+ * tree"). */
+#define DROPSTEP ((size_t)4 << 20)
+
+static inline void
+drop_behind(struct json_in *ps)
+{
+	if (ps->dropped && ps->p > ps->dropped &&
+	    (size_t)(ps->p - ps->dropped) >= DROPSTEP) {
+		mem_drop(ps->dropped, ps->p - ps->dropped);
+		ps->dropped = ps->p;
+	}
+}
+
 static int
-parse_array(struct parser *ps, struct json *j)
+parse_array(struct json_in *ps, struct json *j)
 {
 	size_t base = ps->nitems, n;
 	struct json v;
@@ -394,6 +510,7 @@ parse_array(struct parser *ps, struct json *j)
 		for (;;) {
 			if (parse_value(ps, &v) < 0 || push_item(ps, &v) < 0)
 				return -1;
+			drop_behind(ps);
 			skipws(ps);
 			if (ps->p >= ps->end)
 				return fail(ps, "unterminated array");
@@ -419,11 +536,13 @@ parse_array(struct parser *ps, struct json *j)
 	return 0;
 }
 
+/* hooked: this is the object whose members ps->hook is offered */
 static int
-parse_object(struct parser *ps, struct json *j)
+parse_object(struct json_in *ps, struct json *j, int hooked)
 {
 	size_t base = ps->nmembers, n;
 	struct json_member m;
+	int r;
 
 	ps->p++;
 	skipws(ps);
@@ -440,8 +559,28 @@ parse_object(struct parser *ps, struct json *j)
 			if (ps->p >= ps->end || *ps->p != ':')
 				return fail(ps, "expected ':' after object key");
 			ps->p++;
-			if (parse_value(ps, &m.value) < 0 || push_member(ps, &m) < 0)
+			r = 0;
+			if (hooked && (r = ps->hook->member(ps->hook->ctx, ps,
+			    m.key, m.keylen)) < 0)
+				return fail(ps, "error in a hook");	/* if it did not say */
+			if (!r && ps->depth == 1 && ps->hook && !ps->hooked &&
+			    m.keylen == strlen(ps->hook->obj) &&
+			    !memcmp(m.key, ps->hook->obj, m.keylen)) {
+				ps->hooked = 1;
+				skipws(ps);
+				if (ps->p < ps->end && *ps->p == '{') {
+					if (++ps->depth > JSON_MAXDEPTH)
+						return fail(ps, "nesting deeper than %d", JSON_MAXDEPTH);
+					r = parse_object(ps, &m.value, 1);
+					ps->depth--;
+					if (r < 0 || push_member(ps, &m) < 0)
+						return -1;
+					r = 1;
+				}
+			}
+			if (!r && (parse_value(ps, &m.value) < 0 || push_member(ps, &m) < 0))
 				return -1;
+			drop_behind(ps);
 			skipws(ps);
 			if (ps->p >= ps->end)
 				return fail(ps, "unterminated object");
@@ -454,6 +593,8 @@ parse_object(struct parser *ps, struct json *j)
 			ps->p++;
 		}
 	}
+	if (hooked && ps->hook->member(ps->hook->ctx, ps, NULL, 0) < 0)
+		return fail(ps, "error in a hook");
 	n = ps->nmembers - base;
 	j->type = JSON_OBJECT;
 	j->len = n;
@@ -468,7 +609,7 @@ parse_object(struct parser *ps, struct json *j)
 }
 
 static int
-parse_value(struct parser *ps, struct json *j)
+parse_value(struct json_in *ps, struct json *j)
 {
 	int r;
 
@@ -480,7 +621,7 @@ parse_value(struct parser *ps, struct json *j)
 	case '[':
 		if (++ps->depth > JSON_MAXDEPTH)
 			return fail(ps, "nesting deeper than %d", JSON_MAXDEPTH);
-		r = *ps->p == '{' ? parse_object(ps, j) : parse_array(ps, j);
+		r = *ps->p == '{' ? parse_object(ps, j, 0) : parse_array(ps, j);
 		ps->depth--;
 		return r;
 	case '"':
@@ -512,10 +653,11 @@ arena_free(struct chunk *c)
 	}
 }
 
-int
-json_parse(struct json_doc *doc, const char *buf, size_t len, char *err, size_t errlen)
+static int
+parse(struct json_doc *doc, const char *buf, size_t len, const struct json_hook *hook,
+    int mapped, char *err, size_t errlen)
 {
-	struct parser ps = { 0 };
+	struct json_in ps = { 0 };
 	struct json *root;
 
 	doc->root = NULL;
@@ -524,8 +666,12 @@ json_parse(struct json_doc *doc, const char *buf, size_t len, char *err, size_t 
 	ps.end = buf + len;
 	ps.err = err;
 	ps.errlen = errlen;
+	ps.hook = hook;
+	ps.dropped = mapped ? buf : NULL;
 	/* Decoded strings, numbers and nodes take about 1.5 times the text
-	 * for tokenizer.json; one chunk of that size avoids most regrowth. */
+	 * for tokenizer.json; one chunk of that size avoids most regrowth
+	 * (a hook that reads the bulk itself leaves most of it untouched,
+	 * and untouched pages cost nothing). */
 	ps.hint = len + len / 2 > 65536 ? len + len / 2 : 65536;
 	if (errlen)
 		err[0] = '\0';
@@ -538,6 +684,7 @@ json_parse(struct json_doc *doc, const char *buf, size_t len, char *err, size_t 
 	}
 	mem_unmap(ps.items, ps.capitems * sizeof(*ps.items));
 	mem_unmap(ps.members, ps.capmembers * sizeof(*ps.members));
+	free(ps.sbuf);
 	if (ps.failed) {
 		arena_free(ps.arena);
 		return -1;
@@ -545,6 +692,204 @@ json_parse(struct json_doc *doc, const char *buf, size_t len, char *err, size_t 
 	doc->root = root;
 	doc->arena = ps.arena;
 	return 0;
+}
+
+int
+json_parse(struct json_doc *doc, const char *buf, size_t len, char *err, size_t errlen)
+{
+	return parse(doc, buf, len, NULL, 0, err, errlen);
+}
+
+int
+json_parse_hook(struct json_doc *doc, const char *buf, size_t len,
+    const struct json_hook *hook, char *err, size_t errlen)
+{
+	return parse(doc, buf, len, hook, 0, err, errlen);
+}
+
+/* ---- for hooks ---- */
+
+int
+json_in_peek(struct json_in *in)
+{
+	skipws(in);
+	return in->p < in->end ? (unsigned char)*in->p : -1;
+}
+
+size_t
+json_in_left(const struct json_in *in)
+{
+	return in->end - in->p;
+}
+
+int
+json_in_str(struct json_in *in, const char **s, size_t *n)
+{
+	const char *q, *start;
+	char *o;
+	int slow;
+
+	skipws(in);
+	if (in->p >= in->end || *in->p != '"')
+		return fail(in, "expected a string");
+	start = in->p + 1;
+	if (str_scan(in, &q, &slow) < 0)
+		return -1;
+	if (!slow) {
+		in->p = q + 1;
+		*s = start;
+		*n = q - start;
+		return 0;
+	}
+	if ((size_t)(q - start) >= in->scap) {
+		size_t c = (q - start) + 64;
+		if (!(o = realloc(in->sbuf, c)))
+			return nomem(in);
+		in->sbuf = o, in->scap = c;
+	}
+	if (str_decode(in, in->sbuf, &o) < 0)
+		return -1;
+	*o = '\0';
+	*s = in->sbuf;
+	*n = o - in->sbuf;
+	return 0;
+}
+
+int
+json_in_int(struct json_in *in, long long min, long long max, long long *v)
+{
+	const char *p, *e = in->end;
+	long long x = 0;
+	struct json j;
+	size_t k;
+
+	skipws(in);
+	/* plain digits (a vocabulary has hundreds of thousands of ids),
+	 * else through the parser and json_int */
+	p = in->p;
+	for (k = 0; k < 10 && p + k < e && isdigit_(p[k]); k++)
+		x = x * 10 + (p[k] - '0');
+	if (k && k < 10 && (k == 1 || p[0] != '0') && (p + k == e ||
+	    (!isdigit_(p[k]) && p[k] != '.' && p[k] != 'e' && p[k] != 'E'))) {
+		in->p = p + k;
+		if (x < min || x > max)
+			return 1;
+		*v = x;
+		return 0;
+	}
+	if (parse_value(in, &j) < 0)
+		return -1;
+	return json_int(&j, min, max, v) < 0 ? 1 : 0;
+}
+
+int
+json_in_value(struct json_in *in, struct json *j)
+{
+	return parse_value(in, j);
+}
+
+int
+json_in_member(struct json_in *in, struct json_iter *it, const char **key, size_t *keylen)
+{
+	skipws(in);
+	if (!it->n) {
+		if (in->p >= in->end || *in->p != '{')
+			return fail(in, "expected an object");
+		if (++in->depth > JSON_MAXDEPTH)
+			return fail(in, "nesting deeper than %d", JSON_MAXDEPTH);
+		in->p++;
+		skipws(in);
+		if (in->p < in->end && *in->p == '}') {
+			in->p++;
+			in->depth--;
+			it->n = 1;
+			return 0;
+		}
+	} else {
+		drop_behind(in);
+		if (in->p >= in->end)
+			return fail(in, "unterminated object");
+		if (*in->p == '}') {
+			in->p++;
+			in->depth--;
+			return 0;
+		}
+		if (*in->p != ',')
+			return fail(in, "expected ',' or '}' in object");
+		in->p++;
+		skipws(in);
+	}
+	it->n++;
+	if (in->p >= in->end || *in->p != '"')
+		return fail(in, "expected a string key in object");
+	if (json_in_str(in, key, keylen) < 0)
+		return -1;
+	skipws(in);
+	if (in->p >= in->end || *in->p != ':')
+		return fail(in, "expected ':' after object key");
+	in->p++;
+	return 1;
+}
+
+int
+json_in_item(struct json_in *in, struct json_iter *it)
+{
+	skipws(in);
+	if (!it->n) {
+		if (in->p >= in->end || *in->p != '[')
+			return fail(in, "expected an array");
+		if (++in->depth > JSON_MAXDEPTH)
+			return fail(in, "nesting deeper than %d", JSON_MAXDEPTH);
+		in->p++;
+		skipws(in);
+		it->n = 1;
+		if (in->p < in->end && *in->p == ']') {
+			in->p++;
+			in->depth--;
+			return 0;
+		}
+		return 1;
+	}
+	drop_behind(in);
+	if (in->p >= in->end)
+		return fail(in, "unterminated array");
+	if (*in->p == ']') {
+		in->p++;
+		in->depth--;
+		return 0;
+	}
+	if (*in->p != ',')
+		return fail(in, "expected ',' or ']' in array");
+	in->p++;
+	it->n++;
+	return 1;
+}
+
+struct json_pos
+json_in_tell(const struct json_in *in)
+{
+	struct json_pos pos = { in->p, in->depth };
+
+	return pos;
+}
+
+void
+json_in_seek(struct json_in *in, struct json_pos pos)
+{
+	in->p = pos.p;
+	in->depth = pos.depth;
+}
+
+int
+json_in_fail(struct json_in *in, const char *fmt, ...)
+{
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	r = vfail(in, fmt, ap);
+	va_end(ap);
+	return r;
 }
 
 void
@@ -611,12 +956,10 @@ json_typename(enum json_type t)
 }
 
 int
-json_load(struct json_doc *doc, const char *path)
+json_load_hook(struct json_doc *doc, const char *path, const struct json_hook *hook)
 {
 	struct stat st;
 	char err[160], *buf;
-	size_t off;
-	ssize_t n;
 	int fd, r;
 
 	doc->root = NULL;
@@ -645,30 +988,23 @@ json_load(struct json_doc *doc, const char *path)
 		close(fd);
 		return error("%s: empty file", path);
 	}
-	/* read(2) into huge pages: cheaper here than faulting in the file's
-	 * page-cache pages one by one (see mem_map in util.h) */
-	if (!(buf = mem_map(st.st_size))) {
-		close(fd);
-		return error("%s: cannot allocate %lld bytes", path, (long long)st.st_size);
-	}
-	for (off = 0; off < (size_t)st.st_size; off += n) {
-		if ((n = read(fd, buf + off, st.st_size - off)) <= 0) {
-			if (n < 0 && errno == EINTR) {
-				n = 0;
-				continue;
-			}
-			r = n < 0 ? error("read %s:", path) : error("%s: file shrank while reading", path);
-			mem_unmap(buf, st.st_size);
-			close(fd);
-			return r;
-		}
-	}
+	/* mapped, not read into a buffer: the parser gives the pages back
+	 * behind it (drop_behind), so a large file is never all resident */
+	buf = file_map(fd, st.st_size);
 	close(fd);
-	r = json_parse(doc, buf, st.st_size, err, sizeof(err));
-	mem_unmap(buf, st.st_size);
+	if (buf == MAP_FAILED)
+		return error("mmap %s:", path);
+	r = parse(doc, buf, st.st_size, hook, 1, err, sizeof(err));
+	munmap(buf, st.st_size);
 	if (r < 0)
 		return error("%s: %s", path, err);
 	return 0;
+}
+
+int
+json_load(struct json_doc *doc, const char *path)
+{
+	return json_load_hook(doc, path, NULL);
 }
 
 void

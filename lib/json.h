@@ -69,9 +69,67 @@ const char *json_str(const struct json *j);
 /* "null", "false", ..., "object": for messages. */
 const char *json_typename(enum json_type t);
 
-/* Read a whole file into a malloc'd buffer (NUL appended, not counted) and
- * parse it; messages name the file.  0, or -1 after error(). */
+/* Map a whole file and parse it; messages name the file.  0, or -1
+ * after error(). */
 int json_load(struct json_doc *doc, const char *path);
+
+/* ---- Members read without a tree ----
+ *
+ * A tokenizer's vocabulary and merges, hundreds of thousands of strings,
+ * took more memory and time as a tree than the tables made from them.
+ * With a hook, the parser offers each member of one object (the value
+ * of the root object's first member named obj, if that is an object) to
+ * the hook before reading its value; the hook may read the value itself
+ * through the json_in_* calls, and the member is then left out of the
+ * tree.  Errors are the parser's ("line L, column C: ...").  Once the
+ * object's closing brace is read, member is called once more with key
+ * NULL. */
+struct json_in;			/* the parser */
+
+struct json_hook {
+	const char *obj;
+	/* The value of key (keylen bytes) is next: 1 if the hook read it,
+	 * 0 to leave it to the parser, -1 after json_in_fail(). */
+	int (*member)(void *ctx, struct json_in *in, const char *key, size_t keylen);
+	void *ctx;
+};
+
+int json_parse_hook(struct json_doc *doc, const char *buf, size_t len,
+    const struct json_hook *hook, char *err, size_t errlen);
+int json_load_hook(struct json_doc *doc, const char *path, const struct json_hook *hook);
+
+/* The next byte after white space (not consumed), or -1 at the end. */
+int json_in_peek(struct json_in *in);
+/* Bytes left after the cursor. */
+size_t json_in_left(const struct json_in *in);
+/* The string at the cursor, decoded (*s: in the text when it has no
+ * escapes, else in a buffer of the parser's, NUL-terminated there; valid
+ * until the next call).  0, or -1 (not a string, or malformed). */
+int json_in_str(struct json_in *in, const char **s, size_t *n);
+/* The value at the cursor as an integer in [min, max] (json_int's
+ * rules): 0 and *v; 1 if it is another value (read); -1 if malformed. */
+int json_in_int(struct json_in *in, long long min, long long max, long long *v);
+/* The value at the cursor, into the document's tree.  0, or -1. */
+int json_in_value(struct json_in *in, struct json *j);
+/* Step through the object or array at the cursor, it zeroed before the
+ * first call: json_in_member gives 1 and the next key (its ':' read, the
+ * value next; *key as json_in_str's), json_in_item 1 if an item is
+ * next; both 0 once the closing bracket is read, -1 if malformed. */
+struct json_iter {
+	size_t n;
+};
+int json_in_member(struct json_in *in, struct json_iter *it, const char **key, size_t *keylen);
+int json_in_item(struct json_in *in, struct json_iter *it);
+/* The cursor, to come back to a value read before (its pages may have
+ * been given back: they are read again from the file). */
+struct json_pos {
+	const char *p;
+	int depth;
+};
+struct json_pos json_in_tell(const struct json_in *in);
+void json_in_seek(struct json_in *in, struct json_pos pos);
+/* Fail at the cursor with a message of the hook's: -1. */
+int json_in_fail(struct json_in *in, const char *fmt, ...);
 
 /* The writer: s[0..n) as a quoted JSON string, '"', '\\' and the control
  * characters escaped, every other byte (UTF-8) as it is. */

@@ -53,14 +53,19 @@ int
 tok_load(struct tok *t, const char *path)
 {
 	struct json_doc doc = { 0 };
-	struct tok_ld L = { t, path, NULL, 0 };
+	struct tok_raw R;
+	struct tok_ld L = { t, path, NULL, 0, &R };
+	const struct json_hook hook = { "model", tok_raw_member, &R };
 	const struct json *r, *m, *added;
 	int ret = -1;
 
 	memset(t, 0, sizeof *t);
 	t->bos = -1;
-	if (json_load(&doc, path) < 0)
+	tok_raw_init(&R, &L);
+	if (json_load_hook(&doc, path, &hook) < 0) {
+		tok_raw_free(&R);
 		return -1;
+	}
 	r = doc.root;
 	if (r->type != JSON_OBJECT) {
 		error("%s: not a tokenizer.json (not an object)", path);
@@ -97,6 +102,7 @@ tok_load(struct tok *t, const char *path)
 	t->bos = t->nprefix ? t->prefix[0] : -2;
 	ret = 0;
 out:
+	tok_raw_free(&R);
 	json_free(&doc);
 	return ret;
 }

@@ -4,14 +4,15 @@
  *   model          BPE (merges as "a b" or ["a","b"], byte_fallback,
  *                  unk_token, fuse_unk, ignore_merges)
  *   added_tokens   special or not; lstrip, rstrip, single_word, normalized
- *   normalizer     Sequence, Prepend, Replace (string pattern), NFC, NFKC
+ *   normalizer     Sequence, Prepend, Replace (string or regex pattern),
+ *                  NFC, NFKC
  *   pre_tokenizer  Sequence, ByteLevel (GPT-2 pattern, add_prefix_space,
  *                  use_regex), Digits, Split (string patterns, and any
  *                  regex lib/regex.h compiles: hand scanners for those
  *                  of GPT-2, Llama 3 and Qwen2), Metaspace
  *   post_processor TemplateProcessing, ByteLevel, Sequence
- *   decoder        ByteLevel, Replace, ByteFallback, Fuse, Strip,
- *                  Metaspace, Sequence
+ *   decoder        ByteLevel, Replace (string or regex pattern),
+ *                  ByteFallback, Fuse, Strip, Metaspace, Sequence
  *
  * Text is a byte string.  Bytes that are not well-formed UTF-8 are taken one
  * at a time as characters of no Unicode class (neither letter, number, mark

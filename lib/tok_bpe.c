@@ -73,7 +73,7 @@ vocab_get(const struct bpe *b, const char *s, size_t n)
 		if (!e)
 			return -1;
 		e--;
-		if (b->klen[e] == n && !memcmp(b->key[e], s, n))
+		if (b->klen[e] == n && tok_eq(b->key[e], s, n))
 			return (int)e;
 	}
 }
@@ -374,16 +374,6 @@ static const struct tok_model_ops bpe_ops = { bpe_encode, bpe_free };
 
 /* ---- loading ---- */
 
-static size_t
-pow2(size_t n)
-{
-	size_t p = 16;
-
-	while (p < n * 2)
-		p *= 2;
-	return p;
-}
-
 /* A vocabulary string's byte-level key: the bytes its characters stand
  * for (written to out, at most n bytes).  Returns the key length, or -1
  * if a character is not in the byte-level alphabet. */
@@ -429,43 +419,47 @@ bpe_options(struct tok_ld *L, struct bpe *b, const struct json *m)
 }
 
 /* The keys of the model's vocab (not of the added tokens, which are
- * matched in the text) and their hash; the first id of a key wins. */
+ * matched in the text) and their hash; the first id of a key wins.  The
+ * reader's table of vocab strings is the hash: its entries become ids
+ * where the keys are those strings, else it is filled again with the
+ * byte-level keys. */
 static int
-bpe_vocab(struct tok_ld *L, struct bpe *b, const struct json *vocab, const int *ids)
+bpe_vocab(struct tok_ld *L, struct bpe *b)
 {
-	struct tok *t = L->t;
-	size_t i, total = 0, off = 0;
+	const struct tok_raw *R = L->raw;
+	size_t i, off = 0;
 	int id;
-	char *arena;
+	char *arena = NULL;
 
-	b->ntok = t->ntok;
-	b->vmask = pow2(vocab->len) - 1;
-	for (i = 0; i < vocab->len; i++)
-		total += vocab->u.members[i].keylen + 1;
-	if (!(b->vtab = tok_alloc(L, (b->vmask + 1) * sizeof *b->vtab)) ||
-	    !(b->key = tok_alloc(L, b->ntok * sizeof *b->key)) ||
+	b->ntok = L->t->ntok;
+	b->vmask = R->hmask;
+	b->vtab = R->htab;
+	if (!(b->key = tok_alloc(L, b->ntok * sizeof *b->key)) ||
 	    !(b->klen = tok_alloc(L, b->ntok * sizeof *b->klen)) ||
-	    !(arena = tok_alloc(L, total)))
+	    (b->bytelevel && !(arena = tok_alloc(L, R->nstr))))
 		return -1;
-	for (i = 0; i < vocab->len; i++) {
-		const struct json_member *e = &vocab->u.members[i];
+	for (i = 0; i < R->nent; i++) {
+		const struct tok_vent *e = &R->ent[i];
 		long k;
-		id = ids[i];
 		if (b->bytelevel) {
-			if ((k = bl_key(e->key, e->keylen, arena + off)) < 0)
+			if ((k = bl_key(R->str + e->off, e->len, arena + off)) < 0)
 				continue;	/* not in the alphabet: unreachable */
-			b->key[id] = arena + off;
+			b->key[e->id] = arena + off;
 			off += k + 1;
-		} else if (t->slen[id] == e->keylen && !memcmp(t->str[id], e->key, e->keylen)) {
-			k = e->keylen;
-			b->key[id] = t->str[id];
-		} else {	/* an added token took the id: the key is the vocab's */
-			k = e->keylen;
-			b->key[id] = memcpy(arena + off, e->key, k);
-			off += k + 1;
+		} else {	/* an added token may have taken the id: the key
+				 * is the vocab's string */
+			k = e->len;
+			b->key[e->id] = R->str + e->off;
 		}
-		b->klen[id] = k;
+		b->klen[e->id] = k;
 	}
+	if (!b->bytelevel) {
+		for (i = 0; i <= b->vmask; i++)
+			if (b->vtab[i])
+				b->vtab[i] = R->ent[b->vtab[i] - 1].id + 1;
+		return 0;
+	}
+	memset(b->vtab, 0, (b->vmask + 1) * sizeof *b->vtab);
 	for (id = 0; id < b->ntok; id++) {
 		size_t h;
 		if (!b->key[id])
@@ -485,81 +479,38 @@ bpe_vocab(struct tok_ld *L, struct bpe *b, const struct json *vocab, const int *
 	return 0;
 }
 
-/* One merge's two strings: "a b" or ["a", "b"]. */
+/* merges: (a, b) -> rank, id of a+b; the first (best) rank wins.  The
+ * reader noted the first merge of each fault; which is reported is the
+ * one a reader in rank order meets first: a byte-level tokenizer skips
+ * the merges of strings outside its alphabet (never reached). */
 static int
-merge_strs(const struct json *e, const char **a, size_t *an, const char **b, size_t *bn)
+bpe_merges(struct tok_ld *L, struct bpe *b)
 {
-	const char *sp;
+	const struct tok_raw *R = L->raw;
+	size_t i, h, bad = b->bytelevel ? R->missing_bl : R->missing;
 
-	if (e->type == JSON_STRING) {
-		if (!(sp = memchr(e->u.str, ' ', e->len)) ||
-		    memchr(sp + 1, ' ', e->len - (sp + 1 - e->u.str)))
-			return -1;
-		*a = e->u.str, *an = sp - *a;
-		*b = sp + 1, *bn = e->len - *an - 1;
-		return 0;
-	}
-	if (e->type == JSON_ARRAY && e->len == 2 &&
-	    e->u.items[0].type == JSON_STRING && e->u.items[1].type == JSON_STRING) {
-		*a = e->u.items[0].u.str, *an = e->u.items[0].len;
-		*b = e->u.items[1].u.str, *bn = e->u.items[1].len;
-		return 0;
-	}
-	return -1;
-}
-
-/* merges: (a, b) -> rank, id of a+b; the first (best) rank wins */
-static int
-bpe_merges(struct tok_ld *L, struct bpe *b, const struct json *merges)
-{
-	char *buf = NULL;
-	size_t i, cap = 0;
-	int r = -1;
-
-	b->mmask = pow2(merges->len) - 1;
+	if (R->badmerge < bad)
+		return error("%s: merge %zu: not \"a b\" or [\"a\", \"b\"]", L->path, R->badmerge);
+	if (bad != TOK_NONE)
+		return error("%s: merge %zu: token not in the vocabulary", L->path, bad);
+	b->mmask = tok_pow2(R->nmrg) - 1;
 	if (!(b->mtab = tok_alloc(L, (b->mmask + 1) * sizeof *b->mtab)))
 		return -1;
-	for (i = 0; i < merges->len; i++) {
-		const char *x, *y;
-		size_t xn, yn, h;
-		long kx, ky;
-		int ix, iy, inew;
+	for (i = 0; i < R->nmrg; i++) {
+		const struct tok_merge *g = &R->mrg[i];
 		uint64_t key;
-		if (merge_strs(&merges->u.items[i], &x, &xn, &y, &yn) < 0) {
-			error("%s: merge %zu: not \"a b\" or [\"a\", \"b\"]", L->path, i);
-			goto out;
-		}
-		if (xgrow(&buf, &cap, xn + yn + 1, 1) < 0)
-			goto out;
-		if (b->bytelevel) {
-			kx = bl_key(x, xn, buf);
-			ky = kx < 0 ? -1 : bl_key(y, yn, buf + kx);
-			if (kx < 0 || ky < 0)
-				continue;	/* never reached */
-		} else {
-			memcpy(buf, x, xn), memcpy(buf + xn, y, yn);
-			kx = xn, ky = yn;
-		}
-		ix = vocab_get(b, buf, kx);
-		iy = vocab_get(b, buf + kx, ky);
-		inew = vocab_get(b, buf, kx + ky);
-		if (ix < 0 || iy < 0 || inew < 0) {
-			error("%s: merge %zu: token not in the vocabulary", L->path, i);
-			goto out;
-		}
-		key = ((uint64_t)(uint32_t)ix << 32 | (uint32_t)iy) + 1;
+		if (g->a < 0 || (b->bytelevel && (!b->key[g->a] || !b->key[g->b])))
+			continue;
+		key = ((uint64_t)(uint32_t)g->a << 32 | (uint32_t)g->b) + 1;
 		h = mhash(key) & b->mmask;
 		while (b->mtab[h].key && b->mtab[h].key != key)
 			h = (h + 1) & b->mmask;
 		if (!b->mtab[h].key) {
 			b->mtab[h].key = key;
-			b->mtab[h].val = (uint64_t)i << 32 | (uint32_t)inew;
+			b->mtab[h].val = (uint64_t)i << 32 | (uint32_t)g->m;
 		}
 	}
-	r = 0;
-out:
-	free(buf);
-	return r;
+	return 0;
 }
 
 /* the single bytes: byte-level tokens, or byte_fallback's <0xHH> */
@@ -639,24 +590,21 @@ bpe_unk(struct tok_ld *L, struct bpe *b, const struct json *m)
 int
 tok_bpe_make(struct tok_ld *L, const struct json *m, size_t depth)
 {
-	const struct json *vocab = json_get(m, "vocab"), *merges = json_get(m, "merges");
+	const struct tok_raw *R = L->raw;
 	struct bpe *b;
-	int *ids;
 
 	(void)depth;
-	if (!vocab || vocab->type != JSON_OBJECT)
+	/* the reader took the model's first vocab if it was an object, its
+	 * first merges if an array: else they are missing or not those */
+	if (!R || !R->vocab)
 		return error("%s: model: no vocab", L->path);
-	if (!merges || merges->type != JSON_ARRAY)
+	if (!R->merges)
 		return error("%s: model: no merges", L->path);
 	if (!(b = xcalloc(1, sizeof *b)))
 		return -1;
 	b->m.ops = &bpe_ops;
-	/* ids: scratch, in the tokenizer's memory, where it shares the huge
-	 * pages of the tables rather than faulting in pages of its own */
-	if (bpe_options(L, b, m) < 0 ||
-	    !(ids = tok_alloc(L, vocab->len * sizeof *ids)) ||
-	    tok_vocab_load(L, vocab, ids) < 0 || bpe_vocab(L, b, vocab, ids) < 0 ||
-	    bpe_merges(L, b, merges) < 0)
+	if (bpe_options(L, b, m) < 0 || tok_vocab_load(L) < 0 ||
+	    bpe_vocab(L, b) < 0 || bpe_merges(L, b) < 0)
 		goto bad;
 	bpe_bytes(b);
 	if (bpe_cuts(b) < 0 || bpe_unk(L, b, m) < 0)

@@ -73,9 +73,6 @@ tok_getpattern(struct tok_ld *L, const struct json *o, const char *what, char **
 	*s = NULL;
 	if (p && p->type == JSON_OBJECT && json_get(p, "String"))
 		return tok_getstr(L, p, "String", 1, s, n);
-	if (p && p->type == JSON_OBJECT && json_str(json_get(p, "Regex")))
-		return error("%s: unsupported %s: Regex pattern %s", L->path,
-		    what, json_str(json_get(p, "Regex")));
 	return error("%s: %s: bad pattern", L->path, what);
 }
 
@@ -91,30 +88,49 @@ struct tok_mem {
 	size_t len, used;
 };
 
-void *
-tok_alloc(struct tok_ld *L, size_t n)
+/* Room for n bytes at the head chunk's end, made if need be; NULL if
+ * out of memory (nothing said) */
+static char *
+mem_room(struct tok *t, size_t n)
 {
-	struct tok *t = L->t;
 	struct tok_mem *c = t->mem;
-	char *p;
 
-	if (n > ((size_t)-1) / 2) {
-		error("%s: cannot allocate %zu bytes for the tokenizer", L->path, n);
+	if (n > ((size_t)-1) / 2)
 		return NULL;
-	}
 	n = (n + 15) & ~(size_t)15;
 	if (!c || c->len - c->used < n) {
 		size_t len = n + MEMHEAD > MEMCHUNK ? n + MEMHEAD : MEMCHUNK;
-		if (!(c = mem_map(len))) {
-			error("%s: cannot allocate %zu bytes for the tokenizer", L->path, len);
+		if (!(c = mem_map(len)))
 			return NULL;
-		}
 		c->next = t->mem, c->len = len, c->used = MEMHEAD;
 		t->mem = c;
 	}
-	p = (char *)c + c->used;
-	c->used += n;
+	return (char *)c + c->used;
+}
+
+void *
+tok_alloc(struct tok_ld *L, size_t n)
+{
+	char *p = mem_room(L->t, n);
+
+	if (!p) {
+		error("%s: cannot allocate %zu bytes for the tokenizer", L->path, n);
+		return NULL;
+	}
+	L->t->mem->used += (n + 15) & ~(size_t)15;
 	return p;
+}
+
+char *
+tok_room(struct tok_ld *L, size_t n)
+{
+	return mem_room(L->t, n);
+}
+
+void
+tok_keep(struct tok_ld *L, size_t n)
+{
+	L->t->mem->used += (n + 15) & ~(size_t)15;
 }
 
 void
@@ -166,25 +182,6 @@ tok_find(const char *hay, size_t hn, const char *needle, size_t nn)
 		p++;
 	}
 	return NULL;
-}
-
-uint64_t
-tok_hash(const void *p, size_t n)
-{
-	const unsigned char *s = p;
-	uint64_t h = 0xcbf29ce484222325ull ^ n;
-
-	while (n >= 8) {
-		uint64_t w;
-		memcpy(&w, s, 8);
-		h = (h ^ w) * 0x100000001b3ull;
-		h ^= h >> 29;
-		s += 8, n -= 8;
-	}
-	while (n--)
-		h = (h ^ *s++) * 0x100000001b3ull;
-	h ^= h >> 32;
-	return h * 0x9e3779b97f4a7c15ull;
 }
 
 /* GPT-2's bytes_to_unicode(): printable Latin-1 bytes stand for

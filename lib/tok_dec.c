@@ -241,12 +241,63 @@ make_fuse(struct tok_ld *L, const struct json *o, size_t depth)
 	return make_plain(L, &fuse_ops);
 }
 
+/* Replace with a {"Regex": ...} pattern, token by token */
+struct drerep {
+	struct tok_dstep c;
+	struct tok_scan sc;
+	char *b;
+	size_t blen;
+};
+
+static void
+drerep_free(struct tok_dstep *c)
+{
+	struct drerep *p = (struct drerep *)c;
+
+	tok_scan_free(&p->sc);
+	free(p->b), free(p);
+}
+
+static int
+drerep_token(const struct tok_dstep *c, const struct tok_dec *d, const char *s,
+    size_t n, struct tok_buf *x, const char **os, size_t *on)
+{
+	const struct drerep *p = (const struct drerep *)c;
+	int r;
+
+	(void)d;
+	if ((r = tok_replace(&p->sc, s, n, p->b, p->blen, x)) < 0)
+		return -1;
+	if (r)
+		*os = x->p, *on = x->n;
+	else
+		*os = s, *on = n;
+	return 0;
+}
+
+static const struct tok_dec_ops drerep_ops = {
+	"Replace", 0, drerep_token, NULL, drerep_free
+};
+
 static int
 make_replace(struct tok_ld *L, const struct json *o, size_t depth)
 {
+	const struct json *pat = json_get(o, "pattern");
+	struct drerep *q;
 	struct dstr *p;
 
 	(void)depth;
+	if (pat && pat->type == JSON_OBJECT && json_str(json_get(pat, "Regex"))) {
+		if (!(q = xcalloc(1, sizeof *q)))
+			return -1;
+		q->c.ops = &drerep_ops;
+		if (tok_scan_pattern(L, "decoder Replace", pat, &q->sc) < 0 ||
+		    tok_getstr(L, o, "content", 1, &q->b, &q->blen) < 0) {
+			drerep_free(&q->c);
+			return -1;
+		}
+		return add(L, &q->c);
+	}
 	if (!(p = xcalloc(1, sizeof *p)))
 		return -1;
 	p->c.ops = &replace_ops;

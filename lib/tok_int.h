@@ -9,8 +9,9 @@
  * its operations.  Sequence is a type whose constructor appends its
  * members to the stage's list.
  *
- * Data flows one way: tok.c reads the file and has the stage files build
- * the components (tok_norm.c; tok_pre.c with the scanners of tok_scan.c;
+ * Data flows one way: tok.c reads the file (the model's vocab and merges
+ * through tok_read.c's hook, the rest as a tree) and has the stage files
+ * build the components (tok_norm.c; tok_pre.c with the scanners of tok_scan.c;
  * the model types of tok_model.c, tok_bpe.c so far, on the vocabulary of
  * tok_vocab.c; tok_post.c; tok_dec.c), then tok_enc.c and tok_dec.c run
  * them.  tok_comp.c holds what they all use. */
@@ -19,6 +20,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "json.h"
 #include "tok.h"
@@ -28,6 +30,8 @@
 #define TOK_MAXDEPTH 16		/* pre-tokenizers in a row */
 #define TOK_MAXNEST 8		/* Sequences inside Sequences */
 
+struct tok_raw;
+
 /* tokenizer.json being loaded */
 struct tok_ld {
 	struct tok *t;
@@ -35,6 +39,7 @@ struct tok_ld {
 	const struct json *added;	/* added_tokens (an array), or NULL */
 	int bytelevel;			/* a ByteLevel pre-tokenizer was read: the
 					 * vocabulary's strings stand for bytes */
+	struct tok_raw *raw;		/* the model's vocab and merges (tok_read.c) */
 };
 
 /* ---- tok_comp.c: shared by the components ---- */
@@ -60,8 +65,8 @@ const char *tok_typename(const struct json *o);
 int tok_getstr(struct tok_ld *L, const struct json *o, const char *key, int need, char **out, size_t *len);
 /* A boolean member of o, def if absent or null. */
 int tok_getbool(const struct json *o, const char *key, int def);
-/* o's {"String": s} pattern, copied, or -1 after error() (naming what
- * and the pattern if it is a Regex). */
+/* o's {"String": s} pattern, copied, or -1 after error() naming what
+ * (a {"Regex": re} is the caller's, through tok_scan_pattern). */
 int tok_getpattern(struct tok_ld *L, const struct json *o, const char *what, char **s, size_t *n);
 /* A token id: 0 and *id, or -1 (not an id; nothing reported).  Plain
  * digits are read here (a vocabulary has tens of thousands), anything
@@ -87,11 +92,64 @@ tok_getid(const struct json *j, long long *id)
  * tables share mappings, so that they fault in as a few huge pages.
  * NULL after error(). */
 void *tok_alloc(struct tok_ld *L, size_t n);
+/* Room for up to n bytes of t's memory, zeroed, not yet taken: the caller
+ * writes what it needs at its start, then tok_keep()s that much (no
+ * other tok_alloc or tok_room in between).  NULL if out of memory
+ * (nothing reported). */
+char *tok_room(struct tok_ld *L, size_t n);
+void tok_keep(struct tok_ld *L, size_t n);
 void tok_mem_free(struct tok *t);
 
 /* the first needle[0..nn) in hay[0..hn), or NULL; nn > 0 */
 const char *tok_find(const char *hay, size_t hn, const char *needle, size_t nn);
-uint64_t tok_hash(const void *p, size_t n);
+/* The bytes in 8-byte words; a short string, or the tail, in one word
+ * read as two overlapping halves (or three bytes), which holds all its
+ * bytes: most vocabulary strings are shorter than 8.  Inline: loading
+ * a vocabulary hashes millions of strings. */
+static inline uint64_t
+tok_hash(const void *p, size_t n)
+{
+	const unsigned char *s = p;
+	uint64_t h = 0xcbf29ce484222325ull ^ n, w;
+	uint32_t a, b;
+	size_t k = n;
+
+	while (k >= 8) {
+		memcpy(&w, s, 8);
+		h = (h ^ w) * 0x100000001b3ull;
+		h ^= h >> 29;
+		s += 8, k -= 8;
+	}
+	if (k >= 4) {
+		memcpy(&a, s, 4);
+		memcpy(&b, s + k - 4, 4);
+		w = a | (uint64_t)b << 32;
+	} else if (k) {
+		w = s[0] | (uint32_t)s[k / 2] << 8 | (uint32_t)s[k - 1] << 16;
+	} else {
+		w = 0;
+	}
+	h = (h ^ w) * 0x100000001b3ull;
+	h ^= h >> 29;
+	h ^= h >> 32;
+	return h * 0x9e3779b97f4a7c15ull;
+}
+
+/* a[0..n) == b[0..n): short strings without a call to memcmp */
+static inline int
+tok_eq(const char *a, const char *b, size_t n)
+{
+	uint32_t x, y, u, v;
+
+	if (n > 8)
+		return !memcmp(a, b, n);
+	if (n >= 4) {
+		memcpy(&x, a, 4), memcpy(&y, b, 4);
+		memcpy(&u, a + n - 4, 4), memcpy(&v, b + n - 4, 4);
+		return x == y && u == v;
+	}
+	return !n || (a[0] == b[0] && a[n / 2] == b[n / 2] && a[n - 1] == b[n - 1]);
+}
 
 /* byte-level alphabet: byte -> code point, and code point (< 324) -> byte
  * (inline: loading a vocabulary maps every character) */
@@ -126,13 +184,69 @@ tok_cls(const unsigned char *s, size_t n, size_t i, size_t *len)
 	return uni_class(cp);
 }
 
+/* ---- tok_read.c: the model's vocab and merges, without a tree ---- */
+
+/* They are most of a tokenizer.json (Gemma 3's: 262k strings and 515k
+ * merges in 33 MB), read by a json.h hook on the root's "model" as the
+ * parser meets them, straight into what the tables are made of: each
+ * vocab string decoded once into t's memory, each merge's halves looked
+ * up as read.  What the tree held is checked as it was, and what was
+ * reported while building the tables is noted here and reported there
+ * (tok_vocab_load, the BPE constructor), in the same order. */
+#define TOK_NONE ((size_t)-1)
+
+struct tok_vent {
+	uint32_t off, len;		/* the string: raw->str + off */
+	int id;				/* -1: not an id */
+};
+struct tok_merge {
+	int a, b, m;			/* the halves' and the merged token's
+					 * ids; a = -1: unusable (see below) */
+};
+struct tok_raw {
+	struct tok_ld *L;
+	int seenvocab, seenmerges;	/* the model's first such member met */
+	int vocab, merges;		/* and read (it was an object, an array) */
+
+	/* vocab, in file order */
+	char *str;			/* the strings, NUL after each (t's memory) */
+	size_t nstr;
+	struct tok_vent *ent;
+	size_t nent, capent;
+	long long maxid;
+	size_t badid;			/* first member whose value is not an id */
+	uint32_t *htab;			/* string -> entry + 1, the lowest id of a
+					 * string kept (t's memory, see tok_bpe.c) */
+	size_t hmask;
+
+	/* merges, by rank */
+	struct tok_merge *mrg;
+	size_t nmrg, capmrg;
+	size_t badmerge;		/* first not "a b" or ["a", "b"] */
+	size_t missing;			/* first naming a string not in vocab */
+	size_t missing_bl;		/* the same, its halves in the byte-level
+					 * alphabet (others are skipped then) */
+	struct json_pos mpos;		/* merges before vocab: read again after */
+	int mlate;
+	char *x;			/* a merge's halves, one after the other */
+	size_t xcap;
+};
+/* Start and release; the hook for json_load_hook (ctx: the struct
+ * tok_raw). */
+void tok_raw_init(struct tok_raw *R, struct tok_ld *L);
+void tok_raw_free(struct tok_raw *R);
+int tok_raw_member(void *ctx, struct json_in *in, const char *key, size_t keylen);
+/* The entry (raw->ent index) of the vocab string s[0..n), or -1. */
+long tok_raw_find(const struct tok_raw *R, const char *s, size_t n);
+/* Table sizes: a power of two, at least twice n. */
+size_t tok_pow2(size_t n);
+
 /* ---- tok_vocab.c: the vocabulary, id -> string ---- */
 
-/* Fill t's id -> string tables (ntok, str, slen, special) from a model's
- * vocab object ({"string": id, ...}) and the added tokens (whose strings
- * win); ids (NULL, or room for vocab->len) gets the id of each member.
+/* Fill t's id -> string tables (ntok, str, slen, special) from the
+ * model's vocab (L->raw) and the added tokens (whose strings win).
  * Every model constructor calls it.  0, or -1 after error(). */
-int tok_vocab_load(struct tok_ld *L, const struct json *vocab, int *ids);
+int tok_vocab_load(struct tok_ld *L);
 /* The lowest id whose string is s[0..n), or -1. */
 int tok_vocab_find(const struct tok *t, const char *s, size_t n);
 /* The added tokens into t->added, longest first.  0, or -1 after error(). */
@@ -184,6 +298,12 @@ int tok_scan_pattern(struct tok_ld *L, const char *what, const struct json *patt
 int tok_scan_regex(struct tok_ld *L, const char *what, const char *re, size_t n, struct tok_scan *sc);
 /* Release sc's state; accepts a zeroed sc. */
 void tok_scan_free(struct tok_scan *sc);
+/* s[0..n) with every match of sc replaced by b[0..bn), into out (emptied
+ * first): the non-overlapping leftmost matches, as tokenizers' Replace
+ * (normalizer and decoder) takes them from find_matches.  1, 0 if there
+ * is none (out empty), -1 after error(). */
+int tok_replace(const struct tok_scan *sc, const char *s, size_t n, const char *b,
+    size_t bn, struct tok_buf *out);
 
 /* ---- pre-tokenizers: tok_pre.c ---- */
 

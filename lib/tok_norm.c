@@ -103,12 +103,58 @@ replace_run(const struct tok_norm *c, const char *s, size_t n, struct tok_buf *o
 
 static const struct tok_norm_ops replace_ops = { replace_run, strs_free };
 
+/* Replace with a {"Regex": ...} pattern */
+struct rerep {
+	struct tok_norm c;
+	struct tok_scan sc;
+	char *b;
+	size_t blen;
+};
+
+static void
+rerep_free(struct tok_norm *c)
+{
+	struct rerep *p = (struct rerep *)c;
+
+	tok_scan_free(&p->sc);
+	free(p->b), free(p);
+}
+
+static int
+rerep_run(const struct tok_norm *c, const char *s, size_t n, struct tok_buf *out)
+{
+	const struct rerep *p = (const struct rerep *)c;
+
+	return tok_replace(&p->sc, s, n, p->b, p->blen, out);
+}
+
+static const struct tok_norm_ops rerep_ops = { rerep_run, rerep_free };
+
+static int
+make_rerep(struct tok_ld *L, const struct json *o)
+{
+	struct rerep *p;
+
+	if (!(p = xcalloc(1, sizeof *p)))
+		return -1;
+	p->c.ops = &rerep_ops;
+	if (tok_scan_pattern(L, "normalizer Replace", json_get(o, "pattern"), &p->sc) < 0 ||
+	    tok_getstr(L, o, "content", 1, &p->b, &p->blen) < 0) {
+		rerep_free(&p->c);
+		return -1;
+	}
+	return add(L, &p->c);
+}
+
 static int
 make_replace(struct tok_ld *L, const struct json *o, size_t depth)
 {
+	const struct json *pat = json_get(o, "pattern");
 	struct strs *p;
 
 	(void)depth;
+	if (pat && pat->type == JSON_OBJECT && json_str(json_get(pat, "Regex")))
+		return make_rerep(L, o);
 	if (!(p = xcalloc(1, sizeof *p)))
 		return -1;
 	p->c.ops = &replace_ops;

@@ -292,6 +292,33 @@ tok_scan_pattern(struct tok_ld *L, const char *what, const struct json *pattern,
 	return 0;
 }
 
+int
+tok_replace(const struct tok_scan *sc, const char *s, size_t n, const char *b,
+    size_t bn, struct tok_buf *out)
+{
+	size_t at = 0, end = 0, ms, me;
+	uint32_t cp;
+	int any = 0;
+
+	out->n = 0;
+	if (!n)		/* tokenizers' find_matches: no match in "" */
+		return 0;
+	while (at <= n && sc->find(sc->st, s, n, at, &ms, &me)) {
+		/* as rust-onig's find_iter: no empty match where the last
+		 * one ended; search again a character on */
+		if (ms == me && any && me == end) {
+			at += at < n ? uni_decode((const unsigned char *)s + at, n - at, &cp) : 1;
+			continue;
+		}
+		if (tok_buf_add(out, s + end, ms - end) < 0 || tok_buf_add(out, b, bn) < 0)
+			return -1;
+		at = end = me, any = 1;
+	}
+	if (!any)
+		return 0;
+	return tok_buf_add(out, s + end, n - end) < 0 ? -1 : 1;
+}
+
 void
 tok_scan_free(struct tok_scan *sc)
 {

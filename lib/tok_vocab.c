@@ -10,23 +10,17 @@
 #include "util.h"
 
 int
-tok_vocab_load(struct tok_ld *L, const struct json *vocab, int *ids)
+tok_vocab_load(struct tok_ld *L)
 {
 	struct tok *t = L->t;
+	const struct tok_raw *R = L->raw;
 	const struct json *added = L->added;
-	size_t i, nv = vocab->len, na = added ? added->len : 0, total = 0, off;
-	long long id, maxid = -1;
+	size_t i, nv = R->nent, na = added ? added->len : 0, total = 0, off;
+	long long id, maxid = R->maxid;
 	char *arena;
 
-	/* ids and string sizes */
-	for (i = 0; i < nv; i++) {
-		const struct json_member *e = &vocab->u.members[i];
-		if (tok_getid(&e->value, &id) < 0)
-			return error("%s: vocab: bad id for token %zu", L->path, i);
-		if (id > maxid)
-			maxid = id;
-		total += e->keylen + 1;
-	}
+	if (R->badid != TOK_NONE)
+		return error("%s: vocab: bad id for token %zu", L->path, R->badid);
 	for (i = 0; i < na; i++) {
 		const struct json *a = &added->u.items[i];
 		if (tok_getid(json_get(a, "id"), &id) < 0 ||
@@ -48,29 +42,21 @@ tok_vocab_load(struct tok_ld *L, const struct json *vocab, int *ids)
 	    !(arena = tok_alloc(L, total)))
 		return -1;
 
-	off = 0;
-	for (i = 0; i < nv + na; i++) {
-		const char *s;
-		size_t n;
-		if (i < nv) {
-			const struct json_member *e = &vocab->u.members[i];
-			tok_getid(&e->value, &id);
-			s = e->key, n = e->keylen;
-			if (t->str[id])
-				return error("%s: vocab: id %lld used twice", L->path, id);
-			if (ids)
-				ids[i] = id;
-		} else {
-			const struct json *a = &added->u.items[i - nv];
-			tok_getid(json_get(a, "id"), &id);
-			s = json_get(a, "content")->u.str;
-			n = json_get(a, "content")->len;
-		}
-		t->str[id] = arena + off;
-		memcpy(t->str[id], s, n);
-		t->str[id][n] = 0;
-		t->slen[id] = n;
-		off += n + 1;
+	/* the vocab's strings stay where the reader decoded them */
+	for (i = 0; i < nv; i++) {
+		const struct tok_vent *e = &R->ent[i];
+		if (t->str[e->id])
+			return error("%s: vocab: id %d used twice", L->path, e->id);
+		t->str[e->id] = R->str + e->off;
+		t->slen[e->id] = e->len;
+	}
+	for (off = 0, i = 0; i < na; i++) {
+		const struct json *a = &added->u.items[i], *c = json_get(a, "content");
+		tok_getid(json_get(a, "id"), &id);
+		t->str[id] = memcpy(arena + off, c->u.str, c->len);
+		t->str[id][c->len] = 0;
+		t->slen[id] = c->len;
+		off += c->len + 1;
 	}
 	return 0;
 }

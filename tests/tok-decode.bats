@@ -90,6 +90,16 @@ load tok_fixtures
 	[ "$output" = "ab ab b" ]	# Metaspace drops ▁ in the first token
 }
 
+@test "tok-decode: a Replace decoder with a Regex pattern, token by token" {
+	# ▁ or an a before b: "▁a" -> " a", "ab" -> " b", "a" alone stays
+	FX_DECODER='{"type": "Sequence", "decoders": [{"type": "Replace", "pattern": {"Regex": "a(?=b)|\u2581"}, "content": " "}, {"type": "ByteFallback"}, {"type": "Fuse"}, {"type": "Strip", "content": " ", "start": 1, "stop": 0}]}' fx_sentencepiece rdec
+	run -0 bash -c 'echo "262 263 260" | tok-decode -m rdec'
+	[ "$output" = "a ba" ]
+	FX_DECODER='{"type": "Replace", "pattern": {"Regex": "(?<=a)b"}, "content": " "}' fx_sentencepiece rbad
+	run -1 --separate-stderr tok-decode -m rbad </dev/null
+	[[ $stderr == *"decoder Replace regex (?<=a)b: "* ]]
+}
+
 @test "tok-decode: text leaves id by id, not at the end of the line" {
 	coproc DEC { tok-decode -m bl; }
 	pid=$DEC_PID	# bash unsets DEC_PID once the coprocess has ended

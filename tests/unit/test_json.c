@@ -196,10 +196,100 @@ test_load(void)
 	unlink(path);
 }
 
+/* A hook that reads "v" of the root's "o" as strings (their bytes
+ * summed) or integers, leaves everything else to the parser, and notes
+ * the object's end. */
+struct hk {
+	int ends, ints, strs, bytes;
+};
+
+static int
+hook_member(void *ctx, struct json_in *in, const char *key, size_t n)
+{
+	struct hk *h = ctx;
+	struct json_iter it = { 0 };
+	const char *s;
+	size_t len;
+	long long v;
+	int r;
+
+	if (!key) {
+		h->ends++;
+		return 0;
+	}
+	if (n != 1 || key[0] != 'v' || json_in_peek(in) != '[')
+		return 0;
+	while ((r = json_in_item(in, &it)) == 1) {
+		if (json_in_peek(in) == '"') {
+			if (json_in_str(in, &s, &len) < 0)
+				return -1;
+			h->strs++, h->bytes += len;
+		} else if ((r = json_in_int(in, 0, 100, &v)) < 0) {
+			return -1;
+		} else if (r) {
+			return json_in_fail(in, "not an int");
+		} else {
+			h->ints++;
+		}
+	}
+	return r < 0 ? -1 : 1;
+}
+
+/* s fails to parse with hook; the message in err */
+static int
+hookfail(const char *s, const struct json_hook *hook, char *err, size_t n)
+{
+	struct json_doc d = { 0 };
+	int r = json_parse_hook(&d, s, strlen(s), hook, err, n);
+
+	json_free(&d);
+	return r < 0;
+}
+
+static void
+test_hook(void)
+{
+	static const char doc[] = "{\"o\": {\"a\": 1, \"v\": [1, \"x\\u00e9\", 22,"
+	    " \"\\ud83d\\ude00\"], \"b\": [2]}, \"v\": [3], \"o\": {\"v\": [4]}}";
+	struct hk h = { 0 };
+	struct json_hook hook = { "o", hook_member, &h };
+	struct json_doc d = { 0 };
+	const struct json *o;
+	char err[128] = "";
+
+	CHECK(json_parse_hook(&d, doc, strlen(doc), &hook, err, sizeof(err)) == 0);
+	/* the first "o" only, its "v" left out of the tree */
+	EQ(h.ints, 2);
+	EQ(h.strs, 2);
+	EQ(h.bytes, 3 + 4);
+	EQ(h.ends, 1);
+	o = json_get(d.root, "o");
+	CHECK(o && o->len == 2 && json_get(o, "a") && json_get(o, "b") && !json_get(o, "v"));
+	CHECK(json_get(d.root, "v") && json_get(d.root, "v")->len == 1);
+	json_free(&d);
+
+	/* the hook's errors and the parser's, with their place */
+	memset(&h, 0, sizeof h);
+	CHECK(hookfail("{\"o\": {\"v\": [1,\n -1]}}", &hook, err, sizeof err));
+	CHECK(strstr(err, "line 2, column 4: not an int") != NULL);
+	CHECK(hookfail("{\"o\": {\"v\": [1,]}}", &hook, err, sizeof err));
+	CHECK(strstr(err, "unexpected character ']'") != NULL);
+	CHECK(hookfail("{\"o\": {\"v\": [1 2]}}", &hook, err, sizeof err));
+	CHECK(strstr(err, "expected ',' or ']' in array") != NULL);
+	CHECK(hookfail("{\"o\": {\"v\": [\"a", &hook, err, sizeof err));
+	CHECK(strstr(err, "unterminated string") != NULL);
+	CHECK(hookfail("{\"o\": {\"v\": [\"\\ud800\"]}}", &hook, err, sizeof err));
+	CHECK(strstr(err, "without its low half") != NULL);
+	CHECK(hookfail("{\"o\": {\"v\": [", &hook, err, sizeof err));
+	CHECK(strstr(err, "unexpected end of input") != NULL);
+	json_free(&d);
+}
+
 int
 main(void)
 {
 	argv0 = "test_json";
+	test_hook();
 	test_accept_reject();
 	test_depth();
 	test_values();

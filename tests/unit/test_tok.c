@@ -118,7 +118,7 @@ test_scanners(void)
 	    "|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
 	static const char *qwen2 = "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+"
 	    "|\\p{N}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
-	struct tok_ld L = { NULL, "test", NULL, 0 };
+	struct tok_ld L = { NULL, "test", NULL, 0, NULL };
 	struct tok_scan sc;
 	struct json_doc doc = { 0 };
 	char err[64];
@@ -193,7 +193,7 @@ static void
 test_split(void)
 {
 	static const char lit[] = "{\"String\": \"-\"}";
-	struct tok_ld L = { NULL, "test", NULL, 0 };
+	struct tok_ld L = { NULL, "test", NULL, 0, NULL };
 	struct json_doc doc = { 0 };
 	struct tok_scan sc, empty = { find_beforeb, NULL, NULL };
 	char err[64];
@@ -417,10 +417,143 @@ test_spcut(void)
 	tok_free(&t);
 }
 
+/* Load the tokenizer.json text json into t: tok_load's result, and what
+ * it said on stderr in msg. */
+static int
+loadstr(struct tok *t, const char *json, size_t n, char *msg, size_t msglen)
+{
+	char path[] = "/tmp/test_tokXXXXXX";
+	FILE *err = tmpfile();
+	int fd = mkstemp(path), saved = dup(2), r;
+	size_t k = 0;
+
+	if (fd < 0 || !err || saved < 0 || write(fd, json, n) != (ssize_t)n) {
+		fails++;
+		return -2;
+	}
+	close(fd);
+	fflush(stderr);
+	dup2(fileno(err), 2);
+	r = tok_load(t, path);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	unlink(path);
+	rewind(err);
+	if (msglen) {
+		k = fread(msg, 1, msglen - 1, err);
+		msg[k] = 0;
+	}
+	fclose(err);
+	return r;
+}
+
+/* tok_load of json fails saying want */
+static void
+refuse(const char *json, const char *want)
+{
+	struct tok t;
+	char msg[512];
+
+	CHECKF(loadstr(&t, json, strlen(json), msg, sizeof msg) < 0 && strstr(msg, want),
+	    "%s: \"%s\", expected \"%s\"", json, msg, want);
+	tok_free(&t);
+}
+
+/* The vocab and merges reader (tok_read.c): escapes and surrogate pairs
+ * in vocab keys and in merges of both forms, merges before vocab, the
+ * first of duplicate keys, what the tree's reader refused and where it
+ * said so, and every prefix of a file refused as truncated. */
+static void
+test_reader(void)
+{
+	static const char vocab[] = "\"vocab\": {\"a\": 0, \"\\\"\": 1, \"b\": 2, \"\\\"b\": 3, "
+	    "\"a\\\"b\": 4, \"\\ud83d\\ude00\": 5, \"\\ud83d\\ude00a\": 6, \"\\u0061\": 7, "
+	    "\"c\\n\\u00e9\": 8, \"c\": 9, \"\\n\\u00e9\": 10}";
+	static const char merges[] = "\"merges\": [\"\\\" b\", [\"a\", \"\\\"b\"], "
+	    "[\"\\ud83d\\ude00\", \"\\u0061\"], \"c \\n\\u00e9\"]";
+	char json[1024], msg[512];
+	struct tok t;
+	size_t len, n, i;
+	const char *s;
+	int order;
+
+	for (order = 0; order < 2; order++) {
+		snprintf(json, sizeof json, "{\"model\": {\"type\": \"BPE\", %s,\n%s}}",
+		    order ? merges : vocab, order ? vocab : merges);
+		CHECKF(loadstr(&t, json, strlen(json), msg, sizeof msg) == 0, "%s", msg);
+		s = tok_piece(&t, 4, &n);
+		CHECK(s && n == 3 && !memcmp(s, "a\"b", 3));
+		s = tok_piece(&t, 6, &n);
+		CHECK(s && n == 5 && !memcmp(s, "\xf0\x9f\x98\x80" "a", 5));
+		s = tok_piece(&t, 8, &n);
+		CHECK(s && n == 4 && !memcmp(s, "c\n\xc3\xa9", 4));
+		/* a " b -> a "b -> a"b; the surrogate pair's character and
+		 * a; "a" twice (ids 0 and 7): the lower id is the token */
+		enc(&t, "a\"b", (int[]){ 4, -1 });
+		enc(&t, "\xf0\x9f\x98\x80" "a", (int[]){ 6, -1 });
+		enc(&t, "a", (int[]){ 0, -1 });
+		tok_free(&t);
+	}
+
+	/* the first vocab and the first model are read, the others only
+	 * parsed */
+	snprintf(json, sizeof json, "{\"model\": {%s, %s, \"vocab\": {\"zz\": 0}, "
+	    "\"merges\": [\"zz zz\"]}, \"model\": {\"vocab\": [1]}}", vocab, merges);
+	CHECKF(loadstr(&t, json, strlen(json), msg, sizeof msg) == 0, "%s", msg);
+	enc(&t, "a\"b", (int[]){ 4, -1 });
+	tok_free(&t);
+	refuse("{\"model\": {\"vocab\": [], \"vocab\": {\"a\": 0}, \"merges\": []}}", "model: no vocab");
+	refuse("{\"model\": {\"vocab\": {\"a\": 0}, \"merges\": {}}}", "model: no merges");
+	refuse("{\"model\": {\"merges\": []}}", "model: no vocab");
+
+	/* what the tree's reader said, in the same order */
+	refuse("{\"model\": {\"vocab\": {\"a\": 0, \"b\": 1.0, \"c\": -1}, \"merges\": [5]}}",
+	    "vocab: bad id for token 1");
+	refuse("{\"model\": {\"vocab\": {\"a\": 0, \"b\": 0}, \"merges\": []}}",
+	    "vocab: id 0 used twice");
+	refuse("{\"model\": {\"vocab\": {\"a\": 0, \"b\": 1}, \"merges\": [\"a b\"]}}",
+	    "merge 0: token not in the vocabulary");
+	refuse("{\"model\": {\"vocab\": {\"a\": 0, \"b\": 1, \"ab\": 2}, \"merges\": "
+	    "[\"a b\", \"a x\", [\"a\"]]}}", "merge 1: token not in the vocabulary");
+	refuse("{\"model\": {\"vocab\": {\"a\": 0, \"b\": 1, \"ab\": 2}, \"merges\": "
+	    "[\"a b\", [\"a\", \"b\", \"c\"], \"a x\"]}}", "merge 1: not \"a b\" or [\"a\", \"b\"]");
+	refuse("{\"model\": {\"vocab\": {\"a\": 0}, \"merges\": [\"a b c\"]}}",
+	    "merge 0: not \"a b\" or [\"a\", \"b\"]");
+	/* byte-level: merges of strings outside the alphabet (a space) are
+	 * never reached and skipped, the others must name tokens */
+	s = "{\"pre_tokenizer\": {\"type\": \"ByteLevel\"}, \"model\": {\"vocab\": "
+	    "{\"a\": 0, \"b\": 1, \"ab\": 2}, \"merges\": [[\"a\", \" x\"], \"a b\"]}}";
+	CHECKF(loadstr(&t, s, strlen(s), msg, sizeof msg) == 0, "%s", msg);
+	tok_free(&t);
+	refuse("{\"pre_tokenizer\": {\"type\": \"ByteLevel\"}, \"model\": {\"vocab\": "
+	    "{\"a\": 0, \"b\": 1}, \"merges\": [[\"a\", \" x\"], \"a b\"]}}", "merge 1: token not");
+	/* the parser's messages, with their place */
+	refuse("{\"model\": {\"vocab\": {\"a\": 0,\n \"\\ud83d\": 1}}}",
+	    "line 2, column 9: high surrogate \\ud83d without its low half");
+	refuse("{\"model\": {\"vocab\": {\"\\x\": 0}}}", "invalid escape '\\x'");
+	refuse("{\"model\": {\"vocab\": {\"\xff\": 0}}}", "invalid UTF-8 in string");
+	refuse("{\"model\": {\"vocab\": {\"a\": 0}, \"merges\": [\"\\udc00 a\"]}}", "lone low surrogate");
+	refuse("{\"model\": {\"vocab\": {\"a\": 0,}}}", "expected a string key in object");
+	refuse("{\"model\": {\"vocab\": {\"a\": 0 \"b\": 1}}}", "expected ',' or '}' in object");
+	refuse("{\"model\": {\"vocab\": {\"a\" 0}}}", "expected ':' after object key");
+	refuse("{\"model\": {\"vocab\": {\"a\": 0}, \"merges\": [\"a a\",]}}", "unexpected character ']'");
+
+	/* every prefix of a good file is refused, naming the file */
+	snprintf(json, sizeof json, "{\"model\": {\"type\": \"BPE\", %s,\n%s}}\n", merges, vocab);
+	len = strlen(json);
+	for (i = 0; i + 1 < len; i++) {
+		int r = loadstr(&t, json, i, msg, sizeof msg);
+		CHECKF(r == -1 && strstr(msg, "/tmp/test_tok"), "prefix %zu: %d \"%s\"", i, r, msg);
+		tok_free(&t);
+	}
+}
+
 int
 main(void)
 {
 	argv0 = "test_tok";
+	test_reader();
 	test_utf8();
 	test_class();
 	test_normalize();
