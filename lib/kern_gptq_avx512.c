@@ -1,0 +1,189 @@
+/* kern_gptq_avx512.c: the W_GPTQ4 entries of the AVX-512 table (gptq.h).
+ *
+ * A word of qweight holds 8 inputs of one output, and a row of them the
+ * outputs side by side, so a 16-lane vector of words is 8 inputs of 16
+ * outputs: each nibble, or'ed into the mantissa of 2^23 and less 2^23 +
+ * z, is the exact float q - z, and one FMA with the broadcast input adds
+ * it into the output's lane.  Decode (matvec) runs NV vectors of
+ * outputs at once; prefill (matmul) unpacks a vector's 8 inputs once
+ * and uses them for TG tokens.  Both do the same operations on each
+ * output's lane, so they agree bit for bit whatever the range or the
+ * token count. */
+#if defined(__x86_64__)
+
+#include <immintrin.h>
+#include <stdint.h>
+
+#include "gptq.h"
+#include "kern.h"
+#include "kern_avx512_int.h"
+
+#define NV 4	/* vectors of 16 outputs a decode tile */
+#define TG 8	/* tokens a prefill pass */
+#define MAGIC 0x4B000000	/* 2^23 as float bits */
+
+/* Lanes of the 16 outputs from o that are below lim. */
+INLINE __mmask16
+below(int o, int lim)
+{
+	int k = lim - o;
+
+	return k >= 16 ? (__mmask16)0xFFFF : k <= 0 ? 0 :
+	    (__mmask16)((1u << k) - 1);
+}
+
+/* The scales and the zero points (as floats 2^23 + z) of the 16 outputs
+ * from o (a multiple of 16) in group g; lanes outside mk are 0. */
+INLINE void
+sz(const struct kern_gptq *m, int g, int o, __mmask16 mk, __m512 *s,
+    __m512 *zf)
+{
+	const uint32_t *zr = m->z + (size_t)g * m->zw + o / 8;
+	const __m512i sh = _mm512_set_epi32(28, 24, 20, 16, 12, 8, 4, 0,
+	    28, 24, 20, 16, 12, 8, 4, 0);
+	const __m512i two = _mm512_set_epi32(1, 1, 1, 1, 1, 1, 1, 1,
+	    0, 0, 0, 0, 0, 0, 0, 0);
+	size_t i = (size_t)g * m->rows + o;
+	__m512i v;
+
+	switch (m->st) {
+	case W_F16:
+		*s = _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(mk,
+		    (const uint16_t *)m->s + i));
+		break;
+	case W_BF16:
+		*s = _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(
+		    _mm256_maskz_loadu_epi16(mk, (const uint16_t *)m->s + i)), 16));
+		break;
+	default:
+		*s = _mm512_maskz_loadu_ps(mk, (const float *)m->s + i);
+		break;
+	}
+	v = _mm512_maskz_loadu_epi32((__mmask16)(mk & 1 ? 1 : 0) |
+	    (__mmask16)(mk >> 8 & 1 ? 2 : 0), zr);
+	v = _mm512_permutexvar_epi32(two, v);
+	v = _mm512_and_si512(_mm512_srlv_epi32(v, sh), _mm512_set1_epi32(15));
+	v = _mm512_add_epi32(v, _mm512_set1_epi32(m->zoff));
+	*zf = _mm512_castsi512_ps(_mm512_or_si512(v, _mm512_set1_epi32(MAGIC)));
+}
+
+/* Nibble k's q - z of the words w, shifted down by 4 k already. */
+INLINE __m512
+nib(__m512i w, __m512 zf)
+{
+	return _mm512_sub_ps(_mm512_castsi512_ps(_mm512_ternarylogic_epi32(w,
+	    _mm512_set1_epi32(15), _mm512_set1_epi32(MAGIC), 0xEA)), zf);
+}
+
+void
+kern_gptq_avx512_matvec(float *out, const void *w, const float *x, int n,
+    int r0, int r1)
+{
+	const struct kern_gptq *m = w;
+	__m512 tot[NV], acc[NV], s[NV], zf[NV], xb;
+	__m512i q[NV];
+	__mmask16 mk[NV];
+	int o, b0, e, p, j, k;
+
+	for (o = r0 & ~15; o < r1; o += 16 * NV) {
+		UNROLL
+		for (j = 0; j < NV; j++) {
+			mk[j] = below(o + 16 * j, m->rows);
+			tot[j] = _mm512_setzero_ps();
+		}
+		for (b0 = 0; b0 < n; b0 += m->blk) {
+			e = n - b0 < m->blk ? n : b0 + m->blk;
+			UNROLL
+			for (j = 0; j < NV; j++) {
+				sz(m, b0 / m->group, o + 16 * j, mk[j], &s[j], &zf[j]);
+				acc[j] = _mm512_setzero_ps();
+			}
+			for (p = b0 / 8; p < e / 8; p++) {
+				const uint32_t *qr = m->q + (size_t)p * m->rows + o;
+
+				UNROLL
+				for (j = 0; j < NV; j++)
+					q[j] = _mm512_maskz_loadu_epi32(mk[j],
+					    qr + 16 * j);
+				UNROLL
+				for (k = 0; k < 8; k++) {
+					xb = _mm512_set1_ps(x[8 * p + k]);
+					UNROLL
+					for (j = 0; j < NV; j++) {
+						acc[j] = _mm512_fmadd_ps(nib(q[j],
+						    zf[j]), xb, acc[j]);
+						q[j] = _mm512_srli_epi32(q[j], 4);
+					}
+				}
+			}
+			UNROLL
+			for (j = 0; j < NV; j++)
+				tot[j] = _mm512_fmadd_ps(acc[j], s[j], tot[j]);
+		}
+		UNROLL
+		for (j = 0; j < NV; j++) {
+			int a = o + 16 * j;
+
+			_mm512_mask_storeu_ps(out + a, below(a, r1) &
+			    (__mmask16)~below(a, r0), tot[j]);
+		}
+	}
+}
+
+void
+kern_gptq_avx512_matmul(float *out, int ldo, const void *w, const float *x,
+    int ldx, int n, int T, int r0, int r1)
+{
+	const struct kern_gptq *m = w;
+	__m512 tot[TG], acc[TG], f[8], s, zf;
+	const float *xp[TG];
+	__m512i q;
+	__mmask16 mk, st;
+	int o, t0, t, b0, e, p, k;
+
+	for (o = r0 & ~15; o < r1; o += 16) {
+		mk = below(o, m->rows);
+		st = below(o, r1) & (__mmask16)~below(o, r0);
+		for (t0 = 0; t0 < T; t0 += TG) {
+			/* a short last pass repeats its last token */
+			UNROLL
+			for (t = 0; t < TG; t++) {
+				xp[t] = x + (size_t)(t0 + t < T ? t0 + t : T - 1) *
+				    ldx;
+				tot[t] = _mm512_setzero_ps();
+			}
+			for (b0 = 0; b0 < n; b0 += m->blk) {
+				e = n - b0 < m->blk ? n : b0 + m->blk;
+				sz(m, b0 / m->group, o, mk, &s, &zf);
+				UNROLL
+				for (t = 0; t < TG; t++)
+					acc[t] = _mm512_setzero_ps();
+				for (p = b0 / 8; p < e / 8; p++) {
+					q = _mm512_maskz_loadu_epi32(mk,
+					    m->q + (size_t)p * m->rows + o);
+					UNROLL
+					for (k = 0; k < 8; k++) {
+						f[k] = nib(q, zf);
+						q = _mm512_srli_epi32(q, 4);
+					}
+					UNROLL
+					for (t = 0; t < TG; t++) {
+						UNROLL
+						for (k = 0; k < 8; k++)
+							acc[t] = _mm512_fmadd_ps(f[k],
+							    _mm512_set1_ps(xp[t][8 * p + k]),
+							    acc[t]);
+					}
+				}
+				UNROLL
+				for (t = 0; t < TG; t++)
+					tot[t] = _mm512_fmadd_ps(acc[t], s, tot[t]);
+			}
+			for (t = 0; t < TG && t0 + t < T; t++)
+				_mm512_mask_storeu_ps(out + (size_t)(t0 + t) * ldo + o,
+				    st, tot[t]);
+		}
+	}
+}
+
+#endif
