@@ -49,7 +49,7 @@ static void
 tile(float *out, const struct kern_gptq *m, int awq, const float *x, int n,
     int o0, int nw)
 {
-	float a[TW], tot[TW], s[TW], xi;
+	float a[2][TW], tot[TW], s[TW], xi;
 	int z[TW], b0, e, g, i, j, o, sh;
 	const uint32_t *qr;
 
@@ -61,7 +61,7 @@ tile(float *out, const struct kern_gptq *m, int awq, const float *x, int n,
 		for (j = 0; j < nw; j++) {
 			z[j] = kern_gptq_zero(m, awq, g, o0 + j);
 			s[j] = kern_gptq_scale(m, g, o0 + j);
-			a[j] = 0;
+			a[0][j] = a[1][j] = 0;
 		}
 		for (i = b0; i < e; i++) {
 			xi = x[i];
@@ -69,20 +69,20 @@ tile(float *out, const struct kern_gptq *m, int awq, const float *x, int n,
 				qr = m->q + (size_t)(i / 8) * m->rows + o0;
 				sh = 4 * (i % 8);
 				for (j = 0; j < nw; j++)
-					a[j] += (float)((int)(qr[j] >> sh & 15) -
-					    z[j]) * xi;
+					a[i & 1][j] += (float)((int)(qr[j] >> sh &
+					    15) - z[j]) * xi;
 			} else {
 				qr = m->q + (size_t)i * (m->rows / 8);
 				for (j = 0; j < nw; j++) {
 					o = o0 + j;
-					a[j] += (float)((int)(qr[o / 8] >>
+					a[i & 1][j] += (float)((int)(qr[o / 8] >>
 					    4 * gptq_awq_pos[o % 8] & 15) - z[j]) *
 					    xi;
 				}
 			}
 		}
 		for (j = 0; j < nw; j++)
-			tot[j] += a[j] * s[j];
+			tot[j] += (a[0][j] + a[1][j]) * s[j];
 	}
 	memcpy(out + o0, tot, (size_t)nw * sizeof(float));
 }

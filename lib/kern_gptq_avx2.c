@@ -86,7 +86,7 @@ kern_gptq_avx2_matvec(float *out, const void *w, const float *x, int n,
     int r0, int r1)
 {
 	const struct kern_gptq *m = w;
-	__m256 tot[NV], acc[NV], s[NV], zf[NV], xb;
+	__m256 tot[NV], acc[2][NV], s[NV], zf[NV], xb;
 	__m256i q[NV], mk[NV];
 	int o, b0, e, p, j, k;
 
@@ -101,7 +101,7 @@ kern_gptq_avx2_matvec(float *out, const void *w, const float *x, int n,
 			UNROLL
 			for (j = 0; j < NV; j++) {
 				sz(m, b0 / m->group, o + 8 * j, &s[j], &zf[j]);
-				acc[j] = _mm256_setzero_ps();
+				acc[0][j] = acc[1][j] = _mm256_setzero_ps();
 			}
 			for (p = b0 / 8; p < e / 8; p++) {
 				const int *qr = (const int *)(m->q +
@@ -115,15 +115,16 @@ kern_gptq_avx2_matvec(float *out, const void *w, const float *x, int n,
 					xb = _mm256_set1_ps(x[8 * p + k]);
 					UNROLL
 					for (j = 0; j < NV; j++) {
-						acc[j] = _mm256_fmadd_ps(nib(q[j],
-						    zf[j]), xb, acc[j]);
+						acc[k & 1][j] = _mm256_fmadd_ps(nib(q[j],
+						    zf[j]), xb, acc[k & 1][j]);
 						q[j] = _mm256_srli_epi32(q[j], 4);
 					}
 				}
 			}
 			UNROLL
 			for (j = 0; j < NV; j++)
-				tot[j] = _mm256_fmadd_ps(acc[j], s[j], tot[j]);
+				tot[j] = _mm256_fmadd_ps(_mm256_add_ps(acc[0][j],
+				    acc[1][j]), s[j], tot[j]);
 		}
 		UNROLL
 		for (j = 0; j < NV; j++)
@@ -136,10 +137,10 @@ kern_gptq_avx2_matmul(float *out, int ldo, const void *w, const float *x,
     int ldx, int n, int T, int r0, int r1)
 {
 	const struct kern_gptq *m = w;
-	__m256 tot[TG], acc[TG], f[8], s, zf;
+	__m256 tot[TG], acc[2][TG], f[4], s, zf;
 	const float *xp[TG];
 	__m256i q, mk;
-	int o, t0, t, b0, e, p, k;
+	int o, t0, t, b0, e, p, h, k;
 
 	for (o = r0 & ~7; o < r1; o += 8) {
 		mk = below(o, m->rows);
@@ -156,27 +157,33 @@ kern_gptq_avx2_matmul(float *out, int ldo, const void *w, const float *x,
 				sz(m, b0 / m->group, o, &s, &zf);
 				UNROLL
 				for (t = 0; t < TG; t++)
-					acc[t] = _mm256_setzero_ps();
+					acc[0][t] = acc[1][t] = _mm256_setzero_ps();
 				for (p = b0 / 8; p < e / 8; p++) {
 					q = _mm256_maskload_epi32((const int *)(m->q +
 					    (size_t)p * m->rows + o), mk);
+					/* four nibbles at a time: 16 registers */
 					UNROLL
-					for (k = 0; k < 8; k++) {
-						f[k] = nib(q, zf);
-						q = _mm256_srli_epi32(q, 4);
-					}
-					UNROLL
-					for (t = 0; t < TG; t++) {
+					for (h = 0; h < 8; h += 4) {
 						UNROLL
-						for (k = 0; k < 8; k++)
-							acc[t] = _mm256_fmadd_ps(f[k],
-							    _mm256_set1_ps(xp[t][8 * p + k]),
-							    acc[t]);
+						for (k = 0; k < 4; k++) {
+							f[k] = nib(q, zf);
+							q = _mm256_srli_epi32(q, 4);
+						}
+						UNROLL
+						for (t = 0; t < TG; t++) {
+							UNROLL
+							for (k = 0; k < 4; k++)
+								acc[k & 1][t] = _mm256_fmadd_ps(
+								    f[k], _mm256_set1_ps(
+								    xp[t][8 * p + h + k]),
+								    acc[k & 1][t]);
+						}
 					}
 				}
 				UNROLL
 				for (t = 0; t < TG; t++)
-					tot[t] = _mm256_fmadd_ps(acc[t], s, tot[t]);
+					tot[t] = _mm256_fmadd_ps(_mm256_add_ps(
+					    acc[0][t], acc[1][t]), s, tot[t]);
 			}
 			for (t = 0; t < TG && t0 + t < T; t++)
 				put(out + (size_t)(t0 + t) * ldo, o, r0, r1, tot[t]);

@@ -80,7 +80,7 @@ kern_gptq_avx512_matvec(float *out, const void *w, const float *x, int n,
     int r0, int r1)
 {
 	const struct kern_gptq *m = w;
-	__m512 tot[NV], acc[NV], s[NV], zf[NV], xb;
+	__m512 tot[NV], acc[2][NV], s[NV], zf[NV], xb;
 	__m512i q[NV];
 	__mmask16 mk[NV];
 	int o, b0, e, p, j, k;
@@ -96,7 +96,7 @@ kern_gptq_avx512_matvec(float *out, const void *w, const float *x, int n,
 			UNROLL
 			for (j = 0; j < NV; j++) {
 				sz(m, b0 / m->group, o + 16 * j, mk[j], &s[j], &zf[j]);
-				acc[j] = _mm512_setzero_ps();
+				acc[0][j] = acc[1][j] = _mm512_setzero_ps();
 			}
 			for (p = b0 / 8; p < e / 8; p++) {
 				const uint32_t *qr = m->q + (size_t)p * m->rows + o;
@@ -110,15 +110,16 @@ kern_gptq_avx512_matvec(float *out, const void *w, const float *x, int n,
 					xb = _mm512_set1_ps(x[8 * p + k]);
 					UNROLL
 					for (j = 0; j < NV; j++) {
-						acc[j] = _mm512_fmadd_ps(nib(q[j],
-						    zf[j]), xb, acc[j]);
+						acc[k & 1][j] = _mm512_fmadd_ps(nib(q[j],
+						    zf[j]), xb, acc[k & 1][j]);
 						q[j] = _mm512_srli_epi32(q[j], 4);
 					}
 				}
 			}
 			UNROLL
 			for (j = 0; j < NV; j++)
-				tot[j] = _mm512_fmadd_ps(acc[j], s[j], tot[j]);
+				tot[j] = _mm512_fmadd_ps(_mm512_add_ps(acc[0][j],
+				    acc[1][j]), s[j], tot[j]);
 		}
 		UNROLL
 		for (j = 0; j < NV; j++) {
@@ -135,7 +136,7 @@ kern_gptq_avx512_matmul(float *out, int ldo, const void *w, const float *x,
     int ldx, int n, int T, int r0, int r1)
 {
 	const struct kern_gptq *m = w;
-	__m512 tot[TG], acc[TG], f[8], s, zf;
+	__m512 tot[TG], acc[2][TG], f[8], s, zf;
 	const float *xp[TG];
 	__m512i q;
 	__mmask16 mk, st;
@@ -157,7 +158,7 @@ kern_gptq_avx512_matmul(float *out, int ldo, const void *w, const float *x,
 				sz(m, b0 / m->group, o, mk, &s, &zf);
 				UNROLL
 				for (t = 0; t < TG; t++)
-					acc[t] = _mm512_setzero_ps();
+					acc[0][t] = acc[1][t] = _mm512_setzero_ps();
 				for (p = b0 / 8; p < e / 8; p++) {
 					q = _mm512_maskz_loadu_epi32(mk,
 					    m->q + (size_t)p * m->rows + o);
@@ -170,14 +171,15 @@ kern_gptq_avx512_matmul(float *out, int ldo, const void *w, const float *x,
 					for (t = 0; t < TG; t++) {
 						UNROLL
 						for (k = 0; k < 8; k++)
-							acc[t] = _mm512_fmadd_ps(f[k],
+							acc[k & 1][t] = _mm512_fmadd_ps(f[k],
 							    _mm512_set1_ps(xp[t][8 * p + k]),
-							    acc[t]);
+							    acc[k & 1][t]);
 					}
 				}
 				UNROLL
 				for (t = 0; t < TG; t++)
-					tot[t] = _mm512_fmadd_ps(acc[t], s, tot[t]);
+					tot[t] = _mm512_fmadd_ps(_mm512_add_ps(
+					    acc[0][t], acc[1][t]), s, tot[t]);
 			}
 			for (t = 0; t < TG && t0 + t < T; t++)
 				_mm512_mask_storeu_ps(out + (size_t)(t0 + t) * ldo + o,
