@@ -10,7 +10,11 @@
  * float32, so that a test compares the reader with the writer.
  *
  * usage: mkgptq [--awq] [--asym] [-g n] [--v2] [--scale f16|bf16|f32]
- *        [--no-gidx] [--head] src dst deq */
+ *        [--no-gidx | --perm-gidx] [--head] src dst deq
+ *
+ * --v2 writes checkpoint_format gptq_v2 (zero points as they are), else
+ * v1 (minus one); -g -1 one group a row; --perm-gidx swaps two inputs'
+ * groups in g_idx, as act-order would, for the refusal. */
 #include <sys/stat.h>
 
 #include <errno.h>
@@ -26,9 +30,9 @@
 #include "../lib/st.h"
 #include "../lib/util.h"
 
-enum { O_AWQ = 0x700, O_ASYM, O_V2, O_SCALE, O_NOGIDX, O_HEAD };
+enum { O_AWQ = 0x700, O_ASYM, O_V2, O_SCALE, O_NOGIDX, O_HEAD, O_PERM };
 
-static int awq, asym, v2, nogidx, head, group = 128;
+static int awq, asym, v2, nogidx, head, perm, group = 128;
 static enum st_dtype sdt = ST_F16;
 /* AutoAWQ's order: nibble p of a word holds output 8c + order[p] */
 static const int order[8] = { 0, 2, 4, 6, 1, 3, 5, 7 };
@@ -231,6 +235,8 @@ quantize(struct folder *q, struct folder *d, const struct st_tensor *t,
 		gi = ecalloc((size_t)in, sizeof(*gi));
 		for (i = 0; i < in; i++)
 			gi[i] = (int32_t)(i / gs);
+		if (perm && ng > 1)	/* act-order's g_idx, for the refusal */
+			gi[0] = 1, gi[gs] = 0;
 		snprintf(name, sizeof(name), "%s.g_idx", base);
 		add(q, name, ST_I32, 1, in, 0, gi);
 	}
@@ -266,6 +272,7 @@ main(int argc, char *argv[])
 		{ "scale", required_argument, NULL, O_SCALE },
 		{ "no-gidx", no_argument, NULL, O_NOGIDX },
 		{ "head", no_argument, NULL, O_HEAD },
+		{ "perm-gidx", no_argument, NULL, O_PERM },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct folder q = { 0 }, d = { 0 };
@@ -293,6 +300,7 @@ main(int argc, char *argv[])
 			break;
 		case O_NOGIDX: nogidx = 1; break;
 		case O_HEAD: head = 1; break;
+		case O_PERM: perm = 1; break;
 		default:
 			edie(2, "usage: %s [--awq] [--asym] [-g n] [--v2] "
 			    "[--scale f16|bf16|f32] [--no-gidx] [--head] src dst deq",
