@@ -11,7 +11,7 @@
 #include "kern.h"
 #include "kern_avx2_int.h"
 
-#define NV 4	/* vectors of 8 outputs a decode tile */
+#define OC 512	/* outputs a decode chunk (a multiple of 8) */
 #define TG 4	/* tokens a prefill pass */
 #define MAGIC 0x4B000000	/* 2^23 as float bits */
 
@@ -81,54 +81,64 @@ put(float *out, int o, int r0, int r1, __m256 v)
 	    below(o, r1)), v);
 }
 
+/* Decode walks qweight in memory order, as kern_gptq_avx512.c's does. */
 void
 kern_gptq_avx2_matvec(float *out, const void *w, const float *x, int n,
     int r0, int r1)
 {
 	const struct kern_gptq *m = w;
-	__m256 tot[NV], acc[2][NV], s[NV], zf[NV], xb;
-	__m256i q[NV], mk[NV];
-	int o, b0, e, p, j, k;
+	_Alignas(32) float a0[OC], a1[OC], tot[OC], zs[OC];
+	__m256 xb[8], s, zf, u0, u1;
+	__m256i q;
+	int c0, nv, b0, e, p, v, k;
 
-	for (o = r0 & ~7; o < r1; o += 8 * NV) {
-		UNROLL
-		for (j = 0; j < NV; j++) {
-			mk[j] = below(o + 8 * j, m->rows);
-			tot[j] = _mm256_setzero_ps();
-		}
+	for (c0 = r0 & ~7; c0 < r1; c0 += OC) {
+		nv = ((r1 - c0 < OC ? r1 - c0 : OC) + 7) / 8;
+		for (v = 0; v < nv; v++)
+			_mm256_store_ps(tot + 8 * v, _mm256_setzero_ps());
 		for (b0 = 0; b0 < n; b0 += m->blk) {
 			e = n - b0 < m->blk ? n : b0 + m->blk;
-			UNROLL
-			for (j = 0; j < NV; j++) {
-				sz(m, b0 / m->group, o + 8 * j, &s[j], &zf[j]);
-				acc[0][j] = acc[1][j] = _mm256_setzero_ps();
+			for (v = 0; v < nv; v++) {
+				sz(m, b0 / m->group, c0 + 8 * v, &s, &zf);
+				_mm256_store_ps(zs + 8 * v, zf);
+				_mm256_store_ps(a0 + 8 * v, _mm256_setzero_ps());
+				_mm256_store_ps(a1 + 8 * v, _mm256_setzero_ps());
 			}
 			for (p = b0 / 8; p < e / 8; p++) {
 				const int *qr = (const int *)(m->q +
-				    (size_t)p * m->rows + o);
+				    (size_t)p * m->rows + c0);
 
 				UNROLL
-				for (j = 0; j < NV; j++)
-					q[j] = _mm256_maskload_epi32(qr + 8 * j, mk[j]);
-				UNROLL
-				for (k = 0; k < 8; k++) {
-					xb = _mm256_set1_ps(x[8 * p + k]);
+				for (k = 0; k < 8; k++)
+					xb[k] = _mm256_set1_ps(x[8 * p + k]);
+				for (v = 0; v < nv; v++) {
+					q = _mm256_maskload_epi32(qr + 8 * v,
+					    below(c0 + 8 * v, m->rows));
+					zf = _mm256_load_ps(zs + 8 * v);
+					u0 = _mm256_load_ps(a0 + 8 * v);
+					u1 = _mm256_load_ps(a1 + 8 * v);
 					UNROLL
-					for (j = 0; j < NV; j++) {
-						acc[k & 1][j] = _mm256_fmadd_ps(nib(q[j],
-						    zf[j]), xb, acc[k & 1][j]);
-						q[j] = _mm256_srli_epi32(q[j], 4);
+					for (k = 0; k < 8; k += 2) {
+						u0 = _mm256_fmadd_ps(nib(q, zf), xb[k], u0);
+						q = _mm256_srli_epi32(q, 4);
+						u1 = _mm256_fmadd_ps(nib(q, zf), xb[k + 1],
+						    u1);
+						q = _mm256_srli_epi32(q, 4);
 					}
+					_mm256_store_ps(a0 + 8 * v, u0);
+					_mm256_store_ps(a1 + 8 * v, u1);
 				}
 			}
-			UNROLL
-			for (j = 0; j < NV; j++)
-				tot[j] = _mm256_fmadd_ps(_mm256_add_ps(acc[0][j],
-				    acc[1][j]), s[j], tot[j]);
+			for (v = 0; v < nv; v++) {
+				sz(m, b0 / m->group, c0 + 8 * v, &s, &zf);
+				_mm256_store_ps(tot + 8 * v, _mm256_fmadd_ps(
+				    _mm256_add_ps(_mm256_load_ps(a0 + 8 * v),
+				    _mm256_load_ps(a1 + 8 * v)), s,
+				    _mm256_load_ps(tot + 8 * v)));
+			}
 		}
-		UNROLL
-		for (j = 0; j < NV; j++)
-			put(out, o + 8 * j, r0, r1, tot[j]);
+		for (v = 0; v < nv; v++)
+			put(out, c0 + 8 * v, r0, r1, _mm256_load_ps(tot + 8 * v));
 	}
 }
 

@@ -4,9 +4,9 @@
  * outputs side by side, so a 16-lane vector of words is 8 inputs of 16
  * outputs: each nibble, or'ed into the mantissa of 2^23 and less 2^23 +
  * z, is the exact float q - z, and one FMA with the broadcast input adds
- * it into the output's lane.  Decode (matvec) runs NV vectors of
- * outputs at once; prefill (matmul) unpacks a vector's 8 inputs once
- * and uses them for TG tokens.  Both do the same operations on each
+ * it into the output's lane.  Decode (matvec) runs a chunk of OC
+ * outputs a packed row at a time; prefill (matmul) unpacks a vector's 8
+ * inputs once and uses them for TG tokens.  Both do the same operations on each
  * output's lane, so they agree bit for bit whatever the range or the
  * token count. */
 #if defined(__x86_64__)
@@ -18,7 +18,7 @@
 #include "kern.h"
 #include "kern_avx512_int.h"
 
-#define NV 4	/* vectors of 16 outputs a decode tile */
+#define OC 512	/* outputs a decode chunk (a multiple of 16) */
 #define TG 8	/* tokens a prefill pass */
 #define MAGIC 0x4B000000	/* 2^23 as float bits */
 
@@ -75,58 +75,71 @@ nib(__m512i w, __m512 zf)
 	    _mm512_set1_epi32(15), _mm512_set1_epi32(MAGIC), 0xEA)), zf);
 }
 
+/* Decode walks qweight in memory order, a packed row of a chunk of OC
+ * outputs at a time, the partial sums in L1: a column walk down the
+ * matrix would take a new page every row, which the prefetchers do not
+ * follow. */
 void
 kern_gptq_avx512_matvec(float *out, const void *w, const float *x, int n,
     int r0, int r1)
 {
 	const struct kern_gptq *m = w;
-	__m512 tot[NV], acc[2][NV], s[NV], zf[NV], xb;
-	__m512i q[NV];
-	__mmask16 mk[NV];
-	int o, b0, e, p, j, k;
+	_Alignas(64) float a0[OC], a1[OC], tot[OC], zs[OC];
+	__m512 xb[8], s, zf, u0, u1;
+	__m512i q;
+	int c0, nv, b0, e, p, v, k;
 
-	for (o = r0 & ~15; o < r1; o += 16 * NV) {
-		UNROLL
-		for (j = 0; j < NV; j++) {
-			mk[j] = below(o + 16 * j, m->rows);
-			tot[j] = _mm512_setzero_ps();
-		}
+	for (c0 = r0 & ~15; c0 < r1; c0 += OC) {
+		nv = ((r1 - c0 < OC ? r1 - c0 : OC) + 15) / 16;
+		for (v = 0; v < nv; v++)
+			_mm512_store_ps(tot + 16 * v, _mm512_setzero_ps());
 		for (b0 = 0; b0 < n; b0 += m->blk) {
 			e = n - b0 < m->blk ? n : b0 + m->blk;
-			UNROLL
-			for (j = 0; j < NV; j++) {
-				sz(m, b0 / m->group, o + 16 * j, mk[j], &s[j], &zf[j]);
-				acc[0][j] = acc[1][j] = _mm512_setzero_ps();
+			for (v = 0; v < nv; v++) {
+				sz(m, b0 / m->group, c0 + 16 * v,
+				    below(c0 + 16 * v, m->rows), &s, &zf);
+				_mm512_store_ps(zs + 16 * v, zf);
+				_mm512_store_ps(a0 + 16 * v, _mm512_setzero_ps());
+				_mm512_store_ps(a1 + 16 * v, _mm512_setzero_ps());
 			}
 			for (p = b0 / 8; p < e / 8; p++) {
-				const uint32_t *qr = m->q + (size_t)p * m->rows + o;
+				const uint32_t *qr = m->q + (size_t)p * m->rows + c0;
 
 				UNROLL
-				for (j = 0; j < NV; j++)
-					q[j] = _mm512_maskz_loadu_epi32(mk[j],
-					    qr + 16 * j);
-				UNROLL
-				for (k = 0; k < 8; k++) {
-					xb = _mm512_set1_ps(x[8 * p + k]);
+				for (k = 0; k < 8; k++)
+					xb[k] = _mm512_set1_ps(x[8 * p + k]);
+				for (v = 0; v < nv; v++) {
+					q = _mm512_maskz_loadu_epi32(below(c0 + 16 * v,
+					    m->rows), qr + 16 * v);
+					zf = _mm512_load_ps(zs + 16 * v);
+					u0 = _mm512_load_ps(a0 + 16 * v);
+					u1 = _mm512_load_ps(a1 + 16 * v);
 					UNROLL
-					for (j = 0; j < NV; j++) {
-						acc[k & 1][j] = _mm512_fmadd_ps(nib(q[j],
-						    zf[j]), xb, acc[k & 1][j]);
-						q[j] = _mm512_srli_epi32(q[j], 4);
+					for (k = 0; k < 8; k += 2) {
+						u0 = _mm512_fmadd_ps(nib(q, zf), xb[k], u0);
+						q = _mm512_srli_epi32(q, 4);
+						u1 = _mm512_fmadd_ps(nib(q, zf), xb[k + 1],
+						    u1);
+						q = _mm512_srli_epi32(q, 4);
 					}
+					_mm512_store_ps(a0 + 16 * v, u0);
+					_mm512_store_ps(a1 + 16 * v, u1);
 				}
 			}
-			UNROLL
-			for (j = 0; j < NV; j++)
-				tot[j] = _mm512_fmadd_ps(_mm512_add_ps(acc[0][j],
-				    acc[1][j]), s[j], tot[j]);
+			for (v = 0; v < nv; v++) {
+				sz(m, b0 / m->group, c0 + 16 * v,
+				    below(c0 + 16 * v, m->rows), &s, &zf);
+				_mm512_store_ps(tot + 16 * v, _mm512_fmadd_ps(
+				    _mm512_add_ps(_mm512_load_ps(a0 + 16 * v),
+				    _mm512_load_ps(a1 + 16 * v)), s,
+				    _mm512_load_ps(tot + 16 * v)));
+			}
 		}
-		UNROLL
-		for (j = 0; j < NV; j++) {
-			int a = o + 16 * j;
+		for (v = 0; v < nv; v++) {
+			int a = c0 + 16 * v;
 
 			_mm512_mask_storeu_ps(out + a, below(a, r1) &
-			    (__mmask16)~below(a, r0), tot[j]);
+			    (__mmask16)~below(a, r0), _mm512_load_ps(tot + 16 * v));
 		}
 	}
 }
