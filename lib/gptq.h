@@ -55,7 +55,7 @@ int kern_gptq_zero(const struct kern_gptq *m, int awq, int g, int o);
 float kern_gptq_scale(const struct kern_gptq *m, int g, int o);
 
 /* The entries (kern.h's signatures; w: a struct kern_gptq).  The portable
- * ones (lib/kern_gptq.c) serve every table for AWQ. */
+ * ones (lib/kern_gptq.c) serve the AVX2 table for AWQ. */
 void kern_gptq_matvec(float *out, const void *w, const float *x, int n,
     int r0, int r1);
 void kern_gptq_matmul(float *out, int ldo, const void *w, const float *x,
@@ -71,6 +71,10 @@ void kern_gptq_avx2_matmul(float *out, int ldo, const void *w,
 void kern_gptq_avx512_matvec(float *out, const void *w, const float *x,
     int n, int r0, int r1);
 void kern_gptq_avx512_matmul(float *out, int ldo, const void *w,
+    const float *x, int ldx, int n, int T, int r0, int r1);
+void kern_awq_avx512_matvec(float *out, const void *w, const float *x,
+    int n, int r0, int r1);
+void kern_awq_avx512_matmul(float *out, int ldo, const void *w,
     const float *x, int ldx, int n, int T, int r0, int r1);
 
 /* The weight source.  wsrc_gptq_open reads config's quantization_config:

@@ -13,6 +13,7 @@
 
 #include <immintrin.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "gptq.h"
 #include "kern.h"
@@ -199,6 +200,135 @@ kern_gptq_avx512_matmul(float *out, int ldo, const void *w, const float *x,
 				    st, tot[t]);
 		}
 	}
+}
+
+/* ---- W_AWQ4: qweight [in, out / 8], 8 outputs a word in AutoAWQ's
+ * order.  A row of words is short (out / 2 bytes), so a tile of 16
+ * words (128 outputs) walks down the inputs with its sums in registers,
+ * one accumulator a nibble and parity; lane c of nibble p is output
+ * 8 (c0 + c) + awq_order[p]. */
+
+static const int awq_order[8] = { 0, 2, 4, 6, 1, 3, 5, 7 };
+
+/* The scales of the tile's outputs in its layout, lanes past the
+ * matrix 0. */
+static void
+awq_scales(const struct kern_gptq *m, int g, int c0, float sc[8][16])
+{
+	const char *base = (const char *)m->s;
+	size_t row = (size_t)g * m->rows;
+	int p, c, o;
+	uint16_t h;
+	uint32_t u;
+	float f;
+
+	for (p = 0; p < 8; p++)
+		for (c = 0; c < 16; c++) {
+			o = 8 * (c0 + c) + awq_order[p];
+			if (o >= m->rows) {
+				sc[p][c] = 0;
+				continue;
+			}
+			switch (m->st) {
+			case W_F16:
+				memcpy(&h, base + 2 * (row + o), 2);
+				sc[p][c] = _cvtsh_ss(h);
+				break;
+			case W_BF16:
+				memcpy(&h, base + 2 * (row + o), 2);
+				u = (uint32_t)h << 16;
+				memcpy(&f, &u, 4);
+				sc[p][c] = f;
+				break;
+			default:
+				memcpy(&sc[p][c], base + 4 * (row + o), 4);
+			}
+		}
+}
+
+static void
+awq_tile(float *out, const struct kern_gptq *m, const float *x, int n,
+    int c0, int r0, int r1)
+{
+	_Alignas(64) float sc[8][16], tot[8][16];
+	const int wr = m->rows / 8;	/* words a row */
+	__mmask16 mk = below(c0, wr);
+	__m512 a0[8], a1[8], zf[8], xb;
+	__m512i q, zw;
+	int b0, e, i, p, c, o, g;
+
+	memset(tot, 0, sizeof(tot));
+	for (b0 = 0; b0 < n; b0 += m->blk) {
+		e = n - b0 < m->blk ? n : b0 + m->blk;
+		g = b0 / m->group;
+		zw = _mm512_maskz_loadu_epi32(mk, m->z + (size_t)g * m->zw + c0);
+		UNROLL
+		for (p = 0; p < 8; p++) {
+			zf[p] = _mm512_castsi512_ps(_mm512_or_si512(_mm512_add_epi32(
+			    _mm512_and_si512(zw, _mm512_set1_epi32(15)),
+			    _mm512_set1_epi32(m->zoff)), _mm512_set1_epi32(MAGIC)));
+			zw = _mm512_srli_epi32(zw, 4);
+			a0[p] = a1[p] = _mm512_setzero_ps();
+		}
+		for (i = b0; i + 1 < e; i += 2) {
+			q = _mm512_maskz_loadu_epi32(mk, m->q + (size_t)i * wr + c0);
+			xb = _mm512_set1_ps(x[i]);
+			UNROLL
+			for (p = 0; p < 8; p++) {
+				a0[p] = _mm512_fmadd_ps(nib(q, zf[p]), xb, a0[p]);
+				q = _mm512_srli_epi32(q, 4);
+			}
+			q = _mm512_maskz_loadu_epi32(mk, m->q + (size_t)(i + 1) * wr +
+			    c0);
+			xb = _mm512_set1_ps(x[i + 1]);
+			UNROLL
+			for (p = 0; p < 8; p++) {
+				a1[p] = _mm512_fmadd_ps(nib(q, zf[p]), xb, a1[p]);
+				q = _mm512_srli_epi32(q, 4);
+			}
+		}
+		if (i < e) {	/* blocks are whole words of GPTQ, not of AWQ */
+			q = _mm512_maskz_loadu_epi32(mk, m->q + (size_t)i * wr + c0);
+			xb = _mm512_set1_ps(x[i]);
+			UNROLL
+			for (p = 0; p < 8; p++) {
+				a0[p] = _mm512_fmadd_ps(nib(q, zf[p]), xb, a0[p]);
+				q = _mm512_srli_epi32(q, 4);
+			}
+		}
+		awq_scales(m, g, c0, sc);
+		UNROLL
+		for (p = 0; p < 8; p++)
+			_mm512_store_ps(tot[p], _mm512_fmadd_ps(_mm512_add_ps(a0[p],
+			    a1[p]), _mm512_load_ps(sc[p]), _mm512_load_ps(tot[p])));
+	}
+	for (p = 0; p < 8; p++)
+		for (c = 0; c < 16; c++) {
+			o = 8 * (c0 + c) + awq_order[p];
+			if (o >= r0 && o < r1)
+				out[o] = tot[p][c];
+		}
+}
+
+void
+kern_awq_avx512_matvec(float *out, const void *w, const float *x, int n,
+    int r0, int r1)
+{
+	int c0;
+
+	for (c0 = r0 / 8; 8 * c0 < r1; c0 += 16)
+		awq_tile(out, w, x, n, c0, r0, r1);
+}
+
+void
+kern_awq_avx512_matmul(float *out, int ldo, const void *w, const float *x,
+    int ldx, int n, int T, int r0, int r1)
+{
+	int t;
+
+	for (t = 0; t < T; t++)
+		kern_awq_avx512_matvec(out + (size_t)t * ldo, w,
+		    x + (size_t)t * ldx, n, r0, r1);
 }
 
 #endif
