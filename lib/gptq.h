@@ -16,10 +16,11 @@
  * (o, i) = (q - z) * scale[g][o], g = i / group.
  *
  * The packed words run along the input for GPTQ, with the outputs
- * contiguous, so the kernels walk output columns: output o's dot product
- * is, for each block of up to 128 inputs inside one group (in order),
- * a = sum of (q - z) x[i] (one float multiply-add an input, in order),
- * then out = out + a * scale (a fused multiply-add in the vector tables).
+ * contiguous, so the kernels keep one sum an output: output o's dot
+ * product is, for each block of up to 128 inputs inside one group (in
+ * order), two partial sums of (q - z) x[i] over its even and its odd
+ * inputs (one float multiply-add an input, in order), then out = out +
+ * (a0 + a1) * scale (a fused multiply-add in the vector tables).
  * That is the float32 dot product of the dequantized row to float32
  * rounding (q - z and its product with an F16 or BF16 scale are exact),
  * and the same operations for o whatever the output range [r0, r1) or
