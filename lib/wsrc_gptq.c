@@ -88,9 +88,11 @@ config(struct wsrc_gptq *gq, const char *cfg, const struct json *qc,
 			    "is not supported (gemm only)", cfg, s);
 		return 0;
 	}
-	if ((v = json_get(qc, "desc_act")) && json_bool(v) != 0)
-		return error("%s: quantization_config: act-order (desc_act true) "
-		    "is not supported", cfg);
+	v = json_get(qc, "desc_act");
+	if (v && v->type != JSON_NULL && json_bool(v) != 0)
+		return error("%s: quantization_config: act-order (desc_act %s) "
+		    "is not supported", cfg, json_bool(v) == 1 ? "true" :
+		    "not false");
 	if (!unset(json_get(qc, "dynamic")))
 		return error("%s: quantization_config: per-module overrides "
 		    "(dynamic) are not supported", cfg);
