@@ -40,6 +40,7 @@ static const int order[8] = { 0, 2, 4, 6, 1, 3, 5, 7 };
 struct out {			/* a tensor to write */
 	struct st_wtensor w;
 	const void *data;
+	int own;		/* data is ours to free */
 };
 
 struct folder {
@@ -63,6 +64,20 @@ add(struct folder *f, const char *name, enum st_dtype dt, int ndim,
 	o->w.shape[0] = d0;
 	o->w.shape[1] = d1;
 	o->data = data;
+	o->own = 1;
+}
+
+static void
+freefolder(struct folder *f)
+{
+	size_t i;
+
+	for (i = 0; i < f->n; i++) {
+		free((char *)f->t[i].w.name);
+		if (f->t[i].own)
+			free((void *)f->t[i].data);
+	}
+	free(f->t);
 }
 
 static int
@@ -322,6 +337,7 @@ main(int argc, char *argv[])
 		}
 		add(&q, t->name, t->dtype, t->ndim, t->shape[0], t->shape[1],
 		    t->data);
+		q.t[q.n - 1].own = 0;	/* in the mapping */
 		f = ecalloc(t->nel ? t->nel : 1, sizeof(*f));
 		for (j = 0; j < t->nel; j++)
 			f[j] = (float)st_elem(t, j);
@@ -344,6 +360,8 @@ main(int argc, char *argv[])
 	writecfg(&doc, argv[optind + 1], qc);
 	writest(&d, argv[optind + 2]);
 	writecfg(&doc, argv[optind + 2], NULL);
+	freefolder(&q);
+	freefolder(&d);
 	json_free(&doc);
 	st_close(&st);
 	return 0;
