@@ -217,6 +217,45 @@ shape2(const struct st_tensor *t, long long *out, long long *in)
 	return 1;
 }
 
+/* A GPTQ or AWQ weight (lib/gptq.h), told apart by its shapes: GPTQ's
+ * qweight is [in / 8, out], AWQ's [in, out / 8], the scales [groups,
+ * out] for both.  Its line as packed() prints them; 1 if it is one. */
+static int
+gptq(const struct st *st, const struct st_tensor *tq, const char *base,
+    size_t k, size_t *params)
+{
+	const struct st_tensor *ts = part(st, base, "scales");
+	const struct st_tensor *tz = part(st, base, "qzeros");
+	long long out, in, g;
+	int awq;
+
+	if (!ts || !tz || tq->ndim != 2 || ts->ndim != 2 || !ts->shape[0] ||
+	    tq->shape[0] > INT32_MAX || tq->shape[1] > INT32_MAX)
+		return 0;
+	if (ts->shape[1] == tq->shape[1])
+		awq = 0, out = tq->shape[1], in = tq->shape[0] * 8;
+	else if (ts->shape[1] == tq->shape[1] * 8)
+		awq = 1, out = ts->shape[1], in = tq->shape[0];
+	else
+		return 0;
+	/* groups are whole words: the least multiple of 8 giving as many */
+	g = ((in + ts->shape[0] - 1) / ts->shape[0] + 7) / 8 * 8;
+	*params += (size_t)(out * in);
+	if (jflag)
+		printf("%s\n    {\"name\": \"%s.weight\", \"bits\": 4, "
+		    "\"shape\": [%lld,%lld], \"group\": %lld, "
+		    "\"format\": \"%s\", \"scale_dtype\": \"%s\", "
+		    "\"bytes\": %zu}", k ? "," : ",\n  \"quantized\": [",
+		    base, out, in, g, awq ? "awq" : "gptq",
+		    st_dtype_name(ts->dtype), tq->nbytes + ts->nbytes + tz->nbytes);
+	else
+		printf("%s%s.weight\tint4\t[%lld,%lld]\tgroup %lld\t%s\t"
+		    "scale %s\t%zu\n", k ? "" : "\nquantized:\n", base, out, in,
+		    g, awq ? "awq" : "gptq", st_dtype_name(ts->dtype),
+		    tq->nbytes + ts->nbytes + tz->nbytes);
+	return 1;
+}
+
 /* Each pack-quantized weight among sel[0..n) as one logical weight:
  * NAME.weight, int4, [out,in], its group size, symmetry, scale dtype
  * and the bytes of its tensors (lib/quant.h has the layout).  Returns
@@ -233,6 +272,10 @@ packed(const struct st *st, const struct st_tensor *const *sel, size_t n,
 		long long out, in, g;
 		size_t bytes;
 
+		if (stem(base, sizeof(base), sel[i]->name, ".qweight")) {
+			k += gptq(st, sel[i], base, k, params);
+			continue;
+		}
 		if (!stem(base, sizeof(base), sel[i]->name, ".weight_packed"))
 			continue;
 		ts = part(st, base, "weight_scale");
@@ -271,6 +314,15 @@ nparams(const struct st *st, const struct st_tensor *t)
 	char base[512];
 	long long out, in;
 
+	if (stem(base, sizeof(base), t->name, ".qweight") &&
+	    (tsh = part(st, base, "scales")) && tsh->ndim == 2 &&
+	    t->ndim == 2 && t->shape[1] && tsh->shape[1] % t->shape[1] == 0)
+		return (size_t)t->nel * 8;	/* 8 weights a word either way */
+	if ((stem(base, sizeof(base), t->name, ".qzeros") ||
+	    stem(base, sizeof(base), t->name, ".scales") ||
+	    stem(base, sizeof(base), t->name, ".g_idx")) &&
+	    part(st, base, "qweight"))
+		return 0;
 	if (stem(base, sizeof(base), t->name, ".weight_packed") &&
 	    (tsh = part(st, base, "weight_shape")) && shape2(tsh, &out, &in))
 		return (size_t)out * (size_t)in;

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "gptq.h"
 #include "kern.h"
 #include "util.h"
 
@@ -412,9 +413,11 @@ geglu_tanh(float *h, const float *gate, const float *up, int n)
 #define PORTABLE { \
 	.name = "portable", \
 	.matvec = { matvec_f32, matvec_f16, matvec_bf16, matvec_q8_0, \
-		[W_Q4] = kern_q4_matvec }, \
+		[W_Q4] = kern_q4_matvec, [W_GPTQ4] = kern_gptq_matvec, \
+		[W_AWQ4] = kern_awq_matvec }, \
 	.matmul = { matmul_f32, matmul_f16, matmul_bf16, matmul_q8_0, \
-		[W_Q4] = kern_q4_matmul }, \
+		[W_Q4] = kern_q4_matmul, [W_GPTQ4] = kern_gptq_matmul, \
+		[W_AWQ4] = kern_awq_matmul }, \
 	.dot = dot, \
 	.axpy = axpy, \
 	.rmsnorm = rmsnorm, \

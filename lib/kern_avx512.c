@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "gptq.h"
 #include "kern.h"
 #include "kern_avx512_int.h"
 #include "vexp.h"
@@ -714,9 +715,13 @@ matmul_q8_0(float *out, int ldo, const void *w, const float *x, int ldx,
 const struct kern kern_avx512 = {
 	.name = "avx512",
 	.matvec = { matvec_f32, matvec_f16, matvec_bf16, matvec_q8_0,
-		matvec_bf16act, kern_q4_avx512_matvec },
+		matvec_bf16act, kern_q4_avx512_matvec,
+		[W_GPTQ4] = kern_gptq_avx512_matvec,
+		[W_AWQ4] = kern_awq_avx512_matvec },
 	.matmul = { matmul_f32, matmul_f16, matmul_bf16, matmul_q8_0,
-		matmul_bf16act, kern_q4_avx512_matmul },
+		matmul_bf16act, kern_q4_avx512_matmul,
+		[W_GPTQ4] = kern_gptq_avx512_matmul,
+		[W_AWQ4] = kern_awq_avx512_matmul },
 	.dot = dot,
 	.axpy = axpy,
 	.rmsnorm = rmsnorm,

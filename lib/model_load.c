@@ -12,6 +12,7 @@
 #include "kern.h"
 #include "model.h"
 #include "pool.h"
+#include "gptq.h"
 #include "quant.h"
 #include "util.h"
 #include "wsrc.h"
@@ -268,8 +269,10 @@ model_open(struct model *m, const struct mdir *d, int ctx, int threads)
 	if (c->head_dim % 2)
 		return error("%s: head_dim %d is odd: RoPE needs pairs", d->config, c->head_dim);
 	/* a quantization_config is taken, or refused, before any weight */
-	if (wsrc_ct_open(&m->wct, &m->ws, d->config, &m->wst,
-	    d->weights ? d->weights : d->dir) < 0)
+	if (wsrc_gptq_open(&m->wgq, &m->ws, d->config, &m->wst,
+	    d->weights ? d->weights : d->dir) < 0 ||
+	    (!m->wgq && wsrc_ct_open(&m->wct, &m->ws, d->config, &m->wst,
+	    d->weights ? d->weights : d->dir) < 0))
 		return -1;
 	m->dim = c->hidden_size;
 	m->hd = c->head_dim;
@@ -431,6 +434,7 @@ model_close(struct model *m)
 	mem_unmap(m->kv, m->kvsize);
 	mem_unmap(m->wmem, m->wmemsize);
 	wsrc_ct_close(m->wct);
+	wsrc_gptq_close(m->wgq);
 	wsrc_st_close(&m->wst);
 	memset(m, 0, sizeof(*m));
 }

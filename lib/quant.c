@@ -108,8 +108,8 @@ quant_config(struct quant *q, int *on, const char *config)
 	}
 	if (strcmp(s, "compressed-tensors")) {
 		error("%s: quantization method '%s' is not supported "
-		    "(pipelm reads compressed-tensors pack-quantized int4)",
-		    config, s);
+		    "(pipelm reads compressed-tensors pack-quantized, GPTQ and "
+		    "AWQ int4)", config, s);
 		goto out;
 	}
 	if (!(s = json_str(json_get(qc, "format"))) || strcmp(s, "pack-quantized")) {

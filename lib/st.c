@@ -161,8 +161,11 @@ st_bytes_per_token(const struct st *st, int tied)
 	for (i = 0; i < st->n; i++) {
 		size_t len = strlen(st->t[i].name);
 
-		/* a pack-quantized weight's shape is read at load only */
-		if (len < 13 || strcmp(st->t[i].name + len - 13, ".weight_shape"))
+		/* a pack-quantized weight's shape, a GPTQ one's g_idx, are
+		 * read at load only */
+		if ((len < 13 || strcmp(st->t[i].name + len - 13,
+		    ".weight_shape")) &&
+		    (len < 6 || strcmp(st->t[i].name + len - 6, ".g_idx")))
 			bytes += st->t[i].nbytes;
 	}
 	if (emb && !tied && emb->ndim == 2 && emb->shape[0])

@@ -39,6 +39,8 @@ const struct wtype_info wtypes[W_NTYPES] = {
 	[W_BF16A] = { "bf16-act", 1,  2, KERN_BF16ACT_MAXN, W_BF16, from_bf16 },
 	/* eight nibbles a word; no row conversion (lib/quant.c makes it) */
 	[W_Q4]    = { "q4",       8,  4, 0,                W_Q4,   NULL },
+	[W_GPTQ4] = { "gptq4",    8,  4, 0,                W_GPTQ4, NULL },
+	[W_AWQ4]  = { "awq4",     8,  4, 0,                W_AWQ4, NULL },
 };
 
 int

@@ -18,12 +18,15 @@
  * (--bf16-act): BF16 bytes whose products round the activations to
  * bfloat16 too (vdpbf16ps); only tables with AVX512-BF16 have its
  * kernels. */
-enum wtype { W_F32, W_F16, W_BF16, W_Q8_0, W_BF16A, W_Q4, W_NTYPES };
+enum wtype { W_F32, W_F16, W_BF16, W_Q8_0, W_BF16A, W_Q4, W_GPTQ4, W_AWQ4,
+    W_NTYPES };
 /* W_Q4: 4-bit weights in groups with separate scales (and zero points),
  * compressed-tensors' pack-quantized layout, read in place from the file
  * or from --quant q4's private copy.  Its matrix is not rows of blocks:
  * struct mat's w points to a struct kern_q4 (kern.h) naming the tensors;
- * block and bytes below count only the packed words. */
+ * block and bytes below count only the packed words.  W_GPTQ4, W_AWQ4:
+ * GPTQ and AWQ int4 checkpoints read in place, struct mat's w a struct
+ * kern_gptq (gptq.h), the same way. */
 
 struct wtype_info {
 	const char *name;	/* as messages and options spell it */

@@ -171,8 +171,10 @@ qcfg() {
 		echo "$stderr"
 		[[ $stderr == *"$2"* ]]
 	}
-	check '{"quant_method": "gptq", "bits": 4}' "quantization method 'gptq' is not supported"
-	check '{"quant_method": "awq"}' "quantization method 'awq'"
+	check '{"quant_method": "bitsandbytes", "load_in_4bit": true}' "quantization method 'bitsandbytes' is not supported"
+	check '{"quant_method": "hqq"}' "quantization method 'hqq'"
+	# gptq and awq are tests/gptq.bats'
+	check '{"quant_method": "gptq", "bits": 3, "group_size": 32}' "gptq 3-bit weights are not supported"
 	check '{"quant_method": "compressed-tensors", "format": "naive-quantized"}' "format 'naive-quantized' is not supported"
 	check '{"quant_method": "compressed-tensors", "format": "pack-quantized", "config_groups": {"g": {'"$g"', "weights": {"num_bits": 8, "type": "int", "symmetric": true, "strategy": "channel"}}}}' "8-bit weights are not supported"
 	check '{"quant_method": "compressed-tensors", "format": "pack-quantized", "config_groups": {"g": {'"$g"', "weights": {"num_bits": 4, "type": "float", "symmetric": true, "strategy": "group", "group_size": 32}}}}' "weights of type 'float'"

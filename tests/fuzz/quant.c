@@ -1,7 +1,11 @@
 /* fuzz/quant.c: a config.json of any bytes through quant_config (the
- * quantization_config a 4-bit folder is read by, or refused with).
- * What it accepts must be what the weight source relies on. */
+ * quantization_config a 4-bit folder is read by, or refused with) and
+ * through wsrc_gptq_open's reading of a GPTQ or AWQ one (lib/gptq.h).
+ * What they accept must be what the weight sources rely on. */
+#include <string.h>
+
 #include "fuzz.h"
+#include "../../lib/gptq.h"
 #include "../../lib/quant.h"
 
 int
@@ -9,10 +13,19 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const char *path = fuzz_file(0, ".json", data, size);
 	struct quant q;
+	struct wsrc_gptq *gq = NULL;
+	struct wsrc *src = NULL;
+	struct wsrc_st st;
 	int on = -1, i;
 
 	if (!path)
 		return 0;
+	/* a taken GPTQ config goes on to open the (absent) weights */
+	memset(&st, 0, sizeof(st));
+	if (wsrc_gptq_open(&gq, &src, path, &st, "/nonexistent/pipelm-fuzz") == 0)
+		FUZZ_ASSERT(!gq && !src);
+	wsrc_gptq_close(gq);
+	wsrc_st_close(&st);
 	if (quant_config(&q, &on, path) < 0)
 		return 0;
 	FUZZ_ASSERT(on == 0 || on == 1);

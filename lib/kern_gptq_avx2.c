@@ -1,0 +1,204 @@
+/* kern_gptq_avx2.c: the W_GPTQ4 entries of the AVX2 table (gptq.h),
+ * kern_gptq_avx512.c's scheme in 8 lanes: a vector of 8 qweight words
+ * is 8 inputs of 8 outputs, and those outputs' zero points one qzeros
+ * word. */
+#if defined(__x86_64__)
+
+#include <immintrin.h>
+#include <stdint.h>
+
+#include "gptq.h"
+#include "kern.h"
+#include "kern_avx2_int.h"
+
+#define OC 512	/* outputs a decode chunk (a multiple of 8) */
+#define TG 4	/* tokens a prefill pass */
+#define MAGIC 0x4B000000	/* 2^23 as float bits */
+
+/* Lanes of the 8 outputs from o that are below lim, as a mask vector. */
+INLINE __m256i
+below(int o, int lim)
+{
+	return _mm256_cmpgt_epi32(_mm256_set1_epi32(lim - o),
+	    _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+
+/* The scales and the zero points (as floats 2^23 + z) of the 8 outputs
+ * from o (a multiple of 8) in group g; lanes at or past rows are 0. */
+INLINE void
+sz(const struct kern_gptq *m, int g, int o, __m256 *s, __m256 *zf)
+{
+	size_t i = (size_t)g * m->rows + o;
+	__m256i v;
+	float t[8];
+	int l;
+
+	if (o >= m->rows) {
+		*s = *zf = _mm256_setzero_ps();
+		return;
+	}
+	if (o + 8 <= m->rows)
+		switch (m->st) {
+		case W_F16:
+			*s = _mm256_cvtph_ps(_mm_loadu_si128((const void *)
+			    ((const uint16_t *)m->s + i)));
+			break;
+		case W_BF16:
+			*s = _mm256_castsi256_ps(_mm256_slli_epi32(
+			    _mm256_cvtepu16_epi32(_mm_loadu_si128((const void *)
+			    ((const uint16_t *)m->s + i))), 16));
+			break;
+		default:
+			*s = _mm256_loadu_ps((const float *)m->s + i);
+			break;
+		}
+	else {
+		for (l = 0; l < 8; l++)
+			t[l] = o + l < m->rows ? kern_gptq_scale(m, g, o + l) : 0;
+		*s = _mm256_loadu_ps(t);
+	}
+	v = _mm256_set1_epi32((int)m->z[(size_t)g * m->zw + o / 8]);
+	v = _mm256_srlv_epi32(v, _mm256_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28));
+	v = _mm256_and_si256(v, _mm256_set1_epi32(15));
+	v = _mm256_add_epi32(v, _mm256_set1_epi32(m->zoff));
+	*zf = _mm256_castsi256_ps(_mm256_or_si256(v, _mm256_set1_epi32(MAGIC)));
+}
+
+/* Nibble k's q - z of the words w, shifted down by 4 k already. */
+INLINE __m256
+nib(__m256i w, __m256 zf)
+{
+	return _mm256_sub_ps(_mm256_castsi256_ps(_mm256_or_si256(
+	    _mm256_and_si256(w, _mm256_set1_epi32(15)),
+	    _mm256_set1_epi32(MAGIC))), zf);
+}
+
+/* Store the lanes of v whose outputs are in [r0, r1). */
+INLINE void
+put(float *out, int o, int r0, int r1, __m256 v)
+{
+	_mm256_maskstore_ps(out + o, _mm256_andnot_si256(below(o, r0),
+	    below(o, r1)), v);
+}
+
+/* Decode walks qweight in memory order, as kern_gptq_avx512.c's does. */
+void
+kern_gptq_avx2_matvec(float *out, const void *w, const float *x, int n,
+    int r0, int r1)
+{
+	const struct kern_gptq *m = w;
+	_Alignas(32) float a0[OC], a1[OC], tot[OC], zs[OC];
+	__m256 xb[8], s, zf, u0, u1;
+	__m256i q;
+	int c0, nv, b0, e, p, v, k;
+
+	for (c0 = r0 & ~7; c0 < r1; c0 += OC) {
+		nv = ((r1 - c0 < OC ? r1 - c0 : OC) + 7) / 8;
+		for (v = 0; v < nv; v++)
+			_mm256_store_ps(tot + 8 * v, _mm256_setzero_ps());
+		for (b0 = 0; b0 < n; b0 += m->blk) {
+			e = n - b0 < m->blk ? n : b0 + m->blk;
+			for (v = 0; v < nv; v++) {
+				sz(m, b0 / m->group, c0 + 8 * v, &s, &zf);
+				_mm256_store_ps(zs + 8 * v, zf);
+				_mm256_store_ps(a0 + 8 * v, _mm256_setzero_ps());
+				_mm256_store_ps(a1 + 8 * v, _mm256_setzero_ps());
+			}
+			for (p = b0 / 8; p < e / 8; p++) {
+				const int *qr = (const int *)(m->q +
+				    (size_t)p * m->rows + c0);
+
+				UNROLL
+				for (k = 0; k < 8; k++)
+					xb[k] = _mm256_set1_ps(x[8 * p + k]);
+				for (v = 0; v < nv; v++) {
+					q = _mm256_maskload_epi32(qr + 8 * v,
+					    below(c0 + 8 * v, m->rows));
+					zf = _mm256_load_ps(zs + 8 * v);
+					u0 = _mm256_load_ps(a0 + 8 * v);
+					u1 = _mm256_load_ps(a1 + 8 * v);
+					UNROLL
+					for (k = 0; k < 8; k += 2) {
+						u0 = _mm256_fmadd_ps(nib(q, zf), xb[k], u0);
+						q = _mm256_srli_epi32(q, 4);
+						u1 = _mm256_fmadd_ps(nib(q, zf), xb[k + 1],
+						    u1);
+						q = _mm256_srli_epi32(q, 4);
+					}
+					_mm256_store_ps(a0 + 8 * v, u0);
+					_mm256_store_ps(a1 + 8 * v, u1);
+				}
+			}
+			for (v = 0; v < nv; v++) {
+				sz(m, b0 / m->group, c0 + 8 * v, &s, &zf);
+				_mm256_store_ps(tot + 8 * v, _mm256_fmadd_ps(
+				    _mm256_add_ps(_mm256_load_ps(a0 + 8 * v),
+				    _mm256_load_ps(a1 + 8 * v)), s,
+				    _mm256_load_ps(tot + 8 * v)));
+			}
+		}
+		for (v = 0; v < nv; v++)
+			put(out, c0 + 8 * v, r0, r1, _mm256_load_ps(tot + 8 * v));
+	}
+}
+
+void
+kern_gptq_avx2_matmul(float *out, int ldo, const void *w, const float *x,
+    int ldx, int n, int T, int r0, int r1)
+{
+	const struct kern_gptq *m = w;
+	__m256 tot[TG], acc[2][TG], f[4], s, zf;
+	const float *xp[TG];
+	__m256i q, mk;
+	int o, t0, t, b0, e, p, h, k;
+
+	for (o = r0 & ~7; o < r1; o += 8) {
+		mk = below(o, m->rows);
+		for (t0 = 0; t0 < T; t0 += TG) {
+			/* a short last pass repeats its last token */
+			UNROLL
+			for (t = 0; t < TG; t++) {
+				xp[t] = x + (size_t)(t0 + t < T ? t0 + t : T - 1) *
+				    ldx;
+				tot[t] = _mm256_setzero_ps();
+			}
+			for (b0 = 0; b0 < n; b0 += m->blk) {
+				e = n - b0 < m->blk ? n : b0 + m->blk;
+				sz(m, b0 / m->group, o, &s, &zf);
+				UNROLL
+				for (t = 0; t < TG; t++)
+					acc[0][t] = acc[1][t] = _mm256_setzero_ps();
+				for (p = b0 / 8; p < e / 8; p++) {
+					q = _mm256_maskload_epi32((const int *)(m->q +
+					    (size_t)p * m->rows + o), mk);
+					/* four nibbles at a time: 16 registers */
+					UNROLL
+					for (h = 0; h < 8; h += 4) {
+						UNROLL
+						for (k = 0; k < 4; k++) {
+							f[k] = nib(q, zf);
+							q = _mm256_srli_epi32(q, 4);
+						}
+						UNROLL
+						for (t = 0; t < TG; t++) {
+							UNROLL
+							for (k = 0; k < 4; k++)
+								acc[k & 1][t] = _mm256_fmadd_ps(
+								    f[k], _mm256_set1_ps(
+								    xp[t][8 * p + h + k]),
+								    acc[k & 1][t]);
+						}
+					}
+				}
+				UNROLL
+				for (t = 0; t < TG; t++)
+					tot[t] = _mm256_fmadd_ps(_mm256_add_ps(
+					    acc[0][t], acc[1][t]), s, tot[t]);
+			}
+			for (t = 0; t < TG && t0 + t < T; t++)
+				put(out + (size_t)(t0 + t) * ldo, o, r0, r1, tot[t]);
+		}
+	}
+}
+
+#endif
