@@ -247,6 +247,22 @@ gq_vec(struct wsrc *src, const char *name, int n)
 	return v;
 }
 
+/* A fused tensor's parts (Phi-3): the kernels index qweight's words and
+ * the scales by the whole matrix's outputs, so a part of them would
+ * need a stride of its own; refused until a checkpoint needs it. */
+static int
+gq_part(struct wsrc *src, struct mat *w, const struct mat *f,
+    const char *name, int r0, int rows)
+{
+	struct wsrc_gptq *gq = (struct wsrc_gptq *)src;
+
+	if (f->t == W_GPTQ4 || f->t == W_AWQ4)
+		return error("%s: '%s' is a fused %s matrix: pipelm does not "
+		    "split a 4-bit GPTQ or AWQ tensor into its parts",
+		    gq->st->st.files[0], name, gq->awq ? "AWQ" : "GPTQ");
+	return wsrc_rows_part(src, w, f, name, r0, rows);
+}
+
 static int
 gq_has(struct wsrc *src, const char *name)
 {
@@ -289,6 +305,7 @@ wsrc_gptq_open(struct wsrc_gptq **gqp, struct wsrc **src, const char *cfg,
 	gq->src.mat = gq_mat;
 	gq->src.vec = gq_vec;
 	gq->src.has = gq_has;
+	gq->src.part = gq_part;
 	gq->st = st;
 	*gqp = gq;
 	if (wsrc_st_open(st, path) < 0)

@@ -172,3 +172,10 @@ qcfg() {
 	run -1 --separate-stderr llm-logits -m "$T/g0" --quant q8_0 <<<"1"
 	[[ $stderr == *"4-bit already"* ]]
 }
+
+@test "gptq: a fused GPTQ matrix (Phi-3's qkv_proj) is refused by name" {
+	need_shared
+	mkgptq "$SHARED/models/arch-phi3" "$T/g" "$T/d"
+	run -1 --separate-stderr llm-logits -m "$T/g" <<<"1"
+	[[ $stderr == *"'model.layers.0.self_attn.qkv_proj' is a fused GPTQ matrix: pipelm does not split"* ]]
+}
