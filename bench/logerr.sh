@@ -107,7 +107,13 @@ lcmp() {	# ref other -> "maxabs rms rel kl maxkl top1/n"
 	}'
 }
 # a cell: max abs / RMS / rel / KL / top-1
-cell() { [ "$1" = - ] && echo - || echo "$1" | awk '{ printf "%s / %s / %s / %s / %s", $1, $2, $3, $4, $6 }'; }
+cell() {
+	case $1 in
+	-) echo - ;;
+	fail*) echo "fails (exit status ${1#fail })" ;;
+	*) echo "$1" | awk '{ printf "%s / %s / %s / %s / %s", $1, $2, $3, $4, $6 }' ;;
+	esac
+}
 # the types llama-quantize gave the matrices: "12 q5_0, 3 q8_0"
 census() {
 	sed -n 's/.*converting to \([a-zA-Z0-9_]*\) .*/\1/p' "$1" | sort | uniq -c |
@@ -169,18 +175,27 @@ for name in $models; do
 	esac
 	[ -r "$src/config.json" ] || fail "$src: no model"
 	say "$name: pipelm"
-	lg() { "$bin/llm-logits" -a -f text -t 2 -m "$@" <"$d/ids" ||
-		fail "llm-logits -m $* failed"; }
-	lg "$src" >"$d/ref"
-	lg "$src" --quant q4 >"$d/q4"
+	lg() { "$bin/llm-logits" -a -f text -t 2 -m "$@" <"$d/ids"; }
+	# a form's figures, or "fail STATUS": a form that fails is reported
+	# in its cell, the others still measured
+	form() {	# out model [flag]
+		fo=$1
+		shift
+		if lg "$@" >"$fo" 2>"$tmp/err"; then
+			lcmp "$d/ref" "$fo"
+		else
+			echo "fail $?"
+			say "$name: llm-logits -m $* failed: $(tail -n 2 "$tmp/err")"
+			echo x >"$fo"
+		fi
+	}
+	lg "$src" >"$d/ref" || fail "llm-logits -m $src failed"
+	rq4=$(form "$d/q4" "$src" --quant q4)
 	"$bin/llm-quant" "$src" "$d.q4" >/dev/null || fail "llm-quant $src failed"
-	lg "$d.q4" >"$d/f4"
+	rf4=$(form "$d/f4" "$d.q4")
 	"$bin/llm-quant" --keep-head "$src" "$d.q4h" >/dev/null ||
 		fail "llm-quant --keep-head $src failed"
-	lg "$d.q4h" >"$d/h4"
-	rq4=$(lcmp "$d/ref" "$d/q4")
-	rf4=$(lcmp "$d/ref" "$d/f4")
-	rh4=$(lcmp "$d/ref" "$d/h4")
+	rh4=$(form "$d/h4" "$d.q4h")
 	same=$(cmp -s "$d/q4" "$d/f4" && echo yes || echo no)
 	r40=-
 	r4k=-
