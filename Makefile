@@ -120,6 +120,14 @@ bench: all
 # llama.cpp's llama-bench, for bench/run.sh to run beside pipelm (network)
 peer:
 	@bench/peer.sh
+# the same llama.cpp built for AVX2 without AVX-512, into build/peer-avx2:
+# the peer of BENCH_KERNEL=avx2
+peer-avx2:
+	@PEER_ISA=avx2 bench/peer.sh
+
+# the 4-bit forms' logit error beside llama.cpp's (bench/logerr.sh)
+logerr: all
+	@bench/logerr.sh
 
 install: $(BIN)
 	mkdir -p $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(MANPREFIX)/man1 $(DESTDIR)$(MANPREFIX)/man5
@@ -136,4 +144,4 @@ uninstall:
 	rm -f $(DESTDIR)$(MANPREFIX)/man5/pipelm-formats.5
 clean:
 	rm -rf bin build/rel build/san build/fuzz
-.PHONY: all test check fuzz fuzz-build bench peer kernbench install uninstall clean
+.PHONY: all test check fuzz fuzz-build bench peer peer-avx2 logerr kernbench install uninstall clean

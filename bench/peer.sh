@@ -9,12 +9,24 @@
 # carries as a git bundle (pinned below), built for this CPU (GGML_NATIVE,
 # as llama.cpp's own instructions build it) into $PEER_DIR (build/peer):
 # $PEER_DIR/llama-bench is what bench/run.sh looks for.
+#
+# PEER_ISA=avx2 builds the same source for AVX2 machines instead
+# (GGML_NATIVE off; AVX, AVX2, FMA, F16C and BMI2 on; AVX-512 and AVX-VNNI
+# off) into build/peer-avx2: the fair peer of PIPELM_KERNEL=avx2 on an
+# AVX-512 machine (BENCH_KERNEL=avx2 in bench/run.sh).  It builds from the
+# source tree the native build fetched ($PEER_SRC, build/peer/llama.cpp;
+# fetched there first if absent), out of tree into $PEER_DIR/build.
 set -eu
 
 me=peer.sh
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(dirname "$here")
-dir=${PEER_DIR:-$top/build/peer}
+isa=${PEER_ISA:-native}
+case $isa in
+native) dir=${PEER_DIR:-$top/build/peer} ;;
+avx2) dir=${PEER_DIR:-$top/build/peer-avx2} ;;
+*) printf '%s: PEER_ISA: %s: not native or avx2\n' peer.sh "$isa" >&2; exit 1 ;;
+esac
 pkg=node-llama-cpp@3.22.1	# carries llama.cpp v0.5.0 (llama/llama.cpp.info.json)
 jobs=$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)
 
@@ -32,8 +44,17 @@ if [ -n "$built" ]; then
 	exit 0
 fi
 mkdir -p "$dir"
-cd "$dir"
-if [ ! -d llama.cpp ]; then
+dir=$(cd "$dir" && pwd)
+# the source tree: fetched into the native build's directory, shared by both
+if [ "$isa" = native ]; then
+	src=$dir/llama.cpp
+else
+	src=${PEER_SRC:-$top/build/peer/llama.cpp}
+fi
+fetchdir=$(dirname "$src")
+mkdir -p "$fetchdir"
+cd "$fetchdir"
+if [ ! -d "$src" ]; then
 	say "fetching $pkg (npm pack)"
 	rm -rf pack && mkdir pack
 	(cd pack && npm pack --silent "$pkg" >/dev/null) || fail "npm pack $pkg failed"
@@ -44,15 +65,30 @@ if [ ! -d llama.cpp ]; then
 		fail "cannot clone the llama.cpp bundle"
 	cp pack/package/llama/llama.cpp.info.json llama.cpp.tmp/
 	rm -rf pack
-	mv llama.cpp.tmp llama.cpp
+	mv llama.cpp.tmp "$src"
 fi
-say "building $targets (cmake, $jobs jobs; several minutes)"
-cmake -S llama.cpp -B llama.cpp/build -DCMAKE_BUILD_TYPE=Release \
-    -DGGML_NATIVE=ON -DBUILD_SHARED_LIBS=OFF -DLLAMA_CURL=OFF \
+cd "$dir"
+if [ "$isa" = native ]; then
+	bld=llama.cpp/build
+	flags=-DGGML_NATIVE=ON
+else
+	bld=build
+	flags="-DGGML_NATIVE=OFF -DGGML_SSE42=ON -DGGML_AVX=ON -DGGML_AVX2=ON
+	    -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON -DGGML_AVX_VNNI=OFF
+	    -DGGML_AVX512=OFF -DGGML_AVX512_VBMI=OFF -DGGML_AVX512_VNNI=OFF
+	    -DGGML_AVX512_BF16=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF
+	    -DGGML_AMX_BF16=OFF"
+	# bench/run.sh reads the version from here, as from the native tree
+	cp "$src/llama.cpp.info.json" . 2>/dev/null || :
+fi
+say "building $targets for $isa (cmake, $jobs jobs; several minutes)"
+# shellcheck disable=SC2086
+cmake -S "$src" -B "$bld" -DCMAKE_BUILD_TYPE=Release $flags \
+    -DBUILD_SHARED_LIBS=OFF -DLLAMA_CURL=OFF \
     -DLLAMA_OPENSSL=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_SERVER=OFF \
     >cmake.log 2>&1 || fail "cmake configure failed: see $dir/cmake.log"
 # shellcheck disable=SC2086
-cmake --build llama.cpp/build -j "$jobs" --target $targets \
+cmake --build "$bld" -j "$jobs" --target $targets \
     >>cmake.log 2>&1 || fail "cmake build failed: see $dir/cmake.log"
-for t in $targets; do cp "llama.cpp/build/bin/$t" .; done
-say "built $targets in $dir ($(sed -n 's/.*"tag": "\(.*\)".*/llama.cpp \1/p' llama.cpp/llama.cpp.info.json))"
+for t in $targets; do cp "$bld/bin/$t" .; done
+say "built $targets for $isa in $dir ($(sed -n 's/.*"tag": "\(.*\)".*/llama.cpp \1/p' "$src/llama.cpp.info.json"))"

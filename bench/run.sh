@@ -11,16 +11,25 @@
 #   - the proportional set size of two llm-gen processes on one model;
 #   - the tokenizer figures of bench/tok.sh;
 #   - when llama.cpp's llama-bench is built (make peer, bench/peer.sh):
-#     the same model as GGUF (tools/mkgguf; BF16 and Q8_0), prefill 128
+#     the same model as GGUF (tools/mkgguf; BF16 and Q8_0, and Q4_0 and
+#     Q4_K_M from the BF16 one by llama.cpp's llama-quantize), prefill 128
 #     and decode 128 after 128 by llama-bench, run in each repetition
 #     right after pipelm's runs with the same thread count, beside
-#     pipelm's exact, --bf16-act and --quant q8_0 modes;
+#     pipelm's exact, --bf16-act, --quant q8_0 and --quant q4 modes and
+#     the 4-bit folder llm-quant writes (cached under build/bench/);
+#     pipelm's fast modes and 4-bit rows run without llama.cpp too;
+#   - the Llama-3.2-1B shape (mkmodel --preset llama3.2-1b, random BF16;
+#     its llm-quant folder, its GGUFs in BF16, Q8_0, Q4_0 and Q4_K_M, all
+#     written once under build/bench/, about 9 GB): prefill 128 and decode
+#     128 after 128 for 1 and 2 threads, pipelm exact, --quant q8_0,
+#     --quant q4 and the 4-bit folder beside llama.cpp in the four types;
 #   - a row per shape of BENCH_SHAPES (mkmodel presets, random BF16,
 #     written once under build/bench/): prefill 128 and decode 128 after
 #     128 for 1 and 2 threads, decode against that shape's bandwidth
 #     floor, llama-bench beside it on the same weights (mkgguf).
 # Several repetitions of each figure: median (min-max).  The table goes to
-# stdout and to build/bench/results.md.
+# stdout and to build/bench/results.md; it names the kernel table pipelm
+# ran and the llama.cpp build beside it.
 #
 # Environment: BENCH_REPS (5), BENCH_BUDGET (seconds for the model runs,
 # 420: repetitions are cut to fit, and the table says so), BENCH_DIR
@@ -29,7 +38,13 @@
 # build/peer/llama-bench; "none" to leave it out), BENCH_SHAPES (the
 # presets of the shape rows, "qwen3-0.6b gemma3-1b"; "none" for none:
 # they take about 4 minutes a repetition on 2 cores, cut to fit what is
-# left of BENCH_BUDGET after the main runs, one repetition at least).
+# left of BENCH_BUDGET after the main runs, one repetition at least),
+# BENCH_1B (1; 0 leaves the 1B rows out: cut like the shapes, one
+# repetition at least), BENCH_KERNEL (the kernel table: "native", the
+# default, is pipelm's own choice beside llama.cpp built for this CPU;
+# "avx2" sets PIPELM_KERNEL=avx2 and takes the AVX2-only llama.cpp of
+# build/peer-avx2 (PEER_ISA=avx2 make peer) as the peer, and the AVX2
+# FMA roof), LLAMA_QUANTIZE (beside LLAMA_BENCH: llama-quantize).
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -41,13 +56,28 @@ reps=${BENCH_REPS:-5}
 budget=${BENCH_BUDGET:-420}
 cc=${CC:-cc}
 model=$out/smollm2-135m-bf16
-peer=${LLAMA_BENCH:-$top/build/peer/llama-bench}
+model4=$out/smollm2-135m-q4
+m1b=$out/llama3.2-1b-bf16
+m1b4=$out/llama3.2-1b-q4
 shapes=${BENCH_SHAPES:-qwen3-0.6b gemma3-1b}
 [ "$shapes" != none ] || shapes=
+do1b=${BENCH_1B:-1}
+bkern=${BENCH_KERNEL:-native}
 me=bench/run.sh
 
 say() { printf '%s: %s\n' "$me" "$*" >&2; }
 fail() { say "$*"; exit 1; }
+
+case $bkern in
+native) peer=${LLAMA_BENCH:-$top/build/peer/llama-bench} ;;
+avx2)
+	# the AVX2 llama.cpp is the fair peer of pipelm's AVX2 table: the
+	# native build would use AVX-512 on this machine
+	export PIPELM_KERNEL=avx2
+	peer=${LLAMA_BENCH:-$top/build/peer-avx2/llama-bench} ;;
+*) fail "BENCH_KERNEL: $bkern: not native or avx2" ;;
+esac
+case $do1b in 0|1) ;; *) fail "BENCH_1B: $do1b: not 0 or 1" ;; esac
 
 case $reps in ''|*[!0-9]*|0) fail "BENCH_REPS: $reps: not a positive number" ;; esac
 case $budget in ''|*[!0-9]*) fail "BENCH_BUDGET: $budget: not a number" ;; esac
@@ -55,8 +85,10 @@ for p in llm-gen llm-logits st-inspect tok-encode; do
 	[ -x "$bin/$p" ] || fail "$bin/$p: not built (run make first)"
 done
 [ -x "$tools/mkmodel" ] || fail "$tools/mkmodel: not built (run make first)"
+[ -x "$bin/llm-quant" ] || fail "$bin/llm-quant: not built (run make first)"
 
 mkdir -p "$out"
+tstart=$(date +%s)
 tmp=$(mktemp -d)
 pids=
 cleanup() {
@@ -73,84 +105,122 @@ $cc -std=c11 -O2 -Wall -Wextra -pthread -D_POSIX_C_SOURCE=200809L \
 	fail "cannot build bench/probe.c with $cc"
 probe=$out/probe
 
-# ---- the model ----
-if [ -r "$model/config.json" ] && [ -r "$model/model.safetensors" ]; then
-	say "model: $model (present)"
-else
-	say "model: writing $model (SmolLM2-135M shape, random BF16)"
-	rm -rf "$model.tmp"
-	mkdir -p "$model.tmp"
-	"$tools/mkmodel" -s 1 --preset smollm2-135m --dtype bf16 "$model.tmp" ||
-		fail "mkmodel failed"
-	rm -rf "$model"
-	mv "$model.tmp" "$model"
-fi
+# ---- the models, written once (a folder is renamed into place only
+# when complete, so an interrupted run leaves none half written) ----
+mkm() {	# preset dir
+	if [ -r "$2/config.json" ] && [ -r "$2/model.safetensors" ]; then
+		say "model: $2 (present)"
+		return 0
+	fi
+	say "model: writing $2 ($1 shape, random BF16)"
+	rm -rf "$2.tmp"
+	mkdir -p "$2.tmp"
+	"$tools/mkmodel" -s 1 --preset "$1" --dtype bf16 "$2.tmp" ||
+		{ rm -rf "$2.tmp"; fail "mkmodel --preset $1 failed"; }
+	rm -rf "$2"
+	mv "$2.tmp" "$2"
+}
+# the 4-bit folder of a model (llm-quant's defaults: group 32, lm_head in
+# 4 bits), again when the model or llm-quant is newer
+mkq4() {	# src dst
+	[ -r "$2/config.json" ] && [ "$2/model.safetensors" -nt "$1/model.safetensors" ] &&
+	    [ "$2/model.safetensors" -nt "$bin/llm-quant" ] && return 0
+	say "model: writing $2 (llm-quant $1)"
+	rm -rf "$2.tmp" "$2"
+	"$bin/llm-quant" "$1" "$2.tmp" >/dev/null 2>"$tmp/err" ||
+		{ rm -rf "$2.tmp"; fail "llm-quant $1 failed: $(cat "$tmp/err")"; }
+	mv "$2.tmp" "$2"
+}
 # The weights in 2 MiB page-cache folios, as the first read through
 # pipelm's mapping leaves them (file_map, lib/util.h): drop what an earlier
 # write or read cached in small pages, then read them once.
-if dd if="$model/model.safetensors" iflag=nocache count=0 2>/dev/null; then
-	"$bin/st-inspect" --stats "$model" >/dev/null ||
-		fail "st-inspect --stats $model failed"
-else
-	say "dd cannot drop the page cache here: the weights stay in whatever pages the cache has"
-fi
+warm() {	# dir
+	if dd if="$1/model.safetensors" iflag=nocache count=0 2>/dev/null; then
+		"$bin/st-inspect" --stats "$1" >/dev/null ||
+			fail "st-inspect --stats $1 failed"
+	else
+		say "dd cannot drop the page cache here: the weights of $1 stay in whatever pages the cache has"
+	fi
+}
+mkm smollm2-135m "$model"
+mkq4 "$model" "$model4"
+warm "$model"
+warm "$model4"
 "$bin/st-inspect" "$model" >"$tmp/inspect" || fail "st-inspect $model failed"
 cfg() { sed -n "s/^$1: //p" "$tmp/inspect" | tail -n 1; }
+# FLOPs per token, the issue's measure: 2 x the parameters of every matrix
+# a token goes through (q, k, v, o, gate, up, down per layer, and lm_head)
+gflops() {	# after st-inspect into $tmp/inspect
+	awk -v h="$(cfg hidden_size)" -v i="$(cfg intermediate_size)" \
+	    -v l="$(cfg layers)" -v nh="$(cfg heads)" -v kv="$(cfg kv_heads)" \
+	    -v d="$(cfg head_dim)" -v v="$(cfg vocab)" 'BEGIN {
+		q = nh * d; k = kv * d
+		printf "%.4f", 2 * (l * (h * (q + 2 * k) + q * h + 3 * h * i) + v * h) / 1e9 }'
+}
 vocab=$(cfg vocab)
-hid=$(cfg hidden_size)
-inter=$(cfg intermediate_size)
-layers=$(cfg layers)
-heads=$(cfg heads)
-kvh=$(cfg kv_heads)
 hdim=$(cfg head_dim)
 wbytes=$(cfg bytes_per_token)
 [ -n "$vocab" ] && [ -n "$wbytes" ] && [ -n "$hdim" ] ||
 	fail "st-inspect $model: no config summary"
-# FLOPs per token, the issue's measure: 2 x the parameters of every matrix
-# a token goes through (q, k, v, o, gate, up, down per layer, and lm_head)
-gflop=$(awk -v h="$hid" -v i="$inter" -v l="$layers" -v nh="$heads" \
-    -v kv="$kvh" -v d="$hdim" -v v="$vocab" 'BEGIN {
-	q = nh * d; k = kv * d
-	printf "%.4f", 2 * (l * (h * (q + 2 * k) + q * h + 3 * h * i) + v * h) / 1e9 }')
+gflop=$(gflops)
+"$bin/st-inspect" "$model4" >"$tmp/inspect" || fail "st-inspect $model4 failed"
+wbytes4=$(cfg bytes_per_token)
 
-# ---- the shape models (and their GGUF copies, below) ----
 for sh in $shapes; do
-	m=$out/$sh-bf16
-	[ -r "$m/config.json" ] && [ -r "$m/model.safetensors" ] && continue
-	say "model: writing $m ($sh shape, random BF16)"
-	rm -rf "$m.tmp"
-	mkdir -p "$m.tmp"
-	"$tools/mkmodel" -s 1 --preset "$sh" --dtype bf16 "$m.tmp" ||
-		fail "mkmodel --preset $sh failed"
-	rm -rf "$m"
-	mv "$m.tmp" "$m"
+	mkm "$sh" "$out/$sh-bf16"
 done
+if [ "$do1b" = 1 ]; then
+	mkm llama3.2-1b "$m1b"
+	mkq4 "$m1b" "$m1b4"
+	"$bin/st-inspect" "$m1b" >"$tmp/inspect" || fail "st-inspect $m1b failed"
+	wb1b=$(cfg bytes_per_token)
+	gflop1b=$(gflops)
+	"$bin/st-inspect" "$m1b4" >"$tmp/inspect" || fail "st-inspect $m1b4 failed"
+	wb1b4=$(cfg bytes_per_token)
+fi
 
 # ---- the peer: the model as GGUF for llama.cpp ----
+mkgg() {	# model out.gguf [-q]
+	[ -s "$2" ] && [ "$2" -nt "$1/model.safetensors" ] &&
+	    [ "$2" -nt "$tools/mkgguf" ] && return 0
+	say "writing $2 for llama.cpp"
+	"$tools/mkgguf" ${3:-} "$1" "$2.tmp" ||
+		{ rm -f "$2.tmp"; fail "mkgguf $1 failed"; }
+	mv "$2.tmp" "$2"
+}
+# llama.cpp's own 4-bit types, by its llama-quantize from the BF16 GGUF
+# (its defaults: the output head in Q6_K, Q4_K_M's mixture; rows whose
+# length is not a multiple of 256 fall back from the K types to Q5_0/Q8_0)
+mklq() {	# bf16.gguf out.gguf TYPE
+	[ -s "$2" ] && [ "$2" -nt "$1" ] && return 0
+	say "writing $2 (llama-quantize $3)"
+	"$lquant" "$1" "$2.tmp" "$3" >"$tmp/lqlog" 2>&1 ||
+		{ rm -f "$2.tmp"; fail "llama-quantize $1 $3 failed: $(tail -n 3 "$tmp/lqlog")"; }
+	mv "$2.tmp" "$2"
+}
+lquant=none
 if [ "$peer" != none ] && [ -x "$peer" ]; then
-	for q in bf16 q8_0; do
-		g=$out/smollm2-135m-$q.gguf
-		[ -s "$g" ] && [ "$g" -nt "$model/model.safetensors" ] &&
-		    [ "$g" -nt "$tools/mkgguf" ] && continue
-		say "writing $g for llama.cpp"
-		"$tools/mkgguf" $([ $q = q8_0 ] && echo -q) "$model" "$g.tmp" ||
-			{ rm -f "$g.tmp"; fail "mkgguf failed"; }
-		mv "$g.tmp" "$g"
-	done
-	for sh in $shapes; do
-		m=$out/$sh-bf16
-		g=$m.gguf
-		[ -s "$g" ] && [ "$g" -nt "$m/model.safetensors" ] &&
-		    [ "$g" -nt "$tools/mkgguf" ] && continue
-		say "writing $g for llama.cpp"
-		"$tools/mkgguf" "$m" "$g.tmp" ||
-			{ rm -f "$g.tmp"; fail "mkgguf $m failed"; }
-		mv "$g.tmp" "$g"
-	done
-	"$peer" --help >/dev/null 2>&1 || fail "$peer --help failed"
 	peerdir=$(dirname "$peer")
+	lquant=${LLAMA_QUANTIZE:-$peerdir/llama-quantize}
+	[ -x "$lquant" ] || { say "no $lquant: llama.cpp's 4-bit rows left out"; lquant=none; }
+	mkgg "$model" "$out/smollm2-135m-bf16.gguf"
+	mkgg "$model" "$out/smollm2-135m-q8_0.gguf" -q
+	for sh in $shapes; do
+		mkgg "$out/$sh-bf16" "$out/$sh-bf16.gguf"
+	done
+	if [ "$do1b" = 1 ]; then
+		mkgg "$m1b" "$out/llama3.2-1b-bf16.gguf"
+		mkgg "$m1b" "$out/llama3.2-1b-q8_0.gguf" -q
+	fi
+	if [ "$lquant" != none ]; then
+		for b in smollm2-135m $([ "$do1b" = 1 ] && echo llama3.2-1b); do
+			mklq "$out/$b-bf16.gguf" "$out/$b-q4_0.gguf" Q4_0
+			mklq "$out/$b-bf16.gguf" "$out/$b-q4_k_m.gguf" Q4_K_M
+		done
+	fi
+	"$peer" --help >/dev/null 2>&1 || fail "$peer --help failed"
 else
-	[ "$peer" = none ] || say "no llama.cpp beside pipelm: $peer not built (make peer)"
+	[ "$peer" = none ] || say "no llama.cpp beside pipelm: $peer not built (make peer${PIPELM_KERNEL:+; PEER_ISA=$bkern make peer})"
 	peer=none
 fi
 
@@ -187,8 +257,14 @@ say "float32 FMA roof"
 "$probe" roof -t 1 >"$tmp/roof1"
 "$probe" roof -t 2 >"$tmp/roof2"
 sed "s|^|$me:   |" "$tmp/roof1" "$tmp/roof2" >&2
-roof1=$(head -n 1 "$tmp/roof1")
-roof2=$(head -n 1 "$tmp/roof2")
+# the widest ISA's roof; AVX2's when pipelm runs its AVX2 table
+if [ "$bkern" = avx2 ] && grep -q '^isa=avx2 ' "$tmp/roof1"; then
+	roof1=$(grep '^isa=avx2 ' "$tmp/roof1" | head -n 1)
+	roof2=$(grep '^isa=avx2 ' "$tmp/roof2" | head -n 1)
+else
+	roof1=$(head -n 1 "$tmp/roof1")
+	roof2=$(head -n 1 "$tmp/roof2")
+fi
 
 # ---- prompts: random ids below the vocab, fixed seed (Park-Miller,
 # exact in awk's doubles, so every awk writes the same ids) ----
@@ -258,18 +334,34 @@ run_gen() {	# threads
 	    -v t="$1" 'BEGIN { printf "%.2f", c / (w * t) }')"
 }
 
-# pipelm's fast modes, for the comparison with llama.cpp
+# prefill 128 (warm) of a model in a mode: pf NAME THREADS MODEL [FLAG ...]
+pf() {
+	pn=$1 pt=$2 pm=$3
+	shift 3
+	"$bin/llm-logits" -m "$pm" -t "$pt" "$@" --timing <"$tmp/w128" \
+	    >/dev/null 2>"$tmp/err" ||
+		fail "llm-logits -m $pm -t $pt $* failed: $(cat "$tmp/err")"
+	put "$pn" "$pt" "$(num "$tmp/err" "prefill [0-9]* tokens, $F tokens/s")"
+}
+# decode 128 after 128 of a model in a mode: pd NAME THREADS MODEL [FLAG ...]
+pd() {
+	pn=$1 pt=$2 pm=$3
+	shift 3
+	"$bin/llm-gen" -m "$pm" -t "$pt" "$@" --timing --ignore-eos \
+	    -n 128 --temp 0 <"$tmp/p128" >/dev/null 2>"$tmp/err" ||
+		fail "llm-gen -m $pm -t $pt $* failed: $(cat "$tmp/err")"
+	put "$pn" "$pt" "$(num "$tmp/err" "decode [0-9]* tokens, $F tokens/s")"
+}
+
+# pipelm's fast modes and 4-bit weights, for the comparison with llama.cpp
 run_fast() {	# threads
-	"$bin/llm-logits" -m "$model" -t "$1" --bf16-act --timing <"$tmp/w128" \
-	    >/dev/null 2>"$tmp/err" || fail "llm-logits --bf16-act -t $1 failed: $(cat "$tmp/err")"
-	put bprefill "$1" "$(num "$tmp/err" "prefill [0-9]* tokens, $F tokens/s")"
-	for m in "bdecode --bf16-act" "qdecode --quant q8_0"; do
-		set -- "$1" $m
-		"$bin/llm-gen" -m "$model" -t "$1" $3 ${4:-} --timing --ignore-eos \
-		    -n 128 --temp 0 <"$tmp/p128" >/dev/null 2>"$tmp/err" ||
-			fail "llm-gen $3 ${4:-} -t $1 failed: $(cat "$tmp/err")"
-		put "$2" "$1" "$(num "$tmp/err" "decode [0-9]* tokens, $F tokens/s")"
-	done
+	pf bprefill "$1" "$model" --bf16-act
+	pf q4prefill "$1" "$model" --quant q4
+	pf f4prefill "$1" "$model4"
+	pd bdecode "$1" "$model" --bf16-act
+	pd qdecode "$1" "$model" --quant q8_0
+	pd q4decode "$1" "$model" --quant q4
+	pd f4decode "$1" "$model4"
 }
 
 # llama-bench on the GGUF copies: prefill 128 (pp128) and decode 128
@@ -277,19 +369,26 @@ run_fast() {	# threads
 # each (it warms up first); the tokens/s of its CSV output, the next to
 # last column (counted from the end: a quoted field may hold a comma).
 # A failure leaves llama.cpp out of the rest of the run, not pipelm.
-run_peer() {	# threads
-	for q in bf16 q8_0; do
-		for w in "lprefill_$q -p 128 -n 0" "ldecode_$q -p 0 -n 128 -d 128"; do
-			set -- "$1" $w
-			if ! "$peer" -m "$out/smollm2-135m-$q.gguf" -t "$1" -r 1 \
-			    -o csv $3 $4 $5 $6 ${7:-} ${8:-} >"$tmp/csv" 2>"$tmp/err"; then
-				say "llama-bench -t $1 $3 $4 $5 $6 failed, left out from here: $(tail -n 3 "$tmp/err")"
-				peer=none
-				return
-			fi
-			put "$2" "$1" "$(awk -F, 'NR == 1 { ok = $(NF - 1) == "avg_ts"; next }
-			    ok { v = $(NF - 1); gsub(/"/, "", v); print v }' "$tmp/csv")"
-		done
+lb() {	# NAME THREADS GGUF llama-bench-args...
+	pn=$1 pt=$2 pg=$3
+	shift 3
+	[ "$peer" != none ] || return 0
+	if ! "$peer" -m "$pg" -t "$pt" -r 1 -o csv "$@" >"$tmp/csv" 2>"$tmp/err"; then
+		say "llama-bench -m $pg -t $pt $* failed, left out from here: $(tail -n 3 "$tmp/err")"
+		peer=none
+		return 0
+	fi
+	put "$pn" "$pt" "$(awk -F, 'NR == 1 { ok = $(NF - 1) == "avg_ts"; next }
+	    ok { v = $(NF - 1); gsub(/"/, "", v); print v }' "$tmp/csv")"
+}
+# the GGUF types llama.cpp runs: BF16 and Q8_0 (mkgguf), its own 4-bit
+# ones when llama-quantize is there
+ltypes="bf16 q8_0"
+[ "$lquant" = none ] || ltypes="$ltypes q4_0 q4_k_m"
+run_peer() {	# threads [NAME-PREFIX MODEL-BASE]
+	for q in $ltypes; do
+		lb "${2:-}lprefill_$q" "$1" "$out/${3:-smollm2-135m}-$q.gguf" -p 128 -n 0
+		lb "${2:-}ldecode_$q" "$1" "$out/${3:-smollm2-135m}-$q.gguf" -p 0 -n 128 -d 128
 	done
 }
 
@@ -304,11 +403,9 @@ while [ "$r" -le "$nrep" ]; do
 		run_logits $t "$tmp/w128" 128
 		run_logits $t "$tmp/w512" 512
 		run_gen $t
-		if [ "$peer" != none ]; then
-			say "repetition $r/$nrep, $t thread(s): pipelm's fast modes, llama.cpp"
-			run_fast $t
-			run_peer $t
-		fi
+		say "repetition $r/$nrep, $t thread(s): pipelm's fast modes and 4-bit weights$([ "$peer" = none ] || echo ", llama.cpp")"
+		run_fast $t
+		[ "$peer" = none ] || run_peer $t
 	done
 	if [ $r -eq 1 ]; then
 		el=$(( $(date +%s) - t0 ))
@@ -371,6 +468,51 @@ while [ -n "$shapes" ] && [ "$r" -le "$nsrep" ]; do
 	fi
 	r=$((r + 1))
 done
+
+# ---- the 1B rows: pipelm exact, q8_0, q4 and the 4-bit folder beside
+# llama.cpp's four types, the bandwidth measured before the exact decode;
+# repetitions cut to what is left of the budget ----
+run_1b() {	# threads
+	pbw=$("$probe" bw -t "$1" -r 5 -m 256) || fail "probe bw -t $1 failed"
+	put b1bw "$1" "$(kv best_gbs "$pbw")"
+	pf b1p_exact "$1" "$m1b"
+	pd b1d_exact "$1" "$m1b"
+	pf b1p_q8 "$1" "$m1b" --quant q8_0
+	pd b1d_q8 "$1" "$m1b" --quant q8_0
+	pf b1p_q4 "$1" "$m1b" --quant q4
+	pd b1d_q4 "$1" "$m1b" --quant q4
+	pf b1p_f4 "$1" "$m1b4"
+	pd b1d_f4 "$1" "$m1b4"
+	[ "$peer" = none ] || run_peer "$1" b1 llama3.2-1b
+}
+tb0=$(date +%s)
+# in 2 MiB folios right before their runs: the GGUFs written and read since
+# may have pushed them out of the page cache
+if [ "$do1b" = 1 ]; then
+	warm "$m1b"
+	warm "$m1b4"
+fi
+r=1
+nbrep=$nrep
+while [ "$do1b" = 1 ] && [ "$r" -le "$nbrep" ]; do
+	for t in 1 2; do
+		say "1B shape, repetition $r/$nbrep, $t thread(s): prefill 128, decode 128, exact, q8_0, q4, 4-bit folder$([ "$peer" = none ] || echo ", llama.cpp $ltypes")"
+		run_1b $t
+	done
+	if [ $r -eq 1 ]; then
+		el=$(( $(date +%s) - tb0 ))
+		left=$(( budget - (tb0 - t0) ))
+		fit=$(( left / (el > 0 ? el : 1) ))
+		[ $fit -ge 1 ] || fit=1
+		if [ "$fit" -lt "$nbrep" ]; then
+			say "one repetition of the 1B rows took ${el} s: $fit of $nbrep fit in what is left of BENCH_BUDGET"
+			nbrep=$fit
+		fi
+		say "the 1B rows took ${el} s a repetition"
+	fi
+	r=$((r + 1))
+done
+tb1=$(date +%s)
 
 # ---- two concurrent processes on one model: proportional set size ----
 say "two concurrent llm-gen processes: Pss"
@@ -442,12 +584,36 @@ rt2=$(awk -v g="$rf2" -v f="$gflop" 'BEGIN { printf "%.0f", g / f }')
 p512r() { awk -v a="$(med prefill_512 "$1")" -v b="$(med prefill_128 "$1")" \
     'BEGIN { if (b > 0) printf "%.2f\n", a / b; else print "-" }'; }
 row() { printf '| %s | %s | %s |\n' "$1" "$2" "$3"; }
+# which llama.cpp ran: its version and how it was built (bench/peer.sh
+# leaves the native build's cache in llama.cpp/build, the AVX2 one's in
+# build)
+peerv=
+peerb=
+if [ "$peer" != none ] || [ -n "${peerdir:-}" ]; then
+	for f in "$peerdir/llama.cpp/llama.cpp.info.json" "$peerdir/llama.cpp.info.json"; do
+		[ -z "$peerv" ] && [ -r "$f" ] && peerv=$(sed -n 's/.*"tag": "\(.*\)".*/\1/p' "$f")
+	done
+	for f in "$peerdir/llama.cpp/build/CMakeCache.txt" "$peerdir/build/CMakeCache.txt"; do
+		[ -z "$peerb" ] && [ -r "$f" ] || continue
+		if grep -q '^GGML_NATIVE:BOOL=ON' "$f"; then
+			peerb="built for this CPU (GGML_NATIVE, make peer)"
+		elif grep -q '^GGML_AVX2:BOOL=ON' "$f" && grep -q '^GGML_AVX512:BOOL=OFF' "$f"; then
+			peerb="built for AVX2 without AVX-512 (GGML_NATIVE off, PEER_ISA=avx2 make peer)"
+		fi
+	done
+	peerv="llama.cpp ${peerv:-(version unknown)}, $peerdir/llama-bench ${peerb:-(build flags unknown)}"
+fi
+# decode floor of some bytes a token at the bandwidth of a figure
+floor() { awk -v b="$(med "$1" "$2")" -v w="$3" 'BEGIN { if (w > 0 && b > 0) printf "%.1f", b * 1e9 / w; else print 0 }'; }
+tend=$(date +%s)
 
 {
 echo "## pipelm benchmark, $(date -u '+%Y-%m-%d %H:%M UTC')"
 echo
 echo "- machine: $cpu, $ncpu cores ($isa), Linux $(uname -r)"
-echo "- kernels: $kern${PIPELM_KERNEL:+ (PIPELM_KERNEL=$PIPELM_KERNEL)}; commit $(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo '?')"
+echo "- kernels: pipelm's $kern table${PIPELM_KERNEL:+ (PIPELM_KERNEL=$PIPELM_KERNEL)} (BENCH_KERNEL=$bkern); commit $(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo '?')"
+echo "- beside: ${peerv:-no llama.cpp}"
+echo "- run time: $((tend - tstart)) s in all: models, GGUFs and the machine probes ready after $((t0 - tstart)) s, the 135M runs $((ts0 - t0)) s, the shape rows $((tb0 - ts0)) s, the 1B rows $((tb1 - tb0)) s"
 echo "- load average before/after: $load0 / $load1 (other processes on the cores lower every wall-time figure)"
 echo "- model: SmolLM2-135M shape, random BF16 (mkmodel), $(awk -v w="$wbytes" 'BEGIN { printf "%.1f", w / 1e6 }') MB of weights read per generated token, $gflop GFLOP per token (2 x matrix parameters incl. lm_head)"
 echo "- repetitions: $nrep; cells are median (min-max); prompts are random ids, fixed seed"
@@ -476,10 +642,25 @@ row "steady decode (steps 2-127), tokens/s" "$(cell steady 1)" "$(cell steady 2)
 row "decode step, ms (median of steps 2-127)" "$(cell stepmed 1)" "$(cell stepmed 2)"
 row "peak RSS, MB (llm-gen, default context)" "$(cell rss 1)" "$(cell rss 2)"
 row "CPU share (CPU time / wall / threads, llm-gen)" "$(cell share 1)" "$(cell share 2)"
-if [ -s "$tmp/v.ldecode_bf16.1" ] || [ -s "$tmp/v.ldecode_bf16.2" ]; then
-peerv=$(sed -n 's/.*"tag": "\(.*\)".*/\1/p' "$peerdir/llama.cpp/llama.cpp.info.json" 2>/dev/null || :)
+fl41=$(awk -v b="$gbs1" -v w="$wbytes4" 'BEGIN { printf "%.1f", b * 1e9 / w }')
+fl42=$(awk -v b="$gbs2" -v w="$wbytes4" 'BEGIN { printf "%.1f", b * 1e9 / w }')
 echo
-echo "Beside llama.cpp ${peerv:-(version unknown)}, llama-bench built for this CPU (make peer), on the same weights as GGUF (tools/mkgguf); run in every repetition right after pipelm's runs, tokens/s:"
+echo "pipelm's fast modes and 4-bit weights (--quant q4 at load, private; the llm-quant folder, mapped: group 32, lm_head in 4 bits, $(awk -v w="$wbytes4" 'BEGIN { printf "%.1f", w / 1e6 }') MB a token), tokens/s:"
+echo
+row "" "1 thread" "2 threads"
+row "---" "---" "---"
+row "prefill 128: pipelm --quant q4" "$(cell q4prefill 1)" "$(cell q4prefill 2)"
+row "prefill 128: pipelm 4-bit folder" "$(cell f4prefill 1)" "$(cell f4prefill 2)"
+row "prefill 128: pipelm --quant q4 / FMA roof" "$(ratio "$(med q4prefill 1)" "$rt1")" "$(ratio "$(med q4prefill 2)" "$rt2")"
+row "prefill 128: pipelm 4-bit folder / FMA roof" "$(ratio "$(med f4prefill 1)" "$rt1")" "$(ratio "$(med f4prefill 2)" "$rt2")"
+row "decode 128 after 128: pipelm --quant q4" "$(cell q4decode 1)" "$(cell q4decode 2)"
+row "decode 128 after 128: pipelm 4-bit folder" "$(cell f4decode 1)" "$(cell f4decode 2)"
+row "decode floor of the 4-bit bytes, tokens/s" "$fl41" "$fl42"
+row "decode: pipelm --quant q4 / that floor" "$(ratio "$(med q4decode 1)" "$fl41")" "$(ratio "$(med q4decode 2)" "$fl42")"
+row "decode: pipelm 4-bit folder / that floor" "$(ratio "$(med f4decode 1)" "$fl41")" "$(ratio "$(med f4decode 2)" "$fl42")"
+if [ -s "$tmp/v.ldecode_bf16.1" ] || [ -s "$tmp/v.ldecode_bf16.2" ]; then
+echo
+echo "Beside $peerv, on the same weights as GGUF (tools/mkgguf; Q4_0 and Q4_K_M by its llama-quantize from the BF16 GGUF); run in every repetition right after pipelm's runs, tokens/s:"
 echo
 row "" "1 thread" "2 threads"
 row "---" "---" "---"
@@ -497,6 +678,17 @@ row "prefill 128: llama.cpp Q8_0" "$(cell lprefill_q8_0 1)" "$(cell lprefill_q8_
 row "decode 128 after 128: pipelm --quant q8_0" "$(cell qdecode 1)" "$(cell qdecode 2)"
 row "decode 128 after 128: llama.cpp Q8_0" "$(cell ldecode_q8_0 1)" "$(cell ldecode_q8_0 2)"
 row "decode: pipelm q8_0 / llama.cpp Q8_0" "$(ratio "$(med qdecode 1)" "$(med ldecode_q8_0 1)")" "$(ratio "$(med qdecode 2)" "$(med ldecode_q8_0 2)")"
+if [ "$lquant" != none ]; then
+row "prefill 128: pipelm --quant q4" "$(cell q4prefill 1)" "$(cell q4prefill 2)"
+row "prefill 128: llama.cpp Q4_0" "$(cell lprefill_q4_0 1)" "$(cell lprefill_q4_0 2)"
+row "prefill 128: llama.cpp Q4_K_M" "$(cell lprefill_q4_k_m 1)" "$(cell lprefill_q4_k_m 2)"
+row "decode 128 after 128: pipelm --quant q4" "$(cell q4decode 1)" "$(cell q4decode 2)"
+row "decode 128 after 128: pipelm 4-bit folder" "$(cell f4decode 1)" "$(cell f4decode 2)"
+row "decode 128 after 128: llama.cpp Q4_0" "$(cell ldecode_q4_0 1)" "$(cell ldecode_q4_0 2)"
+row "decode 128 after 128: llama.cpp Q4_K_M" "$(cell ldecode_q4_k_m 1)" "$(cell ldecode_q4_k_m 2)"
+row "decode: pipelm q4 / llama.cpp Q4_0" "$(ratio "$(med q4decode 1)" "$(med ldecode_q4_0 1)")" "$(ratio "$(med q4decode 2)" "$(med ldecode_q4_0 2)")"
+row "decode: pipelm q4 / llama.cpp Q4_K_M" "$(ratio "$(med q4decode 1)" "$(med ldecode_q4_k_m 1)")" "$(ratio "$(med q4decode 2)" "$(med ldecode_q4_k_m 2)")"
+fi
 fi
 if [ -n "$shapes" ]; then
 echo
@@ -516,6 +708,34 @@ for sh in $shapes; do
 		    "$(ratio "$(med "sldecode_$sh" $t)" "$fl")"
 	done
 done
+fi
+if [ "$do1b" = 1 ]; then
+rb1=$(awk -v g="$rf1" -v f="$gflop1b" 'BEGIN { printf "%.0f", g / f }')
+rb2=$(awk -v g="$rf2" -v f="$gflop1b" 'BEGIN { printf "%.0f", g / f }')
+echo
+echo "Llama-3.2-1B shape (mkmodel --preset llama3.2-1b, random BF16, tied; $(awk -v w="$wb1b" 'BEGIN { printf "%.0f", w / 1e6 }') MB a token in BF16, $(awk -v w="$wb1b4" 'BEGIN { printf "%.0f", w / 1e6 }') MB in pipelm's 4 bits; $gflop1b GFLOP a token, prefill roof $rb1 and $rb2 tokens/s), $nbrep repetition(s), tokens/s; the floors: those bytes over the read bandwidth measured before each repetition's runs (best of 5)$([ "$peer" = none ] && [ ! -s "$tmp/v.b1ldecode_bf16.1" ] || echo "; llama.cpp as above, on mkgguf's BF16 and Q8_0 GGUFs and llama-quantize's Q4_0 and Q4_K_M"):"
+echo
+echo "| weights | prefill 128, 1 thread | 2 threads | prefill / roof, 1; 2 | decode 128 after 128, 1 thread | 2 threads | decode / floor, 1; 2 |"
+echo "| --- | --- | --- | --- | --- | --- | --- |"
+b1row() {	# label prefill-name decode-name bytes-a-token-or-0
+	printf '| %s | %s | %s | %s; %s | %s | %s | %s |\n' "$1" \
+	    "$(cell "$2" 1)" "$(cell "$2" 2)" \
+	    "$(ratio "$(med "$2" 1)" "$rb1")" "$(ratio "$(med "$2" 2)" "$rb2")" \
+	    "$(cell "$3" 1)" "$(cell "$3" 2)" \
+	    "$([ "$4" = 0 ] && echo - || ratio "$(med "$3" 1)" "$(floor b1bw 1 "$4")"); $([ "$4" = 0 ] && echo - || ratio "$(med "$3" 2)" "$(floor b1bw 2 "$4")")"
+}
+b1row "pipelm exact (BF16, float32 activations)" b1p_exact b1d_exact "$wb1b"
+b1row "pipelm --quant q8_0" b1p_q8 b1d_q8 0
+b1row "pipelm --quant q4" b1p_q4 b1d_q4 "$wb1b4"
+b1row "pipelm 4-bit folder (llm-quant)" b1p_f4 b1d_f4 "$wb1b4"
+if [ -s "$tmp/v.b1ldecode_bf16.1" ] || [ -s "$tmp/v.b1ldecode_bf16.2" ]; then
+b1row "llama.cpp BF16" b1lprefill_bf16 b1ldecode_bf16 "$wb1b"
+b1row "llama.cpp Q8_0" b1lprefill_q8_0 b1ldecode_q8_0 0
+b1row "llama.cpp Q4_0" b1lprefill_q4_0 b1ldecode_q4_0 0
+b1row "llama.cpp Q4_K_M" b1lprefill_q4_k_m b1ldecode_q4_k_m 0
+fi
+echo
+echo "decode floor, tokens/s: BF16 $(floor b1bw 1 "$wb1b") and $(floor b1bw 2 "$wb1b"), 4 bits $(floor b1bw 1 "$wb1b4") and $(floor b1bw 2 "$wb1b4") (1 and 2 threads; read bandwidth $(cell b1bw 1) and $(cell b1bw 2) GB/s)"
 fi
 echo
 echo "Two llm-gen processes on one model, each while decoding (MB):"

@@ -64,3 +64,30 @@ setup() {
 	g=$(printf '%s\n' "$output" | head -n 1 | tr ' ' '\n' | sed -n 's/^cpu_gflops=//p')
 	awk -v g="$g" 'BEGIN { exit !(g > 0) }'
 }
+
+@test "run.sh: BENCH_KERNEL and BENCH_1B are checked before anything runs" {
+	BENCH_DIR=$BATS_TEST_TMPDIR/b BENCH_KERNEL=avx3 \
+	    run -1 --separate-stderr "$BATS_TEST_DIRNAME/../bench/run.sh"
+	[[ $stderr == *"BENCH_KERNEL: avx3: not native or avx2"* ]]
+	BENCH_DIR=$BATS_TEST_TMPDIR/b BENCH_1B=2 \
+	    run -1 --separate-stderr "$BATS_TEST_DIRNAME/../bench/run.sh"
+	[[ $stderr == *"BENCH_1B: 2: not 0 or 1"* ]]
+	[ ! -e "$BATS_TEST_TMPDIR/b" ]
+}
+
+@test "logerr.sh: the 4-bit forms against the reference, q4 and the folder bit for bit" {
+	need_shared
+	[ -r "$SHARED/golden/logits/arch-llama.ids" ] || skip "no arch-llama in ../shared"
+	LOGERR_MODELS=arch-llama LLAMA_DIR=none LOGERR_DIR=$BATS_TEST_TMPDIR/w \
+	    PIPELM_BIN=$BIN PIPELM_TOOLS=$TOOLS \
+	    run -0 --separate-stderr "$BATS_TEST_DIRNAME/../bench/logerr.sh"
+	row=$(printf '%s\n' "$output" | grep '^| arch-llama |')
+	[[ $row == *"(= q4, bit for bit)"* ]]
+	# llama.cpp left out: its three cells empty
+	[[ $row == *"| - | - | - |" ]]
+	# the q4 cell: five figures, an error well above float rounding
+	q4=$(printf '%s\n' "$row" | awk -F' [|] ' '{ print $2 }')
+	printf '%s\n' "$q4" | awk -F' / ' 'NF != 5 || $2 < 1e-3 { exit 1 }'
+	# the work directory is left empty
+	[ -z "$(ls "$BATS_TEST_TMPDIR/w")" ]
+}

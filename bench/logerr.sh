@@ -1,0 +1,243 @@
+#!/bin/sh
+# bench/logerr.sh: how far 4-bit weights put the logits from the float
+# model's, pipelm's forms beside llama.cpp's.  For each model, over a fixed
+# prompt (every position's logits), against the float32 reference (pipelm's
+# exact forward pass on the float weights):
+#   - pipelm --quant q4 (quantized at load) and the folder `llm-quant`
+#     writes (group 32, round to nearest, lm_head in 4 bits), which must
+#     agree bit for bit;
+#   - llama.cpp Q4_0 and Q4_K_M, by its own llama-quantize from mkgguf's
+#     GGUF of the same weights (BF16 for a BF16 model), and llama.cpp on
+#     mkgguf -F's F32 GGUF: its own distance from the reference with no
+#     quantization at all.
+# llama.cpp's logits come from bench/llama-logits.c, built here against the
+# libllama of `make peer` (F32 KV cache, flash attention off, the prompt as
+# one batch).  The models: ../shared's golden ones with float weights (the
+# arch-* models, their golden ids) and the built-in stories260K (trained,
+# F32), and two random SmolLM2-135M-shaped BF16 models (mkmodel seeds 1
+# and 2, 32 random ids).  Figures: the largest absolute difference of a
+# logit, the RMS difference over every logit, the worst position's
+# ||a - b|| / ||b||, the mean (and largest) KL divergence of the softmax
+# from the reference's, and at how many positions the argmax agrees.  The
+# table goes to stdout.  Plain shell and awk; no figure fails the run.
+#
+# Environment: PIPELM_BIN (bin), PIPELM_TOOLS (build/rel), SHARED
+# (../shared), LLAMA_DIR (build/peer: llama-quantize, and llama.cpp/ with
+# its include/ and build/ for the probe; "none" leaves llama.cpp out),
+# CC (cc), CXX (c++, to link the probe), LOGERR_DIR (the work directory,
+# build/logerr: its files are removed at the end), LOGERR_MODELS (names
+# of the models, default all; the random ones are random-135m-s1 and -s2).
+set -eu
+
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/.." && pwd)
+bin=${PIPELM_BIN:-$top/bin}
+tools=${PIPELM_TOOLS:-$top/build/rel}
+shared=${SHARED:-$top/../shared}
+ldir=${LLAMA_DIR:-$top/build/peer}
+cc=${CC:-cc}
+cxx=${CXX:-c++}
+work=${LOGERR_DIR:-$top/build/logerr}
+me=bench/logerr.sh
+
+say() { printf '%s: %s\n' "$me" "$*" >&2; }
+fail() { say "$*"; exit 1; }
+
+for p in llm-logits llm-quant; do
+	[ -x "$bin/$p" ] || fail "$bin/$p: not built (run make first)"
+done
+for p in mkmodel mkgguf; do
+	[ -x "$tools/$p" ] || fail "$tools/$p: not built (run make first)"
+done
+mkdir -p "$work"
+tmp=$(mktemp -d "$work/run.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 130' INT TERM
+
+# ---- llama.cpp: the probe, linked against the static libraries ----
+peer=none
+if [ "$ldir" != none ] && [ -x "$ldir/llama-quantize" ] &&
+    [ -r "$ldir/llama.cpp/build/src/libllama.a" ]; then
+	l=$ldir/llama.cpp
+	say "building the llama.cpp probe (bench/llama-logits.c)"
+	if $cc -std=c11 -O2 -I"$l/include" -I"$l/ggml/include" \
+	    -c "$here/llama-logits.c" -o "$tmp/ll.o" 2>"$tmp/err" &&
+	    $cxx -o "$tmp/llama-logits" "$tmp/ll.o" "$l/build/src/libllama.a" \
+	    "$l/build/ggml/src/libggml.a" "$l/build/ggml/src/libggml-cpu.a" \
+	    "$l/build/ggml/src/libggml-base.a" -fopenmp -lpthread -lm 2>>"$tmp/err"; then
+		peer=$tmp/llama-logits
+		peerv=$(sed -n 's/.*"tag": "\(.*\)".*/\1/p' "$l/llama.cpp.info.json" 2>/dev/null || :)
+	else
+		say "cannot build the probe, llama.cpp left out: $(tail -n 3 "$tmp/err")"
+	fi
+elif [ "$ldir" != none ]; then
+	say "no llama.cpp in $ldir (make peer): llama.cpp left out"
+fi
+
+# ---- the comparison: reference frames and another's, interleaved ----
+lcmp() {	# ref other -> "maxabs rms rel kl maxkl top1/n"
+	paste -d '\n' "$1" "$2" | awk '
+	NR % 2 == 1 { n = split($0, r, " "); next }
+	{
+		if (split($0, g, " ") != n) { bad = 1; exit 1 }
+		d2 = 0; r2 = 0; rm = r[1]; gm = g[1]; ri = 1; gi = 1
+		for (i = 1; i <= n; i++) {
+			d = g[i] - r[i]
+			if (d < 0) d = -d
+			if (d > mx) mx = d
+			d2 += d * d; r2 += r[i] * r[i]
+			if (r[i] > rm) { rm = r[i]; ri = i }
+			if (g[i] > gm) { gm = g[i]; gi = i }
+		}
+		sd += d2; cnt += n
+		if (r2 > 0 && sqrt(d2 / r2) > rel) rel = sqrt(d2 / r2)
+		# KL(reference || other) of the softmaxes, each shifted by its max
+		zr = 0; zg = 0
+		for (i = 1; i <= n; i++) { zr += exp(r[i] - rm); zg += exp(g[i] - gm) }
+		lr = rm + log(zr); lg = gm + log(zg); kl = 0
+		for (i = 1; i <= n; i++)
+			kl += exp(r[i] - lr) * ((r[i] - lr) - (g[i] - lg))
+		skl += kl; if (kl > mkl) mkl = kl
+		top += ri == gi; pos++
+	}
+	END {
+		if (bad || !pos) { print "-"; exit 0 }
+		printf "%.2g %.2g %.2g %.2g %.2g %d/%d\n", mx, sqrt(sd / cnt),
+		    rel, skl / pos, mkl, top, pos
+	}'
+}
+# a cell: max abs / RMS / rel / KL / top-1
+cell() {
+	case $1 in
+	-) echo - ;;
+	fail*) echo "fails (exit status ${1#fail })" ;;
+	*) echo "$1" | awk '{ printf "%s / %s / %s / %s / %s", $1, $2, $3, $4, $6 }' ;;
+	esac
+}
+# the types llama-quantize gave the matrices: "12 q5_0, 3 q8_0"
+census() {
+	sed -n 's/.*converting to \([a-zA-Z0-9_]*\) .*/\1/p' "$1" | sort | uniq -c |
+	    awk '{ printf "%s%d %s", (NR > 1 ? ", " : ""), $1, $2 }'
+}
+
+# ---- the models ----
+models=${LOGERR_MODELS:-}
+if [ -z "$models" ]; then
+	for m in "$shared"/models/arch-*; do
+		[ -r "$m/config.json" ] && [ -r "$shared/golden/logits/${m##*/}.ids" ] &&
+			models="$models ${m##*/}"
+	done
+	[ -n "$models" ] || say "no golden models in $shared/models: only the built-in and random ones"
+	models="$models stories260K random-135m-s1 random-135m-s2"
+fi
+# 32 ids below the vocabulary, fixed seed (Park-Miller, as bench/run.sh)
+prompt() {
+	awk -v seed="$1" -v v="$2" 'BEGIN { x = seed
+		for (i = 0; i < 32; i++) {
+			x = (x * 16807) % 2147483647
+			printf "%s%d", i ? " " : "", x % v
+		}
+		printf "\n" }'
+}
+
+say "models:$models"
+{
+echo "## 4-bit logit error, $(date -u '+%Y-%m-%d %H:%M UTC') (bench/logerr.sh)"
+echo
+echo "Against the float32 reference (pipelm exact on the float weights), every position of the prompt; each cell: max |logit difference| / RMS difference / worst position's ||a - b|| / ||b|| / mean KL(reference || form) / positions whose argmax agrees.${peerv:+ llama.cpp $peerv.}"
+echo
+echo "| model | pipelm --quant q4 | llm-quant folder | llm-quant --keep-head | llama.cpp Q4_0 | llama.cpp Q4_K_M | llama.cpp F32 (no quantization) |"
+echo "| --- | --- | --- | --- | --- | --- | --- |"
+} >"$tmp/table"
+for name in $models; do
+	d=$tmp/m
+	rm -rf "$d" "$d.q4" "$d.q4h"
+	mkdir -p "$d"
+	case $name in
+	random-135m-s*)
+		src=$d/model
+		"$tools/mkmodel" -s "${name#random-135m-s}" --preset smollm2-135m \
+		    --dtype bf16 "$src" >/dev/null || fail "mkmodel failed"
+		prompt "${name#random-135m-s}" 49152 >"$d/ids" ;;
+	stories260K)
+		src=$top/share/pipelm/stories260K
+		ids=$shared/golden/logits/stories260K.ids
+		if [ -r "$ids" ]; then
+			tr '\n' ' ' <"$ids" >"$d/ids"
+			echo >>"$d/ids"
+		else
+			prompt 7 512 >"$d/ids"
+		fi ;;
+	*)
+		src=$shared/models/$name
+		tr '\n' ' ' <"$shared/golden/logits/$name.ids" >"$d/ids"
+		echo >>"$d/ids" ;;
+	esac
+	[ -r "$src/config.json" ] || fail "$src: no model"
+	say "$name: pipelm"
+	lg() { "$bin/llm-logits" -a -f text -t 2 -m "$@" <"$d/ids"; }
+	# a form's figures, or "fail STATUS": a form that fails is reported
+	# in its cell, the others still measured
+	form() {	# out model [flag]
+		fo=$1
+		shift
+		if lg "$@" >"$fo" 2>"$tmp/err"; then
+			lcmp "$d/ref" "$fo"
+		else
+			echo "fail $?"
+			say "$name: llm-logits -m $* failed: $(tail -n 2 "$tmp/err")"
+			echo x >"$fo"
+		fi
+	}
+	lg "$src" >"$d/ref" || fail "llm-logits -m $src failed"
+	rq4=$(form "$d/q4" "$src" --quant q4)
+	"$bin/llm-quant" "$src" "$d.q4" >/dev/null || fail "llm-quant $src failed"
+	rf4=$(form "$d/f4" "$d.q4")
+	"$bin/llm-quant" --keep-head "$src" "$d.q4h" >/dev/null ||
+		fail "llm-quant --keep-head $src failed"
+	rh4=$(form "$d/h4" "$d.q4h")
+	same=$(cmp -s "$d/q4" "$d/f4" && echo yes || echo no)
+	r40=-
+	r4k=-
+	rf=-
+	fb=
+	if [ "$peer" != none ]; then
+		say "$name: llama.cpp"
+		if "$tools/mkgguf" "$src" "$d/g.gguf" 2>"$tmp/err" &&
+		    "$tools/mkgguf" -F "$src" "$d/f.gguf" 2>>"$tmp/err"; then
+			"$peer" -t 2 "$d/f.gguf" <"$d/ids" >"$d/lf" 2>"$tmp/err" &&
+				rf=$(lcmp "$d/ref" "$d/lf") ||
+				say "$name: llama.cpp F32 failed: $(tail -n 2 "$tmp/err")"
+			for q in Q4_0 Q4_K_M; do
+				if ! "$ldir/llama-quantize" "$d/g.gguf" "$d/$q.gguf" $q \
+				    >"$d/$q.log" 2>&1; then
+					say "$name: llama-quantize $q failed: $(tail -n 2 "$d/$q.log")"
+					continue
+				fi
+				# the K types need rows of 256: shorter ones fall back
+				fb="$fb${fb:+; }$q: $(census "$d/$q.log")"
+				if "$peer" -t 2 "$d/$q.gguf" <"$d/ids" >"$d/l$q" 2>"$tmp/err"; then
+					r=$(lcmp "$d/ref" "$d/l$q")
+				else
+					say "$name: llama.cpp $q failed: $(tail -n 2 "$tmp/err")"
+					r=-
+				fi
+				if [ $q = Q4_0 ]; then r40=$r; else r4k=$r; fi
+			done
+		else
+			say "$name: mkgguf failed: $(tail -n 2 "$tmp/err")"
+		fi
+	fi
+	say "$name: q4 $rq4; folder $rf4 (bit-identical: $same); keep-head $rh4; Q4_0 $r40; Q4_K_M $r4k; F32 $rf${fb:+; $fb}"
+	printf '| %s | %s | %s%s | %s | %s | %s | %s |\n' "$name" "$(cell "$rq4")" \
+	    "$(cell "$rf4")" "$([ $same = yes ] && echo " (= q4, bit for bit)")" \
+	    "$(cell "$rh4")" "$(cell "$r40")" "$(cell "$r4k")" "$(cell "$rf")" >>"$tmp/table"
+	[ -z "$fb" ] || echo "- $name: $fb" >>"$tmp/types"
+done
+cat "$tmp/table"
+if [ -s "$tmp/types" ]; then
+	echo
+	echo "The matrices' types in llama.cpp's files (llama-quantize's choices: the output head in Q6_K, Q4_K_M's Q6_K layers; where a row is not a multiple of 256 the K types fall back to Q5_0 and Q8_0):"
+	echo
+	cat "$tmp/types"
+fi
