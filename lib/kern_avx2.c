@@ -100,52 +100,6 @@ store(int R, int TT, float *out, int ldo, int r, int rs,
 	}
 }
 
-/* out[j*ldo + r + i*rs] = dot(W[r + i*rs], x + j*ldx) for i < R, j < TT.
- * R and TT are constants after inlining (R <= MR, TT <= MT). */
-INLINE void
-block(enum wtype t, int R, int TT, float *out, int ldo, const void *w,
-    const float *x, int ldx, int n, int r, int rs)
-{
-	__m256 acc[MR][MT], wv[MR], xv;
-	size_t row[MR];
-	int i, j, k;
-
-	UNROLL
-	for (i = 0; i < R; i++) {
-		row[i] = (size_t)(r + i * rs) * n;
-		UNROLL
-		for (j = 0; j < TT; j++)
-			acc[i][j] = _mm256_setzero_ps();
-	}
-	for (k = 0; k + 8 <= n; k += 8) {
-		UNROLL
-		for (i = 0; i < R; i++)
-			wv[i] = wload(t, w, row[i] + k);
-		UNROLL
-		for (j = 0; j < TT; j++) {
-			xv = _mm256_loadu_ps(x + (size_t)j * ldx + k);
-			UNROLL
-			for (i = 0; i < R; i++)
-				acc[i][j] = _mm256_fmadd_ps(wv[i], xv,
-				    acc[i][j]);
-		}
-	}
-	if (k < n) {
-		UNROLL
-		for (i = 0; i < R; i++)
-			wv[i] = wloadm(t, w, row[i] + k, n - k);
-		UNROLL
-		for (j = 0; j < TT; j++) {
-			xv = xloadm(x + (size_t)j * ldx + k, n - k);
-			UNROLL
-			for (i = 0; i < R; i++)
-				acc[i][j] = _mm256_fmadd_ps(wv[i], xv,
-				    acc[i][j]);
-		}
-	}
-	store(R, TT, out, ldo, r, rs, acc);
-}
-
 /* Decode: the rows in VS parts read side by side, each from its start
  * to its end: VS sequential streams far apart (see kern_avx512.c), and
  * VS independent accumulators.  With 8 lanes a row's FMA chain carries
