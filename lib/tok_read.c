@@ -119,8 +119,11 @@ read_vocab(struct tok_raw *R, struct json_in *in)
 
 	if (!(R->str = tok_room(R->L, room)))
 		return json_in_fail(in, "out of memory");
-	while ((r = json_in_member(in, &it, &s, &n)) == 1) {
+	for (;;) {
 		struct tok_vent *e;
+		int fast = json_in_member_int(in, &it, &s, &n, TOK_MAXID - 1, &id);
+		if (!fast && (r = json_in_member(in, &it, &s, &n)) != 1)
+			break;
 		if (R->nent == R->capent &&
 		    grow(&R->ent, &R->capent, R->nent + 1, sizeof *R->ent) < 0)
 			return json_in_fail(in, "out of memory");
@@ -129,7 +132,9 @@ read_vocab(struct tok_raw *R, struct json_in *in)
 		R->str[R->nstr + n] = '\0';
 		e->off = R->nstr, e->len = n;
 		R->nstr += n + 1;
-		if ((r = json_in_int(in, 0, TOK_MAXID - 1, &id)) < 0)
+		if (fast)
+			r = 0;
+		else if ((r = json_in_int(in, 0, TOK_MAXID - 1, &id)) < 0)
 			return -1;
 		if (r) {
 			if (R->badid == TOK_NONE)
@@ -230,12 +235,34 @@ read_merges(struct tok_raw *R, struct json_in *in, int lookup)
 	int r;
 
 	R->nmrg = 0;
-	while ((r = json_in_item(in, &it)) == 1) {
+	for (;;) {
 		struct tok_merge *g;
+		const char *s[2], *sp;
+		size_t n[2];
 		long a, b, m;
+		int fast = json_in_item_strs(in, &it, s, n);
+		r = 0;
+		if (fast == 1) {
+			/* "a b": read_merge's split */
+			r = !(sp = memchr(s[0], ' ', n[0])) ||
+			    memchr(sp + 1, ' ', n[0] - (sp + 1 - s[0]));
+			if (!r)
+				s[1] = sp + 1, n[1] = n[0] - (sp - s[0]) - 1, n[0] = sp - s[0];
+		}
+		if (fast && !r) {
+			if (xroom(R, n[0] + n[1]) < 0)
+				return json_in_fail(in, "out of memory");
+			memcpy(R->x, s[0], n[0]);
+			memcpy(R->x + n[0], s[1], n[1]);
+			xn = n[0], yn = n[1];
+		}
+		if (!fast) {
+			if ((r = json_in_item(in, &it)) != 1)
+				break;
+			if ((r = read_merge(R, in, &xn, &yn)) < 0)
+				return -1;
+		}
 		i = it.n - 1;
-		if ((r = read_merge(R, in, &xn, &yn)) < 0)
-			return -1;
 		if (!lookup)
 			continue;
 		if (i >= R->capmrg && grow(&R->mrg, &R->capmrg, i + 1, sizeof *R->mrg) < 0)
