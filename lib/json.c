@@ -869,9 +869,17 @@ json_in_item(struct json_in *in, struct json_iter *it)
  * item is one; else 0, and the general calls read it and give its
  * errors ---- */
 
+/* a pretty-printed file's runs are a newline and 6 or 8 spaces */
 static inline const char *
 ws_at(const char *p, const char *e)
 {
+	if (p < e && *p == '\n') {
+		p++;
+		while (e - p >= 4 && !memcmp(p, "    ", 4))
+			p += 4;
+		if (e - p >= 2 && !memcmp(p, "  ", 2))
+			p += 2;
+	}
 	while (p < e && ws[(unsigned char)*p])
 		p++;
 	return p;
