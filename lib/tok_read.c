@@ -30,10 +30,16 @@ tok_raw_init(struct tok_raw *R, struct tok_ld *L)
 void
 tok_raw_free(struct tok_raw *R)
 {
+	size_t i;
+
 	free(R->ent);
 	free(R->mrg);
 	free(R->x);
 	R->ent = NULL, R->mrg = NULL, R->x = NULL;
+	for (i = 0; i < TOK_NPEND; i++) {
+		free(R->pend[i].x);
+		R->pend[i].x = NULL;
+	}
 }
 
 /* grow *p to hold n items (quietly: the parser reports it) */
@@ -55,11 +61,15 @@ grow(void *pp, size_t *cap, size_t n, size_t size)
 	return 0;
 }
 
-long
-tok_raw_find(const struct tok_raw *R, const char *s, size_t n)
+static inline size_t
+bucket(const struct tok_raw *R, const char *s, size_t n)
 {
-	size_t i = (size_t)(tok_hash(s, n) >> 16) & R->hmask;
+	return (size_t)(tok_hash(s, n) >> 16) & R->hmask;
+}
 
+static inline long
+find_at(const struct tok_raw *R, size_t i, const char *s, size_t n)
+{
 	for (;; i = (i + 1) & R->hmask) {
 		uint32_t e = R->htab[i];
 		if (!e)
@@ -68,6 +78,12 @@ tok_raw_find(const struct tok_raw *R, const char *s, size_t n)
 		if (R->ent[e].len == n && tok_eq(R->str + R->ent[e].off, s, n))
 			return e;
 	}
+}
+
+long
+tok_raw_find(const struct tok_raw *R, const char *s, size_t n)
+{
+	return find_at(R, bucket(R, s, n), s, n);
 }
 
 /* The string -> entry table; where a string is there twice, the entry of
@@ -225,6 +241,65 @@ in_alphabet(const char *s, size_t n)
 	return 1;
 }
 
+/* the oldest pending merge looked up, in rank order (the first fault
+ * noted is the first by rank) */
+static void
+resolve(struct tok_raw *R)
+{
+	struct tok_pend *p = &R->pend[R->pfirst];
+	struct tok_merge *g;
+	long a, b, m;
+
+	R->pfirst = (R->pfirst + 1) % TOK_NPEND;
+	R->npend--;
+	g = &R->mrg[p->i];
+	if ((a = find_at(R, p->h[0], p->x, p->xn)) < 0 ||
+	    (b = find_at(R, p->h[1], p->x + p->xn, p->yn)) < 0 ||
+	    (m = find_at(R, p->h[2], p->x, p->xn + p->yn)) < 0) {
+		if (R->missing == TOK_NONE)
+			R->missing = p->i;
+		if (R->missing_bl == TOK_NONE && in_alphabet(p->x, p->xn + p->yn))
+			R->missing_bl = p->i;
+		return;
+	}
+	g->a = R->ent[a].id, g->b = R->ent[b].id, g->m = R->ent[m].id;
+}
+
+/* merge i, in R->x, to be looked up once TOK_NPEND more are read: its
+ * three buckets are fetched meanwhile (random places in a table of
+ * megabytes: the lookups waited on them) */
+static void
+pend(struct tok_raw *R, size_t i, size_t xn, size_t yn)
+{
+	struct tok_pend *p;
+	char *x;
+	size_t c, k;
+	uint32_t e;
+
+	if (R->npend == TOK_NPEND)
+		resolve(R);
+	p = &R->pend[(R->pfirst + R->npend++) % TOK_NPEND];
+	x = p->x, c = p->xcap;
+	p->x = R->x, p->xcap = R->xcap;
+	R->x = x, R->xcap = c;
+	p->i = i, p->xn = xn, p->yn = yn;
+	p->h[0] = bucket(R, p->x, xn);
+	p->h[1] = bucket(R, p->x + xn, yn);
+	p->h[2] = bucket(R, p->x, xn + yn);
+	for (k = 0; k < 3; k++)
+		__builtin_prefetch(&R->htab[p->h[k]]);
+	/* and in two more steps, the first probe's entry and string of
+	 * those read 4 and 8 before, whose buckets are here by now */
+	if (R->npend > 4)
+		for (p = &R->pend[(R->pfirst + R->npend - 5) % TOK_NPEND], k = 0; k < 3; k++)
+			if ((e = R->htab[p->h[k]]))
+				__builtin_prefetch(&R->ent[e - 1]);
+	if (R->npend > 8)
+		for (p = &R->pend[(R->pfirst + R->npend - 9) % TOK_NPEND], k = 0; k < 3; k++)
+			if ((e = R->htab[p->h[k]]))
+				__builtin_prefetch(R->str + R->ent[e - 1].off);
+}
+
 /* ["a b", ["a", "b"], ...]; lookup: the vocab is there, the merges are
  * noted (else they are only checked, to be read again after it) */
 static int
@@ -239,7 +314,6 @@ read_merges(struct tok_raw *R, struct json_in *in, int lookup)
 		struct tok_merge *g;
 		const char *s[2], *sp;
 		size_t n[2];
-		long a, b, m;
 		int fast = json_in_item_strs(in, &it, s, n);
 		r = 0;
 		if (fast == 1) {
@@ -275,19 +349,12 @@ read_merges(struct tok_raw *R, struct json_in *in, int lookup)
 				R->badmerge = i;
 			continue;
 		}
-		if ((a = tok_raw_find(R, R->x, xn)) < 0 ||
-		    (b = tok_raw_find(R, R->x + xn, yn)) < 0 ||
-		    (m = tok_raw_find(R, R->x, xn + yn)) < 0) {
-			if (R->missing == TOK_NONE)
-				R->missing = i;
-			if (R->missing_bl == TOK_NONE && in_alphabet(R->x, xn + yn))
-				R->missing_bl = i;
-			continue;
-		}
-		g->a = R->ent[a].id, g->b = R->ent[b].id, g->m = R->ent[m].id;
+		pend(R, i, xn, yn);
 	}
 	if (r < 0)
 		return -1;
+	while (R->npend)
+		resolve(R);
 	R->merges = 1;
 	return 0;
 }
