@@ -91,7 +91,7 @@ tok_raw_find(const struct tok_raw *R, const char *s, size_t n)
 static int
 vocab_hash(struct tok_raw *R)
 {
-	size_t i, h, size;
+	size_t i, h, size, hs[16];
 
 	R->hmask = tok_pow2(R->nent) - 1;
 	size = (R->hmask + 1) * sizeof *R->htab;
@@ -100,9 +100,15 @@ vocab_hash(struct tok_raw *R)
 	tok_keep(R->L, size);
 	for (i = 0; i < R->nent; i++) {
 		const struct tok_vent *e = &R->ent[i];
+		/* the buckets are written at random: each fetched 16
+		 * entries ahead, its hash kept until then */
+		h = i < 16 ? bucket(R, R->str + e->off, e->len) : hs[i % 16];
+		if (i + 16 < R->nent) {
+			hs[i % 16] = bucket(R, R->str + e[16].off, e[16].len);
+			__builtin_prefetch(&R->htab[hs[i % 16]], 1);
+		}
 		if (e->id < 0)
 			continue;
-		h = (size_t)(tok_hash(R->str + e->off, e->len) >> 16) & R->hmask;
 		for (;; h = (h + 1) & R->hmask) {
 			uint32_t o = R->htab[h];
 			if (!o) {
