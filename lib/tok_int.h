@@ -203,7 +203,7 @@ struct tok_merge {
 	int a, b, m;			/* the halves' and the merged token's
 					 * ids; a = -1: unusable (see below) */
 };
-#define TOK_NPEND 12
+#define TOK_NPEND 16	/* a power of two */
 struct tok_raw {
 	struct tok_ld *L;
 	int seenvocab, seenmerges;	/* the model's first such member met */
