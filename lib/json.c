@@ -865,6 +865,130 @@ json_in_item(struct json_in *in, struct json_iter *it)
 	return 1;
 }
 
+/* ---- the common cases, in locals: nothing is consumed unless the whole
+ * item is one; else 0, and the general calls read it and give its
+ * errors ---- */
+
+/* a pretty-printed file's runs are a newline and 6 or 8 spaces */
+static inline const char *
+ws_at(const char *p, const char *e)
+{
+	if (p < e && *p == '\n') {
+		p++;
+		while (e - p >= 4 && !memcmp(p, "    ", 4))
+			p += 4;
+		if (e - p >= 2 && !memcmp(p, "  ", 2))
+			p += 2;
+	}
+	while (p < e && ws[(unsigned char)*p])
+		p++;
+	return p;
+}
+
+/* past the string opening at p (on its quote) when it has no escapes
+ * and is valid, *q its closing quote; else NULL */
+static inline const char *
+plain_str(const char *p, const char *e, const char **q)
+{
+	int n;
+
+	if (p >= e || *p != '"')
+		return NULL;
+	for (p++; p < e; ) {
+		unsigned char c = *p;
+		if (plain[c]) {
+			p++;
+		} else if (c == '"') {
+			*q = p;
+			return p + 1;
+		} else if (c >= 0x80 && (n = utf8_valid((const unsigned char *)p,
+		    (const unsigned char *)e))) {
+			p += n;
+		} else {
+			return NULL;
+		}
+	}
+	return NULL;
+}
+
+int
+json_in_member_int(struct json_in *in, struct json_iter *it, const char **key,
+    size_t *keylen, long long max, long long *v)
+{
+	const char *p, *e = in->end, *k, *q;
+	long long x = 0;
+	size_t d;
+
+	if (!it->n)
+		return 0;
+	drop_behind(in);
+	p = ws_at(in->p, e);
+	if (p >= e || *p != ',')
+		return 0;
+	p = ws_at(p + 1, e);
+	k = p + 1;
+	if (!(p = plain_str(p, e, &q)))
+		return 0;
+	p = ws_at(p, e);
+	if (p >= e || *p != ':')
+		return 0;
+	p = ws_at(p + 1, e);
+	for (d = 0; d < 10 && p + d < e && isdigit_(p[d]); d++)
+		x = x * 10 + (p[d] - '0');
+	if (!d || d >= 10 || (d > 1 && p[0] == '0') || p + d >= e ||
+	    isdigit_(p[d]) || p[d] == '.' || p[d] == 'e' || p[d] == 'E' || x > max)
+		return 0;
+	in->p = p + d;
+	it->n++;
+	*key = k, *keylen = q - k;
+	*v = x;
+	return 1;
+}
+
+int
+json_in_item_strs(struct json_in *in, struct json_iter *it, const char *s[2], size_t n[2])
+{
+	const char *p, *e = in->end, *q;
+
+	if (!it->n)
+		return 0;
+	drop_behind(in);
+	p = ws_at(in->p, e);
+	if (p >= e || *p != ',')
+		return 0;
+	p = ws_at(p + 1, e);
+	if (p < e && *p == '"') {
+		s[0] = p + 1;
+		if (!(p = plain_str(p, e, &q)))
+			return 0;
+		n[0] = q - s[0];
+		in->p = p;
+		it->n++;
+		return 1;
+	}
+	if (p >= e || *p != '[' || in->depth >= JSON_MAXDEPTH)
+		return 0;
+	p = ws_at(p + 1, e);
+	s[0] = p + 1;
+	if (!(p = plain_str(p, e, &q)))
+		return 0;
+	n[0] = q - s[0];
+	p = ws_at(p, e);
+	if (p >= e || *p != ',')
+		return 0;
+	p = ws_at(p + 1, e);
+	s[1] = p + 1;
+	if (!(p = plain_str(p, e, &q)))
+		return 0;
+	n[1] = q - s[1];
+	p = ws_at(p, e);
+	if (p >= e || *p != ']')
+		return 0;
+	in->p = p + 1;
+	it->n++;
+	return 2;
+}
+
 struct json_pos
 json_in_tell(const struct json_in *in)
 {

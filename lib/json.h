@@ -120,6 +120,16 @@ struct json_iter {
 };
 int json_in_member(struct json_in *in, struct json_iter *it, const char **key, size_t *keylen);
 int json_in_item(struct json_in *in, struct json_iter *it);
+/* The common cases of a tokenizer's vocab and merges, each item past
+ * the first in one call: nothing is read and 0 is returned unless the
+ * whole item is one (then json_in_member etc. read it, with their
+ * errors).  json_in_member_int: 1, the next member's key (in the text:
+ * no escapes) and its value, a plain integer in [0, max].
+ * json_in_item_strs: 1 if the next item is a string without escapes
+ * (s[0], n[0], in the text), 2 if it is an array of two (s[0..1]). */
+int json_in_member_int(struct json_in *in, struct json_iter *it, const char **key,
+    size_t *keylen, long long max, long long *v);
+int json_in_item_strs(struct json_in *in, struct json_iter *it, const char *s[2], size_t n[2]);
 /* The cursor, to come back to a value read before (its pages may have
  * been given back: they are read again from the file). */
 struct json_pos {

@@ -499,6 +499,12 @@ bpe_merges(struct tok_ld *L, struct bpe *b)
 	for (i = 0; i < R->nmrg; i++) {
 		const struct tok_merge *g = &R->mrg[i];
 		uint64_t key;
+		/* the slot of the merge 16 on: the table is 16 bytes a merge,
+		 * written at random (Gemma 3: 16 MB) */
+		if (i + 16 < R->nmrg && (g + 16)->a >= 0) {
+			key = ((uint64_t)(uint32_t)g[16].a << 32 | (uint32_t)g[16].b) + 1;
+			__builtin_prefetch(&b->mtab[mhash(key) & b->mmask], 1);
+		}
 		if (g->a < 0 || (b->bytelevel && (!b->key[g->a] || !b->key[g->b])))
 			continue;
 		key = ((uint64_t)(uint32_t)g->a << 32 | (uint32_t)g->b) + 1;

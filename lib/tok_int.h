@@ -203,6 +203,7 @@ struct tok_merge {
 	int a, b, m;			/* the halves' and the merged token's
 					 * ids; a = -1: unusable (see below) */
 };
+#define TOK_NPEND 16	/* a power of two */
 struct tok_raw {
 	struct tok_ld *L;
 	int seenvocab, seenmerges;	/* the model's first such member met */
@@ -230,6 +231,15 @@ struct tok_raw {
 	int mlate;
 	char *x;			/* a merge's halves, one after the other */
 	size_t xcap;
+	/* merges read and not yet looked up: their buckets are fetched
+	 * while the next ones are read */
+	struct tok_pend {
+		size_t i, xn, yn;
+		size_t h[3];		/* buckets of the halves and their join */
+		char *x;		/* swapped with the one above */
+		size_t xcap;
+	} pend[TOK_NPEND];
+	size_t pfirst, npend;
 };
 /* Start and release; the hook for json_load_hook (ctx: the struct
  * tok_raw). */

@@ -30,10 +30,16 @@ tok_raw_init(struct tok_raw *R, struct tok_ld *L)
 void
 tok_raw_free(struct tok_raw *R)
 {
+	size_t i;
+
 	free(R->ent);
 	free(R->mrg);
 	free(R->x);
 	R->ent = NULL, R->mrg = NULL, R->x = NULL;
+	for (i = 0; i < TOK_NPEND; i++) {
+		free(R->pend[i].x);
+		R->pend[i].x = NULL;
+	}
 }
 
 /* grow *p to hold n items (quietly: the parser reports it) */
@@ -55,11 +61,15 @@ grow(void *pp, size_t *cap, size_t n, size_t size)
 	return 0;
 }
 
-long
-tok_raw_find(const struct tok_raw *R, const char *s, size_t n)
+static inline size_t
+bucket(const struct tok_raw *R, const char *s, size_t n)
 {
-	size_t i = (size_t)(tok_hash(s, n) >> 16) & R->hmask;
+	return (size_t)(tok_hash(s, n) >> 16) & R->hmask;
+}
 
+static inline long
+find_at(const struct tok_raw *R, size_t i, const char *s, size_t n)
+{
 	for (;; i = (i + 1) & R->hmask) {
 		uint32_t e = R->htab[i];
 		if (!e)
@@ -70,12 +80,18 @@ tok_raw_find(const struct tok_raw *R, const char *s, size_t n)
 	}
 }
 
+long
+tok_raw_find(const struct tok_raw *R, const char *s, size_t n)
+{
+	return find_at(R, bucket(R, s, n), s, n);
+}
+
 /* The string -> entry table; where a string is there twice, the entry of
  * the lower id stays (the tree's reader took the first id of a key). */
 static int
 vocab_hash(struct tok_raw *R)
 {
-	size_t i, h, size;
+	size_t i, h, size, hs[16];
 
 	R->hmask = tok_pow2(R->nent) - 1;
 	size = (R->hmask + 1) * sizeof *R->htab;
@@ -84,9 +100,15 @@ vocab_hash(struct tok_raw *R)
 	tok_keep(R->L, size);
 	for (i = 0; i < R->nent; i++) {
 		const struct tok_vent *e = &R->ent[i];
+		/* the buckets are written at random: each fetched 16
+		 * entries ahead, its hash kept until then */
+		h = i < 16 ? bucket(R, R->str + e->off, e->len) : hs[i % 16];
+		if (i + 16 < R->nent) {
+			hs[i % 16] = bucket(R, R->str + e[16].off, e[16].len);
+			__builtin_prefetch(&R->htab[hs[i % 16]], 1);
+		}
 		if (e->id < 0)
 			continue;
-		h = (size_t)(tok_hash(R->str + e->off, e->len) >> 16) & R->hmask;
 		for (;; h = (h + 1) & R->hmask) {
 			uint32_t o = R->htab[h];
 			if (!o) {
@@ -119,8 +141,11 @@ read_vocab(struct tok_raw *R, struct json_in *in)
 
 	if (!(R->str = tok_room(R->L, room)))
 		return json_in_fail(in, "out of memory");
-	while ((r = json_in_member(in, &it, &s, &n)) == 1) {
+	for (;;) {
 		struct tok_vent *e;
+		int fast = json_in_member_int(in, &it, &s, &n, TOK_MAXID - 1, &id);
+		if (!fast && (r = json_in_member(in, &it, &s, &n)) != 1)
+			break;
 		if (R->nent == R->capent &&
 		    grow(&R->ent, &R->capent, R->nent + 1, sizeof *R->ent) < 0)
 			return json_in_fail(in, "out of memory");
@@ -129,7 +154,9 @@ read_vocab(struct tok_raw *R, struct json_in *in)
 		R->str[R->nstr + n] = '\0';
 		e->off = R->nstr, e->len = n;
 		R->nstr += n + 1;
-		if ((r = json_in_int(in, 0, TOK_MAXID - 1, &id)) < 0)
+		if (fast)
+			r = 0;
+		else if ((r = json_in_int(in, 0, TOK_MAXID - 1, &id)) < 0)
 			return -1;
 		if (r) {
 			if (R->badid == TOK_NONE)
@@ -220,6 +247,65 @@ in_alphabet(const char *s, size_t n)
 	return 1;
 }
 
+/* the oldest pending merge looked up, in rank order (the first fault
+ * noted is the first by rank) */
+static void
+resolve(struct tok_raw *R)
+{
+	struct tok_pend *p = &R->pend[R->pfirst];
+	struct tok_merge *g;
+	long a, b, m;
+
+	R->pfirst = (R->pfirst + 1) % TOK_NPEND;
+	R->npend--;
+	g = &R->mrg[p->i];
+	if ((a = find_at(R, p->h[0], p->x, p->xn)) < 0 ||
+	    (b = find_at(R, p->h[1], p->x + p->xn, p->yn)) < 0 ||
+	    (m = find_at(R, p->h[2], p->x, p->xn + p->yn)) < 0) {
+		if (R->missing == TOK_NONE)
+			R->missing = p->i;
+		if (R->missing_bl == TOK_NONE && in_alphabet(p->x, p->xn + p->yn))
+			R->missing_bl = p->i;
+		return;
+	}
+	g->a = R->ent[a].id, g->b = R->ent[b].id, g->m = R->ent[m].id;
+}
+
+/* merge i, in R->x, to be looked up once TOK_NPEND more are read: its
+ * three buckets are fetched meanwhile (random places in a table of
+ * megabytes: the lookups waited on them) */
+static void
+pend(struct tok_raw *R, size_t i, size_t xn, size_t yn)
+{
+	struct tok_pend *p;
+	char *x;
+	size_t c, k;
+	uint32_t e;
+
+	if (R->npend == TOK_NPEND)
+		resolve(R);
+	p = &R->pend[(R->pfirst + R->npend++) % TOK_NPEND];
+	x = p->x, c = p->xcap;
+	p->x = R->x, p->xcap = R->xcap;
+	R->x = x, R->xcap = c;
+	p->i = i, p->xn = xn, p->yn = yn;
+	p->h[0] = bucket(R, p->x, xn);
+	p->h[1] = bucket(R, p->x + xn, yn);
+	p->h[2] = bucket(R, p->x, xn + yn);
+	for (k = 0; k < 3; k++)
+		__builtin_prefetch(&R->htab[p->h[k]]);
+	/* and in two more steps, the first probe's entry and string of
+	 * those read 4 and 8 before, whose buckets are here by now */
+	if (R->npend > 4)
+		for (p = &R->pend[(R->pfirst + R->npend - 5) % TOK_NPEND], k = 0; k < 3; k++)
+			if ((e = R->htab[p->h[k]]))
+				__builtin_prefetch(&R->ent[e - 1]);
+	if (R->npend > 8)
+		for (p = &R->pend[(R->pfirst + R->npend - 9) % TOK_NPEND], k = 0; k < 3; k++)
+			if ((e = R->htab[p->h[k]]))
+				__builtin_prefetch(R->str + R->ent[e - 1].off);
+}
+
 /* ["a b", ["a", "b"], ...]; lookup: the vocab is there, the merges are
  * noted (else they are only checked, to be read again after it) */
 static int
@@ -230,12 +316,33 @@ read_merges(struct tok_raw *R, struct json_in *in, int lookup)
 	int r;
 
 	R->nmrg = 0;
-	while ((r = json_in_item(in, &it)) == 1) {
+	for (;;) {
 		struct tok_merge *g;
-		long a, b, m;
+		const char *s[2], *sp;
+		size_t n[2];
+		int fast = json_in_item_strs(in, &it, s, n);
+		r = 0;
+		if (fast == 1) {
+			/* "a b": read_merge's split */
+			r = !(sp = memchr(s[0], ' ', n[0])) ||
+			    memchr(sp + 1, ' ', n[0] - (sp + 1 - s[0]));
+			if (!r)
+				s[1] = sp + 1, n[1] = n[0] - (sp - s[0]) - 1, n[0] = sp - s[0];
+		}
+		if (fast && !r) {
+			if (xroom(R, n[0] + n[1]) < 0)
+				return json_in_fail(in, "out of memory");
+			memcpy(R->x, s[0], n[0]);
+			memcpy(R->x + n[0], s[1], n[1]);
+			xn = n[0], yn = n[1];
+		}
+		if (!fast) {
+			if ((r = json_in_item(in, &it)) != 1)
+				break;
+			if ((r = read_merge(R, in, &xn, &yn)) < 0)
+				return -1;
+		}
 		i = it.n - 1;
-		if ((r = read_merge(R, in, &xn, &yn)) < 0)
-			return -1;
 		if (!lookup)
 			continue;
 		if (i >= R->capmrg && grow(&R->mrg, &R->capmrg, i + 1, sizeof *R->mrg) < 0)
@@ -248,19 +355,12 @@ read_merges(struct tok_raw *R, struct json_in *in, int lookup)
 				R->badmerge = i;
 			continue;
 		}
-		if ((a = tok_raw_find(R, R->x, xn)) < 0 ||
-		    (b = tok_raw_find(R, R->x + xn, yn)) < 0 ||
-		    (m = tok_raw_find(R, R->x, xn + yn)) < 0) {
-			if (R->missing == TOK_NONE)
-				R->missing = i;
-			if (R->missing_bl == TOK_NONE && in_alphabet(R->x, xn + yn))
-				R->missing_bl = i;
-			continue;
-		}
-		g->a = R->ent[a].id, g->b = R->ent[b].id, g->m = R->ent[m].id;
+		pend(R, i, xn, yn);
 	}
 	if (r < 0)
 		return -1;
+	while (R->npend)
+		resolve(R);
 	R->merges = 1;
 	return 0;
 }

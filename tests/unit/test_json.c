@@ -285,11 +285,100 @@ test_hook(void)
 	json_free(&d);
 }
 
+/* The fast calls with the general ones behind them, as tok_read.c has
+ * them: "w" an object of ints, "m" an array of strings or pairs */
+struct hf {
+	int fast, slow, sum, bytes;
+};
+
+static int
+fast_member(void *ctx, struct json_in *in, const char *key, size_t n)
+{
+	struct hf *h = ctx;
+	struct json_iter it = { 0 };
+	const char *s[2];
+	size_t len[2];
+	long long v;
+	struct json j;
+	int r, f;
+
+	if (!key || n != 1 || (key[0] != 'w' && key[0] != 'm'))
+		return 0;
+	for (;;) {
+		if (key[0] == 'w') {
+			if ((f = json_in_member_int(in, &it, s, len, 100, &v)) == 0) {
+				if ((r = json_in_member(in, &it, s, len)) != 1)
+					break;
+				h->bytes += len[0];
+				if ((r = json_in_int(in, 0, 100, &v)) < 0)
+					return -1;
+				if (r)
+					return json_in_fail(in, "not an int");
+				h->slow++, h->sum += v;
+			} else {
+				h->fast++, h->sum += v, h->bytes += len[0];
+			}
+			continue;
+		}
+		if ((f = json_in_item_strs(in, &it, s, len)) == 0) {
+			if ((r = json_in_item(in, &it)) != 1)
+				break;
+			if (json_in_value(in, &j) < 0)
+				return -1;
+			h->slow++;
+		} else {
+			h->fast += f;
+			h->bytes += len[0] + (f == 2 ? len[1] : 0);
+		}
+	}
+	return r < 0 ? -1 : 1;
+}
+
+static void
+test_hook_fast(void)
+{
+	static const char *bad[][2] = {
+		{ "{\"o\": {\"w\": {\"a\": 1,\n \"b\": 101}}}", "line 2, column 10: not an int" },
+		{ "{\"o\": {\"w\": {\"a\": 1, \"b\": 2", "unterminated object" },
+		{ "{\"o\": {\"w\": {\"a\": 1, \"b\" 2}}}", "expected ':' after object key" },
+		{ "{\"o\": {\"w\": {\"a\": 1, \"b\\q\": 2}}}", "invalid escape" },
+		{ "{\"o\": {\"m\": [\"a b\", [\"x\", \"y\"], [\"p\",\n \"q\\ud800\"]]}}",
+		    "line 2, column 10: high surrogate" },
+		{ "{\"o\": {\"m\": [\"a b\", [\"x\", \"y\"],]}}", "unexpected character ']'" },
+		{ "{\"o\": {\"m\": [\"a b\", \"\xc0\xaf\"]}}", "invalid UTF-8" },
+		{ "{\"o\": {\"m\": [\"a b\", [\"x\", \"y\"", "unterminated array" },
+	};
+	struct hf h = { 0 };
+	struct json_hook hook = { "o", fast_member, &h };
+	char err[128] = "";
+	size_t i;
+
+	/* "a" and "a b" are the first (the general calls'), then "bc", the
+	 * UTF-8 "é", ["xy", "z"] and "r" fast; "\u00e9", "\n", ["p", 1]
+	 * and ["q"] not */
+	memset(&h, 0, sizeof h);
+	CHECK(hookfail("{\"o\": {\"w\": {\"a\": 1,\n  \"bc\" : 2, \"\\u00e9\": 3,"
+	    " \"\xc3\xa9\": 40}, \"m\": [\"a b\",\n      [\n        \"xy\",\n"
+	    "        \"z\"\n      ], \"\\n\", [\"p\", 1], [\"q\"], \"r\"]}}", &hook, err, sizeof err) == 0);
+	EQ(h.fast, 2 + 2 + 1);
+	EQ(h.slow, 2 + 4);
+	EQ(h.sum, 1 + 2 + 3 + 40);
+	EQ(h.bytes, 1 + 2 + 2 + 2 + 3 + 1);
+	for (i = 0; i < sizeof bad / sizeof *bad; i++) {
+		memset(&h, 0, sizeof h);
+		CHECK(hookfail(bad[i][0], &hook, err, sizeof err));
+		CHECK(strstr(err, bad[i][1]) != NULL);
+		if (!strstr(err, bad[i][1]))
+			fprintf(stderr, "case %zu: %s\n", i, err);
+	}
+}
+
 int
 main(void)
 {
 	argv0 = "test_json";
 	test_hook();
+	test_hook_fast();
 	test_accept_reject();
 	test_depth();
 	test_values();
