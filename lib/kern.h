@@ -151,6 +151,9 @@ struct kern_q4 {
 	int wpr;		/* words per row: ceil(cols / 8) */
 };
 
+/* Element i of an array s of scales of type st (W_F32, W_F16 or W_BF16),
+ * widened: the 4-bit formats' scales (this one's and GPTQ's). */
+float kern_scale_at(enum wtype st, const void *s, size_t i);
 /* Scale g of row r, widened. */
 float kern_q4_scale(const struct kern_q4 *m, int r, int g);
 /* Row r of m (cols weights) dequantized into out. */

@@ -24,24 +24,7 @@ kern_gptq_zero(const struct kern_gptq *m, int awq, int g, int o)
 float
 kern_gptq_scale(const struct kern_gptq *m, int g, int o)
 {
-	size_t i = (size_t)g * m->rows + o;
-	uint16_t h;
-	uint32_t u;
-	float f;
-
-	switch (m->st) {
-	case W_F16:
-		memcpy(&h, (const uint16_t *)m->s + i, sizeof h);
-		return kern_f16_to_f32(h);
-	case W_BF16:
-		memcpy(&h, (const uint16_t *)m->s + i, sizeof h);
-		u = (uint32_t)h << 16;
-		memcpy(&f, &u, sizeof f);
-		return f;
-	default:
-		memcpy(&f, (const float *)m->s + i, sizeof f);
-		return f;
-	}
+	return kern_scale_at(m->st, m->s, (size_t)g * m->rows + o);
 }
 
 /* Outputs [o0, o0 + nw) of one token. */

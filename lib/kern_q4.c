@@ -10,26 +10,31 @@
 #define TG 4	/* tokens sharing one dequantized chunk */
 
 float
-kern_q4_scale(const struct kern_q4 *m, int r, int g)
+kern_scale_at(enum wtype st, const void *s, size_t i)
 {
-	size_t i = (size_t)r * m->ng + g;
 	uint16_t h;
 	uint32_t u;
 	float f;
 
-	switch (m->st) {
+	switch (st) {
 	case W_F16:
-		memcpy(&h, (const uint16_t *)m->s + i, sizeof h);
+		memcpy(&h, (const uint16_t *)s + i, sizeof h);
 		return kern_f16_to_f32(h);
 	case W_BF16:
-		memcpy(&h, (const uint16_t *)m->s + i, sizeof h);
+		memcpy(&h, (const uint16_t *)s + i, sizeof h);
 		u = (uint32_t)h << 16;
 		memcpy(&f, &u, sizeof f);
 		return f;
 	default:
-		memcpy(&f, (const float *)m->s + i, sizeof f);
+		memcpy(&f, (const float *)s + i, sizeof f);
 		return f;
 	}
+}
+
+float
+kern_q4_scale(const struct kern_q4 *m, int r, int g)
+{
+	return kern_scale_at(m->st, m->s, (size_t)r * m->ng + g);
 }
 
 /* Weights [k0, k0 + n) of row r into o. */
