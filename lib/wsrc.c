@@ -114,6 +114,52 @@ st_has(struct wsrc *src, const char *name)
 	return st_find(&((struct wsrc_st *)src)->st, name) != NULL;
 }
 
+const struct st_tensor *
+wsrc_tensor(const struct st *st, const char *name, const char *suffix,
+    long d0, long d1, enum st_dtype dt)
+{
+	const struct st_tensor *t;
+	char full[300];
+	int ok;
+
+	snprintf(full, sizeof(full), "%s.%s", name, suffix);
+	if (!(t = st_find(st, full))) {
+		error("%s: missing tensor '%s'", st->files[0], full);
+		return NULL;
+	}
+	ok = d1 == -1 ? t->ndim == 1 && t->shape[0] == d0 :
+	    t->ndim == 2 && t->shape[0] == d0 &&
+	    (d1 == WSRC_ANY || t->shape[1] == d1);
+	if (!ok) {
+		char got[ST_SHAPELEN];
+
+		st_shape_fmt(t, got, sizeof(got));
+		if (d1 == -1)
+			error("%s: tensor '%s' has shape %s, expected [%ld]",
+			    st->files[t->file], full, got, d0);
+		else if (d1 == WSRC_ANY)
+			error("%s: tensor '%s' has shape %s, expected [%ld, groups]",
+			    st->files[t->file], full, got, d0);
+		else
+			error("%s: tensor '%s' has shape %s, expected [%ld, %ld]",
+			    st->files[t->file], full, got, d0, d1);
+		return NULL;
+	}
+	if (dt == ST_NDTYPE ? t->dtype != ST_F32 && t->dtype != ST_F16 &&
+	    t->dtype != ST_BF16 : t->dtype != dt) {
+		error("%s: tensor '%s' has dtype %s, expected %s",
+		    st->files[t->file], full, st_dtype_name(t->dtype),
+		    dt == ST_NDTYPE ? "F32, F16 or BF16" : st_dtype_name(dt));
+		return NULL;
+	}
+	if ((uintptr_t)t->data % st_dtype_size(t->dtype)) {
+		error("%s: tensor '%s' is not aligned to its %zu-byte elements",
+		    st->files[t->file], full, st_dtype_size(t->dtype));
+		return NULL;
+	}
+	return t;
+}
+
 int
 wsrc_rows_part(struct wsrc *s, struct mat *w, const struct mat *f,
     const char *name, int r0, int rows)

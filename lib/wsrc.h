@@ -55,6 +55,14 @@ void wsrc_st_close(struct wsrc_st *s);	/* accepts a zeroed or failed s */
 /* The wtype of safetensors dtype dt: 0 and *t set, or -1 if no kernel
  * reads it. */
 int wsrc_st_type(enum st_dtype dt, enum wtype *t);
+/* Tensor name.suffix of st, checked to be a 2-D tensor of shape [d0, d1]
+ * (d1 = WSRC_ANY: any second dimension; d1 = -1: a 1-D tensor [d0]) and
+ * of dtype dt (ST_NDTYPE: F32, F16 or BF16), aligned to its elements:
+ * the tensors of a format whose matrix spans several (wsrc_ct.c,
+ * wsrc_gptq.c).  NULL after error() naming the file and the tensor. */
+#define WSRC_ANY (-2L)
+const struct st_tensor *wsrc_tensor(const struct st *st, const char *name,
+    const char *suffix, long d0, long d1, enum st_dtype dt);
 /* The part method of a source of row-major matrices (wsrc.part). */
 int wsrc_rows_part(struct wsrc *s, struct mat *w, const struct mat *f,
     const char *name, int r0, int rows);

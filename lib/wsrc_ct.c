@@ -25,54 +25,6 @@ struct wsrc_ct {
 	size_t own;		/* bytes of the W_Q4 matrices handed out */
 };
 
-/* Tensor name + suffix, checked to be a 2-D (or, d1 < 0, 1-D) tensor
- * of shape [d0, d1] and dtype dt (ST_NDTYPE: a float type), aligned. */
-static const struct st_tensor *
-get(struct wsrc_ct *ct, const char *name, const char *suffix, int d0, int d1,
-    enum st_dtype dt)
-{
-	const struct st *st = &ct->st->st;
-	const struct st_tensor *t;
-	char full[300];
-	int ok;
-
-	snprintf(full, sizeof(full), "%s.%s", name, suffix);
-	if (!(t = st_find(st, full))) {
-		error("%s: missing tensor '%s'", st->files[0], full);
-		return NULL;
-	}
-	ok = d1 < 0 ? t->ndim == 1 && t->shape[0] == d0 :
-	    t->ndim == 2 && t->shape[0] == d0 && (d1 == 0 || t->shape[1] == d1);
-	if (!ok) {
-		char got[ST_SHAPELEN];
-
-		st_shape_fmt(t, got, sizeof(got));
-		if (d1 < 0)
-			error("%s: tensor '%s' has shape %s, expected [%d]",
-			    st->files[t->file], full, got, d0);
-		else if (d1)
-			error("%s: tensor '%s' has shape %s, expected [%d, %d]",
-			    st->files[t->file], full, got, d0, d1);
-		else
-			error("%s: tensor '%s' has shape %s, expected [%d, groups]",
-			    st->files[t->file], full, got, d0);
-		return NULL;
-	}
-	if (dt == ST_NDTYPE ? t->dtype != ST_F32 && t->dtype != ST_F16 &&
-	    t->dtype != ST_BF16 : t->dtype != dt) {
-		error("%s: tensor '%s' has dtype %s, expected %s",
-		    st->files[t->file], full, st_dtype_name(t->dtype),
-		    dt == ST_NDTYPE ? "F32, F16 or BF16" : st_dtype_name(dt));
-		return NULL;
-	}
-	if ((uintptr_t)t->data % st_dtype_size(t->dtype)) {
-		error("%s: tensor '%s' is not aligned to its %zu-byte elements",
-		    st->files[t->file], full, st_dtype_size(t->dtype));
-		return NULL;
-	}
-	return t;
-}
-
 /* weight_shape's dtype: I32 as compression_param_info declares it, I64
  * as torch.tensor(weight.shape) in compress_weight makes it. */
 static enum st_dtype
@@ -110,10 +62,10 @@ ct_mat(struct wsrc *src, struct mat *w, const char *name, int rows, int cols)
 	if (st_find(st, full))
 		return error("%s: '%s': act-order (g_idx) is not supported",
 		    st->files[0], full);
-	if (!(tq = get(ct, name, "weight_packed", rows, (cols + 7) / 8,
+	if (!(tq = wsrc_tensor(&ct->st->st, name, "weight_packed", rows, (cols + 7) / 8,
 	    ST_I32)) ||
-	    !(tsh = get(ct, name, "weight_shape", 2, -1, shape_dtype(st, name))) ||
-	    !(ts = get(ct, name, "weight_scale", rows, 0, ST_NDTYPE)))
+	    !(tsh = wsrc_tensor(&ct->st->st, name, "weight_shape", 2, -1, shape_dtype(st, name))) ||
+	    !(ts = wsrc_tensor(&ct->st->st, name, "weight_scale", rows, WSRC_ANY, ST_NDTYPE)))
 		return -1;
 	/* compared as doubles: a hostile I64 need not fit an int */
 	shp[0] = st_elem(tsh, 0);
@@ -140,7 +92,7 @@ ct_mat(struct wsrc *src, struct mat *w, const char *name, int rows, int cols)
 		    st->files[ts->file], name, ng, cols);
 	snprintf(full, sizeof(full), "%s.weight_zero_point", name);
 	if (st_find(st, full) &&
-	    !(tz = get(ct, name, "weight_zero_point", (rows + 7) / 8, ng,
+	    !(tz = wsrc_tensor(&ct->st->st, name, "weight_zero_point", (rows + 7) / 8, ng,
 	    ST_I32)))
 		return -1;
 	if (!tz && !ct->q.symmetric)

@@ -109,51 +109,6 @@ config(struct wsrc_gptq *gq, const char *cfg, const struct json *qc,
 	return 0;
 }
 
-/* Tensor name.suffix, checked to be a 2-D (or, d1 < 0, 1-D) tensor of
- * shape [d0, d1] and dtype dt (ST_NDTYPE: a float type), aligned. */
-static const struct st_tensor *
-get(struct wsrc_gptq *gq, const char *name, const char *suffix, long d0,
-    long d1, enum st_dtype dt)
-{
-	const struct st *st = &gq->st->st;
-	const struct st_tensor *t;
-	char full[300];
-	int ok;
-
-	snprintf(full, sizeof(full), "%s.%s", name, suffix);
-	if (!(t = st_find(st, full))) {
-		error("%s: missing tensor '%s'", st->files[0], full);
-		return NULL;
-	}
-	ok = d1 < 0 ? t->ndim == 1 && t->shape[0] == d0 :
-	    t->ndim == 2 && t->shape[0] == d0 && t->shape[1] == d1;
-	if (!ok) {
-		char got[ST_SHAPELEN];
-
-		st_shape_fmt(t, got, sizeof(got));
-		if (d1 < 0)
-			error("%s: tensor '%s' has shape %s, expected [%ld]",
-			    st->files[t->file], full, got, d0);
-		else
-			error("%s: tensor '%s' has shape %s, expected [%ld, %ld]",
-			    st->files[t->file], full, got, d0, d1);
-		return NULL;
-	}
-	if (dt == ST_NDTYPE ? t->dtype != ST_F32 && t->dtype != ST_F16 &&
-	    t->dtype != ST_BF16 : t->dtype != dt) {
-		error("%s: tensor '%s' has dtype %s, expected %s",
-		    st->files[t->file], full, st_dtype_name(t->dtype),
-		    dt == ST_NDTYPE ? "F32, F16 or BF16" : st_dtype_name(dt));
-		return NULL;
-	}
-	if ((uintptr_t)t->data % st_dtype_size(t->dtype)) {
-		error("%s: tensor '%s' is not aligned to its %zu-byte elements",
-		    st->files[t->file], full, st_dtype_size(t->dtype));
-		return NULL;
-	}
-	return t;
-}
-
 static int
 has(const struct st *st, const char *name, const char *suffix)
 {
@@ -195,13 +150,13 @@ gq_mat(struct wsrc *src, struct mat *w, const char *name, int rows, int cols)
 		return error("%s: '%s' has %d outputs: AWQ packs them by 8",
 		    st->files[0], name, rows);
 	ng = (cols + group - 1) / group;
-	if (!(tq = gq->awq ? get(gq, name, "qweight", cols, rows / 8, ST_I32) :
-	    get(gq, name, "qweight", cols / 8, rows, ST_I32)) ||
-	    !(ts = get(gq, name, "scales", ng, rows, ST_NDTYPE)) ||
-	    !(tz = get(gq, name, "qzeros", ng, (rows + 7) / 8, ST_I32)))
+	if (!(tq = gq->awq ? wsrc_tensor(&gq->st->st, name, "qweight", cols, rows / 8, ST_I32) :
+	    wsrc_tensor(&gq->st->st, name, "qweight", cols / 8, rows, ST_I32)) ||
+	    !(ts = wsrc_tensor(&gq->st->st, name, "scales", ng, rows, ST_NDTYPE)) ||
+	    !(tz = wsrc_tensor(&gq->st->st, name, "qzeros", ng, (rows + 7) / 8, ST_I32)))
 		return -1;
 	if (has(st, name, "g_idx")) {
-		if (!(tg = get(gq, name, "g_idx", cols, -1, ST_I32)))
+		if (!(tg = wsrc_tensor(&gq->st->st, name, "g_idx", cols, -1, ST_I32)))
 			return -1;
 		/* without act-order g_idx is i / group_size: anything else is
 		 * a permutation of the inputs the kernels do not make */
