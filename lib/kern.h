@@ -132,12 +132,7 @@ uint16_t kern_f32_to_f16(float f);
  * is a struct kern_q4 that names them (the other types keep their plain
  * row pointer, so their hot loops are untouched by this one; the entry
  * signatures are the same for every type).  Weight (r, j) is
- * (q - z) * scale widened to float32, exactly: q - z is an integer in
- * [-15, 15] and the product of it with a BF16 or F16 scale is exact in
- * float32.  The dot products then keep the F32 kernels' discipline (8
- * lanes, element i in lane i % 8, the fixed tree), so the result is the
- * float32 forward pass of the dequantized weights to float32 rounding,
- * whatever the row range or the token count. */
+ * (q - z) * scale, q - z an integer in [-15, 15]. */
 struct kern_q4 {
 	const uint32_t *q;	/* rows x wpr words: element j of a row at bits
 				 * 4 (j % 8) of word j / 8, stored as q + 8 */
@@ -150,6 +145,53 @@ struct kern_q4 {
 	int ng;			/* scales per row: ceil(cols / group) */
 	int wpr;		/* words per row: ceil(cols / 8) */
 };
+
+/* The products of a 4-bit matrix are integer dot products, exact, on
+ * activations put in integers once per token: per block of 32 of them,
+ * X = nearest-even(x 2^k) with the largest |X| in (KERN_Q4_XMAX / 2,
+ * KERN_Q4_XMAX] (kern_q4_xk), so every activation is kept to 2^-23 of
+ * its block's largest (2^-22 in the rare block whose largest has a
+ * mantissa above 0.99608), as float32 keeps it to 2^-24 of itself.  X
+ * is three balanced base-256 digits, X = a 2^16 + b 2^8 + c, each in
+ * [-128, 127], which a byte dot product (vpdpbusd, vpmaddubsw) takes
+ * against the unsigned nibbles q.  For word w (8 weights) of a row,
+ *
+ *	L = 2^16 sum q a + 2^8 sum q b + sum q c - z sum X	(int32, exact)
+ *	acc[w % 16] = fma((float)L, scale * 2^-k, acc[w % 16])
+ *
+ * in order of w, and the output is the 16 lanes summed by the tree
+ * ((l0+l8)+(l4+l12))+((l2+l10)+(l6+l14)) + (the odd lanes alike).  So
+ * the only roundings are those of the activations, of L, and of the 16
+ * float sums: the result is the float32 product of the dequantized
+ * weights to float32 rounding (the unit test bounds it), and every
+ * table, row range and token count gives the same bits (the tables are
+ * checked against the portable one).  Groups that are not whole words
+ * (group % 8 with more than one group), rows longer than KERN_Q4_MAXN
+ * and tokens with a non-finite activation take the float path instead:
+ * each row dequantized and multiplied in float32, 8 lanes. */
+#define KERN_Q4_XMAX 8355711	/* 127 (2^16 + 2^8 + 1) */
+#define KERN_Q4_MAXN 16384	/* longest row of the integer path */
+
+/* The activations of one token, 128 at a time (16 words), as the byte
+ * dot products read them: element 2i + p of the chunk in byte i of
+ * plane p (the low and the high nibbles of the words). */
+struct kern_q4x {
+	_Alignas(64) int8_t d[3][2][64];	/* digits c, b, a */
+	int32_t nsx[16];	/* word w: minus the sum of its 8 X */
+	float ef[16];		/* word w: 2^-k of its block */
+};
+
+/* Chunks of a row of n. */
+#define KERN_Q4_NC(n) (((n) + 127) / 128)
+/* The exponent k of a block whose largest magnitude is mx (finite). */
+int kern_q4_xk(float mx);
+/* x[0..n) into KERN_Q4_NC(n) chunks at xc (zero beyond n); 0, or -1 if
+ * an activation is not finite (xc is then undefined). */
+int kern_q4_prep(struct kern_q4x *xc, const float *x, int n);
+/* Whether m takes the integer path for rows of n. */
+int kern_q4_int(const struct kern_q4 *m, int n);
+/* The float path, one row r against x (for the tables' fallbacks). */
+float kern_q4_fdot(const struct kern_q4 *m, int r, const float *x, int n);
 
 /* Element i of an array s of scales of type st (W_F32, W_F16 or W_BF16),
  * widened: the 4-bit formats' scales (this one's and GPTQ's). */

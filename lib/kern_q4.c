@@ -1,7 +1,10 @@
-/* kern_q4.c: the portable W_Q4 kernels (kern.h): a row is dequantized
- * KC weights at a time, exactly, into float32 and used by up to TG
- * tokens, with the F32 kernels' lane discipline. */
+/* kern_q4.c: the portable W_Q4 kernels (kern.h): the integer path that
+ * defines every table's bits, the activations' conversion for it, and
+ * the float path (a row dequantized KC weights at a time, exactly, into
+ * float32 and used by up to TG tokens). */
+#include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "kern.h"
@@ -94,25 +97,151 @@ rowdots(float *out, int ldo, const struct kern_q4 *m, const float *x,
 		out[(size_t)tt * ldo + r] = sum8(s[tt]);
 }
 
+/* ---- the integer path ---- */
+
+int
+kern_q4_xk(float mx)
+{
+	uint32_t u;
+	int k;
+
+	memcpy(&u, &mx, sizeof u);
+	if (mx == 0)
+		return 0;
+	/* mx in [2^(e-1), 2^e), e = E - 126; subnormal blocks clamped so
+	 * that 2^-k stays a normal float */
+	k = 149 - (int)(u >> 23 & 255);
+	if (k > 126)
+		k = 126;
+	if (rintf(ldexpf(mx, k)) > KERN_Q4_XMAX)
+		k--;
+	return k;
+}
+
+int
+kern_q4_prep(struct kern_q4x *xc, const float *x, int n)
+{
+	int b, j, e, k, X, c, d[3];
+	float mx, p, ef;
+
+	memset(xc, 0, (size_t)KERN_Q4_NC(n) * sizeof *xc);
+	for (b = 0; b * 32 < n; b++) {
+		e = n - b * 32 < 32 ? n : b * 32 + 32;
+		for (mx = 0, j = b * 32; j < e; j++) {
+			if (!isfinite(x[j]))
+				return -1;
+			mx = fabsf(x[j]) > mx ? fabsf(x[j]) : mx;
+		}
+		k = kern_q4_xk(mx);
+		p = ldexpf(1, k);
+		ef = ldexpf(1, -k);
+		for (j = b * 32; j < e; j++) {
+			struct kern_q4x *h = xc + j / 128;
+
+			X = (int)rintf(x[j] * p);
+			h->nsx[j % 128 / 8] -= X;
+			for (c = 0; c < 3; c++) {
+				d[c] = (int)(int8_t)(uint8_t)(X & 255);
+				X = (X - d[c]) / 256;
+				h->d[c][j % 2][j % 128 / 2] = (int8_t)d[c];
+			}
+		}
+		for (j = b * 32; j < b * 32 + 32; j += 8)
+			xc[j / 128].ef[j % 128 / 8] = ef;
+	}
+	return 0;
+}
+
+int
+kern_q4_int(const struct kern_q4 *m, int n)
+{
+	return n <= KERN_Q4_MAXN && (m->group % 8 == 0 || m->ng == 1);
+}
+
+float
+kern_q4_fdot(const struct kern_q4 *m, int r, const float *x, int n)
+{
+	float o;
+
+	rowdots(&o, 0, m, x, 0, n, 1, r);
+	return o;
+}
+
+/* The 16 lanes' tree (kern.h). */
+static float
+sum16(const float l[16])
+{
+	float a[8], b[4];
+	int i;
+
+	for (i = 0; i < 8; i++)
+		a[i] = l[i] + l[i + 8];
+	for (i = 0; i < 4; i++)
+		b[i] = a[i] + a[i + 4];
+	return (b[0] + b[2]) + (b[1] + b[3]);
+}
+
+/* Row r against a token's chunks xc (kern.h's sum, lane by lane). */
+static float
+idot(const struct kern_q4 *m, int r, const struct kern_q4x *xc, int n)
+{
+	const uint32_t *q = m->q + (size_t)r * m->wpr;
+	const uint32_t *zr = m->z ? m->z + (size_t)(r / 8) * m->ng : NULL;
+	float acc[16] = { 0 }, s;
+	int c, w, W, g, i, z, P[3], lo, hi;
+	uint32_t u, L;
+
+	for (c = 0; c < KERN_Q4_NC(n); c++)
+		for (w = 0; w < 16; w++) {
+			W = 16 * c + w;
+			u = 0, s = 0, z = 0;
+			if (W < m->wpr) {
+				u = q[W];
+				g = m->ng == 1 ? 0 : W * 8 / m->group;
+				s = kern_q4_scale(m, r, g);
+				z = zr ? (int)(zr[g] >> 4 * (r % 8) & 15) : 8;
+			}
+			P[0] = P[1] = P[2] = 0;
+			for (i = 0; i < 4; i++) {
+				lo = (int)(u >> 8 * i & 15);
+				hi = (int)(u >> (8 * i + 4) & 15);
+				P[0] += lo * xc[c].d[0][0][4 * w + i] +
+				    hi * xc[c].d[0][1][4 * w + i];
+				P[1] += lo * xc[c].d[1][0][4 * w + i] +
+				    hi * xc[c].d[1][1][4 * w + i];
+				P[2] += lo * xc[c].d[2][0][4 * w + i] +
+				    hi * xc[c].d[2][1][4 * w + i];
+			}
+			L = ((uint32_t)P[2] << 16) + ((uint32_t)P[1] << 8) +
+			    (uint32_t)P[0] + (uint32_t)z * (uint32_t)xc[c].nsx[w];
+			acc[w] = fmaf((float)(int32_t)L, s * xc[c].ef[w], acc[w]);
+		}
+	return sum16(acc);
+}
+
 void
 kern_q4_matvec(float *out, const void *w, const float *x, int n, int r0,
     int r1)
 {
+	struct kern_q4x xc[KERN_Q4_NC(KERN_Q4_MAXN)];
 	int r;
 
+	if (!kern_q4_int(w, n) || kern_q4_prep(xc, x, n) < 0) {
+		for (r = r0; r < r1; r++)
+			rowdots(out, 0, w, x, 0, n, 1, r);
+		return;
+	}
 	for (r = r0; r < r1; r++)
-		rowdots(out, 0, w, x, 0, n, 1, r);
+		out[r] = idot(w, r, xc, n);
 }
 
 void
 kern_q4_matmul(float *out, int ldo, const void *w, const float *x, int ldx,
     int n, int T, int r0, int r1)
 {
-	int r, tt;
+	int tt;
 
-	for (r = r0; r < r1; r++)
-		for (tt = 0; tt < T; tt += TG)
-			rowdots(out + (size_t)tt * ldo, ldo, w,
-			    x + (size_t)tt * ldx, ldx, n,
-			    T - tt < TG ? T - tt : TG, r);
+	for (tt = 0; tt < T; tt++)
+		kern_q4_matvec(out + (size_t)tt * ldo, w, x + (size_t)tt * ldx,
+		    n, r0, r1);
 }

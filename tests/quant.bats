@@ -21,7 +21,10 @@ tables() {
 
 # exact DIR REF: DIR's logits equal REF's (the dequantized F32 folder) to
 # float32 rounding under every table, byte-identical for 1 and 2 threads,
-# prefill (--all) and one token at a time (-s).
+# prefill (--all) and one token at a time (-s).  The bound is the one the
+# F32 kernels of two tables keep between them on the same folder (1e-5
+# and 6e-7 on mkmodel's: the logits reach 15): the 4-bit products are
+# exact integer sums over activations kept to 2^-23 (kern.h).
 exact() {
 	local k t
 	for k in $(tables "$2"); do
@@ -34,7 +37,7 @@ exact() {
 		cmp "$T/q1.npy" "$T/q2.npy"
 		cmp "$T/s1" "$T/s2"
 		PIPELM_KERNEL=$k llm-logits -m "$2" --all -f npy -o "$T/d.npy" <<<"$IDS"
-		run -0 npycmp -a 1e-5 -r 2e-6 "$T/q1.npy" "$T/d.npy"
+		run -0 npycmp -a 3e-5 -r 2e-6 "$T/q1.npy" "$T/d.npy"
 		echo "$k: $output"
 	done
 }

@@ -127,6 +127,26 @@ test_group(void)
 		EQ(w[i], 0x88888888u);
 }
 
+/* Activations with what the integer path must handle: a block's
+ * largest just below a power of two (k one less), a wide range within a
+ * block, zeros, subnormals, huge values. */
+static void
+xfill(float *x, int n, int t)
+{
+	int j;
+
+	for (j = 0; j < n; j++) {
+		x[j] = rnd();
+		if (t % 4 == 1 && j % 32 == 5)
+			x[j] = 0.99999f;	/* mantissa above 0.99608 */
+		if (t % 4 == 2)
+			x[j] *= j % 7 == 0 ? 300.0f : 1e-3f;
+		if (t % 4 == 3)
+			x[j] = j % 64 < 32 ? 0 : j % 64 < 40 ? x[j] * 1e-40f :
+			    x[j] * 1e30f;
+	}
+}
+
 static void
 test_kernels(void)
 {
@@ -137,14 +157,15 @@ test_kernels(void)
 		{ 5, 1036, 32, W_BF16, 1 }, { 6, 48, 16, W_F32, 0 },
 		{ 67, 576, 32, W_BF16, 0 }, { 50, 99, 32, W_F16, 1 },
 		{ 33, 264, 32, W_F32, 1 }, { 24, 40, 32, W_BF16, 0 },
-		{ 5, 16400, 32, W_BF16, 1 },	/* longer than a prefill panel */
+		{ 7, 300, 12, W_BF16, 1 },	/* groups not whole words */
+		{ 11, 777, 0, W_BF16, 1 }, { 9, 1100, 256, W_F16, 0 },
+		{ 19, 448, 96, W_BF16, 0 }, { 35, 2048, 128, W_BF16, 1 },
+		{ 5, 16400, 32, W_BF16, 1 },	/* longer than KERN_Q4_MAXN */
 	};
-	int vw = !strcmp(kern.name, "avx512") ? 16 : !strcmp(kern.name,
-	    "avx2") ? 8 : 1;
 	size_t i;
 
 	for (i = 0; i < LEN(c); i++) {
-		int rows = c[i].rows, n = c[i].cols, T = 7, t, r;
+		int rows = c[i].rows, n = c[i].cols, T = 9, t, r, j;
 		float *x = emalloc((size_t)T * n * sizeof(float));
 		float *o = emalloc((size_t)T * rows * sizeof(float));
 		float *o2 = emalloc((size_t)T * rows * sizeof(float));
@@ -152,22 +173,38 @@ test_kernels(void)
 		struct qm m;
 
 		make(&m, rows, n, c[i].g, (enum wtype)c[i].st, c[i].asym);
-		for (t = 0; t < T * n; t++)
-			x[t] = rnd();
+		for (t = 0; t < T; t++)
+			xfill(x + (size_t)t * n, n, t);
+		x[(size_t)(T - 1) * n + n / 2] = NAN;	/* the float path */
 		kern.matmul[W_Q4](o, rows, &m.k, x, n, n, T, 0, rows);
-		kern.matmul[W_F32](f, rows, m.deq, x, n, n, T, 0, rows);
-		CHECKF(m.k.group % vw || !memcmp(o, f, (size_t)T * rows *
-		    sizeof(float)), "case %zu: matmul differs from F32's", i);
-		for (t = 0; t < T * rows; t++) {
-			double a = 0;
-			int j;
+		kern_portable.matmul[W_Q4](o2, rows, &m.k, x, n, n, T, 0, rows);
+		CHECKF(!memcmp(o, o2, (size_t)T * rows * sizeof(float)),
+		    "case %zu: matmul differs from the portable table's", i);
+		kern_portable.matmul[W_F32](f, rows, m.deq, x, n, n, T, 0, rows);
+		for (t = 0; t < (T - 1) * rows; t++) {
+			const float *xt = x + (size_t)(t / rows) * n;
+			const float *wr = m.deq + (size_t)(t % rows) * n;
+			double a = 0, e = 0, mx = 0, ref = 0;
 
-			for (j = 0; j < n; j++)
-				a += fabs((double)m.deq[(size_t)(t % rows) * n + j] *
-				    x[(size_t)(t / rows) * n + j]);
-			CHECKF(fabs(o[t] - f[t]) <= 1e-6 * a + 1e-30,
-			    "case %zu: %d: %g vs %g", i, t, o[t], f[t]);
+			for (j = 0; j < n; j++) {
+				if (j % 32 == 0)
+					for (mx = 0, r = j; r < j + 32 && r < n; r++)
+						mx = fmax(mx, fabs(xt[r]));
+				ref += (double)wr[j] * xt[j];
+				a += fabs((double)wr[j] * xt[j]);
+				e += fabs((double)wr[j]) * mx;
+			}
+			/* float32's rounding of the sum, and the activations
+			 * to 2^-22 of their block's largest */
+			CHECKF(fabs(o[t] - ref) <= 1e-6 * a + 0x1p-22 * e + 1e-38,
+			    "case %zu: %d: %g vs %g", i, t, o[t], ref);
+			if (t / rows % 4 == 0)	/* plain activations */
+				CHECKF(fabs(o[t] - f[t]) <= 1e-6 * a + 1e-30,
+				    "case %zu: %d: %g vs F32's %g", i, t, o[t],
+				    f[t]);
 		}
+		for (t = (T - 1) * rows; t < T * rows; t++)
+			CHECKF(isnan(o[t]), "case %zu: %d: %g, not NaN", i, t, o[t]);
 		/* any row range, any token count: the same bits */
 		for (t = 0; t < T; t++) {
 			for (r = 0; r < rows; r += 3)
@@ -177,23 +214,14 @@ test_kernels(void)
 		}
 		CHECKF(!memcmp(o, o2, (size_t)T * rows * sizeof(float)),
 		    "case %zu: matvec by ranges differs from matmul", i);
-		/* the whole range and two halves (decode's row blocks): the
-		 * F32 kernel's bits on the dequantized rows */
+		/* the whole range and two halves (decode's row blocks) */
 		for (t = 0; t < T; t++) {
-			kern.matvec[W_F32](f + (size_t)t * rows, m.deq,
-			    x + (size_t)t * n, n, 0, rows);
 			kern.matvec[W_Q4](o2 + (size_t)t * rows, &m.k,
 			    x + (size_t)t * n, n, 0, t % 2 ? rows : rows / 2);
 			if (t % 2 == 0)
 				kern.matvec[W_Q4](o2 + (size_t)t * rows, &m.k,
 				    x + (size_t)t * n, n, rows / 2, rows);
 		}
-		/* (groups the table's vectors do not divide go to the
-		 * portable kernels, whose lanes differ from the table's) */
-		CHECKF(m.k.group % vw || !memcmp(f, o2, (size_t)T * rows *
-		    sizeof(float)),
-		    "case %zu: matvec differs from F32's on the dequantized rows",
-		    i);
 		CHECKF(!memcmp(o, o2, (size_t)T * rows * sizeof(float)),
 		    "case %zu: matvec of whole ranges differs from matmul", i);
 		kern.matmul[W_Q4](o2, rows, &m.k, x, n, n, 1, 5 % rows, rows);
@@ -203,6 +231,53 @@ test_kernels(void)
 		unmake(&m);
 		free(x), free(o), free(o2), free(f);
 	}
+}
+
+/* The activations' integers: the exponent's edges, the digits. */
+static void
+test_prep(void)
+{
+	static struct kern_q4x xc[3];
+	float x[300];
+	int j, c, X;
+
+	EQ(kern_q4_xk(0), 0);
+	EQ(kern_q4_xk(1), 22);		/* 1 = 2^0: e = 1, k = 22 */
+	EQ(kern_q4_xk(0.75f), 23);	/* 0.75 * 2^23 < XMAX */
+	EQ(kern_q4_xk(0.99999f), 22);	/* rounds above XMAX at 23 */
+	EQ(kern_q4_xk(0x1p-140f), 126);	/* clamped: 2^-126 is normal */
+	EQ(kern_q4_xk(0x1p127f), -105);
+	for (j = 0; j < 300; j++)
+		x[j] = j < 32 ? (float)(j - 16) / 16 : rnd() * 100;
+	x[7] = 0.99999f;
+	EQ(kern_q4_prep(xc, x, 300), 0);
+	for (j = 0; j < 384; j++) {
+		const struct kern_q4x *h = xc + j / 128;
+		int i = j % 128 / 2, p = j % 2, k = kern_q4_xk(j < 32 ? 1.0f :
+		    0);
+
+		for (X = 0, c = 2; c >= 0; c--)
+			X = X * 256 + h->d[c][p][i];
+		if (j >= 300) {
+			CHECKF(X == 0, "%d: padding %d", j, X);
+			continue;
+		}
+		if (j < 32)
+			CHECKF(X == (int)rintf(ldexpf(x[j], k)) &&
+			    h->ef[j % 128 / 8] == ldexpf(1, -k), "%d: %d", j, X);
+		CHECKF(abs(X) <= KERN_Q4_XMAX, "%d: %d", j, X);
+		CHECKF(fabsf(X * h->ef[j % 128 / 8] - x[j]) <=
+		    h->ef[j % 128 / 8] / 2, "%d: %d", j, X);
+	}
+	for (j = 0; j < 16; j++) {
+		int s = 0, e;
+
+		for (e = 0; e < 8; e++)
+			s += (int)rintf(x[8 * j + e] / xc[0].ef[j]);
+		EQ(-xc[0].nsx[j], s);
+	}
+	x[299] = INFINITY;
+	EQ(kern_q4_prep(xc, x, 300), -1);
 }
 
 int
@@ -221,6 +296,7 @@ main(void)
 	test_ctx = kern.name;
 	test_layout();
 	test_group();
+	test_prep();
 	test_kernels();
 	return test_end("test_q4");
 }
