@@ -73,6 +73,8 @@ sum8(const float s[8])
 	    ((s[1] + s[5]) + (s[3] + s[7]));
 }
 
+/* Row r against tokens [0, T) into out[t * ldo]: out is the row's
+ * output, so kern_q4_fdot's one float serves as well as a matrix. */
 static void
 rowdots(float *out, int ldo, const struct kern_q4 *m, const float *x,
     int ldx, int n, int T, int r)
@@ -94,7 +96,7 @@ rowdots(float *out, int ldo, const struct kern_q4 *m, const float *x,
 		}
 	}
 	for (tt = 0; tt < T; tt++)
-		out[(size_t)tt * ldo + r] = sum8(s[tt]);
+		out[(size_t)tt * ldo] = sum8(s[tt]);
 }
 
 /* ---- the integer path ---- */
@@ -228,7 +230,7 @@ kern_q4_matvec(float *out, const void *w, const float *x, int n, int r0,
 
 	if (!kern_q4_int(w, n) || kern_q4_prep(xc, x, n) < 0) {
 		for (r = r0; r < r1; r++)
-			rowdots(out, 0, w, x, 0, n, 1, r);
+			rowdots(out + r, 0, w, x, 0, n, 1, r);
 		return;
 	}
 	for (r = r0; r < r1; r++)
