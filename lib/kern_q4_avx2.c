@@ -28,7 +28,9 @@
 #include "kern.h"
 #include "kern_avx2_int.h"
 
+#ifndef MR
 #define MR 4	/* rows per block of the decode, far apart */
+#endif
 #ifndef TB
 #define TB 4	/* tokens per block of the prefill (at most 8) */
 #endif
@@ -68,9 +70,8 @@ split8(int8_t *e, int8_t *o, __m256i v0, __m256i v1, __m256i v2, __m256i v3)
 	_mm_storeu_si128((__m128i *)o, _mm_unpackhi_epi16(a, b));
 }
 
-/* The same as kern_q4_prep, byte for byte. */
-static int
-prep(struct kern_q4x *xc, const float *x, int n)
+int
+kern_q4_avx2_prep(struct kern_q4x *xc, const float *x, int n)
 {
 	const __m256i ab = _mm256_set1_epi32(0x7fffffff);
 	const __m256i h = _mm256_set1_epi32(128);
@@ -426,7 +427,7 @@ kern_q4_avx2_matvec(float *out, const void *w, const float *x, int n,
 	struct kern_q4x xc[KERN_Q4_NC(KERN_Q4_MAXN)];
 	int r;
 
-	if (!kern_q4_int(w, n) || prep(xc, x, n) < 0) {
+	if (!kern_q4_int(w, n) || kern_q4_avx2_prep(xc, x, n) < 0) {
 		for (r = r0; r < r1; r++)
 			out[r] = kern_q4_fdot(w, r, x, n);
 		return;
@@ -544,7 +545,7 @@ kern_q4_avx2_matmul(float *out, int ldo, const void *w, const float *x,
 			const float *xr = x + (size_t)t * ldx;
 			float *o = out + (size_t)t * ldo;
 
-			if (xc && prep(xc + k * nc, xr, n) == 0) {
+			if (xc && kern_q4_avx2_prep(xc + k * nc, xr, n) == 0) {
 				if (!m->z)
 					zsym(xc + k * nc, n);
 				xt[k] = xc + k * nc, ot[k++] = o;
