@@ -179,12 +179,6 @@ scale1(enum wtype st, const void *s, size_t i)
 	}
 }
 
-INLINE int
-zat(const struct kern_q4 *m, int r, int g)
-{
-	return (int)(m->z[(size_t)(r / 8) * m->ng + g] >> 4 * (r % 8) & 15);
-}
-
 /* What a half of row r needs from the row, words W0 .. W0 + 7: the
  * nibbles, the scales and zero points word by word. */
 struct half {
@@ -193,18 +187,48 @@ struct half {
 	__m256i z;	/* their zero points (asymmetric only) */
 };
 
+/* A row's words, scales and zero points (the row's share of them). */
+struct rowp {
+	const uint32_t *q;
+	const void *s;		/* the row's first scale */
+	const uint32_t *z;	/* its 8 rows' first zero points, or NULL */
+	__m128i zs;		/* the shift of its zero points: 4 (r % 8) */
+};
+
+INLINE void
+rowp(struct rowp *p, const struct kern_q4 *m, int r)
+{
+	p->q = m->q + (size_t)r * m->wpr;
+	p->s = (const char *)m->s + (size_t)r * m->ng * (m->st == W_F32 ? 4 : 2);
+	p->z = m->z ? m->z + (size_t)(r / 8) * m->ng : NULL;
+	p->zs = _mm_cvtsi32_si128(4 * (r % 8));
+}
+
+/* The group of each half of a row (GM_WIDE), once per call: no division
+ * in the loops. */
+static void
+gtab(uint16_t *gt, const struct kern_q4 *m)
+{
+	int h;
+
+	for (h = 0; h < (m->wpr + 7) / 8; h++)
+		gt[h] = (uint16_t)(m->ng == 1 ? 0 : h * 64 / m->group);
+}
+
 /* The scales and zero points of words W0 .. W0 + nw - 1, word by word,
  * 0 beyond. */
 static void
-szany(struct half *hf, const struct kern_q4 *m, int r, int W0, int nw)
+szany(struct half *hf, const struct kern_q4 *m, const struct rowp *rp, int W0,
+    int nw)
 {
 	float s[8] = { 0 };
 	int32_t z[8] = { 0 }, i, g;
 
 	for (i = 0; i < nw; i++) {
 		g = m->ng == 1 ? 0 : (W0 + i) * 8 / m->group;
-		s[i] = scale1(m->st, m->s, (size_t)r * m->ng + g);
-		z[i] = m->z ? zat(m, r, g) : 8;
+		s[i] = scale1(m->st, rp->s, (size_t)g);
+		if (rp->z)
+			z[i] = (int32_t)(rp->z[g] >> _mm_cvtsi128_si32(rp->zs) & 15);
 	}
 	hf->s = _mm256_loadu_ps(s);
 	hf->z = _mm256_loadu_si256((const __m256i *)z);
@@ -213,12 +237,12 @@ szany(struct half *hf, const struct kern_q4 *m, int r, int W0, int nw)
 /* The half at words W0 .. W0 + 7, all in the row. */
 INLINE void
 hload(struct half *hf, int gm, enum wtype st, int asym,
-    const struct kern_q4 *m, const uint32_t *q, int r, int W0)
+    const struct kern_q4 *m, const struct rowp *rp, const uint16_t *gt,
+    int W0)
 {
 	const __m256i nib = _mm256_set1_epi8(15);
 	const __m256i dup = _mm256_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1);
-	__m256i u = _mm256_loadu_si256((const __m256i *)(q + W0)), v;
-	size_t i;
+	__m256i u = _mm256_loadu_si256((const __m256i *)(rp->q + W0)), v;
 	int g;
 
 	hf->lo = _mm256_and_si256(u, nib);
@@ -226,18 +250,20 @@ hload(struct half *hf, int gm, enum wtype st, int asym,
 	switch (gm) {
 	case GM_ROW:
 	case GM_WIDE:
-		g = gm == GM_ROW ? 0 : W0 * 8 / m->group;
-		hf->s = _mm256_set1_ps(scale1(st, m->s, (size_t)r * m->ng + g));
+		g = gm == GM_ROW ? 0 : gt[W0 / 8];
+		hf->s = _mm256_set1_ps(scale1(st, rp->s, (size_t)g));
 		if (asym)
-			hf->z = _mm256_set1_epi32(zat(m, r, g));
+			hf->z = _mm256_set1_epi32((int)(_mm_cvtsi128_si32(
+			    _mm_srl_epi32(_mm_cvtsi32_si128((int)rp->z[g]),
+			    rp->zs)) & 15));
 		break;
 	case GM_32:
 		/* groups W0 / 4 and W0 / 4 + 1, four words each */
-		i = (size_t)r * m->ng + W0 / 4;
+		g = W0 / 4;
 		if (st == W_BF16) {
 			uint32_t b;
 
-			memcpy(&b, (const uint16_t *)m->s + i, sizeof b);
+			memcpy(&b, (const uint16_t *)rp->s + g, sizeof b);
 			hf->s = _mm256_castsi256_ps(_mm256_shuffle_epi8(
 			    _mm256_set1_epi32((int)b), _mm256_setr_epi8(
 			    -1, -1, 0, 1, -1, -1, 0, 1, -1, -1, 0, 1, -1, -1, 0, 1,
@@ -245,42 +271,42 @@ hload(struct half *hf, int gm, enum wtype st, int asym,
 		} else if (st == W_F16) {
 			uint32_t b;
 
-			memcpy(&b, (const uint16_t *)m->s + i, sizeof b);
+			memcpy(&b, (const uint16_t *)rp->s + g, sizeof b);
 			hf->s = _mm256_cvtph_ps(_mm_shuffle_epi8(_mm_set1_epi32(
 			    (int)b), _mm_setr_epi8(0, 1, 0, 1, 0, 1, 0, 1, 2, 3, 2,
 			    3, 2, 3, 2, 3)));
 		} else {
 			hf->s = _mm256_permutevar8x32_ps(_mm256_castps128_ps256(
 			    _mm_castsi128_ps(_mm_loadl_epi64((const __m128i *)
-			    ((const float *)m->s + i)))), dup);
+			    ((const float *)rp->s + g)))), dup);
 		}
 		if (asym) {
 			v = _mm256_castsi128_si256(_mm_loadl_epi64((const __m128i *)
-			    (m->z + (size_t)(r / 8) * m->ng + W0 / 4)));
+			    (rp->z + g)));
 			hf->z = _mm256_and_si256(_mm256_srl_epi32(
-			    _mm256_permutevar8x32_epi32(v, dup),
-			    _mm_cvtsi32_si128(4 * (r % 8))), _mm256_set1_epi32(15));
+			    _mm256_permutevar8x32_epi32(v, dup), rp->zs),
+			    _mm256_set1_epi32(15));
 		}
 		break;
 	default:
-		szany(hf, m, r, W0, 8);
+		szany(hf, m, rp, W0, 8);
 		break;
 	}
 }
 
 /* The half at words W0 .. W0 + nw - 1, nw < 8, the row's end: masked. */
 static void
-hpart(struct half *hf, const struct kern_q4 *m, const uint32_t *q, int r,
-    int W0, int nw)
+hpart(struct half *hf, const struct kern_q4 *m, const struct rowp *rp, int W0,
+    int nw)
 {
 	const __m256i nib = _mm256_set1_epi8(15);
-	__m256i u = _mm256_maskload_epi32((const int *)(q + W0),
+	__m256i u = _mm256_maskload_epi32((const int *)(rp->q + W0),
 	    _mm256_cmpgt_epi32(_mm256_set1_epi32(nw),
 	    _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7)));
 
 	hf->lo = _mm256_and_si256(u, nib);
 	hf->hi = _mm256_and_si256(_mm256_srli_epi16(u, 4), nib);
-	szany(hf, m, r, W0, nw);
+	szany(hf, m, rp, W0, nw);
 }
 
 /* acc + (float)L * (scale * 2^-k) for the half hf against half h of
@@ -315,41 +341,44 @@ hdot(__m256 acc, const struct half *hf, int asym,
 /* out[r + i rs] for i < R against the token's chunks xc. */
 INLINE void
 vblock(int R, int gm, enum wtype st, int asym, float *out,
-    const struct kern_q4 *m, const struct kern_q4x *xc, int r, int rs)
+    const struct kern_q4 *m, const uint16_t *gt, const struct kern_q4x *xc,
+    int r, int rs)
 {
 	__m256 a0[MR], a1[MR];
-	const uint32_t *q[MR];
+	struct rowp rp[MR];
 	struct half hf;
 	int i, c, W, wpr = m->wpr;
 
 	UNROLL
 	for (i = 0; i < R; i++) {
 		a0[i] = a1[i] = _mm256_setzero_ps();
-		q[i] = m->q + (size_t)(r + i * rs) * wpr;
+		rowp(rp + i, m, r + i * rs);
 	}
 	for (c = 0, W = 0; W + 16 <= wpr; c++, W += 16)
 		UNROLL
 		for (i = 0; i < R; i++) {
+#if PFD
 			/* a line per 16 words; past the tensor a prefetch is
 			 * harmless where a pointer would not be */
-			_mm_prefetch((const char *)((uintptr_t)(q[i] + W) + PFD),
-			    _MM_HINT_T0);
-			hload(&hf, gm, st, asym, m, q[i], r + i * rs, W);
+			_mm_prefetch((const char *)((uintptr_t)(rp[i].q + W) +
+			    PFD), _MM_HINT_T0);
+#endif
+			hload(&hf, gm, st, asym, m, rp + i, gt, W);
 			a0[i] = hdot(a0[i], &hf, asym, xc + c, 0);
-			hload(&hf, gm, st, asym, m, q[i], r + i * rs, W + 8);
+			hload(&hf, gm, st, asym, m, rp + i, gt, W + 8);
 			a1[i] = hdot(a1[i], &hf, asym, xc + c, 1);
 		}
 	if (W + 8 <= wpr) {
 		UNROLL
 		for (i = 0; i < R; i++) {
-			hload(&hf, gm, st, asym, m, q[i], r + i * rs, W);
+			hload(&hf, gm, st, asym, m, rp + i, gt, W);
 			a0[i] = hdot(a0[i], &hf, asym, xc + c, 0);
 		}
 		W += 8;
 	}
 	if (W < wpr)
 		for (i = 0; i < R; i++) {
-			hpart(&hf, m, q[i], r + i * rs, W, wpr - W);
+			hpart(&hf, m, rp + i, W, wpr - W);
 			if (W % 16)
 				a1[i] = hdot(a1[i], &hf, asym, xc + c, 1);
 			else
@@ -365,12 +394,15 @@ INLINE void
 vrows(int gm, enum wtype st, int asym, float *out, const struct kern_q4 *m,
     const struct kern_q4x *xc, int r0, int r1)
 {
+	uint16_t gt[KERN_Q4_MAXN / 64];
 	int h = (r1 - r0) / MR, r;
 
+	if (gm == GM_WIDE)
+		gtab(gt, m);
 	for (r = r0; r < r0 + h; r++)
-		vblock(MR, gm, st, asym, out, m, xc, r, h);
+		vblock(MR, gm, st, asym, out, m, gt, xc, r, h);
 	for (r = r0 + MR * h; r < r1; r++)
-		vblock(1, gm, st, asym, out, m, xc, r, 1);
+		vblock(1, gm, st, asym, out, m, gt, xc, r, 1);
 }
 
 static int
@@ -450,24 +482,27 @@ mrows(int T, int gm, enum wtype st, int asym, float *const *out,
     int r1)
 {
 	__m256 a[TB], a0[TB];
-	const uint32_t *q;
+	uint16_t gt[KERN_Q4_MAXN / 64];
+	struct rowp rp;
 	struct half hf;
 	int r, t, c, h, W, wpr = m->wpr;
 
+	if (gm == GM_WIDE)
+		gtab(gt, m);
 	for (r = r0; r < r1; r++) {
-		q = m->q + (size_t)r * wpr;
+		rowp(&rp, m, r);
 		for (h = 0; h < 2; h++) {
 			UNROLL
 			for (t = 0; t < T; t++)
 				a[t] = _mm256_setzero_ps();
 			for (c = 0, W = 8 * h; W + 8 <= wpr; c++, W += 16) {
-				hload(&hf, gm, st, asym, m, q, r, W);
+				hload(&hf, gm, st, asym, m, &rp, gt, W);
 				UNROLL
 				for (t = 0; t < T; t++)
 					a[t] = hdot(a[t], &hf, asym, xt[t] + c, h);
 			}
 			if (W < wpr) {
-				hpart(&hf, m, q, r, W, wpr - W);
+				hpart(&hf, m, &rp, W, wpr - W);
 				for (t = 0; t < T; t++)
 					a[t] = hdot(a[t], &hf, asym, xt[t] + c, h);
 			}
