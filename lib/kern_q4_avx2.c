@@ -31,8 +31,12 @@
 #ifndef MR
 #define MR 4	/* rows per block of the decode, far apart */
 #endif
-#ifndef TB
-#define TB 4	/* tokens per block of the prefill (at most 8) */
+#define TB 4	/* tokens per block of the prefill */
+#ifndef RB
+#define RB 8	/* rows per block of the prefill */
+#endif
+#ifndef CB
+#define CB 8	/* chunks per block of the prefill: TB CB 512 bytes a token block */
 #endif
 #ifndef PFD
 #define PFD 1024	/* bytes ahead each decode row's words are prefetched */
@@ -472,48 +476,66 @@ kern_q4_avx2_matvec(float *out, const void *w, const float *x, int n,
 /* ---- prefill ---- */
 
 /* out[t][r] for r in [r0, r1) and the T tokens whose chunks are xt[t]
- * (T <= TB): each half of a row loaded once for the T tokens.  A row's
+ * (T <= TB): each half of a row loaded once for the T tokens.  Rows RB
+ * at a time, their chunks CB at a time, so that the T tokens' chunks in
+ * use stay in L1 (a 1B model's 8192-wide rows have 32 KiB of them a
+ * token); each accumulator still takes its words in order.  A row's
  * first halves (words 0-7 of each chunk, lanes 0-7 of kern.h's 16) go
- * before its second ones: each lane still sums its own words in order,
- * and only T accumulators are live, so they stay in registers. */
+ * before its second ones, so only T accumulators are live. */
 INLINE void
 mrows(int T, int gm, enum wtype st, int asym, float *const *out,
     const struct kern_q4 *m, const struct kern_q4x *const *xt, int r0,
     int r1)
 {
-	__m256 a[TB], a0[TB];
+	__m256 a[TB], acc[RB][2][TB];
 	uint16_t gt[KERN_Q4_MAXN / 64];
 	struct rowp rp;
 	struct half hf;
-	int r, t, c, h, W, wpr = m->wpr;
+	int rb, re, r, t, c, c0, c1, h, W, wpr = m->wpr;
+	int nc = (wpr + 15) / 16;
 
 	if (gm == GM_WIDE)
 		gtab(gt, m);
-	for (r = r0; r < r1; r++) {
-		rowp(&rp, m, r);
-		for (h = 0; h < 2; h++) {
+	for (rb = r0; rb < r1; rb = re) {
+		re = r1 - rb < RB ? r1 : rb + RB;
+		for (r = 0; r < re - rb; r++)
+			for (h = 0; h < 2; h++)
+				UNROLL
+				for (t = 0; t < T; t++)
+					acc[r][h][t] = _mm256_setzero_ps();
+		for (c0 = 0; c0 < nc; c0 = c1) {
+			c1 = nc - c0 < CB ? nc : c0 + CB;
+			for (r = rb; r < re; r++) {
+				rowp(&rp, m, r);
+				for (h = 0; h < 2; h++) {
+					UNROLL
+					for (t = 0; t < T; t++)
+						a[t] = acc[r - rb][h][t];
+					for (c = c0, W = 16 * c0 + 8 * h; c < c1 &&
+					    W + 8 <= wpr; c++, W += 16) {
+						hload(&hf, gm, st, asym, m, &rp, gt, W);
+						UNROLL
+						for (t = 0; t < T; t++)
+							a[t] = hdot(a[t], &hf, asym,
+							    xt[t] + c, h);
+					}
+					if (c < c1 && W < wpr) {
+						hpart(&hf, m, &rp, W, wpr - W);
+						for (t = 0; t < T; t++)
+							a[t] = hdot(a[t], &hf, asym,
+							    xt[t] + c, h);
+					}
+					UNROLL
+					for (t = 0; t < T; t++)
+						acc[r - rb][h][t] = a[t];
+				}
+			}
+		}
+		for (r = rb; r < re; r++)
 			UNROLL
 			for (t = 0; t < T; t++)
-				a[t] = _mm256_setzero_ps();
-			for (c = 0, W = 8 * h; W + 8 <= wpr; c++, W += 16) {
-				hload(&hf, gm, st, asym, m, &rp, gt, W);
-				UNROLL
-				for (t = 0; t < T; t++)
-					a[t] = hdot(a[t], &hf, asym, xt[t] + c, h);
-			}
-			if (W < wpr) {
-				hpart(&hf, m, &rp, W, wpr - W);
-				for (t = 0; t < T; t++)
-					a[t] = hdot(a[t], &hf, asym, xt[t] + c, h);
-			}
-			if (h == 0)
-				UNROLL
-				for (t = 0; t < T; t++)
-					a0[t] = a[t];
-		}
-		UNROLL
-		for (t = 0; t < T; t++)
-			out[t][r] = hsum(_mm256_add_ps(a0[t], a[t]));
+				out[t][r] = hsum(_mm256_add_ps(acc[r - rb][0][t],
+				    acc[r - rb][1][t]));
 	}
 }
 
@@ -590,9 +612,10 @@ kern_q4_avx2_matmul(float *out, int ldo, const void *w, const float *x,
 				o[r] = kern_q4_fdot(m, r, xr, n);
 		}
 		switch (k) {
-#define C(i) case i: mtok(i % (TB + 1), ot, m, xt, r0, r1); break;
-		C(8) C(7) C(6) C(5) C(4) C(3) C(2) C(1)
-#undef C
+		case 4: mtok(4, ot, m, xt, r0, r1); break;
+		case 3: mtok(3, ot, m, xt, r0, r1); break;
+		case 2: mtok(2, ot, m, xt, r0, r1); break;
+		case 1: mtok(1, ot, m, xt, r0, r1); break;
 		}
 	}
 	free(xc);
