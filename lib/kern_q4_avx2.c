@@ -96,10 +96,12 @@ kern_q4_avx2_prep(struct kern_q4x *xc, const float *x, int n)
 			for (i = 0; i < 4; i++)
 				v[i] = _mm256_loadu_ps(x + 32 * b + 8 * i);
 		else
+			/* the row's end: never a load past x[n - 1] */
 			for (i = 0; i < 4; i++) {
 				m = _mm256_cmpgt_epi32(_mm256_set1_epi32(e - 8 * i),
 				    _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-				v[i] = _mm256_maskload_ps(x + 32 * b + 8 * i, m);
+				v[i] = e > 8 * i ? _mm256_maskload_ps(x + 32 * b +
+				    8 * i, m) : _mm256_setzero_ps();
 			}
 		/* |x| as integers order as the floats, and NaN above inf */
 		m = _mm256_max_epi32(_mm256_max_epi32(_mm256_and_si256(
