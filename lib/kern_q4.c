@@ -94,7 +94,7 @@ rowdots(float *out, int ldo, const struct kern_q4 *m, const float *x,
 		}
 	}
 	for (tt = 0; tt < T; tt++)
-		out[(size_t)tt * ldo + r] = sum8(s[tt]);
+		out[(size_t)tt * ldo] = sum8(s[tt]);
 }
 
 /* ---- the integer path ---- */
@@ -228,7 +228,7 @@ kern_q4_matvec(float *out, const void *w, const float *x, int n, int r0,
 
 	if (!kern_q4_int(w, n) || kern_q4_prep(xc, x, n) < 0) {
 		for (r = r0; r < r1; r++)
-			rowdots(out, 0, w, x, 0, n, 1, r);
+			rowdots(out + r, 0, w, x, 0, n, 1, r);
 		return;
 	}
 	for (r = r0; r < r1; r++)
