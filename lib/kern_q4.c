@@ -1,7 +1,7 @@
-/* kern_q4.c: the portable W_Q4 kernels (kern.h): the integer path that
- * defines every table's bits, the activations' conversion for it, and
- * the float path (a row dequantized KC weights at a time, exactly, into
- * float32 and used by up to TG tokens). */
+/* kern_q4.c: the portable W_Q4 kernels (kern.h): the integer path of
+ * decode that defines every table's bits, the activations' conversion
+ * for it, and the float path of prefill (a row dequantized KC weights
+ * at a time, exactly, into float32 and used by up to TG tokens). */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -239,9 +239,11 @@ void
 kern_q4_matmul(float *out, int ldo, const void *w, const float *x, int ldx,
     int n, int T, int r0, int r1)
 {
-	int tt;
+	int r, tt;
 
-	for (tt = 0; tt < T; tt++)
-		kern_q4_matvec(out + (size_t)tt * ldo, w, x + (size_t)tt * ldx,
-		    n, r0, r1);
+	for (r = r0; r < r1; r++)
+		for (tt = 0; tt < T; tt += TG)
+			rowdots(out + (size_t)tt * ldo + r, ldo, w,
+			    x + (size_t)tt * ldx, ldx, n,
+			    T - tt < TG ? T - tt : TG, r);
 }

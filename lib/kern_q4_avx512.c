@@ -1,16 +1,21 @@
 /* kern_q4_avx512.c: the W_Q4 entries of the AVX-512 table (kern.h).
  *
- * The integer path of kern.h with VNNI: a chunk of 16 words (128
- * weights) of a row is one 64-byte load, its low and high nibbles two
- * masks, and vpdpbusd sums a word's 8 products with one digit of the
- * activations in each lane; so per chunk, row and token six vpdpbusd,
- * the digits put together, one conversion and one FMA into 16 lanes,
- * the portable kernel's lanes.  The activations are prepared once per
- * token (prep, the bytes of kern_q4_prep).  Decode takes MR rows a
+ * Decode (matvec) is the integer path of kern.h with VNNI: a chunk of
+ * 16 words (128 weights) of a row is one 64-byte load, its low and high
+ * nibbles two masks, and vpdpbusd sums a word's 8 products with one
+ * digit of the activations in each lane; so per chunk and row six
+ * vpdpbusd, the digits put together, one conversion and one FMA into
+ * 16 lanes, the portable kernel's lanes and bits.  The activations are
+ * prepared once per call (prep, the bytes of kern_q4_prep).  MR rows a
  * block from parts of the range far apart (MR streams: what reads
- * fastest here, bench/NOTES.md), prefill MRM rows by TJ tokens with the
- * same sequence of operations per row and token, so the two agree bit
- * for bit. */
+ * fastest here, bench/NOTES.md).
+ *
+ * Prefill (matmul) dequantizes panels of rows once, exactly ((q - z) *
+ * scale, in a register table of a group's 16 values), and runs the F32
+ * matmul over them: the F32 kernel's bits on the dequantized rows.  The
+ * integer path's six vpdpbusd and their conversion per row, token and
+ * chunk take the two vector pipes that multiply for longer than the F32
+ * matmul's eight FMAs (bench/NOTES.md). */
 #if defined(__x86_64__)
 
 #include <float.h>
@@ -22,12 +27,15 @@
 #include "kern.h"
 #include "kern_avx512_int.h"
 
+extern const struct kern kern_avx512;	/* its F32 matmul */
+
 #ifndef MR
 #define MR 8	/* rows per block of the decode */
 #endif
-#define MRM 4	/* rows per block of the prefill */
-#define TJ 4	/* tokens per block of the prefill */
-#define TB 64	/* tokens prepared at a time */
+#define MRM 4	/* rows per block of the prefill's long rows */
+#define KC 256	/* weights per dequantized chunk (a multiple of 16) */
+#define TB 64	/* tokens per block of the prefill's long rows */
+#define PANEL 65536	/* floats of a dequantized panel (256 KiB) */
 #ifndef PFD
 #define PFD 1024	/* bytes ahead each row's words are prefetched */
 #endif
@@ -118,140 +126,165 @@ sz_any(const struct kern_q4 *m, int r, int c, int nw, __m512 *s,
  * default) or one scale a chunk (groups of 128, the Hub's usual). */
 enum { K_ANY, K_B32, K_B128 };
 
-/* Row r's scale and zero point of each word of chunk c (whole); sp:
- * row r's first scale. */
+/* Row r's scale and zero point of each word of chunk c, whose first
+ * nw words are the row's (the others get 0, as in the portable code);
+ * sp: row r's first scale. */
 INLINE void
-sz(int K, const struct qm *q, int r, const uint16_t *sp, int c, __m512 *s,
-    __m512i *z)
+sz(int K, const struct qm *q, int r, const uint16_t *sp, int c, int nw,
+    __m512 *s, __m512i *z)
 {
 	const struct kern_q4 *m = q->m;
+	__mmask16 wm = (__mmask16)((1u << nw) - 1);
+	/* the high halves of the valid words' 32-bit lanes */
+	__mmask32 hm = (__mmask32)(0xaaaaaaaau & ((1ull << 2 * nw) - 1));
+	__mmask16 gm;
 	size_t g;
 	__m256i h;
 	uint64_t u;
+	int cnt;
 
-	if (K == K_B32) {	/* the 4 scales of the chunk's 4 groups */
+	if (K == K_B32 && nw == 16) {	/* the chunk's 4 groups' scales */
 		memcpy(&u, sp + 4 * c, sizeof u);
 		*s = _mm512_castsi512_ps(_mm512_maskz_permutexvar_epi16(
 		    0xaaaaaaaau, q->sidx, _mm512_set1_epi64((long long)u)));
 		return;
 	}
-	if (K == K_B128) {
-		u = (uint64_t)sp[(size_t)c * 128 / m->group] << 16;
-		*s = _mm512_castsi512_ps(_mm512_set1_epi32((int)u));
-		return;
-	}
-	if (q->sm == S_ONE) {
+	if (K == K_B128 || (K == K_ANY && q->sm == S_ONE)) {
 		g = m->ng == 1 ? 0 : (size_t)c * 128 / m->group;
-		*s = _mm512_set1_ps(scale1(m, (size_t)r * m->ng + g));
-		*z = _mm512_set1_epi32(m->z ? zero1(m, r, (int)g) : 8);
+		*s = _mm512_maskz_mov_ps(wm, _mm512_set1_ps(K == K_B128 ?
+		    kern_bf16_to_f32(sp[g]) : scale1(m, (size_t)r * m->ng + g)));
+		if (K == K_ANY)
+			*z = _mm512_maskz_mov_epi32(wm, _mm512_set1_epi32(m->z ?
+			    zero1(m, r, (int)g) : 8));
 		return;
 	}
-	if (q->sm == S_ANY) {
-		sz_any(m, r, c, 16, s, z);
+	if (K == K_ANY && q->sm == S_ANY) {
+		sz_any(m, r, c, nw, s, z);
 		return;
 	}
+	/* S_PERM: the chunk's groups that the row has */
+	cnt = m->ng - c * q->cnt < q->cnt ? m->ng - c * q->cnt : q->cnt;
+	gm = (__mmask16)((1u << cnt) - 1);
 	g = (size_t)r * m->ng + (size_t)c * q->cnt;
-	switch (m->st) {
+	switch (K == K_B32 ? W_BF16 : m->st) {
 	case W_BF16:
-		h = _mm256_maskz_loadu_epi16((__mmask16)((1u << q->cnt) - 1),
-		    (const uint16_t *)m->s + g);
-		*s = _mm512_castsi512_ps(_mm512_maskz_permutexvar_epi16(
-		    0xaaaaaaaau, q->sidx, _mm512_castsi256_si512(h)));
+		h = _mm256_maskz_loadu_epi16(gm, (const uint16_t *)m->s + g);
+		*s = _mm512_castsi512_ps(_mm512_maskz_permutexvar_epi16(hm,
+		    q->sidx, _mm512_castsi256_si512(h)));
 		break;
 	case W_F16:
-		h = _mm256_maskz_loadu_epi16((__mmask16)((1u << q->cnt) - 1),
-		    (const uint16_t *)m->s + g);
 		/* the halves widened to 32-bit lanes, spread, narrowed */
+		h = _mm256_maskz_loadu_epi16(gm, (const uint16_t *)m->s + g);
 		*s = _mm512_cvtph_ps(_mm512_cvtepi32_epi16(
-		    _mm512_permutexvar_epi32(q->zidx, _mm512_cvtepu16_epi32(h))));
+		    _mm512_maskz_permutexvar_epi32(wm, q->zidx,
+		    _mm512_cvtepu16_epi32(h))));
 		break;
 	default:
-		*s = _mm512_permutexvar_ps(q->zidx, _mm512_maskz_loadu_ps(
-		    (__mmask16)((1u << q->cnt) - 1), (const float *)m->s + g));
+		*s = _mm512_maskz_permutexvar_ps(wm, q->zidx,
+		    _mm512_maskz_loadu_ps(gm, (const float *)m->s + g));
 		break;
 	}
+	if (K != K_ANY)
+		return;
 	if (m->z)
-		*z = _mm512_permutexvar_epi32(q->zidx, _mm512_and_si512(
-		    _mm512_srli_epi32(_mm512_maskz_loadu_epi32(
-		    (__mmask16)((1u << q->cnt) - 1), m->z + (size_t)(r / 8) *
-		    m->ng + (size_t)c * q->cnt), (unsigned)(4 * (r % 8))),
-		    _mm512_set1_epi32(15)));
+		*z = _mm512_maskz_permutexvar_epi32(wm, q->zidx, _mm512_and_si512(
+		    _mm512_srli_epi32(_mm512_maskz_loadu_epi32(gm, m->z +
+		    (size_t)(r / 8) * m->ng + (size_t)c * q->cnt),
+		    (unsigned)(4 * (r % 8))), _mm512_set1_epi32(15)));
 	else
 		*z = _mm512_set1_epi32(8);
 }
 
-/* Rows r + i*rs (i < R) against tokens xs[j] (j < J) into os[j][row]:
- * per chunk a row's nibbles once, then per token six vpdpbusd, L, the
- * conversion and the FMA of kern.h's sum, lane w for word w. */
+/* L of kern.h for the 16 words of a chunk, from its nibbles and a
+ * token's digits: 2^8 (2^8 sum q a + sum q b) + sum q c + init, the
+ * same integer as kern.h's sum in one accumulator. */
+INLINE __m512i
+wsum(__m512i lo, __m512i hi, const struct kern_q4x *h, __m512i init)
+{
+	__m512i t;
+
+	t = _mm512_dpbusd_epi32(_mm512_setzero_si512(), lo,
+	    _mm512_load_si512(h->d[2][0]));
+	t = _mm512_dpbusd_epi32(t, hi, _mm512_load_si512(h->d[2][1]));
+	t = _mm512_slli_epi32(t, 8);
+	t = _mm512_dpbusd_epi32(t, lo, _mm512_load_si512(h->d[1][0]));
+	t = _mm512_dpbusd_epi32(t, hi, _mm512_load_si512(h->d[1][1]));
+	t = _mm512_slli_epi32(t, 8);
+	t = _mm512_dpbusd_epi32(t, lo, _mm512_load_si512(h->d[0][0]));
+	t = _mm512_dpbusd_epi32(t, hi, _mm512_load_si512(h->d[0][1]));
+	return _mm512_add_epi32(t, init);
+}
+
+/* acc[w] = fma((float)L[w], scale[w] 2^-k[w], acc[w]) */
+INLINE __m512
+step(__m512 acc, __m512i L, __m512 s, const struct kern_q4x *h)
+{
+	return _mm512_fmadd_ps(_mm512_cvtepi32_ps(L), _mm512_mul_ps(s,
+	    _mm512_load_ps(h->ef)), acc);
+}
+
+/* - z sum X of each word: z = 8 unless the matrix has zero points. */
+INLINE __m512i
+zinit(int K, const struct kern_q4 *m, __m512i z, const struct kern_q4x *h)
+{
+	__m512i nsx = _mm512_load_si512(h->nsx);
+
+	return K == K_ANY && m->z ? _mm512_mullo_epi32(nsx, z) :
+	    _mm512_slli_epi32(nsx, 3);
+}
+
+/* Chunk c of row r (words qr, scales sp): its nibbles, scales and zero
+ * points. */
 INLINE void
-qblk(int K, int R, int J, const struct qm *q, int n, int r, int rs,
-    const struct kern_q4x *const *xs, float *const *os)
+rowc(int K, const struct qm *q, int r, const uint32_t *qr,
+    const uint16_t *sp, int c, __m512i *lo, __m512i *hi, __m512 *s,
+    __m512i *z)
 {
 	const struct kern_q4 *m = q->m;
 	const __m512i m4 = _mm512_set1_epi8(15);
-	__m512 acc[MRM > MR ? MRM : MR][TJ], s, f;
-	__m512i v, lo, hi, z, pa, pb, pc;
-	const struct kern_q4x *h;
-	const uint32_t *qr[MR > MRM ? MR : MRM];
-	const uint16_t *sp[MR > MRM ? MR : MRM];
-	int nc = KERN_Q4_NC(n), c, i, j, nw;
-	__mmask16 wm;
+	int nw = m->wpr - 16 * c < 16 ? m->wpr - 16 * c : 16;
+	__m512i v;
+
+	if (nw == 16)
+		v = _mm512_loadu_si512(qr + 16 * c);
+	else
+		v = _mm512_maskz_loadu_epi32((__mmask16)((1u << nw) - 1),
+		    qr + 16 * c);
+	sz(K, q, r, sp, c, nw, s, z);
+	_mm_prefetch((const char *)(qr + 16 * c) + PFD, _MM_HINT_T0);
+	*lo = _mm512_and_si512(v, m4);
+	*hi = _mm512_and_si512(_mm512_srli_epi16(v, 4), m4);
+}
+
+/* Decode: rows r + i*rs (i < R) against the token xs[0] into os[0],
+ * each row's chunk unpacked and used at once. */
+INLINE void
+qblk(int K, int R, const struct qm *q, int n, int r, int rs,
+    const struct kern_q4x *xs, float *out)
+{
+	const struct kern_q4 *m = q->m;
+	__m512 acc[MR], s;
+	__m512i lo, hi, z;
+	const uint32_t *qr[MR];
+	const uint16_t *sp[MR];
+	int nc = KERN_Q4_NC(n), c, i;
 
 	UNROLL
 	for (i = 0; i < R; i++) {
 		qr[i] = m->q + (size_t)(r + i * rs) * m->wpr;
 		sp[i] = (const uint16_t *)m->s + (size_t)(r + i * rs) * m->ng;
-		UNROLL
-		for (j = 0; j < J; j++)
-			acc[i][j] = _mm512_setzero_ps();
+		acc[i] = _mm512_setzero_ps();
 	}
-	for (c = 0; c < nc; c++) {
-		nw = m->wpr - 16 * c < 16 ? m->wpr - 16 * c : 16;
-		wm = (__mmask16)((1u << nw) - 1);
+	for (c = 0; c < nc; c++)
 		UNROLL
 		for (i = 0; i < R; i++) {
-			if (nw == 16) {
-				v = _mm512_loadu_si512(qr[i] + 16 * c);
-				sz(K, q, r + i * rs, sp[i], c, &s, &z);
-			} else {
-				v = _mm512_maskz_loadu_epi32(wm, qr[i] + 16 * c);
-				sz_any(m, r + i * rs, c, nw, &s, &z);
-			}
-			_mm_prefetch((const char *)(qr[i] + 16 * c) + PFD,
-			    _MM_HINT_T0);
-			lo = _mm512_and_si512(v, m4);
-			hi = _mm512_and_si512(_mm512_srli_epi16(v, 4), m4);
-			UNROLL
-			for (j = 0; j < J; j++) {
-				h = xs[j] + c;
-				pc = _mm512_load_si512(h->nsx);
-				pc = K == K_ANY && m->z ?
-				    _mm512_mullo_epi32(pc, z) : _mm512_slli_epi32(pc, 3);
-				pc = _mm512_dpbusd_epi32(pc, lo,
-				    _mm512_load_si512(h->d[0][0]));
-				pc = _mm512_dpbusd_epi32(pc, hi,
-				    _mm512_load_si512(h->d[0][1]));
-				pb = _mm512_dpbusd_epi32(_mm512_setzero_si512(), lo,
-				    _mm512_load_si512(h->d[1][0]));
-				pb = _mm512_dpbusd_epi32(pb, hi,
-				    _mm512_load_si512(h->d[1][1]));
-				pa = _mm512_dpbusd_epi32(_mm512_setzero_si512(), lo,
-				    _mm512_load_si512(h->d[2][0]));
-				pa = _mm512_dpbusd_epi32(pa, hi,
-				    _mm512_load_si512(h->d[2][1]));
-				pc = _mm512_add_epi32(pc, _mm512_add_epi32(
-				    _mm512_slli_epi32(pb, 8), _mm512_slli_epi32(pa, 16)));
-				f = _mm512_mul_ps(s, _mm512_load_ps(h->ef));
-				acc[i][j] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(pc), f,
-				    acc[i][j]);
-			}
+			rowc(K, q, r + i * rs, qr[i], sp[i], c, &lo, &hi, &s, &z);
+			acc[i] = step(acc[i], wsum(lo, hi, xs + c,
+			    zinit(K, m, z, xs + c)), s, xs + c);
 		}
-	}
 	UNROLL
 	for (i = 0; i < R; i++)
-		UNROLL
-		for (j = 0; j < J; j++)
-			os[j][r + i * rs] = hsum(acc[i][j]);
+		out[r + i * rs] = hsum(acc[i]);
 }
 
 /* The digits of 16 X into bytes o[0], o[64], o[128] (planes of d[]). */
@@ -339,8 +372,6 @@ kern_q4_avx512_matvec(float *out, const void *w, const float *x, int n,
     int r0, int r1)
 {
 	struct kern_q4x xc[KERN_Q4_NC(KERN_Q4_MAXN)];
-	const struct kern_q4x *xs[1] = { xc };
-	float *os[1] = { out };
 	struct qm q;
 	int h = (r1 - r0) / MR, r;
 
@@ -353,83 +384,193 @@ kern_q4_avx512_matvec(float *out, const void *w, const float *x, int n,
 	switch (kind(w)) {
 	case K_B32:
 		for (r = r0; r < r0 + h; r++)
-			qblk(K_B32, MR, 1, &q, n, r, h, xs, os);
+			qblk(K_B32, MR, &q, n, r, h, xc, out);
 		for (r = r0 + MR * h; r < r1; r++)
-			qblk(K_B32, 1, 1, &q, n, r, 1, xs, os);
+			qblk(K_B32, 1, &q, n, r, 1, xc, out);
 		break;
 	case K_B128:
 		for (r = r0; r < r0 + h; r++)
-			qblk(K_B128, MR, 1, &q, n, r, h, xs, os);
+			qblk(K_B128, MR, &q, n, r, h, xc, out);
 		for (r = r0 + MR * h; r < r1; r++)
-			qblk(K_B128, 1, 1, &q, n, r, 1, xs, os);
+			qblk(K_B128, 1, &q, n, r, 1, xc, out);
 		break;
 	default:
 		for (r = r0; r < r0 + h; r++)
-			qblk(K_ANY, MR, 1, &q, n, r, h, xs, os);
+			qblk(K_ANY, MR, &q, n, r, h, xc, out);
 		for (r = r0 + MR * h; r < r1; r++)
-			qblk(K_ANY, 1, 1, &q, n, r, 1, xs, os);
+			qblk(K_ANY, 1, &q, n, r, 1, xc, out);
 	}
 }
 
-/* Rows [r0, r1) against the nt tokens xs (outputs os). */
-INLINE void
-mrows(int K, const struct qm *q, int n, int r0, int r1,
-    const struct kern_q4x *const *xs, float *const *os, int nt)
+/* ---- prefill: the float path ---- */
+
+INLINE __m512
+xloadm(const float *x, int m)
 {
-	int r, j;
-
-	for (r = r0; r + MRM <= r1; r += MRM) {
-		for (j = 0; j + TJ <= nt; j += TJ)
-			qblk(K, MRM, TJ, q, n, r, 1, xs + j, os + j);
-		for (; j < nt; j++)
-			qblk(K, MRM, 1, q, n, r, 1, xs + j, os + j);
-	}
-	for (; r < r1; r++)
-		for (j = 0; j < nt; j++)
-			qblk(K, 1, 1, q, n, r, 1, xs + j, os + j);
+	return _mm512_maskz_loadu_ps((__mmask16)((1u << m) - 1), x);
 }
 
+/* The group's scale and zero point of row r as vectors. */
+INLINE void
+fsz(const struct kern_q4 *m, int r, int g, __m512 *s, __m512 *z)
+{
+	*s = _mm512_set1_ps(scale1(m, (size_t)r * m->ng + g));
+	*z = _mm512_set1_ps(m->z ? (float)(m->z[(size_t)(r / 8) * m->ng + g] >>
+	    4 * (r % 8) & 15) : 8.0f);
+}
+
+/* The group's 16 weights (q - z) * scale, q = 0 .. 15, exactly: the
+ * table that vpermps looks the nibbles up in. */
+INLINE __m512
+table(__m512 z, __m512 s)
+{
+	const __m512 iota = _mm512_setr_ps(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10,
+	    11, 12, 13, 14, 15);
+
+	return _mm512_mul_ps(_mm512_sub_ps(iota, z), s);
+}
+
+/* Nibble i of the 64-bit word at p (weights k .. k + 15 of a row, k a
+ * multiple of 16) in the low 4 bits of lane i, in order, for the
+ * prefill's dequantized chunks: vpermd spreads the two halves and
+ * vpsrlvd shifts; the bits above are garbage, which vpermps ignores. */
+INLINE __m512i
+nib16(const uint32_t *p)
+{
+	const __m512i sh = _mm512_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28,
+	    0, 4, 8, 12, 16, 20, 24, 28);
+	const __m512i idx = _mm512_setr_epi32(0, 0, 0, 0, 0, 0, 0, 0,
+	    1, 1, 1, 1, 1, 1, 1, 1);
+	__m512i v = _mm512_castsi128_si512(_mm_loadl_epi64((const __m128i *)p));
+
+	return _mm512_srlv_epi32(_mm512_permutexvar_epi32(idx, v), sh);
+}
+
+/* The weights k .. k + m - 1 of a row's words q (m < 16, only the words
+ * that hold them read), lanes m and up +0 as a zero-filled load of float
+ * weights gives. */
+INLINE __m512
+tail16(const uint32_t *q, int k, int m, __m512 tab)
+{
+	uint32_t w[2] = { q[k / 8], m > 8 ? q[k / 8 + 1] : 0 };
+
+	return _mm512_maskz_permutexvar_ps((__mmask16)((1u << m) - 1),
+	    nib16(w), tab);
+}
+
+/* Weights [k0, k0 + c) of row r into o (c rounded up to 16, padding
+ * +0); k0 is a multiple of 16. */
+INLINE void
+deqchunk(float *o, const struct kern_q4 *m, int r, int k0, int c)
+{
+	const uint32_t *q = m->q + (size_t)r * m->wpr;
+	__m512 s, z, tab = _mm512_setzero_ps();
+	int k, g = -1;
+
+	for (k = k0; k < k0 + c; k += 16) {
+		if (k / m->group != g) {
+			g = k / m->group;
+			fsz(m, r, g, &s, &z);
+			tab = table(z, s);
+		}
+		if (k0 + c - k >= 16)
+			_mm512_storeu_ps(o + k - k0, _mm512_permutexvar_ps(
+			    nib16(q + k / 8), tab));
+		else
+			_mm512_storeu_ps(o + k - k0, tail16(q, k, k0 + c - k,
+			    tab));
+	}
+}
+
+/* Rows [r, r + R) against tokens [0, T) of x, T <= TB. */
+INLINE void
+mblock(int R, float *out, int ldo, const struct kern_q4 *m, const float *x,
+    int ldx, int n, int T, int r)
+{
+	__m512 acc[MRM][TB], a[MRM], xv;
+	float wb[MRM][KC];
+	int i, j, k, k0, c;
+
+	for (i = 0; i < R; i++)
+		for (j = 0; j < T; j++)
+			acc[i][j] = _mm512_setzero_ps();
+	for (k0 = 0; k0 < n; k0 += KC) {
+		c = n - k0 < KC ? n - k0 : KC;
+		UNROLL
+		for (i = 0; i < R; i++)
+			deqchunk(wb[i], m, r + i, k0, c);
+		for (j = 0; j < T; j++) {
+			const float *xj = x + (size_t)j * ldx + k0;
+
+			UNROLL
+			for (i = 0; i < R; i++)
+				a[i] = acc[i][j];
+			for (k = 0; k + 16 <= c; k += 16) {
+				xv = _mm512_loadu_ps(xj + k);
+				UNROLL
+				for (i = 0; i < R; i++)
+					a[i] = _mm512_fmadd_ps(
+					    _mm512_loadu_ps(wb[i] + k), xv, a[i]);
+			}
+			if (k < c) {
+				xv = xloadm(xj + k, c - k);
+				UNROLL
+				for (i = 0; i < R; i++)
+					a[i] = _mm512_fmadd_ps(
+					    _mm512_loadu_ps(wb[i] + k), xv, a[i]);
+			}
+			UNROLL
+			for (i = 0; i < R; i++)
+				acc[i][j] = a[i];
+		}
+	}
+	for (i = 0; i < R; i++)
+		for (j = 0; j < T; j++)
+			out[(size_t)j * ldo + r + i] = hsum(acc[i][j]);
+}
+
+/* Prefill: rows in panels of up to PANEL floats dequantized once into
+ * L2, each then multiplied by the table's F32 matmul over all T tokens:
+ * the F32 kernel's register blocks and bits, the dequantization once per
+ * T tokens.  Rows too long for a panel of MRM (or no memory for one): the
+ * blocks above, up to TB tokens a chunk of MRM rows. */
 void
 kern_q4_avx512_matmul(float *out, int ldo, const void *w, const float *x,
     int ldx, int n, int T, int r0, int r1)
 {
-	const struct kern_q4x *xs[TB];
-	float *os[TB];
-	struct kern_q4x *xc;
-	struct qm q;
-	int nc = KERN_Q4_NC(n), t0, t, nt, r;
+	const struct kern_q4 *m = w;
+	float *wb;
+	int P = PANEL / (n > 0 ? n : 1) / MRM * MRM, t0, tn, r, p0, p1;
 
-	if (!kern_q4_int(w, n) ||
-	    !(xc = aligned_alloc(64, (size_t)TB * nc * sizeof *xc))) {
+	if (m->group % 16) {
 		kern_q4_matmul(out, ldo, w, x, ldx, n, T, r0, r1);
 		return;
 	}
-	qm_init(&q, w);
-	for (t0 = 0; t0 < T; t0 += TB) {
-		for (nt = 0, t = t0; t < T && t < t0 + TB; t++) {
-			float *o = out + (size_t)t * ldo;
-			const float *xt = x + (size_t)t * ldx;
-
-			if (prep(xc + (size_t)nt * nc, xt, n) < 0) {
-				for (r = r0; r < r1; r++)
-					o[r] = kern_q4_fdot(w, r, xt, n);
-				continue;
-			}
-			xs[nt] = xc + (size_t)nt * nc;
-			os[nt++] = o;
+	/* on the heap: a pool thread's stack may be small (musl: 128 KiB);
+	 * without it, the blocks below */
+	if (P > r1 - r0)
+		P = r1 - r0;
+	if (P > 0 && (wb = malloc(((size_t)P * n + 16) * sizeof(*wb)))) {
+		for (p0 = r0; p0 < r1; p0 = p1) {
+			p1 = r1 - p0 > P ? p0 + P : r1;
+			for (r = p0; r < p1; r++)
+				deqchunk(wb + (size_t)(r - p0) * n, m, r, 0, n);
+			kern_avx512.matmul[W_F32](out + p0, ldo, wb, x, ldx, n, T,
+			    0, p1 - p0);
 		}
-		switch (kind(w)) {
-		case K_B32:
-			mrows(K_B32, &q, n, r0, r1, xs, os, nt);
-			break;
-		case K_B128:
-			mrows(K_B128, &q, n, r0, r1, xs, os, nt);
-			break;
-		default:
-			mrows(K_ANY, &q, n, r0, r1, xs, os, nt);
-		}
+		free(wb);
+		return;
 	}
-	free(xc);
+	for (t0 = 0; t0 < T; t0 += TB) {
+		const float *xt = x + (size_t)t0 * ldx;
+		float *ot = out + (size_t)t0 * ldo;
+
+		tn = T - t0 < TB ? T - t0 : TB;
+		for (r = r0; r + MRM <= r1; r += MRM)
+			mblock(MRM, ot, ldo, m, xt, ldx, n, tn, r);
+		for (; r < r1; r++)
+			mblock(1, ot, ldo, m, xt, ldx, n, tn, r);
+	}
 }
 
 #endif
