@@ -144,9 +144,17 @@ sz(int K, const struct qm *q, int r, const uint16_t *sp, int c, int nw,
 	int cnt;
 
 	if (K == K_B32 && nw == 16) {	/* the chunk's 4 groups' scales */
+		/* 128-bit lane i (words 4i .. 4i + 3, group i) gets scale
+		 * i in the high halves of its four 32-bit lanes */
+		const __m512i sh = _mm512_set_epi8(
+		    7, 6, -1, -1, 7, 6, -1, -1, 7, 6, -1, -1, 7, 6, -1, -1,
+		    5, 4, -1, -1, 5, 4, -1, -1, 5, 4, -1, -1, 5, 4, -1, -1,
+		    3, 2, -1, -1, 3, 2, -1, -1, 3, 2, -1, -1, 3, 2, -1, -1,
+		    1, 0, -1, -1, 1, 0, -1, -1, 1, 0, -1, -1, 1, 0, -1, -1);
+
 		memcpy(&u, sp + 4 * c, sizeof u);
-		*s = _mm512_castsi512_ps(_mm512_maskz_permutexvar_epi16(
-		    0xaaaaaaaau, q->sidx, _mm512_set1_epi64((long long)u)));
+		*s = _mm512_castsi512_ps(_mm512_shuffle_epi8(
+		    _mm512_set1_epi64((long long)u), sh));
 		return;
 	}
 	if (K == K_B128 || (K == K_ANY && q->sm == S_ONE)) {
@@ -201,18 +209,18 @@ sz(int K, const struct qm *q, int r, const uint16_t *sp, int c, int nw,
 INLINE __m512i
 wsum(__m512i lo, __m512i hi, const struct kern_q4x *h, __m512i init)
 {
-	__m512i t;
+	__m512i a, b, c;
 
-	t = _mm512_dpbusd_epi32(_mm512_setzero_si512(), lo,
+	a = _mm512_dpbusd_epi32(_mm512_setzero_si512(), lo,
 	    _mm512_load_si512(h->d[2][0]));
-	t = _mm512_dpbusd_epi32(t, hi, _mm512_load_si512(h->d[2][1]));
-	t = _mm512_slli_epi32(t, 8);
-	t = _mm512_dpbusd_epi32(t, lo, _mm512_load_si512(h->d[1][0]));
-	t = _mm512_dpbusd_epi32(t, hi, _mm512_load_si512(h->d[1][1]));
-	t = _mm512_slli_epi32(t, 8);
-	t = _mm512_dpbusd_epi32(t, lo, _mm512_load_si512(h->d[0][0]));
-	t = _mm512_dpbusd_epi32(t, hi, _mm512_load_si512(h->d[0][1]));
-	return _mm512_add_epi32(t, init);
+	b = _mm512_dpbusd_epi32(_mm512_setzero_si512(), lo,
+	    _mm512_load_si512(h->d[1][0]));
+	c = _mm512_dpbusd_epi32(init, lo, _mm512_load_si512(h->d[0][0]));
+	a = _mm512_dpbusd_epi32(a, hi, _mm512_load_si512(h->d[2][1]));
+	b = _mm512_dpbusd_epi32(b, hi, _mm512_load_si512(h->d[1][1]));
+	c = _mm512_dpbusd_epi32(c, hi, _mm512_load_si512(h->d[0][1]));
+	return _mm512_add_epi32(_mm512_add_epi32(_mm512_slli_epi32(a, 16),
+	    _mm512_slli_epi32(b, 8)), c);
 }
 
 /* acc[w] = fma((float)L[w], scale[w] 2^-k[w], acc[w]) */
