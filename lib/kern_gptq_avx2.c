@@ -222,14 +222,31 @@ awq_scales(const struct kern_gptq *m, int g, int c0, int p0, float sc[4][8])
 		}
 }
 
+/* a[p] += (q - z) x of nibble p0 + p of the words at w, p < 4 */
+INLINE void
+awq_in(__m256 a[4], const uint32_t *w, __m256i mk, int p0, float x,
+    const __m256 zf[4])
+{
+	__m256i q = _mm256_srli_epi32(_mm256_maskload_epi32((const int *)w, mk),
+	    4 * p0);
+	__m256 xb = _mm256_set1_ps(x);
+	int p;
+
+	UNROLL
+	for (p = 0; p < 4; p++) {
+		a[p] = _mm256_fmadd_ps(nib(q, zf[p]), xb, a[p]);
+		q = _mm256_srli_epi32(q, 4);
+	}
+}
+
 static void
 awq_tile(float *out, const struct kern_gptq *m, const float *x, int n,
     int c0, int r0, int r1)
 {
 	_Alignas(32) float sc[4][8], tot[8][8];
 	const int wr = m->rows / 8;	/* words a row */
-	__m256i mk = below(c0, wr), q, zw;
-	__m256 a0[4], a1[4], zf[4], xb;
+	__m256i mk = below(c0, wr), zw;
+	__m256 a0[4], a1[4], zf[4];
 	int b0, e, i, p, p0, c, o, g;
 
 	memset(tot, 0, sizeof(tot));
@@ -249,33 +266,12 @@ awq_tile(float *out, const struct kern_gptq *m, const float *x, int n,
 				a0[p] = a1[p] = _mm256_setzero_ps();
 			}
 			for (i = b0; i + 1 < e; i += 2) {
-				q = _mm256_srli_epi32(_mm256_maskload_epi32((const int *)
-				    (m->q + (size_t)i * wr + c0), mk), 4 * p0);
-				xb = _mm256_set1_ps(x[i]);
-				UNROLL
-				for (p = 0; p < 4; p++) {
-					a0[p] = _mm256_fmadd_ps(nib(q, zf[p]), xb, a0[p]);
-					q = _mm256_srli_epi32(q, 4);
-				}
-				q = _mm256_srli_epi32(_mm256_maskload_epi32((const int *)
-				    (m->q + (size_t)(i + 1) * wr + c0), mk), 4 * p0);
-				xb = _mm256_set1_ps(x[i + 1]);
-				UNROLL
-				for (p = 0; p < 4; p++) {
-					a1[p] = _mm256_fmadd_ps(nib(q, zf[p]), xb, a1[p]);
-					q = _mm256_srli_epi32(q, 4);
-				}
+				awq_in(a0, m->q + (size_t)i * wr + c0, mk, p0, x[i], zf);
+				awq_in(a1, m->q + (size_t)(i + 1) * wr + c0, mk, p0,
+				    x[i + 1], zf);
 			}
-			if (i < e) {	/* blocks are whole words of GPTQ, not of AWQ */
-				q = _mm256_srli_epi32(_mm256_maskload_epi32((const int *)
-				    (m->q + (size_t)i * wr + c0), mk), 4 * p0);
-				xb = _mm256_set1_ps(x[i]);
-				UNROLL
-				for (p = 0; p < 4; p++) {
-					a0[p] = _mm256_fmadd_ps(nib(q, zf[p]), xb, a0[p]);
-					q = _mm256_srli_epi32(q, 4);
-				}
-			}
+			if (i < e)	/* blocks are whole words of GPTQ, not of AWQ */
+				awq_in(a0, m->q + (size_t)i * wr + c0, mk, p0, x[i], zf);
 			awq_scales(m, g, c0, p0, sc);
 			UNROLL
 			for (p = 0; p < 4; p++)

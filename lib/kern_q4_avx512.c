@@ -367,6 +367,19 @@ prep(struct kern_q4x *xc, const float *x, int n)
 	return 0;
 }
 
+/* Rows [r0, r1): MR a block, from MR parts of the range. */
+INLINE void
+vrows(int K, const struct qm *q, int n, int r0, int r1,
+    const struct kern_q4x *xc, float *out)
+{
+	int h = (r1 - r0) / MR, r;
+
+	for (r = r0; r < r0 + h; r++)
+		qblk(K, MR, q, n, r, h, xc, out);
+	for (r = r0 + MR * h; r < r1; r++)
+		qblk(K, 1, q, n, r, 1, xc, out);
+}
+
 static int
 kind(const struct kern_q4 *m)
 {
@@ -381,7 +394,7 @@ kern_q4_avx512_matvec(float *out, const void *w, const float *x, int n,
 {
 	struct kern_q4x xc[KERN_Q4_NC(KERN_Q4_MAXN)];
 	struct qm q;
-	int h = (r1 - r0) / MR, r;
+	int r;
 
 	if (!kern_q4_int(w, n) || prep(xc, x, n) < 0) {
 		for (r = r0; r < r1; r++)
@@ -391,22 +404,13 @@ kern_q4_avx512_matvec(float *out, const void *w, const float *x, int n,
 	qm_init(&q, w);
 	switch (kind(w)) {
 	case K_B32:
-		for (r = r0; r < r0 + h; r++)
-			qblk(K_B32, MR, &q, n, r, h, xc, out);
-		for (r = r0 + MR * h; r < r1; r++)
-			qblk(K_B32, 1, &q, n, r, 1, xc, out);
+		vrows(K_B32, &q, n, r0, r1, xc, out);
 		break;
 	case K_B128:
-		for (r = r0; r < r0 + h; r++)
-			qblk(K_B128, MR, &q, n, r, h, xc, out);
-		for (r = r0 + MR * h; r < r1; r++)
-			qblk(K_B128, 1, &q, n, r, 1, xc, out);
+		vrows(K_B128, &q, n, r0, r1, xc, out);
 		break;
 	default:
-		for (r = r0; r < r0 + h; r++)
-			qblk(K_ANY, MR, &q, n, r, h, xc, out);
-		for (r = r0 + MR * h; r < r1; r++)
-			qblk(K_ANY, 1, &q, n, r, 1, xc, out);
+		vrows(K_ANY, &q, n, r0, r1, xc, out);
 	}
 }
 
