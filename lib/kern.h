@@ -217,6 +217,18 @@ void kern_q4_matvec(float *out, const void *w, const float *x, int n,
     int r0, int r1);
 void kern_q4_matmul(float *out, int ldo, const void *w, const float *x,
     int ldx, int n, int T, int r0, int r1);
+/* The tables' prefill: rows [r0, r1) dequantized by deq (row r into o,
+ * n weights, and up to 15 floats of +0 past them) into panels of up to
+ * KERN_Q4_PANEL floats, each multiplied by f32mm, the table's F32
+ * matmul, over all T tokens: its bits on the dequantized rows.  Rows
+ * longer than a quarter of a panel, or no memory for one: the portable
+ * float path. */
+#define KERN_Q4_PANEL 65536	/* floats (256 KiB, in L2) */
+void kern_q4_panels(float *out, int ldo, const struct kern_q4 *m,
+    const float *x, int ldx, int n, int T, int r0, int r1,
+    void (*deq)(float *o, const struct kern_q4 *m, int r, int n),
+    void (*f32mm)(float *out, int ldo, const void *w, const float *x,
+    int ldx, int n, int T, int r0, int r1));
 /* Those of the AVX2 and AVX-512 tables (lib/kern_q4_avx2.c,
  * lib/kern_q4_avx512.c). */
 void kern_q4_avx2_matvec(float *out, const void *w, const float *x, int n,

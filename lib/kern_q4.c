@@ -97,6 +97,32 @@ rowdots(float *out, int ldo, const struct kern_q4 *m, const float *x,
 		out[(size_t)tt * ldo] = sum8(s[tt]);
 }
 
+void
+kern_q4_panels(float *out, int ldo, const struct kern_q4 *m, const float *x,
+    int ldx, int n, int T, int r0, int r1,
+    void (*deq)(float *o, const struct kern_q4 *m, int r, int n),
+    void (*f32mm)(float *out, int ldo, const void *w, const float *x,
+    int ldx, int n, int T, int r0, int r1))
+{
+	float *wb;
+	int P = KERN_Q4_PANEL / (n > 0 ? n : 1) / 4 * 4, r, p0, p1;
+
+	if (P > r1 - r0)
+		P = r1 - r0;
+	/* on the heap: a pool thread's stack may be small (musl: 128 KiB) */
+	if (P < 1 || !(wb = malloc(((size_t)P * n + 16) * sizeof(*wb)))) {
+		kern_q4_matmul(out, ldo, m, x, ldx, n, T, r0, r1);
+		return;
+	}
+	for (p0 = r0; p0 < r1; p0 = p1) {
+		p1 = r1 - p0 > P ? p0 + P : r1;
+		for (r = p0; r < p1; r++)
+			deq(wb + (size_t)(r - p0) * n, m, r, n);
+		f32mm(out + p0, ldo, wb, x, ldx, n, T, 0, p1 - p0);
+	}
+	free(wb);
+}
+
 /* ---- the integer path ---- */
 
 int

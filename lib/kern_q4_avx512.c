@@ -32,10 +32,6 @@ extern const struct kern kern_avx512;	/* its F32 matmul */
 #ifndef MR
 #define MR 8	/* rows per block of the decode */
 #endif
-#define MRM 4	/* rows per block of the prefill's long rows */
-#define KC 256	/* weights per dequantized chunk (a multiple of 16) */
-#define TB 64	/* tokens per block of the prefill's long rows */
-#define PANEL 65536	/* floats of a dequantized panel (256 KiB) */
 #ifndef PFD
 #define PFD 1024	/* bytes ahead each row's words are prefetched */
 #endif
@@ -416,12 +412,6 @@ kern_q4_avx512_matvec(float *out, const void *w, const float *x, int n,
 
 /* ---- prefill: the float path ---- */
 
-INLINE __m512
-xloadm(const float *x, int m)
-{
-	return _mm512_maskz_loadu_ps((__mmask16)((1u << m) - 1), x);
-}
-
 /* The group's scale and zero point of row r as vectors. */
 INLINE void
 fsz(const struct kern_q4 *m, int r, int g, __m512 *s, __m512 *z)
@@ -494,95 +484,25 @@ deqchunk(float *o, const struct kern_q4 *m, int r, int k0, int c)
 	}
 }
 
-/* Rows [r, r + R) against tokens [0, T) of x, T <= TB. */
-INLINE void
-mblock(int R, float *out, int ldo, const struct kern_q4 *m, const float *x,
-    int ldx, int n, int T, int r)
+/* Row r of m dequantized into o (n weights, then up to 15 floats of
+ * +0: a panel's next row or its slack). */
+static void
+deqrow(float *o, const struct kern_q4 *m, int r, int n)
 {
-	__m512 acc[MRM][TB], a[MRM], xv;
-	float wb[MRM][KC];
-	int i, j, k, k0, c;
-
-	for (i = 0; i < R; i++)
-		for (j = 0; j < T; j++)
-			acc[i][j] = _mm512_setzero_ps();
-	for (k0 = 0; k0 < n; k0 += KC) {
-		c = n - k0 < KC ? n - k0 : KC;
-		UNROLL
-		for (i = 0; i < R; i++)
-			deqchunk(wb[i], m, r + i, k0, c);
-		for (j = 0; j < T; j++) {
-			const float *xj = x + (size_t)j * ldx + k0;
-
-			UNROLL
-			for (i = 0; i < R; i++)
-				a[i] = acc[i][j];
-			for (k = 0; k + 16 <= c; k += 16) {
-				xv = _mm512_loadu_ps(xj + k);
-				UNROLL
-				for (i = 0; i < R; i++)
-					a[i] = _mm512_fmadd_ps(
-					    _mm512_loadu_ps(wb[i] + k), xv, a[i]);
-			}
-			if (k < c) {
-				xv = xloadm(xj + k, c - k);
-				UNROLL
-				for (i = 0; i < R; i++)
-					a[i] = _mm512_fmadd_ps(
-					    _mm512_loadu_ps(wb[i] + k), xv, a[i]);
-			}
-			UNROLL
-			for (i = 0; i < R; i++)
-				acc[i][j] = a[i];
-		}
-	}
-	for (i = 0; i < R; i++)
-		for (j = 0; j < T; j++)
-			out[(size_t)j * ldo + r + i] = hsum(acc[i][j]);
+	deqchunk(o, m, r, 0, n);
 }
 
-/* Prefill: rows in panels of up to PANEL floats dequantized once into
- * L2, each then multiplied by the table's F32 matmul over all T tokens:
- * the F32 kernel's register blocks and bits, the dequantization once per
- * T tokens.  Rows too long for a panel of MRM (or no memory for one): the
- * blocks above, up to TB tokens a chunk of MRM rows. */
 void
 kern_q4_avx512_matmul(float *out, int ldo, const void *w, const float *x,
     int ldx, int n, int T, int r0, int r1)
 {
 	const struct kern_q4 *m = w;
-	float *wb;
-	int P = PANEL / (n > 0 ? n : 1) / MRM * MRM, t0, tn, r, p0, p1;
 
-	if (m->group % 16) {
+	if (m->group % 16)
 		kern_q4_matmul(out, ldo, w, x, ldx, n, T, r0, r1);
-		return;
-	}
-	/* on the heap: a pool thread's stack may be small (musl: 128 KiB);
-	 * without it, the blocks below */
-	if (P > r1 - r0)
-		P = r1 - r0;
-	if (P > 0 && (wb = malloc(((size_t)P * n + 16) * sizeof(*wb)))) {
-		for (p0 = r0; p0 < r1; p0 = p1) {
-			p1 = r1 - p0 > P ? p0 + P : r1;
-			for (r = p0; r < p1; r++)
-				deqchunk(wb + (size_t)(r - p0) * n, m, r, 0, n);
-			kern_avx512.matmul[W_F32](out + p0, ldo, wb, x, ldx, n, T,
-			    0, p1 - p0);
-		}
-		free(wb);
-		return;
-	}
-	for (t0 = 0; t0 < T; t0 += TB) {
-		const float *xt = x + (size_t)t0 * ldx;
-		float *ot = out + (size_t)t0 * ldo;
-
-		tn = T - t0 < TB ? T - t0 : TB;
-		for (r = r0; r + MRM <= r1; r += MRM)
-			mblock(MRM, ot, ldo, m, xt, ldx, n, tn, r);
-		for (; r < r1; r++)
-			mblock(1, ot, ldo, m, xt, ldx, n, tn, r);
-	}
+	else
+		kern_q4_panels(out, ldo, m, x, ldx, n, T, r0, r1, deqrow,
+		    kern_avx512.matmul[W_F32]);
 }
 
 #endif
