@@ -235,6 +235,9 @@ void kern_q4_avx2_matvec(float *out, const void *w, const float *x, int n,
     int r0, int r1);
 void kern_q4_avx2_matmul(float *out, int ldo, const void *w, const float *x,
     int ldx, int n, int T, int r0, int r1);
+/* kern_q4_prep on AVX2, byte for byte (x86-64 only; for the AVX2 and
+ * AVX-512 tables' kernels and the unit test). */
+int kern_q4_avx2_prep(struct kern_q4x *xc, const float *x, int n);
 void kern_q4_avx512_matvec(float *out, const void *w, const float *x, int n,
     int r0, int r1);
 void kern_q4_avx512_matmul(float *out, int ldo, const void *w,

@@ -766,7 +766,7 @@ matmul_q8_0(float *out, int ldo, const void *w, const float *x, int ldx,
 const struct kern kern_avx2 = {
 	.name = "avx2",
 	.matvec = { matvec_f32, matvec_f16, matvec_bf16, matvec_q8_0,
-		[W_Q4] = kern_q4_matvec,
+		[W_Q4] = kern_q4_avx2_matvec,
 		[W_GPTQ4] = kern_gptq_avx2_matvec,
 		[W_AWQ4] = kern_awq_avx2_matvec },
 	.matmul = { matmul_f32, matmul_f16, matmul_bf16, matmul_q8_0,

@@ -73,6 +73,8 @@ sum8(const float s[8])
 	    ((s[1] + s[5]) + (s[3] + s[7]));
 }
 
+/* Row r against tokens [0, T) into out[t * ldo]: out is the row's
+ * output, so kern_q4_fdot's one float serves as well as a matrix. */
 static void
 rowdots(float *out, int ldo, const struct kern_q4 *m, const float *x,
     int ldx, int n, int T, int r)

@@ -1,16 +1,22 @@
 /* kern_q4_avx2.c: the W_Q4 entries of the AVX2 table (kern.h).
  *
- * One packed word is 8 weights, one 8-lane vector: broadcast, shifted
- * by 0, 4, ..., 28 and masked, the nibbles become floats q, and the
- * weight (q - z) * scale is exact in float32 (q - z an integer in
- * [-15, 15], the scale BF16 or F16; an F32 scale rounds once, as in the
- * portable code); then one FMA into the row's accumulator, element i in
- * lane i % 8, in order, reduced by kern_avx2.c's tree, so each output
- * is the F32 kernel's on the dequantized row, bit for bit, whatever the
- * row range or the token count.  Decode (matvec) works from the packed
- * words, 4 rows a block; prefill (matmul) dequantizes panels of rows
- * once and runs the F32 matmul over them.  Groups that are not a
- * multiple of 8 weights go to the portable kernels. */
+ * The integer path of kern_q4.c with 8 lanes: a chunk of 16 words is
+ * two halves of 8 words, one ymm of packed words each.  Per half and
+ * digit, vpmaddubsw of the low nibbles with the even plane and of the
+ * high nibbles with the odd plane, vpaddw, vpmaddwd make the word sums
+ * P (no saturation: a pair is at most 2 * 15 * 128); L = (Pa 2^16 +
+ * Pb 2^8 + Pc) + z nsx wraps as the portable's uint32 sum does (any
+ * order of a sum mod 2^32 is the same); then the one FMA of (float)L by
+ * scale * 2^-k into the half's accumulator.  Lane l of the two halves'
+ * accumulators is lane l and l + 8 of the portable's 16, and the two
+ * added then reduced by hsum is sum16's tree, so every output is the
+ * portable's, bit for bit.  Words past the row's end add fma(0, 0, acc)
+ * there, which leaves acc as it is (acc is never -0: it starts +0, and
+ * a sum is -0 only of two -0), so a half past the end is skipped and a
+ * partial one loads its words masked with scale 0.  Decode reads MR
+ * rows from MR parts of the range far apart.  Prefill is the float
+ * path, as in the AVX-512 table (kern.h): rows dequantized into panels
+ * once, then the F32 matmul. */
 #if defined(__x86_64__)
 
 #include <immintrin.h>
@@ -21,301 +27,485 @@
 #include "kern.h"
 #include "kern_avx2_int.h"
 
-#define MR 4	/* rows per block */
-#define KC 256	/* weights per dequantized chunk (a multiple of 8) */
-#define TB 64	/* tokens per block of the prefill */
-#define PANEL 65536	/* floats of a dequantized panel (256 KiB) */
-
 extern const struct kern kern_avx2;	/* its F32 matmul */
 
+#ifndef MR
+#define MR 4	/* rows per block of the decode, far apart */
+#endif
+#ifndef PFD
+#define PFD 1024	/* bytes ahead each decode row's words are prefetched */
+#endif
+
+/* How a row's scales map to words: one per row, one per half (groups
+ * of 64k), groups of 32 (two per half), any multiple of 8 (word by
+ * word, the slow path). */
+enum { GM_ROW, GM_WIDE, GM_32, GM_ANY };
+
+/* ---- the activations ---- */
+
+/* The low bytes of the 32 int32 of v0..v3, de-interleaved: even
+ * elements to *e, odd ones to *o (16 bytes each, in order). */
+INLINE void
+split8(int8_t *e, int8_t *o, __m256i v0, __m256i v1, __m256i v2, __m256i v3)
+{
+	const __m256i lb = _mm256_set1_epi32(255);
+	/* in each lane: its even bytes, then its odd ones */
+	const __m256i sh = _mm256_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14,
+	    1, 3, 5, 7, 9, 11, 13, 15, 0, 2, 4, 6, 8, 10, 12, 14,
+	    1, 3, 5, 7, 9, 11, 13, 15);
+	__m256i p;
+	__m128i a, b;
+
+	/* lane 0: elements 0-3, 8-11, 16-19, 24-27; lane 1: 4-7, ... */
+	p = _mm256_packus_epi16(_mm256_packus_epi32(_mm256_and_si256(v0, lb),
+	    _mm256_and_si256(v1, lb)), _mm256_packus_epi32(_mm256_and_si256(
+	    v2, lb), _mm256_and_si256(v3, lb)));
+	p = _mm256_shuffle_epi8(p, sh);
+	a = _mm256_castsi256_si128(p);
+	b = _mm256_extracti128_si256(p, 1);
+	/* lane 0's pairs of even elements alternate with lane 1's */
+	_mm_storeu_si128((__m128i *)e, _mm_unpacklo_epi16(a, b));
+	_mm_storeu_si128((__m128i *)o, _mm_unpackhi_epi16(a, b));
+}
+
+int
+kern_q4_avx2_prep(struct kern_q4x *xc, const float *x, int n)
+{
+	const __m256i ab = _mm256_set1_epi32(0x7fffffff);
+	const __m256i h = _mm256_set1_epi32(128);
+	__m256i X[4], m, s;
+	__m256 v[4], p;
+	__m128i t;
+	int b, i, k, e, nb = (n + 31) / 32;
+	uint32_t mb;
+	float mx, ef;
+
+	if (n % 128)
+		memset(xc + n / 128, 0, sizeof *xc);
+	for (b = 0; b < nb; b++) {
+		struct kern_q4x *c = xc + b / 4;
+		int bb = b % 4;
+
+		if ((e = n - 32 * b) >= 32)
+			for (i = 0; i < 4; i++)
+				v[i] = _mm256_loadu_ps(x + 32 * b + 8 * i);
+		else
+			for (i = 0; i < 4; i++) {
+				m = _mm256_cmpgt_epi32(_mm256_set1_epi32(e - 8 * i),
+				    _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+				v[i] = _mm256_maskload_ps(x + 32 * b + 8 * i, m);
+			}
+		/* |x| as integers order as the floats, and NaN above inf */
+		m = _mm256_max_epi32(_mm256_max_epi32(_mm256_and_si256(
+		    _mm256_castps_si256(v[0]), ab), _mm256_and_si256(
+		    _mm256_castps_si256(v[1]), ab)), _mm256_max_epi32(
+		    _mm256_and_si256(_mm256_castps_si256(v[2]), ab),
+		    _mm256_and_si256(_mm256_castps_si256(v[3]), ab)));
+		t = _mm_max_epi32(_mm256_castsi256_si128(m),
+		    _mm256_extracti128_si256(m, 1));
+		t = _mm_max_epi32(t, _mm_shuffle_epi32(t, 0x4e));
+		t = _mm_max_epi32(t, _mm_shuffle_epi32(t, 0xb1));
+		mb = (uint32_t)_mm_cvtsi128_si32(t);
+		if (mb >= 0x7f800000)
+			return -1;
+		memcpy(&mx, &mb, sizeof mx);
+		k = kern_q4_xk(mx);
+		/* 2^k and 2^-k: both normal (kern_q4_xk's range) */
+		p = _mm256_castsi256_ps(_mm256_set1_epi32((127 + k) << 23));
+		mb = (uint32_t)(127 - k) << 23;
+		memcpy(&ef, &mb, sizeof ef);
+		for (i = 0; i < 4; i++)
+			X[i] = _mm256_cvtps_epi32(_mm256_mul_ps(v[i], p));
+		/* minus each word's sum of X */
+		s = _mm256_hadd_epi32(_mm256_hadd_epi32(X[0], X[1]),
+		    _mm256_hadd_epi32(X[2], X[3]));
+		t = _mm_sub_epi32(_mm_setzero_si128(), _mm_add_epi32(
+		    _mm256_castsi256_si128(s), _mm256_extracti128_si256(s, 1)));
+		_mm_storeu_si128((__m128i *)(c->nsx + 4 * bb), t);
+		_mm_storeu_ps(c->ef + 4 * bb, _mm_set1_ps(ef));
+		/* X = a 2^16 + b 2^8 + c, digits in [-128, 127]: c is X's
+		 * low byte, X1 = (X - c) / 2^8 = (X + 128) >> 8, ... */
+		split8(c->d[0][0] + 16 * bb, c->d[0][1] + 16 * bb, X[0], X[1],
+		    X[2], X[3]);
+		for (i = 0; i < 4; i++)
+			X[i] = _mm256_srai_epi32(_mm256_add_epi32(X[i], h), 8);
+		split8(c->d[1][0] + 16 * bb, c->d[1][1] + 16 * bb, X[0], X[1],
+		    X[2], X[3]);
+		for (i = 0; i < 4; i++)
+			X[i] = _mm256_srai_epi32(_mm256_add_epi32(X[i], h), 8);
+		split8(c->d[2][0] + 16 * bb, c->d[2][1] + 16 * bb, X[0], X[1],
+		    X[2], X[3]);
+	}
+	return 0;
+}
+
+/* A symmetric matrix's z nsx (z = 8) in place of nsx, once per token
+ * rather than once per row. */
+static void
+zsym(struct kern_q4x *xc, int n)
+{
+	int c, i;
+
+	for (c = 0; c < KERN_Q4_NC(n); c++)
+		for (i = 0; i < 16; i += 8)
+			_mm256_store_si256((__m256i *)(xc[c].nsx + i),
+			    _mm256_slli_epi32(_mm256_load_si256((const __m256i *)
+			    (xc[c].nsx + i)), 3));
+}
+
+/* ---- one row against one token ---- */
+
 INLINE float
-scale(const struct kern_q4 *m, size_t i)
+scale1(enum wtype st, const void *s, size_t i)
 {
 	uint16_t h;
 	uint32_t u;
 	float f;
 
-	switch (m->st) {
+	switch (st) {
 	case W_F16:
-		memcpy(&h, (const uint16_t *)m->s + i, sizeof h);
+		memcpy(&h, (const uint16_t *)s + i, sizeof h);
 		return _cvtsh_ss(h);
 	case W_BF16:
-		memcpy(&h, (const uint16_t *)m->s + i, sizeof h);
+		memcpy(&h, (const uint16_t *)s + i, sizeof h);
 		u = (uint32_t)h << 16;
 		memcpy(&f, &u, sizeof f);
 		return f;
 	default:
-		memcpy(&f, (const float *)m->s + i, sizeof f);
+		memcpy(&f, (const float *)s + i, sizeof f);
 		return f;
 	}
 }
 
-/* The group's scale and zero point of row r as vectors. */
+/* What a half of row r needs from the row, words W0 .. W0 + 7: the
+ * nibbles, the scales and zero points word by word. */
+struct half {
+	__m256i lo, hi;	/* the low and high nibbles of the words' bytes */
+	__m256 s;	/* the words' scales (0 past the row) */
+	__m256i z;	/* their zero points (asymmetric only) */
+};
+
+/* A row's words, scales and zero points (the row's share of them). */
+struct rowp {
+	const uint32_t *q;
+	const void *s;		/* the row's first scale */
+	const uint32_t *z;	/* its 8 rows' first zero points, or NULL */
+	__m128i zs;		/* the shift of its zero points: 4 (r % 8) */
+};
+
 INLINE void
-sz(const struct kern_q4 *m, int r, int g, __m256 *s, __m256 *z)
+rowp(struct rowp *p, const struct kern_q4 *m, int r)
 {
-	*s = _mm256_set1_ps(scale(m, (size_t)r * m->ng + g));
-	*z = _mm256_set1_ps(m->z ? (float)(m->z[(size_t)(r / 8) * m->ng + g] >>
-	    4 * (r % 8) & 15) : 8.0f);
+	p->q = m->q + (size_t)r * m->wpr;
+	p->s = (const char *)m->s + (size_t)r * m->ng * (m->st == W_F32 ? 4 : 2);
+	p->z = m->z ? m->z + (size_t)(r / 8) * m->ng : NULL;
+	p->zs = _mm_cvtsi32_si128(4 * (r % 8));
 }
 
-/* The 8 weights of one word, exactly. */
-INLINE __m256
-deq8(uint32_t w, __m256 z, __m256 s)
+/* The group of each half of a row (GM_WIDE), once per call: no division
+ * in the loops. */
+static void
+gtab(uint16_t *gt, const struct kern_q4 *m)
 {
-	const __m256i sh = _mm256_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28);
-	__m256i v = _mm256_and_si256(_mm256_srlv_epi32(
-	    _mm256_set1_epi32((int)w), sh), _mm256_set1_epi32(15));
+	int h;
 
-	return _mm256_mul_ps(_mm256_sub_ps(_mm256_cvtepi32_ps(v), z), s);
+	for (h = 0; h < (m->wpr + 7) / 8; h++)
+		gt[h] = (uint16_t)(m->ng == 1 ? 0 : h * 64 / m->group);
 }
 
-/* The first m < 8 lanes of v, the others +0 (as a zero-padded load of
- * float weights would give). */
-INLINE __m256
-keep(__m256 v, int m)
+/* The scales and zero points of words W0 .. W0 + nw - 1, word by word,
+ * 0 beyond. */
+static void
+szany(struct half *hf, const struct kern_q4 *m, const struct rowp *rp, int W0,
+    int nw)
 {
-	const __m256i idx = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+	float s[8] = { 0 };
+	int32_t z[8] = { 0 }, i, g;
 
-	return _mm256_and_ps(v, _mm256_castsi256_ps(_mm256_cmpgt_epi32(
-	    _mm256_set1_epi32(m), idx)));
+	for (i = 0; i < nw; i++) {
+		g = m->ng == 1 ? 0 : (W0 + i) * 8 / m->group;
+		s[i] = scale1(m->st, rp->s, (size_t)g);
+		if (rp->z)
+			z[i] = (int32_t)(rp->z[g] >> _mm_cvtsi128_si32(rp->zs) & 15);
+	}
+	hf->s = _mm256_loadu_ps(s);
+	hf->z = _mm256_loadu_si256((const __m256i *)z);
 }
 
-/* Scales g0 .. g0 + 7 of row r (those that exist) into o, widened. */
+/* The half at words W0 .. W0 + 7, all in the row. */
 INLINE void
-scales(float *o, const struct kern_q4 *m, int r, int g0)
+hload(struct half *hf, int gm, enum wtype st, int asym,
+    const struct kern_q4 *m, const struct rowp *rp, const uint16_t *gt,
+    int W0)
 {
-	size_t es = m->st == W_F32 ? 4 : 2;
-	const char *p = (const char *)m->s + ((size_t)r * m->ng + g0) * es;
-	int c = m->ng - g0 < 8 ? m->ng - g0 : 8;
-	uint16_t h[8] = { 0 };
-	__m128i v;
+	const __m256i nib = _mm256_set1_epi8(15);
+	const __m256i dup = _mm256_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1);
+	__m256i u = _mm256_loadu_si256((const __m256i *)(rp->q + W0)), v;
+	int g;
 
-	switch (m->st) {
-	case W_F16:
-		memcpy(h, p, (size_t)c * es);
-		v = _mm_loadu_si128((const __m128i *)h);
-		_mm256_storeu_ps(o, _mm256_cvtph_ps(v));
+	hf->lo = _mm256_and_si256(u, nib);
+	hf->hi = _mm256_and_si256(_mm256_srli_epi16(u, 4), nib);
+	switch (gm) {
+	case GM_ROW:
+	case GM_WIDE:
+		g = gm == GM_ROW ? 0 : gt[W0 / 8];
+		hf->s = _mm256_set1_ps(scale1(st, rp->s, (size_t)g));
+		if (asym)
+			hf->z = _mm256_set1_epi32((int)(_mm_cvtsi128_si32(
+			    _mm_srl_epi32(_mm_cvtsi32_si128((int)rp->z[g]),
+			    rp->zs)) & 15));
 		break;
-	case W_BF16:
-		memcpy(h, p, (size_t)c * es);
-		v = _mm_loadu_si128((const __m128i *)h);
-		_mm256_storeu_ps(o, _mm256_castsi256_ps(_mm256_slli_epi32(
-		    _mm256_cvtepu16_epi32(v), 16)));
+	case GM_32:
+		/* groups W0 / 4 and W0 / 4 + 1, four words each */
+		g = W0 / 4;
+		if (st == W_BF16) {
+			uint32_t b;
+
+			memcpy(&b, (const uint16_t *)rp->s + g, sizeof b);
+			hf->s = _mm256_castsi256_ps(_mm256_shuffle_epi8(
+			    _mm256_set1_epi32((int)b), _mm256_setr_epi8(
+			    -1, -1, 0, 1, -1, -1, 0, 1, -1, -1, 0, 1, -1, -1, 0, 1,
+			    -1, -1, 2, 3, -1, -1, 2, 3, -1, -1, 2, 3, -1, -1, 2, 3)));
+		} else if (st == W_F16) {
+			uint32_t b;
+
+			memcpy(&b, (const uint16_t *)rp->s + g, sizeof b);
+			hf->s = _mm256_cvtph_ps(_mm_shuffle_epi8(_mm_set1_epi32(
+			    (int)b), _mm_setr_epi8(0, 1, 0, 1, 0, 1, 0, 1, 2, 3, 2,
+			    3, 2, 3, 2, 3)));
+		} else {
+			hf->s = _mm256_permutevar8x32_ps(_mm256_castps128_ps256(
+			    _mm_castsi128_ps(_mm_loadl_epi64((const __m128i *)
+			    ((const float *)rp->s + g)))), dup);
+		}
+		if (asym) {
+			v = _mm256_castsi128_si256(_mm_loadl_epi64((const __m128i *)
+			    (rp->z + g)));
+			hf->z = _mm256_and_si256(_mm256_srl_epi32(
+			    _mm256_permutevar8x32_epi32(v, dup), rp->zs),
+			    _mm256_set1_epi32(15));
+		}
 		break;
 	default:
-		memcpy(o, p, (size_t)c * es);
+		szany(hf, m, rp, W0, 8);
 		break;
 	}
 }
 
-/* The 8 weights of the word at p for the decode: with 16-bit scales
- * (f16) q s - z s by one FMA, exact like (q - z) s (q s and z s are
- * exact in float32, and so is their difference), which saves the
- * vsubps; F32 scales (f16 0) round q s, so they keep (q - z) s. */
-INLINE __m256
-deq8v(const uint32_t *p, __m256 z, __m256 s, __m256 zs, int f16)
+/* The half at words W0 .. W0 + nw - 1, nw < 8, the row's end: masked. */
+static void
+hpart(struct half *hf, const struct kern_q4 *m, const struct rowp *rp, int W0,
+    int nw)
 {
-	const __m256i sh = _mm256_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28);
-	__m256 q = _mm256_cvtepi32_ps(_mm256_and_si256(_mm256_srlv_epi32(
-	    _mm256_set1_epi32((int)*p), sh), _mm256_set1_epi32(15)));
+	const __m256i nib = _mm256_set1_epi8(15);
+	__m256i u = _mm256_maskload_epi32((const int *)(rp->q + W0),
+	    _mm256_cmpgt_epi32(_mm256_set1_epi32(nw),
+	    _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7)));
 
-	if (f16)
-		return _mm256_fmsub_ps(q, s, zs);
-	return _mm256_mul_ps(_mm256_sub_ps(q, z), s);
+	hf->lo = _mm256_and_si256(u, nib);
+	hf->hi = _mm256_and_si256(_mm256_srli_epi16(u, 4), nib);
+	szany(hf, m, rp, W0, nw);
 }
 
-/* out[r + i*rs] = dot(W[r + i*rs], x), i < R: the scales widened 8
- * groups at a time, a symmetric matrix's zero point a constant. */
-INLINE void
-vblock(int R, int f16, float *out, const struct kern_q4 *m, const float *x,
-    int n, int r, int rs)
+/* acc + (float)L * (scale * 2^-k) for the half hf against half h of
+ * the chunk xc (kern.h's L, word by word); symmetric, xc's nsx are
+ * z nsx already (zsym). */
+INLINE __m256
+hdot(__m256 acc, const struct half *hf, int asym,
+    const struct kern_q4x *xc, int h)
 {
-	__m256 acc[MR], s[MR], z[MR], zs[MR], xv;
-	const uint32_t *q[MR];
-	float sb[MR][8];
-	int i, k, g, e, ri;
+	const __m256i one = _mm256_set1_epi16(1), k256 = _mm256_set1_epi16(256);
+	__m256i p0, p1, p2, L, nsx;
+
+#define D(c, p) _mm256_load_si256((const __m256i *)(xc->d[c][p] + 32 * h))
+	p0 = _mm256_add_epi16(_mm256_maddubs_epi16(hf->lo, D(0, 0)),
+	    _mm256_maddubs_epi16(hf->hi, D(0, 1)));
+	p1 = _mm256_add_epi16(_mm256_maddubs_epi16(hf->lo, D(1, 0)),
+	    _mm256_maddubs_epi16(hf->hi, D(1, 1)));
+	p2 = _mm256_add_epi16(_mm256_maddubs_epi16(hf->lo, D(2, 0)),
+	    _mm256_maddubs_epi16(hf->hi, D(2, 1)));
+#undef D
+	L = _mm256_slli_epi32(_mm256_add_epi32(_mm256_madd_epi16(p2, k256),
+	    _mm256_madd_epi16(p1, one)), 8);
+	L = _mm256_add_epi32(L, _mm256_madd_epi16(p0, one));
+	nsx = _mm256_load_si256((const __m256i *)xc->nsx + h);
+	L = _mm256_add_epi32(L, asym ? _mm256_mullo_epi32(hf->z, nsx) : nsx);
+	return _mm256_fmadd_ps(_mm256_cvtepi32_ps(L), _mm256_mul_ps(hf->s,
+	    _mm256_load_ps(xc->ef + 8 * h)), acc);
+}
+
+/* ---- decode ---- */
+
+/* out[r + i rs] for i < R against the token's chunks xc. */
+INLINE void
+vblock(int R, int gm, enum wtype st, int asym, float *out,
+    const struct kern_q4 *m, const uint16_t *gt, const struct kern_q4x *xc,
+    int r, int rs)
+{
+	__m256 a0[MR], a1[MR];
+	struct rowp rp[MR];
+	struct half hf;
+	int i, c, W, wpr = m->wpr;
 
 	UNROLL
 	for (i = 0; i < R; i++) {
-		acc[i] = _mm256_setzero_ps();
-		q[i] = m->q + (size_t)(r + i * rs) * m->wpr;
-		z[i] = _mm256_set1_ps(8.0f);
+		a0[i] = a1[i] = _mm256_setzero_ps();
+		rowp(rp + i, m, r + i * rs);
 	}
-	for (k = 0, g = 0; k < n; g++) {
-		e = k + m->group < n ? k + m->group : n;
-		if (g % 8 == 0)
-			UNROLL
-			for (i = 0; i < R; i++)
-				scales(sb[i], m, r + i * rs, g);
+	for (c = 0, W = 0; W + 16 <= wpr; c++, W += 16)
 		UNROLL
 		for (i = 0; i < R; i++) {
-			ri = r + i * rs;
-			s[i] = _mm256_set1_ps(sb[i][g % 8]);
-			if (m->z)
-				z[i] = _mm256_set1_ps((float)(m->z[(size_t)(ri / 8) *
-				    m->ng + g] >> 4 * (ri % 8) & 15));
-			zs[i] = _mm256_mul_ps(z[i], s[i]);
+#if PFD
+			/* a line per 16 words; past the tensor a prefetch is
+			 * harmless where a pointer would not be */
+			_mm_prefetch((const char *)((uintptr_t)(rp[i].q + W) +
+			    PFD), _MM_HINT_T0);
+#endif
+			hload(&hf, gm, st, asym, m, rp + i, gt, W);
+			a0[i] = hdot(a0[i], &hf, asym, xc + c, 0);
+			hload(&hf, gm, st, asym, m, rp + i, gt, W + 8);
+			a1[i] = hdot(a1[i], &hf, asym, xc + c, 1);
 		}
-		for (; k + 8 <= e; k += 8) {
-			xv = _mm256_loadu_ps(x + k);
-			UNROLL
-			for (i = 0; i < R; i++)
-				acc[i] = _mm256_fmadd_ps(deq8v(q[i] + k / 8, z[i],
-				    s[i], zs[i], f16), xv, acc[i]);
+	if (W + 8 <= wpr) {
+		UNROLL
+		for (i = 0; i < R; i++) {
+			hload(&hf, gm, st, asym, m, rp + i, gt, W);
+			a0[i] = hdot(a0[i], &hf, asym, xc + c, 0);
 		}
-		if (k < e) {
-			xv = xloadm(x + k, e - k);
-			UNROLL
-			for (i = 0; i < R; i++)
-				acc[i] = _mm256_fmadd_ps(keep(deq8(q[i][k / 8],
-				    z[i], s[i]), e - k), xv, acc[i]);
-			k = e;
-		}
+		W += 8;
 	}
+	if (W < wpr)
+		for (i = 0; i < R; i++) {
+			hpart(&hf, m, rp + i, W, wpr - W);
+			if (W % 16)
+				a1[i] = hdot(a1[i], &hf, asym, xc + c, 1);
+			else
+				a0[i] = hdot(a0[i], &hf, asym, xc + c, 0);
+		}
 	UNROLL
 	for (i = 0; i < R; i++)
-		out[r + i * rs] = hsum(acc[i]);
+		out[r + i * rs] = hsum(_mm256_add_ps(a0[i], a1[i]));
 }
 
-/* Rows [r0, r1), MR a block from MR parts of the range far apart (MR
- * streams, as the AVX-512 decode). */
+/* Rows [r0, r1), MR a block from MR parts of the range far apart. */
 INLINE void
-vrows(int f16, float *out, const struct kern_q4 *m, const float *x, int n,
-    int r0, int r1)
+vrows(int gm, enum wtype st, int asym, float *out, const struct kern_q4 *m,
+    const struct kern_q4x *xc, int r0, int r1)
 {
+	uint16_t gt[KERN_Q4_MAXN / 64];
 	int h = (r1 - r0) / MR, r;
 
+	if (gm == GM_WIDE)
+		gtab(gt, m);
 	for (r = r0; r < r0 + h; r++)
-		vblock(MR, f16, out, m, x, n, r, h);
+		vblock(MR, gm, st, asym, out, m, gt, xc, r, h);
 	for (r = r0 + MR * h; r < r1; r++)
-		vblock(1, f16, out, m, x, n, r, 1);
+		vblock(1, gm, st, asym, out, m, gt, xc, r, 1);
+}
+
+static int
+gmode(const struct kern_q4 *m)
+{
+	if (m->ng == 1)
+		return GM_ROW;
+	if (m->group % 64 == 0)
+		return GM_WIDE;
+	return m->group == 32 ? GM_32 : GM_ANY;
+}
+
+static void
+vdispatch(float *out, const struct kern_q4 *m, const struct kern_q4x *xc,
+    int r0, int r1)
+{
+	int gm = gmode(m), a = m->z != NULL;
+
+	if (gm == GM_32) {
+		if (m->st == W_BF16 && !a)
+			vrows(GM_32, W_BF16, 0, out, m, xc, r0, r1);
+		else if (m->st == W_BF16)
+			vrows(GM_32, W_BF16, 1, out, m, xc, r0, r1);
+		else if (m->st == W_F16 && !a)
+			vrows(GM_32, W_F16, 0, out, m, xc, r0, r1);
+		else if (m->st == W_F16)
+			vrows(GM_32, W_F16, 1, out, m, xc, r0, r1);
+		else if (!a)
+			vrows(GM_32, W_F32, 0, out, m, xc, r0, r1);
+		else
+			vrows(GM_32, W_F32, 1, out, m, xc, r0, r1);
+	} else if (gm == GM_ANY) {
+		if (a)
+			vrows(GM_ANY, m->st, 1, out, m, xc, r0, r1);
+		else
+			vrows(GM_ANY, m->st, 0, out, m, xc, r0, r1);
+	} else if (gm == GM_ROW) {
+		if (a)
+			vrows(GM_ROW, m->st, 1, out, m, xc, r0, r1);
+		else
+			vrows(GM_ROW, m->st, 0, out, m, xc, r0, r1);
+	} else {
+		if (a)
+			vrows(GM_WIDE, m->st, 1, out, m, xc, r0, r1);
+		else
+			vrows(GM_WIDE, m->st, 0, out, m, xc, r0, r1);
+	}
 }
 
 void
 kern_q4_avx2_matvec(float *out, const void *w, const float *x, int n,
     int r0, int r1)
 {
-	const struct kern_q4 *m = w;
+	struct kern_q4x xc[KERN_Q4_NC(KERN_Q4_MAXN)];
+	int r;
 
-	if (m->group % 8)
-		kern_q4_matvec(out, w, x, n, r0, r1);
-	else if (m->st != W_F32)
-		vrows(1, out, m, x, n, r0, r1);
-	else
-		vrows(0, out, m, x, n, r0, r1);
+	if (!kern_q4_int(w, n) || kern_q4_avx2_prep(xc, x, n) < 0) {
+		for (r = r0; r < r1; r++)
+			out[r] = kern_q4_fdot(w, r, x, n);
+		return;
+	}
+	if (!((const struct kern_q4 *)w)->z)
+		zsym(xc, n);
+	vdispatch(out, w, xc, r0, r1);
 }
 
-/* Weights [k0, k0 + c) of row r into o (c rounded up to 8, padding +0). */
-INLINE void
-deqchunk(float *o, const struct kern_q4 *m, int r, int k0, int c)
+/* ---- prefill: the float path (kern_q4_panels) ---- */
+
+/* Row r of m dequantized into o, exactly as kern_q4_row: n weights,
+ * then the rest of the last word (the panel's next row or its slack). */
+static void
+deqrow(float *o, const struct kern_q4 *m, int r, int n)
 {
+	const __m256i sh = _mm256_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28);
 	const uint32_t *q = m->q + (size_t)r * m->wpr;
 	__m256 s = _mm256_setzero_ps(), z = s;
-	int k, g = -1;
+	int W, g = -1, gw;
 
-	for (k = k0; k < k0 + c; k += 8) {
-		if (k / m->group != g) {
-			g = k / m->group;
-			sz(m, r, g, &s, &z);
+	(void)n;
+	for (W = 0; W < m->wpr; W++) {
+		gw = m->ng == 1 ? 0 : W * 8 / m->group;
+		if (gw != g) {
+			g = gw;
+			s = _mm256_set1_ps(kern_q4_scale(m, r, g));
+			z = _mm256_set1_ps(m->z ? (float)(m->z[(size_t)(r / 8) *
+			    m->ng + g] >> 4 * (r % 8) & 15) : 8.0f);
 		}
-		if (k0 + c - k >= 8)
-			_mm256_storeu_ps(o + k - k0, deq8(q[k / 8], z, s));
-		else
-			_mm256_storeu_ps(o + k - k0, keep(deq8(q[k / 8], z, s),
-			    k0 + c - k));
+		_mm256_storeu_ps(o + 8 * W, _mm256_mul_ps(_mm256_sub_ps(
+		    _mm256_cvtepi32_ps(_mm256_and_si256(_mm256_srlv_epi32(
+		    _mm256_set1_epi32((int)q[W]), sh), _mm256_set1_epi32(15))), z),
+		    s));
 	}
 }
 
-/* Rows [r, r + R) against tokens [0, T) of x, T <= TB. */
-INLINE void
-mblock(int R, float *out, int ldo, const struct kern_q4 *m, const float *x,
-    int ldx, int n, int T, int r)
-{
-	__m256 acc[MR][TB], a[MR], xv;
-	float wb[MR][KC];
-	int i, j, k, k0, c;
-
-	for (i = 0; i < R; i++)
-		for (j = 0; j < T; j++)
-			acc[i][j] = _mm256_setzero_ps();
-	for (k0 = 0; k0 < n; k0 += KC) {
-		c = n - k0 < KC ? n - k0 : KC;
-		UNROLL
-		for (i = 0; i < R; i++)
-			deqchunk(wb[i], m, r + i, k0, c);
-		for (j = 0; j < T; j++) {
-			const float *xj = x + (size_t)j * ldx + k0;
-
-			UNROLL
-			for (i = 0; i < R; i++)
-				a[i] = acc[i][j];
-			for (k = 0; k + 8 <= c; k += 8) {
-				xv = _mm256_loadu_ps(xj + k);
-				UNROLL
-				for (i = 0; i < R; i++)
-					a[i] = _mm256_fmadd_ps(
-					    _mm256_loadu_ps(wb[i] + k), xv, a[i]);
-			}
-			if (k < c) {
-				xv = xloadm(xj + k, c - k);
-				UNROLL
-				for (i = 0; i < R; i++)
-					a[i] = _mm256_fmadd_ps(
-					    _mm256_loadu_ps(wb[i] + k), xv, a[i]);
-			}
-			UNROLL
-			for (i = 0; i < R; i++)
-				acc[i][j] = a[i];
-		}
-	}
-	for (i = 0; i < R; i++)
-		for (j = 0; j < T; j++)
-			out[(size_t)j * ldo + r + i] = hsum(acc[i][j]);
-}
-
-/* Prefill: rows in panels of up to PANEL floats dequantized once into
- * L2, each then multiplied by the table's F32 matmul over all T tokens:
- * the F32 kernel's register blocks and bits, the dequantization once per
- * T tokens.  Rows too long for a panel of MR (or no memory for one): the
- * blocks above, up to TB tokens a chunk of MR rows. */
 void
 kern_q4_avx2_matmul(float *out, int ldo, const void *w, const float *x,
     int ldx, int n, int T, int r0, int r1)
 {
 	const struct kern_q4 *m = w;
-	float *wb;
-	int P = PANEL / (n > 0 ? n : 1) / MR * MR, t0, tn, r, p0, p1;
 
-	if (m->group % 8) {
+	if (m->group % 8 && m->ng > 1)	/* words across groups */
 		kern_q4_matmul(out, ldo, w, x, ldx, n, T, r0, r1);
-		return;
-	}
-	/* on the heap: a pool thread's stack may be small (musl: 128 KiB);
-	 * without it, the blocks below */
-	if (P > r1 - r0)
-		P = r1 - r0;
-	if (P > 0 && (wb = malloc(((size_t)P * n + 16) * sizeof(*wb)))) {
-		for (p0 = r0; p0 < r1; p0 = p1) {
-			p1 = r1 - p0 > P ? p0 + P : r1;
-			for (r = p0; r < p1; r++)
-				deqchunk(wb + (size_t)(r - p0) * n, m, r, 0, n);
-			kern_avx2.matmul[W_F32](out + p0, ldo, wb, x, ldx, n, T,
-			    0, p1 - p0);
-		}
-		free(wb);
-		return;
-	}
-	for (t0 = 0; t0 < T; t0 += TB) {
-		const float *xt = x + (size_t)t0 * ldx;
-		float *ot = out + (size_t)t0 * ldo;
-
-		tn = T - t0 < TB ? T - t0 : TB;
-		for (r = r0; r + MR <= r1; r += MR)
-			mblock(MR, ot, ldo, m, xt, ldx, n, tn, r);
-		for (; r < r1; r++)
-			mblock(1, ot, ldo, m, xt, ldx, n, tn, r);
-	}
+	else
+		kern_q4_panels(out, ldo, m, x, ldx, n, T, r0, r1, deqrow,
+		    kern_avx2.matmul[W_F32]);
 }
 
 #endif

@@ -193,6 +193,9 @@ test_kernels(void)
 		{ 11, 777, 0, W_BF16, 1 }, { 9, 1100, 256, W_F16, 0 },
 		{ 19, 448, 96, W_BF16, 0 }, { 35, 2048, 128, W_BF16, 1 },
 		{ 5, 16400, 32, W_BF16, 1 },	/* longer than KERN_Q4_MAXN */
+		{ 3, 5, 0, W_BF16, 0 }, { 2, 136, 8, W_F16, 1 },
+		{ 4, 1024, 32, W_F32, 0 }, { 9, 4160, 64, W_BF16, 1 },
+		{ 12, 392, 32, W_F16, 0 }, { 1, 24, 8, W_BF16, 0 },
 	};
 	int vw = !strcmp(kern.name, "avx512") ? 16 : !strcmp(kern.name,
 	    "avx2") ? 8 : 1;
@@ -248,6 +251,25 @@ test_kernels(void)
 		CHECKF(!memcmp(o + 5 % rows, o2 + 5 % rows,
 		    (size_t)(rows - 5 % rows) * sizeof(float)),
 		    "case %zu: T = 1 differs", i);
+		/* a token of the float path amid the integer ones, over a
+		 * row range not from 0: decode as the portable's, prefill
+		 * as over all rows */
+		x[(size_t)2 * n + n / 3] = -INFINITY;
+		for (t = 0; t < T - 1; t++) {
+			kern.matvec[W_Q4](o + (size_t)t * rows, &m.k,
+			    x + (size_t)t * n, n, rows / 3, rows);
+			kern_portable.matvec[W_Q4](o2 + (size_t)t * rows, &m.k,
+			    x + (size_t)t * n, n, rows / 3, rows);
+			CHECKF(!memcmp(o + (size_t)t * rows + rows / 3, o2 +
+			    (size_t)t * rows + rows / 3, (size_t)(rows - rows / 3) *
+			    sizeof(float)), "case %zu: token %d, matvec", i, t);
+		}
+		kern.matmul[W_Q4](o, rows, &m.k, x, n, n, T - 1, 0, rows);
+		kern.matmul[W_Q4](o2, rows, &m.k, x, n, n, T - 1, rows / 3, rows);
+		for (t = 0; t < T - 1; t++)
+			CHECKF(!memcmp(o + (size_t)t * rows + rows / 3, o2 +
+			    (size_t)t * rows + rows / 3, (size_t)(rows - rows / 3) *
+			    sizeof(float)), "case %zu: token %d, matmul", i, t);
 		unmake(&m);
 		free(x), free(o), free(o2), free(f);
 	}
@@ -300,6 +322,36 @@ test_prep(void)
 	EQ(kern_q4_prep(xc, x, 300), -1);
 }
 
+/* The AVX2 conversion against the portable one, byte for byte: every
+ * length up to three chunks and the edges xfill makes. */
+static void
+test_prep_avx2(void)
+{
+#if defined(__x86_64__)
+	static struct kern_q4x a[4], b[4];
+	float x[400];
+	int n, t, ra, rb;
+
+	if (strcmp(kern.name, "avx2") && strcmp(kern.name, "avx512"))
+		return;
+	for (t = 0; t < 6; t++)
+		for (n = 1; n <= 400; n++) {
+			xfill(x, n, t);
+			if (t == 4)
+				x[n - 1] = n % 2 ? NAN : -INFINITY;
+			if (t == 5)
+				x[n / 2] = n % 3 ? -0.0f : 0x1p-149f;
+			memset(a, 0x55, sizeof a), memset(b, 0xaa, sizeof b);
+			ra = kern_q4_prep(a, x, n);
+			rb = kern_q4_avx2_prep(b, x, n);
+			EQ(rb, ra);
+			if (ra == 0)
+				CHECKF(!memcmp(a, b, (size_t)KERN_Q4_NC(n) *
+				    sizeof *a), "t %d, n %d", t, n);
+		}
+#endif
+}
+
 int
 main(void)
 {
@@ -317,6 +369,7 @@ main(void)
 	test_layout();
 	test_group();
 	test_prep();
+	test_prep_avx2();
 	test_kernels();
 	return test_end("test_q4");
 }
