@@ -30,7 +30,7 @@ FUZZ_SECONDS = 60
 
 # Per-ISA kernel files are compiled with their own flags (and only those).
 AVX2FLAGS = -mavx2 -mfma -mf16c
-AVX512FLAGS = -mavx512f -mavx512bw -mavx512vl -mavx512dq -mavx512bf16 -mfma -mf16c
+AVX512FLAGS = -mavx512f -mavx512bw -mavx512vl -mavx512dq -mavx512bf16 -mavx512vnni -mfma -mf16c
 
 PROG = $(sort $(basename $(notdir $(wildcard cmd/*.c))))
 # Programs that are shell scripts (llm-fetch, over curl): cmd/NAME.sh.

@@ -2,7 +2,7 @@
  *
  *   make kernbench
  *   PIPELM_KERNEL=avx512 build/rel/kernbench [-cH] [-t threads] [-T tokens]
- *       [-w f32|f16|bf16] [-m dir [-q]]
+ *       [-w f32|f16|bf16] [-m dir [-q | -8]]
  *
  * First the memory floor: a plain streaming read of 512 MB (kern.dot
  * over float chunks, split over the threads).  Then for each shape:
@@ -19,7 +19,7 @@
  * pages.  -m dir instead runs a decode token's matrix-vector products
  * over a model folder's own weights, mapped and ordered as
  * model_forward has them, with the time per kind of matrix; -q first
- * converts them as --quant q4 does. */
+ * converts them as --quant q4 does, -8 as --quant q8_0. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +37,7 @@
 
 static int hflag;	/* -H: big buffers in huge pages (mem_map), as the model's */
 static int qflag;	/* -q: -m's folder converted as --quant q4 does */
+static int q8flag;	/* -8: as --quant q8_0 does */
 
 static void *
 bigalloc(size_t n)
@@ -189,7 +190,8 @@ modelrun(const char *dir, int threads)
 	int n, i, rep, pass, q;
 
 	if (model_load(&m, dir, 64, threads) < 0 ||
-	    (qflag && model_set_mode(&m, MODEL_Q4) < 0))
+	    (qflag && model_set_mode(&m, MODEL_Q4) < 0) ||
+	    (q8flag && model_set_mode(&m, MODEL_Q8_0) < 0))
 		exit(1);
 	n = model_mats(&m, v, (int)LEN(v));
 	x = ecalloc(1 << 16, sizeof *x);
@@ -312,12 +314,13 @@ main(int argc, char *argv[])
 	float *x, *out;
 
 	argv0 = "kernbench";
-	while ((c = getopt(argc, argv, "cHm:qt:T:w:")) != -1) {
+	while ((c = getopt(argc, argv, "8cHm:qt:T:w:")) != -1) {
 		switch (c) {
 		case 'c': cflag = 1; break;
 		case 'H': hflag = 1; break;
 		case 'm': mdir = optarg; break;
 		case 'q': qflag = 1; break;
+		case '8': q8flag = 1; break;
 		case 't':
 			threads = (int)estrtonum(optarg, 1, 64, "threads");
 			break;
@@ -330,7 +333,7 @@ main(int argc, char *argv[])
 			break;
 		default:
 			fprintf(stderr, "usage: %s [-c] [-t threads] "
-			    "[-T tokens] [-w f32|f16|bf16] [-H] [-m dir [-q]]\n", argv0);
+			    "[-T tokens] [-w f32|f16|bf16] [-H] [-m dir [-q | -8]]\n", argv0);
 			return 2;
 		}
 	}

@@ -81,27 +81,54 @@ scores(const float *q, const float *const *kp, int hd)
 }
 
 /* acc rows (nr of them) = acc * alpha + sum_j P[j] v_j over keys
- * j0 <= j < j1 of the block, for the 16 floats at column c. */
+ * j0 <= j < j1 of the block, for the G chunks of 16 floats from column
+ * c: each (row, chunk) one accumulator fed the keys in order, nr * G
+ * chains of FMAs in flight (one row's chain per chunk alone waits on
+ * the FMA latency at every key). */
 INLINE void
-pv(int nr, float *const *acc, const float *alpha, const float (*P)[16],
-    const float *const *vp, int j0, int j1, int c)
+pv(int nr, int G, float *const *acc, const float *alpha,
+    const float (*P)[16], const float *const *vp, int j0, int j1, int c)
 {
-	__m512 o[8], vj;
-	int i, j;
+	__m512 o[8][4], vj[4], pj;
+	int i, j, g;
 
 #pragma GCC unroll 8
 	for (i = 0; i < nr; i++)
-		o[i] = _mm512_mul_ps(_mm512_loadu_ps(acc[i] + c),
-		    _mm512_set1_ps(alpha[i]));
+#pragma GCC unroll 4
+		for (g = 0; g < G; g++)
+			o[i][g] = _mm512_mul_ps(_mm512_loadu_ps(acc[i] + c + 16 * g),
+			    _mm512_set1_ps(alpha[i]));
 	for (j = j0; j < j1; j++) {
-		vj = _mm512_loadu_ps(vp[j] + c);
+#pragma GCC unroll 4
+		for (g = 0; g < G; g++)
+			vj[g] = _mm512_loadu_ps(vp[j] + c + 16 * g);
 #pragma GCC unroll 8
-		for (i = 0; i < nr; i++)
-			o[i] = _mm512_fmadd_ps(_mm512_set1_ps(P[i][j]), vj, o[i]);
+		for (i = 0; i < nr; i++) {
+			pj = _mm512_set1_ps(P[i][j]);
+#pragma GCC unroll 4
+			for (g = 0; g < G; g++)
+				o[i][g] = _mm512_fmadd_ps(pj, vj[g], o[i][g]);
+		}
 	}
 #pragma GCC unroll 8
 	for (i = 0; i < nr; i++)
-		_mm512_storeu_ps(acc[i] + c, o[i]);
+#pragma GCC unroll 4
+		for (g = 0; g < G; g++)
+			_mm512_storeu_ps(acc[i] + c + 16 * g, o[i][g]);
+}
+
+/* pv over all hd columns of nr rows: G chunks at a time (at most 28
+ * registers), the rest one at a time. */
+INLINE void
+pvrows(int nr, int G, float *const *acc, const float *alpha,
+    const float (*P)[16], const float *const *vp, int j0, int j1, int hd)
+{
+	int c;
+
+	for (c = 0; c + 16 * G <= hd; c += 16 * G)
+		pv(nr, G, acc, alpha, P, vp, j0, j1, c);
+	for (; c < hd; c += 16)
+		pv(nr, 1, acc, alpha, P, vp, j0, j1, c);
 }
 
 static void
@@ -179,21 +206,20 @@ part(float *acc, int lda, float *ml, const struct attn_tile *a)
 			l[r] = l[r] * alpha[r] + _mm512_reduce_add_ps(p);
 			_mm512_storeu_ps(P[r], p);
 		}
-		for (c = 0; c < hd; c += 16)
-			for (r = 0; r < R; r += nr) {
-				nr = R - r < 8 ? R - r : 8;
-				ar = arow + r, al = alpha + r, pr = P + r;
-				switch (nr) {	/* constant row counts: registers */
-				case 8: pv(8, ar, al, pr, vp, j0, j1, c); break;
-				case 7: pv(7, ar, al, pr, vp, j0, j1, c); break;
-				case 6: pv(6, ar, al, pr, vp, j0, j1, c); break;
-				case 5: pv(5, ar, al, pr, vp, j0, j1, c); break;
-				case 4: pv(4, ar, al, pr, vp, j0, j1, c); break;
-				case 3: pv(3, ar, al, pr, vp, j0, j1, c); break;
-				case 2: pv(2, ar, al, pr, vp, j0, j1, c); break;
-				default: pv(1, ar, al, pr, vp, j0, j1, c); break;
-				}
+		for (r = 0; r < R; r += nr) {
+			nr = R - r < 8 ? R - r : 8;
+			ar = arow + r, al = alpha + r, pr = P + r;
+			switch (nr) {	/* constant row counts: registers */
+			case 8: pvrows(8, 2, ar, al, pr, vp, j0, j1, hd); break;
+			case 7: pvrows(7, 2, ar, al, pr, vp, j0, j1, hd); break;
+			case 6: pvrows(6, 4, ar, al, pr, vp, j0, j1, hd); break;
+			case 5: pvrows(5, 4, ar, al, pr, vp, j0, j1, hd); break;
+			case 4: pvrows(4, 4, ar, al, pr, vp, j0, j1, hd); break;
+			case 3: pvrows(3, 4, ar, al, pr, vp, j0, j1, hd); break;
+			case 2: pvrows(2, 4, ar, al, pr, vp, j0, j1, hd); break;
+			default: pvrows(1, 4, ar, al, pr, vp, j0, j1, hd); break;
 			}
+		}
 	}
 	for (r = 0; r < R; r++) {
 		ml[2 * r] = m[r];

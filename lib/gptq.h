@@ -55,8 +55,7 @@ int kern_gptq_zero(const struct kern_gptq *m, int awq, int g, int o);
 /* Scale of output o in group g, widened. */
 float kern_gptq_scale(const struct kern_gptq *m, int g, int o);
 
-/* The entries (kern.h's signatures; w: a struct kern_gptq).  The portable
- * ones (lib/kern_gptq.c) serve the AVX2 table for AWQ. */
+/* The entries (kern.h's signatures; w: a struct kern_gptq). */
 void kern_gptq_matvec(float *out, const void *w, const float *x, int n,
     int r0, int r1);
 void kern_gptq_matmul(float *out, int ldo, const void *w, const float *x,
@@ -68,6 +67,10 @@ void kern_awq_matmul(float *out, int ldo, const void *w, const float *x,
 void kern_gptq_avx2_matvec(float *out, const void *w, const float *x, int n,
     int r0, int r1);
 void kern_gptq_avx2_matmul(float *out, int ldo, const void *w,
+    const float *x, int ldx, int n, int T, int r0, int r1);
+void kern_awq_avx2_matvec(float *out, const void *w, const float *x, int n,
+    int r0, int r1);
+void kern_awq_avx2_matmul(float *out, int ldo, const void *w,
     const float *x, int ldx, int n, int T, int r0, int r1);
 void kern_gptq_avx512_matvec(float *out, const void *w, const float *x,
     int n, int r0, int r1);

@@ -535,6 +535,17 @@ has_isa(int level)
 	return 1;
 }
 
+/* AVX512-VNNI (vpdpbusd): leaf 7 subleaf 0, ecx bit 11. */
+static int
+has_vnni(void)
+{
+	unsigned a, b, c, d;
+
+	__cpuid_count(7, 0, a, b, c, d);
+	(void)a, (void)b, (void)d;
+	return c >> 11 & 1;
+}
+
 /* AVX512-BF16 (vdpbf16ps, vcvtne2ps2bf16): leaf 7 subleaf 1, eax bit 5. */
 static int
 has_bf16(void)
@@ -580,6 +591,10 @@ kern_init(const char *want)
 		kern = kern_avx512;
 		if (!has_bf16())
 			kern.matvec[W_BF16A] = NULL, kern.matmul[W_BF16A] = NULL;
+		if (!has_vnni()) {	/* the same bits (kern.h) */
+			kern.matvec[W_Q4] = kern_avx2.matvec[W_Q4];
+			kern.matmul[W_Q4] = kern_avx2.matmul[W_Q4];
+		}
 	}
 	else if (w == 1)
 		kern = kern_avx2;

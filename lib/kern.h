@@ -39,7 +39,8 @@ struct kern {
 	/* out[t*ldo + r] = dot(W[r, 0..n), x + t*ldx) for t in [0, T) and
 	 * r in [r0, r1): the prefill path, reusing each loaded weight row
 	 * across tokens.  out[t*ldo + r] equals what matvec gives for the
-	 * same row and x + t*ldx, bit for bit. */
+	 * same row and x + t*ldx, bit for bit (W_Q4: to float32 rounding,
+	 * below). */
 	void (*matmul[W_NTYPES])(float *out, int ldo, const void *w,
 	    const float *x, int ldx, int n, int T, int r0, int r1);
 	/* Sum of a[i]*b[i], i < n. */
@@ -146,29 +147,39 @@ struct kern_q4 {
 	int wpr;		/* words per row: ceil(cols / 8) */
 };
 
-/* The products of a 4-bit matrix are integer dot products, exact, on
- * activations put in integers once per token: per block of 32 of them,
- * X = nearest-even(x 2^k) with the largest |X| in (KERN_Q4_XMAX / 2,
- * KERN_Q4_XMAX] (kern_q4_xk), so every activation is kept to 2^-23 of
- * its block's largest (2^-22 in the rare block whose largest has a
- * mantissa above 0.99608), as float32 keeps it to 2^-24 of itself.  X
- * is three balanced base-256 digits, X = a 2^16 + b 2^8 + c, each in
- * [-128, 127], which a byte dot product (vpdpbusd, vpmaddubsw) takes
- * against the unsigned nibbles q.  For word w (8 weights) of a row,
+/* Decode's products with a 4-bit matrix (matvec) are integer dot
+ * products, exact, on activations put in integers once per call: per
+ * block of 32 of them, X = nearest-even(x 2^k) with the largest |X| in
+ * (KERN_Q4_XMAX / 2, KERN_Q4_XMAX] (kern_q4_xk), so every activation is
+ * kept to 2^-23 of its block's largest (2^-22 in the rare block whose
+ * largest has a mantissa above 0.99608; blocks below 2^-103 lose more,
+ * 2^-k staying a normal float), as float32 keeps it to 2^-24 of
+ * itself.  X is three balanced base-256 digits, X = a 2^16 + b 2^8 + c,
+ * each in [-128, 127], which a byte dot product (vpdpbusd, vpmaddubsw)
+ * takes against the unsigned nibbles q.  For word w (8 weights) of a
+ * row,
  *
  *	L = 2^16 sum q a + 2^8 sum q b + sum q c - z sum X	(int32, exact)
  *	acc[w % 16] = fma((float)L, scale * 2^-k, acc[w % 16])
  *
  * in order of w, and the output is the 16 lanes summed by the tree
  * ((l0+l8)+(l4+l12))+((l2+l10)+(l6+l14)) + (the odd lanes alike).  So
- * the only roundings are those of the activations, of L, and of the 16
- * float sums: the result is the float32 product of the dequantized
- * weights to float32 rounding (the unit test bounds it), and every
- * table, row range and token count gives the same bits (the tables are
- * checked against the portable one).  Groups that are not whole words
- * (group % 8 with more than one group), rows longer than KERN_Q4_MAXN
- * and tokens with a non-finite activation take the float path instead:
- * each row dequantized and multiplied in float32, 8 lanes. */
+ * the only roundings are those of the activations, of L and of the 16
+ * float sums: the float32 product of the dequantized weights to float32
+ * rounding (the unit test bounds it), in the same bits from every table
+ * and row range (the tables are checked against the portable one).
+ * Groups that are not whole words (group % 8 with more than one group),
+ * rows longer than KERN_Q4_MAXN and a token with a non-finite
+ * activation take the float path instead.
+ *
+ * Prefill's (matmul) is the float path: the rows dequantized, exactly
+ * ((q - z) * scale is exact in float32 for BF16 and F16 scales; an F32
+ * one rounds once), and multiplied by the table's F32 matmul, its bits.
+ * So W_Q4 is the one type whose matvec and matmul agree to float32
+ * rounding and not bit for bit: on these CPUs the integer path's byte
+ * products per row and token cost more than the F32 matmul's FMAs on
+ * weights dequantized once for many tokens, while in decode, where each
+ * weight meets one token, they cost less (bench/NOTES.md). */
 #define KERN_Q4_XMAX 8355711	/* 127 (2^16 + 2^8 + 1) */
 #define KERN_Q4_MAXN 16384	/* longest row of the integer path */
 
@@ -190,7 +201,8 @@ int kern_q4_xk(float mx);
 int kern_q4_prep(struct kern_q4x *xc, const float *x, int n);
 /* Whether m takes the integer path for rows of n. */
 int kern_q4_int(const struct kern_q4 *m, int n);
-/* The float path, one row r against x (for the tables' fallbacks). */
+/* The float path of the portable table, one row r against x (the
+ * tables' decode fallback). */
 float kern_q4_fdot(const struct kern_q4 *m, int r, const float *x, int n);
 
 /* Element i of an array s of scales of type st (W_F32, W_F16 or W_BF16),
@@ -205,6 +217,18 @@ void kern_q4_matvec(float *out, const void *w, const float *x, int n,
     int r0, int r1);
 void kern_q4_matmul(float *out, int ldo, const void *w, const float *x,
     int ldx, int n, int T, int r0, int r1);
+/* The tables' prefill: rows [r0, r1) dequantized by deq (row r into o,
+ * n weights, and up to 15 floats of +0 past them) into panels of up to
+ * KERN_Q4_PANEL floats, each multiplied by f32mm, the table's F32
+ * matmul, over all T tokens: its bits on the dequantized rows.  Rows
+ * longer than a quarter of a panel, or no memory for one: the portable
+ * float path. */
+#define KERN_Q4_PANEL 65536	/* floats (256 KiB, in L2) */
+void kern_q4_panels(float *out, int ldo, const struct kern_q4 *m,
+    const float *x, int ldx, int n, int T, int r0, int r1,
+    void (*deq)(float *o, const struct kern_q4 *m, int r, int n),
+    void (*f32mm)(float *out, int ldo, const void *w, const float *x,
+    int ldx, int n, int T, int r0, int r1));
 /* Those of the AVX2 and AVX-512 tables (lib/kern_q4_avx2.c,
  * lib/kern_q4_avx512.c). */
 void kern_q4_avx2_matvec(float *out, const void *w, const float *x, int n,

@@ -1,11 +1,12 @@
 /* kern_gptq_avx2.c: the W_GPTQ4 entries of the AVX2 table (gptq.h),
  * kern_gptq_avx512.c's scheme in 8 lanes: a vector of 8 qweight words
  * is 8 inputs of 8 outputs, and those outputs' zero points one qzeros
- * word. */
+ * word; W_AWQ4's tiles likewise (below). */
 #if defined(__x86_64__)
 
 #include <immintrin.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "gptq.h"
 #include "kern.h"
@@ -199,6 +200,113 @@ kern_gptq_avx2_matmul(float *out, int ldo, const void *w, const float *x,
 				put(out + (size_t)(t0 + t) * ldo, o, r0, r1, tot[t]);
 		}
 	}
+}
+
+/* ---- W_AWQ4: kern_gptq_avx512.c's tiles in 8 lanes.  A tile of 8
+ * words (64 outputs) walks down the inputs of a block twice, nibbles
+ * 0-3 and then 4-7 (16 registers hold only half of the 16 sums), each
+ * output's two partial sums in input order as there: the same bits. */
+
+static const int awq_order[8] = { 0, 2, 4, 6, 1, 3, 5, 7 };
+
+/* Scale of nibble p of word c of group g, lanes past the matrix 0. */
+static void
+awq_scales(const struct kern_gptq *m, int g, int c0, int p0, float sc[4][8])
+{
+	int p, c, o;
+
+	for (p = 0; p < 4; p++)
+		for (c = 0; c < 8; c++) {
+			o = 8 * (c0 + c) + awq_order[p0 + p];
+			sc[p][c] = o < m->rows ? kern_gptq_scale(m, g, o) : 0;
+		}
+}
+
+/* a[p] += (q - z) x of nibble p0 + p of the words at w, p < 4 */
+INLINE void
+awq_in(__m256 a[4], const uint32_t *w, __m256i mk, int p0, float x,
+    const __m256 zf[4])
+{
+	__m256i q = _mm256_srli_epi32(_mm256_maskload_epi32((const int *)w, mk),
+	    4 * p0);
+	__m256 xb = _mm256_set1_ps(x);
+	int p;
+
+	UNROLL
+	for (p = 0; p < 4; p++) {
+		a[p] = _mm256_fmadd_ps(nib(q, zf[p]), xb, a[p]);
+		q = _mm256_srli_epi32(q, 4);
+	}
+}
+
+static void
+awq_tile(float *out, const struct kern_gptq *m, const float *x, int n,
+    int c0, int r0, int r1)
+{
+	_Alignas(32) float sc[4][8], tot[8][8];
+	const int wr = m->rows / 8;	/* words a row */
+	__m256i mk = below(c0, wr), zw;
+	__m256 a0[4], a1[4], zf[4];
+	int b0, e, i, p, p0, c, o, g;
+
+	memset(tot, 0, sizeof(tot));
+	for (b0 = 0; b0 < n; b0 += m->blk) {
+		e = n - b0 < m->blk ? n : b0 + m->blk;
+		g = b0 / m->group;
+		for (p0 = 0; p0 < 8; p0 += 4) {
+			zw = _mm256_srli_epi32(_mm256_maskload_epi32((const int *)
+			    (m->z + (size_t)g * m->zw + c0), mk), 4 * p0);
+			UNROLL
+			for (p = 0; p < 4; p++) {
+				zf[p] = _mm256_castsi256_ps(_mm256_or_si256(
+				    _mm256_add_epi32(_mm256_and_si256(zw,
+				    _mm256_set1_epi32(15)), _mm256_set1_epi32(m->zoff)),
+				    _mm256_set1_epi32(MAGIC)));
+				zw = _mm256_srli_epi32(zw, 4);
+				a0[p] = a1[p] = _mm256_setzero_ps();
+			}
+			for (i = b0; i + 1 < e; i += 2) {
+				awq_in(a0, m->q + (size_t)i * wr + c0, mk, p0, x[i], zf);
+				awq_in(a1, m->q + (size_t)(i + 1) * wr + c0, mk, p0,
+				    x[i + 1], zf);
+			}
+			if (i < e)	/* blocks are whole words of GPTQ, not of AWQ */
+				awq_in(a0, m->q + (size_t)i * wr + c0, mk, p0, x[i], zf);
+			awq_scales(m, g, c0, p0, sc);
+			UNROLL
+			for (p = 0; p < 4; p++)
+				_mm256_store_ps(tot[p0 + p], _mm256_fmadd_ps(
+				    _mm256_add_ps(a0[p], a1[p]), _mm256_load_ps(sc[p]),
+				    _mm256_load_ps(tot[p0 + p])));
+		}
+	}
+	for (p = 0; p < 8; p++)
+		for (c = 0; c < 8; c++) {
+			o = 8 * (c0 + c) + awq_order[p];
+			if (o >= r0 && o < r1)
+				out[o] = tot[p][c];
+		}
+}
+
+void
+kern_awq_avx2_matvec(float *out, const void *w, const float *x, int n,
+    int r0, int r1)
+{
+	int c0;
+
+	for (c0 = r0 / 8; 8 * c0 < r1; c0 += 8)
+		awq_tile(out, w, x, n, c0, r0, r1);
+}
+
+void
+kern_awq_avx2_matmul(float *out, int ldo, const void *w, const float *x,
+    int ldx, int n, int T, int r0, int r1)
+{
+	int t;
+
+	for (t = 0; t < T; t++)
+		kern_awq_avx2_matvec(out + (size_t)t * ldo, w,
+		    x + (size_t)t * ldx, n, r0, r1);
 }
 
 #endif

@@ -1,7 +1,7 @@
-/* kern_q4.c: the portable W_Q4 kernels (kern.h): the integer path that
- * defines every table's bits, the activations' conversion for it, and
- * the float path (a row dequantized KC weights at a time, exactly, into
- * float32 and used by up to TG tokens). */
+/* kern_q4.c: the portable W_Q4 kernels (kern.h): the integer path of
+ * decode that defines every table's bits, the activations' conversion
+ * for it, and the float path of prefill (a row dequantized KC weights
+ * at a time, exactly, into float32 and used by up to TG tokens). */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -97,6 +97,32 @@ rowdots(float *out, int ldo, const struct kern_q4 *m, const float *x,
 	}
 	for (tt = 0; tt < T; tt++)
 		out[(size_t)tt * ldo] = sum8(s[tt]);
+}
+
+void
+kern_q4_panels(float *out, int ldo, const struct kern_q4 *m, const float *x,
+    int ldx, int n, int T, int r0, int r1,
+    void (*deq)(float *o, const struct kern_q4 *m, int r, int n),
+    void (*f32mm)(float *out, int ldo, const void *w, const float *x,
+    int ldx, int n, int T, int r0, int r1))
+{
+	float *wb;
+	int P = KERN_Q4_PANEL / (n > 0 ? n : 1) / 4 * 4, r, p0, p1;
+
+	if (P > r1 - r0)
+		P = r1 - r0;
+	/* on the heap: a pool thread's stack may be small (musl: 128 KiB) */
+	if (P < 1 || !(wb = malloc(((size_t)P * n + 16) * sizeof(*wb)))) {
+		kern_q4_matmul(out, ldo, m, x, ldx, n, T, r0, r1);
+		return;
+	}
+	for (p0 = r0; p0 < r1; p0 = p1) {
+		p1 = r1 - p0 > P ? p0 + P : r1;
+		for (r = p0; r < p1; r++)
+			deq(wb + (size_t)(r - p0) * n, m, r, n);
+		f32mm(out + p0, ldo, wb, x, ldx, n, T, 0, p1 - p0);
+	}
+	free(wb);
 }
 
 /* ---- the integer path ---- */
@@ -241,9 +267,11 @@ void
 kern_q4_matmul(float *out, int ldo, const void *w, const float *x, int ldx,
     int n, int T, int r0, int r1)
 {
-	int tt;
+	int r, tt;
 
-	for (tt = 0; tt < T; tt++)
-		kern_q4_matvec(out + (size_t)tt * ldo, w, x + (size_t)tt * ldx,
-		    n, r0, r1);
+	for (r = r0; r < r1; r++)
+		for (tt = 0; tt < T; tt += TG)
+			rowdots(out + (size_t)tt * ldo + r, ldo, w,
+			    x + (size_t)tt * ldx, ldx, n,
+			    T - tt < TG ? T - tt : TG, r);
 }

@@ -14,10 +14,9 @@
  * there, which leaves acc as it is (acc is never -0: it starts +0, and
  * a sum is -0 only of two -0), so a half past the end is skipped and a
  * partial one loads its words masked with scale 0.  Decode reads MR
- * rows from MR parts of the range far apart; prefill takes one row's
- * unpacked nibbles and scales to up to TB tokens at a time.  The
- * matvec and the matmul run one function per (row, token), so they
- * agree by construction. */
+ * rows from MR parts of the range far apart.  Prefill is the float
+ * path, as in the AVX-512 table (kern.h): rows dequantized into panels
+ * once, then the F32 matmul. */
 #if defined(__x86_64__)
 
 #include <immintrin.h>
@@ -28,15 +27,10 @@
 #include "kern.h"
 #include "kern_avx2_int.h"
 
+extern const struct kern kern_avx2;	/* its F32 matmul */
+
 #ifndef MR
 #define MR 4	/* rows per block of the decode, far apart */
-#endif
-#define TB 4	/* tokens per block of the prefill */
-#ifndef RB
-#define RB 8	/* rows per block of the prefill */
-#endif
-#ifndef CB
-#define CB 8	/* chunks per block of the prefill: TB CB 512 bytes a token block */
 #endif
 #ifndef PFD
 #define PFD 1024	/* bytes ahead each decode row's words are prefetched */
@@ -475,152 +469,45 @@ kern_q4_avx2_matvec(float *out, const void *w, const float *x, int n,
 	vdispatch(out, w, xc, r0, r1);
 }
 
-/* ---- prefill ---- */
+/* ---- prefill: the float path (kern_q4_panels) ---- */
 
-/* out[t][r] for r in [r0, r1) and the T tokens whose chunks are xt[t]
- * (T <= TB): each half of a row loaded once for the T tokens.  Rows RB
- * at a time, their chunks CB at a time, so that the T tokens' chunks in
- * use stay in L1 (a 1B model's 8192-wide rows have 32 KiB of them a
- * token); each accumulator still takes its words in order.  A row's
- * first halves (words 0-7 of each chunk, lanes 0-7 of kern.h's 16) go
- * before its second ones, so only T accumulators are live. */
-INLINE void
-mrows(int T, int gm, enum wtype st, int asym, float *const *out,
-    const struct kern_q4 *m, const struct kern_q4x *const *xt, int r0,
-    int r1)
+/* Row r of m dequantized into o, exactly as kern_q4_row: n weights,
+ * then the rest of the last word (the panel's next row or its slack). */
+static void
+deqrow(float *o, const struct kern_q4 *m, int r, int n)
 {
-	__m256 a[TB], acc[RB][2][TB];
-	uint16_t gt[KERN_Q4_MAXN / 64];
-	struct rowp rp;
-	struct half hf;
-	int rb, re, r, t, c, c0, c1, h, W, wpr = m->wpr;
-	int nc = (wpr + 15) / 16;
+	const __m256i sh = _mm256_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28);
+	const uint32_t *q = m->q + (size_t)r * m->wpr;
+	__m256 s = _mm256_setzero_ps(), z = s;
+	int W, g = -1, gw;
 
-	if (gm == GM_WIDE)
-		gtab(gt, m);
-	for (rb = r0; rb < r1; rb = re) {
-		re = r1 - rb < RB ? r1 : rb + RB;
-		for (r = 0; r < re - rb; r++)
-			for (h = 0; h < 2; h++)
-				UNROLL
-				for (t = 0; t < T; t++)
-					acc[r][h][t] = _mm256_setzero_ps();
-		for (c0 = 0; c0 < nc; c0 = c1) {
-			c1 = nc - c0 < CB ? nc : c0 + CB;
-			for (r = rb; r < re; r++) {
-				rowp(&rp, m, r);
-				for (h = 0; h < 2; h++) {
-					UNROLL
-					for (t = 0; t < T; t++)
-						a[t] = acc[r - rb][h][t];
-					for (c = c0, W = 16 * c0 + 8 * h; c < c1 &&
-					    W + 8 <= wpr; c++, W += 16) {
-						hload(&hf, gm, st, asym, m, &rp, gt, W);
-						UNROLL
-						for (t = 0; t < T; t++)
-							a[t] = hdot(a[t], &hf, asym,
-							    xt[t] + c, h);
-					}
-					if (c < c1 && W < wpr) {
-						hpart(&hf, m, &rp, W, wpr - W);
-						for (t = 0; t < T; t++)
-							a[t] = hdot(a[t], &hf, asym,
-							    xt[t] + c, h);
-					}
-					UNROLL
-					for (t = 0; t < T; t++)
-						acc[r - rb][h][t] = a[t];
-				}
-			}
+	(void)n;
+	for (W = 0; W < m->wpr; W++) {
+		gw = m->ng == 1 ? 0 : W * 8 / m->group;
+		if (gw != g) {
+			g = gw;
+			s = _mm256_set1_ps(kern_q4_scale(m, r, g));
+			z = _mm256_set1_ps(m->z ? (float)(m->z[(size_t)(r / 8) *
+			    m->ng + g] >> 4 * (r % 8) & 15) : 8.0f);
 		}
-		for (r = rb; r < re; r++)
-			UNROLL
-			for (t = 0; t < T; t++)
-				out[t][r] = hsum(_mm256_add_ps(acc[r - rb][0][t],
-				    acc[r - rb][1][t]));
+		_mm256_storeu_ps(o + 8 * W, _mm256_mul_ps(_mm256_sub_ps(
+		    _mm256_cvtepi32_ps(_mm256_and_si256(_mm256_srlv_epi32(
+		    _mm256_set1_epi32((int)q[W]), sh), _mm256_set1_epi32(15))), z),
+		    s));
 	}
 }
 
-INLINE void
-mtok(int T, float *const *out, const struct kern_q4 *m,
-    const struct kern_q4x *const *xt, int r0, int r1)
-{
-	int gm = gmode(m), a = m->z != NULL;
-
-	if (gm == GM_32) {
-		if (m->st == W_BF16 && !a)
-			mrows(T, GM_32, W_BF16, 0, out, m, xt, r0, r1);
-		else if (m->st == W_BF16)
-			mrows(T, GM_32, W_BF16, 1, out, m, xt, r0, r1);
-		else if (m->st == W_F16 && !a)
-			mrows(T, GM_32, W_F16, 0, out, m, xt, r0, r1);
-		else if (m->st == W_F16)
-			mrows(T, GM_32, W_F16, 1, out, m, xt, r0, r1);
-		else if (!a)
-			mrows(T, GM_32, W_F32, 0, out, m, xt, r0, r1);
-		else
-			mrows(T, GM_32, W_F32, 1, out, m, xt, r0, r1);
-	} else if (gm == GM_ANY) {
-		if (a)
-			mrows(T, GM_ANY, m->st, 1, out, m, xt, r0, r1);
-		else
-			mrows(T, GM_ANY, m->st, 0, out, m, xt, r0, r1);
-	} else if (gm == GM_ROW) {
-		if (a)
-			mrows(T, GM_ROW, m->st, 1, out, m, xt, r0, r1);
-		else
-			mrows(T, GM_ROW, m->st, 0, out, m, xt, r0, r1);
-	} else {
-		if (a)
-			mrows(T, GM_WIDE, m->st, 1, out, m, xt, r0, r1);
-		else
-			mrows(T, GM_WIDE, m->st, 0, out, m, xt, r0, r1);
-	}
-}
-
-/* Tokens TB at a time, their chunks prepared on the heap (a pool
- * thread's stack may be small); a token with a non-finite activation by
- * the float path; without memory, the matvec token by token. */
 void
 kern_q4_avx2_matmul(float *out, int ldo, const void *w, const float *x,
     int ldx, int n, int T, int r0, int r1)
 {
 	const struct kern_q4 *m = w;
-	const struct kern_q4x *xt[TB];
-	struct kern_q4x *xc = NULL;
-	float *ot[TB];
-	size_t nc = KERN_Q4_NC(n);
-	int t0, t, k, r;
 
-	if (kern_q4_int(m, n) && !(xc = aligned_alloc(64, TB * nc *
-	    sizeof *xc))) {
-		for (t = 0; t < T; t++)
-			kern_q4_avx2_matvec(out + (size_t)t * ldo, w, x +
-			    (size_t)t * ldx, n, r0, r1);
-		return;
-	}
-	for (t0 = 0; t0 < T; t0 += TB) {
-		for (k = 0, t = t0; t < T && t < t0 + TB; t++) {
-			const float *xr = x + (size_t)t * ldx;
-			float *o = out + (size_t)t * ldo;
-
-			if (xc && kern_q4_avx2_prep(xc + k * nc, xr, n) == 0) {
-				if (!m->z)
-					zsym(xc + k * nc, n);
-				xt[k] = xc + k * nc, ot[k++] = o;
-				continue;
-			}
-			for (r = r0; r < r1; r++)
-				o[r] = kern_q4_fdot(m, r, xr, n);
-		}
-		switch (k) {
-		case 4: mtok(4, ot, m, xt, r0, r1); break;
-		case 3: mtok(3, ot, m, xt, r0, r1); break;
-		case 2: mtok(2, ot, m, xt, r0, r1); break;
-		case 1: mtok(1, ot, m, xt, r0, r1); break;
-		}
-	}
-	free(xc);
+	if (m->group % 8 && m->ng > 1)	/* words across groups */
+		kern_q4_matmul(out, ldo, w, x, ldx, n, T, r0, r1);
+	else
+		kern_q4_panels(out, ldo, m, x, ldx, n, T, r0, r1, deqrow,
+		    kern_avx2.matmul[W_F32]);
 }
 
 #endif

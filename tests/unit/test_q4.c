@@ -1,7 +1,8 @@
-/* test_q4.c: the W_Q4 kernels of the table in use against the F32
- * kernels of the same table on the dequantized matrix (to float32
- * rounding), the same for any row range and token count, and the
- * quantizer's rounding, range and packing (lib/quant.h). */
+/* test_q4.c: the W_Q4 kernels of the table in use: decode's integer
+ * path against the portable table's bits and a double sum, prefill
+ * against the same table's F32 kernels on the dequantized matrix, the
+ * same for any row range and token count; the activations' integers;
+ * the quantizer's rounding, range and packing (lib/quant.h). */
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
@@ -147,6 +148,37 @@ xfill(float *x, int n, int t)
 	}
 }
 
+/* out[t][r] of a matmul or matvec against a double sum: float32's
+ * rounding of the sum, and the activations to 2^-22 of their block's
+ * largest (decode's integer path) */
+static void
+bound(const char *what, size_t i, const float *o, const struct qm *m,
+    const float *x, int rows, int n, int T)
+{
+	int t, j, r;
+
+	for (t = 0; t < T * rows; t++) {
+		const float *xt = x + (size_t)(t / rows) * n;
+		const float *wr = m->deq + (size_t)(t % rows) * n;
+		double a = 0, e = 0, mx = 0, ref = 0;
+
+		for (j = 0; j < n; j++) {
+			if (j % 32 == 0)
+				for (mx = 0, r = j; r < j + 32 && r < n; r++)
+					mx = fmax(mx, fabs(xt[r]));
+			ref += (double)wr[j] * xt[j];
+			a += fabs((double)wr[j] * xt[j]);
+			e += fabs((double)wr[j]) * mx;
+		}
+		if (!isfinite(ref))
+			CHECKF(isnan(o[t]), "%s, case %zu: %d: %g, not NaN", what,
+			    i, t, o[t]);
+		else
+			CHECKF(fabs(o[t] - ref) <= 1e-6 * a + 0x1p-22 * e + 1e-38,
+			    "%s, case %zu: %d: %g vs %g", what, i, t, o[t], ref);
+	}
+}
+
 static void
 test_kernels(void)
 {
@@ -165,58 +197,34 @@ test_kernels(void)
 		{ 4, 1024, 32, W_F32, 0 }, { 9, 4160, 64, W_BF16, 1 },
 		{ 12, 392, 32, W_F16, 0 }, { 1, 24, 8, W_BF16, 0 },
 	};
+	int vw = !strcmp(kern.name, "avx512") ? 16 : !strcmp(kern.name,
+	    "avx2") ? 8 : 1;
 	size_t i;
 
 	for (i = 0; i < LEN(c); i++) {
-		int rows = c[i].rows, n = c[i].cols, T = 9, t, r, j;
+		int rows = c[i].rows, n = c[i].cols, T = 9, t, r;
+		size_t sz = (size_t)T * rows * sizeof(float);
 		float *x = emalloc((size_t)T * n * sizeof(float));
-		float *o = emalloc((size_t)T * rows * sizeof(float));
-		float *o2 = emalloc((size_t)T * rows * sizeof(float));
-		float *f = emalloc((size_t)T * rows * sizeof(float));
+		float *o = emalloc(sz), *o2 = emalloc(sz), *f = emalloc(sz);
 		struct qm m;
 
 		make(&m, rows, n, c[i].g, (enum wtype)c[i].st, c[i].asym);
 		for (t = 0; t < T; t++)
 			xfill(x + (size_t)t * n, n, t);
 		x[(size_t)(T - 1) * n + n / 2] = NAN;	/* the float path */
-		kern.matmul[W_Q4](o, rows, &m.k, x, n, n, T, 0, rows);
-		kern_portable.matmul[W_Q4](o2, rows, &m.k, x, n, n, T, 0, rows);
-		CHECKF(!memcmp(o, o2, (size_t)T * rows * sizeof(float)),
-		    "case %zu: matmul differs from the portable table's", i);
-		kern_portable.matmul[W_F32](f, rows, m.deq, x, n, n, T, 0, rows);
-		for (t = 0; t < (T - 1) * rows; t++) {
-			const float *xt = x + (size_t)(t / rows) * n;
-			const float *wr = m.deq + (size_t)(t % rows) * n;
-			double a = 0, e = 0, mx = 0, ref = 0;
 
-			for (j = 0; j < n; j++) {
-				if (j % 32 == 0)
-					for (mx = 0, r = j; r < j + 32 && r < n; r++)
-						mx = fmax(mx, fabs(xt[r]));
-				ref += (double)wr[j] * xt[j];
-				a += fabs((double)wr[j] * xt[j]);
-				e += fabs((double)wr[j]) * mx;
-			}
-			/* float32's rounding of the sum, and the activations
-			 * to 2^-22 of their block's largest */
-			CHECKF(fabs(o[t] - ref) <= 1e-6 * a + 0x1p-22 * e + 1e-38,
-			    "case %zu: %d: %g vs %g", i, t, o[t], ref);
-			if (t / rows % 4 == 0)	/* plain activations */
-				CHECKF(fabs(o[t] - f[t]) <= 1e-6 * a + 1e-30,
-				    "case %zu: %d: %g vs F32's %g", i, t, o[t],
-				    f[t]);
-		}
-		for (t = (T - 1) * rows; t < T * rows; t++)
-			CHECKF(isnan(o[t]), "case %zu: %d: %g, not NaN", i, t, o[t]);
-		/* any row range, any token count: the same bits */
-		for (t = 0; t < T; t++) {
+		/* decode: the portable table's bits, for any row range */
+		for (t = 0; t < T; t++)
+			kern_portable.matvec[W_Q4](o + (size_t)t * rows, &m.k,
+			    x + (size_t)t * n, n, 0, rows);
+		bound("matvec", i, o, &m, x, rows, n, T);
+		for (t = 0; t < T; t++)
 			for (r = 0; r < rows; r += 3)
 				kern.matvec[W_Q4](o2 + (size_t)t * rows, &m.k,
 				    x + (size_t)t * n, n, r,
 				    r + 3 < rows ? r + 3 : rows);
-		}
-		CHECKF(!memcmp(o, o2, (size_t)T * rows * sizeof(float)),
-		    "case %zu: matvec by ranges differs from matmul", i);
+		CHECKF(!memcmp(o, o2, sz),
+		    "case %zu: matvec by ranges differs from the portable's", i);
 		/* the whole range and two halves (decode's row blocks) */
 		for (t = 0; t < T; t++) {
 			kern.matvec[W_Q4](o2 + (size_t)t * rows, &m.k,
@@ -225,23 +233,43 @@ test_kernels(void)
 				kern.matvec[W_Q4](o2 + (size_t)t * rows, &m.k,
 				    x + (size_t)t * n, n, rows / 2, rows);
 		}
-		CHECKF(!memcmp(o, o2, (size_t)T * rows * sizeof(float)),
-		    "case %zu: matvec of whole ranges differs from matmul", i);
+		CHECKF(!memcmp(o, o2, sz),
+		    "case %zu: matvec of whole ranges differs from the portable's",
+		    i);
+
+		/* prefill: the table's F32 matmul on the dequantized rows
+		 * (groups its vectors do not divide and rows longer than a
+		 * quarter panel go to the portable kernel, whose lanes
+		 * differ from the table's) */
+		kern.matmul[W_Q4](o, rows, &m.k, x, n, n, T, 0, rows);
+		kern.matmul[W_F32](f, rows, m.deq, x, n, n, T, 0, rows);
+		CHECKF(m.k.group % vw || 4 * n > KERN_Q4_PANEL ||
+		    !memcmp(o, f, sz),
+		    "case %zu: matmul differs from F32's", i);
+		bound("matmul", i, o, &m, x, rows, n, T);
 		kern.matmul[W_Q4](o2, rows, &m.k, x, n, n, 1, 5 % rows, rows);
 		CHECKF(!memcmp(o + 5 % rows, o2 + 5 % rows,
 		    (size_t)(rows - 5 % rows) * sizeof(float)),
 		    "case %zu: T = 1 differs", i);
-		/* a token of the float path amid the integer ones, and a
-		 * row range not from 0 */
+		/* a token of the float path amid the integer ones, over a
+		 * row range not from 0: decode as the portable's, prefill
+		 * as over all rows */
 		x[(size_t)2 * n + n / 3] = -INFINITY;
-		kern.matmul[W_Q4](o, rows, &m.k, x, n, n, T - 1, rows / 3, rows);
-		kern_portable.matmul[W_Q4](o2, rows, &m.k, x, n, n, T - 1,
-		    rows / 3, rows);
+		for (t = 0; t < T - 1; t++) {
+			kern.matvec[W_Q4](o + (size_t)t * rows, &m.k,
+			    x + (size_t)t * n, n, rows / 3, rows);
+			kern_portable.matvec[W_Q4](o2 + (size_t)t * rows, &m.k,
+			    x + (size_t)t * n, n, rows / 3, rows);
+			CHECKF(!memcmp(o + (size_t)t * rows + rows / 3, o2 +
+			    (size_t)t * rows + rows / 3, (size_t)(rows - rows / 3) *
+			    sizeof(float)), "case %zu: token %d, matvec", i, t);
+		}
+		kern.matmul[W_Q4](o, rows, &m.k, x, n, n, T - 1, 0, rows);
+		kern.matmul[W_Q4](o2, rows, &m.k, x, n, n, T - 1, rows / 3, rows);
 		for (t = 0; t < T - 1; t++)
 			CHECKF(!memcmp(o + (size_t)t * rows + rows / 3, o2 +
 			    (size_t)t * rows + rows / 3, (size_t)(rows - rows / 3) *
-			    sizeof(float)), "case %zu: token %d of a mixed block", i,
-			    t);
+			    sizeof(float)), "case %zu: token %d, matmul", i, t);
 		unmake(&m);
 		free(x), free(o), free(o2), free(f);
 	}
