@@ -673,7 +673,7 @@ qvblock(int R, float *out, const void *w, const char *xq, int n, int r,
 	const float *wd[VS], *xd = (const float *)xq;
 	const int8_t *wq[VS];
 	const int16_t *xv = (const int16_t *)(xd + nb);
-	__m256 acc[VS];
+	__m256 acc[VS], ds[VS];
 	int i, j;
 
 	UNROLL
@@ -683,9 +683,32 @@ qvblock(int R, float *out, const void *w, const char *xq, int n, int r,
 		wq[i] = (const int8_t *)(wd[i] + nb);
 		acc[i] = _mm256_setzero_ps();
 	}
-	/* nb is even: two blocks a step, a 64-byte line of int8 weights
-	 * (the scales of the rows that follow are in the same stream) */
-	for (b = 0; b < nb; b += 2) {
+	/* eight blocks a step: the products of their two scales for a
+	 * row in one vmulps, each spread by a vpermps (the same floats as
+	 * the scalar products); a 64-byte line of int8 weights a row every
+	 * two blocks (the scales of the rows that follow are in the same
+	 * stream) */
+	for (b = 0; b + 8 <= nb; b += 8) {
+		UNROLL
+		for (i = 0; i < R; i++)
+			ds[i] = _mm256_mul_ps(_mm256_loadu_ps(wd[i] + b),
+			    _mm256_loadu_ps(xd + b));
+		UNROLL
+		for (j = 0; j < 8; j++) {
+			if (j % 2 == 0)
+				UNROLL
+				for (i = 0; i < R; i++)
+					ahead(wq[i] + 32 * (b + j));
+			UNROLL
+			for (i = 0; i < R; i++)
+				acc[i] = _mm256_fmadd_ps(qdot(wq[i] + 32 *
+				    (b + j), xv + 32 * (b + j)),
+				    _mm256_permutevar8x32_ps(ds[i],
+				    _mm256_set1_epi32(j)), acc[i]);
+		}
+	}
+	/* nb is even: the rest two blocks a step */
+	for (; b < nb; b += 2) {
 		UNROLL
 		for (i = 0; i < R; i++)
 			ahead(wq[i] + 32 * b);
