@@ -118,9 +118,13 @@ sz_any(const struct kern_q4 *m, int r, int c, int nw, __m512 *s,
 
 /* The kinds of matrix a block is compiled for: any (the branches at
  * run time), and the common ones with their branches folded: BF16
- * scales, symmetric, groups of 32 (llm-quant's and --quant q4's
- * default) or one scale a chunk (groups of 128, the Hub's usual). */
-enum { K_ANY, K_B32, K_B128 };
+ * scales in groups of 32 (llm-quant's and --quant q4's default) or one
+ * scale a chunk (groups of 128, the Hub's usual), symmetric or with
+ * zero points (Z). */
+enum { K_ANY, K_B32, K_B128, K_B32Z, K_B128Z };
+#define KB32(K) ((K) == K_B32 || (K) == K_B32Z)
+#define KB128(K) ((K) == K_B128 || (K) == K_B128Z)
+#define KZ(K) ((K) == K_B32Z || (K) == K_B128Z)
 
 /* Row r's scale and zero point of each word of chunk c, whose first
  * nw words are the row's (the others get 0, as in the portable code);
@@ -139,7 +143,7 @@ sz(int K, const struct qm *q, int r, const uint16_t *sp, int c, int nw,
 	uint64_t u;
 	int cnt;
 
-	if (K == K_B32 && nw == 16) {	/* the chunk's 4 groups' scales */
+	if (KB32(K) && nw == 16) {	/* the chunk's 4 groups' scales */
 		/* 128-bit lane i (words 4i .. 4i + 3, group i) gets scale
 		 * i in the high halves of its four 32-bit lanes */
 		const __m512i sh = _mm512_set_epi8(
@@ -151,13 +155,19 @@ sz(int K, const struct qm *q, int r, const uint16_t *sp, int c, int nw,
 		memcpy(&u, sp + 4 * c, sizeof u);
 		*s = _mm512_castsi512_ps(_mm512_shuffle_epi8(
 		    _mm512_set1_epi64((long long)u), sh));
+		if (K == K_B32Z)	/* and their 4 zero points */
+			*z = _mm512_permutexvar_epi32(q->zidx,
+			    _mm512_castsi128_si512(_mm_and_si128(_mm_srl_epi32(
+			    _mm_loadu_si128((const __m128i *)(m->z + (size_t)(r /
+			    8) * m->ng + 4 * (size_t)c)), _mm_cvtsi32_si128(4 * (r %
+			    8))), _mm_set1_epi32(15))));
 		return;
 	}
-	if (K == K_B128 || (K == K_ANY && q->sm == S_ONE)) {
+	if (KB128(K) || (K == K_ANY && q->sm == S_ONE)) {
 		g = m->ng == 1 ? 0 : (size_t)c * 128 / m->group;
-		*s = _mm512_maskz_mov_ps(wm, _mm512_set1_ps(K == K_B128 ?
+		*s = _mm512_maskz_mov_ps(wm, _mm512_set1_ps(KB128(K) ?
 		    kern_bf16_to_f32(sp[g]) : scale1(m, (size_t)r * m->ng + g)));
-		if (K == K_ANY)
+		if (K == K_ANY || K == K_B128Z)
 			*z = _mm512_maskz_mov_epi32(wm, _mm512_set1_epi32(m->z ?
 			    zero1(m, r, (int)g) : 8));
 		return;
@@ -170,7 +180,7 @@ sz(int K, const struct qm *q, int r, const uint16_t *sp, int c, int nw,
 	cnt = m->ng - c * q->cnt < q->cnt ? m->ng - c * q->cnt : q->cnt;
 	gm = (__mmask16)((1u << cnt) - 1);
 	g = (size_t)r * m->ng + (size_t)c * q->cnt;
-	switch (K == K_B32 ? W_BF16 : m->st) {
+	switch (KB32(K) ? W_BF16 : m->st) {
 	case W_BF16:
 		h = _mm256_maskz_loadu_epi16(gm, (const uint16_t *)m->s + g);
 		*s = _mm512_castsi512_ps(_mm512_maskz_permutexvar_epi16(hm,
@@ -188,7 +198,7 @@ sz(int K, const struct qm *q, int r, const uint16_t *sp, int c, int nw,
 		    _mm512_maskz_loadu_ps(gm, (const float *)m->s + g));
 		break;
 	}
-	if (K != K_ANY)
+	if (K == K_B32)
 		return;
 	if (m->z)
 		*z = _mm512_maskz_permutexvar_epi32(wm, q->zidx, _mm512_and_si512(
@@ -233,7 +243,7 @@ zinit(int K, const struct kern_q4 *m, __m512i z, const struct kern_q4x *h)
 {
 	__m512i nsx = _mm512_load_si512(h->nsx);
 
-	return K == K_ANY && m->z ? _mm512_mullo_epi32(nsx, z) :
+	return KZ(K) || (K == K_ANY && m->z) ? _mm512_mullo_epi32(nsx, z) :
 	    _mm512_slli_epi32(nsx, 3);
 }
 
@@ -379,9 +389,11 @@ vrows(int K, const struct qm *q, int n, int r0, int r1,
 static int
 kind(const struct kern_q4 *m)
 {
-	if (m->st != W_BF16 || m->z)
+	if (m->st != W_BF16)
 		return K_ANY;
-	return m->group == 32 ? K_B32 : m->group % 128 == 0 ? K_B128 : K_ANY;
+	if (m->group == 32)
+		return m->z ? K_B32Z : K_B32;
+	return m->group % 128 == 0 ? m->z ? K_B128Z : K_B128 : K_ANY;
 }
 
 void
@@ -404,6 +416,12 @@ kern_q4_avx512_matvec(float *out, const void *w, const float *x, int n,
 		break;
 	case K_B128:
 		vrows(K_B128, &q, n, r0, r1, xc, out);
+		break;
+	case K_B32Z:
+		vrows(K_B32Z, &q, n, r0, r1, xc, out);
+		break;
+	case K_B128Z:
+		vrows(K_B128Z, &q, n, r0, r1, xc, out);
 		break;
 	default:
 		vrows(K_ANY, &q, n, r0, r1, xc, out);
