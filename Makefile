@@ -30,7 +30,10 @@ FUZZ_SECONDS = 60
 
 # Per-ISA kernel files are compiled with their own flags (and only those).
 AVX2FLAGS = -mavx2 -mfma -mf16c
-AVX512FLAGS = -mavx512f -mavx512bw -mavx512vl -mavx512dq -mavx512bf16 -mavx512vnni -mfma -mf16c
+AVX512FLAGS = -mavx512f -mavx512bw -mavx512vl -mavx512dq -mavx512bf16 -mfma -mf16c
+# VNNI only where its entries are chosen by CPUID (kern_init), so that no
+# other AVX-512 code can be compiled into it
+$(O)/lib/kern_q4_avx512.o: AVX512FLAGS += -mavx512vnni
 
 PROG = $(sort $(basename $(notdir $(wildcard cmd/*.c))))
 # Programs that are shell scripts (llm-fetch, over curl): cmd/NAME.sh.
