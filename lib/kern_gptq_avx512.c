@@ -246,6 +246,22 @@ awq_scales(const struct kern_gptq *m, int g, int c0, float sc[8][16])
 		}
 }
 
+/* a[p] += (q - z) x of nibble p of the words at w, p < 8 */
+INLINE void
+awq_in(__m512 a[8], const uint32_t *w, __mmask16 mk, float x,
+    const __m512 zf[8])
+{
+	__m512i q = _mm512_maskz_loadu_epi32(mk, w);
+	__m512 xb = _mm512_set1_ps(x);
+	int p;
+
+	UNROLL
+	for (p = 0; p < 8; p++) {
+		a[p] = _mm512_fmadd_ps(nib(q, zf[p]), xb, a[p]);
+		q = _mm512_srli_epi32(q, 4);
+	}
+}
+
 static void
 awq_tile(float *out, const struct kern_gptq *m, const float *x, int n,
     int c0, int r0, int r1)
@@ -253,8 +269,8 @@ awq_tile(float *out, const struct kern_gptq *m, const float *x, int n,
 	_Alignas(64) float sc[8][16], tot[8][16];
 	const int wr = m->rows / 8;	/* words a row */
 	__mmask16 mk = below(c0, wr);
-	__m512 a0[8], a1[8], zf[8], xb;
-	__m512i q, zw;
+	__m512 a0[8], a1[8], zf[8];
+	__m512i zw;
 	int b0, e, i, p, c, o, g;
 
 	memset(tot, 0, sizeof(tot));
@@ -271,31 +287,12 @@ awq_tile(float *out, const struct kern_gptq *m, const float *x, int n,
 			a0[p] = a1[p] = _mm512_setzero_ps();
 		}
 		for (i = b0; i + 1 < e; i += 2) {
-			q = _mm512_maskz_loadu_epi32(mk, m->q + (size_t)i * wr + c0);
-			xb = _mm512_set1_ps(x[i]);
-			UNROLL
-			for (p = 0; p < 8; p++) {
-				a0[p] = _mm512_fmadd_ps(nib(q, zf[p]), xb, a0[p]);
-				q = _mm512_srli_epi32(q, 4);
-			}
-			q = _mm512_maskz_loadu_epi32(mk, m->q + (size_t)(i + 1) * wr +
-			    c0);
-			xb = _mm512_set1_ps(x[i + 1]);
-			UNROLL
-			for (p = 0; p < 8; p++) {
-				a1[p] = _mm512_fmadd_ps(nib(q, zf[p]), xb, a1[p]);
-				q = _mm512_srli_epi32(q, 4);
-			}
+			awq_in(a0, m->q + (size_t)i * wr + c0, mk, x[i], zf);
+			awq_in(a1, m->q + (size_t)(i + 1) * wr + c0, mk, x[i + 1],
+			    zf);
 		}
-		if (i < e) {	/* blocks are whole words of GPTQ, not of AWQ */
-			q = _mm512_maskz_loadu_epi32(mk, m->q + (size_t)i * wr + c0);
-			xb = _mm512_set1_ps(x[i]);
-			UNROLL
-			for (p = 0; p < 8; p++) {
-				a0[p] = _mm512_fmadd_ps(nib(q, zf[p]), xb, a0[p]);
-				q = _mm512_srli_epi32(q, 4);
-			}
-		}
+		if (i < e)	/* blocks are whole words of GPTQ, not of AWQ */
+			awq_in(a0, m->q + (size_t)i * wr + c0, mk, x[i], zf);
 		awq_scales(m, g, c0, sc);
 		UNROLL
 		for (p = 0; p < 8; p++)

@@ -70,28 +70,6 @@ qm_init(struct qm *q, const struct kern_q4 *m)
 	q->zidx = _mm512_loadu_si512(z);
 }
 
-INLINE float
-scale1(const struct kern_q4 *m, size_t i)
-{
-	uint16_t h;
-	uint32_t u;
-	float f;
-
-	switch (m->st) {
-	case W_F16:
-		memcpy(&h, (const uint16_t *)m->s + i, sizeof h);
-		return _cvtsh_ss(h);
-	case W_BF16:
-		memcpy(&h, (const uint16_t *)m->s + i, sizeof h);
-		u = (uint32_t)h << 16;
-		memcpy(&f, &u, sizeof f);
-		return f;
-	default:
-		memcpy(&f, (const float *)m->s + i, sizeof f);
-		return f;
-	}
-}
-
 INLINE int
 zero1(const struct kern_q4 *m, int r, int g)
 {
@@ -109,7 +87,7 @@ sz_any(const struct kern_q4 *m, int r, int c, int nw, __m512 *s,
 
 	for (w = 0; w < nw; w++) {
 		g = m->ng == 1 ? 0 : (16 * c + w) * 8 / m->group;
-		sv[w] = scale1(m, (size_t)r * m->ng + g);
+		sv[w] = kern_scale_at(m->st, m->s, (size_t)r * m->ng + g);
 		zv[w] = m->z ? zero1(m, r, g) : 8;
 	}
 	*s = _mm512_loadu_ps(sv);
@@ -165,8 +143,10 @@ sz(int K, const struct qm *q, int r, const uint16_t *sp, int c, int nw,
 	}
 	if (KB128(K) || (K == K_ANY && q->sm == S_ONE)) {
 		g = m->ng == 1 ? 0 : (size_t)c * 128 / m->group;
-		*s = _mm512_maskz_mov_ps(wm, _mm512_set1_ps(KB128(K) ?
-		    kern_bf16_to_f32(sp[g]) : scale1(m, (size_t)r * m->ng + g)));
+		*s = _mm512_maskz_mov_ps(wm, KB128(K) ? _mm512_castsi512_ps(
+		    _mm512_set1_epi32((int)((uint32_t)sp[g] << 16))) :
+		    _mm512_set1_ps(kern_scale_at(m->st, m->s, (size_t)r * m->ng +
+		    g)));
 		if (K == K_ANY || K == K_B128Z)
 			*z = _mm512_maskz_mov_epi32(wm, _mm512_set1_epi32(m->z ?
 			    zero1(m, r, (int)g) : 8));
@@ -434,7 +414,7 @@ kern_q4_avx512_matvec(float *out, const void *w, const float *x, int n,
 INLINE void
 fsz(const struct kern_q4 *m, int r, int g, __m512 *s, __m512 *z)
 {
-	*s = _mm512_set1_ps(scale1(m, (size_t)r * m->ng + g));
+	*s = _mm512_set1_ps(kern_scale_at(m->st, m->s, (size_t)r * m->ng + g));
 	*z = _mm512_set1_ps(m->z ? (float)(m->z[(size_t)(r / 8) * m->ng + g] >>
 	    4 * (r % 8) & 15) : 8.0f);
 }
