@@ -50,3 +50,36 @@ jsed() {
 	shift
 	sed "$@" "$f" >"$f.new" && mv "$f.new" "$f"
 }
+
+# The kernel tables this CPU runs that can load model DIR.
+kern_tables() {
+	local k
+	for k in portable avx2 avx512; do
+		PIPELM_KERNEL=$k llm-logits -m "$1" -f top <<<"1" >/dev/null 2>&1 &&
+		    echo $k
+	done
+}
+
+# exact4 DIR REF ABSTOL [same]: the 4-bit folder DIR's logits over $IDS
+# equal REF's (its dequantized F32 folder) to float32 rounding, within
+# ABSTOL and 2e-6 relative, under every table; byte-identical for 1 and
+# 2 threads, prefill (--all) and one token at a time (-s) each; with
+# "same", prefill byte-identical to one token at a time too.  Files in
+# $T.
+exact4() {
+	local k t
+	for k in $(kern_tables "$2"); do
+		for t in 1 2; do
+			PIPELM_KERNEL=$k llm-logits -m "$1" -t $t --all -f npy \
+			    -o "$T/q$t.npy" <<<"$IDS"
+			tr ' ' '\n' <<<"$IDS" | PIPELM_KERNEL=$k llm-logits -m "$1" \
+			    -t $t -s -f npy -o "$T/s$t.npy"
+		done
+		cmp "$T/q1.npy" "$T/q2.npy"
+		cmp "$T/s1.npy" "$T/s2.npy"
+		[ "${4:-}" != same ] || cmp "$T/q1.npy" "$T/s1.npy"
+		PIPELM_KERNEL=$k llm-logits -m "$2" --all -f npy -o "$T/d.npy" <<<"$IDS"
+		run -0 npycmp -a "$3" -r 2e-6 "$T/q1.npy" "$T/d.npy"
+		echo "$k: $output"
+	done
+}
