@@ -886,20 +886,20 @@ ws_at(const char *p, const char *e)
 }
 
 /* past the string opening at p (on its quote) when it has no escapes
- * and is valid, *q its closing quote; else NULL */
+ * and is valid, its text at *s, *len bytes; else NULL */
 static inline const char *
-plain_str(const char *p, const char *e, const char **q)
+plain_str(const char *p, const char *e, const char **s, size_t *len)
 {
 	int n;
 
 	if (p >= e || *p != '"')
 		return NULL;
-	for (p++; p < e; ) {
+	for (*s = ++p; p < e; ) {
 		unsigned char c = *p;
 		if (plain[c]) {
 			p++;
 		} else if (c == '"') {
-			*q = p;
+			*len = (size_t)(p - *s);
 			return p + 1;
 		} else if (c >= 0x80 && (n = utf8_valid((const unsigned char *)p,
 		    (const unsigned char *)e))) {
@@ -915,9 +915,9 @@ int
 json_in_member_int(struct json_in *in, struct json_iter *it, const char **key,
     size_t *keylen, long long max, long long *v)
 {
-	const char *p, *e = in->end, *k, *q;
+	const char *p, *e = in->end, *k;
 	long long x = 0;
-	size_t d;
+	size_t d, kl;
 
 	if (!it->n)
 		return 0;
@@ -926,8 +926,7 @@ json_in_member_int(struct json_in *in, struct json_iter *it, const char **key,
 	if (p >= e || *p != ',')
 		return 0;
 	p = ws_at(p + 1, e);
-	k = p + 1;
-	if (!(p = plain_str(p, e, &q)))
+	if (!(p = plain_str(p, e, &k, &kl)))
 		return 0;
 	p = ws_at(p, e);
 	if (p >= e || *p != ':')
@@ -940,7 +939,7 @@ json_in_member_int(struct json_in *in, struct json_iter *it, const char **key,
 		return 0;
 	in->p = p + d;
 	it->n++;
-	*key = k, *keylen = q - k;
+	*key = k, *keylen = kl;
 	*v = x;
 	return 1;
 }
@@ -948,7 +947,7 @@ json_in_member_int(struct json_in *in, struct json_iter *it, const char **key,
 int
 json_in_item_strs(struct json_in *in, struct json_iter *it, const char *s[2], size_t n[2])
 {
-	const char *p, *e = in->end, *q;
+	const char *p, *e = in->end;
 
 	if (!it->n)
 		return 0;
@@ -958,10 +957,8 @@ json_in_item_strs(struct json_in *in, struct json_iter *it, const char *s[2], si
 		return 0;
 	p = ws_at(p + 1, e);
 	if (p < e && *p == '"') {
-		s[0] = p + 1;
-		if (!(p = plain_str(p, e, &q)))
+		if (!(p = plain_str(p, e, &s[0], &n[0])))
 			return 0;
-		n[0] = q - s[0];
 		in->p = p;
 		it->n++;
 		return 1;
@@ -969,18 +966,14 @@ json_in_item_strs(struct json_in *in, struct json_iter *it, const char *s[2], si
 	if (p >= e || *p != '[' || in->depth >= JSON_MAXDEPTH)
 		return 0;
 	p = ws_at(p + 1, e);
-	s[0] = p + 1;
-	if (!(p = plain_str(p, e, &q)))
+	if (!(p = plain_str(p, e, &s[0], &n[0])))
 		return 0;
-	n[0] = q - s[0];
 	p = ws_at(p, e);
 	if (p >= e || *p != ',')
 		return 0;
 	p = ws_at(p + 1, e);
-	s[1] = p + 1;
-	if (!(p = plain_str(p, e, &q)))
+	if (!(p = plain_str(p, e, &s[1], &n[1])))
 		return 0;
-	n[1] = q - s[1];
 	p = ws_at(p, e);
 	if (p >= e || *p != ']')
 		return 0;
