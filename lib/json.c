@@ -911,6 +911,22 @@ plain_str(const char *p, const char *e, const char **s, size_t *len)
 	return NULL;
 }
 
+/* The next item of the fast readers: past the comma that follows the
+ * one read last, or NULL (the first item, or no comma: the slow path). */
+static const char *
+next_item(struct json_in *in, const struct json_iter *it)
+{
+	const char *p, *e = in->end;
+
+	if (!it->n)
+		return NULL;
+	drop_behind(in);
+	p = ws_at(in->p, e);
+	if (p >= e || *p != ',')
+		return NULL;
+	return ws_at(p + 1, e);
+}
+
 int
 json_in_member_int(struct json_in *in, struct json_iter *it, const char **key,
     size_t *keylen, long long max, long long *v)
@@ -919,13 +935,8 @@ json_in_member_int(struct json_in *in, struct json_iter *it, const char **key,
 	long long x = 0;
 	size_t d, kl;
 
-	if (!it->n)
+	if (!(p = next_item(in, it)))
 		return 0;
-	drop_behind(in);
-	p = ws_at(in->p, e);
-	if (p >= e || *p != ',')
-		return 0;
-	p = ws_at(p + 1, e);
 	if (!(p = plain_str(p, e, &k, &kl)))
 		return 0;
 	p = ws_at(p, e);
@@ -949,13 +960,8 @@ json_in_item_strs(struct json_in *in, struct json_iter *it, const char *s[2], si
 {
 	const char *p, *e = in->end;
 
-	if (!it->n)
+	if (!(p = next_item(in, it)))
 		return 0;
-	drop_behind(in);
-	p = ws_at(in->p, e);
-	if (p >= e || *p != ',')
-		return 0;
-	p = ws_at(p + 1, e);
 	if (p < e && *p == '"') {
 		if (!(p = plain_str(p, e, &s[0], &n[0])))
 			return 0;
