@@ -68,9 +68,10 @@ $(SCRIPT:%=$(BINDIR)/%): $(BINDIR)/%: cmd/%.sh lib/util.h
 	sed 's/@VERSION@/$(shell sed -n 's/^#define PIPELM_VERSION "\(.*\)"/\1/p' lib/util.h)/' $< > $@.tmp
 	chmod +x $@.tmp && mv -f $@.tmp $@
 # A program finds the built-in model at BIN/../share/pipelm (lib/mdir.c):
-# share/ itself beside bin/, a link to it beside any other BINDIR (one
-# target, so that parallel links do not race to make it).
-SHARELINK = $(if $(filter bin,$(BINDIR)),,$(BINDIR)/../share)
+# share/ itself beside bin/ (however BINDIR spells it: an absolute
+# $PWD/bin linked share to itself, share/share), a link to it beside any
+# other BINDIR (one target, so that parallel links do not race to make it).
+SHARELINK = $(if $(filter $(CURDIR)/bin,$(abspath $(BINDIR))),,$(BINDIR)/../share)
 $(SHARELINK):
 	@mkdir -p $(BINDIR)
 	ln -sfn $(CURDIR)/share $@

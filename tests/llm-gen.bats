@@ -261,27 +261,28 @@ teacher() {
 
 @test "llm-gen: generation_config.json's sampling values are the defaults, the options override them" {
 	B=$BATS_TEST_DIRNAME/../share/pipelm/stories260K
-	cp -R "$B" g
+	g=$BATS_TEST_TMPDIR/g
+	cp -R "$B" "$g"
 	greedy=$(echo 1 403 | llm-gen -m "$B" -n 12 --temp 0)
-	printf '{"bos_token_id": 1, "eos_token_id": 2, "do_sample": false, "temperature": 0.1}' >g/generation_config.json
+	printf '{"bos_token_id": 1, "eos_token_id": 2, "do_sample": false, "temperature": 0.1}' >"$g/generation_config.json"
 	for s in 1 2 3; do
-		run -0 sh -c "echo 1 403 | llm-gen -m g -n 12 --seed $s"
+		run -0 sh -c "echo 1 403 | llm-gen -m $g -n 12 --seed $s"
 		[ "$output" = "$greedy" ]
 	done
 	# --temp given: sampling after all
 	a=$(echo 1 403 | llm-gen -m "$B" -n 12 --temp 0.9 --seed 5)
-	run -0 sh -c "echo 1 403 | llm-gen -m g -n 12 --temp 0.9 --seed 5"
+	run -0 sh -c "echo 1 403 | llm-gen -m $g -n 12 --temp 0.9 --seed 5"
 	[ "$output" = "$a" ]
-	printf '{"bos_token_id": 1, "eos_token_id": 2, "do_sample": true, "temperature": 0.7, "top_k": 5, "top_p": 0.9, "repetition_penalty": 1.2, "max_new_tokens": 9}' >g/generation_config.json
+	printf '{"bos_token_id": 1, "eos_token_id": 2, "do_sample": true, "temperature": 0.7, "top_k": 5, "top_p": 0.9, "repetition_penalty": 1.2, "max_new_tokens": 9}' >"$g/generation_config.json"
 	want=$(echo 1 403 | llm-gen -m "$B" --temp 0.7 --top-k 5 --top-p 0.9 --repeat-penalty 1.2 -n 9 --seed 5)
-	run -0 sh -c "echo 1 403 | llm-gen -m g --seed 5"
+	run -0 sh -c "echo 1 403 | llm-gen -m $g --seed 5"
 	[ "$output" = "$want" ]
 	[ "$(echo "$output" | wc -w)" -le 9 ]
 	# the FIFO loop's sampler takes the same defaults from -m
-	run -0 sh -c "echo 1 403 | llm-logits -m g -s | llm-sample -m g --seed 5"
+	run -0 sh -c "echo 1 403 | llm-logits -m $g -s | llm-sample -m $g --seed 5"
 	[ "$(echo $output)" = "$(echo "$want" | cut -d' ' -f 1)" ]
-	printf '{"top_p": 1.5}' >g/generation_config.json
-	run -1 --separate-stderr sh -c "echo 1 403 | llm-gen -m g -n 2"
+	printf '{"top_p": 1.5}' >"$g/generation_config.json"
+	run -1 --separate-stderr sh -c "echo 1 403 | llm-gen -m $g -n 2"
 	[[ $stderr == *"top_p: not a number in [0, 1]"* ]]
 }
 
