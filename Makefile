@@ -65,7 +65,7 @@ $(O)/lib/%_avx512.o: lib/%_avx512.c
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(AVX512FLAGS) -c -o $@ $<
 $(SCRIPT:%=$(BINDIR)/%): $(BINDIR)/%: cmd/%.sh lib/util.h
 	@mkdir -p $(@D)
-	sed 's/@VERSION@/$(shell sed -n 's/^#define PIPELM_VERSION "\(.*\)"/\1/p' lib/util.h)/' $< > $@.tmp
+	sed 's/@VERSION@/$(VERSION)/' $< > $@.tmp
 	chmod +x $@.tmp && mv -f $@.tmp $@
 # A program finds the built-in model at BIN/../share/pipelm (lib/mdir.c):
 # share/ itself beside bin/ (however BINDIR spells it: an absolute
