@@ -14,11 +14,7 @@
 #include "../../lib/jinja.h"
 #include "../../lib/json.h"
 #include "../../lib/util.h"
-
-static int fails;
-
-#define CHECK(c) do { if (!(c)) { fails++; \
-	fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c); } } while (0)
+#include "test.h"
 
 /* template, variables (a JSON object), expected output */
 static const struct { const char *t, *vars, *want; } cases[] = {
@@ -606,10 +602,5 @@ main(void)
 	test_strftime();
 	test_vars();
 	test_mangled();
-	if (fails) {
-		fprintf(stderr, "test_jinja: %d failed\n", fails);
-		return 1;
-	}
-	puts("ok");
-	return 0;
+	return test_end("test_jinja");
 }

@@ -10,11 +10,7 @@
 
 #include "../../lib/regex.h"
 #include "../../lib/util.h"
-
-static int fails;
-
-#define CHECK(c) do { if (!(c)) { fails++; \
-	fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c); } } while (0)
+#include "test.h"
 
 /* pattern, text, every find_iter match as "start-end ..." */
 static const struct { const char *pat, *in, *want; } cases[] = {
@@ -497,10 +493,5 @@ main(void)
 	test_bounds();
 	test_garbage();
 	test_depth();
-	if (fails) {
-		fprintf(stderr, "test_regex: %d failures\n", fails);
-		return 1;
-	}
-	puts("ok");
-	return 0;
+	return test_end("test_regex");
 }

@@ -15,8 +15,7 @@
 #include "../../lib/json.h"
 #include "../../lib/regex.h"
 #include "../../lib/util.h"
-
-static int fails;
+#include "test.h"
 
 static const struct {
 	const char *name, *pat;
@@ -159,10 +158,5 @@ main(void)
 		printf("test_regex_scan: ../shared/golden/tokenizer absent, golden texts skipped\n");
 	else if (ng == 0)
 		fails++, fprintf(stderr, "test_regex_scan: no golden texts read\n");
-	if (fails) {
-		fprintf(stderr, "test_regex_scan: %d failures\n", fails);
-		return 1;
-	}
-	puts("ok");
-	return 0;
+	return test_end("test_regex_scan");
 }
