@@ -31,7 +31,7 @@
 
 #include <stdint.h>
 
-#include "wsrc.h"
+#include "wtype.h"
 
 struct kern_gptq {
 	const uint32_t *q;	/* qweight, in place */
@@ -91,6 +91,8 @@ void kern_awq_avx512_matmul(float *out, int ldo, const void *w,
  * W_GPTQ4 or W_AWQ4 matrix over the tensors in the mapping, the rest
  * come from st.  0, or -1 after error() (*gq then NULL or safe to
  * wsrc_gptq_close). */
+struct wsrc;
+struct wsrc_st;
 struct wsrc_gptq;
 int wsrc_gptq_open(struct wsrc_gptq **gq, struct wsrc **src,
     const char *config, struct wsrc_st *st, const char *path);
