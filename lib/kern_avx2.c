@@ -131,6 +131,8 @@ INLINE void
 vblock(enum wtype t, int R, float *out, const void *w, const float *x,
     int n, int r, int rs)
 {
+	/* not wtype_rowsize: t is a constant here after inlining, and so
+	 * es and the es == 4 below, which the table's entry would not be */
 	size_t es = t == W_F32 ? 4 : 2;
 	const char *wr[VS];
 	__m256 acc[VS], xv;

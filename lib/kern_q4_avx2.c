@@ -199,7 +199,7 @@ INLINE void
 rowp(struct rowp *p, const struct kern_q4 *m, int r)
 {
 	p->q = m->q + (size_t)r * m->wpr;
-	p->s = (const char *)m->s + (size_t)r * m->ng * (m->st == W_F32 ? 4 : 2);
+	p->s = (const char *)m->s + (size_t)r * wtype_rowsize(m->st, m->ng);
 	p->z = m->z ? m->z + (size_t)(r / 8) * m->ng : NULL;
 	p->zs = _mm_cvtsi32_si128(4 * (r % 8));
 }
