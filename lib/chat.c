@@ -182,8 +182,8 @@ chat_open_model(struct chat *c, const char *model, const char *file, const char 
 
 	memset(c, 0, sizeof(*c));
 	if (file) {
-		if (!(dir = strdup(file)))
-			return error("out of memory");
+		if (!(dir = xstrdup(file)))
+			return -1;
 		if ((slash = strrchr(dir, '/')))
 			*slash = '\0';
 		else

@@ -21,11 +21,11 @@ stoptext_add(struct stoptext *st, const char *s)
 		return -1;
 	}
 	{
-		size_t *v = realloc(st->len, cap * sizeof(*v));
+		size_t *v = xreallocarray(st->len, cap, sizeof(*v));
 
 		if (!v) {
 			free(c);
-			return error("cannot allocate %zu bytes", cap * sizeof(*v));
+			return -1;
 		}
 		st->len = v;
 	}
