@@ -179,7 +179,7 @@ tokenizer(const char *dir)
 	static const char *special[] = { "<|endoftext|>", "<|im_start|>", "<|im_end|>" };
 	const char *freq = " etaoinsrhldcumfpgwybvkxjqzETAOINSRHLDCUMFPGWYBVKXJQZ0123456789.,'\"-!?:;()\n";
 	int order[256], seen[256] = { 0 }, no = 0, i, j, d, id, nm;
-	char path[4096], a[4], b[4];
+	char path[4096], a[4], b[4], ab[12];
 	FILE *f = create(dir, "tokenizer.json", path, sizeof(path));
 
 	for (i = 0; freq[i]; i++)
@@ -222,8 +222,10 @@ tokenizer(const char *dir)
 			}
 			bytechar(order[i], a);
 			bytechar(order[j], b);
-			fprintf(f, ",\"%s%s%s%s\":%d", *a == '"' || *a == '\\' ? "\\" : "", a,
-			    *b == '"' || *b == '\\' ? "\\" : "", b, id);
+			snprintf(ab, sizeof(ab), "%s%s", a, b);
+			fputc(',', f);
+			json_write_str(f, ab);
+			fprintf(f, ":%d", id);
 		}
 	fprintf(f, "},\"merges\":[");
 	for (d = 0, id = 0; d < 511 && id < nm; d++)
@@ -232,9 +234,9 @@ tokenizer(const char *dir)
 				continue;
 			bytechar(order[i], a);
 			bytechar(order[j], b);
-			fprintf(f, "%s\"%s%s %s%s\"", id++ ? "," : "",
-			    *a == '"' || *a == '\\' ? "\\" : "", a,
-			    *b == '"' || *b == '\\' ? "\\" : "", b);
+			snprintf(ab, sizeof(ab), "%s %s", a, b);
+			fputs(id++ ? "," : "", f);
+			json_write_str(f, ab);
 		}
 	fprintf(f, "]}}\n");
 	if (fshut(f, path))
