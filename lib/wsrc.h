@@ -3,10 +3,12 @@
  * The loader asks a source for matrices and vectors by their HF names;
  * the source decides which tensors make one and hands back a struct mat
  * of some wtype, in place where it can.  Safetensors with F32, F16 or
- * BF16 tensors is the one source today: a matrix NAME is the tensor
+ * BF16 tensors is the plain source: a matrix NAME is the tensor
  * NAME.weight.  A format whose matrix spans several tensors (int4
  * packed weights beside their scales and zero points) is another
- * source with the same calls, and its matrices a new wtype. */
+ * source with the same calls, and its matrices a new wtype: the
+ * compressed-tensors one of quant.h (wsrc_ct.c, W_Q4) and GPTQ/AWQ of
+ * gptq.h (wsrc_gptq.c, W_GPTQ4 and W_AWQ4), each over a wsrc_st. */
 #ifndef WSRC_H
 #define WSRC_H
 
