@@ -90,8 +90,7 @@ model_set_mode(struct model *m, enum model_mode mode)
 		return 0;
 	}
 	for (i = 0; i < m->cfg.num_hidden_layers; i++)
-		if (m->layers[i].wq.t == W_Q4 || m->layers[i].wq.t == W_GPTQ4 ||
-		    m->layers[i].wq.t == W_AWQ4)
+		if (wtypes[m->layers[i].wq.t].indirect)
 			return error("the model's weights are 4-bit already: "
 			    "--quant and --bf16-act take float models");
 	if (t == W_Q4) {	/* three arrays a matrix, not rows: quant.c */

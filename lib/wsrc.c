@@ -165,7 +165,7 @@ wsrc_rows_part(struct wsrc *s, struct mat *w, const struct mat *f,
     const char *name, int r0, int rows)
 {
 	(void)s;
-	if (f->t == W_Q4)	/* not rows: its source's part method */
+	if (wtypes[f->t].indirect)	/* not rows: its source's part method */
 		return error("'%s': a 4-bit matrix split by a source that "
 		    "does not know its tensors", name);
 	if (r0 < 0 || rows < 0 || r0 > f->rows - rows)

@@ -39,6 +39,12 @@ struct wtype_info {
 	/* One row: n floats into wtype_rowsize(t, n) bytes at dst, rounded
 	 * to nearest even (kern_f32_to_bf16, kern_q8_0_quant, ...). */
 	void (*from_f32)(void *dst, const float *x, int n);
+	/* 0: struct mat's w is the rows (wtype_rowsize bytes each, a part
+	 * of the matrix a pointer into them); 1: w is a struct of the
+	 * kernels naming the matrix's tensors (kern.h's struct kern_q4,
+	 * gptq.h's struct kern_gptq), which only its source can split and
+	 * the fast modes do not convert */
+	int indirect;
 };
 
 extern const struct wtype_info wtypes[W_NTYPES];
