@@ -4,7 +4,8 @@
 # PIPELM_THREADS is checked as -t is; one fault, one message.
 load helpers
 
-PROGS="tok-encode tok-decode llm-logits llm-gen llm-sample st-inspect llm-score llm-text llm-quant"
+# every C program of cmd/ (a new one is checked without an edit here)
+PROGS=$(cd "$BATS_TEST_DIRNAME/../cmd" && for f in *.c; do printf '%s ' "${f%.c}"; done)
 
 setup_file() {
 	export M=$BATS_FILE_TMPDIR/m
@@ -18,6 +19,7 @@ need_full() {
 
 @test "programs: --help and --version go to stdout with status 0, a failed write is status 1" {
 	need_full
+	[[ " $PROGS " == *" tok-encode "* && " $PROGS " == *" llm-gen "* ]]
 	for p in $PROGS; do
 		run -0 --separate-stderr $p --help
 		[[ $output == usage:* ]] && [ -z "$stderr" ]
