@@ -103,10 +103,15 @@ test: all $(UNIT) $(O)/kernbench $(ONIGCHK)
 	PIPELM_BIN=$(CURDIR)/$(BINDIR) PIPELM_TOOLS=$(CURDIR)/$(O) bats tests/
 	groff -mdoc -ww -z man/*.[15]
 
-# The README's test command: everything, plain and under the sanitizers.
+# The README's test command: everything, plain and under the sanitizers,
+# then every fuzzer for CHECK_FUZZ_SECONDS (said and skipped where clang
+# cannot link libFuzzer).
+CHECK_FUZZ_SECONDS = 5
 check:
 	$(MAKE) test
 	$(MAKE) test SAN=1
+	@if tests/fuzz/usable; then $(MAKE) fuzz FUZZ_SECONDS=$(CHECK_FUZZ_SECONDS); \
+	else echo "make check: fuzzing skipped: clang cannot link -fsanitize=fuzzer (install clang and libclang-rt-dev)"; fi
 
 # Every libFuzzer harness of tests/fuzz for FUZZ_SECONDS each (needs
 # clang and its fuzzer runtime); non-zero on a finding.
