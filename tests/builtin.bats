@@ -71,3 +71,15 @@ setup() {
 	run -1 --separate-stderr tok-encode -m empty -e x
 	[[ $stderr == *"empty: no tokenizer.json"* ]]
 }
+
+@test "builtin: bin/ named by an absolute path links no share/ into share/" {
+	need_cmd make
+	R=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
+	run -0 make -n -B -C "$R" BINDIR="$R/bin" "$R/bin/tok-encode"
+	[[ $output != *"ln -s"* ]]
+	run -0 make -n -B -C "$R" BINDIR=./bin ./bin/tok-encode
+	[[ $output != *"ln -s"* ]]
+	run -0 make -n -B -C "$R" O=build/x BINDIR=build/x/bin build/x/bin/tok-encode
+	[[ $output == *"ln -sfn $R/share build/x/bin/../share"* ]]
+	[ ! -e "$R/share/share" ]
+}
