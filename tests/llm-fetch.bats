@@ -118,10 +118,25 @@ DEFAULT="config.json generation_config.json model.safetensors special_tokens_map
 		run -2 --separate-stderr llm-fetch -r "$bad" org/tiny
 		[[ $stderr == *"not a revision"* ]]
 	done
-	run -0 llm-fetch --help
-	[[ $output == usage:* ]]
+	run -0 --separate-stderr llm-fetch --help
+	[[ $output == usage:* ]] && [ -z "$stderr" ]
+	# a line for every option of the man page, as programs.bats checks
+	# the C programs'
+	help=$output
+	for o in $(sed -n 's/^\.It //p' "$BATS_TEST_DIRNAME/../man/llm-fetch.1" |
+	    grep -o 'Fl \\-[a-z0-9\\-]*' | sed 's/^Fl /-/; s/\\//g' | sort -u); do
+		[[ $help == *"  $o"[=\ ]* || $help == *", $o"[=\ ]* ]] ||
+			{ echo "llm-fetch --help lacks $o"; false; }
+	done
+	[[ $help == *"  -i, --include=GLOB "* && $help == *"  -r, --revision=REV "* ]]
 	run -0 llm-fetch --version
 	[[ $output == "llm-fetch (pipelm) "[0-9]* ]]
+	if [ -w /dev/full ]; then
+		for o in --help --version; do
+			run -1 --separate-stderr bash -c "llm-fetch $o >/dev/full"
+			[ "$stderr" = "llm-fetch: write <stdout>: failed" ]
+		done
+	fi
 	[ ! -s "$LOG" ]
 }
 
