@@ -162,6 +162,28 @@ DEFAULT="config.json generation_config.json model.safetensors special_tokens_map
 	[ "$output" = "$want" ]
 }
 
+@test "llm-fetch: the hub cache is HF_HUB_CACHE, else HF_HOME/hub, else ~/.cache/huggingface/hub, as -m finds it" {
+	# (every other test sets HF_HUB_CACHE beside HF_HOME: the first wins)
+	want=$(echo 1 2 3 | llm-gen -m "$REPO/$C1" -n 4 --temp 0)
+	unset HF_HUB_CACHE
+	run -0 --separate-stderr llm-fetch org/tiny
+	[ "$output" = "$HF_HOME/hub/models--org--tiny/snapshots/$C1" ]
+	run -0 --separate-stderr llm-gen -m org/tiny -n 4 --temp 0 <<<'1 2 3'
+	[ "$output" = "$want" ]
+	# neither: under HOME, and the token of `hf auth login` there too
+	unset HF_HOME
+	export HOME=$BATS_TEST_TMPDIR/home
+	printf 'sekrit' >"$CTL/token"
+	mkdir -p "$HOME/.cache/huggingface"
+	printf 'sekrit\n' >"$HOME/.cache/huggingface/token"
+	run -0 --separate-stderr llm-fetch org/tiny
+	[ "$output" = "$HOME/.cache/huggingface/hub/models--org--tiny/snapshots/$C1" ]
+	grep -q '^hub .* auth=Bearer_sekrit ' "$LOG"
+	run -0 --separate-stderr llm-gen -m org/tiny -n 4 --temp 0 <<<'1 2 3'
+	[ "$output" = "$want" ]
+	[ ! -e "$BATS_TEST_TMPDIR/hub" ]
+}
+
 @test "llm-fetch: a second run downloads nothing" {
 	run -0 llm-fetch org/tiny
 	: >"$LOG"
