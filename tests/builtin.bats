@@ -14,6 +14,15 @@ setup() {
 	    "echo 'Once upon a time' | '$BIN/tok-encode' | '$BIN/llm-gen' -n 40 --temp 0 | '$BIN/tok-decode'"
 	[[ $output == ", there was a little girl named Lily. She loved to play outside"* ]]
 	[ -z "$stderr" ]
+	# the README's quick start as it is (sampled: a story, whatever it
+	# is), and its one-command form
+	run -0 --separate-stderr env -i PATH=/usr/bin:/bin HOME="$T" sh -c \
+	    "echo 'Once upon a time' | '$BIN/tok-encode' | '$BIN/llm-gen' -e -n 40 | '$BIN/tok-decode' --skip-special"
+	[[ $output == "Once upon a time"?* ]]
+	[ -z "$stderr" ]
+	run -0 --separate-stderr env -i PATH=/usr/bin:/bin HOME="$T" "$BIN/llm-text" -n 40 Once upon a time
+	[[ $output == "Once upon a time"?* ]]
+	[ -z "$stderr" ]
 }
 
 @test "builtin: no -m and an empty PIPELM_MODEL mean the built-in model" {
