@@ -66,16 +66,46 @@ setup() {
 	exec sh -c "$*"
 	EOF
 	chmod +x ssh
-	printf 'Once upon a time\n\nThe dog\nLily\n' >p.txt
+	long=$(printf 'a %.0s' $(seq 600))
+	printf 'Once upon a time\n\nThe dog\n%s\nLily' "$long" >p.txt
 	PARALLEL_SSH=$PWD/ssh run -1 --separate-stderr "$EX/parallel.sh" -S 1/h1,1/h2 -j 2 -n 6 "$M" <p.txt
 	[ "${#lines[@]}" -eq 3 ]
-	[ "${lines[0]}" = "$(printf '1\t')$(printf 'Once upon a time' | tok-encode -m "$M" | llm-gen -m "$M" -n 6 --temp 0 | tok-decode -m "$M")" ]
-	[[ ${lines[1]} == "3	"* ]]
-	[[ ${lines[2]} == "4	"* ]]
-	[[ $stderr == *"prompt 2 failed on h"* ]]
-	[[ $stderr == *"1 of 4 prompts failed"* ]]
+	for i in 1 3 5; do
+		p=$(sed -n "${i}p" p.txt)
+		want=$(printf '%s' "$p" | tok-encode -m "$M" | llm-gen -m "$M" -n 6 --temp 0 | tok-decode -m "$M")
+		printf '%s\t%s\n' "$i" "$want"
+	done >want.txt
+	[ "$output" = "$(cat want.txt)" ]
+	# each failure with its prompt's number and its cause, then counted
+	[[ $stderr == *"2	llm-text: empty prompt"* ]]
+	[[ $stderr == *"4	llm-gen: <stdin>: record 1: prompt of 602 tokens exceeds the context"* ]]
+	[[ $stderr == *"prompt 2 failed on h"* && $stderr == *"prompt 4 failed on h"* ]]
+	[[ $stderr == *"2 of 5 prompts failed"* ]]
+	[[ $stderr != *"prompt 1 failed"* && $stderr != *"prompt 3 failed"* ]]
 	grep -qx h1 hosts.log
 	grep -qx h2 hosts.log
+	# the hosts from a file (--slf), all prompts good: status 0
+	printf '1/h3\n1/h4\n' >hosts.txt
+	sed -n '1p;3p;5p' p.txt >good.txt
+	PARALLEL_SSH=$PWD/ssh run -0 --separate-stderr "$EX/parallel.sh" --slf hosts.txt -j 2 -n 6 "$M" <good.txt
+	[ "$output" = "$(sed '2s/^3/2/; 3s/^5/3/' want.txt)" ]
+	[ -z "$stderr" ]
+	grep -qx h3 hosts.log
+	grep -qx h4 hosts.log
+}
+
+@test "examples: parallel.sh shows records done and tokens/s on a terminal" {
+	need_cmd parallel
+	need_tty
+	printf 'Once upon a time\n\nThe dog\n' >p.txt
+	run -1 script -qec "sh '$EX/parallel.sh' -n 4 '$M' <p.txt >out.txt" /dev/null
+	# the last state of the meter: all done, the 8 tokens of the two
+	# good prompts counted
+	last=$(printf '%s' "$output" | tr '\r' '\n' | grep -a 'records, ' | tail -n 1)
+	[[ $last == "3/3 records, 8 tokens, "[0-9]*.[0-9]" tokens/s"* ]]
+	[[ $output == *"2	llm-text: empty prompt"* ]]
+	[[ $output != *"llm-gen: model"* && $output != *"llm-gen: seed"* && $output != *" ids, stop"* ]]
+	[ "$(cut -f1 out.txt)" = "$(printf '1\n3')" ]
 }
 
 # chat.sh driven through a pseudo-terminal by script(1): the turns typed
