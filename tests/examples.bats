@@ -94,6 +94,39 @@ setup() {
 	grep -qx h4 hosts.log
 }
 
+@test "examples: parallel.sh -T sends the model folder to each host" {
+	need_cmd parallel
+	need_cmd rsync
+	# a stand-in ssh whose hosts are folders of their own: a command, and
+	# parallel's rsync, run in H/HOST, where the model must arrive
+	cat >ssh <<-'EOF'
+	#!/bin/sh
+	while [ $# -gt 0 ]; do case $1 in -[oplF]) shift 2 ;; -*) shift ;; *) break ;; esac; done
+	h=$1
+	shift
+	[ "${1:-}" = -- ] && shift
+	mkdir -p "$H/$h" && cd "$H/$h" || exit 255
+	echo "$h" >>"$H/hosts.log"
+	export SHELL=/bin/sh HOME="$H/$h"
+	exec sh -c "$*"
+	EOF
+	chmod +x ssh
+	export H=$PWD/hosts
+	mkdir -p here "$H"
+	cp -R "$M" here/m
+	printf 'Once upon a time\nThe dog\n' >p.txt
+	cd here
+	PARALLEL_SSH=$BATS_TEST_TMPDIR/ssh run -0 --separate-stderr "$EX/parallel.sh" -S 1/h1,1/h2 -T -j 2 -n 6 m <../p.txt
+	[ "${lines[0]}" = "$(printf '1\t')$(printf 'Once upon a time' | tok-encode -m "$M" | llm-gen -m "$M" -n 6 --temp 0 | tok-decode -m "$M")" ]
+	[ "${lines[1]}" = "$(printf '2\t')$(printf 'The dog' | tok-encode -m "$M" | llm-gen -m "$M" -n 6 --temp 0 | tok-decode -m "$M")" ]
+	for h in h1 h2; do
+		cmp "$H/$h/m/model.safetensors" "$M/model.safetensors"
+		cmp "$H/$h/m/tokenizer.json" "$M/tokenizer.json"
+	done
+	run -2 --separate-stderr "$EX/parallel.sh" -T "$PWD/m" <../p.txt
+	[[ $stderr == *"-T wants a folder path relative to here"* ]]
+}
+
 @test "examples: parallel.sh shows records done and tokens/s on a terminal" {
 	need_cmd parallel
 	need_tty
