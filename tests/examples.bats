@@ -84,10 +84,16 @@ setup() {
 	[[ $stderr != *"prompt 1 failed"* && $stderr != *"prompt 3 failed"* ]]
 	grep -qx h1 hosts.log
 	grep -qx h2 hosts.log
-	# the hosts from a file (--slf), all prompts good: status 0
+	# the hosts from a file (--slf), the model by its repo id in the
+	# hosts' HuggingFace cache (the stand-in's hosts share this one), all
+	# prompts good: status 0
 	printf '1/h3\n1/h4\n' >hosts.txt
 	sed -n '1p;3p;5p' p.txt >good.txt
-	PARALLEL_SSH=$PWD/ssh run -0 --separate-stderr "$EX/parallel.sh" --slf hosts.txt -j 2 -n 6 "$M" <good.txt
+	c=0123456789abcdef0123456789abcdef01234567
+	mkdir -p hub/models--org--stories/snapshots hub/models--org--stories/refs
+	cp -R "$M" hub/models--org--stories/snapshots/$c
+	printf '%s' $c >hub/models--org--stories/refs/main
+	HF_HUB_CACHE=$PWD/hub PARALLEL_SSH=$PWD/ssh run -0 --separate-stderr "$EX/parallel.sh" --slf hosts.txt -j 2 -n 6 org/stories <good.txt
 	[ "$output" = "$(sed '2s/^3/2/; 3s/^5/3/' want.txt)" ]
 	[ -z "$stderr" ]
 	grep -qx h3 hosts.log
