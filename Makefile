@@ -69,8 +69,10 @@ $(SCRIPT:%=$(BINDIR)/%): $(BINDIR)/%: cmd/%.sh lib/util.h
 	chmod +x $@.tmp && mv -f $@.tmp $@
 # A program finds the built-in model at BIN/../share/pipelm (lib/mdir.c):
 # share/ itself beside bin/, a link to it beside any other BINDIR (one
-# target, so that parallel links do not race to make it).
-SHARELINK = $(if $(filter bin,$(BINDIR)),,$(BINDIR)/../share)
+# target, so that parallel links do not race to make it).  bin/ is told
+# by where it is, not how it is spelt: for BINDIR=$PWD/bin, ln -sfn would
+# find the folder share/ in the link's place and make share/share.
+SHARELINK = $(if $(filter $(CURDIR),$(abspath $(BINDIR)/..)),,$(BINDIR)/../share)
 $(SHARELINK):
 	@mkdir -p $(BINDIR)
 	ln -sfn $(CURDIR)/share $@
