@@ -68,10 +68,11 @@ $(SCRIPT:%=$(BINDIR)/%): $(BINDIR)/%: cmd/%.sh lib/util.h
 	sed 's/@VERSION@/$(VERSION)/' $< > $@.tmp
 	chmod +x $@.tmp && mv -f $@.tmp $@
 # A program finds the built-in model at BIN/../share/pipelm (lib/mdir.c):
-# share/ itself beside bin/ (however BINDIR spells it: an absolute
-# $PWD/bin linked share to itself, share/share), a link to it beside any
-# other BINDIR (one target, so that parallel links do not race to make it).
-SHARELINK = $(if $(filter $(CURDIR)/bin,$(abspath $(BINDIR))),,$(BINDIR)/../share)
+# share/ itself beside bin/, a link to it beside any other BINDIR (one
+# target, so that parallel links do not race to make it).  bin/ is told
+# by where it is, not how it is spelt: for BINDIR=$PWD/bin, ln -sfn would
+# find the folder share/ in the link's place and make share/share.
+SHARELINK = $(if $(filter $(CURDIR),$(abspath $(BINDIR)/..)),,$(BINDIR)/../share)
 $(SHARELINK):
 	@mkdir -p $(BINDIR)
 	ln -sfn $(CURDIR)/share $@
@@ -104,10 +105,15 @@ test: all $(UNIT) $(O)/kernbench $(ONIGCHK)
 	PIPELM_BIN=$(CURDIR)/$(BINDIR) PIPELM_TOOLS=$(CURDIR)/$(O) bats tests/
 	groff -mdoc -ww -z man/*.[15]
 
-# The README's test command: everything, plain and under the sanitizers.
+# The README's test command: everything, plain and under the sanitizers,
+# then every fuzzer for CHECK_FUZZ_SECONDS (said and skipped where clang
+# cannot link libFuzzer).
+CHECK_FUZZ_SECONDS = 5
 check:
 	$(MAKE) test
 	$(MAKE) test SAN=1
+	@if tests/fuzz/usable; then $(MAKE) fuzz FUZZ_SECONDS=$(CHECK_FUZZ_SECONDS); \
+	else echo "make check: fuzzing skipped: clang cannot link -fsanitize=fuzzer (install clang and libclang-rt-dev)"; fi
 
 # Every libFuzzer harness of tests/fuzz for FUZZ_SECONDS each (needs
 # clang and its fuzzer runtime); non-zero on a finding.

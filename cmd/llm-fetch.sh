@@ -19,9 +19,27 @@ prog=${0##*/}
 version=@VERSION@
 
 usage() {
-	if [ "$1" -eq 0 ]; then exec 3>&1; else exec 3>&2; fi
-	printf 'usage: %s [-i glob ...] [-r rev] org/name\n' "$prog" >&3
-	exit "$1"
+	if [ "$1" -ne 0 ]; then
+		printf 'usage: %s [-i glob ...] [-r rev] org/name\n' "$prog" >&2
+		exit "$1"
+	fi
+	# a failed write of the help is an error, as in the C programs
+	printf 'usage: %s [-i glob ...] [-r rev] org/name
+
+Download the model repository org/name from the HuggingFace Hub into the
+HuggingFace cache ($HF_HUB_CACHE, else $HF_HOME/hub, else
+~/.cache/huggingface/hub) and write its snapshot folder.
+
+  -i, --include=GLOB    fetch the files matching GLOB too (repeatable;
+                        "dir/" is a folder, "*" everything)
+  -r, --revision=REV    the branch, tag or commit (default main)
+  -h, --help            print this help and exit
+      --version         print the version and exit
+
+HF_ENDPOINT is the Hub, HF_TOKEN (else $HF_HOME/token) the access token,
+HF_HUB_OFFLINE=1 makes no request (llm-fetch(1)).
+' "$prog" 2>/dev/null || die "write <stdout>: failed"
+	exit 0
 }
 
 # Printable: what the server sent, made safe for a terminal.
@@ -54,7 +72,8 @@ while [ $# -gt 0 ]; do
 	--revision=*) rev=${1#*=}; shift ;;
 	-r?*) rev=${1#-r}; shift ;;
 	-h|--help) usage 0 ;;
-	--version) printf '%s (pipelm) %s\n' "$prog" "$version"; exit 0 ;;
+	--version) printf '%s (pipelm) %s\n' "$prog" "$version" 2>/dev/null ||
+		die "write <stdout>: failed"; exit 0 ;;
 	--) shift; break ;;
 	-?*) warn "unrecognized option '$(printable "$1")'"; usage 2 ;;
 	*) break ;;

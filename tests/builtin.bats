@@ -14,6 +14,15 @@ setup() {
 	    "echo 'Once upon a time' | '$BIN/tok-encode' | '$BIN/llm-gen' -n 40 --temp 0 | '$BIN/tok-decode'"
 	[[ $output == ", there was a little girl named Lily. She loved to play outside"* ]]
 	[ -z "$stderr" ]
+	# the README's quick start as it is (sampled: a story, whatever it
+	# is), and its one-command form
+	run -0 --separate-stderr env -i PATH=/usr/bin:/bin HOME="$T" sh -c \
+	    "echo 'Once upon a time' | '$BIN/tok-encode' | '$BIN/llm-gen' -e -n 40 | '$BIN/tok-decode' --skip-special"
+	[[ $output == "Once upon a time"?* ]]
+	[ -z "$stderr" ]
+	run -0 --separate-stderr env -i PATH=/usr/bin:/bin HOME="$T" "$BIN/llm-text" -n 40 Once upon a time
+	[[ $output == "Once upon a time"?* ]]
+	[ -z "$stderr" ]
 }
 
 @test "builtin: no -m and an empty PIPELM_MODEL mean the built-in model" {
@@ -70,4 +79,16 @@ setup() {
 	mkdir empty
 	run -1 --separate-stderr tok-encode -m empty -e x
 	[[ $stderr == *"empty: no tokenizer.json"* ]]
+}
+
+@test "builtin: bin/ named by an absolute path links no share/ into share/" {
+	need_cmd make
+	R=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
+	run -0 make -n -B -C "$R" BINDIR="$R/bin" "$R/bin/tok-encode"
+	[[ $output != *"ln -s"* ]]
+	run -0 make -n -B -C "$R" BINDIR=./bin ./bin/tok-encode
+	[[ $output != *"ln -s"* ]]
+	run -0 make -n -B -C "$R" O=build/x BINDIR=build/x/bin build/x/bin/tok-encode
+	[[ $output == *"ln -sfn $R/share build/x/bin/../share"* ]]
+	[ ! -e "$R/share/share" ]
 }

@@ -66,16 +66,85 @@ setup() {
 	exec sh -c "$*"
 	EOF
 	chmod +x ssh
-	printf 'Once upon a time\n\nThe dog\nLily\n' >p.txt
+	long=$(printf 'a %.0s' $(seq 600))
+	printf 'Once upon a time\n\nThe dog\n%s\nLily' "$long" >p.txt
 	PARALLEL_SSH=$PWD/ssh run -1 --separate-stderr "$EX/parallel.sh" -S 1/h1,1/h2 -j 2 -n 6 "$M" <p.txt
 	[ "${#lines[@]}" -eq 3 ]
-	[ "${lines[0]}" = "$(printf '1\t')$(printf 'Once upon a time' | tok-encode -m "$M" | llm-gen -m "$M" -n 6 --temp 0 | tok-decode -m "$M")" ]
-	[[ ${lines[1]} == "3	"* ]]
-	[[ ${lines[2]} == "4	"* ]]
-	[[ $stderr == *"prompt 2 failed on h"* ]]
-	[[ $stderr == *"1 of 4 prompts failed"* ]]
+	for i in 1 3 5; do
+		p=$(sed -n "${i}p" p.txt)
+		want=$(printf '%s' "$p" | tok-encode -m "$M" | llm-gen -m "$M" -n 6 --temp 0 | tok-decode -m "$M")
+		printf '%s\t%s\n' "$i" "$want"
+	done >want.txt
+	[ "$output" = "$(cat want.txt)" ]
+	# each failure with its prompt's number and its cause, then counted
+	[[ $stderr == *"2	llm-text: empty prompt"* ]]
+	[[ $stderr == *"4	llm-gen: <stdin>: record 1: prompt of 602 tokens exceeds the context"* ]]
+	[[ $stderr == *"prompt 2 failed on h"* && $stderr == *"prompt 4 failed on h"* ]]
+	[[ $stderr == *"2 of 5 prompts failed"* ]]
+	[[ $stderr != *"prompt 1 failed"* && $stderr != *"prompt 3 failed"* ]]
 	grep -qx h1 hosts.log
 	grep -qx h2 hosts.log
+	# the hosts from a file (--slf), the model by its repo id in the
+	# hosts' HuggingFace cache (the stand-in's hosts share this one), all
+	# prompts good: status 0
+	printf '1/h3\n1/h4\n' >hosts.txt
+	sed -n '1p;3p;5p' p.txt >good.txt
+	c=0123456789abcdef0123456789abcdef01234567
+	mkdir -p hub/models--org--stories/snapshots hub/models--org--stories/refs
+	cp -R "$M" hub/models--org--stories/snapshots/$c
+	printf '%s' $c >hub/models--org--stories/refs/main
+	HF_HUB_CACHE=$PWD/hub PARALLEL_SSH=$PWD/ssh run -0 --separate-stderr "$EX/parallel.sh" --slf hosts.txt -j 2 -n 6 org/stories <good.txt
+	[ "$output" = "$(sed '2s/^3/2/; 3s/^5/3/' want.txt)" ]
+	[ -z "$stderr" ]
+	grep -qx h3 hosts.log
+	grep -qx h4 hosts.log
+}
+
+@test "examples: parallel.sh -T sends the model folder to each host" {
+	need_cmd parallel
+	need_cmd rsync
+	# a stand-in ssh whose hosts are folders of their own: a command, and
+	# parallel's rsync, run in H/HOST, where the model must arrive
+	cat >ssh <<-'EOF'
+	#!/bin/sh
+	while [ $# -gt 0 ]; do case $1 in -[oplF]) shift 2 ;; -*) shift ;; *) break ;; esac; done
+	h=$1
+	shift
+	[ "${1:-}" = -- ] && shift
+	mkdir -p "$H/$h" && cd "$H/$h" || exit 255
+	echo "$h" >>"$H/hosts.log"
+	export SHELL=/bin/sh HOME="$H/$h"
+	exec sh -c "$*"
+	EOF
+	chmod +x ssh
+	export H=$PWD/hosts
+	mkdir -p here "$H"
+	cp -R "$M" here/m
+	printf 'Once upon a time\nThe dog\n' >p.txt
+	cd here
+	PARALLEL_SSH=$BATS_TEST_TMPDIR/ssh run -0 --separate-stderr "$EX/parallel.sh" -S 1/h1,1/h2 -T -j 2 -n 6 m <../p.txt
+	[ "${lines[0]}" = "$(printf '1\t')$(printf 'Once upon a time' | tok-encode -m "$M" | llm-gen -m "$M" -n 6 --temp 0 | tok-decode -m "$M")" ]
+	[ "${lines[1]}" = "$(printf '2\t')$(printf 'The dog' | tok-encode -m "$M" | llm-gen -m "$M" -n 6 --temp 0 | tok-decode -m "$M")" ]
+	for h in h1 h2; do
+		cmp "$H/$h/m/model.safetensors" "$M/model.safetensors"
+		cmp "$H/$h/m/tokenizer.json" "$M/tokenizer.json"
+	done
+	run -2 --separate-stderr "$EX/parallel.sh" -T "$PWD/m" <../p.txt
+	[[ $stderr == *"-T wants a folder path relative to here"* ]]
+}
+
+@test "examples: parallel.sh shows records done and tokens/s on a terminal" {
+	need_cmd parallel
+	need_tty
+	printf 'Once upon a time\n\nThe dog\n' >p.txt
+	run -1 script -qec "sh '$EX/parallel.sh' -n 4 '$M' <p.txt >out.txt" /dev/null
+	# the last state of the meter: all done, the 8 tokens of the two
+	# good prompts counted
+	last=$(printf '%s' "$output" | tr '\r' '\n' | grep -a 'records, ' | tail -n 1)
+	[[ $last == "3/3 records, 8 tokens, "[0-9]*.[0-9]" tokens/s"* ]]
+	[[ $output == *"2	llm-text: empty prompt"* ]]
+	[[ $output != *"llm-gen: model"* && $output != *"llm-gen: seed"* && $output != *" ids, stop"* ]]
+	[ "$(cut -f1 out.txt)" = "$(printf '1\n3')" ]
 }
 
 # chat.sh driven through a pseudo-terminal by script(1): the turns typed

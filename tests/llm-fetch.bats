@@ -118,10 +118,25 @@ DEFAULT="config.json generation_config.json model.safetensors special_tokens_map
 		run -2 --separate-stderr llm-fetch -r "$bad" org/tiny
 		[[ $stderr == *"not a revision"* ]]
 	done
-	run -0 llm-fetch --help
-	[[ $output == usage:* ]]
+	run -0 --separate-stderr llm-fetch --help
+	[[ $output == usage:* ]] && [ -z "$stderr" ]
+	# a line for every option of the man page, as programs.bats checks
+	# the C programs'
+	help=$output
+	for o in $(sed -n 's/^\.It //p' "$BATS_TEST_DIRNAME/../man/llm-fetch.1" |
+	    grep -o 'Fl \\-[a-z0-9\\-]*' | sed 's/^Fl /-/; s/\\//g' | sort -u); do
+		[[ $help == *"  $o"[=\ ]* || $help == *", $o"[=\ ]* ]] ||
+			{ echo "llm-fetch --help lacks $o"; false; }
+	done
+	[[ $help == *"  -i, --include=GLOB "* && $help == *"  -r, --revision=REV "* ]]
 	run -0 llm-fetch --version
 	[[ $output == "llm-fetch (pipelm) "[0-9]* ]]
+	if [ -w /dev/full ]; then
+		for o in --help --version; do
+			run -1 --separate-stderr bash -c "llm-fetch $o >/dev/full"
+			[ "$stderr" = "llm-fetch: write <stdout>: failed" ]
+		done
+	fi
 	[ ! -s "$LOG" ]
 }
 
@@ -145,6 +160,28 @@ DEFAULT="config.json generation_config.json model.safetensors special_tokens_map
 	want=$(echo 1 2 3 | llm-gen -m "$REPO/$C1" -n 4 --temp 0)
 	run -0 --separate-stderr llm-gen -m org/tiny -n 4 --temp 0 <<<'1 2 3'
 	[ "$output" = "$want" ]
+}
+
+@test "llm-fetch: the hub cache is HF_HUB_CACHE, else HF_HOME/hub, else ~/.cache/huggingface/hub, as -m finds it" {
+	# (every other test sets HF_HUB_CACHE beside HF_HOME: the first wins)
+	want=$(echo 1 2 3 | llm-gen -m "$REPO/$C1" -n 4 --temp 0)
+	unset HF_HUB_CACHE
+	run -0 --separate-stderr llm-fetch org/tiny
+	[ "$output" = "$HF_HOME/hub/models--org--tiny/snapshots/$C1" ]
+	run -0 --separate-stderr llm-gen -m org/tiny -n 4 --temp 0 <<<'1 2 3'
+	[ "$output" = "$want" ]
+	# neither: under HOME, and the token of `hf auth login` there too
+	unset HF_HOME
+	export HOME=$BATS_TEST_TMPDIR/home
+	printf 'sekrit' >"$CTL/token"
+	mkdir -p "$HOME/.cache/huggingface"
+	printf 'sekrit\n' >"$HOME/.cache/huggingface/token"
+	run -0 --separate-stderr llm-fetch org/tiny
+	[ "$output" = "$HOME/.cache/huggingface/hub/models--org--tiny/snapshots/$C1" ]
+	grep -q '^hub .* auth=Bearer_sekrit ' "$LOG"
+	run -0 --separate-stderr llm-gen -m org/tiny -n 4 --temp 0 <<<'1 2 3'
+	[ "$output" = "$want" ]
+	[ ! -e "$BATS_TEST_TMPDIR/hub" ]
 }
 
 @test "llm-fetch: a second run downloads nothing" {

@@ -32,6 +32,32 @@ setup() {
 	[ "$output" = "$want" ]
 	run -0 llm-text --no-echo -c 64 --ctx-size 64 -n 10 --temp 0.8 --seed 7 The dog
 	[ "$output" = "$want" ]
+	# each alias takes effect, not only parses
+	run -1 --separate-stderr llm-text --ctx-size 4 -n 2 'Once upon a time there was a dog'
+	[[ $stderr == *"exceeds the context of 4"* ]]
+	run -0 llm-text --no-echo --n-predict 3 --temp 0 The dog
+	[ "$output" = "$(printf 'The dog' | tok-encode -m "$M" | llm-gen -m "$M" -n 3 --temp 0 | tok-decode -m "$M" --skip-special)" ]
+	run -0 llm-text --no-echo -n 24 --temperature 0 --repeat-penalty 1.5 The dog
+	[ "$output" != "$(llm-text --no-echo -n 24 --temp 0 The dog)" ]
+	[ "$output" = "$(printf 'The dog' | tok-encode -m "$M" | llm-gen -m "$M" -n 24 --temp 0 --repeat-penalty 1.5 | tok-decode -m "$M" --skip-special)" ]
+}
+
+@test "llm-text: generation_config.json's defaults, as HuggingFace generate() reads them" {
+	cp -R "$M" g
+	greedy=$(llm-text -n 12 --temp 0 The dog)
+	# the test can fail: this seed samples something else
+	[ "$(llm-text -n 12 --seed 2 The dog)" != "$greedy" ]
+	printf '{"bos_token_id": 1, "eos_token_id": 2, "do_sample": false, "temperature": 0.1}' >g/generation_config.json
+	for s in 1 2 3; do
+		run -0 llm-text -m g -n 12 --seed $s The dog
+		[ "$output" = "$greedy" ]
+	done
+	# an option given wins
+	run -0 llm-text -m g -n 12 --seed 2 --temp 1 The dog
+	[ "$output" = "$(llm-text -n 12 --seed 2 The dog)" ]
+	printf '{"bos_token_id": 1, "eos_token_id": 2, "do_sample": true, "temperature": 0.7, "top_k": 5, "max_new_tokens": 6}' >g/generation_config.json
+	run -0 llm-text -m g --seed 4 The dog
+	[ "$output" = "$(llm-text --temp 0.7 --top-k 5 -n 6 --seed 4 The dog)" ]
 }
 
 @test "llm-text: usage errors before anything runs" {
