@@ -54,6 +54,13 @@ same() {
 	[ "${#lines[@]}" -eq 2 ]
 	echo "${lines[0]}" | awk -F '\t' '{ split($6, a, ":"); split($7, b, ":"); split($8, c, ":")
 	    exit !(NF == 8 && a[2] >= b[2] && b[2] >= c[2] && ($5 != 1 || a[1] == $3)) }'
+	# the pairs' log-probabilities: the pair at the token's rank holds the
+	# token's own, and a token ranked past K is no likelier than the K-th
+	ids=$(printf 'Once upon a time, there was a little girl named Lily.' | tok-encode -m "$M")
+	echo "$ids" | llm-score -m "$M" --per-token --top 4 | awk -F '\t' '
+	    { if (NF != 9) bad++; split($($5 < 4 ? 5 + $5 : 9), p, ":")
+	      if ($5 <= 4 && p[2] != $4) bad++; if ($5 > 4 && p[2] < $4) bad++ }
+	    END { exit bad > 0 || NR < 10 }'
 }
 
 @test "llm-score: --from scores the tail only" {
