@@ -152,5 +152,11 @@ same() {
 		paste got want | awk -v name="$name" '{ d = $3 - $6; if (d < 0) d = -d
 		    if ($1 != $4 || $2 != $5 || d > 2e-5) { print name, $0; bad++ } }
 		    END { exit bad > 0 }'
+		# and the record's perplexity, exp(-mean) of the reference's
+		echo "$ids" | llm-score -m "$SHARED/models/$name" |
+		    awk -F '\t' -v name="$name" -v n="$(wc -l <want)" \
+		    -v s="$(awk '{ s += $3 } END { printf "%.17g", s }' want)" '
+		    { p = exp(-s / n); d = $3 - p; if (d < 0) d = -d
+		      if ($1 != n || d > 2e-5 * p) { print name, $0, n, s, p; exit 1 } }'
 	done
 }
