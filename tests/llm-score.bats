@@ -93,6 +93,21 @@ same() {
 	same got want
 }
 
+@test "llm-score: --from over windows: the same tokens, each with its window's context" {
+	ids=$(printf 'Once upon a time, there was a little girl named Lily. She loved to play outside in the sun.' | tok-encode -m "$M")
+	n=$(echo "$ids" | wc -w)
+	# positions 12 (in the first window), 20 (the second's) and past the end
+	for f in 12 20 $n; do
+		echo "$ids" | llm-score -m "$M" --ctx 16 --stride 8 --per-token |
+		    awk -F '\t' -v f="$f" '$2 >= f' >want
+		echo "$ids" | llm-score -m "$M" --ctx 16 --stride 8 --per-token --from "$f" >got
+		cmp got want
+		[ "$(echo "$ids" | llm-score -m "$M" --ctx 16 --stride 8 --from "$f" | cut -f 1)" -eq "$(wc -l <want)" ]
+	done
+	[ ! -s got ]
+	[ "$(echo "$ids" | llm-score -m "$M" --from "$n")" = "$(printf '0\t0\tnan')" ]
+}
+
 @test "llm-score: the same result on any thread count" {
 	ids=$(printf 'Once upon a time, there was a little girl named Lily.' | tok-encode -m "$M")
 	a=$(echo "$ids" | llm-score -m "$M" --per-token --top 5 -t 1)
