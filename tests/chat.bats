@@ -189,3 +189,18 @@ compare() {
 	"$TOOLS/jjrender" "$DATA/jinja-constructs.jinja" <"$DATA/jinja-constructs.jsonl" >got
 	cmp want got
 }
+
+@test "chat: strftime_now formats SOURCE_DATE_EPOCH in local time, a date_string given wins (Llama 3.2's lines)" {
+	# the date lines of Llama 3.2-Instruct's template, then the date
+	printf '%s' '{%- if not date_string is defined %}{%- if strftime_now is defined %}{%- set date_string = strftime_now("%d %b %Y") %}{%- else %}{%- set date_string = "26 Jul 2024" %}{%- endif %}{%- endif %}Today Date: {{ date_string }}' >bl/chat_template.jinja
+	SOURCE_DATE_EPOCH=86399 TZ=UTC0 run -0 tok-encode -m bl --chat --render -e '[]'
+	[ "$output" = "Today Date: 01 Jan 1970" ]
+	# an hour east of UTC it is the next day
+	SOURCE_DATE_EPOCH=86399 TZ=UTC-1 run -0 tok-encode -m bl --chat --render -e '[]'
+	[ "$output" = "Today Date: 02 Jan 1970" ]
+	SOURCE_DATE_EPOCH=86399 TZ=UTC0 run -0 tok-encode -m bl --chat --render \
+	    -e '{"messages": [], "date_string": "26 Jul 2024"}'
+	[ "$output" = "Today Date: 26 Jul 2024" ]
+	SOURCE_DATE_EPOCH=soon run -2 --separate-stderr tok-encode -m bl --chat --render -e '[]'
+	[[ $stderr == *SOURCE_DATE_EPOCH* ]]
+}

@@ -172,7 +172,7 @@ reply() {
 
 @test "examples: chat.sh on the built-in model: turns, the KV cache reused where the prompt grew, /reset, /temp" {
 	need_tty
-	chat $'Hi there\nTell me a story\n/reset\nHi there\n/temp 0.5\n/seed 3\nHi there\n/quit\n' \
+	chat $'Hi there\nTell me a story\n/reset\nHi there\n/temp 0.5\n/seed 3\nHi there\n/quit\nNot read\n' \
 	    -v -m "'$M'" -n 20 -- --temp 0
 	nl=$'\n'
 	t1="User: Hi there${nl}Assistant:"
@@ -190,6 +190,8 @@ reply() {
 	# /reset, /temp and /seed start llm-gen afresh: record 1 each time
 	[ "$(grep -c 'record 1: 0 positions kept' <<<"$output")" -eq 3 ]
 	[[ $output == *"seed 3"* ]]
+	# /quit leaves: the line after it is not a turn
+	[ "$(grep -c 'record 2: ' <<<"$output")" -eq 1 ]
 	# the sampled reply of the last turn (the conversation kept) is
 	# llm-gen's with that temperature and seed
 	t3="$t1$r1${nl}User: Hi there${nl}Assistant:"

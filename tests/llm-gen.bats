@@ -329,6 +329,12 @@ upto() {
 	[[ $output == *Lily ]]
 	run -2 --separate-stderr llm-gen --stop-text '' <<<"$p"
 	[[ $stderr == *stop-text* ]]
+	# it needs the model's tokenizer, and says so before any work
+	mkdir "$BATS_TEST_TMPDIR/nt"
+	cp "$GQA/config.json" "$GQA/model.safetensors" "$BATS_TEST_TMPDIR/nt"
+	run -1 --separate-stderr llm-gen -m "$BATS_TEST_TMPDIR/nt" --stop-text Lily <<<"1 2 3"
+	[[ $stderr == *"nt: no tokenizer.json"* ]]
+	[ -z "$output" ]
 }
 
 @test "llm-gen -s: records extend one sequence, only their ids are fed, as the whole prompt would give" {

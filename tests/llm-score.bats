@@ -54,6 +54,13 @@ same() {
 	[ "${#lines[@]}" -eq 2 ]
 	echo "${lines[0]}" | awk -F '\t' '{ split($6, a, ":"); split($7, b, ":"); split($8, c, ":")
 	    exit !(NF == 8 && a[2] >= b[2] && b[2] >= c[2] && ($5 != 1 || a[1] == $3)) }'
+	# the pairs' log-probabilities: the pair at the token's rank holds the
+	# token's own, and a token ranked past K is no likelier than the K-th
+	ids=$(printf 'Once upon a time, there was a little girl named Lily.' | tok-encode -m "$M")
+	echo "$ids" | llm-score -m "$M" --per-token --top 4 | awk -F '\t' '
+	    { if (NF != 9) bad++; split($($5 < 4 ? 5 + $5 : 9), p, ":")
+	      if ($5 <= 4 && p[2] != $4) bad++; if ($5 > 4 && p[2] < $4) bad++ }
+	    END { exit bad > 0 || NR < 10 }'
 }
 
 @test "llm-score: --from scores the tail only" {
@@ -84,6 +91,21 @@ same() {
 	done
 	[ "$(wc -l <got)" -eq $((n - 1)) ]
 	same got want
+}
+
+@test "llm-score: --from over windows: the same tokens, each with its window's context" {
+	ids=$(printf 'Once upon a time, there was a little girl named Lily. She loved to play outside in the sun.' | tok-encode -m "$M")
+	n=$(echo "$ids" | wc -w)
+	# positions 12 (in the first window), 20 (the second's) and past the end
+	for f in 12 20 $n; do
+		echo "$ids" | llm-score -m "$M" --ctx 16 --stride 8 --per-token |
+		    awk -F '\t' -v f="$f" '$2 >= f' >want
+		echo "$ids" | llm-score -m "$M" --ctx 16 --stride 8 --per-token --from "$f" >got
+		cmp got want
+		[ "$(echo "$ids" | llm-score -m "$M" --ctx 16 --stride 8 --from "$f" | cut -f 1)" -eq "$(wc -l <want)" ]
+	done
+	[ ! -s got ]
+	[ "$(echo "$ids" | llm-score -m "$M" --from "$n")" = "$(printf '0\t0\tnan')" ]
 }
 
 @test "llm-score: the same result on any thread count" {
@@ -145,5 +167,11 @@ same() {
 		paste got want | awk -v name="$name" '{ d = $3 - $6; if (d < 0) d = -d
 		    if ($1 != $4 || $2 != $5 || d > 2e-5) { print name, $0; bad++ } }
 		    END { exit bad > 0 }'
+		# and the record's perplexity, exp(-mean) of the reference's
+		echo "$ids" | llm-score -m "$SHARED/models/$name" |
+		    awk -F '\t' -v name="$name" -v n="$(wc -l <want)" \
+		    -v s="$(awk '{ s += $3 } END { printf "%.17g", s }' want)" '
+		    { p = exp(-s / n); d = $3 - p; if (d < 0) d = -d
+		      if ($1 != n || d > 2e-5 * p) { print name, $0, n, s, p; exit 1 } }'
 	done
 }

@@ -21,6 +21,7 @@
 
 #include "../../lib/kern.h"
 #include "../../lib/model.h"
+#include "../../lib/score.h"
 #include "../../lib/st.h"
 #include "../../lib/util.h"
 #include "test.h"
@@ -683,6 +684,39 @@ near_row(const struct shape *s, const char *what, int pos, const float *got,
 	    "(reference %d)", s->name, what, pos, sqrt(e2 / w2), emax, ag, aw);
 }
 
+/* llm-score's log-probabilities (score.h over the library's rows) against
+ * log_softmax of the reference rows, in double: each token after the
+ * first, given the ones before it, to the bound llm-score.bats holds
+ * them to against the golden logits of ../shared. */
+static void
+near_logprobs(const struct shape *s, const int *ids, const float *got,
+    const double *want)
+{
+	double lse, m, sum, lw, emax = 0;
+	size_t at;
+	int p, i;
+
+	for (p = 0; p + 1 < s->n; p++) {
+		const float *g = got + (size_t)p * s->vocab;
+		const double *w = want + (size_t)p * s->vocab;
+
+		if (score_lse(g, (size_t)s->vocab, &lse, &at) < 0) {
+			CHECKF(0, "%s, position %d: logit %zu not finite", s->name,
+			    p, at);
+			return;
+		}
+		for (m = w[0], i = 1; i < s->vocab; i++)
+			m = w[i] > m ? w[i] : m;
+		for (sum = 0, i = 0; i < s->vocab; i++)
+			sum += exp(w[i] - m);
+		lw = w[ids[p + 1]] - m - log(sum);
+		if (fabs(g[ids[p + 1]] - lse - lw) > emax)
+			emax = fabs(g[ids[p + 1]] - lse - lw);
+	}
+	CHECKF(emax <= 2e-5, "%s: log-probabilities off the reference's by "
+	    "up to %.3g", s->name, emax);
+}
+
 static void
 test_shape(const char *tmp, const struct shape *s)
 {
@@ -747,6 +781,7 @@ test_shape(const char *tmp, const struct shape *s)
 			    "decode, 2 threads", i, dec[threads] + (size_t)i * V,
 			    want + (size_t)i * V);
 	}
+	near_logprobs(s, ids, all[1], want);
 	CHECKF(!memcmp(all[1], all[2], (size_t)n * V * sizeof(float)),
 	    "%s: prefill differs between 1 and 2 threads", s->name);
 	CHECKF(!memcmp(dec[1] + (size_t)(split - 1) * V, dec[2] +
