@@ -208,13 +208,18 @@ main(int argc, char *argv[])
 		edie(2, "--render and --template go with --chat");
 	/* --render needs the template alone, not the tokenizer */
 	if ((!ntext && files_check_output(argv, argc, NULL, 1) < 0) ||
-	    (!(chatmode && render) && tokopt_open(&tok, &to) < 0))
+	    (!(chatmode && render) && tokopt_open(&tok, &to) < 0)) {
+		free(texts);
 		return 1;
+	}
 	if (chatmode) {
 		/* one conversation a line (-0: NUL-terminated), and so
 		 * --render's texts */
-		if (chat_open_model(&chat, to.model, to.file, tmplname) < 0)
+		if (chat_open_model(&chat, to.model, to.file, tmplname) < 0) {
+			free(texts);
+			tok_free(&tok);
 			return 1;
+		}
 		if (getenv("SOURCE_DATE_EPOCH"))
 			chat.now = estrtonum(getenv("SOURCE_DATE_EPOCH"), 0,
 			    1LL << 40, "SOURCE_DATE_EPOCH");

@@ -28,6 +28,14 @@ load tok_fixtures
 	[[ $stderr == *tokenizer.json* ]]
 	run -1 --separate-stderr tok-encode -m '' x
 	[[ $stderr == *"model name is empty"* ]]
+	# a tokenizer that fails to load, with -e texts already taken: exit 1
+	# and the message alone (under ASan, nothing leaked either)
+	mkdir broken
+	printf '{' >broken/tokenizer.json
+	run -1 --separate-stderr tok-encode -m broken -e x -e y
+	[[ $stderr == *"broken/tokenizer.json: line 1"* ]]
+	[[ $stderr != *leak* ]]
+	[ -z "$output" ]
 }
 
 @test "tok-encode: -m DIR, \$PIPELM_MODEL and --tokenizer agree; stdin and arguments too" {
