@@ -488,7 +488,7 @@ static int
 checkarch(struct cfg *c, const struct json *o, const char *path)
 {
 	const struct json *v;
-	int L = c->num_hidden_layers, i, use = 0, mwl = L, w = c->sliding_window;
+	int L = c->num_hidden_layers, i, use = 0, mwl = 28, w = c->sliding_window;
 	int pattern = c->arch == ARCH_GEMMA3 ? 6 : 2, interval = 4, rd;
 
 	if ((v = get(o, "layer_types"))) {
@@ -513,33 +513,6 @@ checkarch(struct cfg *c, const struct json *o, const char *path)
 	v = json_get(o, "sliding_window");
 	if (v && v->type == JSON_NULL)
 		w = 0;
-	c->sliding_window = 0;
-	for (i = 0; i < L; i++) {
-		int t = layer_type(o, i), s;
-
-		switch (c->arch) {
-		case ARCH_QWEN2:	/* the window only with use_sliding_window */
-		case ARCH_QWEN3:
-		case ARCH_SMOLLM3:
-			s = (use || c->arch == ARCH_SMOLLM3) && w &&
-			    (t >= 0 ? t : use && i >= mwl);
-			break;
-		case ARCH_MISTRAL:	/* every layer */
-		case ARCH_PHI3:
-			s = w > 0;
-			break;
-		case ARCH_GEMMA2:
-		case ARCH_GEMMA3:
-			s = w && (t >= 0 ? t : (i + 1) % pattern != 0);
-			break;
-		default:
-			s = 0;
-			break;
-		}
-		c->sliding[i] = (unsigned char)s;
-		if (s)
-			c->sliding_window = w;
-	}
 	if (c->arch == ARCH_SMOLLM3) {
 		if ((v = get(o, "no_rope_layers"))) {
 			if (v->type != JSON_ARRAY || (int)v->len != L)
@@ -557,6 +530,36 @@ checkarch(struct cfg *c, const struct json *o, const char *path)
 			for (i = 0; i < L; i++)
 				c->no_rope[i] = (i + 1) % interval == 0;
 		}
+	}
+	c->sliding_window = 0;
+	for (i = 0; i < L; i++) {
+		int t = layer_type(o, i), s;
+
+		switch (c->arch) {
+		case ARCH_QWEN2:	/* the window only with use_sliding_window */
+		case ARCH_QWEN3:
+			s = use && w && (t >= 0 ? t : i >= mwl);
+			break;
+		case ARCH_SMOLLM3:	/* layer_types' sliding layers get the
+					 * window mask; without the list, the
+					 * no-rope layers, with use_sliding_window */
+			s = w && (t >= 0 ? t : use && c->no_rope[i]);
+			break;
+		case ARCH_MISTRAL:	/* every layer */
+		case ARCH_PHI3:
+			s = w > 0;
+			break;
+		case ARCH_GEMMA2:
+		case ARCH_GEMMA3:
+			s = w && (t >= 0 ? t : (i + 1) % pattern != 0);
+			break;
+		default:
+			s = 0;
+			break;
+		}
+		c->sliding[i] = (unsigned char)s;
+		if (s)
+			c->sliding_window = w;
 	}
 	rd = (int)(c->head_dim * (double)c->partial_rotary_factor);
 	if (rd < 2 || rd % 2)

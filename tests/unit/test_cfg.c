@@ -222,6 +222,11 @@ test_arch(void)
 	    " \"sliding_window\": 8, \"use_sliding_window\": true,"
 	    " \"max_window_layers\": 1}", NULL) == 0);
 	CHECK(c.sliding_window == 8 && !c.sliding[0] && c.sliding[1] && c.sliding[2]);
+	/* max_window_layers absent: Qwen2Config's 28 */
+	CHECK(load(&c, "{\"model_type\": \"qwen3\", \"num_hidden_layers\": 30,"
+	    " \"sliding_window\": 8, \"use_sliding_window\": true}", NULL) == 0);
+	CHECK(c.sliding_window == 8 && !c.sliding[0] && !c.sliding[27] &&
+	    c.sliding[28] && c.sliding[29]);
 	/* Mistral: every layer; null: none */
 	CHECK(load(&c, "{\"model_type\": \"mistral\", \"num_hidden_layers\": 2}",
 	    NULL) == 0 && c.sliding_window == 4096 && c.sliding[0] && c.sliding[1]);
@@ -257,6 +262,16 @@ test_arch(void)
 	CHECK(load(&c, "{\"model_type\": \"smollm3\", \"num_hidden_layers\": 2,"
 	    " \"no_rope_layers\": [0, 1]}", NULL) == 0 && c.no_rope[0] &&
 	    !c.no_rope[1]);
+	/* SmolLM3's window without layer_types: on the no-rope layers
+	 * (SmolLM3Config), max_window_layers is not its key */
+	CHECK(load(&c, "{\"model_type\": \"smollm3\", \"num_hidden_layers\": 8,"
+	    " \"sliding_window\": 8, \"use_sliding_window\": true,"
+	    " \"max_window_layers\": 1}", NULL) == 0);
+	CHECK(c.sliding_window == 8 && !c.sliding[0] && !c.sliding[1] &&
+	    c.sliding[3] && !c.sliding[4] && c.sliding[7]);
+	CHECK(load(&c, "{\"model_type\": \"smollm3\", \"num_hidden_layers\": 8,"
+	    " \"sliding_window\": 8}", NULL) == 0 && !c.sliding_window &&
+	    !c.sliding[3]);
 	/* Phi-3: longrope's factor from the original context */
 	CHECK(load(&c, "{\"model_type\": \"phi3\", \"hidden_size\": 64,"
 	    " \"num_attention_heads\": 4, \"max_position_embeddings\": 131072,"
