@@ -182,3 +182,27 @@ cfg() {
 	[[ $output == *Gemma3ForCausalLM* && $output == *"window 512 on 2 of 2 layers"* ]]
 	grep -q '"head_dim": 256' "$BATS_TEST_TMPDIR/gemma3-1b/config.json"
 }
+
+@test "arch: Gemma 3's sliding layers turn by rope_parameters' sliding_attention, attention factor and llama3 too" {
+	need_shared
+	# g3 NAME TYPE ROPE: arch-gemma3 with every layer of TYPE and a
+	# window past the 32 ids (so sliding and full attend alike), its
+	# rope_parameters ROPE
+	g3() {
+		local d=$BATS_TEST_TMPDIR/$1
+		mkdir -p "$d"
+		ln -sf "$SHARED/models/arch-gemma3/model.safetensors" "$d/"
+		sed "/\"rope_theta\"/d; /\"rope_local_base_freq\"/d; s/\"sliding_window\": 8/\"sliding_window\": 64/; s/\"rope_scaling\": null/\"rope_parameters\": $3/; /layer_types/,/\]/c\\  \"layer_types\": [\"$2\", \"$2\", \"$2\", \"$2\"]," \
+		    "$SHARED/models/arch-gemma3/config.json" >"$d/config.json"
+		llm-logits -m "$d" --all -f text <"$SHARED/golden/logits/arch-gemma3.ids" >"$d.txt"
+	}
+	local D='{"rope_type": "default", "rope_theta": 1000000.0}' r
+	for r in '{"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 8, "rope_theta": 10000.0}' \
+	    '{"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0, "original_max_position_embeddings": 16, "rope_theta": 10000.0}'; do
+		g3 s sliding_attention "{\"full_attention\": $D, \"sliding_attention\": $r}"
+		g3 f full_attention "{\"full_attention\": $r, \"sliding_attention\": $D}"
+		g3 n full_attention "{\"full_attention\": $D, \"sliding_attention\": $D}"
+		cmp "$BATS_TEST_TMPDIR/s.txt" "$BATS_TEST_TMPDIR/f.txt"
+		! cmp -s "$BATS_TEST_TMPDIR/s.txt" "$BATS_TEST_TMPDIR/n.txt"
+	done
+}
