@@ -581,6 +581,12 @@ checkarch(struct cfg *c, const struct json *o, const char *path)
 		if (orig) {
 			c->rope_scaling.original_max_position_embeddings = orig;
 			c->rope_scaling.factor = (float)c->max_position_embeddings / orig;
+		} else if ((orig = c->rope_scaling.original_max_position_embeddings)) {
+			/* transformers v5 keeps it in rope_parameters, and
+			 * the factor is its ratio unless given */
+			if (!c->rope_scaling.factor)
+				c->rope_scaling.factor =
+				    (float)c->max_position_embeddings / orig;
 		} else {
 			c->rope_scaling.original_max_position_embeddings =
 			    c->max_position_embeddings;

@@ -129,6 +129,16 @@ cfg() {
 	    "$SHARED/models/arch-llama-yarn/config.json" >"$d/config.json"
 	llm-logits -m "$d" --all -f npy -o "$BATS_TEST_TMPDIR/v5.npy" <"$SHARED/golden/logits/arch-llama-yarn.ids"
 	run -0 npycmp -a 1e-4 -r 1e-5 "$BATS_TEST_TMPDIR/v5.npy" "$SHARED/golden/logits/arch-llama-yarn.npy"
+	# Phi-3's longrope: the original context inside, no factor (its
+	# ratio to max_position_embeddings gives the attention factor)
+	d=$BATS_TEST_TMPDIR/phi
+	mkdir -p "$d"
+	ln -sf "$SHARED/models/arch-phi3-longrope/model.safetensors" "$d/"
+	sed '/"rope_theta"/d; /^  "original_max_position_embeddings"/d; s/"rope_scaling": {/"rope_parameters": {"rope_theta": 10000.0, "original_max_position_embeddings": 4096,/' \
+	    "$SHARED/models/arch-phi3-longrope/config.json" >"$d/config.json"
+	! grep -q '^  "original_max_position_embeddings"' "$d/config.json"
+	llm-logits -m "$d" --all -f npy -o "$BATS_TEST_TMPDIR/phi.npy" <"$SHARED/golden/logits/arch-phi3-longrope.ids"
+	run -0 npycmp -a 1e-4 -r 1e-5 "$BATS_TEST_TMPDIR/phi.npy" "$SHARED/golden/logits/arch-phi3-longrope.npy"
 	# Gemma 3's form: one per layer type
 	d=$BATS_TEST_TMPDIR/g3
 	mkdir -p "$d"

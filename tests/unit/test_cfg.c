@@ -282,6 +282,15 @@ test_arch(void)
 	CHECK(c.rope_scaling.factor == 32 && c.rope_scaling.nfactor == 4 &&
 	    c.rope_scaling.original_max_position_embeddings == 4096 &&
 	    c.rope_scaling.long_factor[3] == 4);
+	/* v5: the original context in rope_parameters, the factor its ratio */
+	CHECK(load(&c, "{\"model_type\": \"phi3\", \"hidden_size\": 64,"
+	    " \"num_attention_heads\": 4, \"max_position_embeddings\": 131072,"
+	    " \"partial_rotary_factor\": 0.5, \"rope_parameters\": {\"rope_type\":"
+	    " \"longrope\", \"rope_theta\": 10000.0, \"long_factor\": [1, 2, 3, 4],"
+	    " \"short_factor\": [1, 1, 1, 1],"
+	    " \"original_max_position_embeddings\": 4096}}", NULL) == 0);
+	CHECK(c.rope_scaling.factor == 32 &&
+	    c.rope_scaling.original_max_position_embeddings == 4096);
 	/* yarn: v5's flat rope_parameters, the original context defaulted */
 	CHECK(load(&c, "{\"max_position_embeddings\": 8192, \"rope_parameters\":"
 	    " {\"rope_type\": \"yarn\", \"factor\": 4.0, \"rope_theta\": 500.0,"
