@@ -97,6 +97,32 @@ cfg() {
 	[[ $output == *q/k-norm* ]]
 }
 
+@test "arch: st-inspect's bytes a token reads: fused tensors once, a tied head whole, windows in the KV cache" {
+	need_shared
+	local b
+	# Phi-3, untied: every tensor (qkv_proj and gate_up_proj once) but
+	# the embedding table, of which one row (2048 x 64 BF16)
+	run -0 st-inspect "$SHARED/models/arch-phi3"
+	b=$(sed -n 's/^bytes: //p' <<<"$output")
+	grep -qx "bytes_per_token: $((b - 2048 * 64 * 2 + 64 * 2))" <<<"$output"
+	# Gemma 3, tied: the table is read whole as the head
+	run -0 st-inspect "$SHARED/models/arch-gemma3"
+	b=$(sed -n 's/^bytes: //p' <<<"$output")
+	grep -qx "bytes_per_token: $b" <<<"$output"
+	# K and V, 2 kv heads x head_dim 32 x 4 bytes a position: the full
+	# layer over the context of 32768, the three sliding ones over 8
+	grep -qx "kv_bytes_per_token: $((4 * 2 * 2 * 32 * 4))" <<<"$output"
+	grep -qx "kv_bytes_read_at_context: $(((32768 + 3 * 8) * 2 * 2 * 32 * 4))" <<<"$output"
+	# Gemma 2: two of four layers over a window of 8 (context 8192)
+	run -0 st-inspect "$SHARED/models/arch-gemma2"
+	grep -qx "kv_bytes_read_at_context: $(((2 * 8192 + 2 * 8) * 2 * 2 * 16 * 4))" <<<"$output"
+	# Mistral: every layer windowed; Llama: none
+	run -0 st-inspect "$SHARED/models/arch-mistral"
+	grep -qx "kv_bytes_read_at_context: $((2 * 8 * 2 * 2 * 16 * 4))" <<<"$output"
+	run -0 st-inspect "$SHARED/models/arch-llama"
+	grep -qx "kv_bytes_read_at_context: $((2 * 4096 * 2 * 2 * 16 * 4))" <<<"$output"
+}
+
 @test "arch: what is outside the architectures is refused by name before any work" {
 	need_shared
 	cfg arch-llama '"rope_scaling": {"rope_type": "dynamic", "factor": 2.0}'
@@ -170,12 +196,23 @@ cfg() {
 	h = json.loads(b[8:8 + n])
 	h = {(k.replace("model.", "model.language_model.", 1) if k.startswith("model.") else k): v
 	     for k, v in h.items()}
+	# and a vision tower's tensor, which the text model does not read
+	end = len(b) - 8 - n
+	h["vision_tower.vision_model.post_layernorm.weight"] = {
+	    "dtype": "F32", "shape": [4], "data_offsets": [end, end + 16]}
 	hb = json.dumps(h).encode()
 	hb += b" " * (-len(hb) % 8)
-	open(dst + "/model.safetensors", "wb").write(struct.pack("<Q", len(hb)) + hb + b[8 + n:])
+	open(dst + "/model.safetensors", "wb").write(struct.pack("<Q", len(hb)) + hb + b[8 + n:] + bytes(16))
 	EOF
 	llm-logits -m "$d" --all -f npy -o "$BATS_TEST_TMPDIR/mm.npy" <"$SHARED/golden/logits/arch-gemma3.ids"
 	run -0 npycmp -a 1e-4 -r 1e-5 "$BATS_TEST_TMPDIR/mm.npy" "$SHARED/golden/logits/arch-gemma3.npy"
+	# st-inspect counts the text model's bytes (those of arch-gemma3),
+	# not the vision tower's
+	run -0 st-inspect "$SHARED/models/arch-gemma3"
+	b=$(grep '^bytes_per_token: ' <<<"$output")
+	run -0 st-inspect "$d"
+	[[ $output == *Gemma3ForConditionalGeneration* ]]
+	grep -qx "$b" <<<"$output"
 }
 
 @test "arch: mkmodel's qwen3-0.6b and gemma3-1b presets write models that run" {
