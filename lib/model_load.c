@@ -248,11 +248,12 @@ model_open(struct model *m, const struct mdir *d, int ctx, int threads)
 	if (cfg_load(c, d->config, d->genconfig) < 0)
 		return -1;
 	if (!arch_ok(c))
-		return error("%s: unsupported architecture '%s' (pipelm runs "
+		return error("%s: %s: '%s' not supported (pipelm runs "
 		    "LlamaForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM, "
 		    "SmolLM3ForCausalLM, MistralForCausalLM, Gemma2ForCausalLM, "
 		    "Gemma3ForCausalLM, Gemma3ForConditionalGeneration, "
-		    "Phi3ForCausalLM)", d->config,
+		    "Phi3ForCausalLM)", d->config, c->architecture[0] ?
+		    "architectures" : "model_type",
 		    c->architecture[0] ? c->architecture : c->model_type);
 	if (c->head_dim % 2)
 		return error("%s: head_dim %d is odd: RoPE needs pairs", d->config, c->head_dim);

@@ -144,6 +144,11 @@ cfg() {
 	    "$SHARED/models/arch-qwen2/config.json" >"$d/config.json"
 	run -1 --separate-stderr llm-logits -m "$d" <<<"1 2"
 	[[ $stderr == *"model_type: 'qwen2_moe' not supported"* ]]
+	sed 's/LlamaForCausalLM/LlamaForSequenceClassification/' \
+	    "$SHARED/models/arch-llama/config.json" >"$d/config.json"
+	run -1 --separate-stderr llm-logits -m "$d" <<<"1 2"
+	[[ $stderr == *"architectures: 'LlamaForSequenceClassification' not supported"* ]]
+	[ -z "$output" ]
 }
 
 @test "arch: rope_parameters (transformers v5) reads as rope_theta + rope_scaling" {
