@@ -82,6 +82,9 @@ static const struct shape shapes[] = {
 	{ "f16 gemma3 linear",      ST_F16,  64, 96, 4, 4, 2, 24, 101, 1, 0, 0, 0, 100,
 	  .arch = ARCH_GEMMA3, .window = 12, .pattern = 3, .rope = "linear",
 	  .qpas = 24 },
+	{ "bf16 gemma3 soft-caps",  ST_BF16, 64, 96, 2, 4, 2, 16, 101, 1, 0, 0, 0, 60,
+	  .arch = ARCH_GEMMA3, .window = 10, .pattern = 2, .acap = 4, .fcap = 2,
+	  .qpas = 16 },
 	{ "f32 phi3 partial longrope short", ST_F32, 64, 96, 2, 4, 4, 16, 101, 0, 0, 0, 0, 40,
 	  .arch = ARCH_PHI3, .rope = "longrope", .prf = 0.5, .orig = 128 },
 	/* the first pass already past the original context: long factors */
@@ -194,7 +197,13 @@ write_arch(FILE *f, const struct shape *s)
 		for (j = 0; j < s->layers; j++)
 			fprintf(f, "%s\"%s\"", j ? ", " : "", (j + 1) %
 			    s->pattern ? "sliding_attention" : "full_attention");
-		fprintf(f, "], \"attn_logit_softcapping\": null");
+		fprintf(f, "]");
+		/* null, or the soft-caps a Gemma 3 config may set */
+		if (s->acap)
+			fprintf(f, ", \"attn_logit_softcapping\": %g, "
+			    "\"final_logit_softcapping\": %g", s->acap, s->fcap);
+		else
+			fprintf(f, ", \"attn_logit_softcapping\": null");
 	}
 	if (s->arch == ARCH_PHI3)
 		fprintf(f, ", \"partial_rotary_factor\": %g, "
