@@ -307,10 +307,11 @@ getfloats(const struct json *o, const char *path, const char *key,
 	return 0;
 }
 
-/* A rope_scaling object rs (or one of rope_parameters) into r. */
+/* A rope_scaling object rs (or one of rope_parameters) of architecture
+ * a into r. */
 static int
 getrope(struct cfg_rope *r, const struct json *rs, const char *path,
-    const char *what)
+    const char *what, enum cfg_arch a)
 {
 	char type[16] = "";
 	int orig = 0;
@@ -323,6 +324,9 @@ getrope(struct cfg_rope *r, const struct json *rs, const char *path,
 		return -1;
 	if (!*type)
 		return error("%s: %s: no rope_type", path, what);
+	/* Phi3Config: its earlier names of longrope */
+	if (a == ARCH_PHI3 && (!strcmp(type, "su") || !strcmp(type, "yarn")))
+		strcpy(type, "longrope");
 	if (!strcmp(type, "default"))
 		return 0;
 	if (strcmp(type, "llama3") && strcmp(type, "linear") &&
@@ -389,7 +393,8 @@ getropeparams(struct cfg *c, const struct json *rp, const char *path)
 		return getpos(rp, path, "rope_theta", &c->rope_theta) < 0 ||
 		    getpos(rp, path, "partial_rotary_factor",
 		    &c->partial_rotary_factor) < 0 ||
-		    getrope(&c->rope_scaling, rp, path, "rope_parameters") < 0 ?
+		    getrope(&c->rope_scaling, rp, path, "rope_parameters",
+		    c->arch) < 0 ?
 		    -1 : 0;
 	}
 	if (full) {
@@ -397,7 +402,7 @@ getropeparams(struct cfg *c, const struct json *rp, const char *path)
 		c->rope_scaling.truncate = 1;
 		if (getpos(full, path, "rope_theta", &c->rope_theta) < 0 ||
 		    getrope(&c->rope_scaling, full, path,
-		    "rope_parameters: full_attention") < 0)
+		    "rope_parameters: full_attention", c->arch) < 0)
 			return -1;
 	}
 	if (slid) {
@@ -405,7 +410,7 @@ getropeparams(struct cfg *c, const struct json *rp, const char *path)
 		c->rope_local.truncate = 1;
 		if (getpos(slid, path, "rope_theta", &c->rope_local_theta) < 0 ||
 		    getrope(&c->rope_local, slid, path,
-		    "rope_parameters: sliding_attention") < 0)
+		    "rope_parameters: sliding_attention", c->arch) < 0)
 			return -1;
 	}
 	return 0;
@@ -421,7 +426,7 @@ getarchkeys(struct cfg *c, const struct json *o, const char *path)
 	int b = 0;
 
 	if ((v = get(o, "rope_scaling")) &&
-	    getrope(&c->rope_scaling, v, path, "rope_scaling") < 0)
+	    getrope(&c->rope_scaling, v, path, "rope_scaling", c->arch) < 0)
 		return -1;
 	if ((v = get(o, "rope_parameters")) && getropeparams(c, v, path) < 0)
 		return -1;

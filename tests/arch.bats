@@ -170,6 +170,13 @@ cfg() {
 	! grep -q '^  "original_max_position_embeddings"' "$d/config.json"
 	llm-logits -m "$d" --all -f npy -o "$BATS_TEST_TMPDIR/phi.npy" <"$SHARED/golden/logits/arch-phi3-longrope.ids"
 	run -0 npycmp -a 1e-4 -r 1e-5 "$BATS_TEST_TMPDIR/phi.npy" "$SHARED/golden/logits/arch-phi3-longrope.npy"
+	# Phi3Config's earlier name of longrope
+	cfg arch-phi3-longrope '"rope_theta": 10000.0'
+	sed -i 's/"type": "longrope"/"type": "su"/' "$BATS_TEST_TMPDIR/arch-phi3-longrope/config.json"
+	grep -q '"type": "su"' "$BATS_TEST_TMPDIR/arch-phi3-longrope/config.json"
+	llm-logits -m "$BATS_TEST_TMPDIR/arch-phi3-longrope" --all -f npy -o "$BATS_TEST_TMPDIR/su.npy" \
+	    <"$SHARED/golden/logits/arch-phi3-longrope.ids"
+	run -0 npycmp -a 1e-4 -r 1e-5 "$BATS_TEST_TMPDIR/su.npy" "$SHARED/golden/logits/arch-phi3-longrope.npy"
 	# Gemma 3's form: one per layer type
 	d=$BATS_TEST_TMPDIR/g3
 	mkdir -p "$d"

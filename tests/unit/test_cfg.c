@@ -282,6 +282,21 @@ test_arch(void)
 	CHECK(c.rope_scaling.factor == 32 && c.rope_scaling.nfactor == 4 &&
 	    c.rope_scaling.original_max_position_embeddings == 4096 &&
 	    c.rope_scaling.long_factor[3] == 4);
+	/* Phi3Config's earlier names of longrope: su, yarn; yarn elsewhere */
+	CHECK(load(&c, "{\"model_type\": \"phi3\", \"hidden_size\": 64,"
+	    " \"num_attention_heads\": 4, \"rope_scaling\": {\"type\": \"su\","
+	    " \"long_factor\": [1, 2, 3, 4, 5, 6, 7, 8], \"short_factor\":"
+	    " [1, 1, 1, 1, 1, 1, 1, 1], \"factor\": 2.0}}", NULL) == 0 &&
+	    !strcmp(c.rope_scaling.rope_type, "longrope"));
+	CHECK(load(&c, "{\"model_type\": \"phi3\", \"hidden_size\": 64,"
+	    " \"num_attention_heads\": 4, \"rope_scaling\": {\"type\": \"yarn\","
+	    " \"long_factor\": [1, 2, 3, 4, 5, 6, 7, 8], \"short_factor\":"
+	    " [1, 1, 1, 1, 1, 1, 1, 1], \"factor\": 2.0}}", NULL) == 0 &&
+	    !strcmp(c.rope_scaling.rope_type, "longrope"));
+	CHECK(load(&c, "{\"rope_scaling\": {\"type\": \"yarn\", \"factor\": 2.0}}",
+	    NULL) == 0 && !strcmp(c.rope_scaling.rope_type, "yarn"));
+	CHECK(load(&c, "{\"rope_scaling\": {\"type\": \"su\", \"factor\": 2.0}}",
+	    NULL) < 0);
 	/* v5: the original context in rope_parameters, the factor its ratio */
 	CHECK(load(&c, "{\"model_type\": \"phi3\", \"hidden_size\": 64,"
 	    " \"num_attention_heads\": 4, \"max_position_embeddings\": 131072,"
