@@ -237,27 +237,60 @@ getarch(struct cfg *c, const struct json **o, const char *path)
 	}
 	c->partial_rotary_factor = 1;
 	c->rope_scaling.truncate = 1;
+	/* the shapes too: a multimodal folder's text_config holds only
+	 * what differs from Gemma3TextConfig's */
 	switch (c->arch) {
 	case ARCH_GEMMA2:
 	case ARCH_GEMMA3:
+		c->hidden_size = 2304;
+		c->intermediate_size = 9216;
+		c->num_hidden_layers = 26;
+		c->num_attention_heads = 8;
+		c->num_key_value_heads = 4;
+		c->head_dim = 256;
+		c->bos_token_id = 2;
+		c->eos_token_id[0] = 1, c->n_eos = 1;
+		c->pad_token_id = 0;
 		c->tie_word_embeddings = 1;
 		c->query_pre_attn_scalar = 256;
 		c->sliding_window = 4096;
 		strcpy(c->hidden_act, "gelu_pytorch_tanh");
 		if (c->arch == ARCH_GEMMA2) {
+			c->vocab_size = 256000;
+			c->max_position_embeddings = 8192;
 			c->attn_logit_softcapping = 50;
 			c->final_logit_softcapping = 30;
 		} else {
+			c->vocab_size = 262208;
+			c->max_position_embeddings = 131072;
 			c->rope_theta = 1000000;
 			c->rope_local_theta = 10000;
 		}
 		break;
 	case ARCH_SMOLLM3:
+		c->vocab_size = 128256;
+		c->hidden_size = 2048;
+		c->num_hidden_layers = 36;
+		c->num_attention_heads = 16;
+		c->num_key_value_heads = 4;
+		c->max_position_embeddings = 32768;
+		c->rope_theta = 2000000;
+		c->bos_token_id = 128000;
+		c->eos_token_id[0] = 128001, c->n_eos = 1;
+		c->pad_token_id = 128004;
 		c->tie_word_embeddings = 1;
 		break;
-	case ARCH_MISTRAL:
-	case ARCH_QWEN2:
 	case ARCH_QWEN3:
+		c->head_dim = 128;
+		/* fall through */
+	case ARCH_QWEN2:
+		c->vocab_size = 151936;
+		c->intermediate_size = 22016;
+		c->num_key_value_heads = 32;
+		c->max_position_embeddings = 32768;
+		c->sliding_window = 4096;
+		break;
+	case ARCH_MISTRAL:
 		c->sliding_window = 4096;
 		break;
 	default:
@@ -617,13 +650,15 @@ static int
 parse(struct cfg *c, const struct json *o, const char *path)
 {
 	const struct json *v;
-	int kv = 0, hd = 0;
+	int kv, hd;
 
 	if (o->type != JSON_OBJECT)
 		return error("%s: %s instead of an object", path,
 		    json_typename(o->type));
 	if (getarch(c, &o, path) < 0)
 		return -1;
+	kv = c->num_key_value_heads;	/* the class's, or 0: as heads */
+	hd = c->head_dim;		/* or 0: hidden / heads */
 	/* a text_config's own architectures do not name the folder's */
 	if (!c->text_config && (v = get(o, "architectures"))) {
 		if (v->type != JSON_ARRAY)

@@ -252,9 +252,35 @@ test_arch(void)
 	/* a multimodal folder: the text_config's keys */
 	CHECK(load(&c, "{\"architectures\": [\"Gemma3ForConditionalGeneration\"],"
 	    " \"model_type\": \"gemma3\", \"text_config\": {\"hidden_size\": 96,"
-	    " \"model_type\": \"gemma3_text\", \"num_attention_heads\": 2}}",
+	    " \"model_type\": \"gemma3_text\", \"num_attention_heads\": 2,"
+	    " \"num_key_value_heads\": 1}}",
 	    NULL) == 0 && c.text_config && c.hidden_size == 96 &&
 	    !strcmp(c.architecture, "Gemma3ForConditionalGeneration"));
+	/* gemma-3-4b-it's text_config, all of it: the rest is
+	 * Gemma3TextConfig's defaults */
+	CHECK(load(&c, "{\"architectures\": [\"Gemma3ForConditionalGeneration\"],"
+	    " \"model_type\": \"gemma3\", \"text_config\": {\"hidden_size\": 2560,"
+	    " \"intermediate_size\": 10240, \"model_type\": \"gemma3_text\","
+	    " \"num_hidden_layers\": 34, \"rope_scaling\": {\"factor\": 8.0,"
+	    " \"rope_type\": \"linear\"}, \"sliding_window\": 1024}}", NULL) == 0);
+	CHECK(c.num_attention_heads == 8 && c.num_key_value_heads == 4 &&
+	    c.head_dim == 256 && c.vocab_size == 262208 &&
+	    c.max_position_embeddings == 131072 && c.bos_token_id == 2 &&
+	    c.n_eos == 1 && c.eos_token_id[0] == 1 && c.tie_word_embeddings &&
+	    c.query_pre_attn_scalar == 256 && c.rope_theta == 1e6f &&
+	    c.rope_local_theta == 1e4f && c.sliding_window == 1024 &&
+	    c.sliding[4] && !c.sliding[5] && c.sliding[6] && !c.sliding[29]);
+	/* Gemma 2's, Qwen3's, SmolLM3's own defaults */
+	CHECK(load(&c, "{\"model_type\": \"gemma2\"}", NULL) == 0 &&
+	    c.vocab_size == 256000 && c.hidden_size == 2304 && c.head_dim == 256 &&
+	    c.num_key_value_heads == 4 && c.max_position_embeddings == 8192 &&
+	    c.rope_theta == 10000);
+	CHECK(load(&c, "{\"model_type\": \"qwen3\"}",
+	    NULL) == 0 && c.head_dim == 128 && c.num_key_value_heads == 32 &&
+	    c.vocab_size == 151936);
+	CHECK(load(&c, "{\"model_type\": \"smollm3\"}", NULL) == 0 &&
+	    c.num_hidden_layers == 36 && c.num_key_value_heads == 4 &&
+	    c.head_dim == 128 && c.bos_token_id == 128000 && c.rope_theta == 2e6f);
 	/* SmolLM3: no_rope_layers, else every fourth layer */
 	CHECK(load(&c, "{\"model_type\": \"smollm3\", \"num_hidden_layers\": 8}",
 	    NULL) == 0 && !c.no_rope[0] && c.no_rope[3] && c.no_rope[7] &&
