@@ -333,6 +333,22 @@ nparams(const struct st *st, const struct st_tensor *t)
 	return t->nel;
 }
 
+/* The KV cache bytes one decode step reads at the context's last
+ * position: each layer's keys and values of as many positions as it
+ * sees, its sliding window on those layers. */
+static size_t
+kv_read(const struct cfg *c)
+{
+	size_t n = 0, per = 2 * (size_t)c->num_key_value_heads *
+	    (size_t)c->head_dim * 4;
+	int l, ctx = c->max_position_embeddings;
+
+	for (l = 0; l < c->num_hidden_layers; l++)
+		n += (size_t)(c->sliding[l] && c->sliding_window < ctx ?
+		    c->sliding_window : ctx) * per;
+	return n;
+}
+
 /* The config summary; see st-inspect(1) for what is counted. */
 static void
 summary(const struct cfg *c, const struct st *st, size_t params)
@@ -351,6 +367,7 @@ summary(const struct cfg *c, const struct st *st, size_t params)
 		{ "bytes_per_token", bytes_per_token(c, st) },
 		{ "kv_bytes_per_token", 2 * (size_t)c->num_hidden_layers *
 		    (size_t)c->num_key_value_heads * (size_t)c->head_dim * 4 },
+		{ "kv_bytes_read_at_context", kv_read(c) },
 	};
 	size_t i;
 	char feat[512];

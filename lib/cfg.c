@@ -237,27 +237,60 @@ getarch(struct cfg *c, const struct json **o, const char *path)
 	}
 	c->partial_rotary_factor = 1;
 	c->rope_scaling.truncate = 1;
+	/* the shapes too: a multimodal folder's text_config holds only
+	 * what differs from Gemma3TextConfig's */
 	switch (c->arch) {
 	case ARCH_GEMMA2:
 	case ARCH_GEMMA3:
+		c->hidden_size = 2304;
+		c->intermediate_size = 9216;
+		c->num_hidden_layers = 26;
+		c->num_attention_heads = 8;
+		c->num_key_value_heads = 4;
+		c->head_dim = 256;
+		c->bos_token_id = 2;
+		c->eos_token_id[0] = 1, c->n_eos = 1;
+		c->pad_token_id = 0;
 		c->tie_word_embeddings = 1;
 		c->query_pre_attn_scalar = 256;
 		c->sliding_window = 4096;
 		strcpy(c->hidden_act, "gelu_pytorch_tanh");
 		if (c->arch == ARCH_GEMMA2) {
+			c->vocab_size = 256000;
+			c->max_position_embeddings = 8192;
 			c->attn_logit_softcapping = 50;
 			c->final_logit_softcapping = 30;
 		} else {
+			c->vocab_size = 262208;
+			c->max_position_embeddings = 131072;
 			c->rope_theta = 1000000;
 			c->rope_local_theta = 10000;
 		}
 		break;
 	case ARCH_SMOLLM3:
+		c->vocab_size = 128256;
+		c->hidden_size = 2048;
+		c->num_hidden_layers = 36;
+		c->num_attention_heads = 16;
+		c->num_key_value_heads = 4;
+		c->max_position_embeddings = 32768;
+		c->rope_theta = 2000000;
+		c->bos_token_id = 128000;
+		c->eos_token_id[0] = 128001, c->n_eos = 1;
+		c->pad_token_id = 128004;
 		c->tie_word_embeddings = 1;
 		break;
-	case ARCH_MISTRAL:
-	case ARCH_QWEN2:
 	case ARCH_QWEN3:
+		c->head_dim = 128;
+		/* fall through */
+	case ARCH_QWEN2:
+		c->vocab_size = 151936;
+		c->intermediate_size = 22016;
+		c->num_key_value_heads = 32;
+		c->max_position_embeddings = 32768;
+		c->sliding_window = 4096;
+		break;
+	case ARCH_MISTRAL:
 		c->sliding_window = 4096;
 		break;
 	default:
@@ -307,10 +340,11 @@ getfloats(const struct json *o, const char *path, const char *key,
 	return 0;
 }
 
-/* A rope_scaling object rs (or one of rope_parameters) into r. */
+/* A rope_scaling object rs (or one of rope_parameters) of architecture
+ * a into r. */
 static int
 getrope(struct cfg_rope *r, const struct json *rs, const char *path,
-    const char *what)
+    const char *what, enum cfg_arch a)
 {
 	char type[16] = "";
 	int orig = 0;
@@ -323,6 +357,9 @@ getrope(struct cfg_rope *r, const struct json *rs, const char *path,
 		return -1;
 	if (!*type)
 		return error("%s: %s: no rope_type", path, what);
+	/* Phi3Config: its earlier names of longrope */
+	if (a == ARCH_PHI3 && (!strcmp(type, "su") || !strcmp(type, "yarn")))
+		strcpy(type, "longrope");
 	if (!strcmp(type, "default"))
 		return 0;
 	if (strcmp(type, "llama3") && strcmp(type, "linear") &&
@@ -389,7 +426,8 @@ getropeparams(struct cfg *c, const struct json *rp, const char *path)
 		return getpos(rp, path, "rope_theta", &c->rope_theta) < 0 ||
 		    getpos(rp, path, "partial_rotary_factor",
 		    &c->partial_rotary_factor) < 0 ||
-		    getrope(&c->rope_scaling, rp, path, "rope_parameters") < 0 ?
+		    getrope(&c->rope_scaling, rp, path, "rope_parameters",
+		    c->arch) < 0 ?
 		    -1 : 0;
 	}
 	if (full) {
@@ -397,7 +435,7 @@ getropeparams(struct cfg *c, const struct json *rp, const char *path)
 		c->rope_scaling.truncate = 1;
 		if (getpos(full, path, "rope_theta", &c->rope_theta) < 0 ||
 		    getrope(&c->rope_scaling, full, path,
-		    "rope_parameters: full_attention") < 0)
+		    "rope_parameters: full_attention", c->arch) < 0)
 			return -1;
 	}
 	if (slid) {
@@ -405,7 +443,7 @@ getropeparams(struct cfg *c, const struct json *rp, const char *path)
 		c->rope_local.truncate = 1;
 		if (getpos(slid, path, "rope_theta", &c->rope_local_theta) < 0 ||
 		    getrope(&c->rope_local, slid, path,
-		    "rope_parameters: sliding_attention") < 0)
+		    "rope_parameters: sliding_attention", c->arch) < 0)
 			return -1;
 	}
 	return 0;
@@ -421,7 +459,7 @@ getarchkeys(struct cfg *c, const struct json *o, const char *path)
 	int b = 0;
 
 	if ((v = get(o, "rope_scaling")) &&
-	    getrope(&c->rope_scaling, v, path, "rope_scaling") < 0)
+	    getrope(&c->rope_scaling, v, path, "rope_scaling", c->arch) < 0)
 		return -1;
 	if ((v = get(o, "rope_parameters")) && getropeparams(c, v, path) < 0)
 		return -1;
@@ -488,7 +526,7 @@ static int
 checkarch(struct cfg *c, const struct json *o, const char *path)
 {
 	const struct json *v;
-	int L = c->num_hidden_layers, i, use = 0, mwl = L, w = c->sliding_window;
+	int L = c->num_hidden_layers, i, use = 0, mwl = 28, w = c->sliding_window;
 	int pattern = c->arch == ARCH_GEMMA3 ? 6 : 2, interval = 4, rd;
 
 	if ((v = get(o, "layer_types"))) {
@@ -513,33 +551,6 @@ checkarch(struct cfg *c, const struct json *o, const char *path)
 	v = json_get(o, "sliding_window");
 	if (v && v->type == JSON_NULL)
 		w = 0;
-	c->sliding_window = 0;
-	for (i = 0; i < L; i++) {
-		int t = layer_type(o, i), s;
-
-		switch (c->arch) {
-		case ARCH_QWEN2:	/* the window only with use_sliding_window */
-		case ARCH_QWEN3:
-		case ARCH_SMOLLM3:
-			s = (use || c->arch == ARCH_SMOLLM3) && w &&
-			    (t >= 0 ? t : use && i >= mwl);
-			break;
-		case ARCH_MISTRAL:	/* every layer */
-		case ARCH_PHI3:
-			s = w > 0;
-			break;
-		case ARCH_GEMMA2:
-		case ARCH_GEMMA3:
-			s = w && (t >= 0 ? t : (i + 1) % pattern != 0);
-			break;
-		default:
-			s = 0;
-			break;
-		}
-		c->sliding[i] = (unsigned char)s;
-		if (s)
-			c->sliding_window = w;
-	}
 	if (c->arch == ARCH_SMOLLM3) {
 		if ((v = get(o, "no_rope_layers"))) {
 			if (v->type != JSON_ARRAY || (int)v->len != L)
@@ -557,6 +568,36 @@ checkarch(struct cfg *c, const struct json *o, const char *path)
 			for (i = 0; i < L; i++)
 				c->no_rope[i] = (i + 1) % interval == 0;
 		}
+	}
+	c->sliding_window = 0;
+	for (i = 0; i < L; i++) {
+		int t = layer_type(o, i), s;
+
+		switch (c->arch) {
+		case ARCH_QWEN2:	/* the window only with use_sliding_window */
+		case ARCH_QWEN3:
+			s = use && w && (t >= 0 ? t : i >= mwl);
+			break;
+		case ARCH_SMOLLM3:	/* layer_types' sliding layers get the
+					 * window mask; without the list, the
+					 * no-rope layers, with use_sliding_window */
+			s = w && (t >= 0 ? t : use && c->no_rope[i]);
+			break;
+		case ARCH_MISTRAL:	/* every layer */
+		case ARCH_PHI3:
+			s = w > 0;
+			break;
+		case ARCH_GEMMA2:
+		case ARCH_GEMMA3:
+			s = w && (t >= 0 ? t : (i + 1) % pattern != 0);
+			break;
+		default:
+			s = 0;
+			break;
+		}
+		c->sliding[i] = (unsigned char)s;
+		if (s)
+			c->sliding_window = w;
 	}
 	rd = (int)(c->head_dim * (double)c->partial_rotary_factor);
 	if (rd < 2 || rd % 2)
@@ -578,6 +619,12 @@ checkarch(struct cfg *c, const struct json *o, const char *path)
 		if (orig) {
 			c->rope_scaling.original_max_position_embeddings = orig;
 			c->rope_scaling.factor = (float)c->max_position_embeddings / orig;
+		} else if ((orig = c->rope_scaling.original_max_position_embeddings)) {
+			/* transformers v5 keeps it in rope_parameters, and
+			 * the factor is its ratio unless given */
+			if (!c->rope_scaling.factor)
+				c->rope_scaling.factor =
+				    (float)c->max_position_embeddings / orig;
 		} else {
 			c->rope_scaling.original_max_position_embeddings =
 			    c->max_position_embeddings;
@@ -603,13 +650,15 @@ static int
 parse(struct cfg *c, const struct json *o, const char *path)
 {
 	const struct json *v;
-	int kv = 0, hd = 0;
+	int kv, hd;
 
 	if (o->type != JSON_OBJECT)
 		return error("%s: %s instead of an object", path,
 		    json_typename(o->type));
 	if (getarch(c, &o, path) < 0)
 		return -1;
+	kv = c->num_key_value_heads;	/* the class's, or 0: as heads */
+	hd = c->head_dim;		/* or 0: hidden / heads */
 	/* a text_config's own architectures do not name the folder's */
 	if (!c->text_config && (v = get(o, "architectures"))) {
 		if (v->type != JSON_ARRAY)

@@ -95,7 +95,8 @@ forward(struct model *m, const int *ids, int T, int all)
 	rope_angles(m, m->rope, m->rope_long ? m->inv_freq_long : m->inv_freq,
 	    m->rope_mscale, m->pos, T);
 	if (m->rope_local)
-		rope_angles(m, m->rope_local, m->inv_freq_local, 1.0f, m->pos, T);
+		rope_angles(m, m->rope_local, m->inv_freq_local,
+		    m->rope_local_mscale, m->pos, T);
 
 	for (l = 0; l < c->num_hidden_layers; l++) {
 		const struct layer *w = &m->layers[l];

@@ -94,6 +94,7 @@ struct model {
 	int rope_long;		/* the rows in m->rope are inv_freq_long's */
 	float *inv_freq_local;	/* (head_dim/2) sliding layers' (Gemma 3) */
 	float *rope_local;	/* (MAXBATCH, head_dim) their cos | sin */
+	float rope_local_mscale;	/* and their attention factor */
 	float embed_scale;	/* Gemma: x = embed * sqrt(hidden); 0: none */
 	float attn_scale;	/* score = attn_scale * q.k */
 	enum kern_act act;	/* the GLU's activation */
@@ -166,7 +167,7 @@ int model_forward_all(struct model *m, const int *ids, int n,
     model_rows_fn *fn, void *ctx);
 
 /* The hd/2 RoPE frequencies of config c into inv_freq, as HF computes them
- * (theta^(-2j/hd), rescaled by rope_scaling of type llama3). */
+ * (theta^(-2j/hd), rescaled by rope_scaling: model_rope_init). */
 void model_rope_freqs(float *inv_freq, const struct cfg *c, int hd);
 /* The dim/2 frequencies of rope r with base theta into inv_freq, as
  * modeling_rope_utils.py's _compute_*_parameters (longrope: the long

@@ -123,6 +123,24 @@ yarn_mscale(double factor, double mscale)
 	return factor <= 1 ? 1.0 : 0.1 * mscale * log(factor) + 1.0;
 }
 
+/* f0 rescaled as _compute_llama3_parameters does: kept above the high
+ * frequency band, divided by factor below the low one, and in between
+ * smoothly blended. */
+static float
+llama3_freq(const struct cfg_rope *r, float f0)
+{
+	double factor = r->factor, lo = r->low_freq_factor;
+	double hi = r->high_freq_factor, old = r->original_max_position_embeddings;
+	double wavelen = 2 * M_PI / f0, smooth;
+
+	if (wavelen < old / hi)
+		return f0;
+	if (wavelen > old / lo)
+		return (float)(f0 / factor);
+	smooth = (old / wavelen - lo) / (hi - lo);
+	return (float)((1 - smooth) * f0 / factor + smooth * f0);
+}
+
 double
 model_rope_init(float *inv_freq, const struct cfg_rope *r, double theta,
     int dim, int lng)
@@ -169,50 +187,20 @@ model_rope_init(float *inv_freq, const struct cfg_rope *r, double theta,
 			    (float)(1.0f / p) * (1 - ramp);
 		} else if (!strcmp(type, "longrope")) {
 			f = 1.0f / ((lng ? r->long_factor : r->short_factor)[j] * p);
+		} else if (!strcmp(type, "llama3")) {
+			f = llama3_freq(r, (float)f);
 		}
 		inv_freq[j] = (float)f;
 	}
 	return af;
 }
 
-/* RoPE frequencies as HF computes them (float32), with the llama3
- * rescaling of _compute_llama3_parameters when configured; the other
- * types are model_rope_init's. */
+/* RoPE frequencies as HF computes them (float32), of rope_scaling's
+ * type (model_rope_init's short factors for longrope). */
 void
 model_rope_freqs(float *inv_freq, const struct cfg *c, int hd)
 {
-	int j;
-
-	if (*c->rope_scaling.rope_type &&
-	    strcmp(c->rope_scaling.rope_type, "llama3")) {
-		model_rope_init(inv_freq, &c->rope_scaling, c->rope_theta, hd, 0);
-		return;
-	}
-	for (j = 0; j < hd / 2; j++) {
-		float e = (float)(2 * j) / (float)hd;
-		double f = 1.0 / pow(c->rope_theta, e);
-		double factor, lo, hi, old, wavelen, lowl, highl, smooth;
-
-		inv_freq[j] = (float)f;
-		if (strcmp(c->rope_scaling.rope_type, "llama3"))
-			continue;
-		factor = c->rope_scaling.factor;
-		lo = c->rope_scaling.low_freq_factor;
-		hi = c->rope_scaling.high_freq_factor;
-		old = c->rope_scaling.original_max_position_embeddings;
-		lowl = old / lo;
-		highl = old / hi;
-		wavelen = 2 * M_PI / inv_freq[j];
-		if (wavelen < highl)
-			continue;
-		if (wavelen > lowl) {
-			inv_freq[j] = (float)(inv_freq[j] / factor);
-			continue;
-		}
-		smooth = (old / wavelen - lo) / (hi - lo);
-		inv_freq[j] = (float)((1 - smooth) * inv_freq[j] / factor +
-		    smooth * inv_freq[j]);
-	}
+	model_rope_init(inv_freq, &c->rope_scaling, c->rope_theta, hd, 0);
 }
 
 /* The architecture's names: "model." before the layers, or a
@@ -260,11 +248,12 @@ model_open(struct model *m, const struct mdir *d, int ctx, int threads)
 	if (cfg_load(c, d->config, d->genconfig) < 0)
 		return -1;
 	if (!arch_ok(c))
-		return error("%s: unsupported architecture '%s' (pipelm runs "
+		return error("%s: %s: '%s' not supported (pipelm runs "
 		    "LlamaForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM, "
 		    "SmolLM3ForCausalLM, MistralForCausalLM, Gemma2ForCausalLM, "
 		    "Gemma3ForCausalLM, Gemma3ForConditionalGeneration, "
-		    "Phi3ForCausalLM)", d->config,
+		    "Phi3ForCausalLM)", d->config, c->architecture[0] ?
+		    "architectures" : "model_type",
 		    c->architecture[0] ? c->architecture : c->model_type);
 	if (c->head_dim % 2)
 		return error("%s: head_dim %d is odd: RoPE needs pairs", d->config, c->head_dim);
@@ -354,8 +343,8 @@ model_open(struct model *m, const struct mdir *d, int ctx, int threads)
 	m->rope_mscale = (float)model_rope_init(m->inv_freq_long,
 	    &c->rope_scaling, c->rope_theta, m->rd, 1);
 	if (local)
-		model_rope_init(m->inv_freq_local, &c->rope_local,
-		    c->rope_local_theta, m->rd, 0);
+		m->rope_local_mscale = (float)model_rope_init(m->inv_freq_local,
+		    &c->rope_local, c->rope_local_theta, m->rd, 0);
 	for (i = 0; i < c->num_hidden_layers; i++)
 		m->layers[i].rope = c->no_rope[i] ? NULL :
 		    c->sliding[i] && local ? m->rope_local : m->rope;

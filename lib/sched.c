@@ -314,12 +314,18 @@ attn_lo(const struct model *m, int l, int pos)
 }
 
 /* Decode item i of job j (one with key ranges): the cached positions
- * [*p0, *p1) it attends to; its KV head is i / nchunk / nsub. */
+ * [*p0, *p1) it attends to; its KV head is i / nchunk / nsub.  The
+ * ranges are cut from base, a key block boundary, but the first starts
+ * at the window's first key: the tiles fill a block's keys before p0
+ * with p0's, so a window costs its own keys and not its block's. */
 static void
 attn_range(const struct attn_job *j, int i, int *p0, int *p1)
 {
+	int lo = attn_lo(j->m, j->layer, j->pos0);
+
 	*p0 = j->base + i % j->nchunk * j->chunk;
 	*p1 = *p0 + j->chunk < j->pos0 + 1 ? *p0 + j->chunk : j->pos0 + 1;
+	*p0 = *p0 > lo ? *p0 : lo;
 }
 
 static void
@@ -435,12 +441,10 @@ attn_fetch(struct model *m, int l, int pos0)
 		if (j.nchunk) {
 			g = i / j.nchunk / j.nsub;
 			attn_range(&j, i, &p, &p1);
-		} else {	/* one item per head group, all positions */
+		} else {	/* one item per head group, all its keys */
 			g = i / j.nsub;
-			p = 0, p1 = pos0 + 1;
+			p = attn_lo(m, l, pos0), p1 = pos0 + 1;
 		}
-		/* a window's first range starts a block early */
-		p = p > attn_lo(m, l, pos0) ? p : attn_lo(m, l, pos0);
 		p1 = p1 < pos0 ? p1 : pos0;	/* pos0 itself: not written yet */
 		for (; p < p1; p++) {
 			if (budget < 2 * bytes)

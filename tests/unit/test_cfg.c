@@ -222,6 +222,11 @@ test_arch(void)
 	    " \"sliding_window\": 8, \"use_sliding_window\": true,"
 	    " \"max_window_layers\": 1}", NULL) == 0);
 	CHECK(c.sliding_window == 8 && !c.sliding[0] && c.sliding[1] && c.sliding[2]);
+	/* max_window_layers absent: Qwen2Config's 28 */
+	CHECK(load(&c, "{\"model_type\": \"qwen3\", \"num_hidden_layers\": 30,"
+	    " \"sliding_window\": 8, \"use_sliding_window\": true}", NULL) == 0);
+	CHECK(c.sliding_window == 8 && !c.sliding[0] && !c.sliding[27] &&
+	    c.sliding[28] && c.sliding[29]);
 	/* Mistral: every layer; null: none */
 	CHECK(load(&c, "{\"model_type\": \"mistral\", \"num_hidden_layers\": 2}",
 	    NULL) == 0 && c.sliding_window == 4096 && c.sliding[0] && c.sliding[1]);
@@ -247,9 +252,35 @@ test_arch(void)
 	/* a multimodal folder: the text_config's keys */
 	CHECK(load(&c, "{\"architectures\": [\"Gemma3ForConditionalGeneration\"],"
 	    " \"model_type\": \"gemma3\", \"text_config\": {\"hidden_size\": 96,"
-	    " \"model_type\": \"gemma3_text\", \"num_attention_heads\": 2}}",
+	    " \"model_type\": \"gemma3_text\", \"num_attention_heads\": 2,"
+	    " \"num_key_value_heads\": 1}}",
 	    NULL) == 0 && c.text_config && c.hidden_size == 96 &&
 	    !strcmp(c.architecture, "Gemma3ForConditionalGeneration"));
+	/* gemma-3-4b-it's text_config, all of it: the rest is
+	 * Gemma3TextConfig's defaults */
+	CHECK(load(&c, "{\"architectures\": [\"Gemma3ForConditionalGeneration\"],"
+	    " \"model_type\": \"gemma3\", \"text_config\": {\"hidden_size\": 2560,"
+	    " \"intermediate_size\": 10240, \"model_type\": \"gemma3_text\","
+	    " \"num_hidden_layers\": 34, \"rope_scaling\": {\"factor\": 8.0,"
+	    " \"rope_type\": \"linear\"}, \"sliding_window\": 1024}}", NULL) == 0);
+	CHECK(c.num_attention_heads == 8 && c.num_key_value_heads == 4 &&
+	    c.head_dim == 256 && c.vocab_size == 262208 &&
+	    c.max_position_embeddings == 131072 && c.bos_token_id == 2 &&
+	    c.n_eos == 1 && c.eos_token_id[0] == 1 && c.tie_word_embeddings &&
+	    c.query_pre_attn_scalar == 256 && c.rope_theta == 1e6f &&
+	    c.rope_local_theta == 1e4f && c.sliding_window == 1024 &&
+	    c.sliding[4] && !c.sliding[5] && c.sliding[6] && !c.sliding[29]);
+	/* Gemma 2's, Qwen3's, SmolLM3's own defaults */
+	CHECK(load(&c, "{\"model_type\": \"gemma2\"}", NULL) == 0 &&
+	    c.vocab_size == 256000 && c.hidden_size == 2304 && c.head_dim == 256 &&
+	    c.num_key_value_heads == 4 && c.max_position_embeddings == 8192 &&
+	    c.rope_theta == 10000);
+	CHECK(load(&c, "{\"model_type\": \"qwen3\"}",
+	    NULL) == 0 && c.head_dim == 128 && c.num_key_value_heads == 32 &&
+	    c.vocab_size == 151936);
+	CHECK(load(&c, "{\"model_type\": \"smollm3\"}", NULL) == 0 &&
+	    c.num_hidden_layers == 36 && c.num_key_value_heads == 4 &&
+	    c.head_dim == 128 && c.bos_token_id == 128000 && c.rope_theta == 2e6f);
 	/* SmolLM3: no_rope_layers, else every fourth layer */
 	CHECK(load(&c, "{\"model_type\": \"smollm3\", \"num_hidden_layers\": 8}",
 	    NULL) == 0 && !c.no_rope[0] && c.no_rope[3] && c.no_rope[7] &&
@@ -257,6 +288,16 @@ test_arch(void)
 	CHECK(load(&c, "{\"model_type\": \"smollm3\", \"num_hidden_layers\": 2,"
 	    " \"no_rope_layers\": [0, 1]}", NULL) == 0 && c.no_rope[0] &&
 	    !c.no_rope[1]);
+	/* SmolLM3's window without layer_types: on the no-rope layers
+	 * (SmolLM3Config), max_window_layers is not its key */
+	CHECK(load(&c, "{\"model_type\": \"smollm3\", \"num_hidden_layers\": 8,"
+	    " \"sliding_window\": 8, \"use_sliding_window\": true,"
+	    " \"max_window_layers\": 1}", NULL) == 0);
+	CHECK(c.sliding_window == 8 && !c.sliding[0] && !c.sliding[1] &&
+	    c.sliding[3] && !c.sliding[4] && c.sliding[7]);
+	CHECK(load(&c, "{\"model_type\": \"smollm3\", \"num_hidden_layers\": 8,"
+	    " \"sliding_window\": 8}", NULL) == 0 && !c.sliding_window &&
+	    !c.sliding[3]);
 	/* Phi-3: longrope's factor from the original context */
 	CHECK(load(&c, "{\"model_type\": \"phi3\", \"hidden_size\": 64,"
 	    " \"num_attention_heads\": 4, \"max_position_embeddings\": 131072,"
@@ -267,6 +308,30 @@ test_arch(void)
 	CHECK(c.rope_scaling.factor == 32 && c.rope_scaling.nfactor == 4 &&
 	    c.rope_scaling.original_max_position_embeddings == 4096 &&
 	    c.rope_scaling.long_factor[3] == 4);
+	/* Phi3Config's earlier names of longrope: su, yarn; yarn elsewhere */
+	CHECK(load(&c, "{\"model_type\": \"phi3\", \"hidden_size\": 64,"
+	    " \"num_attention_heads\": 4, \"rope_scaling\": {\"type\": \"su\","
+	    " \"long_factor\": [1, 2, 3, 4, 5, 6, 7, 8], \"short_factor\":"
+	    " [1, 1, 1, 1, 1, 1, 1, 1], \"factor\": 2.0}}", NULL) == 0 &&
+	    !strcmp(c.rope_scaling.rope_type, "longrope"));
+	CHECK(load(&c, "{\"model_type\": \"phi3\", \"hidden_size\": 64,"
+	    " \"num_attention_heads\": 4, \"rope_scaling\": {\"type\": \"yarn\","
+	    " \"long_factor\": [1, 2, 3, 4, 5, 6, 7, 8], \"short_factor\":"
+	    " [1, 1, 1, 1, 1, 1, 1, 1], \"factor\": 2.0}}", NULL) == 0 &&
+	    !strcmp(c.rope_scaling.rope_type, "longrope"));
+	CHECK(load(&c, "{\"rope_scaling\": {\"type\": \"yarn\", \"factor\": 2.0}}",
+	    NULL) == 0 && !strcmp(c.rope_scaling.rope_type, "yarn"));
+	CHECK(load(&c, "{\"rope_scaling\": {\"type\": \"su\", \"factor\": 2.0}}",
+	    NULL) < 0);
+	/* v5: the original context in rope_parameters, the factor its ratio */
+	CHECK(load(&c, "{\"model_type\": \"phi3\", \"hidden_size\": 64,"
+	    " \"num_attention_heads\": 4, \"max_position_embeddings\": 131072,"
+	    " \"partial_rotary_factor\": 0.5, \"rope_parameters\": {\"rope_type\":"
+	    " \"longrope\", \"rope_theta\": 10000.0, \"long_factor\": [1, 2, 3, 4],"
+	    " \"short_factor\": [1, 1, 1, 1],"
+	    " \"original_max_position_embeddings\": 4096}}", NULL) == 0);
+	CHECK(c.rope_scaling.factor == 32 &&
+	    c.rope_scaling.original_max_position_embeddings == 4096);
 	/* yarn: v5's flat rope_parameters, the original context defaulted */
 	CHECK(load(&c, "{\"max_position_embeddings\": 8192, \"rope_parameters\":"
 	    " {\"rope_type\": \"yarn\", \"factor\": 4.0, \"rope_theta\": 500.0,"

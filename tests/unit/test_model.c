@@ -9,7 +9,10 @@
  * defines them (Qwen2/3, SmolLM3, Mistral, Gemma 2/3, Phi-3; the rope
  * types of modeling_rope_utils.py).  It shares no code with
  * lib/model*.c or the kernels. */
+#include <sys/mman.h>
 #include <sys/stat.h>
+
+#include <signal.h>
 
 #include <math.h>
 #include <stdarg.h>
@@ -71,11 +74,18 @@ static const struct shape shapes[] = {
 	/* a window past a pass and past decode's key ranges */
 	{ "bf16 mistral window long", ST_BF16, 64, 96, 2, 4, 2, 16, 101, 0, 0, 0, 0, 300,
 	  .arch = ARCH_MISTRAL, .window = 20 },
+	/* a window longer than a decode key range (ATTN_MINCHUNK), its
+	 * first key inside a key block */
+	{ "bf16 mistral window past a key range", ST_BF16, 64, 96, 2, 4, 2, 16, 101, 0, 0, 0, 0, 300,
+	  .arch = ARCH_MISTRAL, .window = 70 },
 	{ "bf16 gemma2",            ST_BF16, 64, 96, 3, 4, 2, 16, 101, 1, 0, 0, 0, 100,
 	  .arch = ARCH_GEMMA2, .window = 9, .acap = 5, .fcap = 3, .qpas = 20 },
 	{ "f16 gemma3 linear",      ST_F16,  64, 96, 4, 4, 2, 24, 101, 1, 0, 0, 0, 100,
 	  .arch = ARCH_GEMMA3, .window = 12, .pattern = 3, .rope = "linear",
 	  .qpas = 24 },
+	{ "bf16 gemma3 soft-caps",  ST_BF16, 64, 96, 2, 4, 2, 16, 101, 1, 0, 0, 0, 60,
+	  .arch = ARCH_GEMMA3, .window = 10, .pattern = 2, .acap = 4, .fcap = 2,
+	  .qpas = 16 },
 	{ "f32 phi3 partial longrope short", ST_F32, 64, 96, 2, 4, 4, 16, 101, 0, 0, 0, 0, 40,
 	  .arch = ARCH_PHI3, .rope = "longrope", .prf = 0.5, .orig = 128 },
 	/* the first pass already past the original context: long factors */
@@ -188,7 +198,13 @@ write_arch(FILE *f, const struct shape *s)
 		for (j = 0; j < s->layers; j++)
 			fprintf(f, "%s\"%s\"", j ? ", " : "", (j + 1) %
 			    s->pattern ? "sliding_attention" : "full_attention");
-		fprintf(f, "], \"attn_logit_softcapping\": null");
+		fprintf(f, "]");
+		/* null, or the soft-caps a Gemma 3 config may set */
+		if (s->acap)
+			fprintf(f, ", \"attn_logit_softcapping\": %g, "
+			    "\"final_logit_softcapping\": %g", s->acap, s->fcap);
+		else
+			fprintf(f, ", \"attn_logit_softcapping\": null");
 	}
 	if (s->arch == ARCH_PHI3)
 		fprintf(f, ", \"partial_rotary_factor\": %g, "
@@ -802,6 +818,93 @@ test_shape(const char *tmp, const struct shape *s)
 	rmdir(dir);
 }
 
+/* A decode step of a layer with a sliding window reads the cached keys
+ * and values of at most the window's positions: the pages of the KV
+ * cache wholly before the window are made unreadable before each step,
+ * so a kernel that reads one key too early faults.  head_dim 128: a
+ * page holds 8 positions of one layer's keys (or values) of one head,
+ * finer than a key block (ATTN_BLOCK), so reading from the block's
+ * start rather than the window's is caught too; a window of 100: past
+ * ATTN_MINCHUNK keys, so decode takes the key ranges. */
+static void
+on_segv(int sig)
+{
+	static const char msg[] = "test_model: a windowed decode step read "
+	    "the KV cache before its window\n";
+
+	(void)sig;
+	if (write(2, msg, sizeof(msg) - 1) < 0)
+		_exit(1);
+	_exit(1);
+}
+
+static void
+test_window_reads(const char *tmp)
+{
+	static const struct shape s = { "bf16 mistral hd128 window", ST_BF16,
+		64, 96, 2, 2, 1, 128, 101, 0, 0, 0, 0, 0,
+		.arch = ARCH_MISTRAL, .window = 100 };
+	enum { N = 400, PREFILL = 150, PAGEPOS = 8 };
+	long pg = sysconf(_SC_PAGESIZE);
+	struct sigaction sa, old;
+	int ids[N], i, p, l, kv, threads;
+	size_t blk, off;
+	struct model m;
+	char dir[512];
+
+	if (pg != 4096) {
+		printf("skip: test_window_reads wants 4 KiB pages, not %ld\n", pg);
+		return;
+	}
+	snprintf(dir, sizeof(dir), "%s/w", tmp);
+	if (mkdir(dir, 0700) < 0)
+		die("mkdir %s:", dir);
+	write_model(dir, &s);
+	for (i = 0; i < N; i++)
+		ids[i] = i * 37 % s.vocab;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_segv;
+	sigaction(SIGSEGV, &sa, &old);
+	for (threads = 1; threads <= 2; threads++) {
+		if (model_load(&m, dir, N, threads) < 0) {
+			CHECKF(0, "%s: model_load failed", s.name);
+			model_close(&m);
+			break;
+		}
+		EQ(m.hd * PAGEPOS * (long)sizeof(float), pg);
+		blk = (size_t)s.layers * 2 * m.kvdim * MODEL_KVBLOCK;
+		CHECK(model_forward(&m, ids, PREFILL) != NULL);
+		for (p = PREFILL; p < N; p++) {
+			/* the token at p sees p - window + 1 .. p */
+			int lo = p - s.window + 1, q;
+
+			for (q = 0; q + PAGEPOS <= lo; q += PAGEPOS)
+				for (l = 0; l < s.layers; l++)
+					for (kv = 0; kv < 2; kv++) {
+						off = (size_t)(q / MODEL_KVBLOCK) * blk +
+						    ((size_t)l * 2 + kv) * MODEL_KVBLOCK *
+						    m.hd + (size_t)(q % MODEL_KVBLOCK) * m.hd;
+						if (mprotect(m.kv + off, pg, PROT_NONE) < 0)
+							die("mprotect:");
+					}
+			if (!model_forward(&m, ids + p, 1)) {
+				CHECKF(0, "%s: decode at %d failed", s.name, p);
+				break;
+			}
+		}
+		if (mprotect(m.kv, m.kvsize, PROT_READ | PROT_WRITE) < 0)
+			die("mprotect:");
+		model_close(&m);
+	}
+	sigaction(SIGSEGV, &old, NULL);
+	snprintf(dir, sizeof(dir), "%s/w/config.json", tmp);
+	unlink(dir);
+	snprintf(dir, sizeof(dir), "%s/w/model.safetensors", tmp);
+	unlink(dir);
+	snprintf(dir, sizeof(dir), "%s/w", tmp);
+	rmdir(dir);
+}
+
 static void
 test_forward(void)
 {
@@ -814,6 +917,7 @@ test_forward(void)
 		die("mkdtemp %s:", tmp);
 	for (i = 0; i < LEN(shapes); i++)
 		test_shape(tmp, &shapes[i]);
+	test_window_reads(tmp);
 	rmdir(tmp);
 }
 
