@@ -209,16 +209,15 @@ main(int argc, char *argv[])
 	/* --render needs the template alone, not the tokenizer */
 	if ((!ntext && files_check_output(argv, argc, NULL, 1) < 0) ||
 	    (!(chatmode && render) && tokopt_open(&tok, &to) < 0)) {
-		free(texts);
-		return 1;
+		ret = 1;
+		goto out;
 	}
 	if (chatmode) {
 		/* one conversation a line (-0: NUL-terminated), and so
 		 * --render's texts */
 		if (chat_open_model(&chat, to.model, to.file, tmplname) < 0) {
-			free(texts);
-			tok_free(&tok);
-			return 1;
+			ret = 1;
+			goto out;
 		}
 		if (getenv("SOURCE_DATE_EPOCH"))
 			chat.now = estrtonum(getenv("SOURCE_DATE_EPOCH"), 0,
@@ -236,6 +235,7 @@ main(int argc, char *argv[])
 		input(fileno(fl.f), fl.name, sep);
 	files_close(&fl);
 	ret = fl.failed;
+out:
 	free(texts);
 	free(ids.v);
 	chat_free(&chat);
