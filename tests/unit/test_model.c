@@ -357,6 +357,19 @@ write_model(const char *dir, const struct shape *s)
 		exit(1);
 }
 
+/* What write_model put in dir, and dir. */
+static void
+remove_model(const char *dir)
+{
+	char path[1024];
+
+	snprintf(path, sizeof(path), "%s/config.json", dir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/model.safetensors", dir);
+	unlink(path);
+	rmdir(dir);
+}
+
 /* ---- the reference ---- */
 
 /* Tensor name as n doubles (NULL if absent and optional). */
@@ -810,12 +823,7 @@ test_shape(const char *tmp, const struct shape *s)
 	for (threads = 1; threads <= 2; threads++)
 		free(all[threads]), free(dec[threads]);
 	free(ids), free(want);
-	snprintf(dir, sizeof(dir), "%s/m/config.json", tmp);
-	unlink(dir);
-	snprintf(dir, sizeof(dir), "%s/m/model.safetensors", tmp);
-	unlink(dir);
-	snprintf(dir, sizeof(dir), "%s/m", tmp);
-	rmdir(dir);
+	remove_model(dir);
 }
 
 /* A decode step of a layer with a sliding window reads the cached keys
@@ -897,12 +905,7 @@ test_window_reads(const char *tmp)
 		model_close(&m);
 	}
 	sigaction(SIGSEGV, &old, NULL);
-	snprintf(dir, sizeof(dir), "%s/w/config.json", tmp);
-	unlink(dir);
-	snprintf(dir, sizeof(dir), "%s/w/model.safetensors", tmp);
-	unlink(dir);
-	snprintf(dir, sizeof(dir), "%s/w", tmp);
-	rmdir(dir);
+	remove_model(dir);
 }
 
 static void
