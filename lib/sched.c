@@ -12,6 +12,10 @@
 #include "pool.h"
 #include "sched.h"
 
+/* Where attn_touch's loads go, so that they are made (one per
+ * thread: no two threads write the same variable). */
+static _Thread_local volatile unsigned touch_sink;
+
 /* Key (s = 0) or value (s = 1) of KV head g in layer l at position p. */
 static float *
 kv_at(const struct model *m, int l, int s, int g, int p)
@@ -328,6 +332,36 @@ attn_range(const struct attn_job *j, int i, int *p0, int *p1)
 	*p0 = *p0 > lo ? *p0 : lo;
 }
 
+/* Read one byte of every line of the tile's keys and values, K and V
+ * side by side in address order, one KV block's run at a time.  In
+ * decode the cache comes from memory (the weights have pushed it out
+ * since the last token), and part's own order, eight keys at a time a
+ * column apart, is one the hardware prefetcher does not follow, where
+ * two sequential streams it does: the tile then comes in at memory
+ * speed and part finds it in cache (bench/NOTES.md, "Decode
+ * attention: the tile read in order").  Software prefetch alone does
+ * not: a core keeps too few lines of it in flight. */
+static void
+attn_touch(const struct attn_tile *a)
+{
+	const unsigned char *k, *v;
+	unsigned s = 0;
+	size_t n, o;
+	int p, q;
+
+	for (p = a->p0; p < a->p1; p = q) {
+		q = (p / a->kvb + 1) * a->kvb;
+		q = q < a->p1 ? q : a->p1;
+		k = (const unsigned char *)(a->k + attn_off(a, p));
+		v = (const unsigned char *)(a->v + attn_off(a, p));
+		n = (size_t)(q - p) * a->ldkv * sizeof(float);
+		for (o = 0; o < n; o += 64)
+			s += k[o] + v[o];
+		s += k[n - 1] + v[n - 1];	/* a last line begun past o */
+	}
+	touch_sink = s;
+}
+
 static void
 attn_items(void *ctx, int i0, int i1)
 {
@@ -363,6 +397,7 @@ attn_items(void *ctx, int i0, int i1)
 			a.T = 1;
 			a.pos0 = j->pos0;
 			attn_range(j, i, &a.p0, &a.p1);
+			attn_touch(&a);
 			m->attn->part(acc, m->qdim, ml, &a);
 			memcpy(m->attml + 2 * ((size_t)(i % n) *
 			    m->cfg.num_attention_heads + h0), ml,
@@ -378,6 +413,8 @@ attn_items(void *ctx, int i0, int i1)
 		a.p0 = attn_lo(m, j->layer, a.pos0);
 		a.p1 = a.pos0 + a.T;
 		out = m->xb + (size_t)t0 * m->qdim + h0 * hd;
+		if (j->T == 1)
+			attn_touch(&a);
 		m->attn->part(out, m->qdim, ml, &a);
 		attn_norm(out, m->qdim, ml, hd, nh, a.T);
 	}
