@@ -41,6 +41,9 @@ struct pool {
 	void (*fn)(void *ctx, int i0, int i1);
 	void *ctx;
 	int len, align, nchunk;
+	int dyn;		/* pool_for_dyn: chunks taken from next */
+	long long units;	/* dyn: units of align in [0, len) */
+	atomic_llong next;	/* dyn: the first unit not yet taken */
 };
 
 /* One poll of a spin loop: a pause, and now and then a yield so that an
@@ -90,13 +93,50 @@ chunk(const struct pool *p, int i, int *i0, int *i1)
 	cut(p->len, p->align, p->nchunk, i, i0, i1);
 }
 
+/* The next chunk of a pool_for_dyn job: a 2n-th of the units left, at
+ * least one, so that the chunks shrink towards the end and no thread
+ * is left with a large one when the others run out; 0 when none is
+ * left. */
+static int
+take(struct pool *p, int *i0, int *i1)
+{
+	long long u = atomic_load_explicit(&p->next, memory_order_relaxed), k;
+
+	do {
+		if (u >= p->units)
+			return 0;
+		k = (p->units - u) / (2 * p->n);
+		k = k < 1 ? 1 : k;
+	} while (!atomic_compare_exchange_weak_explicit(&p->next, &u, u + k,
+	    memory_order_relaxed, memory_order_relaxed));
+	*i0 = (int)(u * p->align);
+	*i1 = (u + k) * p->align < p->len ? (int)((u + k) * p->align) : p->len;
+	return 1;
+}
+
+/* This thread's part of the current job: its chunk, or for pool_for_dyn
+ * the chunks it takes. */
+static void
+run(struct pool *p, int id)
+{
+	int i0, i1;
+
+	if (p->dyn) {
+		while (take(p, &i0, &i1))
+			p->fn(p->ctx, i0, i1);
+	} else if (id < p->nchunk) {
+		chunk(p, id, &i0, &i1);
+		p->fn(p->ctx, i0, i1);
+	}
+}
+
 static void *
 work(void *arg)
 {
 	struct worker *w = arg;
 	struct pool *p = w->p;
 	unsigned seen = 0;	/* gen at pool_new, whenever we start */
-	int k, i0, i1;
+	int k;
 
 	self = w->id;
 	for (;;) {
@@ -115,10 +155,7 @@ work(void *arg)
 		seen = atomic_load_explicit(&p->gen, memory_order_acquire);
 		if (atomic_load(&p->stop))
 			break;
-		if (w->id < p->nchunk) {
-			chunk(p, w->id, &i0, &i1);
-			p->fn(p->ctx, i0, i1);
-		}
+		run(p, w->id);
 		if (atomic_fetch_sub_explicit(&p->pending, 1,
 		    memory_order_acq_rel) == 1) {
 			pthread_mutex_lock(&p->mu);
@@ -178,6 +215,7 @@ pool_new(int n)
 	pthread_cond_init(&p->done, NULL);
 	atomic_init(&p->gen, 0);
 	atomic_init(&p->pending, 0);
+	atomic_init(&p->next, 0);
 	atomic_init(&p->stop, 0);
 	for (i = 0; i < n - 1; i++) {
 		p->w[i].p = p;
@@ -235,11 +273,11 @@ pool_size(const struct pool *p)
 	return p ? p->n : 1;
 }
 
-void
-pool_for(struct pool *p, int n, int align,
+static void
+dispatch(struct pool *p, int n, int align, int dyn,
     void (*fn)(void *ctx, int i0, int i1), void *ctx)
 {
-	int i0, i1, k, nchunk;
+	int k, nchunk;
 
 	if (n <= 0)
 		return;
@@ -254,9 +292,11 @@ pool_for(struct pool *p, int n, int align,
 	p->len = n;
 	p->align = align;
 	p->nchunk = nchunk;
+	p->dyn = dyn;
+	p->units = ((long long)n + align - 1) / align;
+	atomic_store_explicit(&p->next, 0, memory_order_relaxed);
 	publish(p);
-	chunk(p, 0, &i0, &i1);
-	fn(ctx, i0, i1);
+	run(p, 0);
 	for (k = 0; k < SPIN; k++) {
 		if (!atomic_load_explicit(&p->pending, memory_order_acquire))
 			return;
@@ -266,4 +306,18 @@ pool_for(struct pool *p, int n, int align,
 	while (atomic_load(&p->pending))
 		pthread_cond_wait(&p->done, &p->mu);
 	pthread_mutex_unlock(&p->mu);
+}
+
+void
+pool_for(struct pool *p, int n, int align,
+    void (*fn)(void *ctx, int i0, int i1), void *ctx)
+{
+	dispatch(p, n, align, 0, fn, ctx);
+}
+
+void
+pool_for_dyn(struct pool *p, int n, int align,
+    void (*fn)(void *ctx, int i0, int i1), void *ctx)
+{
+	dispatch(p, n, align, 1, fn, ctx);
 }

@@ -30,5 +30,12 @@ void pool_share(const struct pool *p, int n, int align, int k, int *i0,
  * pool or a single chunk is a direct call fn(ctx, 0, n). */
 void pool_for(struct pool *p, int n, int align,
     void (*fn)(void *ctx, int i0, int i1), void *ctx);
+/* As pool_for, but the chunks are taken as the threads come free, each
+ * a 2n-th of what is left (at least align), so that a thread the
+ * machine slows down takes less: fn may run several times in one
+ * thread, on chunks in no particular order.  For work whose result
+ * does not depend on which thread does which rows. */
+void pool_for_dyn(struct pool *p, int n, int align,
+    void (*fn)(void *ctx, int i0, int i1), void *ctx);
 
 #endif

@@ -3,6 +3,7 @@
  * chosen by the step; the attention tiles; the decode-time prefetch
  * of the KV cache. */
 #include <math.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -46,6 +47,10 @@ normed(struct model *m, const float *x, int ldx, const float *w, int T)
 	return o;
 }
 
+/* The op whose normed input this thread last made (its id), so that a
+ * thread taking several chunks of one dispatch makes it once. */
+static _Thread_local unsigned long long normed_op;
+
 /* out[t*ldo + r] = W[r] . x_t for rows [r0, r1) and T tokens. */
 static void
 mat_rows(const struct mat *w, float *out, int ldo, const float *x, int ldx,
@@ -85,6 +90,7 @@ struct op {
 	int fetch;			/* first fetch this thread's share of
 					 * the layer's KV cache (decode) */
 	int layer, pos0;
+	unsigned long long id;		/* set by dispatch: no two ops alike */
 };
 
 static void attn_fetch(struct model *m, int l, int pos0);
@@ -160,7 +166,11 @@ op_rows(void *ctx, int r0, int r1)
 	if (o->fetch)
 		attn_fetch(m, o->layer, o->pos0);
 	if (o->in.norm) {
-		x = normed(m, x, ldx, o->in.norm, T);
+		if (normed_op != o->id) {
+			normed(m, x, ldx, o->in.norm, T);
+			normed_op = o->id;
+		}
+		x = m->xn + (size_t)pool_self() * MODEL_MAXBATCH * m->dim;
 		ldx = m->dim;
 	}
 	if (o->epi == EPI_GLU) {
@@ -215,6 +225,24 @@ op_rows(void *ctx, int r0, int r1)
 	}
 }
 
+/* Run op o over its rows in chunks of align.  A prefill takes them as
+ * the threads come free (pool_for_dyn): its dispatches are long, and
+ * a thread the machine slows down would hold the others at the
+ * barrier.  A decode step keeps one fixed share a thread: attn_fetch
+ * prepares the attention items pool_share says a thread gets, and the
+ * matvec's streams are laid out over the whole share. */
+static void
+dispatch(struct op *o, int rows, int align)
+{
+	static _Atomic unsigned long long ids;
+
+	o->id = atomic_fetch_add(&ids, 1) + 1;
+	if (o->in.T > 1)
+		pool_for_dyn(o->m->pool, rows, align, op_rows, o);
+	else
+		pool_for(o->m->pool, rows, align, op_rows, o);
+}
+
 /* A prefill splits q, k and v at head boundaries, so that each share
  * also finishes its heads for all tokens and nothing of it is left to
  * the calling thread.  A decode step splits them in 16s instead and
@@ -232,14 +260,14 @@ step_qkv(struct model *m, int l, struct in in, const struct mat *wq,
 		{ wq, m->q, m->qdim, NULL },
 		{ wk, kn, 2 * kvdim, NULL },
 		{ wv, kn + kvdim, 2 * kvdim, NULL } },
-		NULL, steps, 0, 0, l, m->pos };
+		NULL, steps, 0, 0, l, m->pos, 0 };
 
 	if (in.T > 1) {
 		o.own = 1;
-		pool_for(m->pool, rows, m->hd, op_rows, &o);
+		dispatch(&o, rows, m->hd);
 	} else {
 		o.fetch = 1;
-		pool_for(m->pool, rows, 16, op_rows, &o);
+		dispatch(&o, rows, 16);
 		heads(&o, 0, rows / m->hd);
 	}
 }
@@ -251,11 +279,11 @@ step_add(struct model *m, float *x, struct in in, const struct mat *w,
     const float *b, const float *norm)
 {
 	struct op o = { m, in, norm ? EPI_OUT : EPI_ADD, 1,
-		{ { w, m->xb2, w->rows, b } }, x, NULL, 0, 0, 0, 0 };
+		{ { w, m->xb2, w->rows, b } }, x, NULL, 0, 0, 0, 0, 0 };
 	int d = w->rows, t, r;
 	float *y;
 
-	pool_for(m->pool, w->rows, 16, op_rows, &o);
+	dispatch(&o, w->rows, 16);
 	for (t = 0; norm && t < in.T; t++) {
 		y = m->xb2 + (size_t)t * d;
 		for (r = 0; b && r < d; r++)
@@ -275,9 +303,9 @@ step_glu(struct model *m, float *h, struct in in, const struct mat *wg,
 {
 	struct op o = { m, in, EPI_GLU, 2, {
 		{ wg, h, wg->rows, bg },
-		{ wu, m->hb2, wg->rows, bu } }, NULL, NULL, 0, 0, 0, 0 };
+		{ wu, m->hb2, wg->rows, bu } }, NULL, NULL, 0, 0, 0, 0, 0 };
 
-	pool_for(m->pool, wg->rows, 16, op_rows, &o);
+	dispatch(&o, wg->rows, 16);
 }
 
 void
@@ -285,9 +313,9 @@ step_out(struct model *m, float *out, int ldo, struct in in,
     const struct mat *w)
 {
 	struct op o = { m, in, EPI_OUT, 1, { { w, out, ldo, NULL } }, NULL,
-		NULL, 0, 0, 0, 0 };
+		NULL, 0, 0, 0, 0, 0 };
 
-	pool_for(m->pool, w->rows, 16, op_rows, &o);
+	dispatch(&o, w->rows, 16);
 }
 
 /* Attention work items.  Prefill: one tile per (KV head, group of up to
@@ -450,7 +478,9 @@ step_attention(struct model *m, int l, int T)
 	int heads = m->cfg.num_attention_heads, h, pos0 = m->pos;
 	struct attn_job j;
 
-	pool_for(m->pool, attn_job(m, l, T, pos0, &j), 1, attn_items, &j);
+	/* items independent; prefill's taken as the threads come free */
+	(T > 1 ? pool_for_dyn : pool_for)(m->pool, attn_job(m, l, T, pos0,
+	    &j), 1, attn_items, &j);
 	if (j.nchunk)
 		for (h = 0; h < heads; h++)
 			attn_merge(m->xb + h * m->hd, m->att + h * m->hd, m->qdim,
