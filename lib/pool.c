@@ -3,7 +3,9 @@
  * pool_for() publishes a job and bumps the generation counter `gen`.
  * Workers spin on `gen` for a short while (decode calls pool_for many
  * times per token with little serial work in between), then sleep on
- * `wake`.  Each worker decrements `pending` when its chunk is done; the
+ * `wake`.  pool_for gives each thread one fixed chunk; pool_for_dyn lets
+ * them take chunks from the counter `next` until none is left.  Each
+ * worker decrements `pending` when its part is done; the
  * caller spins, then sleeps on `done`, until it reaches 0.  The mutex
  * only guards the sleeps, so a wake-up can never be lost: a sleeper
  * checks the condition under the mutex, and whoever changes the

@@ -2,7 +2,8 @@
  *
  * The workers live as long as the pool; pool_for() wakes them (a short
  * spin on a generation counter, then a condition variable), hands each a
- * contiguous chunk and waits for all.  One pool is driven by one thread
+ * contiguous chunk (pool_for_dyn: chunks as they come free) and waits
+ * for all.  One pool is driven by one thread
  * at a time. */
 #ifndef POOL_H
 #define POOL_H

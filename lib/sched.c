@@ -36,20 +36,23 @@ kv_at(const struct model *m, int l, int s, int g, int p)
  * thread waits for a serial pass: the stream's columns were written by
  * all the threads, and a core reads another's lines slowly here. */
 static const float *
-normed(struct model *m, const float *x, int ldx, const float *w, int T)
+normed(struct model *m, unsigned long long op, const float *x, int ldx,
+    const float *w, int T)
 {
+	/* the dispatch whose input this thread's buffer holds: a thread
+	 * taking several chunks of one (pool_for_dyn) normalizes once */
+	static _Thread_local unsigned long long done;
 	float *o = m->xn + (size_t)pool_self() * MODEL_MAXBATCH * m->dim;
 	int t;
 
+	if (done == op)
+		return o;
 	for (t = 0; t < T; t++)
 		kern.rmsnorm(o + (size_t)t * m->dim, x + (size_t)t * ldx, w,
 		    m->dim, m->cfg.rms_norm_eps);
+	done = op;
 	return o;
 }
-
-/* The op whose normed input this thread last made (its id), so that a
- * thread taking several chunks of one dispatch makes it once. */
-static _Thread_local unsigned long long normed_op;
 
 /* out[t*ldo + r] = W[r] . x_t for rows [r0, r1) and T tokens. */
 static void
@@ -90,7 +93,8 @@ struct op {
 	int fetch;			/* first fetch this thread's share of
 					 * the layer's KV cache (decode) */
 	int layer, pos0;
-	unsigned long long id;		/* set by dispatch: no two ops alike */
+	unsigned long long id;		/* dispatch's number for it, never 0
+					 * and never reused */
 };
 
 static void attn_fetch(struct model *m, int l, int pos0);
@@ -166,11 +170,7 @@ op_rows(void *ctx, int r0, int r1)
 	if (o->fetch)
 		attn_fetch(m, o->layer, o->pos0);
 	if (o->in.norm) {
-		if (normed_op != o->id) {
-			normed(m, x, ldx, o->in.norm, T);
-			normed_op = o->id;
-		}
-		x = m->xn + (size_t)pool_self() * MODEL_MAXBATCH * m->dim;
+		x = normed(m, o->id, x, ldx, o->in.norm, T);
 		ldx = m->dim;
 	}
 	if (o->epi == EPI_GLU) {

@@ -1,12 +1,15 @@
 /* test_pool: pool_for covers every index exactly once, in chunks that
  * respect the alignment, one chunk per thread at most, each the one
  * pool_share names for the thread's pool_self, for many (n, align,
- * threads); pools start and stop cleanly (run it under ASan and TSan). */
+ * threads); pool_for_dyn covers every index once in aligned chunks, and
+ * a thread held up in its first chunk leaves the rest to the others;
+ * pools start and stop cleanly (run it under ASan and TSan). */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "../../lib/pool.h"
 #include "../../lib/util.h"
@@ -16,7 +19,7 @@
 
 struct job {
 	struct pool *p;
-	int n, align, align_arg;
+	int n, align, align_arg, dyn;
 	atomic_int hits[MAXN];
 	atomic_int calls, bad;
 	pthread_t who[64];
@@ -35,7 +38,7 @@ mark(void *ctx, int i0, int i1)
 	    (i1 % j->align && i1 != j->n))
 		atomic_fetch_add(&j->bad, 1);
 	pool_share(j->p, j->n, j->align_arg, pool_self(), &s0, &s1);
-	if (s0 != i0 || s1 != i1)
+	if (!j->dyn && (s0 != i0 || s1 != i1))
 		atomic_fetch_add(&j->bad, 1);
 	for (i = i0; i < i1 && i >= 0 && i < j->n; i++)
 		atomic_fetch_add_explicit(&j->hits[i], 1, memory_order_relaxed);
@@ -81,6 +84,88 @@ check(struct pool *p, struct job *j, int n, int align)
 				fails++;
 				return;
 			}
+}
+
+/* pool_for_dyn: every index once, every chunk aligned and non-empty,
+ * at least as many chunks as pool_for makes. */
+static void
+checkdyn(struct pool *p, struct job *j, int n, int align)
+{
+	int i, units, least, a = align < 1 ? 1 : align;
+
+	memset(j, 0, sizeof *j);
+	j->p = p;
+	j->n = n;
+	j->align = a;
+	j->align_arg = align;
+	j->dyn = 1;
+	pool_for_dyn(p, n, align, mark, j);
+	for (i = 0; i < n; i++)
+		if (atomic_load(&j->hits[i]) != 1) {
+			fprintf(stderr, "test_pool: dyn: threads %d n %d align "
+			    "%d: index %d done %d times\n", pool_size(p), n,
+			    align, i, atomic_load(&j->hits[i]));
+			fails++;
+			return;
+		}
+	units = n > 0 ? (n + a - 1) / a : 0;
+	least = units < pool_size(p) ? units : pool_size(p);
+	if (atomic_load(&j->bad) || atomic_load(&j->calls) < least ||
+	    atomic_load(&j->calls) > units) {
+		fprintf(stderr, "test_pool: dyn: threads %d n %d align %d: %d "
+		    "calls (%d units), %d bad chunks\n", pool_size(p), n,
+		    align, atomic_load(&j->calls), units,
+		    atomic_load(&j->bad));
+		fails++;
+	}
+}
+
+/* A job whose calling thread, in its first chunk, waits until the other
+ * threads have done every other index: it must then have made one call
+ * on a chunk under two thirds of a fixed share (n / threads; its first
+ * take is a 2n-th of the units), the others the rest.  The wait gives up after 10 seconds and counts a failure. */
+struct held {
+	int n;
+	atomic_int done, caller_calls, first, gave_up;
+};
+
+static void
+hold(void *ctx, int i0, int i1)
+{
+	struct held *h = ctx;
+	long k;
+
+	if (pool_self() == 0 && atomic_fetch_add(&h->caller_calls, 1) == 0) {
+		atomic_store(&h->first, i1 - i0);
+		for (k = 0; atomic_load(&h->done) < h->n - (i1 - i0); k++) {
+			if (k == 10000) {
+				atomic_store(&h->gave_up, 1);
+				break;
+			}
+			nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
+		}
+	}
+	atomic_fetch_add(&h->done, i1 - i0);
+}
+
+static void
+held_up(struct pool *p)
+{
+	static struct held h;
+
+	memset(&h, 0, sizeof h);
+	h.n = 4000;
+	pool_for_dyn(p, h.n, 16, hold, &h);
+	if (atomic_load(&h.gave_up) || atomic_load(&h.done) != h.n ||
+	    atomic_load(&h.caller_calls) != 1 ||
+	    3L * atomic_load(&h.first) * pool_size(p) >= 2L * h.n) {
+		fprintf(stderr, "test_pool: dyn: threads %d: a held-up caller "
+		    "made %d calls, the first of %d, %d of %d done%s\n",
+		    pool_size(p), atomic_load(&h.caller_calls),
+		    atomic_load(&h.first), atomic_load(&h.done), h.n,
+		    atomic_load(&h.gave_up) ? ", the others stopped" : "");
+		fails++;
+	}
 }
 
 static void
@@ -147,12 +232,16 @@ main(void)
 		if (pool_size(p) != t)
 			fails++;
 		for (a = 0; a < LEN(ns); a++)
-			for (b = 0; b < LEN(aligns); b++)
+			for (b = 0; b < LEN(aligns); b++) {
 				check(p, &j, ns[a], aligns[b]);
+				checkdyn(p, &j, ns[a], aligns[b]);
+			}
+		if (t > 1)
+			held_up(p);
 		/* many back-to-back jobs, as decode issues them */
 		memset(s, 0, sizeof s);
 		for (r = 0; r < 2000; r++)
-			pool_for(p, 1000, 4, add, s);
+			(r % 3 ? pool_for : pool_for_dyn)(p, 1000, 4, add, s);
 		for (i = 0; i < 1000; i++)
 			if (s[i] != 2000LL * i) {
 				fprintf(stderr, "test_pool: threads %d: "
