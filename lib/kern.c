@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "gptq.h"
 #include "kern.h"
@@ -430,6 +431,7 @@ const struct kern kern_portable = PORTABLE;
 /* Usable before kern_init() (a program that forgets it is slow, not
  * broken). */
 struct kern kern = PORTABLE;
+size_t kern_l2 = 512u << 10;
 
 /* ---- helpers, not dispatched ---- */
 
@@ -567,6 +569,13 @@ kern_init(const char *want)
 	int best = 0, w, t;
 
 	kern = kern_portable;
+#ifdef _SC_LEVEL2_CACHE_SIZE
+	{
+		long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+
+		kern_l2 = l2 > 0 ? (size_t)l2 : kern_l2;
+	}
+#endif
 #if defined(__x86_64__)
 	if (has_isa(2))
 		best = 2;

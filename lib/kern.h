@@ -92,6 +92,9 @@ void kern_q8_0_quant_x(void *dst, const float *x, int n);
 #define KERN_BF16ACT_MAXN 16384	/* a multiple of 32 */
 
 extern struct kern kern;		/* the table in use; portable until kern_init */
+/* Bytes of one core's L2 cache, which the prefill blocks are sized by:
+ * kern_init asks the system, 512 KiB when it does not say. */
+extern size_t kern_l2;
 extern const struct kern kern_portable;	/* always available */
 
 /* Fill `kern` with the best table the CPU has, or the one named by want

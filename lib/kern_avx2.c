@@ -198,7 +198,7 @@ matvec(enum wtype t, float *out, const void *w, const float *x, int n,
  * The rows of a panel are widened once per block of tokens into float32
  * (pack), then NR x NT register blocks run over the packed rows, which
  * sit in L1, and the tokens' activations, which stream from L2: each
- * weight is read from memory and widened once per PT tokens, and a
+ * weight is read from memory and widened once per block of tokens, and a
  * block loads NR + NT vectors for NR NT FMAs.  Rows longer than KC go in
  * chunks of equal length, at most KC, the 8-lane accumulators of the
  * panel kept in memory from one chunk to the next (a store and a load
@@ -209,7 +209,7 @@ matvec(enum wtype t, float *out, const void *w, const float *x, int n,
 #define NR 4	/* rows per register block */
 #define NT 3	/* tokens per register block: NR*NT accumulators + NT */
 #define PR 16	/* rows per packed panel */
-#define PT 120	/* tokens per block, a multiple of NT */
+#define PTMAX 192	/* most tokens per block, a multiple of NT */
 #define KC 1024	/* most weights per row per chunk, a multiple of 8 */
 
 /* Elements [k0, k0 + kc) of rows [r, r + R) widened into p, the rows kp
@@ -252,7 +252,7 @@ pstore(int R, int TT, float *out, int ldo, __m256 acc[NR][NT])
 /* R packed rows at p (kp apart) against TT tokens at x (ldx apart) over
  * kc elements: the accumulators start at zero (first) or from sv, go
  * back to sv, or (last) are reduced into out.  sv holds a panel's
- * accumulators, row i token j at sv[i*PT + j]. */
+ * accumulators, row i token j at sv[i*PTMAX + j]. */
 INLINE void
 tile(int R, int TT, float *out, int ldo, const float *p, int kp,
     const float *x, int ldx, int kc, __m256 *sv, int first, int last)
@@ -270,7 +270,7 @@ tile(int R, int TT, float *out, int ldo, const float *p, int kp,
 		for (i = 0; i < R; i++)
 			UNROLL
 			for (j = 0; j < TT; j++)
-				acc[i][j] = sv[i * PT + j];
+				acc[i][j] = sv[i * PTMAX + j];
 	for (k = 0; k + 8 <= kc; k += 8) {
 		UNROLL
 		for (j = 0; j < TT; j++)
@@ -305,7 +305,7 @@ tile(int R, int TT, float *out, int ldo, const float *p, int kp,
 	for (i = 0; i < R; i++)
 		UNROLL
 		for (j = 0; j < TT; j++)
-			sv[i * PT + j] = acc[i][j];
+			sv[i * PTMAX + j] = acc[i][j];
 }
 
 /* The weights the next pack will read, fetched a few lines per register
@@ -372,7 +372,7 @@ tiles(int R, float *out, int ldo, const float *p, int kp, const float *x,
 		    ldx, kc, sv + j, first, last);
 }
 
-/* Prefill: blocks of PT tokens, panels of PR rows, chunks of KC
+/* Prefill: blocks of tokens, panels of PR rows, chunks of KC
  * elements, then the packed chunk's rows NR at a time against the
  * block's tokens. */
 INLINE void
@@ -380,17 +380,21 @@ matmul(enum wtype t, float *out, int ldo, const void *w, const float *x,
     int ldx, int n, int T, int r0, int r1)
 {
 	float pk[PR * KC] __attribute__((aligned(32)));
-	__m256 sv[PR * PT];
-	int t0, tb, bt, p0, pr, k0, kc, kp, ck, i, first, last, nk, np, nt;
+	__m256 sv[PR * PTMAX];
+	int t0, tb, bt, pt, p0, pr, k0, kc, kp, ck, i, first, last, nk, np, nt;
 	struct ahead a;
 
-	/* blocks of equal size (a multiple of NT): no short last block
-	 * that would widen the weights again for a few tokens */
-	bt = (T + PT - 1) / PT;
-	bt = ((T + bt - 1) / bt + NT - 1) / NT * NT;
-	/* and chunks of equal size (a multiple of 8), no short last one */
+	/* chunks of equal size (a multiple of 8), no short last one */
 	ck = (n + KC - 1) / KC;
 	ck = ((n + ck - 1) / ck + 7) / 8 * 8;
+	/* a block's activations of one chunk in half of L2, where each
+	 * register block reads them; blocks of equal size (a multiple of
+	 * NT): no short last block that would widen the weights again for
+	 * a few tokens */
+	pt = (int)(kern_l2 / 2 / ((size_t)ck * sizeof(float)));
+	pt = pt < NT ? NT : pt > PTMAX ? PTMAX : pt;
+	bt = (T + pt - 1) / pt;
+	bt = ((T + bt - 1) / bt + NT - 1) / NT * NT;
 	for (t0 = 0; t0 < T; t0 += tb) {
 		tb = T - t0 < bt ? T - t0 : bt;
 		for (p0 = r0; p0 < r1; p0 += pr) {
@@ -414,11 +418,11 @@ matmul(enum wtype t, float *out, int ldo, const void *w, const float *x,
 				    n - nk : ck, nt);
 				for (i = 0; i + NR <= pr; i += NR)
 					tiles(NR, o + i, ldo, pk + (size_t)i * kp,
-					    kp, xk, ldx, kc, tb, sv + i * PT,
+					    kp, xk, ldx, kc, tb, sv + i * PTMAX,
 					    first, last, &a);
 				for (; i < pr; i++)
 					tiles(1, o + i, ldo, pk + (size_t)i * kp,
-					    kp, xk, ldx, kc, tb, sv + i * PT,
+					    kp, xk, ldx, kc, tb, sv + i * PTMAX,
 					    first, last, &a);
 			}
 		}

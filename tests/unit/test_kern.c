@@ -194,7 +194,8 @@ test_matrix(void)
 {
 	static const int Ts[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 13, 17 };
 	static const int rowsv[] = { 1, 3, 13, 37 };
-	size_t i, j, k;
+	static const size_t l2s[] = { 64u << 10, 0, 8u << 20 };
+	size_t i, j, k, l2 = kern_l2;
 	enum wtype t;
 
 	for (t = 0; t < W_Q8_0; t++)
@@ -207,13 +208,20 @@ test_matrix(void)
 				test_matmul(t, sizes[i], sizes[i] > 600 ? 7 :
 				    13 + (int)k, Ts[k]);
 	/* past the AVX2 prefill's blocks: more tokens than one block of
-	 * them (120), rows past a panel (16) and not a multiple of its
-	 * register block (4), rows in chunks (up to 1024) with a short tail */
-	for (t = 0; t < W_Q8_0; t++) {
-		test_matmul(t, 1100, 37, 130);
-		test_matmul(t, 513, 21, 121);
-		test_matmul(t, 1031, 18, 241);
+	 * them (sized by kern_l2: here a small L2, this machine's and a
+	 * large one, up to the most of 192), rows past a panel (16) and
+	 * not a multiple of its register block (4), rows in chunks (up to
+	 * 1024) with a short tail */
+	for (k = 0; k < LEN(l2s); k++) {
+		kern_l2 = l2s[k] ? l2s[k] : l2;
+		for (t = 0; t < W_Q8_0; t++) {
+			test_matmul(t, 1100, 37, 130);
+			test_matmul(t, 513, 21, 121);
+			test_matmul(t, 1031, 18, 241);
+			test_matmul(t, 64, 5, 400);
+		}
 	}
+	kern_l2 = l2;
 }
 
 /* ---- vector kernels ---- */
