@@ -2,7 +2,7 @@
  * respect the alignment, one chunk per thread at most, each the one
  * pool_share names for the thread's pool_self, for many (n, align,
  * threads); pool_for_dyn covers every index once in aligned chunks, and
- * a thread held up in its first chunk leaves the rest to the others;
+ * a thread held up in the first chunk leaves the rest to the others;
  * pools start and stop cleanly (run it under ASan and TSan). */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -120,13 +120,15 @@ checkdyn(struct pool *p, struct job *j, int n, int align)
 	}
 }
 
-/* A job whose calling thread, in its first chunk, waits until the other
- * threads have done every other index: it must then have made one call
- * on a chunk under two thirds of a fixed share (n / threads; its first
- * take is a 2n-th of the units), the others the rest.  The wait gives up after 10 seconds and counts a failure. */
+/* A job whose first chunk's thread (the one that takes index 0) waits
+ * there until the other threads have done every other index: it must
+ * then have made that one call, on a chunk under two thirds of a fixed
+ * share (n / threads; the first take is a 2n-th of the units), and the
+ * others the rest.  The wait gives up after 10 seconds and counts a
+ * failure. */
 struct held {
 	int n;
-	atomic_int done, caller_calls, first, gave_up;
+	atomic_int done, holder, holder_calls, first, gave_up;
 };
 
 static void
@@ -135,9 +137,10 @@ hold(void *ctx, int i0, int i1)
 	struct held *h = ctx;
 	long k;
 
-	if (pool_self() == 0 && atomic_fetch_add(&h->caller_calls, 1) == 0) {
-		atomic_store(&h->first, i1 - i0);
-		for (k = 0; atomic_load(&h->done) < h->n - (i1 - i0); k++) {
+	if (i0 == 0) {
+		atomic_store(&h->holder, pool_self());
+		atomic_store(&h->first, i1);
+		for (k = 0; atomic_load(&h->done) < h->n - i1; k++) {
 			if (k == 10000) {
 				atomic_store(&h->gave_up, 1);
 				break;
@@ -145,6 +148,8 @@ hold(void *ctx, int i0, int i1)
 			nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
 		}
 	}
+	if (pool_self() == atomic_load(&h->holder))
+		atomic_fetch_add(&h->holder_calls, 1);
 	atomic_fetch_add(&h->done, i1 - i0);
 }
 
@@ -155,13 +160,14 @@ held_up(struct pool *p)
 
 	memset(&h, 0, sizeof h);
 	h.n = 4000;
+	atomic_store(&h.holder, -1);
 	pool_for_dyn(p, h.n, 16, hold, &h);
 	if (atomic_load(&h.gave_up) || atomic_load(&h.done) != h.n ||
-	    atomic_load(&h.caller_calls) != 1 ||
+	    atomic_load(&h.holder_calls) != 1 ||
 	    3L * atomic_load(&h.first) * pool_size(p) >= 2L * h.n) {
-		fprintf(stderr, "test_pool: dyn: threads %d: a held-up caller "
-		    "made %d calls, the first of %d, %d of %d done%s\n",
-		    pool_size(p), atomic_load(&h.caller_calls),
+		fprintf(stderr, "test_pool: dyn: threads %d: the held-up "
+		    "thread made %d calls, the first of %d, %d of %d done%s\n",
+		    pool_size(p), atomic_load(&h.holder_calls),
 		    atomic_load(&h.first), atomic_load(&h.done), h.n,
 		    atomic_load(&h.gave_up) ? ", the others stopped" : "");
 		fails++;
