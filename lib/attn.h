@@ -71,6 +71,30 @@ attn_off(const struct attn_tile *a, int p)
 	return (size_t)(p / a->kvb) * a->bstride + (size_t)(p % a->kvb) * a->ldkv;
 }
 
+/* The key and value rows of block jb's ATTN_BLOCK positions (jb a
+ * multiple of it) into kp and vp: those of jb + j for j0 <= j < j1, the
+ * others pointing at jb + j0's (the kernels mask them out).  A block
+ * lies within one of the cache's when kvb is a multiple of ATTN_BLOCK
+ * (the model's is): one offset, not a division a key. */
+static inline void
+attn_rows(const struct attn_tile *a, int jb, int j0, int j1,
+    const float **kp, const float **vp)
+{
+	size_t o = attn_off(a, jb);
+	int j, jn;
+
+	for (j = 0; j < ATTN_BLOCK; j++) {
+		jn = j < j0 ? j0 : j >= j1 ? j0 : j;
+		if (a->kvb % ATTN_BLOCK) {
+			kp[j] = a->k + attn_off(a, jb + jn);
+			vp[j] = a->v + attn_off(a, jb + jn);
+		} else {
+			kp[j] = a->k + o + (size_t)jn * a->ldkv;
+			vp[j] = a->v + o + (size_t)jn * a->ldkv;
+		}
+	}
+}
+
 /* Start loading the keys and values of positions j0 <= j < j1 into
  * cache.  In decode the cache was last read a whole token ago and has
  * since been pushed out by the weights, so the tile's loads would

@@ -140,7 +140,7 @@ part(float *acc, int lda, float *ml, const struct attn_tile *a)
 	const float (*pr)[16];
 	float *const *ar;
 	int end[ATTN_MAXROWS], start[ATTN_MAXROWS], R = a->nh * a->T, hd = a->hd;
-	int r, t, jb, j0, j1, jn, jr, j, c, nr, pend;
+	int r, t, jb, j0, j1, jn, jr, c, nr, pend;
 	__m512 s, p;
 	__mmask16 valid;
 
@@ -169,11 +169,7 @@ part(float *acc, int lda, float *ml, const struct attn_tile *a)
 		 * are masked out */
 		j0 = a->p0 > jb ? a->p0 - jb : 0;
 		j1 = pend - jb < 16 ? pend - jb : 16;
-		for (j = 0; j < 16; j++) {
-			jn = j < j0 ? j0 : j >= j1 ? j0 : j;
-			kp[j] = a->k + attn_off(a, jb + jn);
-			vp[j] = a->v + attn_off(a, jb + jn);
-		}
+		attn_rows(a, jb, j0, j1, kp, vp);
 		for (r = 0; r < R; r++) {
 			/* the row's keys: jr <= j < jn (a window starts
 			 * it late) */
