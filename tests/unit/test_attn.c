@@ -57,8 +57,10 @@ fix_make(struct fix *f, int hd, int nh, int T, int pos0)
 	f->ld = 2 * hd + 5;		/* odd strides: nothing assumes alignment */
 	f->voff = hd + 3;
 	f->ldq = nh * hd + 7;
-	/* blocks of 7 positions with a gap after each (hd 2: one block) */
-	f->kvb = hd == 2 ? (int)n : 7;
+	/* blocks of 7 positions with a gap after each, or of 32 (whole
+	 * key blocks: attn_rows' one offset a block) for odd nh (hd 2:
+	 * one block) */
+	f->kvb = hd == 2 ? (int)n : nh % 2 ? 32 : 7;
 	f->bstride = (size_t)f->kvb * f->ld + 13;
 	n = ((n + f->kvb - 1) / f->kvb) * f->bstride;
 	f->kv = emalloc(n * sizeof(float));
