@@ -228,16 +228,17 @@ op_rows(void *ctx, int r0, int r1)
 /* Run op o over its rows in chunks of align.  A prefill takes them as
  * the threads come free (pool_for_dyn): its dispatches are long, and
  * a thread the machine slows down would hold the others at the
- * barrier.  A decode step keeps one fixed share a thread: attn_fetch
- * prepares the attention items pool_share says a thread gets, and the
- * matvec's streams are laid out over the whole share. */
+ * barrier; but not where each call first prepares all T activations
+ * (wtypes' xprep).  A decode step keeps one fixed share a thread:
+ * attn_fetch prepares the attention items pool_share says a thread
+ * gets, and the matvec's streams are laid out over the whole share. */
 static void
 dispatch(struct op *o, int rows, int align)
 {
 	static _Atomic unsigned long long ids;
 
 	o->id = atomic_fetch_add(&ids, 1) + 1;
-	if (o->in.T > 1)
+	if (o->in.T > 1 && !wtypes[o->p[0].w->t].xprep)
 		pool_for_dyn(o->m->pool, rows, align, op_rows, o);
 	else
 		pool_for(o->m->pool, rows, align, op_rows, o);

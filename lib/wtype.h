@@ -45,6 +45,10 @@ struct wtype_info {
 	 * gptq.h's struct kern_gptq), which only its source can split and
 	 * the fast modes do not convert */
 	int indirect;
+	/* 1: its matmul first prepares all T activation rows it is given
+	 * (Q8_0 quantizes them), whatever its rows, so that a dispatch
+	 * calls it once a thread (sched.c), not on many small chunks */
+	int xprep;
 };
 
 extern const struct wtype_info wtypes[W_NTYPES];
