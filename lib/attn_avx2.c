@@ -83,69 +83,51 @@ hsum(__m256 v)
  * j0 <= j < j1 of the block, for the G chunks of 8 floats from column
  * c: each (row, chunk) one accumulator fed the keys in order, nr * G
  * chains of FMAs in flight (one row's chain per chunk alone waits on
- * the FMA latency at every key). */
+ * the FMA latency at every key).  A key's G value vectors are held in
+ * registers across the rows (nr * G + G + 1 of the 16), or with hold_p
+ * its nr probabilities across the chunks (nr * G + nr + 1: 4 chunks a
+ * pass for 3 rows where the values fit 3): the same FMAs in the same
+ * order either way. */
 INLINE void
-pv(int nr, int G, float *const *acc, const float *alpha,
+pv(int nr, int G, int hold_p, float *const *acc, const float *alpha,
     const float (*P)[16], const float *const *vp, int j0, int j1, int c)
 {
-	__m256 o[8][4], vj[4], pj;
+	__m256 o[8][8], vj[8], pj[8];
 	int i, j, g;
 
 #pragma GCC unroll 8
 	for (i = 0; i < nr; i++)
-#pragma GCC unroll 4
+#pragma GCC unroll 8
 		for (g = 0; g < G; g++)
 			o[i][g] = _mm256_mul_ps(_mm256_loadu_ps(acc[i] + c + 8 * g),
 			    _mm256_set1_ps(alpha[i]));
 	for (j = j0; j < j1; j++) {
-#pragma GCC unroll 4
+		if (hold_p) {
+#pragma GCC unroll 8
+			for (i = 0; i < nr; i++)
+				pj[i] = _mm256_set1_ps(P[i][j]);
+#pragma GCC unroll 8
+			for (g = 0; g < G; g++) {
+				vj[0] = _mm256_loadu_ps(vp[j] + c + 8 * g);
+#pragma GCC unroll 8
+				for (i = 0; i < nr; i++)
+					o[i][g] = _mm256_fmadd_ps(pj[i], vj[0],
+					    o[i][g]);
+			}
+			continue;
+		}
+#pragma GCC unroll 8
 		for (g = 0; g < G; g++)
 			vj[g] = _mm256_loadu_ps(vp[j] + c + 8 * g);
 #pragma GCC unroll 8
 		for (i = 0; i < nr; i++) {
-			pj = _mm256_set1_ps(P[i][j]);
-#pragma GCC unroll 4
+			pj[0] = _mm256_set1_ps(P[i][j]);
+#pragma GCC unroll 8
 			for (g = 0; g < G; g++)
-				o[i][g] = _mm256_fmadd_ps(pj, vj[g], o[i][g]);
+				o[i][g] = _mm256_fmadd_ps(pj[0], vj[g], o[i][g]);
 		}
 	}
 #pragma GCC unroll 8
-	for (i = 0; i < nr; i++)
-#pragma GCC unroll 4
-		for (g = 0; g < G; g++)
-			_mm256_storeu_ps(acc[i] + c + 8 * g, o[i][g]);
-}
-
-/* pv with the rows' probabilities held in registers across the G
- * chunks, each value vector loaded once (nr * G + nr + 1 registers,
- * where pv holds the values: nr * G + G + 1): the same FMAs in the same
- * order, and for 3 rows 4 chunks a pass where pv fits 3. */
-INLINE void
-pvp(int nr, int G, float *const *acc, const float *alpha,
-    const float (*P)[16], const float *const *vp, int j0, int j1, int c)
-{
-	__m256 o[3][8], vj, pj[3];
-	int i, j, g;
-
-#pragma GCC unroll 3
-	for (i = 0; i < nr; i++)
-#pragma GCC unroll 8
-		for (g = 0; g < G; g++)
-			o[i][g] = _mm256_mul_ps(_mm256_loadu_ps(acc[i] + c + 8 * g),
-			    _mm256_set1_ps(alpha[i]));
-	for (j = j0; j < j1; j++) {
-#pragma GCC unroll 3
-		for (i = 0; i < nr; i++)
-			pj[i] = _mm256_set1_ps(P[i][j]);
-#pragma GCC unroll 8
-		for (g = 0; g < G; g++) {
-			vj = _mm256_loadu_ps(vp[j] + c + 8 * g);
-#pragma GCC unroll 3
-			for (i = 0; i < nr; i++)
-				o[i][g] = _mm256_fmadd_ps(pj[i], vj, o[i][g]);
-		}
-	}
-#pragma GCC unroll 3
 	for (i = 0; i < nr; i++)
 #pragma GCC unroll 8
 		for (g = 0; g < G; g++)
@@ -153,7 +135,8 @@ pvp(int nr, int G, float *const *acc, const float *alpha,
 }
 
 /* pv over all hd columns of nr rows: G chunks at a time (the 16
- * registers; pvp's way for 1 and 3 rows), the rest one at a time. */
+ * registers; probabilities held for 1 and 3 rows), the rest one at a
+ * time. */
 INLINE void
 pvrows(int nr, int G, float *const *acc, const float *alpha,
     const float (*P)[16], const float *const *vp, int j0, int j1, int hd)
@@ -161,12 +144,9 @@ pvrows(int nr, int G, float *const *acc, const float *alpha,
 	int c;
 
 	for (c = 0; c + 8 * G <= hd; c += 8 * G)
-		if (nr == 1 || nr == 3)
-			pvp(nr, G, acc, alpha, P, vp, j0, j1, c);
-		else
-			pv(nr, G, acc, alpha, P, vp, j0, j1, c);
+		pv(nr, G, nr == 1 || nr == 3, acc, alpha, P, vp, j0, j1, c);
 	for (; c < hd; c += 8)
-		pv(nr, 1, acc, alpha, P, vp, j0, j1, c);
+		pv(nr, 1, 0, acc, alpha, P, vp, j0, j1, c);
 }
 
 static void
