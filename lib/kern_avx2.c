@@ -679,7 +679,8 @@ qvblock(int R, float *out, const void *w, const char *xq, int n, int r,
 	const float *wd[VS], *xd = (const float *)xq;
 	const int8_t *wq[VS];
 	const int16_t *xv = (const int16_t *)(xd + nb);
-	__m256 acc[VS], ds[VS];
+	__m256 acc[VS];
+	float dsv[VS][8] __attribute__((aligned(32)));
 	int i, j;
 
 	UNROLL
@@ -690,15 +691,16 @@ qvblock(int R, float *out, const void *w, const char *xq, int n, int r,
 		acc[i] = _mm256_setzero_ps();
 	}
 	/* eight blocks a step: the products of their two scales for a
-	 * row in one vmulps, each spread by a vpermps (the same floats as
-	 * the scalar products); a 64-byte line of int8 weights a row every
-	 * two blocks (the scales of the rows that follow are in the same
-	 * stream) */
+	 * row in one vmulps, stored and each broadcast from memory (the
+	 * same floats as the scalar products; a load, where a vpermps
+	 * took a shuffle and a register for each of its eight indices);
+	 * a 64-byte line of int8 weights a row every two blocks (the
+	 * scales of the rows that follow are in the same stream) */
 	for (b = 0; b + 8 <= nb; b += 8) {
 		UNROLL
 		for (i = 0; i < R; i++)
-			ds[i] = _mm256_mul_ps(_mm256_loadu_ps(wd[i] + b),
-			    _mm256_loadu_ps(xd + b));
+			_mm256_store_ps(dsv[i], _mm256_mul_ps(_mm256_loadu_ps(
+			    wd[i] + b), _mm256_loadu_ps(xd + b)));
 		UNROLL
 		for (j = 0; j < 8; j++) {
 			if (j % 2 == 0)
@@ -709,8 +711,7 @@ qvblock(int R, float *out, const void *w, const char *xq, int n, int r,
 			for (i = 0; i < R; i++)
 				acc[i] = _mm256_fmadd_ps(qdot(wq[i] + 32 *
 				    (b + j), xv + 32 * (b + j)),
-				    _mm256_permutevar8x32_ps(ds[i],
-				    _mm256_set1_epi32(j)), acc[i]);
+				    _mm256_broadcast_ss(&dsv[i][j]), acc[i]);
 		}
 	}
 	/* nb is even: the rest two blocks a step */
