@@ -47,25 +47,39 @@ mark(void *ctx, int i0, int i1)
 		j->who[k] = pthread_self();
 }
 
+/* Run mark over [0, n) by pool_for (dyn 0) or pool_for_dyn (1); 1 if
+ * every index was done once, else a failure counted and 0. */
+static int
+run_job(struct pool *p, struct job *j, int n, int align, int dyn)
+{
+	int i;
+
+	memset(j, 0, sizeof *j);
+	j->p = p;
+	j->n = n;
+	j->align = align < 1 ? 1 : align;
+	j->align_arg = align;
+	j->dyn = dyn;
+	(dyn ? pool_for_dyn : pool_for)(p, n, align, mark, j);
+	for (i = 0; i < n; i++)
+		if (atomic_load(&j->hits[i]) != 1) {
+			fprintf(stderr, "test_pool: %sthreads %d n %d align %d: "
+			    "index %d done %d times\n", dyn ? "dyn: " : "",
+			    pool_size(p), n, align, i,
+			    atomic_load(&j->hits[i]));
+			fails++;
+			return 0;
+		}
+	return 1;
+}
+
 static void
 check(struct pool *p, struct job *j, int n, int align)
 {
 	int i, k, units, want, a = align < 1 ? 1 : align;
 
-	memset(j, 0, sizeof *j);
-	j->p = p;
-	j->n = n;
-	j->align = a;
-	j->align_arg = align;
-	pool_for(p, n, align, mark, j);
-	for (i = 0; i < n; i++)
-		if (atomic_load(&j->hits[i]) != 1) {
-			fprintf(stderr, "test_pool: threads %d n %d align %d: "
-			    "index %d done %d times\n", pool_size(p), n,
-			    align, i, atomic_load(&j->hits[i]));
-			fails++;
-			return;
-		}
+	if (!run_job(p, j, n, align, 0))
+		return;
 	units = n > 0 ? (n + a - 1) / a : 0;
 	want = units < pool_size(p) ? units : pool_size(p);
 	if (atomic_load(&j->bad) || atomic_load(&j->calls) != want) {
@@ -91,23 +105,10 @@ check(struct pool *p, struct job *j, int n, int align)
 static void
 checkdyn(struct pool *p, struct job *j, int n, int align)
 {
-	int i, units, least, a = align < 1 ? 1 : align;
+	int units, least, a = align < 1 ? 1 : align;
 
-	memset(j, 0, sizeof *j);
-	j->p = p;
-	j->n = n;
-	j->align = a;
-	j->align_arg = align;
-	j->dyn = 1;
-	pool_for_dyn(p, n, align, mark, j);
-	for (i = 0; i < n; i++)
-		if (atomic_load(&j->hits[i]) != 1) {
-			fprintf(stderr, "test_pool: dyn: threads %d n %d align "
-			    "%d: index %d done %d times\n", pool_size(p), n,
-			    align, i, atomic_load(&j->hits[i]));
-			fails++;
-			return;
-		}
+	if (!run_job(p, j, n, align, 1))
+		return;
 	units = n > 0 ? (n + a - 1) / a : 0;
 	least = units < pool_size(p) ? units : pool_size(p);
 	if (atomic_load(&j->bad) || atomic_load(&j->calls) < least ||
