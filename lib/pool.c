@@ -44,7 +44,6 @@ struct pool {
 	void *ctx;
 	int len, align, nchunk;
 	int dyn;		/* pool_for_dyn: chunks taken from next */
-	long long units;	/* dyn: units of align in [0, len) */
 	atomic_llong next;	/* dyn: the first unit not yet taken */
 };
 
@@ -65,12 +64,19 @@ relax(int k)
 #endif
 }
 
+/* Units of align (>= 1) in [0, len), the last one maybe short. */
+static long long
+units_of(int len, int align)
+{
+	return ((long long)len + align - 1) / align;
+}
+
 /* Bounds of chunk i of nchunk over [0, len) in units of align: the
  * aligned units are shared out as evenly as possible. */
 static void
 cut(int len, int align, int nchunk, int i, int *i0, int *i1)
 {
-	long long units = ((long long)len + align - 1) / align;
+	long long units = units_of(len, align);
 	long long u0 = units * i / nchunk, u1 = units * (i + 1) / nchunk;
 
 	*i0 = (int)(u0 * align);
@@ -82,7 +88,7 @@ cut(int len, int align, int nchunk, int i, int *i0, int *i1)
 static int
 nchunks(const struct pool *p, int n, int align)
 {
-	long long units = ((long long)n + align - 1) / align;
+	long long units = units_of(n, align);
 
 	return !p || p->n == 1 || units == 1 ? 1 :
 	    units < p->n ? (int)units : p->n;
@@ -103,11 +109,12 @@ static int
 take(struct pool *p, int *i0, int *i1)
 {
 	long long u = atomic_load_explicit(&p->next, memory_order_relaxed), k;
+	long long units = units_of(p->len, p->align);
 
 	do {
-		if (u >= p->units)
+		if (u >= units)
 			return 0;
-		k = (p->units - u) / (2 * p->n);
+		k = (units - u) / (2 * p->n);
 		k = k < 1 ? 1 : k;
 	} while (!atomic_compare_exchange_weak_explicit(&p->next, &u, u + k,
 	    memory_order_relaxed, memory_order_relaxed));
@@ -295,7 +302,6 @@ dispatch(struct pool *p, int n, int align, int dyn,
 	p->align = align;
 	p->nchunk = nchunk;
 	p->dyn = dyn;
-	p->units = ((long long)n + align - 1) / align;
 	atomic_store_explicit(&p->next, 0, memory_order_relaxed);
 	publish(p);
 	run(p, 0);
