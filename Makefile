@@ -4,10 +4,10 @@ MANPREFIX = $(PREFIX)/share/man
 DATADIR = $(PREFIX)/share/pipelm
 CC = cc
 CFLAGS = -std=c11 -O2 -g -Wall -Wextra -Werror -pthread
-CPPFLAGS = -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -DPIPELM_DATADIR='"$(DATADIR)"'
+CPPFLAGS = -Ilib -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -DPIPELM_DATADIR='"$(DATADIR)"'
 LDLIBS = -lm -pthread
-# The version lives in lib/util.h (PIPELM_VERSION); install stamps it into the pages.
-VERSION = $(shell sed -n 's/^\#define PIPELM_VERSION "\(.*\)"$$/\1/p' lib/util.h)
+# The version lives in lib/base/util.h (PIPELM_VERSION); install stamps it into the pages.
+VERSION = $(shell sed -n 's/^\#define PIPELM_VERSION "\(.*\)"$$/\1/p' lib/base/util.h)
 
 # Objects go under $(O), so the plain and the sanitizer build live side by side.
 O = build/rel
@@ -33,7 +33,7 @@ AVX2FLAGS = -mavx2 -mfma -mf16c
 AVX512FLAGS = -mavx512f -mavx512bw -mavx512vl -mavx512dq -mavx512bf16 -mfma -mf16c
 # VNNI only where its entries are chosen by CPUID (kern_init), so that no
 # other AVX-512 code can be compiled into it
-$(O)/lib/kern_q4_avx512.o: AVX512FLAGS += -mavx512vnni
+$(O)/lib/kern/kern_q4_avx512.o: AVX512FLAGS += -mavx512vnni
 
 PROG = $(sort $(basename $(notdir $(wildcard cmd/*.c))))
 # Programs that are shell scripts (llm-fetch, over curl): cmd/NAME.sh.
@@ -41,8 +41,8 @@ SCRIPT = $(sort $(basename $(notdir $(wildcard cmd/*.sh))))
 TOOL = $(sort $(basename $(notdir $(wildcard tools/*.c))))
 BIN = $(PROG:%=$(BINDIR)/%) $(SCRIPT:%=$(BINDIR)/%)
 TOOLBIN = $(TOOL:%=$(O)/%)
-LIBSRC = $(wildcard lib/*.c)
-HDR = $(wildcard lib/*.h)
+LIBSRC = $(wildcard lib/*/*.c)
+HDR = $(wildcard lib/*/*.h)
 LIB = $(LIBSRC:%.c=$(O)/%.o)
 UNITSRC = $(wildcard tests/unit/test_*.c)
 UNIT = $(UNITSRC:tests/unit/%.c=$(O)/%)
@@ -63,11 +63,11 @@ $(O)/lib/%_avx2.o: lib/%_avx2.c
 $(O)/lib/%_avx512.o: lib/%_avx512.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(AVX512FLAGS) -c -o $@ $<
-$(SCRIPT:%=$(BINDIR)/%): $(BINDIR)/%: cmd/%.sh lib/util.h
+$(SCRIPT:%=$(BINDIR)/%): $(BINDIR)/%: cmd/%.sh lib/base/util.h
 	@mkdir -p $(@D)
 	sed 's/@VERSION@/$(VERSION)/' $< > $@.tmp
 	chmod +x $@.tmp && mv -f $@.tmp $@
-# A program finds the built-in model at BIN/../share/pipelm (lib/mdir.c):
+# A program finds the built-in model at BIN/../share/pipelm (lib/disk/mdir.c):
 # share/ itself beside bin/, a link to it beside any other BINDIR (one
 # target, so that parallel links do not race to make it).  bin/ is told
 # by where it is, not how it is spelt: for BINDIR=$PWD/bin, ln -sfn would
@@ -88,7 +88,7 @@ $(UNIT): $(O)/%: tests/unit/%.c $(O)/libcore.a
 $(O)/kernbench: bench/kernbench.c $(O)/libcore.a $(HDR)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(O)/libcore.a $(LDLIBS)
 kernbench: $(O)/kernbench
-# The Oniguruma oracle for lib/regex.c (tests/regex.bats), built only
+# The Oniguruma oracle for lib/tok/regex.c (tests/regex.bats), built only
 # where pkg-config finds libonig; never linked into lib/ or the programs.
 ONIGLIBS := $(shell pkg-config --libs oniguruma 2>/dev/null)
 ifneq ($(ONIGLIBS),)

@@ -30,10 +30,10 @@
 #include <immintrin.h>
 #endif
 
-#include "../lib/kern.h"
-#include "../lib/model.h"
-#include "../lib/pool.h"
-#include "../lib/util.h"
+#include "../lib/kern/kern.h"
+#include "../lib/model/model.h"
+#include "../lib/kern/pool.h"
+#include "../lib/base/util.h"
 
 static int hflag;	/* -H: big buffers in huge pages (mem_map), as the model's */
 static int qflag;	/* -q: -m's folder converted as --quant q4 does */

@@ -337,7 +337,7 @@ cmd_bw(int argc, char *argv[])
 		if (fd < 0 || fstat(fd, &sb) < 0)
 			die("%s:", file);
 		bytes = (size_t)sb.st_size;
-		/* as lib/st.c maps weights (file_map, lib/util.c): 2 MiB
+		/* as lib/disk/st.c maps weights (file_map, lib/base/util.c): 2 MiB
 		 * aligned, huge pages advised */
 		map = mmap(NULL, bytes + (2 << 20), PROT_NONE,
 		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);

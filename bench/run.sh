@@ -132,7 +132,7 @@ mkq4() {	# src dst
 	mv "$2.tmp" "$2"
 }
 # The weights in 2 MiB page-cache folios, as the first read through
-# pipelm's mapping leaves them (file_map, lib/util.h): drop what an earlier
+# pipelm's mapping leaves them (file_map, lib/base/util.h): drop what an earlier
 # write or read cached in small pages, then read them once.
 warm() {	# dir
 	if dd if="$1/model.safetensors" iflag=nocache count=0 2>/dev/null; then

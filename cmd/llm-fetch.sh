@@ -82,7 +82,7 @@ done
 [ $# -eq 1 ] || usage 2
 repo=$1
 
-# ORG/NAME as lib/mdir.c accepts it (the Hub's own rule is a little wider).
+# ORG/NAME as lib/disk/mdir.c accepts it (the Hub's own rule is a little wider).
 if ! [[ $repo =~ ^[A-Za-z0-9_][A-Za-z0-9._-]*/[A-Za-z0-9_][A-Za-z0-9._-]*$ ]] ||
     [[ $repo == *..* ]]; then
 	warn "$(printable "$repo"): not a repository id (ORG/NAME)"
@@ -95,7 +95,7 @@ if ! [[ $rev =~ ^[A-Za-z0-9_][A-Za-z0-9._-]*(/[A-Za-z0-9_][A-Za-z0-9._-]*)*$ ]] 
 	usage 2
 fi
 
-# ---- environment (huggingface_hub constants.py; the cache as lib/mdir.c finds it) ----
+# ---- environment (huggingface_hub constants.py; the cache as lib/disk/mdir.c finds it) ----
 istrue() {
 	case ${1^^} in 1|ON|YES|TRUE) return 0 ;; *) return 1 ;; esac
 }

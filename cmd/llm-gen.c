@@ -3,15 +3,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../lib/files.h"
-#include "../lib/kern.h"
-#include "../lib/model.h"
-#include "../lib/modelopt.h"
-#include "../lib/rec.h"
-#include "../lib/sample.h"
-#include "../lib/sampopt.h"
-#include "../lib/tok.h"
-#include "../lib/util.h"
+#include "../lib/base/files.h"
+#include "../lib/kern/kern.h"
+#include "../lib/model/model.h"
+#include "../lib/opt/modelopt.h"
+#include "../lib/stream/rec.h"
+#include "../lib/stream/sample.h"
+#include "../lib/opt/sampopt.h"
+#include "../lib/tok/tok.h"
+#include "../lib/base/util.h"
 
 static int echo, sflag, vflag;	/* vflag: -v, given to modelopt too */
 static struct rec hist;		/* the sequence: prompt and generated ids (in

@@ -2,12 +2,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../lib/files.h"
-#include "../lib/frame.h"
-#include "../lib/model.h"
-#include "../lib/modelopt.h"
-#include "../lib/rec.h"
-#include "../lib/util.h"
+#include "../lib/base/files.h"
+#include "../lib/stream/frame.h"
+#include "../lib/model/model.h"
+#include "../lib/opt/modelopt.h"
+#include "../lib/stream/rec.h"
+#include "../lib/base/util.h"
 
 static int allflag, sflag;
 static struct outfile outf;	/* -o: in place only when the run succeeds */

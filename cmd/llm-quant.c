@@ -12,11 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../lib/json.h"
-#include "../lib/kern.h"
-#include "../lib/quant.h"
-#include "../lib/st.h"
-#include "../lib/util.h"
+#include "../lib/base/json.h"
+#include "../lib/kern/kern.h"
+#include "../lib/kern/quant.h"
+#include "../lib/disk/st.h"
+#include "../lib/base/util.h"
 
 enum { O_ASYM = 0x600, O_CHANNEL, O_KEEPHEAD };
 

@@ -5,15 +5,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../lib/cfg.h"
-#include "../lib/files.h"
-#include "../lib/frame.h"
-#include "../lib/mdir.h"
-#include "../lib/rec.h"
-#include "../lib/sample.h"
-#include "../lib/sampopt.h"
-#include "../lib/tok.h"
-#include "../lib/util.h"
+#include "../lib/disk/cfg.h"
+#include "../lib/base/files.h"
+#include "../lib/stream/frame.h"
+#include "../lib/disk/mdir.h"
+#include "../lib/stream/rec.h"
+#include "../lib/stream/sample.h"
+#include "../lib/opt/sampopt.h"
+#include "../lib/tok/tok.h"
+#include "../lib/base/util.h"
 
 enum { OPT_VERSION = 0x400 };
 

@@ -5,12 +5,12 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "../lib/model.h"
-#include "../lib/modelopt.h"
-#include "../lib/rec.h"
-#include "../lib/sample.h"
-#include "../lib/score.h"
-#include "../lib/util.h"
+#include "../lib/model/model.h"
+#include "../lib/opt/modelopt.h"
+#include "../lib/stream/rec.h"
+#include "../lib/stream/sample.h"
+#include "../lib/stream/score.h"
+#include "../lib/base/util.h"
 
 enum { O_PERTOKEN = 0x500, O_TOP, O_FROM, O_STRIDE };
 

@@ -11,10 +11,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../lib/mdir.h"
-#include "../lib/modelopt.h"
-#include "../lib/sampopt.h"
-#include "../lib/util.h"
+#include "../lib/disk/mdir.h"
+#include "../lib/opt/modelopt.h"
+#include "../lib/opt/sampopt.h"
+#include "../lib/base/util.h"
 
 enum { O_NOECHO = 0x400, O_PROMPT_FILE };
 

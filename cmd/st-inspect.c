@@ -8,12 +8,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../lib/cfg.h"
-#include "../lib/json.h"
-#include "../lib/mdir.h"
-#include "../lib/pool.h"
-#include "../lib/st.h"
-#include "../lib/util.h"
+#include "../lib/disk/cfg.h"
+#include "../lib/base/json.h"
+#include "../lib/disk/mdir.h"
+#include "../lib/kern/pool.h"
+#include "../lib/disk/st.h"
+#include "../lib/base/util.h"
 
 static int jflag;
 static int nfield;	/* fields written so far on this line / in this object */
@@ -217,7 +217,7 @@ shape2(const struct st_tensor *t, long long *out, long long *in)
 	return 1;
 }
 
-/* A GPTQ or AWQ weight (lib/gptq.h), told apart by its shapes: GPTQ's
+/* A GPTQ or AWQ weight (lib/kern/gptq.h), told apart by its shapes: GPTQ's
  * qweight is [in / 8, out], AWQ's [in, out / 8], the scales [groups,
  * out] for both.  Its line as packed() prints them; 1 if it is one. */
 static int
@@ -258,7 +258,7 @@ gptq(const struct st *st, const struct st_tensor *tq, const char *base,
 
 /* Each pack-quantized weight among sel[0..n) as one logical weight:
  * NAME.weight, int4, [out,in], its group size, symmetry, scale dtype
- * and the bytes of its tensors (lib/quant.h has the layout).  Returns
+ * and the bytes of its tensors (lib/kern/quant.h has the layout).  Returns
  * the logical weights' element count into *params. */
 static void
 packed(const struct st *st, const struct st_tensor *const *sel, size_t n,

@@ -3,12 +3,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../lib/files.h"
-#include "../lib/idstream.h"
-#include "../lib/rec.h"
-#include "../lib/tok.h"
-#include "../lib/tokopt.h"
-#include "../lib/util.h"
+#include "../lib/base/files.h"
+#include "../lib/stream/idstream.h"
+#include "../lib/stream/rec.h"
+#include "../lib/tok/tok.h"
+#include "../lib/opt/tokopt.h"
+#include "../lib/base/util.h"
 
 static struct tok tok;
 static struct tok_dec dec;

@@ -6,12 +6,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../lib/chat.h"
-#include "../lib/files.h"
-#include "../lib/rec.h"
-#include "../lib/tok.h"
-#include "../lib/tokopt.h"
-#include "../lib/util.h"
+#include "../lib/chat/chat.h"
+#include "../lib/base/files.h"
+#include "../lib/stream/rec.h"
+#include "../lib/tok/tok.h"
+#include "../lib/opt/tokopt.h"
+#include "../lib/base/util.h"
 
 enum { OUT_IDS, OUT_PIECES, OUT_COUNT };
 

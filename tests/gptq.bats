@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# GPTQ and AWQ int4 checkpoints read in place (lib/gptq.h): the logits
+# GPTQ and AWQ int4 checkpoints read in place (lib/kern/gptq.h): the logits
 # of folders written by tools/mkgptq against those of their dequantized
 # F32 twins, st-inspect's logical weights, the refusals.
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # 4-bit weights: compressed-tensors pack-quantized folders read in place,
-# llm-quant that writes them, --quant q4, the refusals (lib/quant.h).
+# llm-quant that writes them, --quant q4, the refusals (lib/kern/quant.h).
 
 load helpers
 

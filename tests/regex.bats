@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# lib/regex.c against Oniguruma (tests/regex-onig), where libonig is here.
+# lib/tok/regex.c against Oniguruma (tests/regex-onig), where libonig is here.
 
 load helpers
 

@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../lib/jinja.h"
-#include "../lib/json.h"
-#include "../lib/util.h"
+#include "../lib/chat/jinja.h"
+#include "../lib/base/json.h"
+#include "../lib/base/util.h"
 
 #define MAXLINE ((size_t)16 << 20)
 

@@ -32,12 +32,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../lib/cfg.h"
-#include "../lib/kern.h"
-#include "../lib/mdir.h"
-#include "../lib/st.h"
-#include "../lib/util.h"
-#include "../lib/wsrc.h"
+#include "../lib/disk/cfg.h"
+#include "../lib/kern/kern.h"
+#include "../lib/disk/mdir.h"
+#include "../lib/disk/st.h"
+#include "../lib/base/util.h"
+#include "../lib/wsrc/wsrc.h"
 
 enum { G_F32 = 0, G_F16 = 1, G_Q8_0 = 8, G_BF16 = 30 };	/* ggml_type */
 enum { V_U32 = 4, V_I32 = 5, V_F32 = 6, V_BOOL = 7, V_STR = 8, V_ARR = 9 };

@@ -5,7 +5,7 @@
  * the range widened to hold 0, symmetric zero point 8, asymmetric
  * round(-min / scale)), its scale rounded to the scale type first; the
  * packing is written here from the layouts of AutoGPTQ's QuantLinear.pack
- * and AutoAWQ's WQLinear_GEMM.from_linear (lib/gptq.h), and the
+ * and AutoAWQ's WQLinear_GEMM.from_linear (lib/kern/gptq.h), and the
  * dequantized folder from the integers themselves, (q - z) * scale in
  * float32, so that a test compares the reader with the writer.
  *
@@ -25,10 +25,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../lib/json.h"
-#include "../lib/kern.h"
-#include "../lib/st.h"
-#include "../lib/util.h"
+#include "../lib/base/json.h"
+#include "../lib/kern/kern.h"
+#include "../lib/disk/st.h"
+#include "../lib/base/util.h"
 
 enum { O_AWQ = 0x700, O_ASYM, O_V2, O_SCALE, O_NOGIDX, O_HEAD, O_PERM };
 

@@ -18,12 +18,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../lib/cfg.h"
-#include "../lib/json.h"
-#include "../lib/pool.h"
-#include "../lib/kern.h"
-#include "../lib/st.h"
-#include "../lib/util.h"
+#include "../lib/disk/cfg.h"
+#include "../lib/base/json.h"
+#include "../lib/kern/pool.h"
+#include "../lib/kern/kern.h"
+#include "../lib/disk/st.h"
+#include "../lib/base/util.h"
 
 #define BLOCK 65536
 #define MAXT 4096
@@ -132,7 +132,7 @@ create(const char *dir, const char *name, char *path, size_t len)
 
 /* Write out a large weights file and drop it from the page cache, so
  * that the first program to map it reads it back in 2 MiB folios (see
- * file_map in lib/util.h); pages cached by write() would stay small.
+ * file_map in lib/base/util.h); pages cached by write() would stay small.
  * Small files (the test models) are left alone: huge pages do not matter
  * there and fsync would slow the test suites down. */
 static void

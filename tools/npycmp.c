@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../lib/util.h"
+#include "../lib/base/util.h"
 
 struct npy {
 	float *v;

@@ -1,7 +1,7 @@
 /* q4deq: a pack-quantized model folder dequantized to an F32 one (tests
  * only): every NAME.weight_packed with its weight_scale (and
  * weight_zero_point) becomes NAME.weight = (q - z) * scale in float32,
- * written straight from the layout in lib/quant.h and not with the
+ * written straight from the layout in lib/kern/quant.h and not with the
  * library's kernels, so that the tests compare two readings of it; the
  * other tensors are widened to F32; config.json loses its
  * quantization_config.
@@ -15,9 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../lib/json.h"
-#include "../lib/st.h"
-#include "../lib/util.h"
+#include "../lib/base/json.h"
+#include "../lib/disk/st.h"
+#include "../lib/base/util.h"
 
 static const struct st_tensor *
 need(const struct st *st, const char *base, const char *suffix)

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../lib/json.h"
-#include "../lib/util.h"
+#include "../lib/base/json.h"
+#include "../lib/base/util.h"
 
 int
 main(int argc, char *argv[])

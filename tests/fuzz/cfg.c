@@ -2,7 +2,7 @@
  * input split at its first NUL: config, then generation config).  What
  * cfg_load accepts must hold the consistency it promises. */
 #include "fuzz.h"
-#include "../../lib/cfg.h"
+#include "../../lib/disk/cfg.h"
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

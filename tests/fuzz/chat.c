@@ -5,7 +5,7 @@
  * may fault, and a conversation either renders or is refused. */
 #define FUZZ_INIT
 #include "fuzz.h"
-#include "../../lib/chat.h"
+#include "../../lib/chat/chat.h"
 
 static const char chatml[] =
 	"{%- if tools %}{{- '<|im_start|>system\\n' }}{%- for t in tools %}"

@@ -7,7 +7,7 @@
  * the vocabulary covers them, as pipelm-formats(5) promises. */
 #define FUZZ_INIT
 #include "fuzz.h"
-#include "../../lib/tok.h"
+#include "../../lib/tok/tok.h"
 
 static struct tok t;
 static int roundtrip;

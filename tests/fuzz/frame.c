@@ -3,7 +3,7 @@
 #include <math.h>
 
 #include "fuzz.h"
-#include "../../lib/frame.h"
+#include "../../lib/stream/frame.h"
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

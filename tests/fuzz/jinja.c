@@ -5,7 +5,7 @@
  * -timeout and -rss_limit_mb catch a limit that does not hold). */
 #define FUZZ_INIT
 #include "fuzz.h"
-#include "../../lib/jinja.h"
+#include "../../lib/chat/jinja.h"
 
 static const char ctx[] =
 	"{\"messages\": ["

@@ -2,7 +2,7 @@
  * what it accepts: a tree no deeper than JSON_MAXDEPTH, strings
  * NUL-terminated at their length. */
 #include "fuzz.h"
-#include "../../lib/json.h"
+#include "../../lib/base/json.h"
 
 static void
 walk(const struct json *j, int depth)

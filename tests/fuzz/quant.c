@@ -1,12 +1,12 @@
 /* fuzz/quant.c: a config.json of any bytes through quant_config (the
  * quantization_config a 4-bit folder is read by, or refused with) and
- * through wsrc_gptq_open's reading of a GPTQ or AWQ one (lib/gptq.h).
+ * through wsrc_gptq_open's reading of a GPTQ or AWQ one (lib/kern/gptq.h).
  * What they accept must be what the weight sources rely on. */
 #include <string.h>
 
 #include "fuzz.h"
-#include "../../lib/gptq.h"
-#include "../../lib/quant.h"
+#include "../../lib/kern/gptq.h"
+#include "../../lib/kern/quant.h"
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -3,8 +3,8 @@
  * and ids_next (id by id, tok-decode).  Both must accept the same
  * records with the same ids, or both refuse the stream. */
 #include "fuzz.h"
-#include "../../lib/idstream.h"
-#include "../../lib/rec.h"
+#include "../../lib/stream/idstream.h"
+#include "../../lib/stream/rec.h"
 
 #include <fcntl.h>
 

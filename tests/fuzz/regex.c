@@ -14,7 +14,7 @@
  * RE_MAXNULL + 1).  A search from start then costs at most C * m * (n -
  * start + 1) steps, times (n + 1) when the pattern holds a lookahead. */
 #include "fuzz.h"
-#include "../../lib/regex.h"
+#include "../../lib/tok/regex.h"
 
 #define C 8			/* steps per state and position */
 #define MAXTEXT 512		/* text bytes; 64 under a lookahead */

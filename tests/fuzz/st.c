@@ -3,7 +3,7 @@
  * mapping (ASan sees the mapping's end as the end of the file's pages,
  * so the harness also checks each range against the file size). */
 #include "fuzz.h"
-#include "../../lib/st.h"
+#include "../../lib/disk/st.h"
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -2,7 +2,7 @@
  * must encode and decode without fault, and every id it writes must be a
  * token of its vocabulary. */
 #include "fuzz.h"
-#include "../../lib/tok.h"
+#include "../../lib/tok/tok.h"
 
 static const char *const texts[] = {
 	"", "Hello world", " the  cat\n\n\tsat 12345 ", "<s><|endoftext|>[x]",

@@ -1,4 +1,4 @@
-/* regex-onig: lib/regex.c against Oniguruma itself, a developer and CI
+/* regex-onig: lib/tok/regex.c against Oniguruma itself, a developer and CI
  * oracle (built only where pkg-config finds oniguruma; never linked into
  * lib/ or the programs).  Patterns are compiled the way HuggingFace
  * tokenizers does through the onig crate (Regex::new: ONIG_SYNTAX_RUBY,
@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../lib/regex.h"
-#include "../../lib/unicode.h"
+#include "../../lib/tok/regex.h"
+#include "../../lib/base/unicode.h"
 #include "pats.h"
 
 /* pieces the random strings are made of: scripts, digits of several

@@ -8,7 +8,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "../../lib/util.h"
+#include "../../lib/base/util.h"
 
 static int fails;
 static const char *test_ctx;	/* said with each failure, e.g. the kernel table */

@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../lib/attn.h"
-#include "../../lib/kern.h"
-#include "../../lib/util.h"
+#include "../../lib/kern/attn.h"
+#include "../../lib/kern/kern.h"
+#include "../../lib/base/util.h"
 #include "test.h"
 
 static const struct attn_kern *ak;

@@ -8,9 +8,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../lib/cfg.h"
-#include "../../lib/mdir.h"
-#include "../../lib/util.h"
+#include "../../lib/disk/cfg.h"
+#include "../../lib/disk/mdir.h"
+#include "../../lib/base/util.h"
 #include "test.h"
 
 

@@ -6,8 +6,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../lib/frame.h"
-#include "../../lib/util.h"
+#include "../../lib/stream/frame.h"
+#include "../../lib/base/util.h"
 #include "test.h"
 
 

@@ -1,16 +1,16 @@
 /* test_gptq.c: the W_GPTQ4 and W_AWQ4 kernels of the table in use
  * against a double dot product of the dequantized matrix (to float32
  * rounding), the same bits for any output range and token count, and
- * the layouts (lib/gptq.h) packed here by hand. */
+ * the layouts (lib/kern/gptq.h) packed here by hand. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../lib/gptq.h"
-#include "../../lib/kern.h"
-#include "../../lib/util.h"
+#include "../../lib/kern/gptq.h"
+#include "../../lib/kern/kern.h"
+#include "../../lib/base/util.h"
 #include "test.h"
 
 static uint64_t rs = 0x9e3779b97f4a7c15ull;

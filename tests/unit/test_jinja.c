@@ -11,9 +11,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../lib/jinja.h"
-#include "../../lib/json.h"
-#include "../../lib/util.h"
+#include "../../lib/chat/jinja.h"
+#include "../../lib/base/json.h"
+#include "../../lib/base/util.h"
 #include "test.h"
 
 /* template, variables (a JSON object), expected output */

@@ -7,8 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../lib/json.h"
-#include "../../lib/util.h"
+#include "../../lib/base/json.h"
+#include "../../lib/base/util.h"
 #include "test.h"
 
 

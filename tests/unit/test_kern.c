@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../lib/kern.h"
-#include "../../lib/util.h"
+#include "../../lib/kern/kern.h"
+#include "../../lib/base/util.h"
 #include "test.h"
 
 

@@ -22,11 +22,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../lib/kern.h"
-#include "../../lib/model.h"
-#include "../../lib/score.h"
-#include "../../lib/st.h"
-#include "../../lib/util.h"
+#include "../../lib/kern/kern.h"
+#include "../../lib/model/model.h"
+#include "../../lib/stream/score.h"
+#include "../../lib/disk/st.h"
+#include "../../lib/base/util.h"
 #include "test.h"
 
 struct shape {

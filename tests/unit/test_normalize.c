@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../lib/unicode.h"
+#include "../../lib/base/unicode.h"
 #include "test.h"
 
 /* a, then the marks m[0..k) repeated reps times, as UTF-8 into a

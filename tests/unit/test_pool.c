@@ -11,8 +11,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "../../lib/pool.h"
-#include "../../lib/util.h"
+#include "../../lib/kern/pool.h"
+#include "../../lib/base/util.h"
 #include "test.h"
 
 #define MAXN 5000

@@ -2,7 +2,7 @@
  * path against the portable table's bits and a double sum, prefill
  * against the same table's F32 kernels on the dequantized matrix, the
  * same for any row range and token count; the activations' integers;
- * the quantizer's rounding, range and packing (lib/quant.h). */
+ * the quantizer's rounding, range and packing (lib/kern/quant.h). */
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../lib/kern.h"
-#include "../../lib/quant.h"
-#include "../../lib/util.h"
+#include "../../lib/kern/kern.h"
+#include "../../lib/kern/quant.h"
+#include "../../lib/base/util.h"
 #include "test.h"
 
 static uint64_t rs = 0x2545f4914f6cdd1dull;

@@ -9,8 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../lib/idstream.h"
-#include "../../lib/rec.h"
+#include "../../lib/stream/idstream.h"
+#include "../../lib/stream/rec.h"
 #include "test.h"
 
 #define MAXOUT 512

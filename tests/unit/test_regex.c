@@ -1,4 +1,4 @@
-/* test_regex.c: lib/regex.c, the engine of tokenizer.json Split patterns.
+/* test_regex.c: lib/tok/regex.c, the engine of tokenizer.json Split patterns.
  * The expected matches are Oniguruma's (the engine HuggingFace tokenizers
  * uses, through the onig crate: Ruby syntax, UTF-8), as libonig 6.9.8's
  * onig_search gives them in find_iter's loop (tests/regex-onig compares
@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../lib/regex.h"
-#include "../../lib/util.h"
+#include "../../lib/tok/regex.h"
+#include "../../lib/base/util.h"
 #include "test.h"
 
 /* pattern, text, every find_iter match as "start-end ..." */

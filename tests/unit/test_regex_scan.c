@@ -1,5 +1,5 @@
-/* test_regex_scan.c: lib/regex.c against the hand-written scanners of
- * lib/tok_scan.c (scan_gpt2, scan_llama3), which stand for the GPT-2,
+/* test_regex_scan.c: lib/tok/regex.c against the hand-written scanners of
+ * lib/tok/tok_scan.c (scan_gpt2, scan_llama3), which stand for the GPT-2,
  * Llama 3 and Qwen2 Split patterns: the same splits on the golden texts
  * of ../shared/golden/tokenizer (skipped without ../shared) and on
  * random strings, ill-formed UTF-8 included.  The scanners are static,
@@ -10,11 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../lib/tok_scan.c"
+#include "../../lib/tok/tok_scan.c"
 
-#include "../../lib/json.h"
-#include "../../lib/regex.h"
-#include "../../lib/util.h"
+#include "../../lib/base/json.h"
+#include "../../lib/tok/regex.h"
+#include "../../lib/base/util.h"
 #include "test.h"
 
 static const struct {

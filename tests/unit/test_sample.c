@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../lib/sample.h"
-#include "../../lib/util.h"
+#include "../../lib/stream/sample.h"
+#include "../../lib/base/util.h"
 #include "test.h"
 
 

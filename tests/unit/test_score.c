@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../lib/score.h"
+#include "../../lib/stream/score.h"
 #include "test.h"
 
 static unsigned long long rs = 88172645463325252ULL;

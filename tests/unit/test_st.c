@@ -11,10 +11,10 @@
 #include <fcntl.h>
 #include <sys/mman.h>
 
-#include "../../lib/pool.h"
-#include "../../lib/kern.h"
-#include "../../lib/st.h"
-#include "../../lib/util.h"
+#include "../../lib/kern/pool.h"
+#include "../../lib/kern/kern.h"
+#include "../../lib/disk/st.h"
+#include "../../lib/base/util.h"
 #include "test.h"
 
 

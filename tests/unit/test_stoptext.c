@@ -7,8 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../lib/stoptext.h"
-#include "../../lib/tok.h"
+#include "../../lib/stream/stoptext.h"
+#include "../../lib/tok/tok.h"
 #include "test.h"
 
 /* feed s a byte at a time... or as cut by '|': the feed that matched

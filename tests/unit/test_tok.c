@@ -1,5 +1,5 @@
 /* test_tok.c: UTF-8, character classes, NFC/NFKC, the hand scanners and
- * Split's behaviors over a scanner (through lib/tok_int.h), the
+ * Split's behaviors over a scanner (through lib/tok/tok_int.h), the
  * pre-tokenizers (seen through whole-word tokens of a made-up
  * vocabulary), BPE merge order and the streaming decoder's hold-back of
  * split characters.  Expected values follow the Unicode 15 data and
@@ -10,11 +10,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../lib/json.h"
-#include "../../lib/tok.h"
-#include "../../lib/tok_int.h"
-#include "../../lib/unicode.h"
-#include "../../lib/util.h"
+#include "../../lib/base/json.h"
+#include "../../lib/tok/tok.h"
+#include "../../lib/tok/tok_int.h"
+#include "../../lib/base/unicode.h"
+#include "../../lib/base/util.h"
 #include "test.h"
 
 

@@ -1,0 +1,142 @@
+/* attn.c: portable tiled attention, the finishing steps, table choice.
+ *
+ * The portable tile goes row by row: for each block of ATTN_BLOCK keys
+ * the scores, a new running max, the rescale of the running sums, then
+ * the weighted values (after "Online normalizer calculation for
+ * softmax", Milakov and Gimelshein 2018, as FlashAttention uses it). */
+#include <math.h>
+#include <string.h>
+
+#include "kern/attn.h"
+
+#if defined(__x86_64__)
+extern const struct attn_kern attn_avx2;
+extern const struct attn_kern attn_avx512;
+#endif
+
+static float
+dot(const float *a, const float *b, int n)
+{
+	float s[4] = { 0 };
+	int i;
+
+	for (i = 0; i + 4 <= n; i += 4) {
+		s[0] += a[i] * b[i];
+		s[1] += a[i + 1] * b[i + 1];
+		s[2] += a[i + 2] * b[i + 2];
+		s[3] += a[i + 3] * b[i + 3];
+	}
+	for (; i < n; i++)
+		s[0] += a[i] * b[i];
+	return (s[0] + s[1]) + (s[2] + s[3]);
+}
+
+/* One query row over keys [p0, p1) (p1 already cut causally). */
+static void
+row(float *acc, float *ml, const float *q, const struct attn_tile *a,
+    int p0, int p1)
+{
+	float s[ATTN_BLOCK], m = -INFINITY, l = 0, bm, alpha, p;
+	int hd = a->hd, jb, j0, j1, j, i;
+
+	memset(acc, 0, hd * sizeof(float));
+	for (jb = p0 - p0 % ATTN_BLOCK; jb < p1; jb += ATTN_BLOCK) {
+		j0 = jb > p0 ? jb : p0;
+		j1 = jb + ATTN_BLOCK < p1 ? jb + ATTN_BLOCK : p1;
+		bm = m;
+		for (j = j0; j < j1; j++) {
+			s[j - jb] = a->scale * dot(q, a->k + attn_off(a, j), hd);
+			if (a->softcap)
+				attn_softcap(s + (j - jb), 1, a->softcap);
+			if (s[j - jb] > bm)
+				bm = s[j - jb];
+		}
+		if (bm > m) {		/* rescale what was summed so far */
+			alpha = expf(m - bm);
+			for (i = 0; i < hd; i++)
+				acc[i] *= alpha;
+			l *= alpha;
+			m = bm;
+		}
+		for (j = j0; j < j1; j++) {
+			const float *v = a->v + attn_off(a, j);
+
+			p = expf(s[j - jb] - m);
+			l += p;
+			for (i = 0; i < hd; i++)
+				acc[i] += p * v[i];
+		}
+	}
+	ml[0] = m;
+	ml[1] = l;
+}
+
+static void
+part(float *acc, int lda, float *ml, const struct attn_tile *a)
+{
+	int t, h, end;
+
+	for (t = 0; t < a->T; t++) {
+		end = a->pos0 + t + 1 < a->p1 ? a->pos0 + t + 1 : a->p1;
+		for (h = 0; h < a->nh; h++)
+			row(acc + (size_t)t * lda + h * a->hd,
+			    ml + 2 * (t * a->nh + h),
+			    a->q + (size_t)t * a->ldq + h * a->hd, a,
+			    attn_start(a, t), end);
+	}
+}
+
+const struct attn_kern attn_portable = { "portable", part };
+
+const struct attn_kern *
+attn_find(const char *kname)
+{
+#if defined(__x86_64__)
+	if (kname && !strcmp(kname, "avx512"))
+		return &attn_avx512;
+	if (kname && !strcmp(kname, "avx2"))
+		return &attn_avx2;
+#endif
+	(void)kname;
+	return &attn_portable;
+}
+
+void
+attn_norm(float *acc, int lda, const float *ml, int hd, int nh, int T)
+{
+	float inv, *o;
+	int t, h, i;
+
+	for (t = 0; t < T; t++)
+		for (h = 0; h < nh; h++) {
+			inv = ml[2 * (t * nh + h) + 1];
+			inv = inv > 0 ? 1 / inv : 0;
+			o = acc + (size_t)t * lda + h * hd;
+			for (i = 0; i < hd; i++)
+				o[i] *= inv;
+		}
+}
+
+void
+attn_merge(float *out, const float *accs, size_t lda, const float *mls,
+    size_t ldm, int n, int hd)
+{
+	float m = -INFINITY, l = 0, w;
+	int c, i;
+
+	for (c = 0; c < n; c++)
+		if (mls[c * ldm + 1] > 0 && mls[c * ldm] > m)
+			m = mls[c * ldm];
+	memset(out, 0, hd * sizeof(float));
+	for (c = 0; c < n; c++) {
+		if (!(mls[c * ldm + 1] > 0))
+			continue;
+		w = expf(mls[c * ldm] - m);
+		l += w * mls[c * ldm + 1];
+		for (i = 0; i < hd; i++)
+			out[i] += w * accs[c * lda + i];
+	}
+	w = l > 0 ? 1 / l : 0;
+	for (i = 0; i < hd; i++)
+		out[i] *= w;
+}

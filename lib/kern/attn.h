@@ -1,0 +1,149 @@
+/* attn.h: causal attention over a KV cache, in tiles, with an online
+ * softmax (flash-attention style: no score row of the context length).
+ *
+ * A tile is the work of one KV head: the nh query heads that share it
+ * (GQA) for T consecutive tokens, over a range of key positions.  Each
+ * loaded key and value row serves all nh * T query rows of the tile.
+ * Keys are taken in blocks of ATTN_BLOCK positions counted from 0, so
+ * the operations a query row sees depend only on its own position and
+ * the key range, never on the other rows of its tile: a split of the
+ * tiles over threads gives bit-identical results.
+ *
+ * One table per instruction set (portable C in attn.c, lib/kern/attn_avx2.c,
+ * lib/kern/attn_avx512.c), picked by the name of the kernel table in use. */
+#ifndef ATTN_H
+#define ATTN_H
+
+#include <math.h>
+#include <stddef.h>
+
+#define ATTN_BLOCK 16		/* key positions per online-softmax step */
+#define ATTN_MAXROWS 64		/* nh * T per tile, at most */
+#define ATTN_TILEROWS 24	/* nh * T per prefill tile, about */
+#define ATTN_NCHUNK 16		/* decode: key ranges per head, at most */
+#define ATTN_MINCHUNK 64	/* decode: keys per range, at least */
+
+/* One tile's inputs.  Query row (t, h), t < T, h < nh, is at
+ * q[t*ldq + h*hd]; the cache is cut into blocks of kvb positions, and
+ * the key and value of position p are at k[o] and v[o] with
+ * o = (p / kvb) * bstride + (p % kvb) * ldkv (one block: kvb >= p1).
+ * Token t sits at position pos0 + t and sees the keys p with
+ * p0 <= p < p1 and p <= pos0 + t, and with a window (win > 0) only the
+ * win latest of them, p > pos0 + t - win (HF masking_utils'
+ * sliding_window_overlay); p1 <= pos0 + T. */
+struct attn_tile {
+	const float *q;
+	int ldq;
+	const float *k, *v;
+	size_t ldkv, bstride;
+	int kvb;
+	int hd, nh, T, pos0, p0, p1;
+	float scale;		/* score = scale * q.k, 1/sqrt(hd) for LLaMA */
+	int win;		/* 0, or the sliding window */
+	float softcap;		/* 0, or score = softcap * tanh(score / softcap)
+				 * (Gemma 2's attn_logit_softcapping) */
+};
+
+/* The first key token t of tile a sees. */
+static inline int
+attn_start(const struct attn_tile *a, int t)
+{
+	int s = a->win ? a->pos0 + t - a->win + 1 : 0;
+
+	return s > a->p0 ? s : a->p0;
+}
+
+/* Gemma 2's soft-capping of n scores in place: the order of HF's
+ * attn_weights / softcap, tanh, * softcap. */
+static inline void
+attn_softcap(float *s, int n, float cap)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		s[i] = tanhf(s[i] / cap) * cap;
+}
+
+/* Offset of position p's key or value from k or v. */
+static inline size_t
+attn_off(const struct attn_tile *a, int p)
+{
+	return (size_t)(p / a->kvb) * a->bstride + (size_t)(p % a->kvb) * a->ldkv;
+}
+
+/* The key and value rows of block jb's ATTN_BLOCK positions (jb a
+ * multiple of it) into kp and vp: those of jb + j for j0 <= j < j1, the
+ * others pointing at jb + j0's (the kernels mask them out).  A block
+ * lies within one of the cache's when kvb is a multiple of ATTN_BLOCK
+ * (the model's is): one offset, not a division a key. */
+static inline void
+attn_rows(const struct attn_tile *a, int jb, int j0, int j1,
+    const float **kp, const float **vp)
+{
+	size_t o = attn_off(a, jb);
+	int j, jn;
+
+	for (j = 0; j < ATTN_BLOCK; j++) {
+		jn = j < j0 ? j0 : j >= j1 ? j0 : j;
+		if (a->kvb % ATTN_BLOCK) {
+			kp[j] = a->k + attn_off(a, jb + jn);
+			vp[j] = a->v + attn_off(a, jb + jn);
+		} else {
+			kp[j] = a->k + o + (size_t)jn * a->ldkv;
+			vp[j] = a->v + o + (size_t)jn * a->ldkv;
+		}
+	}
+}
+
+/* Start loading the keys and values of positions j0 <= j < j1 into
+ * cache.  In decode the cache was last read a whole token ago and has
+ * since been pushed out by the weights, so the tile's loads would
+ * otherwise stall one block of keys at a time (prefetching a block
+ * ahead shortened decode's attention; bench/NOTES.md, "Decode: where a
+ * token's time goes"). */
+static inline void
+attn_prefetch(const struct attn_tile *a, int j0, int j1)
+{
+	const char *k, *v;
+	int j, c;
+
+	for (j = j0; j < j1; j++) {
+		k = (const char *)(a->k + attn_off(a, j));
+		v = (const char *)(a->v + attn_off(a, j));
+		for (c = 0; c < a->hd * (int)sizeof(float); c += 64) {
+			__builtin_prefetch(k + c, 0, 3);
+			__builtin_prefetch(v + c, 0, 3);
+		}
+	}
+}
+
+struct attn_kern {
+	const char *name;	/* the kern table name it goes with */
+	/* The unnormalized attention of a tile, nh * T <= ATTN_MAXROWS:
+	 * for each row (t, h), with s_p its scores over its keys,
+	 *   ml[2r] = m = max_p s_p,  ml[2r+1] = l = sum_p exp(s_p - m),
+	 *   acc[t*lda + h*hd + i] = sum_p exp(s_p - m) v_p[i],
+	 * r = t*nh + h.  A row without keys gets m = -inf, l = 0, acc 0.
+	 * acc must not overlap the inputs. */
+	void (*part)(float *acc, int lda, float *ml, const struct attn_tile *a);
+};
+
+extern const struct attn_kern attn_portable;
+
+/* The table for kernel table name kname ("portable", "avx2",
+ * "avx512"; kern.name), the portable one for any other name.  The
+ * caller must have checked the CPU runs kname (kern_init does). */
+const struct attn_kern *attn_find(const char *kname);
+
+/* Finish a tile's rows in place: acc / l (0 where l is 0); layout and
+ * ml as attn_kern.part writes them. */
+void attn_norm(float *acc, int lda, const float *ml, int hd, int nh, int T);
+
+/* Merge n partial results of one query row over consecutive key ranges
+ * (acc of part c at accs[c*lda], its m and l at mls[c*ldm] and
+ * mls[c*ldm + 1], c < n, in key order) into the normalized output out
+ * (hd floats), in a fixed order. */
+void attn_merge(float *out, const float *accs, size_t lda, const float *mls,
+    size_t ldm, int n, int hd);
+
+#endif

@@ -1,0 +1,258 @@
+/* attn_avx2.c: the tiled attention of attn.h with AVX2 and FMA.
+ *
+ * As lib/kern/attn_avx512.c with 8-lane vectors: a block of 16 keys is two
+ * halves of 8 scores, each from 8 dot products (hd/8 FMAs in order)
+ * folded by a transposing add tree; exp by a Cephes-style polynomial
+ * with the power of two built in the exponent bits (lanes below -87
+ * give about 1e-38, never used where a key is masked: those lanes are
+ * zeroed).  Needs hd % 8 == 0; other head sizes use the portable tile. */
+#if defined(__x86_64__)
+
+#include <immintrin.h>
+#include <math.h>
+#include <stddef.h>
+
+#include "kern/attn.h"
+#include "kern/vexp.h"
+
+#define INLINE static inline __attribute__((always_inline))
+
+/* a + b of the 128-bit halves picked by imm from x and y */
+#define F4(x, y, i1, i2) _mm256_add_ps(_mm256_permute2f128_ps(x, y, i1), \
+	_mm256_permute2f128_ps(x, y, i2))
+/* the same for the elements within each half */
+#define F1(x, y, i1, i2) _mm256_add_ps(_mm256_shuffle_ps(x, y, i1), \
+	_mm256_shuffle_ps(x, y, i2))
+
+/* Scores of one query row against the 8 keys kp[0..8): 8 dot products
+ * (one accumulator each, hd/8 FMAs in order), then a transposing add
+ * tree that leaves lane i holding accumulator i' = 0 2 1 3 4 6 5 7 for
+ * i = 0..7; accumulator i' is therefore fed key i. */
+INLINE __m256
+scores(const float *q, const float *const *kp, int hd)
+{
+	__m256 d0, d1, d2, d3, d4, d5, d6, d7, qc;
+	int c;
+
+	d0 = d1 = d2 = d3 = d4 = d5 = d6 = d7 = _mm256_setzero_ps();
+	for (c = 0; c < hd; c += 8) {
+		qc = _mm256_loadu_ps(q + c);
+		d0 = _mm256_fmadd_ps(qc, _mm256_loadu_ps(kp[0] + c), d0);
+		d1 = _mm256_fmadd_ps(qc, _mm256_loadu_ps(kp[2] + c), d1);
+		d2 = _mm256_fmadd_ps(qc, _mm256_loadu_ps(kp[1] + c), d2);
+		d3 = _mm256_fmadd_ps(qc, _mm256_loadu_ps(kp[3] + c), d3);
+		d4 = _mm256_fmadd_ps(qc, _mm256_loadu_ps(kp[4] + c), d4);
+		d5 = _mm256_fmadd_ps(qc, _mm256_loadu_ps(kp[6] + c), d5);
+		d6 = _mm256_fmadd_ps(qc, _mm256_loadu_ps(kp[5] + c), d6);
+		d7 = _mm256_fmadd_ps(qc, _mm256_loadu_ps(kp[7] + c), d7);
+	}
+	/* halves: i with i+4 */
+	d0 = F4(d0, d4, 0x20, 0x31);
+	d1 = F4(d1, d5, 0x20, 0x31);
+	d2 = F4(d2, d6, 0x20, 0x31);
+	d3 = F4(d3, d7, 0x20, 0x31);
+	/* within halves: i with i+2, then neighbours */
+	d0 = F1(d0, d2, 0x44, 0xee);
+	d1 = F1(d1, d3, 0x44, 0xee);
+	return F1(d0, d1, 0x88, 0xdd);
+}
+
+INLINE float
+hmax(__m256 v)
+{
+	__m128 x = _mm_max_ps(_mm256_castps256_ps128(v),
+	    _mm256_extractf128_ps(v, 1));
+
+	x = _mm_max_ps(x, _mm_movehl_ps(x, x));
+	x = _mm_max_ss(x, _mm_shuffle_ps(x, x, 1));
+	return _mm_cvtss_f32(x);
+}
+
+INLINE float
+hsum(__m256 v)
+{
+	__m128 x = _mm_add_ps(_mm256_castps256_ps128(v),
+	    _mm256_extractf128_ps(v, 1));
+
+	x = _mm_add_ps(x, _mm_movehl_ps(x, x));
+	x = _mm_add_ss(x, _mm_shuffle_ps(x, x, 1));
+	return _mm_cvtss_f32(x);
+}
+
+/* acc rows (nr of them) = acc * alpha + sum_j P[j] v_j over keys
+ * j0 <= j < j1 of the block, for the G chunks of 8 floats from column
+ * c: each (row, chunk) one accumulator fed the keys in order, nr * G
+ * chains of FMAs in flight (one row's chain per chunk alone waits on
+ * the FMA latency at every key).  A key's G value vectors are held in
+ * registers across the rows (nr * G + G + 1 of the 16), or with hold_p
+ * its nr probabilities across the chunks (nr * G + nr + 1: 4 chunks a
+ * pass for 3 rows where the values fit 3): the same FMAs in the same
+ * order either way. */
+INLINE void
+pv(int nr, int G, int hold_p, float *const *acc, const float *alpha,
+    const float (*P)[16], const float *const *vp, int j0, int j1, int c)
+{
+	__m256 o[8][8], vj[8], pj[8];
+	int i, j, g;
+
+#pragma GCC unroll 8
+	for (i = 0; i < nr; i++)
+#pragma GCC unroll 8
+		for (g = 0; g < G; g++)
+			o[i][g] = _mm256_mul_ps(_mm256_loadu_ps(acc[i] + c + 8 * g),
+			    _mm256_set1_ps(alpha[i]));
+	for (j = j0; j < j1; j++) {
+		if (hold_p) {
+#pragma GCC unroll 8
+			for (i = 0; i < nr; i++)
+				pj[i] = _mm256_set1_ps(P[i][j]);
+#pragma GCC unroll 8
+			for (g = 0; g < G; g++) {
+				vj[0] = _mm256_loadu_ps(vp[j] + c + 8 * g);
+#pragma GCC unroll 8
+				for (i = 0; i < nr; i++)
+					o[i][g] = _mm256_fmadd_ps(pj[i], vj[0],
+					    o[i][g]);
+			}
+			continue;
+		}
+#pragma GCC unroll 8
+		for (g = 0; g < G; g++)
+			vj[g] = _mm256_loadu_ps(vp[j] + c + 8 * g);
+#pragma GCC unroll 8
+		for (i = 0; i < nr; i++) {
+			pj[0] = _mm256_set1_ps(P[i][j]);
+#pragma GCC unroll 8
+			for (g = 0; g < G; g++)
+				o[i][g] = _mm256_fmadd_ps(pj[0], vj[g], o[i][g]);
+		}
+	}
+#pragma GCC unroll 8
+	for (i = 0; i < nr; i++)
+#pragma GCC unroll 8
+		for (g = 0; g < G; g++)
+			_mm256_storeu_ps(acc[i] + c + 8 * g, o[i][g]);
+}
+
+/* pv over all hd columns of nr rows: G chunks at a time (the 16
+ * registers; probabilities held for 1 and 3 rows), the rest one at a
+ * time. */
+INLINE void
+pvrows(int nr, int G, float *const *acc, const float *alpha,
+    const float (*P)[16], const float *const *vp, int j0, int j1, int hd)
+{
+	int c;
+
+	for (c = 0; c + 8 * G <= hd; c += 8 * G)
+		pv(nr, G, nr == 1 || nr == 3, acc, alpha, P, vp, j0, j1, c);
+	for (; c < hd; c += 8)
+		pv(nr, 1, 0, acc, alpha, P, vp, j0, j1, c);
+}
+
+static void
+part(float *acc, int lda, float *ml, const struct attn_tile *a)
+{
+	float P[ATTN_MAXROWS][16], alpha[ATTN_MAXROWS], m[ATTN_MAXROWS],
+	    l[ATTN_MAXROWS], bm, *arow[ATTN_MAXROWS];
+	const float *qrow[ATTN_MAXROWS], *kp[16], *vp[16], *al;
+	const float (*pr)[16];
+	float *const *ar;
+	int end[ATTN_MAXROWS], start[ATTN_MAXROWS], R = a->nh * a->T, hd = a->hd;
+	int r, t, jb, j0, j1, jn, jr, j, c, nr, pend, h;
+	__m256 s[2], p[2], mk[2], ninf = _mm256_set1_ps(-INFINITY);
+	__m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+
+	if (hd % 8 || R > ATTN_MAXROWS || R < 1) {
+		attn_portable.part(acc, lda, ml, a);
+		return;
+	}
+	pend = a->pos0 + a->T < a->p1 ? a->pos0 + a->T : a->p1;
+	for (r = 0; r < R; r++) {
+		t = r / a->nh;
+		arow[r] = acc + (size_t)t * lda + (r % a->nh) * hd;
+		qrow[r] = a->q + (size_t)t * a->ldq + (r % a->nh) * hd;
+		end[r] = a->pos0 + t + 1 < a->p1 ? a->pos0 + t + 1 : a->p1;
+		start[r] = attn_start(a, t);
+		m[r] = -INFINITY;
+		l[r] = 0;
+		for (c = 0; c < hd; c += 8)
+			_mm256_storeu_ps(arow[r] + c, _mm256_setzero_ps());
+	}
+	jb = a->p0 - a->p0 % 16;
+	attn_prefetch(a, a->p0, pend - jb < 16 ? pend : jb + 16);
+	for (; jb < pend; jb += 16) {
+		if (jb + 16 < pend)	/* the next block */
+			attn_prefetch(a, jb + 16, pend - jb < 32 ? pend : jb + 32);
+		/* keys j0..j1 of the block exist; others point at key j0 and
+		 * are masked out */
+		j0 = a->p0 > jb ? a->p0 - jb : 0;
+		j1 = pend - jb < 16 ? pend - jb : 16;
+		attn_rows(a, jb, j0, j1, kp, vp);
+		for (r = 0; r < R; r++) {
+			/* the row's keys: jr <= j < jn (a window starts
+			 * it late) */
+			jn = end[r] - jb < 16 ? end[r] - jb : 16;
+			jr = start[r] - jb > j0 ? start[r] - jb : j0;
+			if (jn <= jr) {		/* no key of this row here */
+				alpha[r] = 1;
+				for (j = 0; j < 16; j++)
+					P[r][j] = 0;
+				continue;
+			}
+			for (h = 0; h < 2; h++) {
+				/* lanes jr <= 8h + i < jn are valid */
+				__m256i idx = _mm256_add_epi32(lane,
+				    _mm256_set1_epi32(8 * h));
+
+				mk[h] = _mm256_castsi256_ps(_mm256_and_si256(
+				    _mm256_cmpgt_epi32(idx, _mm256_set1_epi32(jr - 1)),
+				    _mm256_cmpgt_epi32(_mm256_set1_epi32(jn), idx)));
+				s[h] = _mm256_mul_ps(scores(qrow[r], kp + 8 * h, hd),
+				    _mm256_set1_ps(a->scale));
+				if (a->softcap) {
+					float sc[8];
+
+					_mm256_storeu_ps(sc, s[h]);
+					attn_softcap(sc, 8, a->softcap);
+					s[h] = _mm256_loadu_ps(sc);
+				}
+			}
+			bm = hmax(_mm256_max_ps(_mm256_blendv_ps(ninf, s[0], mk[0]),
+			    _mm256_blendv_ps(ninf, s[1], mk[1])));
+			if (bm > m[r]) {
+				alpha[r] = m[r] == -INFINITY ? 0 : expf(m[r] - bm);
+				m[r] = bm;
+			} else {
+				alpha[r] = 1;
+			}
+			for (h = 0; h < 2; h++) {
+				p[h] = vexp8(_mm256_sub_ps(s[h], _mm256_set1_ps(m[r])));
+				p[h] = _mm256_and_ps(p[h], mk[h]);
+				_mm256_storeu_ps(P[r] + 8 * h, p[h]);
+			}
+			l[r] = l[r] * alpha[r] + hsum(_mm256_add_ps(p[0], p[1]));
+		}
+		for (r = 0; r < R; r += nr) {
+			nr = R - r < 8 ? R - r : 8;
+			ar = arow + r, al = alpha + r, pr = P + r;
+			switch (nr) {	/* constant row counts: registers */
+			case 8: pvrows(8, 1, ar, al, pr, vp, j0, j1, hd); break;
+			case 7: pvrows(7, 1, ar, al, pr, vp, j0, j1, hd); break;
+			case 6: pvrows(6, 2, ar, al, pr, vp, j0, j1, hd); break;
+			case 5: pvrows(5, 2, ar, al, pr, vp, j0, j1, hd); break;
+			case 4: pvrows(4, 2, ar, al, pr, vp, j0, j1, hd); break;
+			case 3: pvrows(3, 4, ar, al, pr, vp, j0, j1, hd); break;
+			case 2: pvrows(2, 4, ar, al, pr, vp, j0, j1, hd); break;
+			default: pvrows(1, 8, ar, al, pr, vp, j0, j1, hd); break;
+			}
+		}
+	}
+	for (r = 0; r < R; r++) {
+		ml[2 * r] = m[r];
+		ml[2 * r + 1] = l[r];
+	}
+}
+
+const struct attn_kern attn_avx2 = { "avx2", part };
+
+#endif

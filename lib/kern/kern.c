@@ -1,0 +1,622 @@
+/* kern.c: portable kernels, conversions and the dispatch table.
+ *
+ * The portable dot products keep 8 float partial sums (element i goes to
+ * sum i % 8) and add them in a fixed tree at the end, so every row gives
+ * the same result whatever range or token block it is computed in.  The
+ * matrix kernels widen a row KC weights at a time and apply them to up to
+ * TG tokens. */
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kern/gptq.h"
+#include "kern/kern.h"
+#include "base/util.h"
+
+#if defined(__x86_64__)
+#include <cpuid.h>
+extern const struct kern kern_avx2;
+extern const struct kern kern_avx512;
+#endif
+
+
+/* ---- scalar conversions ---- */
+
+static uint32_t
+f2u(float f)
+{
+	uint32_t u;
+
+	memcpy(&u, &f, sizeof u);
+	return u;
+}
+
+static float
+u2f(uint32_t u)
+{
+	float f;
+
+	memcpy(&f, &u, sizeof f);
+	return f;
+}
+
+float
+kern_bf16_to_f32(uint16_t h)
+{
+	return u2f((uint32_t)h << 16);
+}
+
+float
+kern_f16_to_f32(uint16_t h)
+{
+	uint32_t sign = (uint32_t)(h & 0x8000) << 16;
+	uint32_t e = h >> 10 & 0x1f, m = h & 0x3ff;
+	float f;
+
+	if (e == 0x1f)		/* inf, NaN (payload kept) */
+		return u2f(sign | 0x7f800000 | m << 13);
+	if (e)			/* normal: rebias 15 -> 127 */
+		return u2f(sign | (e + 112) << 23 | m << 13);
+	f = (float)m * 0x1p-24f;	/* zero or subnormal, exact */
+	return sign ? -f : f;
+}
+
+uint16_t
+kern_f32_to_bf16(float f)
+{
+	uint32_t u = f2u(f), h;
+
+	if ((u & 0x7fffffff) > 0x7f800000) {	/* NaN: keep sign, payload */
+		h = u >> 16;
+		if (!(h & 0x7f))
+			h |= 0x40;
+		return (uint16_t)h;
+	}
+	u += 0x7fff + (u >> 16 & 1);	/* nearest even; may carry to inf */
+	return (uint16_t)(u >> 16);
+}
+
+uint16_t
+kern_f32_to_f16(float f)
+{
+	uint32_t u = f2u(f), sign = u >> 16 & 0x8000, e, mant, r, rem, half;
+	int s;
+
+	u &= 0x7fffffff;
+	if (u > 0x7f800000) {			/* NaN: keep payload, quiet */
+		r = u >> 13 & 0x3ff;
+		return (uint16_t)(sign | 0x7c00 | (r ? r : 0x200));
+	}
+	if (u >= 0x477ff000)			/* >= 65520: inf */
+		return (uint16_t)(sign | 0x7c00);
+	e = u >> 23;
+	mant = u & 0x7fffff;
+	if (e >= 113) {				/* normal half */
+		r = (e - 112) << 10 | mant >> 13;
+		rem = mant & 0x1fff;
+		if (rem > 0x1000 || (rem == 0x1000 && (r & 1)))
+			r++;
+		return (uint16_t)(sign | r);
+	}
+	if (e < 102)			/* below half the least subnormal */
+		return (uint16_t)sign;
+	/* subnormal half m * 2^-24 with m = M * 2^(e - 126) */
+	mant |= 0x800000;
+	s = 126 - (int)e;			/* 14..24 */
+	r = mant >> s;
+	rem = mant & ((1u << s) - 1);
+	half = 1u << (s - 1);
+	if (rem > half || (rem == half && (r & 1)))
+		r++;			/* may become the least normal */
+	return (uint16_t)(sign | r);
+}
+
+/* ---- portable table ---- */
+
+/* Widen m weights from element off of w into o. */
+static void
+widen(enum wtype t, float *o, const void *w, size_t off, int m)
+{
+	const uint16_t *h = (const uint16_t *)w + off;
+	int i;
+
+	switch (t) {
+	case W_F16:
+		for (i = 0; i < m; i++)
+			o[i] = kern_f16_to_f32(h[i]);
+		break;
+	case W_BF16:
+		for (i = 0; i < m; i++)
+			o[i] = u2f((uint32_t)h[i] << 16);
+		break;
+	default:
+		memcpy(o, (const float *)w + off, (size_t)m * sizeof *o);
+		break;
+	}
+}
+
+/* The fixed reduction of the 8 partial sums. */
+static float
+sum8(const float s[8])
+{
+	return ((s[0] + s[4]) + (s[2] + s[6])) +
+	    ((s[1] + s[5]) + (s[3] + s[7]));
+}
+
+#define KC 256	/* weights widened per step (a multiple of 8) */
+#define TG 4	/* tokens sharing one widened row */
+
+/* out[tt*ldo + r] = dot(W[r], x + tt*ldx) for tt < T <= TG, with the
+ * lane discipline above: the result never depends on T. */
+static void
+rowdots(enum wtype t, float *out, int ldo, const void *w, const float *x,
+    int ldx, int n, int T, int r)
+{
+	float s[TG][8] = { { 0 } }, wb[KC];
+	const float *xs;
+	int k0, m, i, j, tt;
+
+	for (k0 = 0; k0 < n; k0 += KC) {
+		m = n - k0 < KC ? n - k0 : KC;
+		widen(t, wb, w, (size_t)r * n + k0, m);
+		for (tt = 0; tt < T; tt++) {
+			xs = x + (size_t)tt * ldx + k0;
+			for (i = 0; i + 8 <= m; i += 8)
+				for (j = 0; j < 8; j++)
+					s[tt][j] += wb[i + j] * xs[i + j];
+			for (j = 0; i < m; i++, j++)
+				s[tt][j] += wb[i] * xs[i];
+		}
+	}
+	for (tt = 0; tt < T; tt++)
+		out[(size_t)tt * ldo + r] = sum8(s[tt]);
+}
+
+static void
+matvec_any(enum wtype t, float *out, const void *w, const float *x, int n,
+    int r0, int r1)
+{
+	int r;
+
+	for (r = r0; r < r1; r++)
+		rowdots(t, out, 0, w, x, 0, n, 1, r);
+}
+
+static void
+matvec_f32(float *out, const void *w, const float *x, int n, int r0, int r1)
+{
+	matvec_any(W_F32, out, w, x, n, r0, r1);
+}
+
+static void
+matvec_f16(float *out, const void *w, const float *x, int n, int r0, int r1)
+{
+	matvec_any(W_F16, out, w, x, n, r0, r1);
+}
+
+static void
+matvec_bf16(float *out, const void *w, const float *x, int n, int r0, int r1)
+{
+	matvec_any(W_BF16, out, w, x, n, r0, r1);
+}
+
+static void
+matmul_any(enum wtype t, float *out, int ldo, const void *w, const float *x,
+    int ldx, int n, int T, int r0, int r1)
+{
+	int r, tt;
+
+	for (r = r0; r < r1; r++)
+		for (tt = 0; tt < T; tt += TG)
+			rowdots(t, out + (size_t)tt * ldo, ldo, w,
+			    x + (size_t)tt * ldx, ldx, n,
+			    T - tt < TG ? T - tt : TG, r);
+}
+
+static void
+matmul_f32(float *out, int ldo, const void *w, const float *x, int ldx,
+    int n, int T, int r0, int r1)
+{
+	matmul_any(W_F32, out, ldo, w, x, ldx, n, T, r0, r1);
+}
+
+static void
+matmul_f16(float *out, int ldo, const void *w, const float *x, int ldx,
+    int n, int T, int r0, int r1)
+{
+	matmul_any(W_F16, out, ldo, w, x, ldx, n, T, r0, r1);
+}
+
+static void
+matmul_bf16(float *out, int ldo, const void *w, const float *x, int ldx,
+    int n, int T, int r0, int r1)
+{
+	matmul_any(W_BF16, out, ldo, w, x, ldx, n, T, r0, r1);
+}
+
+static float
+dot(const float *a, const float *b, int n)
+{
+	float s[8] = { 0 };
+	int i, j;
+
+	for (i = 0; i + 8 <= n; i += 8)
+		for (j = 0; j < 8; j++)
+			s[j] += a[i + j] * b[i + j];
+	for (j = 0; i < n; i++, j++)
+		s[j] += a[i] * b[i];
+	return sum8(s);
+}
+
+static void
+axpy(float *y, float a, const float *x, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		y[i] += a * x[i];
+}
+
+static void
+rmsnorm(float *o, const float *x, const float *w, int n, float eps)
+{
+	float r = 1.0f / sqrtf(dot(x, x, n) / (float)n + eps);
+	int i;
+
+	for (i = 0; i < n; i++)
+		o[i] = x[i] * r * w[i];
+}
+
+static void
+tof32_f32(float *out, const void *w, size_t n)
+{
+	memmove(out, w, n * sizeof *out);
+}
+
+static void
+tof32_f16(float *out, const void *w, size_t n)
+{
+	const uint16_t *h = w;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		out[i] = kern_f16_to_f32(h[i]);
+}
+
+static void
+tof32_bf16(float *out, const void *w, size_t n)
+{
+	const uint16_t *h = w;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		out[i] = u2f((uint32_t)h[i] << 16);
+}
+
+
+/* ---- Q8_0 ---- */
+
+
+size_t
+kern_q8_0_rowsize(int n)
+{
+	return KERN_Q8_0_NB(n) * (sizeof(float) + 32);
+}
+
+size_t
+kern_q8_0_xsize(int n)
+{
+	return KERN_Q8_0_NB(n) * (sizeof(float) + 32 * sizeof(int16_t));
+}
+
+/* Per block of 32: d = max|x| / qmax, then q = nearest-even(x * (1 / d))
+ * clamped to [-qmax, qmax] (NaN 0), as int8 or (wide) int16. */
+static void
+quant(void *dst, const float *x, int n, float qmax, int wide)
+{
+	size_t nb = KERN_Q8_0_NB(n), b;
+	float *d = dst, amax, a, id, v;
+	int8_t *q8 = (int8_t *)(d + nb);
+	int16_t *q16 = (int16_t *)(d + nb);
+	int i, m;
+
+	for (b = 0; b < nb; b++) {
+		m = (size_t)n > 32 * b ? n - 32 * (int)b : 0;
+		m = m < 32 ? m : 32;
+		amax = 0;
+		for (i = 0; i < m; i++) {
+			a = fabsf(x[32 * b + i]);
+			if (a > amax)
+				amax = a;
+		}
+		d[b] = amax / qmax;
+		id = d[b] > 0 && d[b] < INFINITY ? 1.0f / d[b] : 0.0f;
+		for (i = 0; i < 32; i++) {
+			v = i < m ? nearbyintf(x[32 * b + i] * id) : 0.0f;
+			if (!(v >= -qmax))	/* also NaN */
+				v = v < 0 ? -qmax : 0.0f;
+			if (v > qmax)
+				v = qmax;
+			if (wide)
+				q16[32 * b + i] = (int16_t)v;
+			else
+				q8[32 * b + i] = (int8_t)v;
+		}
+	}
+}
+
+void
+kern_q8_0_quant(void *dst, const float *x, int n)
+{
+	quant(dst, x, n, 127.0f, 0);
+}
+
+void
+kern_q8_0_quant_x(void *dst, const float *x, int n)
+{
+	quant(dst, x, n, 32767.0f, 1);
+}
+
+/* Dot of Q8_0 row r of w with the quantized activations xq: one float
+ * sum over the blocks in order, each block an exact int32 sum. */
+static float
+q8dot(const void *w, int n, int r, const void *xq)
+{
+	size_t nb = KERN_Q8_0_NB(n), b;
+	const float *wd = (const float *)((const char *)w + r *
+	    kern_q8_0_rowsize(n)), *xd = xq;
+	const int8_t *wq = (const int8_t *)(wd + nb);
+	const int16_t *q = (const int16_t *)(xd + nb);
+	float s = 0;
+	int32_t is;
+	int i;
+
+	for (b = 0; b < nb; b++) {
+		is = 0;
+		for (i = 0; i < 32; i++)
+			is += (int32_t)wq[32 * b + i] * q[32 * b + i];
+		s += (float)is * (wd[b] * xd[b]);
+	}
+	return s;
+}
+
+static void
+matvec_q8_0(float *out, const void *w, const float *x, int n, int r0, int r1)
+{
+	float xq[KERN_Q8_0_XMAX / sizeof(float)];
+	int r;
+
+	if (n > KERN_Q8_0_MAXN)
+		return;
+	kern_q8_0_quant_x(xq, x, n);
+	for (r = r0; r < r1; r++)
+		out[r] = q8dot(w, n, r, xq);
+}
+
+static void
+matmul_q8_0(float *out, int ldo, const void *w, const float *x, int ldx,
+    int n, int T, int r0, int r1)
+{
+	int t;
+
+	for (t = 0; t < T; t++)
+		matvec_q8_0(out + (size_t)t * ldo, w, x + (size_t)t * ldx, n,
+		    r0, r1);
+}
+
+static void
+geglu_tanh(float *h, const float *gate, const float *up, int n)
+{
+	kern_geglu(h, gate, up, n, ACT_GELU_TANH);
+}
+
+#define PORTABLE { \
+	.name = "portable", \
+	.matvec = { matvec_f32, matvec_f16, matvec_bf16, matvec_q8_0, \
+		[W_Q4] = kern_q4_matvec, [W_GPTQ4] = kern_gptq_matvec, \
+		[W_AWQ4] = kern_awq_matvec }, \
+	.matmul = { matmul_f32, matmul_f16, matmul_bf16, matmul_q8_0, \
+		[W_Q4] = kern_q4_matmul, [W_GPTQ4] = kern_gptq_matmul, \
+		[W_AWQ4] = kern_awq_matmul }, \
+	.dot = dot, \
+	.axpy = axpy, \
+	.rmsnorm = rmsnorm, \
+	.swiglu = kern_swiglu, \
+	.geglu = geglu_tanh, \
+	.to_f32 = { tof32_f32, tof32_f16, tof32_bf16, NULL, tof32_bf16 }, \
+}
+
+const struct kern kern_portable = PORTABLE;
+/* Usable before kern_init() (a program that forgets it is slow, not
+ * broken). */
+struct kern kern = PORTABLE;
+size_t kern_l2 = 512u << 10;
+
+/* ---- helpers, not dispatched ---- */
+
+void
+kern_softmax(float *x, int n)
+{
+	double sum = 0.0;	/* a float sum loses ~1e-5 over a vocabulary */
+	float max, inv;
+	int i;
+
+	if (n <= 0)
+		return;
+	max = x[0];
+	for (i = 1; i < n; i++)
+		if (x[i] > max)
+			max = x[i];
+	for (i = 0; i < n; i++) {
+		x[i] = expf(x[i] - max);
+		sum += x[i];
+	}
+	inv = (float)(1.0 / sum);
+	for (i = 0; i < n; i++)
+		x[i] *= inv;
+}
+
+void
+kern_swiglu(float *h, const float *gate, const float *up, int n)
+{
+	int i;
+	float g;
+
+	for (i = 0; i < n; i++) {
+		g = gate[i];
+		h[i] = g / (1.0f + expf(-g)) * up[i];
+	}
+}
+
+void
+kern_geglu(float *h, const float *gate, const float *up, int n,
+    enum kern_act act)
+{
+	const float k0 = 0.7978845608028654f, k1 = 0.044715f;	/* sqrt(2/pi) */
+	float x;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		x = gate[i];
+		if (act == ACT_GELU)
+			x = 0.5f * x * (1.0f + erff(x * 0.7071067811865476f));
+		else
+			x = 0.5f * x * (1.0f + tanhf(k0 * (x + k1 * (x * x * x))));
+		h[i] = x * up[i];
+	}
+}
+
+void
+kern_rope(float *x, int nh, int hd, const float *cos, const float *sin)
+{
+	int h, j, half = hd / 2;
+	float a, b, *v;
+
+	for (h = 0; h < nh; h++) {
+		v = x + (size_t)h * hd;
+		for (j = 0; j < half; j++) {
+			a = v[j];
+			b = v[j + half];
+			v[j] = a * cos[j] - b * sin[j];
+			v[j + half] = b * cos[j] + a * sin[j];
+		}
+	}
+}
+
+/* ---- dispatch ---- */
+
+#if defined(__x86_64__)
+/* CPU and OS support for the AVX2 table (AVX2, FMA, F16C, YMM state) and
+ * the AVX-512 table (F, BW, VL, DQ plus those, ZMM state). */
+static int
+has_isa(int level)
+{
+	unsigned a, b, c, d, lo, hi, want;
+
+	if (!__get_cpuid(1, &a, &b, &c, &d))
+		return 0;
+	/* FMA (c12), OSXSAVE (c27), AVX (c28), F16C (c29) */
+	if ((c & (1u << 12 | 1u << 27 | 1u << 28 | 1u << 29)) !=
+	    (1u << 12 | 1u << 27 | 1u << 28 | 1u << 29))
+		return 0;
+	__asm__ volatile ("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+	(void)hi;
+	want = level >= 2 ? 0xe6 : 0x6;	/* XMM|YMM (+ opmask, ZMM) */
+	if ((lo & want) != want)
+		return 0;
+	if (__get_cpuid_max(0, NULL) < 7)
+		return 0;
+	__cpuid_count(7, 0, a, b, c, d);
+	if (!(b & 1u << 5))			/* AVX2 */
+		return 0;
+	/* AVX512F (b16), DQ (b17), BW (b30), VL (b31) */
+	want = 1u << 16 | 1u << 17 | 1u << 30 | 1u << 31;
+	if (level >= 2 && (b & want) != want)
+		return 0;
+	return 1;
+}
+
+/* AVX512-VNNI (vpdpbusd): leaf 7 subleaf 0, ecx bit 11. */
+static int
+has_vnni(void)
+{
+	unsigned a, b, c, d;
+
+	__cpuid_count(7, 0, a, b, c, d);
+	(void)a, (void)b, (void)d;
+	return c >> 11 & 1;
+}
+
+/* AVX512-BF16 (vdpbf16ps, vcvtne2ps2bf16): leaf 7 subleaf 1, eax bit 5. */
+static int
+has_bf16(void)
+{
+	unsigned a, b, c, d;
+
+	if (__get_cpuid_max(0, NULL) < 7)
+		return 0;
+	__cpuid_count(7, 1, a, b, c, d);
+	(void)b, (void)c, (void)d;
+	return a >> 5 & 1;
+}
+
+#endif
+
+int
+kern_init(const char *want)
+{
+	int best = 0, w, t;
+
+	kern = kern_portable;
+#ifdef _SC_LEVEL2_CACHE_SIZE
+	{
+		long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+
+		kern_l2 = l2 > 0 ? (size_t)l2 : kern_l2;
+	}
+#endif
+#if defined(__x86_64__)
+	if (has_isa(2))
+		best = 2;
+	else if (has_isa(1))
+		best = 1;
+#endif
+	if (!want || !*want)
+		w = best;
+	else if (!strcmp(want, "portable"))
+		w = 0;
+	else if (!strcmp(want, "avx2"))
+		w = 1;
+	else if (!strcmp(want, "avx512"))
+		w = 2;
+	else
+		return error("unknown kernel table '%s'", want);
+	if (w > best)
+		return error("kernel table '%s' not supported by this cpu",
+		    want);
+#if defined(__x86_64__)
+	if (w == 2) {
+		kern = kern_avx512;
+		if (!has_bf16())
+			kern.matvec[W_BF16A] = NULL, kern.matmul[W_BF16A] = NULL;
+		if (!has_vnni()) {	/* the same bits (kern.h) */
+			kern.matvec[W_Q4] = kern_avx2.matvec[W_Q4];
+			kern.matmul[W_Q4] = kern_avx2.matmul[W_Q4];
+		}
+	}
+	else if (w == 1)
+		kern = kern_avx2;
+#endif
+	/* entries a table lacks: the portable ones, else those of the
+	 * type whose bytes it shares (to_f32 of BF16A is BF16's) */
+	for (t = 0; t < W_NTYPES; t++) {
+		if (!kern.matvec[t] || !kern.matmul[t]) {
+			kern.matvec[t] = kern_portable.matvec[t];
+			kern.matmul[t] = kern_portable.matmul[t];
+		}
+		if (!kern.to_f32[t])
+			kern.to_f32[t] = kern.to_f32[wtypes[t].store];
+	}
+	return 0;
+}

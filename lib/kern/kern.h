@@ -1,0 +1,249 @@
+/* kern.h: numeric kernels with runtime CPU dispatch.
+ *
+ * One table of function pointers (struct kern) holds the hot kernels;
+ * kern_init() fills it once, in main before any thread starts, with the
+ * portable C table or an ISA one (lib/kern/kern_avx2.c, lib/kern/kern_avx512.c).
+ * All entries compute in float32; BF16/F16 weights are widened exactly.
+ *
+ * Every output element is computed by the same sequence of float
+ * operations whatever the row range [r0, r1), the token count T or the
+ * place of the row in an unrolled group, so a matrix split over threads
+ * gives bit-identical results to one call over all rows. */
+#ifndef KERN_H
+#define KERN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kern/wtype.h"
+
+/* The weight types and their sizes: wtype.h.  A Q8_0 matrix's
+ * matvec / matmul entries quantize the activations to 16 bits per
+ * block of 32 (kern_q8_0_quant_x) and sum d_w d_x (q_w . q_x) with exact
+ * int32 dot products; int8 activations, as in llama.cpp, put the test
+ * models' logits further from float32 than int16 ones, which stay at
+ * the weights' own rounding (bench/NOTES.md), and decode reads the same
+ * bytes either way.  to_f32 has no Q8_0 entry. */
+struct kern {
+	const char *name;	/* "portable", "avx2", "avx512" */
+	/* out[r] = dot(W[r, 0..n), x) for r in [r0, r1); W is row-major,
+	 * rows x n, of the entry's wtype; x has n floats.  W_BF16A (the
+	 * --bf16-act fast path): the activations are first rounded to
+	 * bfloat16 (nearest even) and the products summed by vdpbf16ps
+	 * (pairs of bf16 products into float32 lanes), n <= its maxn; the
+	 * same lane discipline holds.  An entry a table lacks is the
+	 * portable one (kern_init); NULL there too (W_BF16A) means the
+	 * type cannot run here. */
+	void (*matvec[W_NTYPES])(float *out, const void *w, const float *x,
+	    int n, int r0, int r1);
+	/* out[t*ldo + r] = dot(W[r, 0..n), x + t*ldx) for t in [0, T) and
+	 * r in [r0, r1): the prefill path, reusing each loaded weight row
+	 * across tokens.  out[t*ldo + r] equals what matvec gives for the
+	 * same row and x + t*ldx, bit for bit (W_Q4: to float32 rounding,
+	 * below). */
+	void (*matmul[W_NTYPES])(float *out, int ldo, const void *w,
+	    const float *x, int ldx, int n, int T, int r0, int r1);
+	/* Sum of a[i]*b[i], i < n. */
+	float (*dot)(const float *a, const float *b, int n);
+	/* y += a x over n floats. */
+	void (*axpy)(float *y, float a, const float *x, int n);
+	/* o = x / sqrt(mean(x^2) + eps) * w (HF LlamaRMSNorm, float32);
+	 * o may equal x. */
+	void (*rmsnorm)(float *o, const float *x, const float *w, int n,
+	    float eps);
+	/* h[i] = silu(gate[i]) * up[i], silu(g) = g / (1 + e^-g), over n
+	 * floats; h may equal gate or up.  The portable entry is
+	 * kern_swiglu (libm's expf), the vector ones use a polynomial e^x
+	 * (vexp.h: about 2 ulp). */
+	void (*swiglu)(float *h, const float *gate, const float *up, int n);
+	/* h[i] = gelu_tanh(gate[i]) * up[i] (Gemma's GeGLU), the same
+	 * contract; gelu_tanh(x) = x / (1 + e^-2y), y = sqrt(2/pi) (x +
+	 * 0.044715 x^3), which is 0.5 x (1 + tanh y).  The portable entry is
+	 * kern_geglu's tanhf. */
+	void (*geglu)(float *h, const float *gate, const float *up, int n);
+	/* Widen n weights of the entry's wtype to float32. */
+	void (*to_f32[W_NTYPES])(float *out, const void *w, size_t n);
+};
+
+/* Blocks of 32 in a Q8_0 row of n weights (an even number). */
+#define KERN_Q8_0_NB(n) (((size_t)(n) + 63) / 64 * 2)
+/* Bytes of one Q8_0 row of n weights. */
+size_t kern_q8_0_rowsize(int n);
+/* Quantize x[0..n) into one Q8_0 row at dst (kern_q8_0_rowsize(n)
+ * bytes): per block of 32, d = max|x| / 127, q = nearest-even(x / d)
+ * computed as x * (1 / d), clamped to [-127, 127]; NaN gives 0. */
+void kern_q8_0_quant(void *dst, const float *x, int n);
+/* Bytes of n activations quantized for the Q8_0 kernels. */
+size_t kern_q8_0_xsize(int n);
+/* Quantize activations x[0..n) at dst (kern_q8_0_xsize(n) bytes): nb
+ * float32 block scales d = max|x| / 32767, then nb blocks of 32 int16
+ * q = nearest-even(x / d) computed as x * (1 / d), clamped to
+ * [-32767, 32767]; NaN gives 0, padding is zero.  A block's products
+ * with int8 weights sum exactly in int32 (32 * 127 * 32767 < 2^31), and
+ * so does any four of them in float32 (< 2^24). */
+void kern_q8_0_quant_x(void *dst, const float *x, int n);
+/* Longest row the Q8_0 kernels take (a multiple of 64). */
+#define KERN_Q8_0_MAXN 16384
+/* kern_q8_0_xsize(KERN_Q8_0_MAXN) as a constant, for buffers: a float
+ * scale and 32 int16 a block. */
+#define KERN_Q8_0_XMAX (KERN_Q8_0_NB(KERN_Q8_0_MAXN) * (4 + 64))
+
+/* Longest row (weights) the bf16-act kernels take. */
+#define KERN_BF16ACT_MAXN 16384	/* a multiple of 32 */
+
+extern struct kern kern;		/* the table in use; portable until kern_init */
+/* Bytes of one core's L2 cache, which the prefill blocks are sized by:
+ * kern_init asks the system, 512 KiB when it does not say. */
+extern size_t kern_l2;
+extern const struct kern kern_portable;	/* always available */
+
+/* Fill `kern` with the best table the CPU has, or the one named by want
+ * ("portable", "avx2", "avx512"; NULL or "" = best).  Returns 0, or -1
+ * after error() if want names an unknown table or one this CPU cannot
+ * run (the table is then left portable).  Call once in main before
+ * threads start. */
+int kern_init(const char *want);
+
+/* Softmax of x[0..n) in place, max-subtracted; n >= 1. */
+void kern_softmax(float *x, int n);
+/* h[i] = silu(gate[i]) * up[i], silu(g) = g / (1 + exp(-g)); h may
+ * equal gate or up. */
+void kern_swiglu(float *h, const float *gate, const float *up, int n);
+/* The activations of a GLU's gate: HF ACT2FN silu, gelu_pytorch_tanh
+ * and gelu (erf). */
+enum kern_act { ACT_SILU, ACT_GELU_TANH, ACT_GELU };
+/* h[i] = act(gate[i]) * up[i], float32 as torch computes it (GeGLU:
+ * Gemma's MLP); h may be gate. */
+void kern_geglu(float *h, const float *gate, const float *up, int n,
+    enum kern_act act);
+/* RoPE, HF rotate-half convention, in place on nh heads of hd floats
+ * each (hd even): for j < hd/2 the pair (x[j], x[j + hd/2]) becomes
+ * (x[j] cos[j] - x[j+hd/2] sin[j], x[j+hd/2] cos[j] + x[j] sin[j]);
+ * cos and sin hold hd/2 values for this position. */
+void kern_rope(float *x, int nh, int hd, const float *cos, const float *sin);
+
+/* Exact widening of one bfloat16 / IEEE half. */
+float kern_bf16_to_f32(uint16_t h);
+float kern_f16_to_f32(uint16_t h);
+/* Narrowing, round to nearest even; NaN stays NaN (quiet), overflow
+ * goes to inf, f16 produces subnormals. */
+uint16_t kern_f32_to_bf16(float f);
+uint16_t kern_f32_to_f16(float f);
+
+/* ---- W_Q4 (lib/kern/kern_q4.c) ----
+ *
+ * A 4-bit matrix is three tensors, not one: the kernels' weight pointer
+ * is a struct kern_q4 that names them (the other types keep their plain
+ * row pointer, so their hot loops are untouched by this one; the entry
+ * signatures are the same for every type).  Weight (r, j) is
+ * (q - z) * scale, q - z an integer in [-15, 15]. */
+struct kern_q4 {
+	const uint32_t *q;	/* rows x wpr words: element j of a row at bits
+				 * 4 (j % 8) of word j / 8, stored as q + 8 */
+	const void *s;		/* rows x ng scales of type st */
+	const uint32_t *z;	/* ceil(rows / 8) x ng words, zero point of
+				 * (r, g) at bits 4 (r % 8) of word (r / 8, g),
+				 * stored + 8; NULL: symmetric (z = 0) */
+	enum wtype st;		/* W_F32, W_F16 or W_BF16 */
+	int group;		/* weights per scale (cols for one per row) */
+	int ng;			/* scales per row: ceil(cols / group) */
+	int wpr;		/* words per row: ceil(cols / 8) */
+};
+
+/* Decode's products with a 4-bit matrix (matvec) are integer dot
+ * products, exact, on activations put in integers once per call: per
+ * block of 32 of them, X = nearest-even(x 2^k) with the largest |X| in
+ * (KERN_Q4_XMAX / 2, KERN_Q4_XMAX] (kern_q4_xk), so every activation is
+ * kept to 2^-23 of its block's largest (2^-22 in the rare block whose
+ * largest has a mantissa above 0.99608; blocks below 2^-103 lose more,
+ * 2^-k staying a normal float), as float32 keeps it to 2^-24 of
+ * itself.  X is three balanced base-256 digits, X = a 2^16 + b 2^8 + c,
+ * each in [-128, 127], which a byte dot product (vpdpbusd, vpmaddubsw)
+ * takes against the unsigned nibbles q.  For word w (8 weights) of a
+ * row,
+ *
+ *	L = 2^16 sum q a + 2^8 sum q b + sum q c - z sum X	(int32, exact)
+ *	acc[w % 16] = fma((float)L, scale * 2^-k, acc[w % 16])
+ *
+ * in order of w, and the output is the 16 lanes summed by the tree
+ * ((l0+l8)+(l4+l12))+((l2+l10)+(l6+l14)) + (the odd lanes alike).  So
+ * the only roundings are those of the activations, of L and of the 16
+ * float sums: the float32 product of the dequantized weights to float32
+ * rounding (the unit test bounds it), in the same bits from every table
+ * and row range (the tables are checked against the portable one).
+ * Groups that are not whole words (group % 8 with more than one group),
+ * rows longer than KERN_Q4_MAXN and a token with a non-finite
+ * activation take the float path instead.
+ *
+ * Prefill's (matmul) is the float path: the rows dequantized, exactly
+ * ((q - z) * scale is exact in float32 for BF16 and F16 scales; an F32
+ * one rounds once), and multiplied by the table's F32 matmul, its bits.
+ * So W_Q4 is the one type whose matvec and matmul agree to float32
+ * rounding and not bit for bit: on these CPUs the integer path's byte
+ * products per row and token cost more than the F32 matmul's FMAs on
+ * weights dequantized once for many tokens, while in decode, where each
+ * weight meets one token, they cost less (bench/NOTES.md). */
+#define KERN_Q4_XMAX 8355711	/* 127 (2^16 + 2^8 + 1) */
+#define KERN_Q4_MAXN 16384	/* longest row of the integer path */
+
+/* The activations of one token, 128 at a time (16 words), as the byte
+ * dot products read them: element 2i + p of the chunk in byte i of
+ * plane p (the low and the high nibbles of the words). */
+struct kern_q4x {
+	_Alignas(64) int8_t d[3][2][64];	/* digits c, b, a */
+	int32_t nsx[16];	/* word w: minus the sum of its 8 X */
+	float ef[16];		/* word w: 2^-k of its block */
+};
+
+/* Chunks of a row of n. */
+#define KERN_Q4_NC(n) (((n) + 127) / 128)
+/* The exponent k of a block whose largest magnitude is mx (finite). */
+int kern_q4_xk(float mx);
+/* x[0..n) into KERN_Q4_NC(n) chunks at xc (zero beyond n); 0, or -1 if
+ * an activation is not finite (xc is then undefined). */
+int kern_q4_prep(struct kern_q4x *xc, const float *x, int n);
+/* Whether m takes the integer path for rows of n. */
+int kern_q4_int(const struct kern_q4 *m, int n);
+/* The float path of the portable table, one row r against x (the
+ * tables' decode fallback). */
+float kern_q4_fdot(const struct kern_q4 *m, int r, const float *x, int n);
+
+/* Element i of an array s of scales of type st (W_F32, W_F16 or W_BF16),
+ * widened: the 4-bit formats' scales (this one's and GPTQ's). */
+float kern_scale_at(enum wtype st, const void *s, size_t i);
+/* Scale g of row r, widened. */
+float kern_q4_scale(const struct kern_q4 *m, int r, int g);
+/* Row r of m (cols weights) dequantized into out. */
+void kern_q4_row(float *out, const struct kern_q4 *m, int r, int cols);
+/* The portable matvec and matmul entries of W_Q4 (w: a struct kern_q4). */
+void kern_q4_matvec(float *out, const void *w, const float *x, int n,
+    int r0, int r1);
+void kern_q4_matmul(float *out, int ldo, const void *w, const float *x,
+    int ldx, int n, int T, int r0, int r1);
+/* The tables' prefill: rows [r0, r1) dequantized by deq (row r into o,
+ * n weights, and up to 15 floats of +0 past them) into panels of up to
+ * KERN_Q4_PANEL floats, each multiplied by f32mm, the table's F32
+ * matmul, over all T tokens: its bits on the dequantized rows.  Rows
+ * longer than a quarter of a panel, or no memory for one: the portable
+ * float path. */
+#define KERN_Q4_PANEL 65536	/* floats (256 KiB, in L2) */
+void kern_q4_panels(float *out, int ldo, const struct kern_q4 *m,
+    const float *x, int ldx, int n, int T, int r0, int r1,
+    void (*deq)(float *o, const struct kern_q4 *m, int r, int n),
+    void (*f32mm)(float *out, int ldo, const void *w, const float *x,
+    int ldx, int n, int T, int r0, int r1));
+/* Those of the AVX2 and AVX-512 tables (lib/kern/kern_q4_avx2.c,
+ * lib/kern/kern_q4_avx512.c). */
+void kern_q4_avx2_matvec(float *out, const void *w, const float *x, int n,
+    int r0, int r1);
+void kern_q4_avx2_matmul(float *out, int ldo, const void *w, const float *x,
+    int ldx, int n, int T, int r0, int r1);
+/* kern_q4_prep on AVX2, byte for byte (x86-64 only; for the AVX2 and
+ * AVX-512 tables' kernels and the unit test). */
+int kern_q4_avx2_prep(struct kern_q4x *xc, const float *x, int n);
+void kern_q4_avx512_matvec(float *out, const void *w, const float *x, int n,
+    int r0, int r1);
+void kern_q4_avx512_matmul(float *out, int ldo, const void *w,
+    const float *x, int ldx, int n, int T, int r0, int r1);
+
+#endif

@@ -1,0 +1,814 @@
+/* kern_avx2.c: the AVX2 table (AVX2, FMA, F16C).
+ *
+ * The same scheme as kern_avx512.c with 8 lanes: every dot product of a
+ * weight row with an activation vector keeps one 8-lane float
+ * accumulator (element i in lane i % 8, one FMA per 8 elements in
+ * order, the tail through a zero-padded copy), then adds the lanes in a
+ * fixed tree (lane i with i+4, i with i+2, i with i+1).  The register
+ * blocks only interleave such sums and the 4-row reduction performs the
+ * same tree, so an output never depends on its neighbours.  BF16 widens
+ * by a 16-bit shift, F16 by vcvtph2ps: both exact. */
+#if defined(__x86_64__)
+
+#include <immintrin.h>
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "kern/gptq.h"
+#include "kern/kern.h"
+#include "kern/kern_avx2_int.h"
+#include "kern/vexp.h"
+
+
+#define MR 4	/* rows per register block */
+#define MT 2	/* tokens per register block: MR*MT accumulators */
+
+/* 8 weights from element i of w, widened. */
+INLINE __m256
+wload(enum wtype t, const void *w, size_t i)
+{
+	__m128i h;
+
+	switch (t) {
+	case W_F16:
+		h = _mm_loadu_si128((const __m128i *)((const uint16_t *)w + i));
+		return _mm256_cvtph_ps(h);
+	case W_BF16:
+		h = _mm_loadu_si128((const __m128i *)((const uint16_t *)w + i));
+		return _mm256_castsi256_ps(_mm256_slli_epi32(
+		    _mm256_cvtepu16_epi32(h), 16));
+	default:
+		return _mm256_loadu_ps((const float *)w + i);
+	}
+}
+
+/* The first m < 8 weights from element i, the other lanes 0; nothing
+ * past them is read. */
+INLINE __m256
+wloadm(enum wtype t, const void *w, size_t i, int m)
+{
+	uint16_t h[8] = { 0 };
+	float f[8] = { 0 };
+
+	if (t == W_F32) {
+		memcpy(f, (const float *)w + i, (size_t)m * sizeof *f);
+		return _mm256_loadu_ps(f);
+	}
+	memcpy(h, (const uint16_t *)w + i, (size_t)m * sizeof *h);
+	return wload(t, h, 0);
+}
+
+/* hsum of a, b, c, d as one vector, with the same pairings (IEEE
+ * addition commutes, so the results are those of hsum bit for bit). */
+INLINE __m128
+hsum4(__m256 a, __m256 b, __m256 c, __m256 d)
+{
+	__m256 ab = _mm256_add_ps(_mm256_permute2f128_ps(a, b, 0x20),
+	    _mm256_permute2f128_ps(a, b, 0x31));	/* i + (i+4) */
+	__m256 cd = _mm256_add_ps(_mm256_permute2f128_ps(c, d, 0x20),
+	    _mm256_permute2f128_ps(c, d, 0x31));
+	/* [a0 a1 c0 c1 | b0 b1 d0 d1] + [a2 a3 c2 c3 | b2 b3 d2 d3] */
+	__m256 q = _mm256_add_ps(_mm256_shuffle_ps(ab, cd, 0x44),
+	    _mm256_shuffle_ps(ab, cd, 0xee));		/* i + (i+2) */
+	/* [a c a c | b d b d] */
+	__m256 r = _mm256_add_ps(_mm256_shuffle_ps(q, q, 0x88),
+	    _mm256_shuffle_ps(q, q, 0xdd));		/* i + (i+1) */
+
+	return _mm_unpacklo_ps(_mm256_castps256_ps128(r),
+	    _mm256_extractf128_ps(r, 1));
+}
+
+/* out[j*ldo + r + i*rs] = the reduction of acc[i][j], i < R, j < TT:
+ * the store of every register block below. */
+INLINE void
+store(int R, int TT, float *out, int ldo, int r, int rs,
+    __m256 acc[MR][MT])
+{
+	int i, j;
+
+	UNROLL
+	for (j = 0; j < TT; j++) {
+		if (R == 4 && rs == 1)
+			_mm_storeu_ps(out + (size_t)j * ldo + r,
+			    hsum4(acc[0][j], acc[1][j], acc[2][j], acc[3][j]));
+		else
+			UNROLL
+			for (i = 0; i < R; i++)
+				out[(size_t)j * ldo + r + i * rs] =
+				    hsum(acc[i][j]);
+	}
+}
+
+/* Decode: the rows in VS parts read side by side, each from its start
+ * to its end: VS sequential streams far apart (see kern_avx512.c), and
+ * VS independent accumulators.  With 8 lanes a row's FMA chain carries
+ * 16 bytes of BF16 per FMA latency, so the AVX-512 table's two halves
+ * (two chains) left a core short of memory's speed; each stream is also
+ * prefetched VPF bytes ahead, a line at a time, which the hardware
+ * prefetcher alone did not match on one core (bench/NOTES.md, "AVX2
+ * decode", 2026-12-01).  Every row keeps its own accumulator, in the
+ * order block sums it, so the outputs are those of one row at a time. */
+#ifndef VS
+#define VS 4	/* streams of a decode matvec */
+#endif
+#ifndef VPF
+#define VPF 2048	/* bytes a stream is prefetched ahead */
+#endif
+
+/* Bring the line VPF bytes past p into the caches. */
+INLINE void
+ahead(const void *p)
+{
+	/* an integer sum: the line may lie past the end of the matrix,
+	 * where a prefetch is harmless but a pointer would not be */
+	_mm_prefetch((const char *)((uintptr_t)p + VPF), _MM_HINT_T0);
+}
+
+/* out[r + i*rs] = dot(W[r + i*rs], x) for i < R (a constant after
+ * inlining), the sums of block. */
+INLINE void
+vblock(enum wtype t, int R, float *out, const void *w, const float *x,
+    int n, int r, int rs)
+{
+	/* not wtype_rowsize: t is a constant here after inlining, and so
+	 * es and the es == 4 below, which the table's entry would not be */
+	size_t es = t == W_F32 ? 4 : 2;
+	const char *wr[VS];
+	__m256 acc[VS], xv;
+	size_t row[VS];
+	int i, j, k;
+
+	UNROLL
+	for (i = 0; i < R; i++) {
+		row[i] = (size_t)(r + i * rs) * n;
+		wr[i] = (const char *)w + row[i] * es;
+		acc[i] = _mm256_setzero_ps();
+	}
+	/* 32 weights a step: 64 bytes of BF16 or F16, a line */
+	for (k = 0; k + 32 <= n; k += 32) {
+		UNROLL
+		for (i = 0; i < R; i++) {
+			ahead(wr[i] + k * es);
+			if (es == 4)
+				ahead(wr[i] + k * es + 64);
+		}
+		UNROLL
+		for (j = 0; j < 32; j += 8) {
+			xv = _mm256_loadu_ps(x + k + j);
+			UNROLL
+			for (i = 0; i < R; i++)
+				acc[i] = _mm256_fmadd_ps(wload(t, w, row[i] + k
+				    + j), xv, acc[i]);
+		}
+	}
+	for (; k + 8 <= n; k += 8) {
+		xv = _mm256_loadu_ps(x + k);
+		UNROLL
+		for (i = 0; i < R; i++)
+			acc[i] = _mm256_fmadd_ps(wload(t, w, row[i] + k), xv,
+			    acc[i]);
+	}
+	if (k < n) {
+		xv = xloadm(x + k, n - k);
+		UNROLL
+		for (i = 0; i < R; i++)
+			acc[i] = _mm256_fmadd_ps(wloadm(t, w, row[i] + k,
+			    n - k), xv, acc[i]);
+	}
+	UNROLL
+	for (i = 0; i < R; i++)
+		out[r + i * rs] = hsum(acc[i]);
+}
+
+INLINE void
+matvec(enum wtype t, float *out, const void *w, const float *x, int n,
+    int r0, int r1)
+{
+	int h = (r1 - r0) / VS, r;
+
+	for (r = r0; r < r0 + h; r++)
+		vblock(t, VS, out, w, x, n, r, h);
+	for (r = r0 + VS * h; r < r1; r++)
+		vblock(t, 1, out, w, x, n, r, 1);
+}
+
+/* ---- Prefill ----
+ *
+ * The rows of a panel are widened once per block of tokens into float32
+ * (pack), then NR x NT register blocks run over the packed rows, which
+ * sit in L1, and the tokens' activations, which stream from L2: each
+ * weight is read from memory and widened once per block of tokens, and a
+ * block loads NR + NT vectors for NR NT FMAs.  Rows longer than KC go in
+ * chunks of equal length, at most KC, the 8-lane accumulators of the
+ * panel kept in memory from one chunk to the next (a store and a load
+ * change no bit), so that a register block's packed rows stay in L1
+ * and the sums still run in the order of matvec:
+ * one accumulator per (row, token), one FMA per 8 elements in order, the
+ * zero-padded tail last, the tree of hsum. */
+#define NR 4	/* rows per register block */
+#define NT 3	/* tokens per register block: NR*NT accumulators + NT */
+#define PR 16	/* rows per packed panel */
+#define PTMAX 192	/* most tokens per block, a multiple of NT */
+#define KC 1024	/* most weights per row per chunk, a multiple of 8 */
+
+/* Elements [k0, k0 + kc) of rows [r, r + R) widened into p, the rows kp
+ * apart (kc rounded up to 8), the last 8 zero-padded as wloadm pads. */
+INLINE void
+pack(enum wtype t, float *p, int kp, const void *w, int n, int r, int R,
+    int k0, int kc)
+{
+	size_t o;
+	int i, k;
+
+	for (i = 0; i < R; i++) {
+		o = (size_t)(r + i) * n + k0;
+		for (k = 0; k + 8 <= kc; k += 8)
+			_mm256_store_ps(p + (size_t)i * kp + k, wload(t, w, o + k));
+		if (k < kc)
+			_mm256_store_ps(p + (size_t)i * kp + k,
+			    wloadm(t, w, o + k, kc - k));
+	}
+}
+
+/* The reductions of acc[i][j] into out[j*ldo + i], i < R, j < TT. */
+INLINE void
+pstore(int R, int TT, float *out, int ldo, __m256 acc[NR][NT])
+{
+	int i, j;
+
+	UNROLL
+	for (j = 0; j < TT; j++) {
+		if (R == 4)
+			_mm_storeu_ps(out + (size_t)j * ldo,
+			    hsum4(acc[0][j], acc[1][j], acc[2][j], acc[3][j]));
+		else
+			UNROLL
+			for (i = 0; i < R; i++)
+				out[(size_t)j * ldo + i] = hsum(acc[i][j]);
+	}
+}
+
+/* R packed rows at p (kp apart) against TT tokens at x (ldx apart) over
+ * kc elements: the accumulators start at zero (first) or from sv, go
+ * back to sv, or (last) are reduced into out.  sv holds a panel's
+ * accumulators, row i token j at sv[i*PTMAX + j]. */
+INLINE void
+tile(int R, int TT, float *out, int ldo, const float *p, int kp,
+    const float *x, int ldx, int kc, __m256 *sv, int first, int last)
+{
+	__m256 acc[NR][NT], xv[NT], wv;
+	int i, j, k;
+
+	UNROLL
+	for (i = 0; i < R; i++)
+		UNROLL
+		for (j = 0; j < TT; j++)
+			acc[i][j] = _mm256_setzero_ps();
+	if (!first)
+		UNROLL
+		for (i = 0; i < R; i++)
+			UNROLL
+			for (j = 0; j < TT; j++)
+				acc[i][j] = sv[i * PTMAX + j];
+	for (k = 0; k + 8 <= kc; k += 8) {
+		UNROLL
+		for (j = 0; j < TT; j++)
+			xv[j] = _mm256_loadu_ps(x + (size_t)j * ldx + k);
+		UNROLL
+		for (i = 0; i < R; i++) {
+			wv = _mm256_load_ps(p + (size_t)i * kp + k);
+			UNROLL
+			for (j = 0; j < TT; j++)
+				acc[i][j] = _mm256_fmadd_ps(wv, xv[j],
+				    acc[i][j]);
+		}
+	}
+	if (k < kc) {
+		UNROLL
+		for (j = 0; j < TT; j++)
+			xv[j] = xloadm(x + (size_t)j * ldx + k, kc - k);
+		UNROLL
+		for (i = 0; i < R; i++) {
+			wv = _mm256_load_ps(p + (size_t)i * kp + k);
+			UNROLL
+			for (j = 0; j < TT; j++)
+				acc[i][j] = _mm256_fmadd_ps(wv, xv[j],
+				    acc[i][j]);
+		}
+	}
+	if (last) {
+		pstore(R, TT, out, ldo, acc);
+		return;
+	}
+	UNROLL
+	for (i = 0; i < R; i++)
+		UNROLL
+		for (j = 0; j < TT; j++)
+			sv[i * PTMAX + j] = acc[i][j];
+}
+
+/* The weights the next pack will read, fetched a few lines per register
+ * block while this panel computes: between two packs the memory is idle
+ * for a whole panel's FMAs, long enough for the hardware prefetcher to
+ * have stopped, and a pack waiting on memory leaves the FMAs idle. */
+struct ahead {
+	const char *w;		/* the first row's first byte */
+	size_t ld, seg, off;	/* row stride and bytes a row; cursor */
+	int rows, i, per;	/* rows; cursor; lines per step */
+};
+
+/* Elements [k0, k0 + kc) of rows [r, r + R), over about nstep steps. */
+static void
+ahead_set(struct ahead *a, enum wtype t, const void *w, int n, int r, int R,
+    int k0, int kc, int nstep)
+{
+	size_t es = wtype_rowsize(t, 8) / 8, lines;
+
+	a->w = (const char *)w + ((size_t)r * n + k0) * es;
+	a->ld = (size_t)n * es;
+	a->seg = (size_t)kc * es;
+	a->off = 0;
+	a->rows = R;
+	a->i = 0;
+	lines = R * ((a->seg + 63) / 64 + 1);
+	a->per = (int)((lines + nstep - 1) / (nstep > 0 ? nstep : 1));
+}
+
+INLINE void
+ahead_step(struct ahead *a)
+{
+	int k;
+
+	for (k = 0; k < a->per && a->i < a->rows; k++) {
+		__builtin_prefetch(a->w + a->i * a->ld + a->off, 0, 2);
+		if ((a->off += 64) >= a->seg) {
+			/* the row's last line, if the stride left it out */
+			__builtin_prefetch(a->w + a->i * a->ld + a->seg - 1, 0, 2);
+			a->off = 0;
+			a->i++;
+		}
+	}
+}
+
+/* R rows against tb tokens, NT at a time. */
+INLINE void
+tiles(int R, float *out, int ldo, const float *p, int kp, const float *x,
+    int ldx, int kc, int tb, __m256 *sv, int first, int last,
+    struct ahead *a)
+{
+	int j;
+
+	for (j = 0; j + NT <= tb; j += NT) {
+		ahead_step(a);
+		tile(R, NT, out + (size_t)j * ldo, ldo, p, kp, x + (size_t)j * ldx,
+		    ldx, kc, sv + j, first, last);
+	}
+	if (tb - j == 2)
+		tile(R, 2, out + (size_t)j * ldo, ldo, p, kp, x + (size_t)j * ldx,
+		    ldx, kc, sv + j, first, last);
+	else if (tb - j == 1)
+		tile(R, 1, out + (size_t)j * ldo, ldo, p, kp, x + (size_t)j * ldx,
+		    ldx, kc, sv + j, first, last);
+}
+
+/* Prefill: blocks of tokens, panels of PR rows, chunks of KC
+ * elements, then the packed chunk's rows NR at a time against the
+ * block's tokens. */
+INLINE void
+matmul(enum wtype t, float *out, int ldo, const void *w, const float *x,
+    int ldx, int n, int T, int r0, int r1)
+{
+	float pk[PR * KC] __attribute__((aligned(32)));
+	__m256 sv[PR * PTMAX];
+	int t0, tb, bt, pt, p0, pr, k0, kc, kp, ck, i, first, last, nk, np, nt;
+	struct ahead a;
+
+	/* chunks of equal size (a multiple of 8), no short last one */
+	ck = (n + KC - 1) / KC;
+	ck = ((n + ck - 1) / ck + 7) / 8 * 8;
+	/* a block's activations of one chunk in half of L2, where each
+	 * register block reads them; blocks of equal size (a multiple of
+	 * NT): no short last block that would widen the weights again for
+	 * a few tokens */
+	pt = (int)(kern_l2 / 2 / ((size_t)ck * sizeof(float)));
+	pt = pt < NT ? NT : pt > PTMAX ? PTMAX : pt;
+	bt = (T + pt - 1) / pt;
+	bt = ((T + bt - 1) / bt + NT - 1) / NT * NT;
+	for (t0 = 0; t0 < T; t0 += tb) {
+		tb = T - t0 < bt ? T - t0 : bt;
+		for (p0 = r0; p0 < r1; p0 += pr) {
+			pr = r1 - p0 < PR ? r1 - p0 : PR;
+			for (k0 = 0; k0 < n; k0 += kc) {
+				const float *xk = x + (size_t)t0 * ldx + k0;
+				float *o = out + (size_t)t0 * ldo + p0;
+
+				kc = n - k0 < ck ? n - k0 : ck;
+				kp = (kc + 7) / 8 * 8;
+				first = k0 == 0;
+				last = k0 + kc == n;
+				pack(t, pk, kp, w, n, p0, pr, k0, kc);
+				/* the next chunk, panel or token block's */
+				nk = last ? 0 : k0 + kc;
+				np = !last ? p0 : p0 + pr < r1 ? p0 + pr :
+				    t0 + tb < T ? r0 : r1;
+				nt = (pr / NR + pr % NR) * (tb / NT);
+				ahead_set(&a, t, w, n, np, np < r1 ? (r1 - np <
+				    PR ? r1 - np : PR) : 0, nk, n - nk < ck ?
+				    n - nk : ck, nt);
+				for (i = 0; i + NR <= pr; i += NR)
+					tiles(NR, o + i, ldo, pk + (size_t)i * kp,
+					    kp, xk, ldx, kc, tb, sv + i * PTMAX,
+					    first, last, &a);
+				for (; i < pr; i++)
+					tiles(1, o + i, ldo, pk + (size_t)i * kp,
+					    kp, xk, ldx, kc, tb, sv + i * PTMAX,
+					    first, last, &a);
+			}
+		}
+	}
+}
+
+static void
+matvec_f32(float *out, const void *w, const float *x, int n, int r0, int r1)
+{
+	matvec(W_F32, out, w, x, n, r0, r1);
+}
+
+static void
+matvec_f16(float *out, const void *w, const float *x, int n, int r0, int r1)
+{
+	matvec(W_F16, out, w, x, n, r0, r1);
+}
+
+static void
+matvec_bf16(float *out, const void *w, const float *x, int n, int r0, int r1)
+{
+	matvec(W_BF16, out, w, x, n, r0, r1);
+}
+
+static void
+matmul_f32(float *out, int ldo, const void *w, const float *x, int ldx,
+    int n, int T, int r0, int r1)
+{
+	matmul(W_F32, out, ldo, w, x, ldx, n, T, r0, r1);
+}
+
+static void
+matmul_f16(float *out, int ldo, const void *w, const float *x, int ldx,
+    int n, int T, int r0, int r1)
+{
+	matmul(W_F16, out, ldo, w, x, ldx, n, T, r0, r1);
+}
+
+static void
+matmul_bf16(float *out, int ldo, const void *w, const float *x, int ldx,
+    int n, int T, int r0, int r1)
+{
+	matmul(W_BF16, out, ldo, w, x, ldx, n, T, r0, r1);
+}
+
+static float
+dot(const float *a, const float *b, int n)
+{
+	__m256 acc = _mm256_setzero_ps();
+	int k;
+
+	for (k = 0; k + 8 <= n; k += 8)
+		acc = _mm256_fmadd_ps(_mm256_loadu_ps(a + k),
+		    _mm256_loadu_ps(b + k), acc);
+	if (k < n)
+		acc = _mm256_fmadd_ps(xloadm(a + k, n - k),
+		    xloadm(b + k, n - k), acc);
+	return hsum(acc);
+}
+
+static void
+axpy(float *y, float a, const float *x, int n)
+{
+	__m256 av = _mm256_set1_ps(a);
+	int k;
+
+	for (k = 0; k + 8 <= n; k += 8)
+		_mm256_storeu_ps(y + k, _mm256_fmadd_ps(av,
+		    _mm256_loadu_ps(x + k), _mm256_loadu_ps(y + k)));
+	for (; k < n; k++)
+		y[k] = fmaf(a, x[k], y[k]);
+}
+
+static void
+rmsnorm(float *o, const float *x, const float *w, int n, float eps)
+{
+	float r = 1.0f / sqrtf(dot(x, x, n) / (float)n + eps);
+	__m256 rv = _mm256_set1_ps(r);
+	int k;
+
+	for (k = 0; k + 8 <= n; k += 8)
+		_mm256_storeu_ps(o + k, _mm256_mul_ps(_mm256_mul_ps(
+		    _mm256_loadu_ps(x + k), rv), _mm256_loadu_ps(w + k)));
+	for (; k < n; k++)
+		o[k] = x[k] * r * w[k];
+}
+
+/* silu(g) up over 8 lanes; where -g > 88 (e^-g at or beyond the top
+ * of float) the denominator is infinite, so the lane is -0 as with
+ * expf. */
+INLINE __m256
+swiglu8(__m256 g, __m256 u)
+{
+	__m256 ng = _mm256_sub_ps(_mm256_setzero_ps(), g);
+	__m256 d = _mm256_add_ps(_mm256_set1_ps(1.0f), vexp8(ng));
+
+	d = _mm256_blendv_ps(d, _mm256_set1_ps(INFINITY),
+	    _mm256_cmp_ps(ng, _mm256_set1_ps(88.0f), _CMP_GT_OQ));
+	return _mm256_mul_ps(_mm256_div_ps(g, d), u);
+}
+
+/* gelu_tanh(g) up over 8 lanes, as g / (1 + e^-2y): the sigmoid form
+ * of 0.5 g (1 + tanh y), infinite denominators as in swiglu8. */
+INLINE __m256
+geglu8(__m256 g, __m256 u)
+{
+	__m256 g3 = _mm256_mul_ps(_mm256_mul_ps(g, g), g);
+	__m256 y = _mm256_mul_ps(_mm256_set1_ps(0.7978845608028654f),
+	    _mm256_fmadd_ps(_mm256_set1_ps(0.044715f), g3, g));
+	__m256 nz = _mm256_mul_ps(_mm256_set1_ps(-2.0f), y);
+	__m256 d = _mm256_add_ps(_mm256_set1_ps(1.0f), vexp8(nz));
+
+	d = _mm256_blendv_ps(d, _mm256_set1_ps(INFINITY),
+	    _mm256_cmp_ps(nz, _mm256_set1_ps(88.0f), _CMP_GT_OQ));
+	return _mm256_mul_ps(_mm256_div_ps(g, d), u);
+}
+
+static void
+geglu(float *h, const float *gate, const float *up, int n)
+{
+	float f[8];
+	int k;
+
+	for (k = 0; k + 8 <= n; k += 8)
+		_mm256_storeu_ps(h + k, geglu8(_mm256_loadu_ps(gate + k),
+		    _mm256_loadu_ps(up + k)));
+	if (k < n) {
+		_mm256_storeu_ps(f, geglu8(xloadm(gate + k, n - k),
+		    xloadm(up + k, n - k)));
+		memcpy(h + k, f, (size_t)(n - k) * sizeof *f);
+	}
+}
+
+static void
+swiglu(float *h, const float *gate, const float *up, int n)
+{
+	float f[8];
+	int k;
+
+	for (k = 0; k + 8 <= n; k += 8)
+		_mm256_storeu_ps(h + k, swiglu8(_mm256_loadu_ps(gate + k),
+		    _mm256_loadu_ps(up + k)));
+	if (k < n) {
+		_mm256_storeu_ps(f, swiglu8(xloadm(gate + k, n - k),
+		    xloadm(up + k, n - k)));
+		memcpy(h + k, f, (size_t)(n - k) * sizeof *f);
+	}
+}
+
+static void
+tof32_f32(float *out, const void *w, size_t n)
+{
+	memmove(out, w, n * sizeof *out);
+}
+
+INLINE void
+widen(enum wtype t, float *out, const void *w, size_t n)
+{
+	float f[8];
+	size_t k;
+
+	for (k = 0; k + 8 <= n; k += 8)
+		_mm256_storeu_ps(out + k, wload(t, w, k));
+	if (k < n) {
+		_mm256_storeu_ps(f, wloadm(t, w, k, (int)(n - k)));
+		memcpy(out + k, f, (n - k) * sizeof *f);
+	}
+}
+
+static void
+tof32_f16(float *out, const void *w, size_t n)
+{
+	widen(W_F16, out, w, n);
+}
+
+static void
+tof32_bf16(float *out, const void *w, size_t n)
+{
+	widen(W_BF16, out, w, n);
+}
+
+/* ---- Q8_0 ----
+ *
+ * The activations are quantized to int16 by kern_q8_0_quant_x.  Per
+ * block of 32: the int8 weights widened to int16 (vpmovsxbw), vpmaddwd
+ * against the activations in two halves, the halves added: 8 int32 lanes
+ * of 4 products each, exact (and exact in float: below 2^24), converted
+ * and added in float with the product of the two block scales.  The
+ * lanes are reduced by hsum, per output, whatever the register block. */
+
+#define QR 2	/* rows per register block */
+#define QT 2	/* tokens per register block */
+#define XQBUF (64 * 1024)	/* bytes of quantized activations */
+
+/* 8 float lanes holding exact partial sums of w . a over a block of 32
+ * (w: 32 int8, a: 32 int16). */
+INLINE __m256
+qdot(const int8_t *w, const int16_t *a)
+{
+	__m256i lo = _mm256_madd_epi16(_mm256_cvtepi8_epi16(_mm_loadu_si128(
+	    (const __m128i *)w)), _mm256_loadu_si256((const __m256i *)a));
+	__m256i hi = _mm256_madd_epi16(_mm256_cvtepi8_epi16(_mm_loadu_si128(
+	    (const __m128i *)(w + 16))), _mm256_loadu_si256((const __m256i *)
+	    (a + 16)));
+
+	return _mm256_cvtepi32_ps(_mm256_add_epi32(lo, hi));
+}
+
+/* out[j*ldo + r + i*rs] = row r + i*rs of w . token j of the quantized
+ * activations at xq (stride ldxq bytes), i < R, j < TT. */
+INLINE void
+qblock(int R, int TT, float *out, int ldo, const void *w, const char *xq,
+    size_t ldxq, int n, int r, int rs)
+{
+	size_t nb = KERN_Q8_0_NB(n), rowb = nb * (4 + 32), b;
+	const float *wd[QR], *xd[QT];
+	const int8_t *wq[QR];
+	const int16_t *xv[QT];
+	__m256 acc[MR][MT];	/* QR x QT of them used */
+	int i, j;
+
+	UNROLL
+	for (i = 0; i < R; i++) {
+		wd[i] = (const float *)((const char *)w + (size_t)(r + i * rs) *
+		    rowb);
+		wq[i] = (const int8_t *)(wd[i] + nb);
+		UNROLL
+		for (j = 0; j < TT; j++)
+			acc[i][j] = _mm256_setzero_ps();
+	}
+	UNROLL
+	for (j = 0; j < TT; j++) {
+		xd[j] = (const float *)(xq + (size_t)j * ldxq);
+		xv[j] = (const int16_t *)(xd[j] + nb);
+	}
+	for (b = 0; b < nb; b++)
+		UNROLL
+		for (j = 0; j < TT; j++)
+			UNROLL
+			for (i = 0; i < R; i++)
+				acc[i][j] = _mm256_fmadd_ps(qdot(wq[i] + 32 * b,
+				    xv[j] + 32 * b), _mm256_set1_ps(wd[i][b] *
+				    xd[j][b]), acc[i][j]);
+	store(R, TT, out, ldo, r, rs, acc);
+}
+
+/* out[r + i*rs] = row r + i*rs of w . the quantized activations at xq,
+ * i < R: qblock's sums, VS rows at a time (the decode matvec). */
+INLINE void
+qvblock(int R, float *out, const void *w, const char *xq, int n, int r,
+    int rs)
+{
+	size_t nb = KERN_Q8_0_NB(n), rowb = nb * (4 + 32), b;
+	const float *wd[VS], *xd = (const float *)xq;
+	const int8_t *wq[VS];
+	const int16_t *xv = (const int16_t *)(xd + nb);
+	__m256 acc[VS];
+	float dsv[VS][8] __attribute__((aligned(32)));
+	int i, j;
+
+	UNROLL
+	for (i = 0; i < R; i++) {
+		wd[i] = (const float *)((const char *)w + (size_t)(r + i * rs) *
+		    rowb);
+		wq[i] = (const int8_t *)(wd[i] + nb);
+		acc[i] = _mm256_setzero_ps();
+	}
+	/* eight blocks a step: the products of their two scales for a
+	 * row in one vmulps, stored and each broadcast from memory (the
+	 * same floats as the scalar products; a load, where a vpermps
+	 * took a shuffle and a register for each of its eight indices);
+	 * a 64-byte line of int8 weights a row every two blocks (the
+	 * scales of the rows that follow are in the same stream) */
+	for (b = 0; b + 8 <= nb; b += 8) {
+		UNROLL
+		for (i = 0; i < R; i++)
+			_mm256_store_ps(dsv[i], _mm256_mul_ps(_mm256_loadu_ps(
+			    wd[i] + b), _mm256_loadu_ps(xd + b)));
+		UNROLL
+		for (j = 0; j < 8; j++) {
+			if (j % 2 == 0)
+				UNROLL
+				for (i = 0; i < R; i++)
+					ahead(wq[i] + 32 * (b + j));
+			UNROLL
+			for (i = 0; i < R; i++)
+				acc[i] = _mm256_fmadd_ps(qdot(wq[i] + 32 *
+				    (b + j), xv + 32 * (b + j)),
+				    _mm256_broadcast_ss(&dsv[i][j]), acc[i]);
+		}
+	}
+	/* nb is even: the rest two blocks a step */
+	for (; b < nb; b += 2) {
+		UNROLL
+		for (i = 0; i < R; i++)
+			ahead(wq[i] + 32 * b);
+		UNROLL
+		for (j = 0; j < 2; j++)
+			UNROLL
+			for (i = 0; i < R; i++)
+				acc[i] = _mm256_fmadd_ps(qdot(wq[i] + 32 *
+				    (b + j), xv + 32 * (b + j)), _mm256_set1_ps(
+				    wd[i][b + j] * xd[b + j]), acc[i]);
+	}
+	UNROLL
+	for (i = 0; i < R; i++)
+		out[r + i * rs] = hsum(acc[i]);
+}
+
+/* Decode: VS parts of the rows side by side, as matvec. */
+static void
+matvec_q8_0(float *out, const void *w, const float *x, int n, int r0, int r1)
+{
+	float xq[KERN_Q8_0_XMAX / sizeof(float)];
+	int h = (r1 - r0) / VS, r;
+
+	if (n > KERN_Q8_0_MAXN)
+		return;
+	kern_q8_0_quant_x(xq, x, n);
+	for (r = r0; r < r0 + h; r++)
+		qvblock(VS, out, w, (const char *)xq, n, r, h);
+	for (r = r0 + VS * h; r < r1; r++)
+		qvblock(1, out, w, (const char *)xq, n, r, 1);
+}
+
+/* Prefill: token super-blocks quantized once, rows in panels that fit in
+ * L2, QR x QT register blocks. */
+static void
+matmul_q8_0(float *out, int ldo, const void *w, const float *x, int ldx,
+    int n, int T, int r0, int r1)
+{
+	char xq[XQBUF] __attribute__((aligned(32)));
+	size_t ld = kern_q8_0_xsize(n);
+	int P = (int)((256u << 10) / kern_q8_0_rowsize(n)), TB = (int)(XQBUF / ld);
+	int t0, t1, p0, p1, j, r;
+	float *o;
+
+	if (n > KERN_Q8_0_MAXN || TB < 1)
+		return;
+	P = P < QR ? QR : P / QR * QR;
+	for (t0 = 0; t0 < T; t0 = t1) {
+		t1 = T - t0 > TB ? t0 + TB : T;
+		for (j = t0; j < t1; j++)
+			kern_q8_0_quant_x(xq + (size_t)(j - t0) * ld,
+			    x + (size_t)j * ldx, n);
+		for (p0 = r0; p0 < r1; p0 = p1) {
+			p1 = r1 - p0 > P ? p0 + P : r1;
+			for (j = t0; j < t1; j += QT) {
+				const char *xj = xq + (size_t)(j - t0) * ld;
+
+				o = out + (size_t)j * ldo;
+				for (r = p0; r + QR <= p1; r += QR)
+					if (t1 - j >= QT)
+						qblock(QR, QT, o, ldo, w, xj, ld,
+						    n, r, 1);
+					else
+						qblock(QR, 1, o, ldo, w, xj, ld,
+						    n, r, 1);
+				for (; r < p1; r++)
+					if (t1 - j >= QT)
+						qblock(1, QT, o, ldo, w, xj, ld,
+						    n, r, 1);
+					else
+						qblock(1, 1, o, ldo, w, xj, ld,
+						    n, r, 1);
+			}
+		}
+	}
+}
+
+const struct kern kern_avx2 = {
+	.name = "avx2",
+	.matvec = { matvec_f32, matvec_f16, matvec_bf16, matvec_q8_0,
+		[W_Q4] = kern_q4_avx2_matvec,
+		[W_GPTQ4] = kern_gptq_avx2_matvec,
+		[W_AWQ4] = kern_awq_avx2_matvec },
+	.matmul = { matmul_f32, matmul_f16, matmul_bf16, matmul_q8_0,
+		[W_Q4] = kern_q4_avx2_matmul,
+		[W_GPTQ4] = kern_gptq_avx2_matmul,
+		[W_AWQ4] = kern_awq_avx2_matmul },
+	.dot = dot,
+	.axpy = axpy,
+	.rmsnorm = rmsnorm,
+	.swiglu = swiglu,
+	.geglu = geglu,
+	.to_f32 = { tof32_f32, tof32_f16, tof32_bf16 },
+};
+
+#endif

@@ -1,0 +1,733 @@
+/* kern_avx512.c: the AVX-512 table (F, BW, VL, DQ; FMA, F16C).
+ *
+ * Every dot product of a weight row with an activation vector keeps one
+ * 16-lane float accumulator: element i goes to lane i % 16, one FMA per
+ * 16 elements in order, the tail through a masked (zero-filled) load,
+ * then the lanes are added in a fixed tree (lane i with i+8, i with i+4,
+ * i with i+2, i with i+1).  The register blocks below (several rows and
+ * tokens per pass) only interleave such sums, and the 4-row reduction
+ * performs the same tree, so an output never depends on its neighbours.
+ * BF16 widens by a 16-bit shift, F16 by vcvtph2ps: both exact.  The
+ * AVX512-BF16 dot instruction is not used here, since it would round the
+ * activations to bf16. */
+#if defined(__x86_64__)
+
+#include <immintrin.h>
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "kern/gptq.h"
+#include "kern/kern.h"
+#include "kern/kern_avx512_int.h"
+#include "kern/vexp.h"
+
+#define MR 4	/* rows per register block */
+#define MT 6	/* tokens per register block: MR*MT accumulators */
+
+/* 16 weights from element i of w, widened. */
+INLINE __m512
+wload(enum wtype t, const void *w, size_t i)
+{
+	__m256i h;
+
+	switch (t) {
+	case W_F16:
+		h = _mm256_loadu_si256((const __m256i *)((const uint16_t *)w
+		    + i));
+		return _mm512_cvtph_ps(h);
+	case W_BF16:
+		h = _mm256_loadu_si256((const __m256i *)((const uint16_t *)w
+		    + i));
+		return _mm512_castsi512_ps(_mm512_slli_epi32(
+		    _mm512_cvtepu16_epi32(h), 16));
+	default:
+		return _mm512_loadu_ps((const float *)w + i);
+	}
+}
+
+/* The same for the lanes in m, others 0; nothing outside m is read. */
+INLINE __m512
+wloadm(enum wtype t, const void *w, size_t i, __mmask16 m)
+{
+	__m256i h;
+
+	switch (t) {
+	case W_F16:
+		h = _mm256_maskz_loadu_epi16(m, (const uint16_t *)w + i);
+		return _mm512_cvtph_ps(h);
+	case W_BF16:
+		h = _mm256_maskz_loadu_epi16(m, (const uint16_t *)w + i);
+		return _mm512_castsi512_ps(_mm512_slli_epi32(
+		    _mm512_cvtepu16_epi32(h), 16));
+	default:
+		return _mm512_maskz_loadu_ps(m, (const float *)w + i);
+	}
+}
+
+/* hsum of a, b, c, d as one vector, with the same pairings (IEEE
+ * addition commutes, so the results are those of hsum bit for bit). */
+INLINE __m128
+hsum4(__m512 a, __m512 b, __m512 c, __m512 d)
+{
+	__m512 ab = _mm512_add_ps(_mm512_shuffle_f32x4(a, b, 0x44),
+	    _mm512_shuffle_f32x4(a, b, 0xee));	/* i + (i+8) */
+	__m512 cd = _mm512_add_ps(_mm512_shuffle_f32x4(c, d, 0x44),
+	    _mm512_shuffle_f32x4(c, d, 0xee));
+	__m512 v = _mm512_add_ps(_mm512_shuffle_f32x4(ab, cd, 0x88),
+	    _mm512_shuffle_f32x4(ab, cd, 0xdd));	/* i + (i+4) */
+
+	v = _mm512_add_ps(v, _mm512_permute_ps(v, 0x4e));	/* i + (i+2) */
+	v = _mm512_add_ps(v, _mm512_permute_ps(v, 0xb1));	/* i + (i+1) */
+	return _mm512_castps512_ps128(_mm512_permutexvar_ps(
+	    _mm512_setr_epi32(0, 4, 8, 12, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0),
+	    v));
+}
+
+/* out[j*ldo + r + i*rs] = the reduction of acc[i][j], i < R, j < TT:
+ * the store of every register block below. */
+INLINE void
+store(int R, int TT, float *out, int ldo, int r, int rs,
+    __m512 acc[MR][MT])
+{
+	int i, j;
+
+	UNROLL
+	for (j = 0; j < TT; j++) {
+		if (R == 4 && rs == 1)
+			_mm_storeu_ps(out + (size_t)j * ldo + r,
+			    hsum4(acc[0][j], acc[1][j], acc[2][j], acc[3][j]));
+		else
+			UNROLL
+			for (i = 0; i < R; i++)
+				out[(size_t)j * ldo + r + i * rs] =
+				    hsum(acc[i][j]);
+	}
+}
+
+/* out[j*ldo + r + i*rs] = dot(W[r + i*rs], x + j*ldx) for i < R, j < TT.
+ * R and TT are constants after inlining (R <= MR, TT <= MT). */
+INLINE void
+block(enum wtype t, int R, int TT, float *out, int ldo, const void *w,
+    const float *x, int ldx, int n, int r, int rs)
+{
+	__m512 acc[MR][MT], wv[MR], xv;
+	size_t row[MR];
+	__mmask16 m;
+	int i, j, k;
+
+	UNROLL
+	for (i = 0; i < R; i++) {
+		row[i] = (size_t)(r + i * rs) * n;
+		UNROLL
+		for (j = 0; j < TT; j++)
+			acc[i][j] = _mm512_setzero_ps();
+	}
+	for (k = 0; k + 16 <= n; k += 16) {
+		UNROLL
+		for (i = 0; i < R; i++)
+			wv[i] = wload(t, w, row[i] + k);
+		UNROLL
+		for (j = 0; j < TT; j++) {
+			xv = _mm512_loadu_ps(x + (size_t)j * ldx + k);
+			UNROLL
+			for (i = 0; i < R; i++)
+				acc[i][j] = _mm512_fmadd_ps(wv[i], xv,
+				    acc[i][j]);
+		}
+	}
+	if (k < n) {
+		m = (__mmask16)((1u << (n - k)) - 1);
+		UNROLL
+		for (i = 0; i < R; i++)
+			wv[i] = wloadm(t, w, row[i] + k, m);
+		UNROLL
+		for (j = 0; j < TT; j++) {
+			xv = _mm512_maskz_loadu_ps(m, x + (size_t)j * ldx + k);
+			UNROLL
+			for (i = 0; i < R; i++)
+				acc[i][j] = _mm512_fmadd_ps(wv[i], xv,
+				    acc[i][j]);
+		}
+	}
+	store(R, TT, out, ldo, r, rs, acc);
+}
+
+/* Rows [r0, r1) against TT tokens, MR rows at a time. */
+INLINE void
+rows(enum wtype t, int TT, float *out, int ldo, const void *w,
+    const float *x, int ldx, int n, int r0, int r1)
+{
+	int r;
+
+	for (r = r0; r + MR <= r1; r += MR)
+		block(t, MR, TT, out, ldo, w, x, ldx, n, r, 1);
+	for (; r < r1; r++)
+		block(t, 1, TT, out, ldo, w, x, ldx, n, r, 1);
+}
+
+/* Decode: the rows in two halves read side by side, each from its start
+ * to its end, so that the weights arrive as two sequential streams far
+ * apart.  Four rows next to each other (four streams 2n bytes apart,
+ * with or without software prefetch) read slowest on one Zen 5 core,
+ * one row after the other faster, two halves fastest, more than a
+ * plain read (bench/NOTES.md, "Decode: how the rows are read").  Every
+ * row keeps its own accumulator, so the outputs are those of one row
+ * at a time. */
+INLINE void
+matvec(enum wtype t, float *out, const void *w, const float *x, int n,
+    int r0, int r1)
+{
+	int h = (r1 - r0) / 2, r;
+
+	for (r = r0; r < r0 + h; r++)
+		block(t, 2, 1, out, 0, w, x, 0, n, r, h);
+	if ((r1 - r0) % 2)
+		block(t, 1, 1, out, 0, w, x, 0, n, r1 - 1, 1);
+}
+
+/* Rows [p0, p1) against the TT <= MT tokens at x. */
+INLINE void
+tokens(enum wtype t, int TT, float *out, int ldo, const void *w,
+    const float *x, int ldx, int n, int p0, int p1)
+{
+	switch (TT) {
+	case 1:
+		rows(t, 1, out, ldo, w, x, ldx, n, p0, p1);
+		break;
+	case 2:
+		rows(t, 2, out, ldo, w, x, ldx, n, p0, p1);
+		break;
+	case 3:
+		rows(t, 3, out, ldo, w, x, ldx, n, p0, p1);
+		break;
+	case 4:
+		rows(t, 4, out, ldo, w, x, ldx, n, p0, p1);
+		break;
+	case 5:
+		rows(t, 5, out, ldo, w, x, ldx, n, p0, p1);
+		break;
+	default:
+		rows(t, MT, out, ldo, w, x, ldx, n, p0, p1);
+		break;
+	}
+}
+
+/* Prefill: tokens in super-blocks whose activations fit in L2, rows in
+ * panels whose weights fit in L2, then MR x MT register blocks, so the
+ * weights come from memory once per super-block.  (Prefetching the next
+ * panel into L2 made no measurable difference.) */
+INLINE void
+matmul(enum wtype t, float *out, int ldo, const void *w, const float *x,
+    int ldx, int n, int T, int r0, int r1)
+{
+	size_t rowb = wtype_rowsize(t, n);
+	int P = (int)((256u << 10) / (rowb + 1));
+	int TB = (int)((512u << 10) / ((size_t)n * 4 + 1));
+	int t0, t1, p0, p1, j;
+
+	P = P < MR ? MR : P / MR * MR;
+	TB = TB < MT ? MT : TB / MT * MT;
+	for (t0 = 0; t0 < T; t0 = t1) {
+		t1 = T - t0 > TB ? t0 + TB : T;
+		for (p0 = r0; p0 < r1; p0 = p1) {
+			p1 = r1 - p0 > P ? p0 + P : r1;
+			for (j = t0; j < t1; j += MT)
+				tokens(t, t1 - j < MT ? t1 - j : MT,
+				    out + (size_t)j * ldo, ldo, w,
+				    x + (size_t)j * ldx, ldx, n, p0, p1);
+		}
+	}
+}
+
+static void
+matvec_f32(float *out, const void *w, const float *x, int n, int r0, int r1)
+{
+	matvec(W_F32, out, w, x, n, r0, r1);
+}
+
+static void
+matvec_f16(float *out, const void *w, const float *x, int n, int r0, int r1)
+{
+	matvec(W_F16, out, w, x, n, r0, r1);
+}
+
+static void
+matvec_bf16(float *out, const void *w, const float *x, int n, int r0, int r1)
+{
+	matvec(W_BF16, out, w, x, n, r0, r1);
+}
+
+static void
+matmul_f32(float *out, int ldo, const void *w, const float *x, int ldx,
+    int n, int T, int r0, int r1)
+{
+	matmul(W_F32, out, ldo, w, x, ldx, n, T, r0, r1);
+}
+
+static void
+matmul_f16(float *out, int ldo, const void *w, const float *x, int ldx,
+    int n, int T, int r0, int r1)
+{
+	matmul(W_F16, out, ldo, w, x, ldx, n, T, r0, r1);
+}
+
+static void
+matmul_bf16(float *out, int ldo, const void *w, const float *x, int ldx,
+    int n, int T, int r0, int r1)
+{
+	matmul(W_BF16, out, ldo, w, x, ldx, n, T, r0, r1);
+}
+
+static float
+dot(const float *a, const float *b, int n)
+{
+	__m512 acc = _mm512_setzero_ps();
+	__mmask16 m;
+	int k;
+
+	for (k = 0; k + 16 <= n; k += 16)
+		acc = _mm512_fmadd_ps(_mm512_loadu_ps(a + k),
+		    _mm512_loadu_ps(b + k), acc);
+	if (k < n) {
+		m = (__mmask16)((1u << (n - k)) - 1);
+		acc = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m, a + k),
+		    _mm512_maskz_loadu_ps(m, b + k), acc);
+	}
+	return hsum(acc);
+}
+
+static void
+axpy(float *y, float a, const float *x, int n)
+{
+	__m512 av = _mm512_set1_ps(a);
+	__mmask16 m;
+	int k;
+
+	for (k = 0; k + 16 <= n; k += 16)
+		_mm512_storeu_ps(y + k, _mm512_fmadd_ps(av,
+		    _mm512_loadu_ps(x + k), _mm512_loadu_ps(y + k)));
+	if (k < n) {
+		m = (__mmask16)((1u << (n - k)) - 1);
+		_mm512_mask_storeu_ps(y + k, m, _mm512_fmadd_ps(av,
+		    _mm512_maskz_loadu_ps(m, x + k),
+		    _mm512_maskz_loadu_ps(m, y + k)));
+	}
+}
+
+static void
+rmsnorm(float *o, const float *x, const float *w, int n, float eps)
+{
+	__m512 rv;
+	__mmask16 m;
+	int k;
+
+	rv = _mm512_set1_ps(1.0f / sqrtf(dot(x, x, n) / (float)n + eps));
+	for (k = 0; k + 16 <= n; k += 16)
+		_mm512_storeu_ps(o + k, _mm512_mul_ps(_mm512_mul_ps(
+		    _mm512_loadu_ps(x + k), rv), _mm512_loadu_ps(w + k)));
+	if (k < n) {
+		m = (__mmask16)((1u << (n - k)) - 1);
+		_mm512_mask_storeu_ps(o + k, m, _mm512_mul_ps(_mm512_mul_ps(
+		    _mm512_maskz_loadu_ps(m, x + k), rv),
+		    _mm512_maskz_loadu_ps(m, w + k)));
+	}
+}
+
+/* silu(g) up over 16 lanes; where -g > 88.7 (e^-g beyond float) the
+ * denominator is infinite, so the lane is -0 as with expf. */
+INLINE __m512
+swiglu16(__m512 g, __m512 u)
+{
+	__m512 ng = _mm512_sub_ps(_mm512_setzero_ps(), g);
+	__m512 d = _mm512_add_ps(_mm512_set1_ps(1.0f), vexp16(ng));
+
+	d = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(ng, _mm512_set1_ps(88.7f),
+	    _CMP_GT_OQ), d, _mm512_set1_ps(INFINITY));
+	return _mm512_mul_ps(_mm512_div_ps(g, d), u);
+}
+
+/* gelu_tanh(g) up over 16 lanes, as g / (1 + e^-2y) (kern.h);
+ * infinite denominators as in swiglu16. */
+INLINE __m512
+geglu16(__m512 g, __m512 u)
+{
+	__m512 g3 = _mm512_mul_ps(_mm512_mul_ps(g, g), g);
+	__m512 y = _mm512_mul_ps(_mm512_set1_ps(0.7978845608028654f),
+	    _mm512_fmadd_ps(_mm512_set1_ps(0.044715f), g3, g));
+	__m512 nz = _mm512_mul_ps(_mm512_set1_ps(-2.0f), y);
+	__m512 d = _mm512_add_ps(_mm512_set1_ps(1.0f), vexp16(nz));
+
+	d = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(nz, _mm512_set1_ps(88.7f),
+	    _CMP_GT_OQ), d, _mm512_set1_ps(INFINITY));
+	return _mm512_mul_ps(_mm512_div_ps(g, d), u);
+}
+
+static void
+geglu(float *h, const float *gate, const float *up, int n)
+{
+	__mmask16 m;
+	int k;
+
+	for (k = 0; k + 16 <= n; k += 16)
+		_mm512_storeu_ps(h + k, geglu16(_mm512_loadu_ps(gate + k),
+		    _mm512_loadu_ps(up + k)));
+	if (k < n) {
+		m = (__mmask16)((1u << (n - k)) - 1);
+		_mm512_mask_storeu_ps(h + k, m, geglu16(
+		    _mm512_maskz_loadu_ps(m, gate + k),
+		    _mm512_maskz_loadu_ps(m, up + k)));
+	}
+}
+
+static void
+swiglu(float *h, const float *gate, const float *up, int n)
+{
+	__mmask16 m;
+	int k;
+
+	for (k = 0; k + 16 <= n; k += 16)
+		_mm512_storeu_ps(h + k, swiglu16(_mm512_loadu_ps(gate + k),
+		    _mm512_loadu_ps(up + k)));
+	if (k < n) {
+		m = (__mmask16)((1u << (n - k)) - 1);
+		_mm512_mask_storeu_ps(h + k, m, swiglu16(
+		    _mm512_maskz_loadu_ps(m, gate + k),
+		    _mm512_maskz_loadu_ps(m, up + k)));
+	}
+}
+
+static void
+tof32_f32(float *out, const void *w, size_t n)
+{
+	memmove(out, w, n * sizeof *out);
+}
+
+INLINE void
+widen(enum wtype t, float *out, const void *w, size_t n)
+{
+	__mmask16 m;
+	size_t k;
+
+	for (k = 0; k + 16 <= n; k += 16)
+		_mm512_storeu_ps(out + k, wload(t, w, k));
+	if (k < n) {
+		m = (__mmask16)((1u << (n - k)) - 1);
+		_mm512_mask_storeu_ps(out + k, m, wloadm(t, w, k, m));
+	}
+}
+
+static void
+tof32_f16(float *out, const void *w, size_t n)
+{
+	widen(W_F16, out, w, n);
+}
+
+static void
+tof32_bf16(float *out, const void *w, size_t n)
+{
+	widen(W_BF16, out, w, n);
+}
+
+/* ---- the --bf16-act path (AVX512-BF16) ----
+ *
+ * The activations are rounded to bf16 (vcvtneps2bf16, nearest even) into
+ * a zero-padded stack buffer, a token group at a time; vdpbf16ps then
+ * adds the products of element pairs 2i, 2i+1 into float lane i, 32
+ * elements per instruction, in order, the tail through a masked
+ * (zero-filled) weight load; the lanes are reduced by the tree above. */
+
+#define XPAD(n) (((size_t)(n) + 31) / 32 * 32)
+
+/* o[0..XPAD(n)) = x[0..n) rounded to bf16, zero-padded. */
+INLINE void
+xtobf16(uint16_t *o, const float *x, int n)
+{
+	__mmask16 m;
+	int k;
+
+	for (k = 0; k + 16 <= n; k += 16)
+		_mm256_storeu_si256((__m256i *)(o + k),
+		    (__m256i)_mm512_cvtneps_pbh(_mm512_loadu_ps(x + k)));
+	if (k < n) {
+		m = (__mmask16)((1u << (n - k)) - 1);
+		_mm256_storeu_si256((__m256i *)(o + k),
+		    (__m256i)_mm512_cvtneps_pbh(_mm512_maskz_loadu_ps(m,
+		    x + k)));
+		k += 16;
+	}
+	for (; (size_t)k < XPAD(n); k++)
+		o[k] = 0;
+}
+
+/* As block, for bf16 weights w and bf16 activations xs (stride ldxs,
+ * zero-padded to a multiple of 32). */
+INLINE void
+bblock(int R, int TT, float *out, int ldo, const uint16_t *w,
+    const uint16_t *xs, size_t ldxs, int n, int r, int rs)
+{
+	__m512 acc[MR][MT];
+	__m512bh wv[MR], xv;
+	size_t row[MR];
+	__mmask32 m;
+	int i, j, k;
+
+	UNROLL
+	for (i = 0; i < R; i++) {
+		row[i] = (size_t)(r + i * rs) * n;
+		UNROLL
+		for (j = 0; j < TT; j++)
+			acc[i][j] = _mm512_setzero_ps();
+	}
+	for (k = 0; k + 32 <= n; k += 32) {
+		UNROLL
+		for (i = 0; i < R; i++)
+			wv[i] = (__m512bh)_mm512_loadu_si512(w + row[i] + k);
+		UNROLL
+		for (j = 0; j < TT; j++) {
+			xv = (__m512bh)_mm512_loadu_si512(xs + j * ldxs + k);
+			UNROLL
+			for (i = 0; i < R; i++)
+				acc[i][j] = _mm512_dpbf16_ps(acc[i][j], wv[i],
+				    xv);
+		}
+	}
+	if (k < n) {
+		m = (__mmask32)((1u << (n - k)) - 1);
+		UNROLL
+		for (i = 0; i < R; i++)
+			wv[i] = (__m512bh)_mm512_maskz_loadu_epi16(m,
+			    w + row[i] + k);
+		UNROLL
+		for (j = 0; j < TT; j++) {
+			xv = (__m512bh)_mm512_loadu_si512(xs + j * ldxs + k);
+			UNROLL
+			for (i = 0; i < R; i++)
+				acc[i][j] = _mm512_dpbf16_ps(acc[i][j], wv[i],
+				    xv);
+		}
+	}
+	store(R, TT, out, ldo, r, rs, acc);
+}
+
+INLINE void
+brows(int TT, float *out, int ldo, const uint16_t *w, const uint16_t *xs,
+    size_t ldxs, int n, int r0, int r1)
+{
+	int r;
+
+	for (r = r0; r + MR <= r1; r += MR)
+		bblock(MR, TT, out, ldo, w, xs, ldxs, n, r, 1);
+	for (; r < r1; r++)
+		bblock(1, TT, out, ldo, w, xs, ldxs, n, r, 1);
+}
+
+static void
+matvec_bf16act(float *out, const void *w, const float *x, int n, int r0,
+    int r1)
+{
+	uint16_t xs[KERN_BF16ACT_MAXN] __attribute__((aligned(64)));
+	int r, h;
+
+	if (n > KERN_BF16ACT_MAXN)
+		return;
+	xtobf16(xs, x, n);
+	h = (r1 - r0) / 2;	/* two streams, as matvec */
+	for (r = r0; r < r0 + h; r++)
+		bblock(2, 1, out, 0, w, xs, 0, n, r, h);
+	if ((r1 - r0) % 2)
+		bblock(1, 1, out, 0, w, xs, 0, n, r1 - 1, 1);
+}
+
+/* Activations of one token super-block, rounded: TB * XPAD(n) <= XBUF. */
+#define XBUF (64 * 1024)
+
+/* The prefill path: tokens in super-blocks of TB whose bf16 activations
+ * (at most 128 KiB, L2) are rounded once, rows in panels of P whose
+ * weights fit in L1 (32 KiB) and serve every token group of the
+ * super-block, then MR x MT register blocks. */
+static void
+matmul_bf16act(float *out, int ldo, const void *w, const float *x, int ldx,
+    int n, int T, int r0, int r1)
+{
+	uint16_t xs[XBUF] __attribute__((aligned(64)));
+	size_t ld = XPAD(n);
+	int P = (int)((32u << 10) / ((size_t)n * 2));
+	int TB = (int)(XBUF / ld);
+	int t0, t1, p0, p1, j, TT;
+	float *o;
+
+	if (n > KERN_BF16ACT_MAXN || TB < 1)
+		return;
+	P = P < MR ? MR : P / MR * MR;
+	TB = TB < MT ? TB : TB / MT * MT;
+	for (t0 = 0; t0 < T; t0 = t1) {
+		t1 = T - t0 > TB ? t0 + TB : T;
+		for (j = t0; j < t1; j++)
+			xtobf16(xs + (size_t)(j - t0) * ld, x + (size_t)j * ldx,
+			    n);
+		for (p0 = r0; p0 < r1; p0 = p1) {
+			p1 = r1 - p0 > P ? p0 + P : r1;
+			for (j = t0; j < t1; j += MT) {
+				const uint16_t *xj = xs + (size_t)(j - t0) * ld;
+
+				TT = t1 - j < MT ? t1 - j : MT;
+				o = out + (size_t)j * ldo;
+				switch (TT) {
+				case 1: brows(1, o, ldo, w, xj, ld, n, p0, p1); break;
+				case 2: brows(2, o, ldo, w, xj, ld, n, p0, p1); break;
+				case 3: brows(3, o, ldo, w, xj, ld, n, p0, p1); break;
+				case 4: brows(4, o, ldo, w, xj, ld, n, p0, p1); break;
+				case 5: brows(5, o, ldo, w, xj, ld, n, p0, p1); break;
+				default: brows(MT, o, ldo, w, xj, ld, n, p0, p1); break;
+				}
+			}
+		}
+	}
+}
+
+/* ---- Q8_0 ----
+ *
+ * The activations are quantized to int16 by kern_q8_0_quant_x.  Per
+ * block of 32: the int8 weights widened to int16 (vpmovsxbw), vpmaddwd
+ * against the activations: 16 int32 lanes of 2 products each, exact,
+ * converted and added in float with the product of the two block scales.
+ * The lanes are reduced by the tree above, per output, whatever the
+ * block.  (AVX512-BW only: no VNNI needed.) */
+
+#define QT 3	/* tokens per register block */
+#define XQBUF (128 * 1024)	/* bytes of quantized activations */
+
+/* out[j*ldo + r + i*rs] = row r + i*rs of w . token j of the quantized
+ * activations at xq (stride ldxq bytes), i < R, j < TT. */
+INLINE void
+qblock(int R, int TT, float *out, int ldo, const void *w, const char *xq,
+    size_t ldxq, int n, int r, int rs)
+{
+	size_t nb = KERN_Q8_0_NB(n), rowb = nb * (4 + 32), b;
+	const float *wd[MR], *xd[QT];
+	const int8_t *wq[MR];
+	const int16_t *xv[QT];
+	__m512 acc[MR][MT];	/* QT <= MT of them used */
+	__m512i wv[MR], av;
+	int i, j;
+
+	UNROLL
+	for (i = 0; i < R; i++) {
+		wd[i] = (const float *)((const char *)w + (size_t)(r + i * rs) *
+		    rowb);
+		wq[i] = (const int8_t *)(wd[i] + nb);
+		UNROLL
+		for (j = 0; j < TT; j++)
+			acc[i][j] = _mm512_setzero_ps();
+	}
+	UNROLL
+	for (j = 0; j < TT; j++) {
+		xd[j] = (const float *)(xq + (size_t)j * ldxq);
+		xv[j] = (const int16_t *)(xd[j] + nb);
+	}
+	for (b = 0; b < nb; b++) {
+		UNROLL
+		for (i = 0; i < R; i++)
+			wv[i] = _mm512_cvtepi8_epi16(_mm256_loadu_si256(
+			    (const __m256i *)(wq[i] + 32 * b)));
+		UNROLL
+		for (j = 0; j < TT; j++) {
+			av = _mm512_loadu_si512(xv[j] + 32 * b);
+			UNROLL
+			for (i = 0; i < R; i++)
+				acc[i][j] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(
+				    _mm512_madd_epi16(wv[i], av)),
+				    _mm512_set1_ps(wd[i][b] * xd[j][b]),
+				    acc[i][j]);
+		}
+	}
+	store(R, TT, out, ldo, r, rs, acc);
+}
+
+INLINE void
+qrows(int TT, float *out, int ldo, const void *w, const char *xq,
+    size_t ldxq, int n, int r0, int r1)
+{
+	int r;
+
+	for (r = r0; r + MR <= r1; r += MR)
+		qblock(MR, TT, out, ldo, w, xq, ldxq, n, r, 1);
+	for (; r < r1; r++)
+		qblock(1, TT, out, ldo, w, xq, ldxq, n, r, 1);
+}
+
+static void
+matvec_q8_0(float *out, const void *w, const float *x, int n, int r0, int r1)
+{
+	float xq[KERN_Q8_0_XMAX / sizeof(float)];
+	int r, h;
+
+	if (n > KERN_Q8_0_MAXN)
+		return;
+	kern_q8_0_quant_x(xq, x, n);
+	h = (r1 - r0) / 2;	/* two streams, as matvec */
+	for (r = r0; r < r0 + h; r++)
+		qblock(2, 1, out, 0, w, (const char *)xq, 0, n, r, h);
+	if ((r1 - r0) % 2)
+		qblock(1, 1, out, 0, w, (const char *)xq, 0, n, r1 - 1, 1);
+}
+
+/* Token super-blocks quantized once, row panels that fit in L1, QT
+ * tokens at a time. */
+static void
+matmul_q8_0(float *out, int ldo, const void *w, const float *x, int ldx,
+    int n, int T, int r0, int r1)
+{
+	char xq[XQBUF] __attribute__((aligned(64)));
+	size_t ld = kern_q8_0_xsize(n);
+	int P = (int)((32u << 10) / kern_q8_0_rowsize(n));
+	int TB = (int)(XQBUF / ld);
+	int t0, t1, p0, p1, j;
+	float *o;
+	const char *xj;
+
+	if (n > KERN_Q8_0_MAXN || TB < 1)
+		return;
+	P = P < MR ? MR : P / MR * MR;
+	TB = TB < QT ? TB : TB / QT * QT;
+	for (t0 = 0; t0 < T; t0 = t1) {
+		t1 = T - t0 > TB ? t0 + TB : T;
+		for (j = t0; j < t1; j++)
+			kern_q8_0_quant_x(xq + (size_t)(j - t0) * ld,
+			    x + (size_t)j * ldx, n);
+		for (p0 = r0; p0 < r1; p0 = p1) {
+			p1 = r1 - p0 > P ? p0 + P : r1;
+			for (j = t0; j < t1; j += QT) {
+				xj = xq + (size_t)(j - t0) * ld;
+				o = out + (size_t)j * ldo;
+				if (t1 - j >= 3)
+					qrows(3, o, ldo, w, xj, ld, n, p0, p1);
+				else if (t1 - j == 2)
+					qrows(2, o, ldo, w, xj, ld, n, p0, p1);
+				else
+					qrows(1, o, ldo, w, xj, ld, n, p0, p1);
+			}
+		}
+	}
+}
+
+const struct kern kern_avx512 = {
+	.name = "avx512",
+	.matvec = { matvec_f32, matvec_f16, matvec_bf16, matvec_q8_0,
+		matvec_bf16act, kern_q4_avx512_matvec,
+		[W_GPTQ4] = kern_gptq_avx512_matvec,
+		[W_AWQ4] = kern_awq_avx512_matvec },
+	.matmul = { matmul_f32, matmul_f16, matmul_bf16, matmul_q8_0,
+		matmul_bf16act, kern_q4_avx512_matmul,
+		[W_GPTQ4] = kern_gptq_avx512_matmul,
+		[W_AWQ4] = kern_awq_avx512_matmul },
+	.dot = dot,
+	.axpy = axpy,
+	.rmsnorm = rmsnorm,
+	.swiglu = swiglu,
+	.geglu = geglu,
+	.to_f32 = { tof32_f32, tof32_f16, tof32_bf16 },
+};
+
+#endif

@@ -1,0 +1,142 @@
+/* model_mode.c: the fast modes, every matrix converted at load to the
+ * mode's weight type (wtype.h) in a private mapping. */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kern/kern.h"
+#include "model/model.h"
+#include "kern/pool.h"
+#include "kern/quant.h"
+#include "base/util.h"
+
+/* The longest row a mode converts (the maxn of W_Q8_0 and W_BF16A). */
+#define CONV_MAXN 16384
+
+
+/* The weight type each mode converts the matrices to. */
+static const enum wtype mode_type[] = {
+	[MODEL_EXACT] = W_NTYPES, [MODEL_BF16ACT] = W_BF16A,
+	[MODEL_Q8_0] = W_Q8_0, [MODEL_Q4] = W_Q4,
+};
+
+/* Bytes of matrix w once converted to type t.  Matrices already of t's
+ * bytes are copied too: the fast modes stream faster from private
+ * memory than from the file mapping, even with the page cache in 2 MiB
+ * folios (bench/NOTES.md). */
+static size_t
+conv_bytes(const struct mat *w, enum wtype t)
+{
+	return ((size_t)w->rows * wtype_rowsize(t, w->cols) + 63) / 64 * 64;
+}
+
+/* Rows [r0, r1) of a matrix converted to type t (pool_for work). */
+struct conv {
+	const struct mat *w;
+	enum wtype t;
+	void *o;
+};
+
+static void
+conv_rows(void *ctx, int r0, int r1)
+{
+	const struct conv *cv = ctx;
+	const struct mat *w = cv->w;
+	size_t inb = wtype_rowsize(w->t, w->cols);
+	size_t rowb = wtype_rowsize(cv->t, w->cols);
+	float f[CONV_MAXN];
+	int r;
+
+	for (r = r0; r < r1; r++) {
+		char *dst = (char *)cv->o + (size_t)r * rowb;
+		const char *src = (const char *)w->w + (size_t)r * inb;
+
+		if (wtypes[cv->t].store == wtypes[w->t].store) {
+			memcpy(dst, src, rowb);
+			continue;
+		}
+		kern.to_f32[w->t](f, src, w->cols);
+		wtypes[cv->t].from_f32(dst, f, w->cols);
+	}
+}
+
+/* Convert w (cols within t's maxn) to type t into o (conv_bytes(w, t)
+ * bytes), over the pool's threads. */
+static void
+convert(struct model *m, struct mat *w, enum wtype t, void *o)
+{
+	struct conv cv = { w, t, o };
+
+	pool_for(m->pool, w->rows, 1, conv_rows, &cv);
+	mem_drop(w->w, (size_t)w->rows * wtype_rowsize(w->t, w->cols));
+	w->w = o;
+	w->t = t;
+}
+
+int
+model_set_mode(struct model *m, enum model_mode mode)
+{
+	struct mat **v;
+	size_t bytes = 0, off = 0, wb = 0, mb;
+	int i, n, maxn, max = 7 * m->cfg.num_hidden_layers + 1;
+	enum wtype t = mode_type[mode];
+
+	if (mode == MODEL_EXACT || m->mode != MODEL_EXACT)
+		return mode == m->mode ? 0 : error("the mode is set once");
+	if (!kern.matvec[t] || !kern.matmul[t]) {
+		m->mode_fallback = 1;
+		return 0;
+	}
+	for (i = 0; i < m->cfg.num_hidden_layers; i++)
+		if (wtypes[m->layers[i].wq.t].indirect)
+			return error("the model's weights are 4-bit already: "
+			    "--quant and --bf16-act take float models");
+	if (t == W_Q4) {	/* three arrays a matrix, not rows: quant.c */
+		if (quant_model_q4(m) < 0)
+			return -1;
+		m->mode = mode;
+		return 0;
+	}
+	maxn = wtypes[t].maxn && wtypes[t].maxn < CONV_MAXN ? wtypes[t].maxn :
+	    CONV_MAXN;
+	if (!(v = malloc((size_t)max * sizeof(*v))))
+		return error("cannot allocate %d matrix pointers", max);
+	n = model_mats(m, v, max);
+	for (i = 0; i < n; i++) {
+		if (v[i]->cols > maxn) {
+			n = v[i]->cols;
+			free(v);
+			return error("%s takes rows of at most %d weights, the "
+			    "model has %d", wtypes[t].name, maxn, n);
+		}
+		if (size_add(&bytes, bytes, conv_bytes(v[i], t)) < 0) {
+			free(v);
+			return error("model too large for this machine");
+		}
+	}
+	if (bytes && !(m->wmem = mem_map(bytes))) {
+		free(v);
+		return error("cannot allocate %zu bytes for converted weights",
+		    bytes);
+	}
+	m->wmemsize = bytes;
+	for (i = 0; i < n; i++) {
+		mb = conv_bytes(v[i], t);
+		convert(m, v[i], t, (char *)m->wmem + off);
+		off += mb;
+		wb += (size_t)v[i]->rows * wtype_rowsize(t, v[i]->cols);
+	}
+	free(v);
+	m->weight_bytes = wb;
+	m->mode = mode;
+	return 0;
+}
+
+const char *
+model_mode_name(const struct model *m)
+{
+	return m->mode == MODEL_EXACT ? "exact" : wtypes[mode_type[m->mode]].name;
+}
+

@@ -1,0 +1,535 @@
+/* sched.c: the steps of the forward pass as dispatches over the pool
+ * (sched.h): one work function for every projection, its epilogue
+ * chosen by the step; the attention tiles; the decode-time prefetch
+ * of the KV cache. */
+#include <math.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "kern/attn.h"
+#include "kern/kern.h"
+#include "model/model.h"
+#include "kern/pool.h"
+#include "model/sched.h"
+
+/* Where attn_touch's loads go, so that they are made (one per
+ * thread: no two threads write the same variable). */
+static _Thread_local volatile unsigned touch_sink;
+
+/* Key (s = 0) or value (s = 1) of KV head g in layer l at position p. */
+static float *
+kv_at(const struct model *m, int l, int s, int g, int p)
+{
+	size_t blk = (size_t)m->cfg.num_hidden_layers * 2 * m->kvdim *
+	    MODEL_KVBLOCK;
+
+	return m->kv + (size_t)(p / MODEL_KVBLOCK) * blk +
+	    (((size_t)l * 2 + s) * m->cfg.num_key_value_heads + g) *
+	    MODEL_KVBLOCK * m->hd + (size_t)(p % MODEL_KVBLOCK) * m->hd;
+}
+
+/* RMSNorm with weight w of the T rows of the residual stream at x (ldx
+ * apart) into the calling thread's own buffer (hidden apart).  Each
+ * thread of a dispatch normalizes all T rows itself, the same floats in
+ * each, so that the rows it multiplies next sit in its own cache and no
+ * thread waits for a serial pass: the stream's columns were written by
+ * all the threads, and a core reads another's lines slowly here. */
+static const float *
+normed(struct model *m, unsigned long long op, const float *x, int ldx,
+    const float *w, int T)
+{
+	/* the dispatch whose input this thread's buffer holds: a thread
+	 * taking several chunks of one (pool_for_dyn) normalizes once */
+	static _Thread_local unsigned long long done;
+	float *o = m->xn + (size_t)pool_self() * MODEL_MAXBATCH * m->dim;
+	int t;
+
+	if (done == op)
+		return o;
+	for (t = 0; t < T; t++)
+		kern.rmsnorm(o + (size_t)t * m->dim, x + (size_t)t * ldx, w,
+		    m->dim, m->cfg.rms_norm_eps);
+	done = op;
+	return o;
+}
+
+/* out[t*ldo + r] = W[r] . x_t for rows [r0, r1) and T tokens. */
+static void
+mat_rows(const struct mat *w, float *out, int ldo, const float *x, int ldx,
+    int T, int r0, int r1)
+{
+	if (T == 1)
+		kern.matvec[w->t](out, w->w, x, w->cols, r0, r1);
+	else
+		kern.matmul[w->t](out, ldo, w->w, x, ldx, w->cols, T, r0, r1);
+}
+
+/* One dispatch: up to three matrix products on one input, their output
+ * rows stacked into one range that the threads split (q, k and v: one
+ * barrier instead of three), or for EPI_GLU two products over the same
+ * rows; then what each share does with the rows it made. */
+enum epi {
+	EPI_OUT,	/* nothing: the products are the output */
+	EPI_ADD,	/* x += out + b, the residual stream */
+	EPI_GLU,	/* out0 = silu(out0 + b0) * (out1 + b1) */
+	EPI_HEADS,	/* the heads' steps (own: in the share itself) */
+};
+
+struct op {
+	struct model *m;
+	struct in in;
+	enum epi epi;
+	int n;
+	struct {
+		const struct mat *w;
+		float *out;		/* out[t*ldo + r] */
+		int ldo;
+		const float *b;		/* EPI_ADD, EPI_GLU: bias or NULL */
+	} p[3];
+	float *x;			/* EPI_ADD: the stream (T, rows) */
+	const struct hstep *steps;	/* EPI_HEADS */
+	int own;			/* EPI_HEADS: a share finishes its heads */
+	int fetch;			/* first fetch this thread's share of
+					 * the layer's KV cache (decode) */
+	int layer, pos0;
+	unsigned long long id;		/* dispatch's number for it, never 0
+					 * and never reused */
+};
+
+static void attn_fetch(struct model *m, int l, int pos0);
+
+/* The heads h0 <= h < h1 of the stacked q, k and v rows (q heads, then
+ * k, then v) of all tokens, through the op's steps in order. */
+static void
+heads(const struct op *o, int h0, int h1)
+{
+	struct model *m = o->m;
+	int hd = m->hd, nq = m->qdim / hd, nkv = m->kvdim / hd, h, t, i, off;
+	int g = 0, s = 0;	/* the KV head and K (0) or V (1) of a k or v head */
+	const struct hstep *st;
+	const float *b, *cs;
+	float *x, *x0;
+	size_t ld;
+
+	for (h = h0; h < h1; h++) {
+		if (h < nq) {		/* a query head */
+			x0 = m->q + h * hd;
+			ld = m->qdim;
+			off = h * hd;
+		} else {		/* a key (s 0) or value (s 1) head */
+			g = (h - nq) % nkv;
+			s = (h - nq) / nkv;
+			x0 = m->kvnew + s * m->kvdim + g * hd;
+			ld = 2 * m->kvdim;
+			off = g * hd;
+		}
+		for (t = 0; t < o->in.T; t++) {
+			x = x0 + (size_t)t * ld;
+			for (st = o->steps; st->kind != H_END; st++)
+				switch (st->kind) {
+				case H_BIAS:
+					b = h < nq ? st->q : s ? st->v : st->k;
+					for (i = 0; b && i < hd; i++)
+						x[i] += b[off + i];
+					break;
+				case H_NORM:
+					b = h < nq ? st->q : s ? NULL : st->k;
+					if (b)
+						kern.rmsnorm(x, x, b, hd,
+						    m->cfg.rms_norm_eps);
+					break;
+				case H_ROPE:
+					if (!st->q || h >= nq + nkv)
+						break;
+					cs = st->q + (size_t)t * hd;
+					kern_rope(x, 1, m->rd, cs, cs + hd / 2);
+					break;
+				case H_CACHE:
+					if (h >= nq)
+						memcpy(kv_at(m, o->layer, s, g,
+						    o->pos0 + t), x,
+						    hd * sizeof(float));
+					break;
+				case H_END:
+					break;
+				}
+		}
+	}
+}
+
+/* Rows [r0, r1) of op o, then their epilogue. */
+static void
+op_rows(void *ctx, int r0, int r1)
+{
+	const struct op *o = ctx;
+	struct model *m = o->m;
+	const float *x = o->in.x;
+	int ldx = o->in.ldx, T = o->in.T, k, base = 0, t, r;
+
+	if (o->fetch)
+		attn_fetch(m, o->layer, o->pos0);
+	if (o->in.norm) {
+		x = normed(m, o->id, x, ldx, o->in.norm, T);
+		ldx = m->dim;
+	}
+	if (o->epi == EPI_GLU) {
+		const float *b1 = o->p[0].b, *b3 = o->p[1].b;
+		int ff = o->p[0].ldo;
+
+		mat_rows(o->p[0].w, o->p[0].out, ff, x, ldx, T, r0, r1);
+		mat_rows(o->p[1].w, o->p[1].out, ff, x, ldx, T, r0, r1);
+		for (t = 0; t < T; t++) {
+			float *h = o->p[0].out + (size_t)t * ff;
+			float *u = o->p[1].out + (size_t)t * ff;
+
+			for (r = r0; r < r1 && b1; r++)
+				h[r] += b1[r];
+			for (r = r0; r < r1 && b3; r++)
+				u[r] += b3[r];
+			if (m->act == ACT_SILU)
+				kern.swiglu(h + r0, h + r0, u + r0, r1 - r0);
+			else if (m->act == ACT_GELU_TANH)
+				kern.geglu(h + r0, h + r0, u + r0, r1 - r0);
+			else
+				kern_geglu(h + r0, h + r0, u + r0, r1 - r0,
+				    m->act);
+		}
+		return;
+	}
+	for (k = 0; k < o->n && r0 < r1; k++) {
+		const struct mat *w = o->p[k].w;
+		int i0 = r0 - base, i1 = r1 - base;
+
+		if (i0 < w->rows && i1 > 0) {
+			i0 = i0 < 0 ? 0 : i0;
+			i1 = i1 > w->rows ? w->rows : i1;
+			mat_rows(w, o->p[k].out, o->p[k].ldo, x, ldx, T, i0, i1);
+		}
+		base += w->rows;
+	}
+	if (o->epi == EPI_ADD) {
+		const float *b = o->p[0].b, *out = o->p[0].out;
+		float *xs = o->x;
+		int d = o->p[0].w->rows;
+
+		for (t = 0; t < T; t++, xs += d, out += d)
+			if (b)
+				for (r = r0; r < r1; r++)
+					xs[r] += out[r] + b[r];
+			else
+				for (r = r0; r < r1; r++)
+					xs[r] += out[r];
+	} else if (o->epi == EPI_HEADS && o->own) {
+		heads(o, r0 / m->hd, r1 / m->hd);
+	}
+}
+
+/* Run op o over its rows in chunks of align.  A prefill takes them as
+ * the threads come free (pool_for_dyn): its dispatches are long, and
+ * a thread the machine slows down would hold the others at the
+ * barrier; but not where each call first prepares all T activations
+ * (wtypes' xprep).  A decode step keeps one fixed share a thread:
+ * attn_fetch prepares the attention items pool_share says a thread
+ * gets, and the matvec's streams are laid out over the whole share. */
+static void
+dispatch(struct op *o, int rows, int align)
+{
+	static _Atomic unsigned long long ids;
+
+	o->id = atomic_fetch_add(&ids, 1) + 1;
+	if (o->in.T > 1 && !wtypes[o->p[0].w->t].xprep)
+		pool_for_dyn(o->m->pool, rows, align, op_rows, o);
+	else
+		pool_for(o->m->pool, rows, align, op_rows, o);
+}
+
+/* A prefill splits q, k and v at head boundaries, so that each share
+ * also finishes its heads for all tokens and nothing of it is left to
+ * the calling thread.  A decode step splits them in 16s instead and
+ * finishes the heads afterwards: whole heads would give one thread 8
+ * of SmolLM2's 15, which costs more than the serial finish of one token
+ * (bench/NOTES.md); and each thread first starts fetching the KV cache
+ * its attention items will read. */
+void
+step_qkv(struct model *m, int l, struct in in, const struct mat *wq,
+    const struct mat *wk, const struct mat *wv, const struct hstep *steps)
+{
+	float *kn = m->kvnew;
+	int kvdim = m->kvdim, rows = m->qdim + 2 * kvdim;
+	struct op o = { m, in, EPI_HEADS, 3, {
+		{ wq, m->q, m->qdim, NULL },
+		{ wk, kn, 2 * kvdim, NULL },
+		{ wv, kn + kvdim, 2 * kvdim, NULL } },
+		NULL, steps, 0, 0, l, m->pos, 0 };
+
+	if (in.T > 1) {
+		o.own = 1;
+		dispatch(&o, rows, m->hd);
+	} else {
+		o.fetch = 1;
+		dispatch(&o, rows, 16);
+		heads(&o, 0, rows / m->hd);
+	}
+}
+
+/* A post-norm needs whole rows: the products first, then each row
+ * normalised and added by the calling thread. */
+void
+step_add(struct model *m, float *x, struct in in, const struct mat *w,
+    const float *b, const float *norm)
+{
+	struct op o = { m, in, norm ? EPI_OUT : EPI_ADD, 1,
+		{ { w, m->xb2, w->rows, b } }, x, NULL, 0, 0, 0, 0, 0 };
+	int d = w->rows, t, r;
+	float *y;
+
+	dispatch(&o, w->rows, 16);
+	for (t = 0; norm && t < in.T; t++) {
+		y = m->xb2 + (size_t)t * d;
+		for (r = 0; b && r < d; r++)
+			y[r] += b[r];
+		kern.rmsnorm(y, y, norm, d, m->cfg.rms_norm_eps);
+		for (r = 0; r < d; r++)
+			x[(size_t)t * d + r] += y[r];
+	}
+}
+
+/* Each share computes its rows of gate and up for all tokens, adds
+ * their biases and applies SwiGLU (elementwise, so the split changes
+ * nothing), leaving no serial pass over (T, intermediate). */
+void
+step_glu(struct model *m, float *h, struct in in, const struct mat *wg,
+    const float *bg, const struct mat *wu, const float *bu)
+{
+	struct op o = { m, in, EPI_GLU, 2, {
+		{ wg, h, wg->rows, bg },
+		{ wu, m->hb2, wg->rows, bu } }, NULL, NULL, 0, 0, 0, 0, 0 };
+
+	dispatch(&o, wg->rows, 16);
+}
+
+void
+step_out(struct model *m, float *out, int ldo, struct in in,
+    const struct mat *w)
+{
+	struct op o = { m, in, EPI_OUT, 1, { { w, out, ldo, NULL } }, NULL,
+		NULL, 0, 0, 0, 0, 0 };
+
+	dispatch(&o, w->rows, 16);
+}
+
+/* Attention work items.  Prefill: one tile per (KV head, group of up to
+ * ATTN_MAXROWS query heads sharing it, block of tq tokens), the blocks of
+ * each group in the order first, last, second, next-to-last, ... so that
+ * any contiguous share of items gets as much of the causal triangle as
+ * any other.  Decode (one token): one item per (head group, range of
+ * chunk keys), partial results merged afterwards.  The items depend on
+ * the shapes only, never on the thread count. */
+struct attn_job {
+	struct model *m;
+	int layer, T, pos0;
+	int hpt, nsub;		/* query heads per tile, tiles per KV head */
+	int tq, nqb;		/* tokens per tile, tiles per head group */
+	int chunk, nchunk;	/* decode: keys per range, ranges */
+	int base;		/* decode: the first range's start (a window's
+				 * first key, down to a key block) */
+};
+
+/* The first key position pos sees in layer l: 0, or the start of its
+ * sliding window. */
+static int
+attn_lo(const struct model *m, int l, int pos)
+{
+	int w = m->layers[l].window;
+
+	return w && pos - w + 1 > 0 ? pos - w + 1 : 0;
+}
+
+/* Decode item i of job j (one with key ranges): the cached positions
+ * [*p0, *p1) it attends to; its KV head is i / nchunk / nsub.  The
+ * ranges are cut from base, a key block boundary, but the first starts
+ * at the window's first key: the tiles fill a block's keys before p0
+ * with p0's, so a window costs its own keys and not its block's. */
+static void
+attn_range(const struct attn_job *j, int i, int *p0, int *p1)
+{
+	int lo = attn_lo(j->m, j->layer, j->pos0);
+
+	*p0 = j->base + i % j->nchunk * j->chunk;
+	*p1 = *p0 + j->chunk < j->pos0 + 1 ? *p0 + j->chunk : j->pos0 + 1;
+	*p0 = *p0 > lo ? *p0 : lo;
+}
+
+/* Read one byte of every line of the tile's keys and values, K and V
+ * side by side in address order, one KV block's run at a time.  In
+ * decode the cache comes from memory (the weights have pushed it out
+ * since the last token), and part's own order, eight keys at a time a
+ * column apart, is one the hardware prefetcher does not follow, where
+ * two sequential streams it does: the tile then comes in at memory
+ * speed and part finds it in cache (bench/NOTES.md, "Decode
+ * attention: the tile read in order").  Software prefetch alone does
+ * not: a core keeps too few lines of it in flight. */
+static void
+attn_touch(const struct attn_tile *a)
+{
+	const unsigned char *k, *v;
+	unsigned s = 0;
+	size_t n, o;
+	int p, q;
+
+	for (p = a->p0; p < a->p1; p = q) {
+		q = (p / a->kvb + 1) * a->kvb;
+		q = q < a->p1 ? q : a->p1;
+		k = (const unsigned char *)(a->k + attn_off(a, p));
+		v = (const unsigned char *)(a->v + attn_off(a, p));
+		n = (size_t)(q - p) * a->ldkv * sizeof(float);
+		for (o = 0; o < n; o += 64)
+			s += k[o] + v[o];
+		s += k[n - 1] + v[n - 1];	/* a last line begun past o */
+	}
+	touch_sink = s;
+}
+
+static void
+attn_items(void *ctx, int i0, int i1)
+{
+	const struct attn_job *j = ctx;
+	struct model *m = j->m;
+	int hd = m->hd, kv_mul = m->qdim / m->kvdim, i, g, h0, nh, qb, t0;
+	float ml[2 * ATTN_MAXROWS], *out;
+	struct attn_tile a;
+
+	for (i = i0; i < i1; i++) {
+		int n = j->nchunk ? j->nchunk : j->nqb, sub = i / n % j->nsub;
+
+		g = i / n / j->nsub;
+		h0 = g * kv_mul + sub * j->hpt;
+		nh = kv_mul - sub * j->hpt;
+		nh = nh < j->hpt ? nh : j->hpt;
+		a.k = kv_at(m, j->layer, 0, g, 0);
+		a.v = kv_at(m, j->layer, 1, g, 0);
+		a.ldkv = hd;
+		a.kvb = MODEL_KVBLOCK;
+		a.bstride = (size_t)m->cfg.num_hidden_layers * 2 * m->kvdim *
+		    MODEL_KVBLOCK;
+		a.ldq = m->qdim;
+		a.hd = hd;
+		a.nh = nh;
+		a.scale = m->attn_scale;
+		a.win = m->layers[j->layer].window;
+		a.softcap = m->cfg.attn_logit_softcapping;
+		if (j->nchunk) {	/* decode: keys of range i % n */
+			float *acc = m->att + (size_t)(i % n) * m->qdim + h0 * hd;
+
+			a.q = m->q + h0 * hd;
+			a.T = 1;
+			a.pos0 = j->pos0;
+			attn_range(j, i, &a.p0, &a.p1);
+			attn_touch(&a);
+			m->attn->part(acc, m->qdim, ml, &a);
+			memcpy(m->attml + 2 * ((size_t)(i % n) *
+			    m->cfg.num_attention_heads + h0), ml,
+			    2 * nh * sizeof(float));
+			continue;
+		}
+		qb = i % n;	/* 0, n-1, 1, n-2, ... */
+		qb = qb % 2 ? n - 1 - qb / 2 : qb / 2;
+		t0 = qb * j->tq;
+		a.q = m->q + (size_t)t0 * m->qdim + h0 * hd;
+		a.T = j->T - t0 < j->tq ? j->T - t0 : j->tq;
+		a.pos0 = j->pos0 + t0;
+		a.p0 = attn_lo(m, j->layer, a.pos0);
+		a.p1 = a.pos0 + a.T;
+		out = m->xb + (size_t)t0 * m->qdim + h0 * hd;
+		if (j->T == 1)
+			attn_touch(&a);
+		m->attn->part(out, m->qdim, ml, &a);
+		attn_norm(out, m->qdim, ml, hd, nh, a.T);
+	}
+}
+
+/* The attention work of the T positions from pos0 in layer l: its item
+ * count, and the job in j. */
+static int
+attn_job(struct model *m, int l, int T, int pos0, struct attn_job *j)
+{
+	int kv_mul = m->qdim / m->kvdim, nkv = m->cfg.num_key_value_heads;
+	int base = attn_lo(m, l, pos0) / ATTN_BLOCK * ATTN_BLOCK;
+	int n = pos0 + 1 - base;
+
+	*j = (struct attn_job){ m, l, T, pos0, 0, 0, 0, 0, 0, 0, base };
+	j->hpt = kv_mul < ATTN_MAXROWS ? kv_mul : ATTN_MAXROWS;
+	j->nsub = (kv_mul + j->hpt - 1) / j->hpt;
+	j->tq = ATTN_TILEROWS / j->hpt > 1 ? ATTN_TILEROWS / j->hpt : 1;
+	j->nqb = (T + j->tq - 1) / j->tq;
+	if (T == 1 && n > ATTN_MINCHUNK) {
+		/* ranges of a multiple of the key block, at most nchunk_max */
+		j->chunk = (n + m->nchunk_max - 1) / m->nchunk_max;
+		j->chunk = j->chunk < ATTN_MINCHUNK ? ATTN_MINCHUNK : j->chunk;
+		j->chunk = (j->chunk + ATTN_BLOCK - 1) / ATTN_BLOCK * ATTN_BLOCK;
+		j->nchunk = (n + j->chunk - 1) / j->chunk;
+	}
+	return nkv * j->nsub * (j->nchunk ? j->nchunk : j->nqb);
+}
+
+void
+step_attention(struct model *m, int l, int T)
+{
+	int heads = m->cfg.num_attention_heads, h, pos0 = m->pos;
+	struct attn_job j;
+
+	/* items independent; prefill's taken as the threads come free */
+	(T > 1 ? pool_for_dyn : pool_for)(m->pool, attn_job(m, l, T, pos0,
+	    &j), 1, attn_items, &j);
+	if (j.nchunk)
+		for (h = 0; h < heads; h++)
+			attn_merge(m->xb + h * m->hd, m->att + h * m->hd, m->qdim,
+			    m->attml + 2 * h, 2 * (size_t)heads, j.nchunk, m->hd);
+}
+
+/* Decode: the cached keys and values this thread's attention items of
+ * layer l will read, into its L2, while it streams its q/k/v rows.  The
+ * cache was last read a token ago and the weights have pushed it out
+ * since; read on demand it arrives one latency at a time.  At most
+ * FETCH_MAX bytes (half of a 1 MB L2): past that, a long context, the
+ * kernel's own prefetch of the next key block takes over. */
+#define FETCH_MAX (512u << 10)
+
+static void
+attn_fetch(struct model *m, int l, int pos0)
+{
+	struct attn_job j;
+	int n = attn_job(m, l, 1, pos0, &j), i, i0, i1, p, p1, c, g;
+	size_t bytes = (size_t)m->hd * sizeof(float), budget = FETCH_MAX;
+	const char *k, *v;
+
+	pool_share(m->pool, n, 1, pool_self(), &i0, &i1);
+	for (i = i0; i < i1; i++) {
+		if (j.nchunk) {
+			g = i / j.nchunk / j.nsub;
+			attn_range(&j, i, &p, &p1);
+		} else {	/* one item per head group, all its keys */
+			g = i / j.nsub;
+			p = attn_lo(m, l, pos0), p1 = pos0 + 1;
+		}
+		p1 = p1 < pos0 ? p1 : pos0;	/* pos0 itself: not written yet */
+		for (; p < p1; p++) {
+			if (budget < 2 * bytes)
+				return;
+			budget -= 2 * bytes;
+			k = (const char *)kv_at(m, l, 0, g, p);
+			v = (const char *)kv_at(m, l, 1, g, p);
+			for (c = 0; c < (int)bytes; c += 64) {
+				__builtin_prefetch(k + c, 0, 2);
+				__builtin_prefetch(v + c, 0, 2);
+			}
+			if (((uintptr_t)k | (uintptr_t)v | bytes) & 63) {
+				/* a row off the lines: its last one too */
+				__builtin_prefetch(k + bytes - 1, 0, 2);
+				__builtin_prefetch(v + bytes - 1, 0, 2);
+			}
+		}
+	}
+}
+

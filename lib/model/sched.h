@@ -1,0 +1,73 @@
+/* sched.h: the steps of a forward pass, each one dispatch over the
+ * model's threads (lib/model/sched.c; for lib/model*.c only).
+ *
+ * A step is a projection of some input rows (optionally RMSNorm'd by
+ * every thread itself) through one to three matrices, finished by an
+ * epilogue inside the same dispatch: a residual add, SwiGLU, or the
+ * per-head steps of q, k and v.  How the rows are split, what is left
+ * to the calling thread and what is prefetched depend on the step and
+ * on T (prefill or decode) and live here, not in the forward pass;
+ * every split gives the same bits. */
+#ifndef SCHED_H
+#define SCHED_H
+
+#include "model/model.h"
+
+struct in {			/* the input rows of a step */
+	const float *x;		/* (T, ldx) */
+	int ldx, T;
+	const float *norm;	/* NULL, or the rows are RMSNorm(x) with this
+				 * weight (hidden), x being the stream */
+};
+
+/* What is done to each head of q, k and v once its rows are made, in
+ * the order listed (H_END ends the list).  q, k, v: the vectors a step
+ * takes for q heads, k heads and v heads (NULL: none for that kind). */
+enum hkind {
+	H_END,
+	H_BIAS,		/* += q/k/v (heads*head_dim or kv_heads*head_dim) */
+	H_NORM,		/* RMSNorm over head_dim with weight q (q heads)
+			 * or k (k heads): Qwen3's q_norm and k_norm */
+	H_ROPE,		/* RoPE at the token's position; q and k heads,
+			 * by the cos | sin rows q (NULL: none) */
+	H_CACHE,	/* k and v heads into the layer's KV cache */
+};
+struct hstep {
+	enum hkind kind;
+	const float *q, *k, *v;
+};
+
+/* The input: rows x (ld apart), as they are or RMSNorm'd with norm. */
+static inline struct in
+in_rows(const float *x, int ld, int T)
+{
+	return (struct in){ x, ld, T, NULL };
+}
+static inline struct in
+in_norm(const float *x, int ld, int T, const float *norm)
+{
+	return (struct in){ x, ld, T, norm };
+}
+
+/* q, k, v = (wq, wk, wv) in into m->q and m->kvnew, each head then
+ * finished by steps; layer l's cache gets the positions m->pos.. */
+void step_qkv(struct model *m, int l, struct in in, const struct mat *wq,
+    const struct mat *wk, const struct mat *wv, const struct hstep *steps);
+/* Causal attention softmax(q k^T * m->attn_scale) v of the in.T
+ * positions from m->pos over layer l's cache, m->q into m->xb; only the
+ * layer's window of keys where it has one (the keys before it are not
+ * read), the scores soft-capped where the config says so. */
+void step_attention(struct model *m, int l, int T);
+/* x += w in + b (b NULL: none); x is (T, w->rows).  With norm (Gemma's
+ * post-norms), x += RMSNorm(w in + b) with that weight. */
+void step_add(struct model *m, float *x, struct in in, const struct mat *w,
+    const float *b, const float *norm);
+/* h = act(wg in + bg) * (wu in + bu), (T, wg->rows): m->act, silu
+ * (SwiGLU) or Gemma's GELU (GeGLU). */
+void step_glu(struct model *m, float *h, struct in in, const struct mat *wg,
+    const float *bg, const struct mat *wu, const float *bu);
+/* out[t*ldo + r] = (w in)[t][r]. */
+void step_out(struct model *m, float *out, int ldo, struct in in,
+    const struct mat *w);
+
+#endif

@@ -1,0 +1,95 @@
+#include <stdlib.h>
+#include <string.h>
+
+#include "kern/kern.h"
+#include "opt/modelopt.h"
+#include "base/util.h"
+
+void
+modelopt_init(struct modelopt *mo)
+{
+	memset(mo, 0, sizeof(*mo));
+	mo->mode = MODEL_EXACT;
+}
+
+static int
+num(const char *arg, long long min, long long max, const char *name, int *v)
+{
+	long long x;
+	const char *why = strtonum_err(arg, min, max, &x);
+
+	if (why)
+		return error("invalid %s '%s': %s (expected %lld to %lld)",
+		    name, arg, why, min, max);
+	*v = (int)x;
+	return 0;
+}
+
+static int
+mode(struct modelopt *mo, enum model_mode want)
+{
+	if (mo->mode != MODEL_EXACT && mo->mode != want)
+		return error("--bf16-act and --quant exclude each other");
+	mo->mode = want;
+	return 0;
+}
+
+int
+modelopt_parse(struct modelopt *mo, int c, const char *arg)
+{
+	int r;
+
+	switch (c) {
+	case 'm':
+		mo->model = arg;
+		return 1;
+	case 't':
+		r = num(arg, 1, 1024, "thread count", &mo->threads);
+		break;
+	case MOPT_CTX:
+		r = num(arg, 1, 1 << 30, "context length", &mo->ctx);
+		break;
+	case MOPT_BF16ACT:
+		r = mode(mo, MODEL_BF16ACT);
+		break;
+	case MOPT_QUANT:
+		if (strcmp(arg, "q8_0") && strcmp(arg, "q4"))
+			return error("invalid --quant '%s' (q8_0, q4)", arg);
+		r = mode(mo, strcmp(arg, "q4") ? MODEL_Q8_0 : MODEL_Q4);
+		break;
+	case MOPT_TIMING:
+		mo->timing = 1;
+		return 1;
+	case 'v':
+		mo->verbose = 1;
+		return 1;
+	default:
+		return 0;
+	}
+	return r < 0 ? -1 : 1;
+}
+
+int
+modelopt_finish(struct modelopt *mo)
+{
+	if (!mo->threads && (mo->threads = default_threads()) < 0)
+		return -1;
+	return 0;
+}
+
+int
+modelopt_load(struct model *m, const struct modelopt *mo)
+{
+	memset(m, 0, sizeof(*m));
+	if (kern_init(getenv("PIPELM_KERNEL")) < 0 ||
+	    model_load(m, mo->model, mo->ctx, mo->threads) < 0)
+		return -1;
+	if (mo->mode != MODEL_EXACT && model_set_mode(m, mo->mode) < 0)
+		return -1;
+	if (mo->verbose)
+		warn("model %s%s, kernels %s, %d threads, mode %s%s", m->dir,
+		    m->builtin ? " (the built-in model)" : "", kern.name,
+		    mo->threads, model_mode_name(m), m->mode_fallback ?
+		    " (no AVX512-BF16 for --bf16-act)" : "");
+	return 0;
+}

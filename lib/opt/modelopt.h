@@ -1,0 +1,57 @@
+/* modelopt.h: the model options that llm-logits and llm-gen share (-m,
+ * --ctx, -t, --bf16-act, --quant, --timing), parsed and acted on once. */
+#ifndef MODELOPT_H
+#define MODELOPT_H
+
+#include <getopt.h>
+
+#include "model/model.h"
+
+enum { MOPT_CTX = 0x200, MOPT_BF16ACT, MOPT_QUANT, MOPT_TIMING };
+
+/* Entries for a getopt_long table; -m and -t are passed to
+ * modelopt_parse as 'm', 't' and 'v'. */
+#define MODELOPT_LONGOPTS \
+	{ "model",    required_argument, NULL, 'm' }, \
+	{ "threads",  required_argument, NULL, 't' }, \
+	{ "ctx",      required_argument, NULL, MOPT_CTX }, \
+	{ "bf16-act", no_argument,       NULL, MOPT_BF16ACT }, \
+	{ "quant",    required_argument, NULL, MOPT_QUANT }, \
+	{ "timing",   no_argument,       NULL, MOPT_TIMING }, \
+	{ "verbose",  no_argument,       NULL, 'v' }
+/* Their lines of --help. */
+#define MODELOPT_HELP \
+	"  -m, --model=PATH      folder or ORG/NAME (default $PIPELM_MODEL, else built-in)\n" \
+	"  -t, --threads=N       worker threads (default $PIPELM_THREADS, else the CPUs)\n" \
+	"      --ctx=N           most positions a sequence may have (default the model's)\n" \
+	"      --timing          print load, prefill and decode times on stderr\n" \
+	"      --bf16-act        fast mode: bfloat16 activations (AVX512-BF16)\n" \
+	"      --quant=q8_0|q4   fast mode: matrices quantized to Q8_0 or 4 bits at load\n" \
+	"  -v, --verbose         say the model, kernels, threads and mode on stderr\n"
+/* Their part of a usage line (after "usage: prog"). */
+#define MODELOPT_USAGE \
+	"[-v] [-m model] [-t threads] [--ctx n] [--timing]\n" \
+	"       [--bf16-act | --quant q8_0 | --quant q4]"
+
+struct modelopt {
+	const char *model;	/* -m, NULL for $PIPELM_MODEL */
+	int ctx;		/* --ctx, 0 for the model's */
+	int threads;		/* -t, else default_threads() (modelopt_finish) */
+	enum model_mode mode;	/* --bf16-act, --quant q8_0, --quant q4 */
+	int timing;		/* --timing */
+	int verbose;		/* -v: the model, kernels, threads and mode said */
+};
+
+void modelopt_init(struct modelopt *mo);
+/* Take option c with argument arg if it is one of ours: 1 if taken, 0 if
+ * not ours, -1 after error() for a bad value or a second mode (the caller
+ * exits 2). */
+int modelopt_parse(struct modelopt *mo, int c, const char *arg);
+/* After the options: the thread count from default_threads() unless -t.
+ * 0, or -1 after error() for a bad $PIPELM_THREADS (the caller exits 2). */
+int modelopt_finish(struct modelopt *mo);
+/* Choose the kernels ($PIPELM_KERNEL), load the model and set its mode.
+ * 0, or -1 after error(); m is then safe to model_close. */
+int modelopt_load(struct model *m, const struct modelopt *mo);
+
+#endif

@@ -1,0 +1,214 @@
+/* wsrc_ct.c: the compressed-tensors pack-quantized weight source
+ * (quant.h): a Linear with NAME.weight_packed is a W_Q4 matrix over its
+ * tensors in place in the mapping; anything else (the embedding table,
+ * the norms, an ignored lm_head) comes from the safetensors source. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kern/kern.h"
+#include "kern/quant.h"
+#include "base/util.h"
+#include "wsrc/wsrc.h"
+
+struct ctmat {			/* one matrix's tensors, for its kernels */
+	struct ctmat *next;
+	struct kern_q4 k;
+};
+
+struct wsrc_ct {
+	struct wsrc src;
+	struct wsrc_st *st;
+	struct quant q;
+	struct ctmat *mats;
+	size_t own;		/* bytes of the W_Q4 matrices handed out */
+};
+
+/* weight_shape's dtype: I32 as compression_param_info declares it, I64
+ * as torch.tensor(weight.shape) in compress_weight makes it. */
+static enum st_dtype
+shape_dtype(const struct st *st, const char *name)
+{
+	const struct st_tensor *t;
+	char full[300];
+
+	snprintf(full, sizeof(full), "%s.weight_shape", name);
+	t = st_find(st, full);
+	return t && t->dtype == ST_I64 ? ST_I64 : ST_I32;
+}
+
+static int
+ct_mat(struct wsrc *src, struct mat *w, const char *name, int rows, int cols)
+{
+	struct wsrc_ct *ct = (struct wsrc_ct *)src;
+	const struct st *st = &ct->st->st;
+	const struct st_tensor *tq, *ts, *tz = NULL, *tsh;
+	struct ctmat *cm;
+	char full[300];
+	double shp[2];
+	int ng, g, i, r;
+
+	snprintf(full, sizeof(full), "%s.weight_packed", name);
+	if (!st_find(st, full)) {
+		r = ct->st->src.mat(&ct->st->src, w, name, rows, cols);
+		src->bytes = ct->own + ct->st->src.bytes;
+		return r;
+	}
+	if (strstr(name, "embed_tokens"))
+		return error("%s: '%s' is a 4-bit embedding table: pipelm "
+		    "reads 4-bit Linear layers only", st->files[0], full);
+	snprintf(full, sizeof(full), "%s.weight_g_idx", name);
+	if (st_find(st, full))
+		return error("%s: '%s': act-order (g_idx) is not supported",
+		    st->files[0], full);
+	if (!(tq = wsrc_tensor(&ct->st->st, name, "weight_packed", rows, (cols + 7) / 8,
+	    ST_I32)) ||
+	    !(tsh = wsrc_tensor(&ct->st->st, name, "weight_shape", 2, -1, shape_dtype(st, name))) ||
+	    !(ts = wsrc_tensor(&ct->st->st, name, "weight_scale", rows, WSRC_ANY, ST_NDTYPE)))
+		return -1;
+	/* compared as doubles: a hostile I64 need not fit an int */
+	shp[0] = st_elem(tsh, 0);
+	shp[1] = st_elem(tsh, 1);
+	if (shp[0] != rows || shp[1] != cols)
+		return error("%s: '%s.weight_shape' is [%.0f, %.0f], expected [%d, %d]",
+		    st->files[tsh->file], name, shp[0], shp[1], rows, cols);
+	if (ts->shape[1] < 1 || ts->shape[1] > cols)
+		return error("%s: '%s.weight_scale' has %lld scales a row for %d "
+		    "columns", st->files[ts->file], name,
+		    (long long)ts->shape[1], cols);
+	ng = (int)ts->shape[1];
+	/* the group size: the config's that gives this many scales */
+	g = 0;
+	if (ng == 1)
+		g = cols;
+	for (i = 0; !g && i < ct->q.ngroup; i++)
+		if (ct->q.group[i] > 0 &&
+		    (cols + ct->q.group[i] - 1) / ct->q.group[i] == ng)
+			g = ct->q.group[i];
+	if (!g)
+		return error("%s: '%s.weight_scale' has %d groups a row: no "
+		    "group_size of the config gives that for %d columns",
+		    st->files[ts->file], name, ng, cols);
+	snprintf(full, sizeof(full), "%s.weight_zero_point", name);
+	if (st_find(st, full) &&
+	    !(tz = wsrc_tensor(&ct->st->st, name, "weight_zero_point", (rows + 7) / 8, ng,
+	    ST_I32)))
+		return -1;
+	if (!tz && !ct->q.symmetric)
+		return error("%s: '%s' is asymmetric in the config but has no "
+		    "weight_zero_point", st->files[tq->file], name);
+	if (!(cm = calloc(1, sizeof(*cm))))
+		return error("out of memory");
+	cm->next = ct->mats;
+	ct->mats = cm;
+	cm->k.q = tq->data;
+	cm->k.s = ts->data;
+	cm->k.z = tz ? tz->data : NULL;
+	wsrc_st_type(ts->dtype, &cm->k.st);
+	cm->k.group = g;
+	cm->k.ng = ng;
+	cm->k.wpr = (cols + 7) / 8;
+	w->w = &cm->k;
+	w->t = W_Q4;
+	w->rows = rows;
+	w->cols = cols;
+	ct->own += tq->nbytes + ts->nbytes + (tz ? tz->nbytes : 0);
+	src->bytes = ct->own + ct->st->src.bytes;
+	return 0;
+}
+
+/* A part of a W_Q4 matrix is its packed rows and their scales from row
+ * r0 on; the zero points are packed eight rows a word, so an asymmetric
+ * matrix splits only at a multiple of 8 (every real fused tensor does:
+ * its parts are whole heads or the intermediate size). */
+static int
+ct_part(struct wsrc *src, struct mat *w, const struct mat *f,
+    const char *name, int r0, int rows)
+{
+	struct wsrc_ct *ct = (struct wsrc_ct *)src;
+	const struct kern_q4 *k = f->w;
+	struct ctmat *cm;
+
+	if (f->t != W_Q4)
+		return wsrc_rows_part(src, w, f, name, r0, rows);
+	if (r0 < 0 || rows < 0 || r0 > f->rows - rows)
+		return error("'%s': rows %d to %d of a matrix of %d", name, r0,
+		    r0 + rows, f->rows);
+	if (k->z && r0 % 8)
+		return error("%s: '%s' is asymmetric 4-bit and splits at row "
+		    "%d: its zero points are packed eight rows a word",
+		    ct->st->st.files[0], name, r0);
+	if (!(cm = calloc(1, sizeof(*cm))))
+		return error("out of memory");
+	cm->next = ct->mats;
+	ct->mats = cm;
+	cm->k = *k;
+	cm->k.q = k->q + (size_t)r0 * k->wpr;
+	cm->k.s = (const char *)k->s + (size_t)r0 * k->ng *
+	    wtype_rowsize(k->st, 1);
+	cm->k.z = k->z ? k->z + (size_t)r0 / 8 * k->ng : NULL;
+	*w = (struct mat){ &cm->k, W_Q4, rows, f->cols };
+	return 0;
+}
+
+static float *
+ct_vec(struct wsrc *src, const char *name, int n)
+{
+	struct wsrc_ct *ct = (struct wsrc_ct *)src;
+	float *v = ct->st->src.vec(&ct->st->src, name, n);
+
+	src->bytes = ct->own + ct->st->src.bytes;
+	return v;
+}
+
+static int
+ct_has(struct wsrc *src, const char *name)
+{
+	struct wsrc_ct *ct = (struct wsrc_ct *)src;
+
+	return ct->st->src.has(&ct->st->src, name);
+}
+
+int
+wsrc_ct_open(struct wsrc_ct **ctp, struct wsrc **src, const char *config,
+    struct wsrc_st *st, const char *path)
+{
+	struct quant q;
+	struct wsrc_ct *ct;
+	int on;
+
+	*ctp = NULL;
+	if (config && quant_config(&q, &on, config) < 0)
+		return -1;
+	if (wsrc_st_open(st, path) < 0)
+		return -1;
+	*src = &st->src;
+	if (!config || !on)
+		return 0;
+	if (!(ct = calloc(1, sizeof(*ct))))
+		return error("out of memory");
+	ct->src.mat = ct_mat;
+	ct->src.vec = ct_vec;
+	ct->src.has = ct_has;
+	ct->src.part = ct_part;
+	ct->st = st;
+	ct->q = q;
+	*ctp = ct;
+	*src = &ct->src;
+	return 0;
+}
+
+void
+wsrc_ct_close(struct wsrc_ct *ct)
+{
+	struct ctmat *cm, *nx;
+
+	if (!ct)
+		return;
+	for (cm = ct->mats; cm; cm = nx) {
+		nx = cm->next;
+		free(cm);
+	}
+	free(ct);
+}
