@@ -15,6 +15,7 @@
 #include "../lib/base/json.h"
 #include "../lib/kern/kern.h"
 #include "../lib/kern/quant.h"
+#include "../lib/wsrc/wsrc.h"
 #include "../lib/disk/st.h"
 #include "../lib/base/util.h"
 

@@ -552,7 +552,7 @@ usage:
 	data = written;
 
 	row = emalloc(1 << 20);
-	qrow = emalloc(kern_q8_0_rowsize(1 << 18));
+	qrow = emalloc(conv_q8_0_rowsize(1 << 18));
 	for (i = 0; i < n; i++) {
 		const struct st_tensor *t = o[i].src;
 		size_t es, h = (size_t)o[i].perm_heads, rhd;
@@ -597,7 +597,7 @@ usage:
 				if (!isfinite(row[j]))
 					die("%s: %s: a value that is not finite "
 					    "cannot be quantized", dir, t->name);
-			kern_q8_0_quant(qrow, row, (int)cols);
+			conv_q8_0_quant(qrow, row, (int)cols);
 			for (j = 0; j < cols / 32; j++) {
 				float sc;
 				uint16_t dh;
@@ -605,7 +605,7 @@ usage:
 				memcpy(&sc, qrow + 4 * j, 4);
 				dh = half(sc);
 				put(&dh, 2);
-				put(qrow + 4 * KERN_Q8_0_NB(cols) + 32 * j, 32);
+				put(qrow + 4 * CONV_Q8_0_NB(cols) + 32 * j, 32);
 			}
 		}
 pad:

@@ -157,8 +157,8 @@ static float
 round_scale(float f)
 {
 	switch (sdt) {
-	case ST_F16:  return kern_f16_to_f32(kern_f32_to_f16(f));
-	case ST_BF16: return kern_bf16_to_f32(kern_f32_to_bf16(f));
+	case ST_F16:  return conv_f16_to_f32(conv_f32_to_f16(f));
+	case ST_BF16: return conv_bf16_to_f32(conv_f32_to_bf16(f));
 	default:      return f;
 	}
 }
@@ -167,8 +167,8 @@ static void
 put_scale(void *s, size_t i, float f)
 {
 	switch (sdt) {
-	case ST_F16:  ((uint16_t *)s)[i] = kern_f32_to_f16(f); break;
-	case ST_BF16: ((uint16_t *)s)[i] = kern_f32_to_bf16(f); break;
+	case ST_F16:  ((uint16_t *)s)[i] = conv_f32_to_f16(f); break;
+	case ST_BF16: ((uint16_t *)s)[i] = conv_f32_to_bf16(f); break;
 	default:      ((float *)s)[i] = f; break;
 	}
 }

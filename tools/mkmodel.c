@@ -86,10 +86,10 @@ fill(void *ctx, int b0, int b1)
 			memcpy((float *)g->buf + i, x, (end - i) * 4);
 		else if (dtype == ST_BF16)
 			for (k = 0; k < end - i; k++)
-				((uint16_t *)g->buf)[i + k] = kern_f32_to_bf16(x[k]);
+				((uint16_t *)g->buf)[i + k] = conv_f32_to_bf16(x[k]);
 		else
 			for (k = 0; k < end - i; k++)
-				((uint16_t *)g->buf)[i + k] = kern_f32_to_f16(x[k]);
+				((uint16_t *)g->buf)[i + k] = conv_f32_to_f16(x[k]);
 	}
 }
 

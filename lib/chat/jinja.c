@@ -60,23 +60,6 @@ struct jj_caller {
 /* statement results besides 0 and -1 */
 enum { BRK = 1, CONT = 2 };
 
-int
-jj_err(struct rd *r, int line, const char *fmt, ...)
-{
-	char msg[512];
-	va_list ap;
-
-	if (r->failed)
-		return -1;
-	r->failed = 1;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	if (line <= 0)		/* not the template's: its variables */
-		return error("%s: %s", r->t->name, msg);
-	return error("%s, line %d: %s", r->t->name, line, msg);
-}
-
 /* ---- scopes ---- */
 
 static int

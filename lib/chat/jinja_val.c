@@ -812,3 +812,20 @@ jj_tojson(struct rd *r, int line, struct jj_val *v, struct jj_args *a, struct jj
 	free(b.p);
 	return rc;
 }
+
+int
+jj_err(struct rd *r, int line, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	if (r->failed)
+		return -1;
+	r->failed = 1;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (line <= 0)		/* not the template's: its variables */
+		return error("%s: %s", r->t->name, msg);
+	return error("%s, line %d: %s", r->t->name, line, msg);
+}

@@ -109,8 +109,8 @@ st_elem(const struct st_tensor *t, size_t i)
 	case ST_F64: return v.f64;
 	case ST_F32: return v.f32;
 	case ST_C64: return v.f32;
-	case ST_F16: return kern_f16_to_f32(v.u16);
-	case ST_BF16: return kern_bf16_to_f32(v.u16);
+	case ST_F16: return conv_f16_to_f32(v.u16);
+	case ST_BF16: return conv_bf16_to_f32(v.u16);
 	case ST_I64: return (double)v.i64;
 	case ST_I32: return v.i32;
 	case ST_I16: return v.i16;

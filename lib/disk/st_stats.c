@@ -63,13 +63,13 @@ load(const struct st_tensor *t, size_t i0, size_t n, double *x)
 	case ST_BF16:
 		for (i = 0; i < n; i++) {
 			uint16_t h = (uint16_t)(p[2 * i] | p[2 * i + 1] << 8);
-			x[i] = kern_bf16_to_f32(h);
+			x[i] = conv_bf16_to_f32(h);
 		}
 		break;
 	case ST_F16:
 		for (i = 0; i < n; i++) {
 			uint16_t h = (uint16_t)(p[2 * i] | p[2 * i + 1] << 8);
-			x[i] = kern_f16_to_f32(h);
+			x[i] = conv_f16_to_f32(h);
 		}
 		break;
 	case ST_F32:
@@ -155,7 +155,7 @@ loadf(const struct st_tensor *t, size_t i0, size_t n, float *x)
 		}
 	else
 		for (i = 0; i < n; i++)
-			x[i] = kern_f16_to_f32(h[i]);
+			x[i] = conv_f16_to_f32(h[i]);
 }
 
 void

@@ -81,21 +81,4 @@ void kern_awq_avx512_matvec(float *out, const void *w, const float *x,
 void kern_awq_avx512_matmul(float *out, int ldo, const void *w,
     const float *x, int ldx, int n, int T, int r0, int r1);
 
-/* The weight source.  wsrc_gptq_open reads config's quantization_config:
- * with none, or one of another method, it returns 0 with *gq NULL and
- * touches nothing (lib/kern/quant.h's source is tried next); with quant_method
- * "gptq" or "awq" it takes it or refuses it by name (other bit widths,
- * act-order, activation quantization, other checkpoint formats or AWQ
- * versions, per-module overrides), then opens the safetensors st at
- * path and makes *gq a source over it: a matrix with a NAME.qweight is a
- * W_GPTQ4 or W_AWQ4 matrix over the tensors in the mapping, the rest
- * come from st.  0, or -1 after error() (*gq then NULL or safe to
- * wsrc_gptq_close). */
-struct wsrc;
-struct wsrc_st;
-struct wsrc_gptq;
-int wsrc_gptq_open(struct wsrc_gptq **gq, struct wsrc **src,
-    const char *config, struct wsrc_st *st, const char *path);
-void wsrc_gptq_close(struct wsrc_gptq *gq);	/* accepts NULL */
-
 #endif

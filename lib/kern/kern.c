@@ -21,17 +21,6 @@ extern const struct kern kern_avx512;
 #endif
 
 
-/* ---- scalar conversions ---- */
-
-static uint32_t
-f2u(float f)
-{
-	uint32_t u;
-
-	memcpy(&u, &f, sizeof u);
-	return u;
-}
-
 static float
 u2f(uint32_t u)
 {
@@ -39,77 +28,6 @@ u2f(uint32_t u)
 
 	memcpy(&f, &u, sizeof f);
 	return f;
-}
-
-float
-kern_bf16_to_f32(uint16_t h)
-{
-	return u2f((uint32_t)h << 16);
-}
-
-float
-kern_f16_to_f32(uint16_t h)
-{
-	uint32_t sign = (uint32_t)(h & 0x8000) << 16;
-	uint32_t e = h >> 10 & 0x1f, m = h & 0x3ff;
-	float f;
-
-	if (e == 0x1f)		/* inf, NaN (payload kept) */
-		return u2f(sign | 0x7f800000 | m << 13);
-	if (e)			/* normal: rebias 15 -> 127 */
-		return u2f(sign | (e + 112) << 23 | m << 13);
-	f = (float)m * 0x1p-24f;	/* zero or subnormal, exact */
-	return sign ? -f : f;
-}
-
-uint16_t
-kern_f32_to_bf16(float f)
-{
-	uint32_t u = f2u(f), h;
-
-	if ((u & 0x7fffffff) > 0x7f800000) {	/* NaN: keep sign, payload */
-		h = u >> 16;
-		if (!(h & 0x7f))
-			h |= 0x40;
-		return (uint16_t)h;
-	}
-	u += 0x7fff + (u >> 16 & 1);	/* nearest even; may carry to inf */
-	return (uint16_t)(u >> 16);
-}
-
-uint16_t
-kern_f32_to_f16(float f)
-{
-	uint32_t u = f2u(f), sign = u >> 16 & 0x8000, e, mant, r, rem, half;
-	int s;
-
-	u &= 0x7fffffff;
-	if (u > 0x7f800000) {			/* NaN: keep payload, quiet */
-		r = u >> 13 & 0x3ff;
-		return (uint16_t)(sign | 0x7c00 | (r ? r : 0x200));
-	}
-	if (u >= 0x477ff000)			/* >= 65520: inf */
-		return (uint16_t)(sign | 0x7c00);
-	e = u >> 23;
-	mant = u & 0x7fffff;
-	if (e >= 113) {				/* normal half */
-		r = (e - 112) << 10 | mant >> 13;
-		rem = mant & 0x1fff;
-		if (rem > 0x1000 || (rem == 0x1000 && (r & 1)))
-			r++;
-		return (uint16_t)(sign | r);
-	}
-	if (e < 102)			/* below half the least subnormal */
-		return (uint16_t)sign;
-	/* subnormal half m * 2^-24 with m = M * 2^(e - 126) */
-	mant |= 0x800000;
-	s = 126 - (int)e;			/* 14..24 */
-	r = mant >> s;
-	rem = mant & ((1u << s) - 1);
-	half = 1u << (s - 1);
-	if (rem > half || (rem == half && (r & 1)))
-		r++;			/* may become the least normal */
-	return (uint16_t)(sign | r);
 }
 
 /* ---- portable table ---- */
@@ -124,7 +42,7 @@ widen(enum wtype t, float *o, const void *w, size_t off, int m)
 	switch (t) {
 	case W_F16:
 		for (i = 0; i < m; i++)
-			o[i] = kern_f16_to_f32(h[i]);
+			o[i] = conv_f16_to_f32(h[i]);
 		break;
 	case W_BF16:
 		for (i = 0; i < m; i++)
@@ -281,7 +199,7 @@ tof32_f16(float *out, const void *w, size_t n)
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		out[i] = kern_f16_to_f32(h[i]);
+		out[i] = conv_f16_to_f32(h[i]);
 }
 
 static void
@@ -298,74 +216,14 @@ tof32_bf16(float *out, const void *w, size_t n)
 /* ---- Q8_0 ---- */
 
 
-size_t
-kern_q8_0_rowsize(int n)
-{
-	return KERN_Q8_0_NB(n) * (sizeof(float) + 32);
-}
-
-size_t
-kern_q8_0_xsize(int n)
-{
-	return KERN_Q8_0_NB(n) * (sizeof(float) + 32 * sizeof(int16_t));
-}
-
-/* Per block of 32: d = max|x| / qmax, then q = nearest-even(x * (1 / d))
- * clamped to [-qmax, qmax] (NaN 0), as int8 or (wide) int16. */
-static void
-quant(void *dst, const float *x, int n, float qmax, int wide)
-{
-	size_t nb = KERN_Q8_0_NB(n), b;
-	float *d = dst, amax, a, id, v;
-	int8_t *q8 = (int8_t *)(d + nb);
-	int16_t *q16 = (int16_t *)(d + nb);
-	int i, m;
-
-	for (b = 0; b < nb; b++) {
-		m = (size_t)n > 32 * b ? n - 32 * (int)b : 0;
-		m = m < 32 ? m : 32;
-		amax = 0;
-		for (i = 0; i < m; i++) {
-			a = fabsf(x[32 * b + i]);
-			if (a > amax)
-				amax = a;
-		}
-		d[b] = amax / qmax;
-		id = d[b] > 0 && d[b] < INFINITY ? 1.0f / d[b] : 0.0f;
-		for (i = 0; i < 32; i++) {
-			v = i < m ? nearbyintf(x[32 * b + i] * id) : 0.0f;
-			if (!(v >= -qmax))	/* also NaN */
-				v = v < 0 ? -qmax : 0.0f;
-			if (v > qmax)
-				v = qmax;
-			if (wide)
-				q16[32 * b + i] = (int16_t)v;
-			else
-				q8[32 * b + i] = (int8_t)v;
-		}
-	}
-}
-
-void
-kern_q8_0_quant(void *dst, const float *x, int n)
-{
-	quant(dst, x, n, 127.0f, 0);
-}
-
-void
-kern_q8_0_quant_x(void *dst, const float *x, int n)
-{
-	quant(dst, x, n, 32767.0f, 1);
-}
-
 /* Dot of Q8_0 row r of w with the quantized activations xq: one float
  * sum over the blocks in order, each block an exact int32 sum. */
 static float
 q8dot(const void *w, int n, int r, const void *xq)
 {
-	size_t nb = KERN_Q8_0_NB(n), b;
+	size_t nb = CONV_Q8_0_NB(n), b;
 	const float *wd = (const float *)((const char *)w + r *
-	    kern_q8_0_rowsize(n)), *xd = xq;
+	    conv_q8_0_rowsize(n)), *xd = xq;
 	const int8_t *wq = (const int8_t *)(wd + nb);
 	const int16_t *q = (const int16_t *)(xd + nb);
 	float s = 0;
@@ -384,12 +242,12 @@ q8dot(const void *w, int n, int r, const void *xq)
 static void
 matvec_q8_0(float *out, const void *w, const float *x, int n, int r0, int r1)
 {
-	float xq[KERN_Q8_0_XMAX / sizeof(float)];
+	float xq[CONV_Q8_0_XMAX / sizeof(float)];
 	int r;
 
-	if (n > KERN_Q8_0_MAXN)
+	if (n > CONV_Q8_0_MAXN)
 		return;
-	kern_q8_0_quant_x(xq, x, n);
+	conv_q8_0_quant_x(xq, x, n);
 	for (r = r0; r < r1; r++)
 		out[r] = q8dot(w, n, r, xq);
 }

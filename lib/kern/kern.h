@@ -15,11 +15,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kern/conv.h"
 #include "kern/wtype.h"
 
 /* The weight types and their sizes: wtype.h.  A Q8_0 matrix's
  * matvec / matmul entries quantize the activations to 16 bits per
- * block of 32 (kern_q8_0_quant_x) and sum d_w d_x (q_w . q_x) with exact
+ * block of 32 (conv_q8_0_quant_x) and sum d_w d_x (q_w . q_x) with exact
  * int32 dot products; int8 activations, as in llama.cpp, put the test
  * models' logits further from float32 than int16 ones, which stay at
  * the weights' own rounding (bench/NOTES.md), and decode reads the same
@@ -65,32 +66,6 @@ struct kern {
 	void (*to_f32[W_NTYPES])(float *out, const void *w, size_t n);
 };
 
-/* Blocks of 32 in a Q8_0 row of n weights (an even number). */
-#define KERN_Q8_0_NB(n) (((size_t)(n) + 63) / 64 * 2)
-/* Bytes of one Q8_0 row of n weights. */
-size_t kern_q8_0_rowsize(int n);
-/* Quantize x[0..n) into one Q8_0 row at dst (kern_q8_0_rowsize(n)
- * bytes): per block of 32, d = max|x| / 127, q = nearest-even(x / d)
- * computed as x * (1 / d), clamped to [-127, 127]; NaN gives 0. */
-void kern_q8_0_quant(void *dst, const float *x, int n);
-/* Bytes of n activations quantized for the Q8_0 kernels. */
-size_t kern_q8_0_xsize(int n);
-/* Quantize activations x[0..n) at dst (kern_q8_0_xsize(n) bytes): nb
- * float32 block scales d = max|x| / 32767, then nb blocks of 32 int16
- * q = nearest-even(x / d) computed as x * (1 / d), clamped to
- * [-32767, 32767]; NaN gives 0, padding is zero.  A block's products
- * with int8 weights sum exactly in int32 (32 * 127 * 32767 < 2^31), and
- * so does any four of them in float32 (< 2^24). */
-void kern_q8_0_quant_x(void *dst, const float *x, int n);
-/* Longest row the Q8_0 kernels take (a multiple of 64). */
-#define KERN_Q8_0_MAXN 16384
-/* kern_q8_0_xsize(KERN_Q8_0_MAXN) as a constant, for buffers: a float
- * scale and 32 int16 a block. */
-#define KERN_Q8_0_XMAX (KERN_Q8_0_NB(KERN_Q8_0_MAXN) * (4 + 64))
-
-/* Longest row (weights) the bf16-act kernels take. */
-#define KERN_BF16ACT_MAXN 16384	/* a multiple of 32 */
-
 extern struct kern kern;		/* the table in use; portable until kern_init */
 /* Bytes of one core's L2 cache, which the prefill blocks are sized by:
  * kern_init asks the system, 512 KiB when it does not say. */
@@ -121,14 +96,6 @@ void kern_geglu(float *h, const float *gate, const float *up, int n,
  * (x[j] cos[j] - x[j+hd/2] sin[j], x[j+hd/2] cos[j] + x[j] sin[j]);
  * cos and sin hold hd/2 values for this position. */
 void kern_rope(float *x, int nh, int hd, const float *cos, const float *sin);
-
-/* Exact widening of one bfloat16 / IEEE half. */
-float kern_bf16_to_f32(uint16_t h);
-float kern_f16_to_f32(uint16_t h);
-/* Narrowing, round to nearest even; NaN stays NaN (quiet), overflow
- * goes to inf, f16 produces subnormals. */
-uint16_t kern_f32_to_bf16(float f);
-uint16_t kern_f32_to_f16(float f);
 
 /* ---- W_Q4 (lib/kern/kern_q4.c) ----
  *

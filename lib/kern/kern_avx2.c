@@ -606,7 +606,7 @@ tof32_bf16(float *out, const void *w, size_t n)
 
 /* ---- Q8_0 ----
  *
- * The activations are quantized to int16 by kern_q8_0_quant_x.  Per
+ * The activations are quantized to int16 by conv_q8_0_quant_x.  Per
  * block of 32: the int8 weights widened to int16 (vpmovsxbw), vpmaddwd
  * against the activations in two halves, the halves added: 8 int32 lanes
  * of 4 products each, exact (and exact in float: below 2^24), converted
@@ -637,7 +637,7 @@ INLINE void
 qblock(int R, int TT, float *out, int ldo, const void *w, const char *xq,
     size_t ldxq, int n, int r, int rs)
 {
-	size_t nb = KERN_Q8_0_NB(n), rowb = nb * (4 + 32), b;
+	size_t nb = CONV_Q8_0_NB(n), rowb = nb * (4 + 32), b;
 	const float *wd[QR], *xd[QT];
 	const int8_t *wq[QR];
 	const int16_t *xv[QT];
@@ -675,7 +675,7 @@ INLINE void
 qvblock(int R, float *out, const void *w, const char *xq, int n, int r,
     int rs)
 {
-	size_t nb = KERN_Q8_0_NB(n), rowb = nb * (4 + 32), b;
+	size_t nb = CONV_Q8_0_NB(n), rowb = nb * (4 + 32), b;
 	const float *wd[VS], *xd = (const float *)xq;
 	const int8_t *wq[VS];
 	const int16_t *xv = (const int16_t *)(xd + nb);
@@ -736,12 +736,12 @@ qvblock(int R, float *out, const void *w, const char *xq, int n, int r,
 static void
 matvec_q8_0(float *out, const void *w, const float *x, int n, int r0, int r1)
 {
-	float xq[KERN_Q8_0_XMAX / sizeof(float)];
+	float xq[CONV_Q8_0_XMAX / sizeof(float)];
 	int h = (r1 - r0) / VS, r;
 
-	if (n > KERN_Q8_0_MAXN)
+	if (n > CONV_Q8_0_MAXN)
 		return;
-	kern_q8_0_quant_x(xq, x, n);
+	conv_q8_0_quant_x(xq, x, n);
 	for (r = r0; r < r0 + h; r++)
 		qvblock(VS, out, w, (const char *)xq, n, r, h);
 	for (r = r0 + VS * h; r < r1; r++)
@@ -755,18 +755,18 @@ matmul_q8_0(float *out, int ldo, const void *w, const float *x, int ldx,
     int n, int T, int r0, int r1)
 {
 	char xq[XQBUF] __attribute__((aligned(32)));
-	size_t ld = kern_q8_0_xsize(n);
-	int P = (int)((256u << 10) / kern_q8_0_rowsize(n)), TB = (int)(XQBUF / ld);
+	size_t ld = conv_q8_0_xsize(n);
+	int P = (int)((256u << 10) / conv_q8_0_rowsize(n)), TB = (int)(XQBUF / ld);
 	int t0, t1, p0, p1, j, r;
 	float *o;
 
-	if (n > KERN_Q8_0_MAXN || TB < 1)
+	if (n > CONV_Q8_0_MAXN || TB < 1)
 		return;
 	P = P < QR ? QR : P / QR * QR;
 	for (t0 = 0; t0 < T; t0 = t1) {
 		t1 = T - t0 > TB ? t0 + TB : T;
 		for (j = t0; j < t1; j++)
-			kern_q8_0_quant_x(xq + (size_t)(j - t0) * ld,
+			conv_q8_0_quant_x(xq + (size_t)(j - t0) * ld,
 			    x + (size_t)j * ldx, n);
 		for (p0 = r0; p0 < r1; p0 = p1) {
 			p1 = r1 - p0 > P ? p0 + P : r1;

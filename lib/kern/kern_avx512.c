@@ -526,10 +526,10 @@ static void
 matvec_bf16act(float *out, const void *w, const float *x, int n, int r0,
     int r1)
 {
-	uint16_t xs[KERN_BF16ACT_MAXN] __attribute__((aligned(64)));
+	uint16_t xs[CONV_BF16ACT_MAXN] __attribute__((aligned(64)));
 	int r, h;
 
-	if (n > KERN_BF16ACT_MAXN)
+	if (n > CONV_BF16ACT_MAXN)
 		return;
 	xtobf16(xs, x, n);
 	h = (r1 - r0) / 2;	/* two streams, as matvec */
@@ -557,7 +557,7 @@ matmul_bf16act(float *out, int ldo, const void *w, const float *x, int ldx,
 	int t0, t1, p0, p1, j, TT;
 	float *o;
 
-	if (n > KERN_BF16ACT_MAXN || TB < 1)
+	if (n > CONV_BF16ACT_MAXN || TB < 1)
 		return;
 	P = P < MR ? MR : P / MR * MR;
 	TB = TB < MT ? TB : TB / MT * MT;
@@ -588,7 +588,7 @@ matmul_bf16act(float *out, int ldo, const void *w, const float *x, int ldx,
 
 /* ---- Q8_0 ----
  *
- * The activations are quantized to int16 by kern_q8_0_quant_x.  Per
+ * The activations are quantized to int16 by conv_q8_0_quant_x.  Per
  * block of 32: the int8 weights widened to int16 (vpmovsxbw), vpmaddwd
  * against the activations: 16 int32 lanes of 2 products each, exact,
  * converted and added in float with the product of the two block scales.
@@ -604,7 +604,7 @@ INLINE void
 qblock(int R, int TT, float *out, int ldo, const void *w, const char *xq,
     size_t ldxq, int n, int r, int rs)
 {
-	size_t nb = KERN_Q8_0_NB(n), rowb = nb * (4 + 32), b;
+	size_t nb = CONV_Q8_0_NB(n), rowb = nb * (4 + 32), b;
 	const float *wd[MR], *xd[QT];
 	const int8_t *wq[MR];
 	const int16_t *xv[QT];
@@ -660,12 +660,12 @@ qrows(int TT, float *out, int ldo, const void *w, const char *xq,
 static void
 matvec_q8_0(float *out, const void *w, const float *x, int n, int r0, int r1)
 {
-	float xq[KERN_Q8_0_XMAX / sizeof(float)];
+	float xq[CONV_Q8_0_XMAX / sizeof(float)];
 	int r, h;
 
-	if (n > KERN_Q8_0_MAXN)
+	if (n > CONV_Q8_0_MAXN)
 		return;
-	kern_q8_0_quant_x(xq, x, n);
+	conv_q8_0_quant_x(xq, x, n);
 	h = (r1 - r0) / 2;	/* two streams, as matvec */
 	for (r = r0; r < r0 + h; r++)
 		qblock(2, 1, out, 0, w, (const char *)xq, 0, n, r, h);
@@ -680,21 +680,21 @@ matmul_q8_0(float *out, int ldo, const void *w, const float *x, int ldx,
     int n, int T, int r0, int r1)
 {
 	char xq[XQBUF] __attribute__((aligned(64)));
-	size_t ld = kern_q8_0_xsize(n);
-	int P = (int)((32u << 10) / kern_q8_0_rowsize(n));
+	size_t ld = conv_q8_0_xsize(n);
+	int P = (int)((32u << 10) / conv_q8_0_rowsize(n));
 	int TB = (int)(XQBUF / ld);
 	int t0, t1, p0, p1, j;
 	float *o;
 	const char *xj;
 
-	if (n > KERN_Q8_0_MAXN || TB < 1)
+	if (n > CONV_Q8_0_MAXN || TB < 1)
 		return;
 	P = P < MR ? MR : P / MR * MR;
 	TB = TB < QT ? TB : TB / QT * QT;
 	for (t0 = 0; t0 < T; t0 = t1) {
 		t1 = T - t0 > TB ? t0 + TB : T;
 		for (j = t0; j < t1; j++)
-			kern_q8_0_quant_x(xq + (size_t)(j - t0) * ld,
+			conv_q8_0_quant_x(xq + (size_t)(j - t0) * ld,
 			    x + (size_t)j * ldx, n);
 		for (p0 = r0; p0 < r1; p0 = p1) {
 			p1 = r1 - p0 > P ? p0 + P : r1;

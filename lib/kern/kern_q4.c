@@ -22,7 +22,7 @@ kern_scale_at(enum wtype st, const void *s, size_t i)
 	switch (st) {
 	case W_F16:
 		memcpy(&h, (const uint16_t *)s + i, sizeof h);
-		return kern_f16_to_f32(h);
+		return conv_f16_to_f32(h);
 	case W_BF16:
 		memcpy(&h, (const uint16_t *)s + i, sizeof h);
 		u = (uint32_t)h << 16;

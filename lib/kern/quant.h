@@ -1,10 +1,8 @@
 /* quant.h: 4-bit weights (W_Q4, kern.h's struct kern_q4): the
  * quantization_config of a compressed-tensors pack-quantized checkpoint
- * (read, or refused by name), its weight source (lib/wsrc/wsrc_ct.c), and
- * the round-to-nearest quantizer that llm-quant and --quant q4 use.
- *
- * lib/kern/quant.c     quantization_config; quant_group, quant_row; --quant q4
- * lib/wsrc/wsrc_ct.c   the pack-quantized weight source
+ * (read, or refused by name) and its weight source are wsrc/wsrc_ct.h;
+ * this is the round-to-nearest quantizer that llm-quant and --quant q4
+ * use, a row converter under the kernels.
  *
  * The layout (compressed-tensors, compressors/quantized_compressors/
  * pack_quantized.py): a Linear NAME is NAME.weight_packed (I32 [out,
@@ -19,36 +17,7 @@
 
 #include <stdint.h>
 
-#include "kern/kern.h"
-#include "wsrc/wsrc.h"
-
-#define QUANT_MAXGROUPS 16	/* config_groups a config may have */
-
-struct quant {			/* an accepted quantization_config */
-	int ngroup;		/* group sizes of its config_groups */
-	int group[QUANT_MAXGROUPS];	/* 0: the channel strategy */
-	int symmetric;		/* every group symmetric */
-};
-
-/* Read config.json's quantization_config: 0 with *on = 0 when there is
- * none, 0 with *on = 1 and q filled for a compressed-tensors
- * pack-quantized int4 weight-only config, else -1 after error() naming
- * what is not supported (another method or format, other bit widths or
- * types, activation or KV cache quantization, act-order, dynamic or
- * sparse weights, transforms). */
-int quant_config(struct quant *q, int *on, const char *config);
-
-/* The pack-quantized source: matrices with a NAME.weight_packed are
- * W_Q4 (their struct kern_q4 owned by the source), the rest are asked
- * of the safetensors source st. */
-struct wsrc_ct;
-/* Read config's quantization_config (refusing before any weight is
- * touched), then wsrc_st_open(st, path); *ct is a new pack-quantized
- * source over st for a quantized folder, NULL for a plain one.  0, or
- * -1 after error() (*ct then NULL or safe to wsrc_ct_close). */
-int wsrc_ct_open(struct wsrc_ct **ct, struct wsrc **src, const char *config,
-    struct wsrc_st *st, const char *path);
-void wsrc_ct_close(struct wsrc_ct *ct);	/* accepts NULL */
+#include "kern/wtype.h"
 
 /* Round-to-nearest 4-bit quantization of one group x[0..n) with the
  * min-max scale, as compressed-tensors' calculate_qparams and quantize
@@ -68,11 +37,7 @@ float quant_group(uint32_t *qw, int j0, int *zn, const float *x, int n,
 void quant_row(uint32_t *qw, void *s, uint32_t *zw, int r, const float *x,
     int cols, int group, enum wtype st);
 
-struct model;
-/* --quant q4: every matrix of m (F32, F16, BF16; the embedding table
- * stays) into a private symmetric W_Q4 copy, groups of QUANT_Q4_GROUP,
- * BF16 scales.  0, or -1 after error() (m is then unchanged). */
+/* Groups of --quant q4 (model_set_mode) and llm-quant's default. */
 #define QUANT_Q4_GROUP 32
-int quant_model_q4(struct model *m);
 
 #endif

@@ -37,7 +37,7 @@ struct wtype_info {
 				 * for BF16A): a conversion between two
 				 * types of one store is a copy */
 	/* One row: n floats into wtype_rowsize(t, n) bytes at dst, rounded
-	 * to nearest even (kern_f32_to_bf16, kern_q8_0_quant, ...). */
+	 * to nearest even (conv_f32_to_bf16, conv_q8_0_quant, ...). */
 	void (*from_f32)(void *dst, const float *x, int n);
 	/* 0: struct mat's w is the rows (wtype_rowsize bytes each, a part
 	 * of the matrix a pointer into them); 1: w is a struct of the

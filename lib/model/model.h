@@ -29,7 +29,7 @@ enum model_mode {
 	MODEL_EXACT,		/* float32 activations, weights widened exactly */
 	MODEL_BF16ACT,		/* activations rounded to bf16, vdpbf16ps */
 	MODEL_Q8_0,		/* weights and activations in Q8_0, int8 dots */
-	MODEL_Q4,		/* weights in 4 bits (lib/kern/quant.c), f32 dots */
+	MODEL_Q4,		/* weights in 4 bits (kern/quant.h, model_mode.c), f32 dots */
 };
 
 struct layer {			/* model.layers.N.* */
@@ -138,7 +138,7 @@ void model_close(struct model *m);	/* accepts a zeroed or failed m */
 /* Switch a freshly loaded m to mode: every matrix (not the embedding
  * table) is converted, into a private mapping, to the mode's weight
  * type: MODEL_BF16ACT to W_BF16A (BF16 bytes, bf16-act kernels),
- * MODEL_Q8_0 to W_Q8_0, MODEL_Q4 to W_Q4 (quant_model_q4).  A model
+ * MODEL_Q8_0 to W_Q8_0, MODEL_Q4 to W_Q4 (model_set_mode).  A model
  * whose matrices are 4-bit already takes no mode.  Where the kernel table lacks the type's
  * kernels (no AVX512-BF16), m stays exact and mode_fallback is set
  * (model_print_stats says so).  0, or -1 after error() (m is then

@@ -13,7 +13,8 @@
 #include "model/model.h"
 #include "kern/pool.h"
 #include "kern/gptq.h"
-#include "kern/quant.h"
+#include "wsrc/wsrc_ct.h"
+#include "wsrc/wsrc_gptq.h"
 #include "base/util.h"
 #include "wsrc/wsrc.h"
 

@@ -32,7 +32,8 @@ conv_bytes(const struct mat *w, enum wtype t)
 	return ((size_t)w->rows * wtype_rowsize(t, w->cols) + 63) / 64 * 64;
 }
 
-/* Rows [r0, r1) of a matrix converted to type t (pool_for work). */
+/* Rows [r0, r1) of a matrix converted to type t (pool_for work): into
+ * rows at o, or for W_Q4 into the arrays of the struct kern_q4 at o. */
 struct conv {
 	const struct mat *w;
 	enum wtype t;
@@ -44,6 +45,7 @@ conv_rows(void *ctx, int r0, int r1)
 {
 	const struct conv *cv = ctx;
 	const struct mat *w = cv->w;
+	const struct kern_q4 *k = cv->o;
 	size_t inb = wtype_rowsize(w->t, w->cols);
 	size_t rowb = wtype_rowsize(cv->t, w->cols);
 	float f[CONV_MAXN];
@@ -53,17 +55,23 @@ conv_rows(void *ctx, int r0, int r1)
 		char *dst = (char *)cv->o + (size_t)r * rowb;
 		const char *src = (const char *)w->w + (size_t)r * inb;
 
-		if (wtypes[cv->t].store == wtypes[w->t].store) {
+		if (cv->t != W_Q4 && wtypes[cv->t].store == wtypes[w->t].store) {
 			memcpy(dst, src, rowb);
 			continue;
 		}
 		kern.to_f32[w->t](f, src, w->cols);
-		wtypes[cv->t].from_f32(dst, f, w->cols);
+		if (cv->t == W_Q4)
+			quant_row((uint32_t *)k->q + (size_t)r * k->wpr,
+			    (uint16_t *)k->s + (size_t)r * k->ng, NULL, r, f,
+			    w->cols, k->group, k->st);
+		else
+			wtypes[cv->t].from_f32(dst, f, w->cols);
 	}
 }
 
 /* Convert w (cols within t's maxn) to type t into o (conv_bytes(w, t)
- * bytes), over the pool's threads. */
+ * bytes; for W_Q4 a struct kern_q4 whose arrays are laid out), over
+ * the pool's threads. */
 static void
 convert(struct model *m, struct mat *w, enum wtype t, void *o)
 {
@@ -73,6 +81,77 @@ convert(struct model *m, struct mat *w, enum wtype t, void *o)
 	mem_drop(w->w, (size_t)w->rows * wtype_rowsize(w->t, w->cols));
 	w->w = o;
 	w->t = t;
+}
+
+#define UP64(x) (((x) + 63) / 64 * 64)
+
+/* --quant q4: every matrix (F32, F16, BF16; the embedding table stays)
+ * into a private symmetric W_Q4 copy, groups of QUANT_Q4_GROUP, BF16
+ * scales.  0, or -1 after error() (m is then unchanged). */
+static int
+mode_q4(struct model *m)
+{
+	struct mat **v;
+	struct kern_q4 *k;
+	size_t bytes, qb, sb, off, wb = 0;
+	int i, n, max = 7 * m->cfg.num_hidden_layers + 1;
+	char *mem;
+
+	if (!(v = malloc((size_t)max * sizeof(*v))))
+		return error("cannot allocate %d matrix pointers", max);
+	n = model_mats(m, v, max);
+	bytes = UP64((size_t)n * sizeof(*k));
+	for (i = 0; i < n; i++) {
+		const struct mat *w = v[i];
+
+		if (w->t != W_F32 && w->t != W_F16 && w->t != W_BF16) {
+			free(v);
+			return error("--quant q4 takes F32, F16 or BF16 weights, "
+			    "the model has %s", wtypes[w->t].name);
+		}
+		if (w->cols > CONV_MAXN) {
+			free(v);
+			return error("q4 takes rows of at most %d weights, the "
+			    "model has %d", CONV_MAXN, w->cols);
+		}
+		qb = UP64((size_t)w->rows * ((w->cols + 7) / 8) * 4);
+		sb = UP64((size_t)w->rows * ((w->cols + QUANT_Q4_GROUP - 1) /
+		    QUANT_Q4_GROUP) * 2);
+		if (size_add(&bytes, bytes, qb) < 0 ||
+		    size_add(&bytes, bytes, sb) < 0) {
+			free(v);
+			return error("model too large for this machine");
+		}
+	}
+	if (!(mem = mem_map(bytes))) {
+		free(v);
+		return error("cannot allocate %zu bytes for 4-bit weights",
+		    bytes);
+	}
+	k = (struct kern_q4 *)mem;
+	off = UP64((size_t)n * sizeof(*k));
+	for (i = 0; i < n; i++) {
+		struct mat *w = v[i];
+
+		k[i].st = W_BF16;
+		k[i].group = QUANT_Q4_GROUP;
+		k[i].ng = (w->cols + QUANT_Q4_GROUP - 1) / QUANT_Q4_GROUP;
+		k[i].wpr = (w->cols + 7) / 8;
+		k[i].z = NULL;
+		qb = (size_t)w->rows * k[i].wpr * 4;
+		sb = (size_t)w->rows * k[i].ng * 2;
+		k[i].q = (const uint32_t *)(mem + off);
+		off += UP64(qb);
+		k[i].s = mem + off;
+		off += UP64(sb);
+		convert(m, w, W_Q4, &k[i]);
+		wb += qb + sb;
+	}
+	free(v);
+	m->wmem = mem;
+	m->wmemsize = bytes;
+	m->weight_bytes = wb;
+	return 0;
 }
 
 int
@@ -93,8 +172,8 @@ model_set_mode(struct model *m, enum model_mode mode)
 		if (wtypes[m->layers[i].wq.t].indirect)
 			return error("the model's weights are 4-bit already: "
 			    "--quant and --bf16-act take float models");
-	if (t == W_Q4) {	/* three arrays a matrix, not rows: quant.c */
-		if (quant_model_q4(m) < 0)
+	if (t == W_Q4) {	/* three arrays a matrix, not rows */
+		if (mode_q4(m) < 0)
 			return -1;
 		m->mode = mode;
 		return 0;
@@ -139,4 +218,5 @@ model_mode_name(const struct model *m)
 {
 	return m->mode == MODEL_EXACT ? "exact" : wtypes[mode_type[m->mode]].name;
 }
+
 

@@ -160,15 +160,6 @@ tok_open(struct tok *t, const char *model, const char *file)
 	return r;
 }
 
-const char *
-tok_piece(const struct tok *t, int id, size_t *len)
-{
-	if (id < 0 || id >= t->ntok || !t->str[id])
-		return NULL;
-	*len = t->slen[id];
-	return t->str[id];
-}
-
 void
 tok_escape(FILE *f, const char *s, size_t n)
 {

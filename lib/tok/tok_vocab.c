@@ -116,3 +116,12 @@ tok_added_load(struct tok_ld *L)
 	qsort(t->added, t->nadded, sizeof *t->added, cmp_added);
 	return 0;
 }
+
+const char *
+tok_piece(const struct tok *t, int id, size_t *len)
+{
+	if (id < 0 || id >= t->ntok || !t->str[id])
+		return NULL;
+	*len = t->slen[id];
+	return t->str[id];
+}

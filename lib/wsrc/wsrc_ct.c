@@ -1,5 +1,5 @@
 /* wsrc_ct.c: the compressed-tensors pack-quantized weight source
- * (quant.h): a Linear with NAME.weight_packed is a W_Q4 matrix over its
+ * (wsrc_ct.h): a Linear with NAME.weight_packed is a W_Q4 matrix over its
  * tensors in place in the mapping; anything else (the embedding table,
  * the norms, an ignored lm_head) comes from the safetensors source. */
 #include <stdint.h>
@@ -8,9 +8,149 @@
 #include <string.h>
 
 #include "kern/kern.h"
+#include "base/json.h"
 #include "kern/quant.h"
+#include "wsrc/wsrc_ct.h"
 #include "base/util.h"
 #include "wsrc/wsrc.h"
+
+/* A member that must be absent, null, false or empty for us. */
+static int
+unset(const struct json *j)
+{
+	return !j || j->type == JSON_NULL || j->type == JSON_FALSE ||
+	    ((j->type == JSON_OBJECT || j->type == JSON_ARRAY) && !j->len);
+}
+
+/* One config_groups entry. */
+static int
+group(struct wsrc_ct_config *q, const char *cfg, const char *gname,
+    const struct json *g)
+{
+	const struct json *w = json_get(g, "weights"), *v;
+	const char *s;
+	long long bits, gs;
+	int sym;
+
+	if (g->type != JSON_OBJECT)
+		return error("%s: quantization_config: config_groups.%s is not an object",
+		    cfg, gname);
+	if (!unset(json_get(g, "input_activations")))
+		return error("%s: quantization_config: %s quantizes the activations (input_activations): "
+		    "pipelm runs weight-only int4", cfg, gname);
+	if (!unset(json_get(g, "output_activations")))
+		return error("%s: quantization_config: %s quantizes the outputs (output_activations): "
+		    "pipelm runs weight-only int4", cfg, gname);
+	if (!w || w->type != JSON_OBJECT)
+		return error("%s: quantization_config: %s has no weights", cfg, gname);
+	if (json_int(json_get(w, "num_bits"), 1, 64, &bits) < 0)
+		return error("%s: quantization_config: %s: weights.num_bits missing or invalid",
+		    cfg, gname);
+	if (bits != 4)
+		return error("%s: quantization_config: %s: %lld-bit weights are not supported (4 only)",
+		    cfg, gname, bits);
+	if (!(s = json_str(json_get(w, "type"))) || strcmp(s, "int"))
+		return error("%s: quantization_config: %s: weights of type '%s' are not supported (int only)",
+		    cfg, gname, s ? s : "?");
+	if ((sym = json_bool(json_get(w, "symmetric"))) < 0)
+		return error("%s: quantization_config: %s: weights.symmetric missing or not a boolean",
+		    cfg, gname);
+	if (!unset(json_get(w, "dynamic")))
+		return error("%s: quantization_config: %s: dynamic weight quantization is not supported",
+		    cfg, gname);
+	v = json_get(w, "actorder");
+	if (!unset(v))
+		return error("%s: quantization_config: %s: act-order (actorder '%s') is not supported",
+		    cfg, gname, json_str(v) ? json_str(v) : "true");
+	if (!(s = json_str(json_get(w, "strategy"))))
+		return error("%s: quantization_config: %s: weights.strategy missing", cfg, gname);
+	if (!strcmp(s, "channel"))
+		gs = 0;
+	else if (!strcmp(s, "group")) {
+		if (json_int(json_get(w, "group_size"), 1, 1 << 20, &gs) < 0)
+			return error("%s: quantization_config: %s: group strategy without a valid group_size",
+			    cfg, gname);
+	} else
+		return error("%s: quantization_config: %s: strategy '%s' is not supported (group, channel)",
+		    cfg, gname, s);
+	if (q->ngroup == WSRC_CT_MAXGROUPS)
+		return error("%s: quantization_config: more than %d config_groups",
+		    cfg, WSRC_CT_MAXGROUPS);
+	q->group[q->ngroup++] = (int)gs;
+	q->symmetric &= sym;
+	return 0;
+}
+
+int
+wsrc_ct_config(struct wsrc_ct_config *q, int *on, const char *config)
+{
+	struct json_doc doc = { 0 };
+	const struct json *qc, *v, *g;
+	const char *s;
+	size_t i;
+	int r = -1;
+
+	memset(q, 0, sizeof(*q));
+	q->symmetric = 1;
+	*on = 0;
+	if (json_load(&doc, config) < 0)
+		return -1;
+	if (!(qc = json_get(doc.root, "quantization_config")) ||
+	    qc->type == JSON_NULL) {
+		json_free(&doc);
+		return 0;
+	}
+	if (qc->type != JSON_OBJECT) {
+		error("%s: quantization_config is not an object", config);
+		goto out;
+	}
+	if (!(s = json_str(json_get(qc, "quant_method")))) {
+		error("%s: quantization_config has no quant_method", config);
+		goto out;
+	}
+	if (strcmp(s, "compressed-tensors")) {
+		error("%s: quantization method '%s' is not supported "
+		    "(pipelm reads compressed-tensors pack-quantized, GPTQ and "
+		    "AWQ int4)", config, s);
+		goto out;
+	}
+	if (!(s = json_str(json_get(qc, "format"))) || strcmp(s, "pack-quantized")) {
+		error("%s: compressed-tensors format '%s' is not supported (pack-quantized only)",
+		    config, s ? s : "?");
+		goto out;
+	}
+	if (!unset(json_get(qc, "kv_cache_scheme"))) {
+		error("%s: quantization_config: KV cache quantization (kv_cache_scheme) is not supported",
+		    config);
+		goto out;
+	}
+	v = json_get(qc, "sparsity_config");
+	if (!unset(v) && (!(s = json_str(json_get(v, "format"))) ||
+	    strcmp(s, "dense"))) {
+		error("%s: quantization_config: sparse weights (sparsity_config) are not supported",
+		    config);
+		goto out;
+	}
+	if (!unset(json_get(qc, "transform_config"))) {
+		error("%s: quantization_config: transforms (transform_config) are not supported",
+		    config);
+		goto out;
+	}
+	g = json_get(qc, "config_groups");
+	if (!g || g->type != JSON_OBJECT || !g->len) {
+		error("%s: quantization_config has no config_groups", config);
+		goto out;
+	}
+	for (i = 0; i < g->len; i++)
+		if (group(q, config, g->u.members[i].key,
+		    &g->u.members[i].value) < 0)
+			goto out;
+	*on = 1;
+	r = 0;
+out:
+	json_free(&doc);
+	return r;
+}
 
 struct ctmat {			/* one matrix's tensors, for its kernels */
 	struct ctmat *next;
@@ -20,7 +160,7 @@ struct ctmat {			/* one matrix's tensors, for its kernels */
 struct wsrc_ct {
 	struct wsrc src;
 	struct wsrc_st *st;
-	struct quant q;
+	struct wsrc_ct_config q;
 	struct ctmat *mats;
 	size_t own;		/* bytes of the W_Q4 matrices handed out */
 };
@@ -174,12 +314,12 @@ int
 wsrc_ct_open(struct wsrc_ct **ctp, struct wsrc **src, const char *config,
     struct wsrc_st *st, const char *path)
 {
-	struct quant q;
+	struct wsrc_ct_config q;
 	struct wsrc_ct *ct;
 	int on;
 
 	*ctp = NULL;
-	if (config && quant_config(&q, &on, config) < 0)
+	if (config && wsrc_ct_config(&q, &on, config) < 0)
 		return -1;
 	if (wsrc_st_open(st, path) < 0)
 		return -1;

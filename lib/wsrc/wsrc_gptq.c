@@ -13,6 +13,7 @@
 #include "kern/kern.h"
 #include "base/util.h"
 #include "wsrc/wsrc.h"
+#include "wsrc/wsrc_gptq.h"
 
 struct gmat {			/* one matrix's tensors, for its kernels */
 	struct gmat *next;

@@ -61,11 +61,11 @@ make(struct gm *m, int awq, int rows, int cols, int g, enum wtype st,
 			switch (st) {
 			case W_F16:
 				((uint16_t *)m->s)[(size_t)gi * rows + o] =
-				    kern_f32_to_f16(s);
+				    conv_f32_to_f16(s);
 				break;
 			case W_BF16:
 				((uint16_t *)m->s)[(size_t)gi * rows + o] =
-				    kern_f32_to_bf16(s);
+				    conv_f32_to_bf16(s);
 				break;
 			default:
 				((float *)m->s)[(size_t)gi * rows + o] = s;

@@ -50,11 +50,11 @@ randw(enum wtype t, int rows, int n, float *wf)
 			((float *)w)[i] = f;
 			wf[i] = f;
 		} else if (t == W_F16) {
-			((uint16_t *)w)[i] = kern_f32_to_f16(f);
-			wf[i] = kern_f16_to_f32(((uint16_t *)w)[i]);
+			((uint16_t *)w)[i] = conv_f32_to_f16(f);
+			wf[i] = conv_f16_to_f32(((uint16_t *)w)[i]);
 		} else {
-			((uint16_t *)w)[i] = kern_f32_to_bf16(f);
-			wf[i] = kern_bf16_to_f32(((uint16_t *)w)[i]);
+			((uint16_t *)w)[i] = conv_f32_to_bf16(f);
+			wf[i] = conv_bf16_to_f32(((uint16_t *)w)[i]);
 		}
 	}
 	return w;
@@ -291,14 +291,14 @@ test_tof32(void)
 		h[i] = (uint16_t)i;
 	kern.to_f32[W_BF16](o, h, 65536);
 	for (i = 0; i < 65536; i++) {
-		want = kern_bf16_to_f32((uint16_t)i);
+		want = conv_bf16_to_f32((uint16_t)i);
 		memcpy(&u, &o[i], 4);
 		memcpy(&v, &want, 4);
 		CHECKF(u == v, "to_f32 bf16 %#x: %#x, want %#x", i, u, v);
 	}
 	kern.to_f32[W_F16](o, h, 65536);
 	for (i = 0; i < 65536; i++) {
-		want = kern_f16_to_f32((uint16_t)i);
+		want = conv_f16_to_f32((uint16_t)i);
 		memcpy(&u, &o[i], 4);
 		memcpy(&v, &want, 4);
 		if (isnan(want))	/* hardware may set the quiet bit */
@@ -314,13 +314,13 @@ test_tof32(void)
 			f[i] = -1.0f;
 		kern.to_f32[W_BF16](f + 1, h + 0x3f80 + 1, n);
 		for (i = 0; i < 4099; i++) {
-			want = i >= 1 && i <= n ? kern_bf16_to_f32(0x3f80 + i) :
+			want = i >= 1 && i <= n ? conv_bf16_to_f32(0x3f80 + i) :
 			    -1.0f;
 			CHECKF(f[i] == want, "to_f32 bf16 n=%zu [%u]", n, i);
 		}
 		kern.to_f32[W_F16](f + 1, h + 0x3c00 + 1, n);
 		for (i = 1; i <= n; i++)
-			CHECKF(f[i] == kern_f16_to_f32(0x3c00 + i),
+			CHECKF(f[i] == conv_f16_to_f32(0x3c00 + i),
 			    "to_f32 f16 n=%zu [%u]", n, i);
 		kern.to_f32[W_F32](f + 1, o + 3, n);
 		for (i = 1; i <= n; i++)
@@ -334,7 +334,7 @@ test_tof32(void)
 /* ---- helpers ---- */
 
 /* The weight-type table against the layouts the kernels read: float
- * types n elements, Q8_0 kern_q8_0_rowsize; from_f32 then to_f32 is the
+ * types n elements, Q8_0 conv_q8_0_rowsize; from_f32 then to_f32 is the
  * round trip of the type's own rounding; every table has every
  * storage type's kernels. */
 static void
@@ -352,7 +352,7 @@ test_wtypes(void)
 		EQ(wtype_rowsize(W_BF16, ns[i]), 2 * (size_t)ns[i]);
 		EQ(wtype_rowsize(W_BF16A, ns[i]), 2 * (size_t)ns[i]);
 		if (ns[i] % 2 == 0)
-			EQ(wtype_rowsize(W_Q8_0, ns[i]), kern_q8_0_rowsize(ns[i]));
+			EQ(wtype_rowsize(W_Q8_0, ns[i]), conv_q8_0_rowsize(ns[i]));
 	}
 	for (t = 0; t < W_NTYPES; t++) {
 		CHECKF(wtype_parse(wtypes[t].name) == t, "wtype %d: name %s",
@@ -372,8 +372,8 @@ test_wtypes(void)
 		kern.to_f32[t](y, buf, 8);
 		for (i = 0; i < 8; i++) {
 			float want = t == W_F32 ? x[i] : t == W_F16 ?
-			    kern_f16_to_f32(kern_f32_to_f16(x[i])) :
-			    kern_bf16_to_f32(kern_f32_to_bf16(x[i]));
+			    conv_f16_to_f32(conv_f32_to_f16(x[i])) :
+			    conv_bf16_to_f32(conv_f32_to_bf16(x[i]));
 
 			CHECKF(y[i] == want, "%s: %g -> %g, want %g",
 			    wtypes[t].name, x[i], y[i], want);
@@ -568,12 +568,12 @@ test_convert(void)
 	double v;
 
 	for (i = 0; i < 65536; i++) {
-		f = kern_bf16_to_f32((uint16_t)i);
+		f = conv_bf16_to_f32((uint16_t)i);
 		memcpy(&u, &f, 4);
 		CHECKF(u == i << 16, "bf16 %#x widens to %#x", i, u);
-		h = kern_f32_to_bf16(f);
+		h = conv_f32_to_bf16(f);
 		CHECKF(h == i, "bf16 %#x roundtrips to %#x", i, h);
-		f = kern_f16_to_f32((uint16_t)i);
+		f = conv_f16_to_f32((uint16_t)i);
 		e = i >> 10 & 0x1f;
 		if (e == 0x1f && (i & 0x3ff))
 			CHECKF(isnan(f), "f16 %#x not NaN", i);
@@ -582,42 +582,42 @@ test_convert(void)
 		else
 			CHECKF((double)f == f16val((uint16_t)i),
 			    "f16 %#x widens to %.9g", i, f);
-		h = kern_f32_to_f16(f);
+		h = conv_f32_to_f16(f);
 		CHECKF(h == i, "f16 %#x roundtrips to %#x", i, h);
 	}
 	/* bf16 ties go to even, above/below a tie to the nearest */
 	for (i = 0; i < 4096; i++) {
 		u = (rnd() & 0x7f7f0000) | 0x8000;	/* exact tie */
 		memcpy(&f, &u, 4);
-		h = kern_f32_to_bf16(f);
+		h = conv_f32_to_bf16(f);
 		CHECKF(h == ((u >> 16) + (u >> 16 & 1)), "bf16 tie %#x -> %#x",
 		    u, h);
 		u |= 1;
 		memcpy(&f, &u, 4);
-		CHECKF(kern_f32_to_bf16(f) == (u >> 16) + 1, "bf16 above tie");
+		CHECKF(conv_f32_to_bf16(f) == (u >> 16) + 1, "bf16 above tie");
 		u -= 2;
 		memcpy(&f, &u, 4);
-		CHECKF(kern_f32_to_bf16(f) == u >> 16, "bf16 below tie");
+		CHECKF(conv_f32_to_bf16(f) == u >> 16, "bf16 below tie");
 	}
 	u = 0x7f7fffff;		/* FLT_MAX rounds to inf */
 	memcpy(&f, &u, 4);
-	CHECKF(kern_f32_to_bf16(f) == 0x7f80, "bf16 of FLT_MAX");
-	CHECKF(isnan(kern_bf16_to_f32(kern_f32_to_bf16(NAN))), "bf16 NaN");
+	CHECKF(conv_f32_to_bf16(f) == 0x7f80, "bf16 of FLT_MAX");
+	CHECKF(isnan(conv_bf16_to_f32(conv_f32_to_bf16(NAN))), "bf16 NaN");
 	u = 0x7f800001;		/* NaN whose payload is below bf16 */
 	memcpy(&f, &u, 4);
-	h = kern_f32_to_bf16(f);
+	h = conv_f32_to_bf16(f);
 	CHECKF((h & 0x7f80) == 0x7f80 && (h & 0x7f), "bf16 NaN %#x", h);
-	h = kern_f32_to_f16(f);
+	h = conv_f32_to_f16(f);
 	CHECKF((h & 0x7c00) == 0x7c00 && (h & 0x3ff), "f16 NaN %#x", h);
-	CHECKF(kern_f32_to_f16(INFINITY) == 0x7c00, "f16 inf");
-	CHECKF(kern_f32_to_f16(-INFINITY) == 0xfc00, "f16 -inf");
-	CHECKF(kern_f32_to_f16(65504.0f) == 0x7bff, "f16 max");
-	CHECKF(kern_f32_to_f16(65519.99f) == 0x7bff, "f16 below inf tie");
-	CHECKF(kern_f32_to_f16(65520.0f) == 0x7c00, "f16 inf tie");
-	CHECKF(kern_f32_to_f16(0x1p-25f) == 0, "f16 tie at 2^-25");
-	CHECKF(kern_f32_to_f16(0x1.000002p-25f) == 1, "f16 above 2^-25");
-	CHECKF(kern_f32_to_f16(0x1.8p-24f) == 2, "f16 subnormal tie");
-	CHECKF(kern_f32_to_f16(-0.0f) == 0x8000, "f16 -0");
+	CHECKF(conv_f32_to_f16(INFINITY) == 0x7c00, "f16 inf");
+	CHECKF(conv_f32_to_f16(-INFINITY) == 0xfc00, "f16 -inf");
+	CHECKF(conv_f32_to_f16(65504.0f) == 0x7bff, "f16 max");
+	CHECKF(conv_f32_to_f16(65519.99f) == 0x7bff, "f16 below inf tie");
+	CHECKF(conv_f32_to_f16(65520.0f) == 0x7c00, "f16 inf tie");
+	CHECKF(conv_f32_to_f16(0x1p-25f) == 0, "f16 tie at 2^-25");
+	CHECKF(conv_f32_to_f16(0x1.000002p-25f) == 1, "f16 above 2^-25");
+	CHECKF(conv_f32_to_f16(0x1.8p-24f) == 2, "f16 subnormal tie");
+	CHECKF(conv_f32_to_f16(-0.0f) == 0x8000, "f16 -0");
 	/* random floats over the whole f16 range, nearest with ties even */
 	for (i = 0; i < 200000; i++) {
 		u = rnd();
@@ -626,7 +626,7 @@ test_convert(void)
 		if (i & 1)		/* many exact ties */
 			u &= ~0xfffu;
 		memcpy(&f, &u, 4);
-		h = kern_f32_to_f16(f);
+		h = conv_f32_to_f16(f);
 		v = f;
 		CHECKF(f16nearest(f, h), "f16 of %a is %#x (%.9g)", v, h,
 		    f16val(h));
@@ -669,7 +669,7 @@ test_bf16act(int n, int rows, int T)
 		for (r = 0; r < rows; r++) {
 			a = s = 0;
 			for (i = 0; i < n; i++) {
-				xb = kern_bf16_to_f32(kern_f32_to_bf16(
+				xb = conv_bf16_to_f32(conv_f32_to_bf16(
 				    x[(size_t)k * ldx + i]));
 				s += (double)wf[(size_t)r * n + i] * xb;
 				a += fabs((double)wf[(size_t)r * n + i] * xb);
@@ -719,13 +719,13 @@ test_bf16acts(void)
 			test_bf16act(ns[i], ns[i] > 600 ? 9 : 13 + (int)k,
 			    Ts[k]);
 	/* the longest row, a few tokens (panels of one register block) */
-	test_bf16act(KERN_BF16ACT_MAXN, 5, 7);
+	test_bf16act(CONV_BF16ACT_MAXN, 5, 7);
 }
 
 
 /* ---- Q8_0 ---- */
 
-/* kern_q8_0_quant (weights, int8) and kern_q8_0_quant_x (activations,
+/* conv_q8_0_quant (weights, int8) and conv_q8_0_quant_x (activations,
  * int16): the block scale is max|x| / qmax, every value within half a
  * step of d q and within [-qmax, qmax], padding and NaN give 0. */
 static void
@@ -741,15 +741,15 @@ test_quant(int wide)
 
 	for (k = 0; k < LEN(ns); k++) {
 		n = ns[k];
-		nb = kern_q8_0_rowsize(n) / 36;
+		nb = conv_q8_0_rowsize(n) / 36;
 		CHECKF(nb % 2 == 0 && nb * 32 >= (size_t)n && nb * 32 < (size_t)n + 64,
 		    "%s n=%d: %zu blocks", name, n, nb);
-		CHECKF(kern_q8_0_xsize(n) == nb * 68, "%s n=%d: xsize %zu", name,
-		    n, kern_q8_0_xsize(n));
+		CHECKF(conv_q8_0_xsize(n) == nb * 68, "%s n=%d: xsize %zu", name,
+		    n, conv_q8_0_xsize(n));
 		for (i = 0; i < (size_t)n; i++)
 			x[i] = frand() * (i % 7 == 0 ? 10.0f : 1.0f);
 		d = buf;
-		(wide ? kern_q8_0_quant_x : kern_q8_0_quant)(buf, x, n);
+		(wide ? conv_q8_0_quant_x : conv_q8_0_quant)(buf, x, n);
 		for (b = 0; b < (int)nb; b++) {
 			amax = 0;
 			for (i = 32 * b; i < 32 * (size_t)b + 32 && i < (size_t)n; i++)
@@ -771,7 +771,7 @@ test_quant(int wide)
 		}
 	}
 	x[0] = NAN, x[1] = 1.0f, x[2] = -2.0f;
-	(wide ? kern_q8_0_quant_x : kern_q8_0_quant)(buf, x, 3);
+	(wide ? conv_q8_0_quant_x : conv_q8_0_quant)(buf, x, 3);
 	if (wide) {
 		const int16_t *q16 = (const int16_t *)(buf + 2);
 
@@ -791,8 +791,8 @@ static void
 test_q8(int n, int rows, int T)
 {
 	int ldx = n + 3, ldo = rows + 5, r, r0, r1, k, i, bad = 0;
-	size_t rb = kern_q8_0_rowsize(n), nb = rb / 36;
-	char *w = emalloc(rb * rows), *xq = emalloc(kern_q8_0_xsize(n));
+	size_t rb = conv_q8_0_rowsize(n), nb = rb / 36;
+	char *w = emalloc(rb * rows), *xq = emalloc(conv_q8_0_xsize(n));
 	float *x = emalloc(sizeof(float) * (size_t)ldx * T);
 	float *wf = emalloc(sizeof(float) * n);
 	float *out = emalloc(sizeof(float) * (size_t)ldo * T);
@@ -806,7 +806,7 @@ test_q8(int n, int rows, int T)
 	for (r = 0; r < rows; r++) {
 		for (i = 0; i < n; i++)
 			wf[i] = frand() * 0.2f;
-		kern_q8_0_quant(w + (size_t)r * rb, wf, n);
+		conv_q8_0_quant(w + (size_t)r * rb, wf, n);
 	}
 	for (i = 0; i < ldx * T; i++)
 		x[i] = frand() * 3.0f;
@@ -823,7 +823,7 @@ test_q8(int n, int rows, int T)
 		for (r = rows; r < ldo; r++)
 			if (out[(size_t)k * ldo + r] != -7.0f)
 				bad += 1000;
-		kern_q8_0_quant_x(xq, x + (size_t)k * ldx, n);
+		conv_q8_0_quant_x(xq, x + (size_t)k * ldx, n);
 		xd = (const float *)xq;
 		q = (const int16_t *)(xd + nb);
 		for (r = 0; r < rows; r++) {
@@ -877,7 +877,7 @@ test_q8s(void)
 	for (i = 0; i < LEN(ns); i++)
 		for (k = 0; k < LEN(Ts); k++)
 			test_q8(ns[i], ns[i] > 600 ? 9 : 13 + (int)k, Ts[k]);
-	test_q8(KERN_Q8_0_MAXN, 5, 7);
+	test_q8(CONV_Q8_0_MAXN, 5, 7);
 }
 
 int

@@ -346,7 +346,7 @@ write_model(const char *dir, const struct shape *s)
 				memcpy(buf + 4 * k, &v, 4);
 				continue;
 			}
-			h = s->dt == ST_F16 ? kern_f32_to_f16(v) : kern_f32_to_bf16(v);
+			h = s->dt == ST_F16 ? conv_f32_to_f16(v) : conv_f32_to_bf16(v);
 			memcpy(buf + 2 * k, &h, 2);
 		}
 		if (st_write_data(f, path, &w[i], buf) < 0)

@@ -88,7 +88,7 @@ test_layout(void)
 
 			g = j / 16;
 			z = (int)(m.z[(size_t)(r / 8) * m.k.ng + g] >> 4 * (r % 8) & 15);
-			s = kern_bf16_to_f32(((uint16_t *)m.s)[(size_t)r * m.k.ng + g]);
+			s = conv_bf16_to_f32(((uint16_t *)m.s)[(size_t)r * m.k.ng + g]);
 			CHECKF(m.deq[(size_t)r * cols + j] == (float)(q - z) * s,
 			    "(%d, %d)", r, j);
 		}
@@ -123,7 +123,7 @@ test_group(void)
 	memset(x, 0, sizeof(x));
 	memset(w, 0, sizeof(w));
 	s = quant_group(w, 0, &z, x, 32, 1, W_BF16);
-	CHECK(s == kern_bf16_to_f32(kern_f32_to_bf16(FLT_EPSILON)));
+	CHECK(s == conv_bf16_to_f32(conv_f32_to_bf16(FLT_EPSILON)));
 	for (i = 0; i < 4; i++)
 		EQ(w[i], 0x88888888u);
 }

@@ -53,40 +53,40 @@ test_half(void)
 	uint32_t h;
 
 	/* known values */
-	CHECK(kern_f16_to_f32(0x3c00) == 1.0f);
-	CHECK(kern_f16_to_f32(0xc000) == -2.0f);
-	CHECK(kern_f16_to_f32(0x7bff) == 65504.0f);
-	CHECK(kern_f16_to_f32(0x0001) == ldexpf(1, -24));
-	CHECK(kern_f16_to_f32(0x03ff) == ldexpf(1023, -24));
-	CHECK(isinf(kern_f16_to_f32(0xfc00)) && kern_f16_to_f32(0xfc00) < 0);
-	CHECK(isnan(kern_f16_to_f32(0x7e00)));
-	CHECK(signbit(kern_f16_to_f32(0x8000)));
+	CHECK(conv_f16_to_f32(0x3c00) == 1.0f);
+	CHECK(conv_f16_to_f32(0xc000) == -2.0f);
+	CHECK(conv_f16_to_f32(0x7bff) == 65504.0f);
+	CHECK(conv_f16_to_f32(0x0001) == ldexpf(1, -24));
+	CHECK(conv_f16_to_f32(0x03ff) == ldexpf(1023, -24));
+	CHECK(isinf(conv_f16_to_f32(0xfc00)) && conv_f16_to_f32(0xfc00) < 0);
+	CHECK(isnan(conv_f16_to_f32(0x7e00)));
+	CHECK(signbit(conv_f16_to_f32(0x8000)));
 	/* every half survives f16 -> f32 -> f16 */
 	for (h = 0; h < 0x10000; h++) {
-		float f = kern_f16_to_f32((uint16_t)h);
+		float f = conv_f16_to_f32((uint16_t)h);
 
 		if (isnan(f))
-			CHECK(isnan(kern_f16_to_f32(kern_f32_to_f16(f))));
-		else if (kern_f32_to_f16(f) != h) {
+			CHECK(isnan(conv_f16_to_f32(conv_f32_to_f16(f))));
+		else if (conv_f32_to_f16(f) != h) {
 			fprintf(stderr, "f16 %04x -> %g -> %04x\n", h, f,
-			    kern_f32_to_f16(f));
+			    conv_f32_to_f16(f));
 			fails++;
 			break;
 		}
 	}
 	/* round to nearest, ties to even; overflow; subnormals */
-	CHECK(kern_f32_to_f16(1 + ldexpf(1, -11)) == 0x3c00);
-	CHECK(kern_f32_to_f16(1 + 3 * ldexpf(1, -11)) == 0x3c02);
-	CHECK(kern_f32_to_f16(1 + ldexpf(1, -11) + ldexpf(1, -20)) == 0x3c01);
-	CHECK(kern_f32_to_f16(65519.0f) == 0x7bff);
-	CHECK(kern_f32_to_f16(65520.0f) == 0x7c00);
-	CHECK(kern_f32_to_f16(-1e10f) == 0xfc00);
-	CHECK(kern_f32_to_f16(ldexpf(1, -25)) == 0x0000);
-	CHECK(kern_f32_to_f16(3 * ldexpf(1, -25)) == 0x0002);
-	CHECK(kern_f32_to_f16(ldexpf(1, -25) * 1.01f) == 0x0001);
-	CHECK(kern_f32_to_f16(ldexpf(1023.5f, -24)) == 0x0400);	/* up to the smallest normal */
-	CHECK(kern_f32_to_f16(-ldexpf(1, -30)) == 0x8000);
-	CHECK((kern_f32_to_f16(NAN) & 0x7fff) > 0x7c00);
+	CHECK(conv_f32_to_f16(1 + ldexpf(1, -11)) == 0x3c00);
+	CHECK(conv_f32_to_f16(1 + 3 * ldexpf(1, -11)) == 0x3c02);
+	CHECK(conv_f32_to_f16(1 + ldexpf(1, -11) + ldexpf(1, -20)) == 0x3c01);
+	CHECK(conv_f32_to_f16(65519.0f) == 0x7bff);
+	CHECK(conv_f32_to_f16(65520.0f) == 0x7c00);
+	CHECK(conv_f32_to_f16(-1e10f) == 0xfc00);
+	CHECK(conv_f32_to_f16(ldexpf(1, -25)) == 0x0000);
+	CHECK(conv_f32_to_f16(3 * ldexpf(1, -25)) == 0x0002);
+	CHECK(conv_f32_to_f16(ldexpf(1, -25) * 1.01f) == 0x0001);
+	CHECK(conv_f32_to_f16(ldexpf(1023.5f, -24)) == 0x0400);	/* up to the smallest normal */
+	CHECK(conv_f32_to_f16(-ldexpf(1, -30)) == 0x8000);
+	CHECK((conv_f32_to_f16(NAN) & 0x7fff) > 0x7c00);
 }
 
 static void
@@ -94,24 +94,24 @@ test_bf16(void)
 {
 	uint32_t b;
 
-	CHECK(kern_bf16_to_f32(0x3f80) == 1.0f);
-	CHECK(kern_bf16_to_f32(0xc0a0) == -5.0f);
+	CHECK(conv_bf16_to_f32(0x3f80) == 1.0f);
+	CHECK(conv_bf16_to_f32(0xc0a0) == -5.0f);
 	for (b = 0; b < 0x10000; b++) {
-		float f = kern_bf16_to_f32((uint16_t)b);
+		float f = conv_bf16_to_f32((uint16_t)b);
 
 		if (isnan(f))
-			CHECK(isnan(kern_bf16_to_f32(kern_f32_to_bf16(f))));
-		else if (kern_f32_to_bf16(f) != b) {
-			fprintf(stderr, "bf16 %04x -> %04x\n", b, kern_f32_to_bf16(f));
+			CHECK(isnan(conv_bf16_to_f32(conv_f32_to_bf16(f))));
+		else if (conv_f32_to_bf16(f) != b) {
+			fprintf(stderr, "bf16 %04x -> %04x\n", b, conv_f32_to_bf16(f));
 			fails++;
 			break;
 		}
 	}
-	CHECK(kern_f32_to_bf16(bits2f(0x3f808000)) == 0x3f80);	/* tie, even down */
-	CHECK(kern_f32_to_bf16(bits2f(0x3f818000)) == 0x3f82);	/* tie, even up */
-	CHECK(kern_f32_to_bf16(bits2f(0x3f808001)) == 0x3f81);
-	CHECK(kern_f32_to_bf16(bits2f(0x7f7fffff)) == 0x7f80);	/* to infinity */
-	CHECK(isnan(kern_bf16_to_f32(kern_f32_to_bf16(bits2f(0x7f800001)))));
+	CHECK(conv_f32_to_bf16(bits2f(0x3f808000)) == 0x3f80);	/* tie, even down */
+	CHECK(conv_f32_to_bf16(bits2f(0x3f818000)) == 0x3f82);	/* tie, even up */
+	CHECK(conv_f32_to_bf16(bits2f(0x3f808001)) == 0x3f81);
+	CHECK(conv_f32_to_bf16(bits2f(0x7f7fffff)) == 0x7f80);	/* to infinity */
+	CHECK(isnan(conv_bf16_to_f32(conv_f32_to_bf16(bits2f(0x7f800001)))));
 }
 
 /* A tensor over raw bytes, for st_elem. */
@@ -309,7 +309,7 @@ test_stats(void)
 	for (i = 0; i < n; i++) {
 		r ^= r << 13, r ^= r >> 7, r ^= r << 17;
 		x[i] = 1000.0f + (float)((double)(r >> 11) * 0x1p-53 - 0.5);
-		h[i] = kern_f32_to_bf16(x[i] - 1000.0f);
+		h[i] = conv_f32_to_bf16(x[i] - 1000.0f);
 		sum += x[i];
 		mn = x[i] < mn ? x[i] : mn;
 		mx = x[i] > mx ? x[i] : mx;
