@@ -189,7 +189,7 @@ modelrun(const char *dir, int threads)
 	double kt[8] = { 0 }, kb[8] = { 0 };
 	int n, i, rep, pass, q;
 
-	if (model_load(&m, dir, 64, threads) < 0 ||
+	if (model_load(&m, dir, threads) < 0 ||
 	    (qflag && model_set_mode(&m, MODEL_Q4) < 0) ||
 	    (q8flag && model_set_mode(&m, MODEL_Q8_0) < 0))
 		exit(1);

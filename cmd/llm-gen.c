@@ -16,7 +16,7 @@
 static int echo, sflag, vflag;	/* vflag: -v, given to modelopt too */
 static struct rec hist;		/* the sequence: prompt and generated ids (in
 				 * session mode all records'); the model has run
-				 * hist.ids[0..m->pos) */
+				 * hist.ids[0..sq->pos) */
 static struct tok tok;		/* for --stop-text */
 static enum rec_fmt ids = REC_TEXT;
 
@@ -46,7 +46,7 @@ usage(int status)
 /* Generate the continuation of prompt r (from input name), in session
  * mode of the whole sequence so far: write each id as it is sampled. */
 static void
-generate(struct model *m, struct sampler *s, struct sampopt *so,
+generate(struct seq *sq, struct sampler *s, struct sampopt *so,
     struct rec *r, const char *name)
 {
 	struct stop *st = &so->st;
@@ -58,20 +58,20 @@ generate(struct model *m, struct sampler *s, struct sampopt *so,
 	char wbuf[128];
 	const char *wname;
 
-	if (rec_check(r, m->cfg.vocab_size, name) < 0)
+	if (rec_check(r, sq->m->cfg.vocab_size, name) < 0)
 		exit(1);
 	if (!sflag || hist.n == 0) {
-		model_reset(m);
+		seq_reset(sq);
 		sampler_reset(s);	/* each prompt as if run alone */
 		hist.n = 0;
 	}
 	if (r->n == 0 && hist.n == 0)
 		die("%s: record %llu: empty prompt", name, r->no);
-	if (hist.n + r->n > (size_t)m->ctx)
+	if (hist.n + r->n > (size_t)sq->ctx)
 		die("%s: record %llu: %s of %zu tokens exceeds the context "
 		    "of %d (see --ctx)", name, r->no, hist.n ? "session" :
-		    "prompt", hist.n + r->n, m->ctx);
-	pos0 = m->pos;
+		    "prompt", hist.n + r->n, sq->ctx);
+	pos0 = sq->pos;
 	from = hist.n;
 	fed = (int)(hist.n + r->n) - pos0;
 	if (xgrow(&hist.ids, &hist.cap, hist.n + r->n, sizeof(*hist.ids)) < 0)
@@ -87,7 +87,7 @@ generate(struct model *m, struct sampler *s, struct sampopt *so,
 	/* in session mode the last id of the record before (never run) and
 	 * this record's */
 	if (!stop_none(st) &&
-	    !(logits = model_forward(m, hist.ids + m->pos, (int)hist.n - m->pos)))
+	    !(logits = seq_forward(sq, hist.ids + sq->pos, (int)hist.n - sq->pos)))
 		exit(1);	/* it said why */
 	while (!stop_none(st)) {
 		/* the sampler may rewrite the row (penalty): it is ours until
@@ -116,12 +116,12 @@ generate(struct model *m, struct sampler *s, struct sampopt *so,
 				break;
 			}
 		}
-		if (m->pos >= m->ctx) {
+		if (sq->pos >= sq->ctx) {
 			warn("%s: record %llu: context of %d positions is full",
-			    name, r->no, m->ctx);
+			    name, r->no, sq->ctx);
 			break;
 		}
-		if (!(logits = model_forward(m, &id, 1)))
+		if (!(logits = seq_forward(sq, &id, 1)))
 			exit(1);
 	}
 	wname = why == STOP_TEXT ? stoptext_hitname(stx, wbuf, sizeof wbuf) :
@@ -159,6 +159,7 @@ main(int argc, char *argv[])
 	struct sampopt so;
 	struct sampler s = { 0 };
 	struct model m;
+	struct seq sq;
 	struct rec r = { 0 };
 	struct rec_files rf;
 	int c, ret, got, r1, r2;
@@ -191,7 +192,8 @@ main(int argc, char *argv[])
 		exit(2);
 	if (files_check_output(argv, argc, NULL, 1) < 0)
 		return 1;
-	if (modelopt_load(&m, &mo) < 0) {
+	if (modelopt_load(&m, &sq, &mo) < 0) {
+		seq_close(&sq);
 		model_close(&m);
 		return 1;
 	}
@@ -207,17 +209,18 @@ main(int argc, char *argv[])
 
 	rec_files_init(&rf, argv, argc, ids);
 	while ((got = rec_files_next(&rf, &r)) > 0)
-		generate(&m, &s, &so, &r, rf.fl.name);
+		generate(&sq, &s, &so, &r, rf.fl.name);
 	rec_files_close(&rf);
 	ret = got < 0 || rf.fl.failed;
 	ret |= fshut(stdout, "<stdout>");
 	if (mo.timing)
-		model_print_stats(&m, stderr, argv0);
+		seq_print_stats(&sq, stderr, argv0);
 	rec_free(&r);
 	rec_free(&hist);
 	tok_free(&tok);
 	sampler_free(&s);
 	sampopt_free(&so);
+	seq_close(&sq);
 	model_close(&m);
 	return ret;
 }

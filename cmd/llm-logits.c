@@ -47,7 +47,7 @@ struct out {			/* where put() writes a record's frames */
 	int pos0;
 };
 
-/* Write the frames of positions i.. of the record (model_rows_fn). */
+/* Write the frames of positions i.. of the record (seq_rows_fn). */
 static int
 put(void *ctx, const float *logits, int i, int rows)
 {
@@ -65,41 +65,41 @@ put(void *ctx, const float *logits, int i, int rows)
 
 /* Run one record (from input name) and write its frame(s). */
 static void
-run(struct model *m, struct frame_writer *fw, const struct rec *r,
+run(struct seq *sq, struct frame_writer *fw, const struct rec *r,
     const char *name)
 {
 	struct out o = { fw, { 0 }, r, 0 };
 	const float *logits;
 	int n = (int)r->n;
 
-	o.h.vocab = m->cfg.vocab_size;
+	o.h.vocab = sq->m->cfg.vocab_size;
 	o.h.record = (uint32_t)r->no;
 	if (!sflag)
-		model_reset(m);
+		seq_reset(sq);
 	if (r->n == 0) {
-		if (!sflag || m->pos == 0)
+		if (!sflag || sq->pos == 0)
 			die("%s: record %llu is empty: no position to give logits "
 			    "for", name, r->no);
 		/* session: an empty record adds nothing; repeat the last frame */
-		o.h.position = m->pos - 1;
+		o.h.position = sq->pos - 1;
 		o.h.token = -1;
-		if (frame_write(fw, &o.h, m->logits) < 0)
+		if (frame_write(fw, &o.h, sq->logits) < 0)
 			exit(1);
 		return;
 	}
-	if (rec_check(r, m->cfg.vocab_size, name) < 0)
+	if (rec_check(r, sq->m->cfg.vocab_size, name) < 0)
 		exit(1);
-	if (r->n > (size_t)(m->ctx - m->pos))
+	if (r->n > (size_t)(sq->ctx - sq->pos))
 		die("%s: record %llu: sequence of %zu positions exceeds the "
-		    "context of %d (see --ctx)", name, r->no, m->pos + r->n, m->ctx);
-	o.pos0 = m->pos;
-	/* model_forward has said what went wrong */
+		    "context of %d (see --ctx)", name, r->no, sq->pos + r->n, sq->ctx);
+	o.pos0 = sq->pos;
+	/* seq_forward has said what went wrong */
 	if (allflag) {
-		if (model_forward_all(m, r->ids, n, put, &o) < 0)
+		if (seq_forward_all(sq, r->ids, n, put, &o) < 0)
 			exit(1);
 		return;
 	}
-	if (!(logits = model_forward(m, r->ids, n)))
+	if (!(logits = seq_forward(sq, r->ids, n)))
 		exit(1);
 	put(&o, logits, n - 1, 1);
 }
@@ -125,6 +125,7 @@ main(int argc, char *argv[])
 	enum rec_fmt ids = REC_TEXT;
 	struct frame_writer fw = { 0 };
 	struct model m;
+	struct seq sq;
 	struct rec r = { 0 };
 	struct rec_files rf;
 	FILE *out = stdout;
@@ -160,7 +161,8 @@ main(int argc, char *argv[])
 		exit(2);
 	if (files_check_output(argv, argc, outpath, 1) < 0)
 		return 1;
-	if (modelopt_load(&m, &mo) < 0) {
+	if (modelopt_load(&m, &sq, &mo) < 0) {
+		seq_close(&sq);
 		model_close(&m);
 		return 1;
 	}
@@ -175,7 +177,7 @@ main(int argc, char *argv[])
 
 	rec_files_init(&rf, argv, argc, ids);
 	while ((got = rec_files_next(&rf, &r)) > 0) {
-		run(&m, &fw, &r, rf.fl.name);
+		run(&sq, &fw, &r, rf.fl.name);
 		/* a reader downstream may be waiting (FIFO loops) */
 		if (fmt != FRAME_NPY)
 			efflush(out, name);
@@ -189,8 +191,9 @@ main(int argc, char *argv[])
 	else
 		ret |= fshut(out, name);
 	if (mo.timing)
-		model_print_stats(&m, stderr, argv0);
+		seq_print_stats(&sq, stderr, argv0);
 	rec_free(&r);
+	seq_close(&sq);
 	model_close(&m);
 	return ret;
 }

@@ -45,9 +45,9 @@ usage(int status)
 /* Score the token at position p + 1 of r from the logits row x of
  * position p; its log-probability. */
 static double
-token(const struct model *m, const struct rec *r, size_t p, const float *x)
+token(struct seq *sq, const struct rec *r, size_t p, const float *x)
 {
-	size_t vocab = (size_t)m->cfg.vocab_size, at, k, n;
+	size_t vocab = (size_t)sq->m->cfg.vocab_size, at, k, n;
 	int id = r->ids[p + 1];
 	double lse;
 
@@ -66,7 +66,7 @@ token(const struct model *m, const struct rec *r, size_t p, const float *x)
 }
 
 struct pass {			/* what the rows of a window are scored for */
-	struct model *m;
+	struct seq *sq;
 	const struct rec *r;
 	size_t p0;		/* the position of the first row */
 	size_t scored;
@@ -77,11 +77,11 @@ static int
 rows(void *ctx, const float *logits, int i, int n)
 {
 	struct pass *ps = ctx;
-	size_t vocab = (size_t)ps->m->cfg.vocab_size;
+	size_t vocab = (size_t)ps->sq->m->cfg.vocab_size;
 	int j;
 
 	for (j = 0; j < n; j++) {
-		ps->sum += token(ps->m, ps->r, ps->p0 + (size_t)(i + j),
+		ps->sum += token(ps->sq, ps->r, ps->p0 + (size_t)(i + j),
 		    logits + (size_t)j * vocab);
 		ps->scored++;
 	}
@@ -92,22 +92,22 @@ rows(void *ctx, const float *logits, int i, int n)
  * Each window runs its positions up to the last target's: those before
  * the first target's need no logits, the rest give theirs to rows(). */
 static void
-score(struct model *m, const struct rec *r)
+score(struct seq *sq, const struct rec *r)
 {
 	struct score_win w = { 0 };
-	struct pass ps = { m, r, 0, 0, 0 };
+	struct pass ps = { sq, r, 0, 0, 0 };
 
-	while (score_window(&w, r->n, (size_t)m->ctx, stride)) {
+	while (score_window(&w, r->n, (size_t)sq->ctx, stride)) {
 		size_t lo = w.first > from ? w.first : from;
 
 		if (lo >= w.end)
 			continue;
-		model_reset(m);
-		if (lo - 1 > w.begin && !model_forward(m, r->ids + w.begin,
+		seq_reset(sq);
+		if (lo - 1 > w.begin && !seq_forward(sq, r->ids + w.begin,
 		    (int)(lo - 1 - w.begin)))
 			die("record %llu: cannot run the model", r->no);
 		ps.p0 = lo - 1;
-		if (model_forward_all(m, r->ids + lo - 1, (int)(w.end - lo), rows,
+		if (seq_forward_all(sq, r->ids + lo - 1, (int)(w.end - lo), rows,
 		    &ps) < 0)
 			die("record %llu: cannot run the model", r->no);
 	}
@@ -133,6 +133,7 @@ main(int argc, char *argv[])
 	struct modelopt mo;
 	enum rec_fmt ids = REC_TEXT;
 	struct model m;
+	struct seq sq;
 	struct rec r = { 0 };
 	struct rec_files rf;
 	long long sarg = 0;
@@ -164,29 +165,31 @@ main(int argc, char *argv[])
 		edie(2, "--top goes with --per-token");
 	if (modelopt_finish(&mo) < 0)
 		exit(2);
-	if (modelopt_load(&m, &mo) < 0) {
+	if (modelopt_load(&m, &sq, &mo) < 0) {
+		seq_close(&sq);
 		model_close(&m);
 		return 1;
 	}
-	if (sarg > m.ctx)
-		edie(2, "--stride %lld is longer than the context of %d", sarg, m.ctx);
-	stride = sarg ? (size_t)sarg : (size_t)(m.ctx > 1 ? m.ctx / 2 : 1);
+	if (sarg > sq.ctx)
+		edie(2, "--stride %lld is longer than the context of %d", sarg, sq.ctx);
+	stride = sarg ? (size_t)sarg : (size_t)(sq.ctx > 1 ? sq.ctx / 2 : 1);
 	topidx = emalloc((size_t)m.cfg.vocab_size * sizeof(int));
 
 	rec_files_init(&rf, argv, argc, ids);
 	while ((got = rec_files_next(&rf, &r)) > 0) {
 		if (rec_check(&r, m.cfg.vocab_size, rf.fl.name) < 0)
 			exit(1);
-		score(&m, &r);
+		score(&sq, &r);
 		efflush(stdout, "<stdout>");
 	}
 	rec_files_close(&rf);
 	ret = got < 0 || rf.fl.failed;
 	ret |= fshut(stdout, "<stdout>");
 	if (mo.timing)
-		model_print_stats(&m, stderr, argv0);
+		seq_print_stats(&sq, stderr, argv0);
 	free(topidx);
 	rec_free(&r);
+	seq_close(&sq);
 	model_close(&m);
 	return ret;
 }

@@ -1,17 +1,19 @@
 /* model.h: a decoder-only language model (LlamaForCausalLM and the
- * architectures of cfg.h: Qwen2/3, SmolLM3, Mistral, Gemma 2/3, Phi-3), its weights (in place where the weight
- * source allows: wsrc.h), its KV cache and its forward pass (HF
- * modeling_llama.py, computed in float32).
+ * architectures of cfg.h: Qwen2/3, SmolLM3, Mistral, Gemma 2/3, Phi-3):
+ * its weights (in place where the weight source allows: wsrc.h), what
+ * the forward pass derives from its config, and its worker threads.  A
+ * loaded model is read-only: any number of sequences (seq.h) run on it,
+ * each with its own KV cache, position and scratch.
  *
  * lib/model/model_load.c  config.json and the weights by HF name into struct model
- * lib/model/model.c       the forward pass, one step per line; model_forward
- * lib/model/sched.c       each step as a dispatch over the threads (sched.h)
  * lib/model/model_mode.c  the fast modes: the matrices converted to a wtype
- * lib/wsrc/wsrc.c        the weight source (safetensors)
- * lib/kern/wtype.c       the weight types' table */
+ * lib/model/seq.c         a sequence and the forward pass (seq.h)
+ * lib/wsrc/wsrc.c         the weight source (safetensors)
+ * lib/kern/wtype.c        the weight types' table */
 #ifndef MODEL_H
 #define MODEL_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -21,9 +23,6 @@
 #include "disk/mdir.h"
 #include "wsrc/wsrc.h"
 
-#define MODEL_MAXBATCH 256	/* positions per pass of the forward */
-#define MODEL_KVBLOCK 64	/* positions per KV cache block */
-
 /* Numeric modes (model_set_mode); MODEL_EXACT is the default. */
 enum model_mode {
 	MODEL_EXACT,		/* float32 activations, weights widened exactly */
@@ -31,6 +30,10 @@ enum model_mode {
 	MODEL_Q8_0,		/* weights and activations in Q8_0, int8 dots */
 	MODEL_Q4,		/* weights in 4 bits (kern/quant.h, model_mode.c), f32 dots */
 };
+
+/* The RoPE of a layer: none (SmolLM3's no-rope layers), the model's,
+ * or the local one of Gemma 3's sliding layers. */
+enum layer_rope { ROPE_NONE, ROPE_GLOBAL, ROPE_LOCAL };
 
 struct layer {			/* model.layers.N.* */
 	float *attn_norm;	/* input_layernorm.weight (hidden), f32 copy */
@@ -54,9 +57,7 @@ struct layer {			/* model.layers.N.* */
 	struct mat wqkv;	/* Phi-3: self_attn.qkv_proj.weight, whose row
 				 * ranges wq, wk and wv are */
 	struct mat w13;		/* Phi-3: mlp.gate_up_proj.weight: w1, w3 */
-	const float *rope;	/* cos | sin rows for its positions: m->rope,
-				 * or m->rope_local (Gemma 3's sliding
-				 * layers); NULL: no RoPE (SmolLM3) */
+	enum layer_rope rope;	/* which cos | sin rows it turns by */
 	int window;		/* sliding window; 0: full attention */
 };
 
@@ -76,64 +77,42 @@ struct model {
 	struct mat lm_head;	/* lm_head.weight (vocab, hidden), or embed when tied */
 	size_t weight_bytes;	/* bytes of all weights read per token */
 
-	/* run state */
-	int ctx;		/* positions the KV cache holds */
-	int pos;		/* positions filled */
+	/* derived from the config, read by every sequence */
+	int ctx;		/* positions a sequence may have by default:
+				 * max_position_embeddings */
 	int dim, qdim, kvdim, hd;	/* hidden, heads*head_dim, kv_heads*head_dim, head_dim */
-	float *kv;		/* KV cache: blocks of MODEL_KVBLOCK positions, each
-				 * (layers, 2, kv_heads, MODEL_KVBLOCK, head_dim):
-				 * a head's keys are contiguous in a block, and a
-				 * growing sequence fills memory block by block */
-	float *kvnew;		/* (MAXBATCH, 2, kvdim) k and v being appended */
-	size_t kvsize;		/* its bytes (reserved, touched as filled) */
-	float *inv_freq;	/* (head_dim/2) RoPE frequencies, llama3-scaled */
 	int rd;			/* rotary dims of a head (partial_rotary_factor) */
+	float *inv_freq;	/* (head_dim/2) RoPE frequencies, llama3-scaled */
 	float rope_mscale;	/* cos and sin scaled (yarn, longrope), or 1 */
 	float *inv_freq_long;	/* (head_dim/2) longrope's long factors'; used
 				 * by a call that runs past the original context */
-	int rope_long;		/* the rows in m->rope are inv_freq_long's */
-	float *inv_freq_local;	/* (head_dim/2) sliding layers' (Gemma 3) */
-	float *rope_local;	/* (MAXBATCH, head_dim) their cos | sin */
+	float *inv_freq_local;	/* (head_dim/2) sliding layers' (Gemma 3);
+				 * NULL: none */
 	float rope_local_mscale;	/* and their attention factor */
 	float embed_scale;	/* Gemma: x = embed * sqrt(hidden); 0: none */
 	float attn_scale;	/* score = attn_scale * q.k */
 	enum kern_act act;	/* the GLU's activation */
-	float *x, *xb2;		/* (MAXBATCH, hidden) residual stream, scratch */
-	float *xn;		/* (threads, MAXBATCH, hidden): each thread's
-				 * RMSNorm of the stream */
-	float *xb;		/* (MAXBATCH, max(hidden, heads*head_dim)) scratch */
-	float *q;		/* (MAXBATCH, heads*head_dim) */
-	float *hb, *hb2;	/* (MAXBATCH, intermediate) */
 	const struct attn_kern *attn;	/* attention tiles for kern.name */
 	int nchunk_max;		/* decode: key ranges per head, at most */
-	float *att;		/* decode: (nchunk_max, heads, head_dim) partial
-				 * attention per key range */
-	float *attml;		/* (nchunk_max, heads, 2) their max and sum */
-	float *rope;		/* (MAXBATCH, head_dim) cos | sin per position */
-	float *logits;		/* (MAXBATCH or 1, vocab) */
-	size_t logits_rows;	/* rows logits can hold */
-	struct pool *pool;
-	struct {		/* what --timing reports */
-		double load;		/* seconds in model_load */
-		double prefill, decode;	/* seconds in model_forward, n > 1 and n = 1 */
-		long long nprefill, ndecode;	/* positions run */
-	} stats;
+	struct pool *pool;	/* the worker threads, shared by the sequences */
+	pthread_mutex_t run;	/* held by a forward pass: one at a time on
+				 * the pool */
+	double load_seconds;	/* in model_load */
 	enum model_mode mode;	/* the mode in use (model_set_mode) */
 	int mode_fallback;	/* a mode was asked that this CPU lacks */
-	void *mem;		/* private: scratch mapping */
-	size_t memsize;
+	void *fmem;		/* private: the frequency tables */
+	size_t fmemsize;
 	void *wmem;		/* private: weights converted for a mode */
 	size_t wmemsize;
 };
 
 /* Find the model named arg (a folder or HF repo id, NULL for
  * $PIPELM_MODEL: see mdir.h) and model_open it. */
-int model_load(struct model *m, const char *arg, int ctx, int threads);
+int model_load(struct model *m, const char *arg, int threads);
 /* Load the model in folder d: config, weights (checked by name, shape and
- * dtype), a KV cache for ctx positions (0: max_position_embeddings) and
- * threads worker threads (>= 1).  0, or -1 after error(); m is then safe
- * to model_close. */
-int model_open(struct model *m, const struct mdir *d, int ctx, int threads);
+ * dtype) and threads worker threads (>= 1).  0, or -1 after error(); m
+ * is then safe to model_close. */
+int model_open(struct model *m, const struct mdir *d, int threads);
 void model_close(struct model *m);	/* accepts a zeroed or failed m */
 /* Switch a freshly loaded m to mode: every matrix (not the embedding
  * table) is converted, into a private mapping, to the mode's weight
@@ -141,30 +120,11 @@ void model_close(struct model *m);	/* accepts a zeroed or failed m */
  * MODEL_Q8_0 to W_Q8_0, MODEL_Q4 to W_Q4 (model_set_mode).  A model
  * whose matrices are 4-bit already takes no mode.  Where the kernel table lacks the type's
  * kernels (no AVX512-BF16), m stays exact and mode_fallback is set
- * (model_print_stats says so).  0, or -1 after error() (m is then
+ * (seq_print_stats says so).  0, or -1 after error() (m is then
  * still usable, exact). */
 int model_set_mode(struct model *m, enum model_mode mode);
 /* The name of m's mode: "exact", "bf16-act", "q8_0", "q4". */
 const char *model_mode_name(const struct model *m);
-
-/* Forget the sequence: the next forward starts at position 0. */
-void model_reset(struct model *m);
-/* Append ids[0..n) to the sequence (positions m->pos ...) and run them
- * (any n: the passes of at most MODEL_MAXBATCH positions are the
- * library's).  Returns the logits after the last id, one row of vocab,
- * valid until the next call; NULL after error() for an id outside the
- * vocabulary or a sequence longer than the context (nothing is then
- * appended). */
-const float *model_forward(struct model *m, const int *ids, int n);
-/* The rows of logits of ids[i..i + rows), rows x vocab, the positions
- * m->pos - rows .. m->pos - 1; fn returns 0 to go on, else that value
- * ends model_forward_all. */
-typedef int model_rows_fn(void *ctx, const float *logits, int i, int rows);
-/* As model_forward, with the logits of every position handed to fn a
- * pass at a time, in order.  0, fn's non-zero return, or -1 after
- * error() (as model_forward's, before any pass). */
-int model_forward_all(struct model *m, const int *ids, int n,
-    model_rows_fn *fn, void *ctx);
 
 /* The hd/2 RoPE frequencies of config c into inv_freq, as HF computes them
  * (theta^(-2j/hd), rescaled by rope_scaling: model_rope_init). */
@@ -178,8 +138,5 @@ double model_rope_init(float *inv_freq, const struct cfg_rope *r,
 /* The matrices in the order a token reads them (per layer q, k, v, o,
  * gate, up, down; then lm_head) into v[0..max); returns how many. */
 int model_mats(struct model *m, struct mat **v, int max);
-/* Print the stats (load time, prefill tokens/s, decode tokens/s and
- * ms/token) to f, each line prefixed "prog: ". */
-void model_print_stats(const struct model *m, FILE *f, const char *prog);
 
 #endif

@@ -1,7 +1,6 @@
 /* model_load.c: a model folder into a struct model: the config, the
  * weights by their HF names (LlamaForCausalLM, modeling_llama.py) from
- * a weight source (wsrc.h), the RoPE frequencies, the KV cache and the
- * scratch buffers. */
+ * a weight source (wsrc.h), the RoPE frequencies and the threads. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -17,8 +16,6 @@
 #include "wsrc/wsrc_gptq.h"
 #include "base/util.h"
 #include "wsrc/wsrc.h"
-
-#define NBUF 16	/* scratch buffers */
 
 /* A norm weight: Gemma's RMSNorm scales by (1 + w), the sum taken in
  * float32 once here (Gemma2RMSNorm: output * (1.0 + weight.float())). */
@@ -237,15 +234,15 @@ arch_ok(const struct cfg *c)
 }
 
 int
-model_open(struct model *m, const struct mdir *d, int ctx, int threads)
+model_open(struct model *m, const struct mdir *d, int threads)
 {
 	struct cfg *c = &m->cfg;
-	size_t off, sizes[NBUF], bytes;
-	float **bufs[NBUF];
-	int i, B = MODEL_MAXBATCH, local;
+	size_t hf;
+	int i, local;
 	char name[96];
 
 	memset(m, 0, sizeof(*m));
+	pthread_mutex_init(&m->run, NULL);
 	if (cfg_load(c, d->config, d->genconfig) < 0)
 		return -1;
 	if (!arch_ok(c))
@@ -294,52 +291,19 @@ model_open(struct model *m, const struct mdir *d, int ctx, int threads)
 		m->weight_bytes -= (size_t)c->vocab_size *
 		    wtype_rowsize(m->embed.t, m->dim);
 
-	m->ctx = ctx > 0 ? ctx : c->max_position_embeddings;
-	/* KV cache: reserved for the whole context, touched only as filled */
-	if (size_mul(&m->kvsize, ((size_t)m->ctx + MODEL_KVBLOCK - 1) /
-	    MODEL_KVBLOCK * MODEL_KVBLOCK, (size_t)c->num_hidden_layers) < 0 ||
-	    size_mul(&m->kvsize, m->kvsize, 2 * (size_t)m->kvdim * sizeof(float)) < 0 ||
-	    !(m->kv = mem_map(m->kvsize))) {
-		m->kv = NULL;
-		return error("cannot allocate KV cache for %d positions (%.1f GiB)",
-		    m->ctx, (double)m->ctx * c->num_hidden_layers * 2 * m->kvdim * 4 / (1 << 30));
-	}
-
-	/* scratch: one mapping cut into pieces */
-	sizes[0] = (size_t)B * m->dim;		bufs[0] = &m->x;
-	sizes[1] = (size_t)B * (m->qdim > m->dim ? m->qdim : m->dim);	bufs[1] = &m->xb;
-	sizes[2] = (size_t)B * m->dim;		bufs[2] = &m->xb2;
-	sizes[3] = (size_t)B * m->qdim;		bufs[3] = &m->q;
-	sizes[4] = (size_t)B * c->intermediate_size;	bufs[4] = &m->hb;
-	sizes[5] = (size_t)B * c->intermediate_size;	bufs[5] = &m->hb2;
+	m->ctx = c->max_position_embeddings;
 	m->nchunk_max = ATTN_NCHUNK;
-	sizes[6] = (size_t)ATTN_NCHUNK * m->qdim;	bufs[6] = &m->att;
-	sizes[7] = (size_t)B * m->hd;		bufs[7] = &m->rope;
-	sizes[8] = m->hd / 2;			bufs[8] = &m->inv_freq;
-	sizes[9] = (size_t)c->vocab_size;	bufs[9] = &m->logits;
-	sizes[10] = (size_t)ATTN_NCHUNK * 2 * c->num_attention_heads;
-	bufs[10] = &m->attml;
-	sizes[11] = (size_t)B * 2 * m->kvdim;	bufs[11] = &m->kvnew;
-	sizes[12] = (size_t)(threads > 1 ? threads : 1) * B * m->dim;
-	bufs[12] = &m->xn;
-	/* Gemma 3's sliding layers turn at their own base */
+	/* the frequency tables: the model's, longrope's long ones and (Gemma
+	 * 3's sliding layers turn at their own base) the local ones */
 	local = c->rope_local_theta > 0;
-	sizes[13] = local ? (size_t)B * m->hd : 0;	bufs[13] = &m->rope_local;
-	sizes[14] = local ? m->hd / 2 : 0;	bufs[14] = &m->inv_freq_local;
-	sizes[15] = m->hd / 2;			bufs[15] = &m->inv_freq_long;
-	m->logits_rows = 1;
-	for (i = 0, bytes = 0; i < NBUF; i++) {
-		sizes[i] = (sizes[i] + 15) / 16 * 16 * sizeof(float);
-		if (size_add(&bytes, bytes, sizes[i]) < 0)
-			return error("model too large for this machine");
-	}
-	if (!(m->mem = mem_map(bytes)))
-		return error("cannot allocate %zu bytes of scratch", bytes);
-	m->memsize = bytes;
-	for (i = 0, off = 0; i < NBUF; i++) {
-		*bufs[i] = sizes[i] ? (float *)((char *)m->mem + off) : NULL;
-		off += sizes[i];
-	}
+	hf = (size_t)(m->hd / 2 + 15) / 16 * 16;
+	m->fmemsize = 3 * hf * sizeof(float);
+	if (!(m->fmem = mem_map(m->fmemsize)))
+		return error("cannot allocate %zu bytes of RoPE tables",
+		    m->fmemsize);
+	m->inv_freq = m->fmem;
+	m->inv_freq_long = m->inv_freq + hf;
+	m->inv_freq_local = local ? m->inv_freq_long + hf : NULL;
 	model_rope_freqs(m->inv_freq, c, m->rd);
 	m->rope_mscale = (float)model_rope_init(m->inv_freq_long,
 	    &c->rope_scaling, c->rope_theta, m->rd, 1);
@@ -347,8 +311,8 @@ model_open(struct model *m, const struct mdir *d, int ctx, int threads)
 		m->rope_local_mscale = (float)model_rope_init(m->inv_freq_local,
 		    &c->rope_local, c->rope_local_theta, m->rd, 0);
 	for (i = 0; i < c->num_hidden_layers; i++)
-		m->layers[i].rope = c->no_rope[i] ? NULL :
-		    c->sliding[i] && local ? m->rope_local : m->rope;
+		m->layers[i].rope = c->no_rope[i] ? ROPE_NONE :
+		    c->sliding[i] && local ? ROPE_LOCAL : ROPE_GLOBAL;
 	/* Gemma: query_pre_attn_scalar**-0.5 and sqrt(hidden), the
 	 * Python doubles taken to float32 as torch takes them */
 	m->attn_scale = c->query_pre_attn_scalar ?
@@ -365,19 +329,19 @@ model_open(struct model *m, const struct mdir *d, int ctx, int threads)
 }
 
 int
-model_load(struct model *m, const char *arg, int ctx, int threads)
+model_load(struct model *m, const char *arg, int threads)
 {
 	struct mdir d = { 0 };
 	double t0 = now_seconds();
 	int r;
 
 	memset(m, 0, sizeof(*m));
-	r = mdir_resolve(&d, arg) < 0 ? -1 : model_open(m, &d, ctx, threads);
+	r = mdir_resolve(&d, arg) < 0 ? -1 : model_open(m, &d, threads);
 	m->dir = d.dir;		/* kept, for messages */
 	m->builtin = d.builtin;
 	d.dir = NULL;
 	mdir_free(&d);
-	m->stats.load = now_seconds() - t0;
+	m->load_seconds = now_seconds() - t0;
 	return r;
 }
 
@@ -418,10 +382,8 @@ model_close(struct model *m)
 	}
 	free(m->norm);
 	pool_free(m->pool);
-	if (m->logits_rows > 1)
-		mem_unmap(m->logits, (size_t)m->logits_rows * m->cfg.vocab_size * sizeof(float));
-	mem_unmap(m->mem, m->memsize);
-	mem_unmap(m->kv, m->kvsize);
+	pthread_mutex_destroy(&m->run);
+	mem_unmap(m->fmem, m->fmemsize);
 	mem_unmap(m->wmem, m->wmemsize);
 	wsrc_ct_close(m->wct);
 	wsrc_gptq_close(m->wgq);

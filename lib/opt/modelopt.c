@@ -78,13 +78,17 @@ modelopt_finish(struct modelopt *mo)
 }
 
 int
-modelopt_load(struct model *m, const struct modelopt *mo)
+modelopt_load(struct model *m, struct seq *s, const struct modelopt *mo)
 {
 	memset(m, 0, sizeof(*m));
+	if (s)
+		memset(s, 0, sizeof(*s));
 	if (kern_init(getenv("PIPELM_KERNEL")) < 0 ||
-	    model_load(m, mo->model, mo->ctx, mo->threads) < 0)
+	    model_load(m, mo->model, mo->threads) < 0)
 		return -1;
 	if (mo->mode != MODEL_EXACT && model_set_mode(m, mo->mode) < 0)
+		return -1;
+	if (s && seq_open(s, m, mo->ctx) < 0)
 		return -1;
 	if (mo->verbose)
 		warn("model %s%s, kernels %s, %d threads, mode %s%s", m->dir,

@@ -6,6 +6,7 @@
 #include <getopt.h>
 
 #include "model/model.h"
+#include "model/seq.h"
 
 enum { MOPT_CTX = 0x200, MOPT_BF16ACT, MOPT_QUANT, MOPT_TIMING };
 
@@ -50,8 +51,10 @@ int modelopt_parse(struct modelopt *mo, int c, const char *arg);
 /* After the options: the thread count from default_threads() unless -t.
  * 0, or -1 after error() for a bad $PIPELM_THREADS (the caller exits 2). */
 int modelopt_finish(struct modelopt *mo);
-/* Choose the kernels ($PIPELM_KERNEL), load the model and set its mode.
- * 0, or -1 after error(); m is then safe to model_close. */
-int modelopt_load(struct model *m, const struct modelopt *mo);
+/* Choose the kernels ($PIPELM_KERNEL), load the model, set its mode
+ * and, unless s is NULL, open a sequence on it with --ctx positions.
+ * 0, or -1 after error(); m and s are then safe to model_close and
+ * seq_close. */
+int modelopt_load(struct model *m, struct seq *s, const struct modelopt *mo);
 
 #endif

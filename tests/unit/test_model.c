@@ -24,6 +24,7 @@
 
 #include "../../lib/kern/kern.h"
 #include "../../lib/model/model.h"
+#include "../../lib/model/seq.h"
 #include "../../lib/stream/score.h"
 #include "../../lib/disk/st.h"
 #include "../../lib/base/util.h"
@@ -53,7 +54,7 @@ static const struct shape shapes[] = {
 	{ "bf16 gqa",               ST_BF16, 64, 96, 2, 4, 2, 16, 101, 1, 0, 0, 0, 40, .arch = ARCH_LLAMA },
 	{ "f32 mha bias untied",    ST_F32,  64, 80, 2, 4, 4, 16, 97,  0, 1, 0, 0, 40, .arch = ARCH_LLAMA },
 	{ "f16 mqa llama3",         ST_F16,  48, 72, 2, 4, 1, 12, 113, 1, 0, 0, 1, 40, .arch = ARCH_LLAMA },
-	/* head_dim * heads != hidden; past a pass (MODEL_MAXBATCH), KV
+	/* head_dim * heads != hidden; past a pass (SEQ_MAXBATCH), KV
 	 * blocks and decode's key ranges */
 	{ "bf16 hd24 bias mlp_bias untied llama3 long", ST_BF16,
 	                              64, 64, 3, 4, 2, 24, 89,  0, 1, 1, 1, 300, .arch = ARCH_LLAMA },
@@ -746,6 +747,68 @@ near_logprobs(const struct shape *s, const int *ids, const float *got,
 	    "up to %.3g", s->name, emax);
 }
 
+/* Two sequences on one model, their steps interleaved: a runs ids (a
+ * prefill of split, then decode), b runs them reversed (a prefill of n
+ * - split, then decode), and each row equals what a sequence alone
+ * gives, bit for bit: a's the single run's dec, b's a fresh sequence's
+ * afterwards.  A row is compared after the other sequence has run a
+ * step, so a step that wrote the other's state would show. */
+static void
+two_seqs(const struct shape *s, const struct model *m, const int *ids,
+    int n, int split, const float *dec, int threads)
+{
+	size_t V = (size_t)s->vocab, rb = V * sizeof(float);
+	int *rev = emalloc(n * sizeof(int)), i, nb = n - split;
+	float *bout = emalloc((size_t)n * rb);
+	const float *la, *lb;
+	struct seq a = { 0 }, b = { 0 };
+
+	for (i = 0; i < n; i++)
+		rev[i] = ids[n - 1 - i];
+	if (seq_open(&a, m, n) < 0 || seq_open(&b, m, n) < 0) {
+		CHECKF(0, "%s: seq_open failed", s->name);
+		goto out;
+	}
+	la = seq_forward(&a, ids, split);
+	lb = seq_forward(&b, rev, nb);
+	CHECKF(la && lb && !memcmp(la, dec + (split - 1) * V, rb),
+	    "%s, %d threads: a's prefill differs beside b's", s->name, threads);
+	if (lb)
+		memcpy(bout + (nb - 1) * V, lb, rb);
+	for (i = 0; split + i < n || nb + i < n; i++) {
+		if (split + i < n) {
+			la = seq_forward(&a, ids + split + i, 1);
+			CHECKF(la && !memcmp(la, dec + (split + i) * V, rb),
+			    "%s, %d threads: a's decode at %d differs beside b",
+			    s->name, threads, split + i);
+		}
+		if (nb + i < n && (lb = seq_forward(&b, rev + nb + i, 1)))
+			memcpy(bout + (nb + i) * V, lb, rb);
+	}
+	EQ(a.pos, n);
+	EQ(b.pos, n);
+	seq_close(&b);
+	seq_close(&a);
+	/* b alone */
+	if (seq_open(&b, m, n) < 0) {
+		CHECKF(0, "%s: seq_open failed", s->name);
+		goto out;
+	}
+	lb = seq_forward(&b, rev, nb);
+	CHECKF(lb && !memcmp(lb, bout + (nb - 1) * V, rb),
+	    "%s, %d threads: b's prefill differs from b alone", s->name,
+	    threads);
+	for (i = nb; i < n; i++) {
+		lb = seq_forward(&b, rev + i, 1);
+		CHECKF(lb && !memcmp(lb, bout + i * V, rb), "%s, %d threads: b's "
+		    "decode at %d differs from b alone", s->name, threads, i);
+	}
+out:
+	seq_close(&b);
+	seq_close(&a);
+	free(rev), free(bout);
+}
+
 static void
 test_shape(const char *tmp, const struct shape *s)
 {
@@ -755,6 +818,7 @@ test_shape(const char *tmp, const struct shape *s)
 	float *all[3], *dec[3];
 	const float *lg;
 	struct model m;
+	struct seq sq;
 	struct rows r;
 	char dir[512];
 
@@ -769,36 +833,38 @@ test_shape(const char *tmp, const struct shape *s)
 	for (threads = 1; threads <= 2; threads++) {
 		all[threads] = emalloc((size_t)n * V * sizeof(float));
 		dec[threads] = emalloc((size_t)n * V * sizeof(float));
-		if (model_load(&m, dir, n, threads) < 0) {
+		if (model_load(&m, dir, threads) < 0 || seq_open(&sq, &m, n) < 0) {
 			CHECKF(0, "%s: model_load failed", s->name);
 			model_close(&m);
 			return;
 		}
 		/* prefill: every row at once */
 		r = (struct rows){ all[threads], V, 0 };
-		CHECK(model_forward_all(&m, ids, n, gather, &r) == 0);
+		CHECK(seq_forward_all(&sq, ids, n, gather, &r) == 0);
 		EQ(r.next, n);
 		/* prefill of the first third, then decode one by one */
-		model_reset(&m);
-		CHECK((lg = model_forward(&m, ids, split)) != NULL);
+		seq_reset(&sq);
+		CHECK((lg = seq_forward(&sq, ids, split)) != NULL);
 		if (lg)
 			memcpy(dec[threads] + (size_t)(split - 1) * V, lg,
 			    V * sizeof(float));
 		for (i = split; i < n; i++) {
-			if (!(lg = model_forward(&m, ids + i, 1))) {
+			if (!(lg = seq_forward(&sq, ids + i, 1))) {
 				CHECKF(0, "%s: decode at %d failed", s->name, i);
 				break;
 			}
 			memcpy(dec[threads] + (size_t)i * V, lg, V * sizeof(float));
 		}
-		EQ(m.pos, n);
+		EQ(sq.pos, n);
 		/* the last row alone, all at once */
-		model_reset(&m);
-		if ((lg = model_forward(&m, ids, n)))
+		seq_reset(&sq);
+		if ((lg = seq_forward(&sq, ids, n)))
 			CHECKF(!memcmp(lg, all[threads] + (size_t)(n - 1) * V,
-			    V * sizeof(float)), "%s, %d threads: model_forward's "
-			    "row differs from model_forward_all's", s->name,
+			    V * sizeof(float)), "%s, %d threads: seq_forward's "
+			    "row differs from seq_forward_all's", s->name,
 			    threads);
+		seq_close(&sq);
+		two_seqs(s, &m, ids, n, split, dec[threads], threads);
 		model_close(&m);
 
 		for (i = 0; i < n; i++)
@@ -858,6 +924,7 @@ test_window_reads(const char *tmp)
 	int ids[N], i, p, l, kv, threads;
 	size_t blk, off;
 	struct model m;
+	struct seq sq;
 	char dir[512];
 
 	if (pg != 4096) {
@@ -874,14 +941,14 @@ test_window_reads(const char *tmp)
 	sa.sa_handler = on_segv;
 	sigaction(SIGSEGV, &sa, &old);
 	for (threads = 1; threads <= 2; threads++) {
-		if (model_load(&m, dir, N, threads) < 0) {
+		if (model_load(&m, dir, threads) < 0 || seq_open(&sq, &m, N) < 0) {
 			CHECKF(0, "%s: model_load failed", s.name);
 			model_close(&m);
 			break;
 		}
 		EQ(m.hd * PAGEPOS * (long)sizeof(float), pg);
-		blk = (size_t)s.layers * 2 * m.kvdim * MODEL_KVBLOCK;
-		CHECK(model_forward(&m, ids, PREFILL) != NULL);
+		blk = (size_t)s.layers * 2 * m.kvdim * SEQ_KVBLOCK;
+		CHECK(seq_forward(&sq, ids, PREFILL) != NULL);
 		for (p = PREFILL; p < N; p++) {
 			/* the token at p sees p - window + 1 .. p */
 			int lo = p - s.window + 1, q;
@@ -889,19 +956,20 @@ test_window_reads(const char *tmp)
 			for (q = 0; q + PAGEPOS <= lo; q += PAGEPOS)
 				for (l = 0; l < s.layers; l++)
 					for (kv = 0; kv < 2; kv++) {
-						off = (size_t)(q / MODEL_KVBLOCK) * blk +
-						    ((size_t)l * 2 + kv) * MODEL_KVBLOCK *
-						    m.hd + (size_t)(q % MODEL_KVBLOCK) * m.hd;
-						if (mprotect(m.kv + off, pg, PROT_NONE) < 0)
+						off = (size_t)(q / SEQ_KVBLOCK) * blk +
+						    ((size_t)l * 2 + kv) * SEQ_KVBLOCK *
+						    m.hd + (size_t)(q % SEQ_KVBLOCK) * m.hd;
+						if (mprotect(sq.kv + off, pg, PROT_NONE) < 0)
 							die("mprotect:");
 					}
-			if (!model_forward(&m, ids + p, 1)) {
+			if (!seq_forward(&sq, ids + p, 1)) {
 				CHECKF(0, "%s: decode at %d failed", s.name, p);
 				break;
 			}
 		}
-		if (mprotect(m.kv, m.kvsize, PROT_READ | PROT_WRITE) < 0)
+		if (mprotect(sq.kv, sq.kvsize, PROT_READ | PROT_WRITE) < 0)
 			die("mprotect:");
+		seq_close(&sq);
 		model_close(&m);
 	}
 	sigaction(SIGSEGV, &old, NULL);

@@ -1,5 +1,5 @@
-/* sched.c: the steps of the forward pass as dispatches over the pool
- * (sched.h): one work function for every projection, its epilogue
+/* seq_sched.c: the steps of the forward pass as dispatches over the
+ * pool (seq_int.h): one work function for every projection, its epilogue
  * chosen by the step; the attention tiles; the decode-time prefetch
  * of the KV cache. */
 #include <math.h>
@@ -11,7 +11,7 @@
 #include "kern/kern.h"
 #include "model/model.h"
 #include "kern/pool.h"
-#include "model/sched.h"
+#include "model/seq_int.h"
 
 /* Where attn_touch's loads go, so that they are made (one per
  * thread: no two threads write the same variable). */
@@ -19,14 +19,15 @@ static _Thread_local volatile unsigned touch_sink;
 
 /* Key (s = 0) or value (s = 1) of KV head g in layer l at position p. */
 static float *
-kv_at(const struct model *m, int l, int s, int g, int p)
+kv_at(const struct seq *sq, int l, int s, int g, int p)
 {
+	const struct model *m = sq->m;
 	size_t blk = (size_t)m->cfg.num_hidden_layers * 2 * m->kvdim *
-	    MODEL_KVBLOCK;
+	    SEQ_KVBLOCK;
 
-	return m->kv + (size_t)(p / MODEL_KVBLOCK) * blk +
+	return sq->kv + (size_t)(p / SEQ_KVBLOCK) * blk +
 	    (((size_t)l * 2 + s) * m->cfg.num_key_value_heads + g) *
-	    MODEL_KVBLOCK * m->hd + (size_t)(p % MODEL_KVBLOCK) * m->hd;
+	    SEQ_KVBLOCK * m->hd + (size_t)(p % SEQ_KVBLOCK) * m->hd;
 }
 
 /* RMSNorm with weight w of the T rows of the residual stream at x (ldx
@@ -36,13 +37,14 @@ kv_at(const struct model *m, int l, int s, int g, int p)
  * thread waits for a serial pass: the stream's columns were written by
  * all the threads, and a core reads another's lines slowly here. */
 static const float *
-normed(struct model *m, unsigned long long op, const float *x, int ldx,
+normed(struct seq *sq, unsigned long long op, const float *x, int ldx,
     const float *w, int T)
 {
 	/* the dispatch whose input this thread's buffer holds: a thread
 	 * taking several chunks of one (pool_for_dyn) normalizes once */
 	static _Thread_local unsigned long long done;
-	float *o = m->xn + (size_t)pool_self() * MODEL_MAXBATCH * m->dim;
+	const struct model *m = sq->m;
+	float *o = sq->xn + (size_t)pool_self() * SEQ_MAXBATCH * m->dim;
 	int t;
 
 	if (done == op)
@@ -77,7 +79,7 @@ enum epi {
 };
 
 struct op {
-	struct model *m;
+	struct seq *sq;
 	struct in in;
 	enum epi epi;
 	int n;
@@ -97,14 +99,15 @@ struct op {
 					 * and never reused */
 };
 
-static void attn_fetch(struct model *m, int l, int pos0);
+static void attn_fetch(struct seq *sq, int l, int pos0);
 
 /* The heads h0 <= h < h1 of the stacked q, k and v rows (q heads, then
  * k, then v) of all tokens, through the op's steps in order. */
 static void
 heads(const struct op *o, int h0, int h1)
 {
-	struct model *m = o->m;
+	struct seq *sq = o->sq;
+	const struct model *m = sq->m;
 	int hd = m->hd, nq = m->qdim / hd, nkv = m->kvdim / hd, h, t, i, off;
 	int g = 0, s = 0;	/* the KV head and K (0) or V (1) of a k or v head */
 	const struct hstep *st;
@@ -114,13 +117,13 @@ heads(const struct op *o, int h0, int h1)
 
 	for (h = h0; h < h1; h++) {
 		if (h < nq) {		/* a query head */
-			x0 = m->q + h * hd;
+			x0 = sq->q + h * hd;
 			ld = m->qdim;
 			off = h * hd;
 		} else {		/* a key (s 0) or value (s 1) head */
 			g = (h - nq) % nkv;
 			s = (h - nq) / nkv;
-			x0 = m->kvnew + s * m->kvdim + g * hd;
+			x0 = sq->kvnew + s * m->kvdim + g * hd;
 			ld = 2 * m->kvdim;
 			off = g * hd;
 		}
@@ -147,7 +150,7 @@ heads(const struct op *o, int h0, int h1)
 					break;
 				case H_CACHE:
 					if (h >= nq)
-						memcpy(kv_at(m, o->layer, s, g,
+						memcpy(kv_at(sq, o->layer, s, g,
 						    o->pos0 + t), x,
 						    hd * sizeof(float));
 					break;
@@ -163,14 +166,15 @@ static void
 op_rows(void *ctx, int r0, int r1)
 {
 	const struct op *o = ctx;
-	struct model *m = o->m;
+	struct seq *sq = o->sq;
+	const struct model *m = sq->m;
 	const float *x = o->in.x;
 	int ldx = o->in.ldx, T = o->in.T, k, base = 0, t, r;
 
 	if (o->fetch)
-		attn_fetch(m, o->layer, o->pos0);
+		attn_fetch(sq, o->layer, o->pos0);
 	if (o->in.norm) {
-		x = normed(m, o->id, x, ldx, o->in.norm, T);
+		x = normed(sq, o->id, x, ldx, o->in.norm, T);
 		ldx = m->dim;
 	}
 	if (o->epi == EPI_GLU) {
@@ -239,9 +243,9 @@ dispatch(struct op *o, int rows, int align)
 
 	o->id = atomic_fetch_add(&ids, 1) + 1;
 	if (o->in.T > 1 && !wtypes[o->p[0].w->t].xprep)
-		pool_for_dyn(o->m->pool, rows, align, op_rows, o);
+		pool_for_dyn(o->sq->m->pool, rows, align, op_rows, o);
 	else
-		pool_for(o->m->pool, rows, align, op_rows, o);
+		pool_for(o->sq->m->pool, rows, align, op_rows, o);
 }
 
 /* A prefill splits q, k and v at head boundaries, so that each share
@@ -252,16 +256,17 @@ dispatch(struct op *o, int rows, int align)
  * (bench/NOTES.md); and each thread first starts fetching the KV cache
  * its attention items will read. */
 void
-step_qkv(struct model *m, int l, struct in in, const struct mat *wq,
+step_qkv(struct seq *sq, int l, struct in in, const struct mat *wq,
     const struct mat *wk, const struct mat *wv, const struct hstep *steps)
 {
-	float *kn = m->kvnew;
+	const struct model *m = sq->m;
+	float *kn = sq->kvnew;
 	int kvdim = m->kvdim, rows = m->qdim + 2 * kvdim;
-	struct op o = { m, in, EPI_HEADS, 3, {
-		{ wq, m->q, m->qdim, NULL },
+	struct op o = { sq, in, EPI_HEADS, 3, {
+		{ wq, sq->q, m->qdim, NULL },
 		{ wk, kn, 2 * kvdim, NULL },
 		{ wv, kn + kvdim, 2 * kvdim, NULL } },
-		NULL, steps, 0, 0, l, m->pos, 0 };
+		NULL, steps, 0, 0, l, sq->pos, 0 };
 
 	if (in.T > 1) {
 		o.own = 1;
@@ -276,17 +281,18 @@ step_qkv(struct model *m, int l, struct in in, const struct mat *wq,
 /* A post-norm needs whole rows: the products first, then each row
  * normalised and added by the calling thread. */
 void
-step_add(struct model *m, float *x, struct in in, const struct mat *w,
+step_add(struct seq *sq, float *x, struct in in, const struct mat *w,
     const float *b, const float *norm)
 {
-	struct op o = { m, in, norm ? EPI_OUT : EPI_ADD, 1,
-		{ { w, m->xb2, w->rows, b } }, x, NULL, 0, 0, 0, 0, 0 };
+	const struct model *m = sq->m;
+	struct op o = { sq, in, norm ? EPI_OUT : EPI_ADD, 1,
+		{ { w, sq->xb2, w->rows, b } }, x, NULL, 0, 0, 0, 0, 0 };
 	int d = w->rows, t, r;
 	float *y;
 
 	dispatch(&o, w->rows, 16);
 	for (t = 0; norm && t < in.T; t++) {
-		y = m->xb2 + (size_t)t * d;
+		y = sq->xb2 + (size_t)t * d;
 		for (r = 0; b && r < d; r++)
 			y[r] += b[r];
 		kern.rmsnorm(y, y, norm, d, m->cfg.rms_norm_eps);
@@ -299,21 +305,21 @@ step_add(struct model *m, float *x, struct in in, const struct mat *w,
  * their biases and applies SwiGLU (elementwise, so the split changes
  * nothing), leaving no serial pass over (T, intermediate). */
 void
-step_glu(struct model *m, float *h, struct in in, const struct mat *wg,
+step_glu(struct seq *sq, float *h, struct in in, const struct mat *wg,
     const float *bg, const struct mat *wu, const float *bu)
 {
-	struct op o = { m, in, EPI_GLU, 2, {
+	struct op o = { sq, in, EPI_GLU, 2, {
 		{ wg, h, wg->rows, bg },
-		{ wu, m->hb2, wg->rows, bu } }, NULL, NULL, 0, 0, 0, 0, 0 };
+		{ wu, sq->hb2, wg->rows, bu } }, NULL, NULL, 0, 0, 0, 0, 0 };
 
 	dispatch(&o, wg->rows, 16);
 }
 
 void
-step_out(struct model *m, float *out, int ldo, struct in in,
+step_out(struct seq *sq, float *out, int ldo, struct in in,
     const struct mat *w)
 {
-	struct op o = { m, in, EPI_OUT, 1, { { w, out, ldo, NULL } }, NULL,
+	struct op o = { sq, in, EPI_OUT, 1, { { w, out, ldo, NULL } }, NULL,
 		NULL, 0, 0, 0, 0, 0 };
 
 	dispatch(&o, w->rows, 16);
@@ -327,7 +333,7 @@ step_out(struct model *m, float *out, int ldo, struct in in,
  * chunk keys), partial results merged afterwards.  The items depend on
  * the shapes only, never on the thread count. */
 struct attn_job {
-	struct model *m;
+	struct seq *sq;
 	int layer, T, pos0;
 	int hpt, nsub;		/* query heads per tile, tiles per KV head */
 	int tq, nqb;		/* tokens per tile, tiles per head group */
@@ -354,7 +360,7 @@ attn_lo(const struct model *m, int l, int pos)
 static void
 attn_range(const struct attn_job *j, int i, int *p0, int *p1)
 {
-	int lo = attn_lo(j->m, j->layer, j->pos0);
+	int lo = attn_lo(j->sq->m, j->layer, j->pos0);
 
 	*p0 = j->base + i % j->nchunk * j->chunk;
 	*p1 = *p0 + j->chunk < j->pos0 + 1 ? *p0 + j->chunk : j->pos0 + 1;
@@ -395,7 +401,8 @@ static void
 attn_items(void *ctx, int i0, int i1)
 {
 	const struct attn_job *j = ctx;
-	struct model *m = j->m;
+	struct seq *sq = j->sq;
+	const struct model *m = sq->m;
 	int hd = m->hd, kv_mul = m->qdim / m->kvdim, i, g, h0, nh, qb, t0;
 	float ml[2 * ATTN_MAXROWS], *out;
 	struct attn_tile a;
@@ -407,12 +414,12 @@ attn_items(void *ctx, int i0, int i1)
 		h0 = g * kv_mul + sub * j->hpt;
 		nh = kv_mul - sub * j->hpt;
 		nh = nh < j->hpt ? nh : j->hpt;
-		a.k = kv_at(m, j->layer, 0, g, 0);
-		a.v = kv_at(m, j->layer, 1, g, 0);
+		a.k = kv_at(sq, j->layer, 0, g, 0);
+		a.v = kv_at(sq, j->layer, 1, g, 0);
 		a.ldkv = hd;
-		a.kvb = MODEL_KVBLOCK;
+		a.kvb = SEQ_KVBLOCK;
 		a.bstride = (size_t)m->cfg.num_hidden_layers * 2 * m->kvdim *
-		    MODEL_KVBLOCK;
+		    SEQ_KVBLOCK;
 		a.ldq = m->qdim;
 		a.hd = hd;
 		a.nh = nh;
@@ -420,15 +427,15 @@ attn_items(void *ctx, int i0, int i1)
 		a.win = m->layers[j->layer].window;
 		a.softcap = m->cfg.attn_logit_softcapping;
 		if (j->nchunk) {	/* decode: keys of range i % n */
-			float *acc = m->att + (size_t)(i % n) * m->qdim + h0 * hd;
+			float *acc = sq->att + (size_t)(i % n) * m->qdim + h0 * hd;
 
-			a.q = m->q + h0 * hd;
+			a.q = sq->q + h0 * hd;
 			a.T = 1;
 			a.pos0 = j->pos0;
 			attn_range(j, i, &a.p0, &a.p1);
 			attn_touch(&a);
 			m->attn->part(acc, m->qdim, ml, &a);
-			memcpy(m->attml + 2 * ((size_t)(i % n) *
+			memcpy(sq->attml + 2 * ((size_t)(i % n) *
 			    m->cfg.num_attention_heads + h0), ml,
 			    2 * nh * sizeof(float));
 			continue;
@@ -436,12 +443,12 @@ attn_items(void *ctx, int i0, int i1)
 		qb = i % n;	/* 0, n-1, 1, n-2, ... */
 		qb = qb % 2 ? n - 1 - qb / 2 : qb / 2;
 		t0 = qb * j->tq;
-		a.q = m->q + (size_t)t0 * m->qdim + h0 * hd;
+		a.q = sq->q + (size_t)t0 * m->qdim + h0 * hd;
 		a.T = j->T - t0 < j->tq ? j->T - t0 : j->tq;
 		a.pos0 = j->pos0 + t0;
 		a.p0 = attn_lo(m, j->layer, a.pos0);
 		a.p1 = a.pos0 + a.T;
-		out = m->xb + (size_t)t0 * m->qdim + h0 * hd;
+		out = sq->xb + (size_t)t0 * m->qdim + h0 * hd;
 		if (j->T == 1)
 			attn_touch(&a);
 		m->attn->part(out, m->qdim, ml, &a);
@@ -452,13 +459,14 @@ attn_items(void *ctx, int i0, int i1)
 /* The attention work of the T positions from pos0 in layer l: its item
  * count, and the job in j. */
 static int
-attn_job(struct model *m, int l, int T, int pos0, struct attn_job *j)
+attn_job(struct seq *sq, int l, int T, int pos0, struct attn_job *j)
 {
+	const struct model *m = sq->m;
 	int kv_mul = m->qdim / m->kvdim, nkv = m->cfg.num_key_value_heads;
 	int base = attn_lo(m, l, pos0) / ATTN_BLOCK * ATTN_BLOCK;
 	int n = pos0 + 1 - base;
 
-	*j = (struct attn_job){ m, l, T, pos0, 0, 0, 0, 0, 0, 0, base };
+	*j = (struct attn_job){ sq, l, T, pos0, 0, 0, 0, 0, 0, 0, base };
 	j->hpt = kv_mul < ATTN_MAXROWS ? kv_mul : ATTN_MAXROWS;
 	j->nsub = (kv_mul + j->hpt - 1) / j->hpt;
 	j->tq = ATTN_TILEROWS / j->hpt > 1 ? ATTN_TILEROWS / j->hpt : 1;
@@ -474,18 +482,19 @@ attn_job(struct model *m, int l, int T, int pos0, struct attn_job *j)
 }
 
 void
-step_attention(struct model *m, int l, int T)
+step_attention(struct seq *sq, int l, int T)
 {
-	int heads = m->cfg.num_attention_heads, h, pos0 = m->pos;
+	const struct model *m = sq->m;
+	int heads = m->cfg.num_attention_heads, h, pos0 = sq->pos;
 	struct attn_job j;
 
 	/* items independent; prefill's taken as the threads come free */
-	(T > 1 ? pool_for_dyn : pool_for)(m->pool, attn_job(m, l, T, pos0,
+	(T > 1 ? pool_for_dyn : pool_for)(m->pool, attn_job(sq, l, T, pos0,
 	    &j), 1, attn_items, &j);
 	if (j.nchunk)
 		for (h = 0; h < heads; h++)
-			attn_merge(m->xb + h * m->hd, m->att + h * m->hd, m->qdim,
-			    m->attml + 2 * h, 2 * (size_t)heads, j.nchunk, m->hd);
+			attn_merge(sq->xb + h * m->hd, sq->att + h * m->hd, m->qdim,
+			    sq->attml + 2 * h, 2 * (size_t)heads, j.nchunk, m->hd);
 }
 
 /* Decode: the cached keys and values this thread's attention items of
@@ -497,10 +506,11 @@ step_attention(struct model *m, int l, int T)
 #define FETCH_MAX (512u << 10)
 
 static void
-attn_fetch(struct model *m, int l, int pos0)
+attn_fetch(struct seq *sq, int l, int pos0)
 {
+	const struct model *m = sq->m;
 	struct attn_job j;
-	int n = attn_job(m, l, 1, pos0, &j), i, i0, i1, p, p1, c, g;
+	int n = attn_job(sq, l, 1, pos0, &j), i, i0, i1, p, p1, c, g;
 	size_t bytes = (size_t)m->hd * sizeof(float), budget = FETCH_MAX;
 	const char *k, *v;
 
@@ -518,8 +528,8 @@ attn_fetch(struct model *m, int l, int pos0)
 			if (budget < 2 * bytes)
 				return;
 			budget -= 2 * bytes;
-			k = (const char *)kv_at(m, l, 0, g, p);
-			v = (const char *)kv_at(m, l, 1, g, p);
+			k = (const char *)kv_at(sq, l, 0, g, p);
+			v = (const char *)kv_at(sq, l, 1, g, p);
 			for (c = 0; c < (int)bytes; c += 64) {
 				__builtin_prefetch(k + c, 0, 2);
 				__builtin_prefetch(v + c, 0, 2);

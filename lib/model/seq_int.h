@@ -1,5 +1,5 @@
-/* sched.h: the steps of a forward pass, each one dispatch over the
- * model's threads (lib/model/sched.c; for lib/model*.c only).
+/* seq_int.h: the steps of a sequence's forward pass, each one dispatch
+ * over the model's threads (seq_sched.c; for seq*.c only).
  *
  * A step is a projection of some input rows (optionally RMSNorm'd by
  * every thread itself) through one to three matrices, finished by an
@@ -8,10 +8,10 @@
  * to the calling thread and what is prefetched depend on the step and
  * on T (prefill or decode) and live here, not in the forward pass;
  * every split gives the same bits. */
-#ifndef SCHED_H
-#define SCHED_H
+#ifndef SEQ_INT_H
+#define SEQ_INT_H
 
-#include "model/model.h"
+#include "model/seq.h"
 
 struct in {			/* the input rows of a step */
 	const float *x;		/* (T, ldx) */
@@ -49,25 +49,25 @@ in_norm(const float *x, int ld, int T, const float *norm)
 	return (struct in){ x, ld, T, norm };
 }
 
-/* q, k, v = (wq, wk, wv) in into m->q and m->kvnew, each head then
- * finished by steps; layer l's cache gets the positions m->pos.. */
-void step_qkv(struct model *m, int l, struct in in, const struct mat *wq,
+/* q, k, v = (wq, wk, wv) in into s->q and s->kvnew, each head then
+ * finished by steps; layer l's cache gets the positions s->pos.. */
+void step_qkv(struct seq *s, int l, struct in in, const struct mat *wq,
     const struct mat *wk, const struct mat *wv, const struct hstep *steps);
-/* Causal attention softmax(q k^T * m->attn_scale) v of the in.T
- * positions from m->pos over layer l's cache, m->q into m->xb; only the
+/* Causal attention softmax(q k^T * attn_scale) v of the T positions
+ * from s->pos over layer l's cache, s->q into s->xb; only the
  * layer's window of keys where it has one (the keys before it are not
  * read), the scores soft-capped where the config says so. */
-void step_attention(struct model *m, int l, int T);
+void step_attention(struct seq *s, int l, int T);
 /* x += w in + b (b NULL: none); x is (T, w->rows).  With norm (Gemma's
  * post-norms), x += RMSNorm(w in + b) with that weight. */
-void step_add(struct model *m, float *x, struct in in, const struct mat *w,
+void step_add(struct seq *s, float *x, struct in in, const struct mat *w,
     const float *b, const float *norm);
-/* h = act(wg in + bg) * (wu in + bu), (T, wg->rows): m->act, silu
+/* h = act(wg in + bg) * (wu in + bu), (T, wg->rows): the model's act, silu
  * (SwiGLU) or Gemma's GELU (GeGLU). */
-void step_glu(struct model *m, float *h, struct in in, const struct mat *wg,
+void step_glu(struct seq *s, float *h, struct in in, const struct mat *wg,
     const float *bg, const struct mat *wu, const float *bu);
 /* out[t*ldo + r] = (w in)[t][r]. */
-void step_out(struct model *m, float *out, int ldo, struct in in,
+void step_out(struct seq *s, float *out, int ldo, struct in in,
     const struct mat *w);
 
 #endif

@@ -1,0 +1,295 @@
+/* seq.c: a sequence (seq.h) and LlamaForCausalLM's forward pass in
+ * float32, after HF modeling_llama.py, one step per line, with what the
+ * other architectures add (modeling_qwen2/qwen3/smollm3/mistral/gemma2/
+ * gemma3/phi3.py) as steps of their own; each step is one dispatch over
+ * the threads (seq_int.h), the same calls for a prefill and for a
+ * decode step.  Loading is model_load.c, the fast modes model_mode.c. */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kern/attn.h"
+#include "kern/kern.h"
+#include "model/model.h"
+#include "kern/pool.h"
+#include "model/seq.h"
+#include "model/seq_int.h"
+#include "base/util.h"
+
+void
+seq_print_stats(const struct seq *s, FILE *f, const char *prog)
+{
+	const struct model *m = s->m;
+
+	fprintf(f, "%s: kernels %s, %d threads, load %.1f ms\n", prog, kern.name,
+	    pool_size(m->pool), m->load_seconds * 1e3);
+	fprintf(f, "%s: mode %s%s\n", prog, model_mode_name(m),
+	    m->mode_fallback ? " (bf16-act asked: this cpu lacks "
+	    "AVX512-BF16, exact path)" : "");
+	if (s->stats.nprefill)
+		fprintf(f, "%s: prefill %lld tokens, %.1f tokens/s\n", prog,
+		    s->stats.nprefill, s->stats.nprefill / s->stats.prefill);
+	if (s->stats.ndecode)
+		fprintf(f, "%s: decode %lld tokens, %.1f tokens/s, %.2f ms/token\n",
+		    prog, s->stats.ndecode, s->stats.ndecode / s->stats.decode,
+		    s->stats.decode * 1e3 / s->stats.ndecode);
+}
+
+#define NBUF 13	/* scratch buffers */
+
+int
+seq_open(struct seq *s, const struct model *m, int ctx)
+{
+	const struct cfg *c = &m->cfg;
+	size_t off, sizes[NBUF], bytes;
+	float **bufs[NBUF];
+	int i, B = SEQ_MAXBATCH, threads = pool_size(m->pool);
+
+	memset(s, 0, sizeof(*s));
+	s->m = m;
+	s->ctx = ctx > 0 ? ctx : m->ctx;
+	/* KV cache: reserved for the whole context, touched only as filled */
+	if (size_mul(&s->kvsize, ((size_t)s->ctx + SEQ_KVBLOCK - 1) /
+	    SEQ_KVBLOCK * SEQ_KVBLOCK, (size_t)c->num_hidden_layers) < 0 ||
+	    size_mul(&s->kvsize, s->kvsize, 2 * (size_t)m->kvdim * sizeof(float)) < 0 ||
+	    !(s->kv = mem_map(s->kvsize))) {
+		s->kv = NULL;
+		return error("cannot allocate KV cache for %d positions (%.1f GiB)",
+		    s->ctx, (double)s->ctx * c->num_hidden_layers * 2 * m->kvdim * 4 / (1 << 30));
+	}
+
+	/* scratch: one mapping cut into pieces */
+	sizes[0] = (size_t)B * m->dim;		bufs[0] = &s->x;
+	sizes[1] = (size_t)B * (m->qdim > m->dim ? m->qdim : m->dim);	bufs[1] = &s->xb;
+	sizes[2] = (size_t)B * m->dim;		bufs[2] = &s->xb2;
+	sizes[3] = (size_t)B * m->qdim;		bufs[3] = &s->q;
+	sizes[4] = (size_t)B * c->intermediate_size;	bufs[4] = &s->hb;
+	sizes[5] = (size_t)B * c->intermediate_size;	bufs[5] = &s->hb2;
+	sizes[6] = (size_t)m->nchunk_max * m->qdim;	bufs[6] = &s->att;
+	sizes[7] = (size_t)B * m->hd;		bufs[7] = &s->rope;
+	sizes[8] = (size_t)c->vocab_size;	bufs[8] = &s->logits;
+	sizes[9] = (size_t)m->nchunk_max * 2 * c->num_attention_heads;
+	bufs[9] = &s->attml;
+	sizes[10] = (size_t)B * 2 * m->kvdim;	bufs[10] = &s->kvnew;
+	sizes[11] = (size_t)threads * B * m->dim;	bufs[11] = &s->xn;
+	sizes[12] = m->inv_freq_local ? (size_t)B * m->hd : 0;
+	bufs[12] = &s->rope_local;
+	s->logits_rows = 1;
+	for (i = 0, bytes = 0; i < NBUF; i++) {
+		sizes[i] = (sizes[i] + 15) / 16 * 16 * sizeof(float);
+		if (size_add(&bytes, bytes, sizes[i]) < 0)
+			return error("model too large for this machine");
+	}
+	if (!(s->mem = mem_map(bytes)))
+		return error("cannot allocate %zu bytes of scratch", bytes);
+	s->memsize = bytes;
+	for (i = 0, off = 0; i < NBUF; i++) {
+		*bufs[i] = sizes[i] ? (float *)((char *)s->mem + off) : NULL;
+		off += sizes[i];
+	}
+	return 0;
+}
+
+void
+seq_close(struct seq *s)
+{
+	if (s->logits_rows > 1)
+		mem_unmap(s->logits, (size_t)s->logits_rows *
+		    s->m->cfg.vocab_size * sizeof(float));
+	mem_unmap(s->mem, s->memsize);
+	mem_unmap(s->kv, s->kvsize);
+	memset(s, 0, sizeof(*s));
+}
+
+void
+seq_reset(struct seq *s)
+{
+	s->pos = 0;
+}
+
+/* cos(pos * inv_freq) | sin(...) per position into rope (head_dim
+ * apart, sin from head_dim/2: the rd/2 rotary pairs of each), float32
+ * as HF's LlamaRotaryEmbedding, times the attention factor of yarn and
+ * longrope. */
+static void
+rope_angles(const struct model *m, float *rope, const float *inv_freq,
+    float mscale, int pos0, int T)
+{
+	int hd = m->hd, t, j;
+
+	for (t = 0; t < T; t++) {
+		float *cs = rope + (size_t)t * hd;
+
+		for (j = 0; j < m->rd / 2; j++) {
+			float a = (float)(pos0 + t) * inv_freq[j];
+
+			cs[j] = (float)cos(a);
+			cs[hd / 2 + j] = (float)sin(a);
+			if (mscale != 1.0f) {
+				cs[j] *= mscale;
+				cs[hd / 2 + j] *= mscale;
+			}
+		}
+	}
+}
+
+/* Gemma's final_logit_softcapping of rows x vocab logits, in the order
+ * of HF's logits / cap, tanh, * cap. */
+static void
+softcap(float *logits, size_t n, float cap)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		logits[i] = tanhf(logits[i] / cap) * cap;
+}
+
+/* Run T <= SEQ_MAXBATCH positions from s->pos: the logits of all T
+ * rows, or of the last, into s->logits. */
+static void
+forward(struct seq *s, const int *ids, int T, int all)
+{
+	const struct model *m = s->m;
+	const struct cfg *c = &m->cfg;
+	int d = m->dim, ff = c->intermediate_size, t, l, i;
+	float *x = s->x;	/* (T, hidden) the residual stream */
+
+	/* x = embed_tokens(ids) (Gemma: * sqrt(hidden)) */
+	for (t = 0; t < T; t++)
+		kern.to_f32[m->embed.t](x + (size_t)t * d,
+		    (const char *)m->embed.w +
+		    (size_t)ids[t] * wtype_rowsize(m->embed.t, d), d);
+	for (i = 0; m->embed_scale && i < T * d; i++)
+		x[i] *= m->embed_scale;
+	rope_angles(m, s->rope, s->rope_long ? m->inv_freq_long : m->inv_freq,
+	    m->rope_mscale, s->pos, T);
+	if (m->inv_freq_local)
+		rope_angles(m, s->rope_local, m->inv_freq_local,
+		    m->rope_local_mscale, s->pos, T);
+
+	for (l = 0; l < c->num_hidden_layers; l++) {
+		const struct layer *w = &m->layers[l];
+		const float *rope = w->rope == ROPE_LOCAL ? s->rope_local :
+		    w->rope == ROPE_GLOBAL ? s->rope : NULL;
+		const struct hstep qkv_heads[] = {	/* each head, in order: */
+			{ H_BIAS, w->bq, w->bk, w->bv },	/* attention_bias */
+			{ H_NORM, w->q_norm, w->k_norm, NULL },	/* Qwen3, Gemma 3 */
+			{ H_ROPE, rope, NULL, NULL },	/* q and k; not
+						 * on SmolLM3's no-rope layers */
+			{ H_CACHE, NULL, NULL, NULL },	/* k and v */
+			{ H_END, NULL, NULL, NULL },
+		};
+
+		/* q, k, v = q/k/v_proj(input_layernorm(x)), then qkv_heads */
+		step_qkv(s, l, in_norm(x, d, T, w->attn_norm), &w->wq, &w->wk,
+		    &w->wv, qkv_heads);
+		/* xb = softmax(q k^T * scale) v, causal (and in the layer's
+		 * window), per head */
+		step_attention(s, l, T);
+		/* x += o_proj(xb) (Gemma: post_attention_layernorm of it) */
+		step_add(s, x, in_rows(s->xb, m->qdim, T), &w->wo, w->bo,
+		    w->post_attn_norm);
+		/* hb = act(gate_proj(h)) * up_proj(h),
+		 * h = post_attention_layernorm(x) (Gemma: pre_feedforward_) */
+		step_glu(s, s->hb, in_norm(x, d, T, w->ffn_norm), &w->w1, w->b1,
+		    &w->w3, w->b3);
+		/* x += down_proj(hb) (Gemma: post_feedforward_layernorm of it) */
+		step_add(s, x, in_rows(s->hb, ff, T), &w->w2, w->b2,
+		    w->post_ffn_norm);
+	}
+
+	/* logits = lm_head(norm(x)), of every row or of the last */
+	if (all)
+		step_out(s, s->logits, c->vocab_size, in_norm(x, d, T, m->norm),
+		    &m->lm_head);
+	else
+		step_out(s, s->logits, c->vocab_size,
+		    in_norm(x + (size_t)(T - 1) * d, d, 1, m->norm), &m->lm_head);
+	/* Gemma (final_logit_softcapping): logits = tanh(logits / cap) * cap */
+	if (c->final_logit_softcapping)
+		softcap(s->logits, (size_t)(all ? T : 1) * c->vocab_size,
+		    c->final_logit_softcapping);
+	s->pos += T;
+}
+
+/* Whether ids[0..n) can be appended: 0, or -1 after error(). */
+static int
+check(const struct seq *s, const int *ids, int n)
+{
+	int i, vocab = s->m->cfg.vocab_size;
+
+	if (n < 1)
+		return error("seq_forward: no tokens");
+	for (i = 0; i < n; i++)
+		if (ids[i] < 0 || ids[i] >= vocab)
+			return error("token id %d is outside the vocabulary (0..%d)",
+			    ids[i], vocab - 1);
+	if (n > s->ctx - s->pos)
+		return error("sequence of %d positions exceeds the context of %d",
+		    s->pos + n, s->ctx);
+	return 0;
+}
+
+/* Run ids[0..n) in passes of at most SEQ_MAXBATCH positions; with fn,
+ * the logits of every row, handed to fn after each pass.  The model's
+ * pool runs one pass at a time, whichever sequence asks. */
+static int
+run(struct seq *s, const int *ids, int n, seq_rows_fn *fn, void *ctx)
+{
+	const struct model *m = s->m;
+	double t0, t = 0;
+	int i, T, r = 0;
+
+	/* longrope: a call that runs past the original context turns all
+	 * its positions by the long factors, as HF's
+	 * _longrope_frequency_update does for a forward of that length */
+	s->rope_long = !strcmp(m->cfg.rope_scaling.rope_type, "longrope") &&
+	    s->pos + n > m->cfg.rope_scaling.original_max_position_embeddings;
+
+	for (i = 0; i < n && !r; i += T) {
+		T = n - i < SEQ_MAXBATCH ? n - i : SEQ_MAXBATCH;
+		pthread_mutex_lock((pthread_mutex_t *)&m->run);
+		t0 = now_seconds();
+		forward(s, ids + i, T, fn != NULL);
+		t += now_seconds() - t0;
+		pthread_mutex_unlock((pthread_mutex_t *)&m->run);
+		if (fn)
+			r = fn(ctx, s->logits, i, T);
+	}
+	if (n > 1)
+		s->stats.prefill += t, s->stats.nprefill += i;
+	else
+		s->stats.decode += t, s->stats.ndecode++;
+	return r;
+}
+
+const float *
+seq_forward(struct seq *s, const int *ids, int n)
+{
+	if (check(s, ids, n) < 0)
+		return NULL;
+	run(s, ids, n, NULL, NULL);
+	return s->logits;
+}
+
+int
+seq_forward_all(struct seq *s, const int *ids, int n, seq_rows_fn *fn,
+    void *ctx)
+{
+	int vocab = s->m->cfg.vocab_size;
+
+	if (check(s, ids, n) < 0)
+		return -1;
+	if (s->logits_rows < (size_t)SEQ_MAXBATCH) {
+		float *p = mem_map((size_t)SEQ_MAXBATCH * vocab * sizeof(float));
+
+		if (!p)
+			return error("cannot allocate logits for %d positions",
+			    SEQ_MAXBATCH);
+		s->logits = p;		/* the one-row buffer stays in s->mem */
+		s->logits_rows = SEQ_MAXBATCH;
+	}
+	return run(s, ids, n, fn, ctx);
+}
