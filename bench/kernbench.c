@@ -18,7 +18,7 @@
  * puts the big buffers in huge pages (mem_map) instead of malloc's 4 KiB
  * pages.  -m dir instead runs a decode token's matrix-vector products
  * over a model folder's own weights, mapped and ordered as
- * model_forward has them, with the time per kind of matrix; -q first
+ * seq_forward has them, with the time per kind of matrix; -q first
  * converts them as --quant q4 does, -8 as --quant q8_0. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -174,7 +174,7 @@ matbytes(const struct mat *w)
 }
 
 /* -m DIR: a decode token's matrix-vector products over the model's own
- * weights, as model_forward maps and orders them, against a plain read
+ * weights, as seq_forward maps and orders them, against a plain read
  * of the same rows. */
 static void
 modelrun(const char *dir, int threads)

@@ -47,7 +47,7 @@ struct wtype_info {
 	int indirect;
 	/* 1: its matmul first prepares all T activation rows it is given
 	 * (Q8_0 quantizes them), whatever its rows, so that a dispatch
-	 * calls it once a thread (sched.c), not on many small chunks */
+	 * calls it once a thread (seq_sched.c), not on many small chunks */
 	int xprep;
 };
 
