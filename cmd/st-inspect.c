@@ -145,6 +145,7 @@ bytes_per_token(const struct cfg *c, const struct st *st)
 static void
 features(const struct cfg *c, char *buf, size_t size)
 {
+	const struct cfg_arch_info *A = cfg_arch_info(c->arch);
 	int i, nwin = 0, nnorope = 0, n = 0;
 
 	for (i = 0; i < c->num_hidden_layers; i++)
@@ -163,18 +164,23 @@ features(const struct cfg *c, char *buf, size_t size)
 		ADD("window %d on %d of %d layers", c->sliding_window, nwin,
 		    c->num_hidden_layers);
 	if (c->attention_bias)
-		ADD(c->arch == ARCH_QWEN2 ? "q/k/v bias" : "attention bias");
-	if (c->arch == ARCH_QWEN3 || c->arch == ARCH_GEMMA3)
+		ADD(A->bias == BIAS_QKV ? "q/k/v bias" : "attention bias");
+	if (A->qk_norm)
 		ADD("q/k-norm");
-	if (c->arch == ARCH_GEMMA2 || c->arch == ARCH_GEMMA3)
-		ADD("(1+w) norms, post-norms, embed * sqrt(hidden), %s GeGLU, "
-		    "query_pre_attn_scalar %g", c->hidden_act,
+	if (A->norm_plus1)
+		ADD("(1+w) norms");
+	if (A->post_norms)
+		ADD("post-norms");
+	if (A->embed_scale)
+		ADD("embed * sqrt(hidden)");
+	if (A->geglu)
+		ADD("%s GeGLU, query_pre_attn_scalar %g", c->hidden_act,
 		    c->query_pre_attn_scalar);
 	if (c->attn_logit_softcapping)
 		ADD("attention soft-cap %g", c->attn_logit_softcapping);
 	if (c->final_logit_softcapping)
 		ADD("final soft-cap %g", c->final_logit_softcapping);
-	if (c->arch == ARCH_PHI3)
+	if (A->fused)
 		ADD("fused qkv_proj, gate_up_proj");
 #undef ADD
 }

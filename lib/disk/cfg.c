@@ -170,30 +170,45 @@ gettokens(struct cfg *c, const struct json *o, const char *path)
  * defaults; keys another class reads are ignored as that class ignores
  * them. */
 
-static const struct {
-	const char *arch, *model_type;
-	enum cfg_arch a;
-} archs[] = {
-	{ "LlamaForCausalLM", "llama", ARCH_LLAMA },
-	{ "Qwen2ForCausalLM", "qwen2", ARCH_QWEN2 },
-	{ "Qwen3ForCausalLM", "qwen3", ARCH_QWEN3 },
-	{ "SmolLM3ForCausalLM", "smollm3", ARCH_SMOLLM3 },
-	{ "MistralForCausalLM", "mistral", ARCH_MISTRAL },
-	{ "Gemma2ForCausalLM", "gemma2", ARCH_GEMMA2 },
-	{ "Gemma3ForCausalLM", "gemma3_text", ARCH_GEMMA3 },
-	{ "Gemma3ForConditionalGeneration", "gemma3", ARCH_GEMMA3 },
-	{ "Phi3ForCausalLM", "phi3", ARCH_PHI3 },
+/* norm_plus1 qk_norm post_norms fused, bias mlp_bias embed_scale geglu
+ * softcap no_rope rope_local partial_rotary, window text_config */
+const struct cfg_arch_info cfg_archs[] = {
+	{ "LlamaForCausalLM", "llama", ARCH_LLAMA,
+	    0, 0, 0, 0, BIAS_CONFIG, 1, 0, 0, 0, 0, 0, 0, WINDOW_NONE, 0 },
+	{ "Qwen2ForCausalLM", "qwen2", ARCH_QWEN2,
+	    0, 0, 0, 0, BIAS_QKV, 0, 0, 0, 0, 0, 0, 0, WINDOW_USE, 0 },
+	{ "Qwen3ForCausalLM", "qwen3", ARCH_QWEN3,
+	    0, 1, 0, 0, BIAS_CONFIG, 0, 0, 0, 0, 0, 0, 0, WINDOW_USE, 0 },
+	{ "SmolLM3ForCausalLM", "smollm3", ARCH_SMOLLM3,
+	    0, 0, 0, 0, BIAS_CONFIG, 1, 0, 0, 0, 1, 0, 0, WINDOW_NOROPE, 0 },
+	{ "MistralForCausalLM", "mistral", ARCH_MISTRAL,
+	    0, 0, 0, 0, BIAS_NONE, 0, 0, 0, 0, 0, 0, 0, WINDOW_ALL, 0 },
+	{ "Gemma2ForCausalLM", "gemma2", ARCH_GEMMA2,
+	    1, 0, 1, 0, BIAS_CONFIG, 0, 1, 1, 1, 0, 0, 0, WINDOW_PATTERN, 0 },
+	{ "Gemma3ForCausalLM", "gemma3_text", ARCH_GEMMA3,
+	    1, 1, 1, 0, BIAS_CONFIG, 0, 1, 1, 1, 0, 1, 0, WINDOW_PATTERN, 0 },
+	{ "Gemma3ForConditionalGeneration", "gemma3", ARCH_GEMMA3,
+	    1, 1, 1, 0, BIAS_CONFIG, 0, 1, 1, 1, 0, 1, 0, WINDOW_PATTERN, 1 },
+	{ "Phi3ForCausalLM", "phi3", ARCH_PHI3,
+	    0, 0, 0, 1, BIAS_NONE, 0, 0, 0, 0, 0, 0, 1, WINDOW_ALL, 0 },
 };
+const int cfg_narchs = sizeof(cfg_archs) / sizeof(cfg_archs[0]);
+
+const struct cfg_arch_info *
+cfg_arch_info(enum cfg_arch a)
+{
+	int i;
+
+	for (i = 0; i < cfg_narchs; i++)
+		if (cfg_archs[i].a == a)
+			return &cfg_archs[i];
+	return &cfg_archs[0];
+}
 
 const char *
 cfg_arch_name(enum cfg_arch a)
 {
-	size_t i;
-
-	for (i = 0; i < sizeof(archs) / sizeof(archs[0]); i++)
-		if (archs[i].a == a)
-			return archs[i].arch;
-	return "?";
+	return cfg_arch_info(a)->arch;
 }
 
 /* The architecture from model_type (else architectures[0], else llama),
@@ -206,7 +221,8 @@ getarch(struct cfg *c, const struct json **o, const char *path)
 	const char *mt = v && v->type == JSON_STRING ? v->u.str : NULL;
 	const char *an = a && a->type == JSON_ARRAY && a->len &&
 	    a->u.items[0].type == JSON_STRING ? a->u.items[0].u.str : NULL;
-	size_t i, n = sizeof(archs) / sizeof(archs[0]);
+	const struct cfg_arch_info *archs = cfg_archs;
+	size_t i, n = (size_t)cfg_narchs;
 
 	for (i = 0; mt && i < n && strcmp(archs[i].model_type, mt); i++)
 		;
@@ -225,7 +241,7 @@ getarch(struct cfg *c, const struct json **o, const char *path)
 			return error("%s: architectures: '%s' is not a "
 			    "model_type '%s'", path, an, mt);
 	}
-	if (i < n && !strcmp(archs[i].model_type, "gemma3")) {
+	if (i < n && archs[i].text_config) {
 		/* the text model's keys are its text_config's */
 		if (!(v = get(*o, "text_config")) || v->type != JSON_OBJECT)
 			return error("%s: text_config: no object (model_type "
@@ -454,8 +470,8 @@ getropeparams(struct cfg *c, const struct json *rp, const char *path)
 static int
 getarchkeys(struct cfg *c, const struct json *o, const char *path)
 {
+	const struct cfg_arch_info *A = cfg_arch_info(c->arch);
 	const struct json *v;
-	int gemma = c->arch == ARCH_GEMMA2 || c->arch == ARCH_GEMMA3;
 	int b = 0;
 
 	if ((v = get(o, "rope_scaling")) &&
@@ -463,13 +479,13 @@ getarchkeys(struct cfg *c, const struct json *o, const char *path)
 		return -1;
 	if ((v = get(o, "rope_parameters")) && getropeparams(c, v, path) < 0)
 		return -1;
-	if (c->arch != ARCH_LLAMA && c->arch != ARCH_SMOLLM3)	/* no mlp_bias */
+	if (!A->mlp_bias)
 		c->mlp_bias = 0;
-	if (c->arch == ARCH_QWEN2)	/* q/k/v biases, never o's */
+	if (A->bias == BIAS_QKV)	/* q/k/v biases, never o's */
 		c->attention_bias = 1;
-	if (c->arch == ARCH_MISTRAL || c->arch == ARCH_PHI3)
+	if (A->bias == BIAS_NONE)
 		c->attention_bias = 0;
-	if (gemma) {
+	if (A->geglu) {
 		strcpy(c->hidden_act, "gelu_pytorch_tanh");
 		if (getstr(o, path, "hidden_activation", c->hidden_act,
 		    sizeof(c->hidden_act)) < 0 ||
@@ -490,10 +506,10 @@ getarchkeys(struct cfg *c, const struct json *o, const char *path)
 		return error("%s: hidden_act: '%s' not supported (only silu)",
 		    path, c->hidden_act);
 	}
-	if (c->arch == ARCH_GEMMA3 && getpos(o, path, "rope_local_base_freq",
+	if (A->rope_local && getpos(o, path, "rope_local_base_freq",
 	    &c->rope_local_theta) < 0)
 		return -1;
-	if (c->arch == ARCH_PHI3 && getpos(o, path, "partial_rotary_factor",
+	if (A->partial_rotary && getpos(o, path, "partial_rotary_factor",
 	    &c->partial_rotary_factor) < 0)
 		return -1;
 	if (c->partial_rotary_factor > 1)
@@ -525,6 +541,7 @@ layer_type(const struct json *o, int i)
 static int
 checkarch(struct cfg *c, const struct json *o, const char *path)
 {
+	const struct cfg_arch_info *A = cfg_arch_info(c->arch);
 	const struct json *v;
 	int L = c->num_hidden_layers, i, use = 0, mwl = 28, w = c->sliding_window;
 	int pattern = c->arch == ARCH_GEMMA3 ? 6 : 2, interval = 4, rd;
@@ -551,7 +568,7 @@ checkarch(struct cfg *c, const struct json *o, const char *path)
 	v = json_get(o, "sliding_window");
 	if (v && v->type == JSON_NULL)
 		w = 0;
-	if (c->arch == ARCH_SMOLLM3) {
+	if (A->no_rope) {
 		if ((v = get(o, "no_rope_layers"))) {
 			if (v->type != JSON_ARRAY || (int)v->len != L)
 				return error("%s: no_rope_layers: not a list "
@@ -573,22 +590,19 @@ checkarch(struct cfg *c, const struct json *o, const char *path)
 	for (i = 0; i < L; i++) {
 		int t = layer_type(o, i), s;
 
-		switch (c->arch) {
-		case ARCH_QWEN2:	/* the window only with use_sliding_window */
-		case ARCH_QWEN3:
+		switch (A->window) {
+		case WINDOW_USE:	/* the window only with use_sliding_window */
 			s = use && w && (t >= 0 ? t : i >= mwl);
 			break;
-		case ARCH_SMOLLM3:	/* layer_types' sliding layers get the
+		case WINDOW_NOROPE:	/* layer_types' sliding layers get the
 					 * window mask; without the list, the
 					 * no-rope layers, with use_sliding_window */
 			s = w && (t >= 0 ? t : use && c->no_rope[i]);
 			break;
-		case ARCH_MISTRAL:	/* every layer */
-		case ARCH_PHI3:
+		case WINDOW_ALL:
 			s = w > 0;
 			break;
-		case ARCH_GEMMA2:
-		case ARCH_GEMMA3:
+		case WINDOW_PATTERN:
 			s = w && (t >= 0 ? t : (i + 1) % pattern != 0);
 			break;
 		default:

@@ -86,6 +86,52 @@ struct cfg {
 	} gen;
 };
 
+/* What a forward needs to know of an architecture beyond a Llama's, a
+ * row each in cfg_archs (cfg.c): read by the config reader, the loader
+ * (model_load.c), its error message and st-inspect.  Its class's config
+ * defaults stay in cfg.c's getarch. */
+enum cfg_bias {
+	BIAS_CONFIG,		/* q/k/v (and o, where the file has it)
+				 * with attention_bias */
+	BIAS_QKV,		/* q/k/v biases always, never o's (Qwen2) */
+	BIAS_NONE,		/* none, whatever the config says */
+};
+enum cfg_window {		/* which layers get sliding_window */
+	WINDOW_NONE,
+	WINDOW_USE,		/* with use_sliding_window: layer_types', or
+				 * from max_window_layers on (Qwen2/3) */
+	WINDOW_NOROPE,		/* layer_types', or with use_sliding_window
+				 * the no-rope layers (SmolLM3) */
+	WINDOW_ALL,		/* every layer (Mistral, Phi-3) */
+	WINDOW_PATTERN,		/* layer_types', or all but every
+				 * sliding_window_pattern-th (Gemma) */
+};
+struct cfg_arch_info {
+	const char *arch, *model_type;	/* architectures[0], model_type */
+	enum cfg_arch a;
+	unsigned char norm_plus1;	/* RMSNorm scales by (1 + w) (Gemma) */
+	unsigned char qk_norm;		/* per-head q_norm and k_norm before RoPE */
+	unsigned char post_norms;	/* pre/post_feedforward_layernorm and a
+					 * post_attention_layernorm after o_proj */
+	unsigned char fused;		/* qkv_proj and gate_up_proj (Phi-3) */
+	enum cfg_bias bias;
+	unsigned char mlp_bias;		/* reads mlp_bias */
+	unsigned char embed_scale;	/* embeddings times sqrt(hidden) */
+	unsigned char geglu;		/* hidden_activation, GELU (tanh) by
+					 * default, else hidden_act silu */
+	unsigned char softcap;		/* reads the soft-capping keys */
+	unsigned char no_rope;		/* no_rope_layers (SmolLM3) */
+	unsigned char rope_local;	/* sliding layers turn at
+					 * rope_local_base_freq (Gemma 3) */
+	unsigned char partial_rotary;	/* reads partial_rotary_factor */
+	enum cfg_window window;
+	unsigned char text_config;	/* the text model of a multimodal
+					 * folder, under text_config */
+};
+extern const struct cfg_arch_info cfg_archs[];
+extern const int cfg_narchs;
+/* The row of architecture a (the first, for Gemma 3's two). */
+const struct cfg_arch_info *cfg_arch_info(enum cfg_arch a);
 /* The architecture's name as config.json's architectures[0] writes it. */
 const char *cfg_arch_name(enum cfg_arch a);
 

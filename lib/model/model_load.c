@@ -25,7 +25,7 @@ norm_vec(struct model *m, const char *name, int n)
 	float *v = m->ws->vec(m->ws, name, n);
 	int i;
 
-	if (v && (m->cfg.arch == ARCH_GEMMA2 || m->cfg.arch == ARCH_GEMMA3))
+	if (v && cfg_arch_info(m->cfg.arch)->norm_plus1)
 		for (i = 0; i < n; i++)
 			v[i] = 1.0f + v[i];
 	return v;
@@ -35,15 +35,15 @@ static int
 load_layer(struct model *m, struct layer *l, int i)
 {
 	const struct cfg *c = &m->cfg;
+	const struct cfg_arch_info *A = cfg_arch_info(c->arch);
 	struct wsrc *ws = m->ws;
 	int d = c->hidden_size, ff = c->intermediate_size;
-	int gemma = c->arch == ARCH_GEMMA2 || c->arch == ARCH_GEMMA3;
 	char name[160];
 
 #define NAME(s) (snprintf(name, sizeof(name), "%slayers.%d.%s", m->prefix, i, s), name)
 	if (!(l->attn_norm = norm_vec(m, NAME("input_layernorm.weight"), d)))
 		return -1;
-	if (c->arch == ARCH_PHI3) {
+	if (A->fused) {
 		/* q, k and v rows in that order (Phi3Attention's slices) */
 		if (ws->mat(ws, &l->wqkv, NAME("self_attn.qkv_proj"),
 		    m->qdim + 2 * m->kvdim, d) < 0)
@@ -59,11 +59,11 @@ load_layer(struct model *m, struct layer *l, int i)
 		return -1;
 	}
 	if (ws->mat(ws, &l->wo, NAME("self_attn.o_proj"), d, m->qdim) < 0 ||
-	    !(l->ffn_norm = norm_vec(m, NAME(gemma ?
+	    !(l->ffn_norm = norm_vec(m, NAME(A->post_norms ?
 	    "pre_feedforward_layernorm.weight" :
 	    "post_attention_layernorm.weight"), d)))
 		return -1;
-	if (c->arch == ARCH_PHI3) {
+	if (A->fused) {
 		/* gate, then up: gate_up_proj's output chunked in two */
 		if (ws->mat(ws, &l->w13, NAME("mlp.gate_up_proj"), 2 * ff, d) < 0)
 			return -1;
@@ -83,7 +83,7 @@ load_layer(struct model *m, struct layer *l, int i)
 	    !(l->bk = ws->vec(ws, NAME("self_attn.k_proj.bias"), m->kvdim)) ||
 	    !(l->bv = ws->vec(ws, NAME("self_attn.v_proj.bias"), m->kvdim))))
 		return -1;
-	if (c->attention_bias && c->arch != ARCH_QWEN2 &&
+	if (c->attention_bias && A->bias != BIAS_QKV &&
 	    ws->has(ws, NAME("self_attn.o_proj.bias")) &&
 	    !(l->bo = ws->vec(ws, name, d)))
 		return -1;
@@ -92,11 +92,11 @@ load_layer(struct model *m, struct layer *l, int i)
 	    !(l->b3 = ws->vec(ws, NAME("mlp.up_proj.bias"), ff)) ||
 	    !(l->b2 = ws->vec(ws, NAME("mlp.down_proj.bias"), d))))
 		return -1;
-	if ((c->arch == ARCH_QWEN3 || c->arch == ARCH_GEMMA3) &&
+	if (A->qk_norm &&
 	    (!(l->q_norm = norm_vec(m, NAME("self_attn.q_norm.weight"), m->hd)) ||
 	    !(l->k_norm = norm_vec(m, NAME("self_attn.k_norm.weight"), m->hd))))
 		return -1;
-	if (gemma &&
+	if (A->post_norms &&
 	    (!(l->post_attn_norm = norm_vec(m,
 	    NAME("post_attention_layernorm.weight"), d)) ||
 	    !(l->post_ffn_norm = norm_vec(m,
@@ -228,9 +228,14 @@ arch_ok(const struct cfg *c)
 {
 	if (!c->architecture[0])
 		return c->arch != ARCH_LLAMA || !strcmp(c->model_type, "llama");
-	if (c->text_config)
-		return !strcmp(c->architecture, "Gemma3ForConditionalGeneration");
-	return !strcmp(c->architecture, cfg_arch_name(c->arch));
+	int i;
+
+	for (i = 0; i < cfg_narchs; i++)
+		if (cfg_archs[i].a == c->arch &&
+		    cfg_archs[i].text_config == c->text_config &&
+		    !strcmp(c->architecture, cfg_archs[i].arch))
+			return 1;
+	return 0;
 }
 
 int
@@ -245,14 +250,18 @@ model_open(struct model *m, const struct mdir *d, int threads)
 	pthread_mutex_init(&m->run, NULL);
 	if (cfg_load(c, d->config, d->genconfig) < 0)
 		return -1;
-	if (!arch_ok(c))
-		return error("%s: %s: '%s' not supported (pipelm runs "
-		    "LlamaForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM, "
-		    "SmolLM3ForCausalLM, MistralForCausalLM, Gemma2ForCausalLM, "
-		    "Gemma3ForCausalLM, Gemma3ForConditionalGeneration, "
-		    "Phi3ForCausalLM)", d->config, c->architecture[0] ?
-		    "architectures" : "model_type",
-		    c->architecture[0] ? c->architecture : c->model_type);
+	if (!arch_ok(c)) {
+		char names[512];
+		int n = 0;
+
+		for (i = 0; i < cfg_narchs && n < (int)sizeof(names); i++)
+			n += snprintf(names + n, sizeof(names) - n, "%s%s",
+			    i ? ", " : "", cfg_archs[i].arch);
+		return error("%s: %s: '%s' not supported (pipelm runs %s)",
+		    d->config, c->architecture[0] ? "architectures" :
+		    "model_type", c->architecture[0] ? c->architecture :
+		    c->model_type, names);
+	}
 	if (c->head_dim % 2)
 		return error("%s: head_dim %d is odd: RoPE needs pairs", d->config, c->head_dim);
 	/* a quantization_config is taken, or refused, before any weight */
@@ -318,7 +327,7 @@ model_open(struct model *m, const struct mdir *d, int threads)
 	m->attn_scale = c->query_pre_attn_scalar ?
 	    (float)pow(c->query_pre_attn_scalar, -0.5) :
 	    1.0f / sqrtf((float)m->hd);
-	if (c->arch == ARCH_GEMMA2 || c->arch == ARCH_GEMMA3)
+	if (cfg_arch_info(c->arch)->embed_scale)
 		m->embed_scale = (float)sqrt((double)c->hidden_size);
 	m->act = !strcmp(c->hidden_act, "gelu_pytorch_tanh") ? ACT_GELU_TANH :
 	    !strcmp(c->hidden_act, "gelu") ? ACT_GELU : ACT_SILU;
