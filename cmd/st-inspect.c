@@ -14,6 +14,7 @@
 #include "../lib/kern/pool.h"
 #include "../lib/disk/st.h"
 #include "../lib/base/util.h"
+#include "../lib/wsrc/source.h"
 
 static int jflag;
 static int nfield;	/* fields written so far on this line / in this object */
@@ -185,157 +186,73 @@ features(const struct cfg *c, char *buf, size_t size)
 #undef ADD
 }
 
-/* The part of name before suffix, into b (len bytes), if name ends so. */
-static int
-stem(char *b, size_t len, const char *name, const char *suffix)
-{
-	size_t n = strlen(name), k = strlen(suffix);
-
-	if (n <= k || strcmp(name + n - k, suffix) || n - k >= len)
-		return 0;
-	memcpy(b, name, n - k);
-	b[n - k] = '\0';
-	return 1;
-}
-
-/* The tensor base + suffix, or NULL. */
-static const struct st_tensor *
-part(const struct st *st, const char *base, const char *suffix)
-{
-	char name[544];
-
-	snprintf(name, sizeof(name), "%s.%s", base, suffix);
-	return st_find(st, name);
-}
-
-/* A weight_shape's out and in, if it is two integers in [0, 2^31). */
-static int
-shape2(const struct st_tensor *t, long long *out, long long *in)
-{
-	double a, b;
-
-	if (t->nel != 2 || st_dtype_isfloat(t->dtype))
-		return 0;
-	a = st_elem(t, 0), b = st_elem(t, 1);
-	if (!(a >= 0 && a < 2147483648.0 && b >= 0 && b < 2147483648.0))
-		return 0;
-	*out = (long long)a, *in = (long long)b;
-	return 1;
-}
-
-/* A GPTQ or AWQ weight (lib/kern/gptq.h), told apart by its shapes: GPTQ's
- * qweight is [in / 8, out], AWQ's [in, out / 8], the scales [groups,
- * out] for both.  Its line as packed() prints them; 1 if it is one. */
-static int
-gptq(const struct st *st, const struct st_tensor *tq, const char *base,
-    size_t k, size_t *params)
-{
-	const struct st_tensor *ts = part(st, base, "scales");
-	const struct st_tensor *tz = part(st, base, "qzeros");
-	long long out, in, g;
-	int awq;
-
-	if (!ts || !tz || tq->ndim != 2 || ts->ndim != 2 || !ts->shape[0] ||
-	    tq->shape[0] > INT32_MAX || tq->shape[1] > INT32_MAX)
-		return 0;
-	if (ts->shape[1] == tq->shape[1])
-		awq = 0, out = tq->shape[1], in = tq->shape[0] * 8;
-	else if (ts->shape[1] == tq->shape[1] * 8)
-		awq = 1, out = ts->shape[1], in = tq->shape[0];
-	else
-		return 0;
-	/* groups are whole words: the least multiple of 8 giving as many */
-	g = ((in + ts->shape[0] - 1) / ts->shape[0] + 7) / 8 * 8;
-	*params += (size_t)(out * in);
-	if (jflag)
-		printf("%s\n    {\"name\": \"%s.weight\", \"bits\": 4, "
-		    "\"shape\": [%lld,%lld], \"group\": %lld, "
-		    "\"format\": \"%s\", \"scale_dtype\": \"%s\", "
-		    "\"bytes\": %zu}", k ? "," : ",\n  \"quantized\": [",
-		    base, out, in, g, awq ? "awq" : "gptq",
-		    st_dtype_name(ts->dtype), tq->nbytes + ts->nbytes + tz->nbytes);
-	else
-		printf("%s%s.weight\tint4\t[%lld,%lld]\tgroup %lld\t%s\t"
-		    "scale %s\t%zu\n", k ? "" : "\nquantized:\n", base, out, in,
-		    g, awq ? "awq" : "gptq", st_dtype_name(ts->dtype),
-		    tq->nbytes + ts->nbytes + tz->nbytes);
-	return 1;
-}
-
-/* Each pack-quantized weight among sel[0..n) as one logical weight:
- * NAME.weight, int4, [out,in], its group size, symmetry, scale dtype
- * and the bytes of its tensors (lib/kern/quant.h has the layout).  Returns
+/* Each quantized weight among sel[0..n) (a source kind's, source.h) as
+ * one logical weight: NAME.weight, int4, [out,in], its group size, its
+ * format or symmetry, scale dtype and the bytes of its tensors.  Returns
  * the logical weights' element count into *params. */
 static void
 packed(const struct st *st, const struct st_tensor *const *sel, size_t n,
     size_t *params)
 {
+	struct wsrc_desc d;
 	char base[512];
 	size_t i, k = 0;
+	int j;
 
-	for (i = 0; i < n; i++) {
-		const struct st_tensor *ts, *tz, *tsh;
-		long long out, in, g;
-		size_t bytes;
-
-		if (stem(base, sizeof(base), sel[i]->name, ".qweight")) {
-			k += gptq(st, sel[i], base, k, params);
-			continue;
+	for (i = 0; i < n; i++)
+		for (j = 0; j < source_nkinds; j++) {
+			if (!source_kinds[j]->describe ||
+			    !source_kinds[j]->describe(st, sel[i], base,
+			    sizeof(base), &d))
+				continue;
+			*params += (size_t)(d.out * d.in);
+			if (jflag)
+				printf("%s\n    {\"name\": \"%s.weight\", \"bits\": 4, "
+				    "\"shape\": [%lld,%lld], \"group\": %lld, ",
+				    k ? "," : ",\n  \"quantized\": [", base,
+				    d.out, d.in, d.group);
+			else
+				printf("%s%s.weight\tint4\t[%lld,%lld]\tgroup %lld\t",
+				    k ? "" : "\nquantized:\n", base, d.out, d.in,
+				    d.group);
+			if (jflag && d.format)
+				printf("\"format\": \"%s\", ", d.format);
+			else if (jflag)
+				printf("\"symmetric\": %s, ", d.symmetric ?
+				    "true" : "false");
+			else
+				printf("%s\t", d.format ? d.format : d.symmetric ?
+				    "symmetric" : "asymmetric");
+			if (jflag)
+				printf("\"scale_dtype\": \"%s\", \"bytes\": %zu}",
+				    st_dtype_name(d.scale), d.bytes);
+			else
+				printf("scale %s\t%zu\n", st_dtype_name(d.scale),
+				    d.bytes);
+			k++;
+			break;
 		}
-		if (!stem(base, sizeof(base), sel[i]->name, ".weight_packed"))
-			continue;
-		ts = part(st, base, "weight_scale");
-		tz = part(st, base, "weight_zero_point");
-		tsh = part(st, base, "weight_shape");
-		if (!ts || !tsh || !shape2(tsh, &out, &in) || ts->ndim != 2 ||
-		    !ts->shape[1])
-			continue;
-		g = ts->shape[1] == 1 ? in : (in + ts->shape[1] - 1) / ts->shape[1];
-		bytes = sel[i]->nbytes + ts->nbytes + (tz ? tz->nbytes : 0);
-		*params += (size_t)(out * in);
-		if (jflag)
-			printf("%s\n    {\"name\": \"%s.weight\", \"bits\": 4, "
-			    "\"shape\": [%lld,%lld], \"group\": %lld, "
-			    "\"symmetric\": %s, \"scale_dtype\": \"%s\", "
-			    "\"bytes\": %zu}", k ? "," : ",\n  \"quantized\": [",
-			    base, out, in, g, tz ? "false" : "true",
-			    st_dtype_name(ts->dtype), bytes);
-		else
-			printf("%s%s.weight\tint4\t[%lld,%lld]\tgroup %lld\t%s\t"
-			    "scale %s\t%zu\n", k ? "" : "\nquantized:\n", base, out,
-			    in, g, tz ? "asymmetric" : "symmetric",
-			    st_dtype_name(ts->dtype), bytes);
-		k++;
-	}
 	if (jflag && k)
 		printf("\n  ]");
 }
 
-/* Elements of t that are parameters: a pack-quantized weight's are its
- * weight_shape's out x in, its other tensors none. */
+/* Elements of t that are parameters: a quantized weight's tensor that
+ * names it counts its out x in, its other tensors none. */
 static size_t
 nparams(const struct st *st, const struct st_tensor *t)
 {
-	const struct st_tensor *tsh;
+	struct wsrc_desc d;
 	char base[512];
-	long long out, in;
+	int j;
 
-	if (stem(base, sizeof(base), t->name, ".qweight") &&
-	    (tsh = part(st, base, "scales")) && tsh->ndim == 2 &&
-	    t->ndim == 2 && t->shape[1] && tsh->shape[1] % t->shape[1] == 0)
-		return (size_t)t->nel * 8;	/* 8 weights a word either way */
-	if ((stem(base, sizeof(base), t->name, ".qzeros") ||
-	    stem(base, sizeof(base), t->name, ".scales") ||
-	    stem(base, sizeof(base), t->name, ".g_idx")) &&
-	    part(st, base, "qweight"))
-		return 0;
-	if (stem(base, sizeof(base), t->name, ".weight_packed") &&
-	    (tsh = part(st, base, "weight_shape")) && shape2(tsh, &out, &in))
-		return (size_t)out * (size_t)in;
-	if (stem(base, sizeof(base), t->name, ".weight_scale") ||
-	    stem(base, sizeof(base), t->name, ".weight_zero_point") ||
-	    stem(base, sizeof(base), t->name, ".weight_shape"))
-		return part(st, base, "weight_packed") ? 0 : t->nel;
+	for (j = 0; j < source_nkinds; j++) {
+		const struct wsrc_kind *k = source_kinds[j];
+
+		if (k->describe && k->describe(st, t, base, sizeof(base), &d))
+			return (size_t)d.out * (size_t)d.in;
+		if (k->companion && k->companion(st, t))
+			return 0;
+	}
 	return t->nel;
 }
 

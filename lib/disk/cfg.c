@@ -753,7 +753,18 @@ checkids(const struct cfg *c, const char *path)
 int
 cfg_load(struct cfg *c, const char *config_path, const char *genconfig_path)
 {
-	struct json_doc doc = { 0 }, gen = { 0 };
+	struct json_doc doc = { 0 };
+	int ret = cfg_load_doc(c, &doc, config_path, genconfig_path);
+
+	json_free(&doc);
+	return ret;
+}
+
+int
+cfg_load_doc(struct cfg *c, struct json_doc *doc, const char *config_path,
+    const char *genconfig_path)
+{
+	struct json_doc gen = { 0 };
 	int ret = -1;
 
 	memset(c, 0, sizeof(*c));
@@ -772,8 +783,8 @@ cfg_load(struct cfg *c, const char *config_path, const char *genconfig_path)
 	c->gen.repetition_penalty = NAN;
 	c->gen.max_new_tokens = -1;
 	strcpy(c->hidden_act, "silu");
-	if (json_load(&doc, config_path) < 0 ||
-	    parse(c, doc.root, config_path) < 0 ||
+	if (json_load(doc, config_path) < 0 ||
+	    parse(c, doc->root, config_path) < 0 ||
 	    checkids(c, config_path) < 0)
 		goto out;
 	if (genconfig_path) {
@@ -792,6 +803,5 @@ cfg_load(struct cfg *c, const char *config_path, const char *genconfig_path)
 	ret = 0;
 out:
 	json_free(&gen);
-	json_free(&doc);
 	return ret;
 }

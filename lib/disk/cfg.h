@@ -141,5 +141,11 @@ const char *cfg_arch_name(enum cfg_arch a);
  * is given, kv heads dividing heads, token ids below vocab_size, ...).
  * 0, or -1 after error() naming the file and the key. */
 int cfg_load(struct cfg *c, const char *config_path, const char *genconfig_path);
+/* The same, keeping config.json's document in *doc (json_free'd by the
+ * caller, whatever the return) for what else reads it: the weight
+ * source's quantization_config (wsrc_open), so the file is parsed once. */
+struct json_doc;
+int cfg_load_doc(struct cfg *c, struct json_doc *doc, const char *config_path,
+    const char *genconfig_path);
 
 #endif

@@ -65,12 +65,9 @@ struct model {
 	struct cfg cfg;
 	char *dir;		/* the model folder (model_load) */
 	int builtin;		/* it is the built-in model */
-	struct wsrc *ws;	/* where the weights come from: */
-	struct wsrc_st wst;	/* safetensors */
+	struct wsrc *ws;	/* where the weights come from (source.h) */
 	const char *prefix;	/* of the names: "model." (Gemma 3 in a
 				 * multimodal folder: its text model's) */
-	struct wsrc_ct *wct;	/* over it, a pack-quantized folder (quant.h) */
-	struct wsrc_gptq *wgq;	/* or a GPTQ or AWQ one (gptq.h) */
 	struct mat embed;	/* model.embed_tokens.weight (vocab, hidden) */
 	struct layer *layers;	/* num_hidden_layers */
 	float *norm;		/* model.norm.weight (hidden), f32 copy */

@@ -11,9 +11,8 @@
 #include "kern/kern.h"
 #include "model/model.h"
 #include "kern/pool.h"
-#include "kern/gptq.h"
-#include "wsrc/wsrc_ct.h"
-#include "wsrc/wsrc_gptq.h"
+#include "base/json.h"
+#include "wsrc/source.h"
 #include "base/util.h"
 #include "wsrc/wsrc.h"
 
@@ -238,38 +237,45 @@ arch_ok(const struct cfg *c)
 	return 0;
 }
 
+/* The error of an architecture pipelm does not run, naming those it
+ * does (the table's). */
+static int
+arch_error(const struct cfg *c, const char *config)
+{
+	char names[512];
+	int i, n = 0;
+
+	for (i = 0; i < cfg_narchs && n < (int)sizeof(names); i++)
+		n += snprintf(names + n, sizeof(names) - n, "%s%s",
+		    i ? ", " : "", cfg_archs[i].arch);
+	return error("%s: %s: '%s' not supported (pipelm runs %s)", config,
+	    c->architecture[0] ? "architectures" : "model_type",
+	    c->architecture[0] ? c->architecture : c->model_type, names);
+}
+
 int
 model_open(struct model *m, const struct mdir *d, int threads)
 {
+	struct json_doc doc = { 0 };
 	struct cfg *c = &m->cfg;
 	size_t hf;
-	int i, local;
+	int i, r, local;
 	char name[96];
 
 	memset(m, 0, sizeof(*m));
 	pthread_mutex_init(&m->run, NULL);
-	if (cfg_load(c, d->config, d->genconfig) < 0)
+	r = cfg_load_doc(c, &doc, d->config, d->genconfig);
+	if (r == 0 && !arch_ok(c))
+		r = arch_error(c, d->config);
+	/* a quantization_config is taken, or refused, before any weight */
+	if (r == 0)
+		r = source_open(&m->ws, doc.root, d->config,
+		    d->weights ? d->weights : d->dir);
+	json_free(&doc);
+	if (r < 0)
 		return -1;
-	if (!arch_ok(c)) {
-		char names[512];
-		int n = 0;
-
-		for (i = 0; i < cfg_narchs && n < (int)sizeof(names); i++)
-			n += snprintf(names + n, sizeof(names) - n, "%s%s",
-			    i ? ", " : "", cfg_archs[i].arch);
-		return error("%s: %s: '%s' not supported (pipelm runs %s)",
-		    d->config, c->architecture[0] ? "architectures" :
-		    "model_type", c->architecture[0] ? c->architecture :
-		    c->model_type, names);
-	}
 	if (c->head_dim % 2)
 		return error("%s: head_dim %d is odd: RoPE needs pairs", d->config, c->head_dim);
-	/* a quantization_config is taken, or refused, before any weight */
-	if (wsrc_gptq_open(&m->wgq, &m->ws, d->config, &m->wst,
-	    d->weights ? d->weights : d->dir) < 0 ||
-	    (!m->wgq && wsrc_ct_open(&m->wct, &m->ws, d->config, &m->wst,
-	    d->weights ? d->weights : d->dir) < 0))
-		return -1;
 	m->dim = c->hidden_size;
 	m->hd = c->head_dim;
 	m->qdim = c->num_attention_heads * c->head_dim;
@@ -394,9 +400,7 @@ model_close(struct model *m)
 	pthread_mutex_destroy(&m->run);
 	mem_unmap(m->fmem, m->fmemsize);
 	mem_unmap(m->wmem, m->wmemsize);
-	wsrc_ct_close(m->wct);
-	wsrc_gptq_close(m->wgq);
-	wsrc_st_close(&m->wst);
+	source_close(m->ws);
 	memset(m, 0, sizeof(*m));
 }
 

@@ -192,3 +192,61 @@ wsrc_st_close(struct wsrc_st *s)
 {
 	st_close(&s->st);
 }
+
+/* ---- the plain source as a kind (source.h) ---- */
+
+static void
+plain_close(struct wsrc *src)
+{
+	struct wsrc_st *s = (struct wsrc_st *)src;
+
+	wsrc_st_close(s);
+	free(s);
+}
+
+static int
+plain_open(struct wsrc **src, const struct json *qc, const char *config,
+    const char *path)
+{
+	struct wsrc_st *s;
+
+	(void)qc, (void)config;
+	*src = NULL;
+	if (!(s = malloc(sizeof(*s))))
+		return error("out of memory");
+	if (wsrc_st_open(s, path) < 0) {
+		plain_close(&s->src);
+		return -1;
+	}
+	s->src.close = plain_close;
+	s->src.kind = &wsrc_st_kind;
+	*src = &s->src;
+	return 0;
+}
+
+const struct wsrc_kind wsrc_st_kind = {
+	"safetensors", "", plain_open, NULL, NULL,
+};
+
+const struct st_tensor *
+wsrc_find(const struct st *st, const char *base, const char *suffix)
+{
+	char name[544];
+
+	if ((size_t)snprintf(name, sizeof(name), "%s.%s", base, suffix) >=
+	    sizeof(name))
+		return NULL;
+	return st_find(st, name);
+}
+
+int
+wsrc_stem(char *b, size_t n, const char *name, const char *suffix)
+{
+	size_t ln = strlen(name), ls = strlen(suffix);
+
+	if (ln <= ls || strcmp(name + ln - ls, suffix) || ln - ls >= n)
+		return 0;
+	memcpy(b, name, ln - ls);
+	b[ln - ls] = '\0';
+	return 1;
+}

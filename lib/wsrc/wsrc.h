@@ -7,8 +7,9 @@
  * NAME.weight.  A format whose matrix spans several tensors (int4
  * packed weights beside their scales and zero points) is another
  * source with the same calls, and its matrices a new wtype: the
- * compressed-tensors one of quant.h (wsrc_ct.c, W_Q4) and GPTQ/AWQ of
- * gptq.h (wsrc_gptq.c, W_GPTQ4 and W_AWQ4), each over a wsrc_st. */
+ * compressed-tensors one (wsrc_ct.c, W_Q4) and GPTQ/AWQ (wsrc_gptq.c,
+ * W_GPTQ4 and W_AWQ4), each over a wsrc_st; the kinds are one table,
+ * wsrc_kinds. */
 #ifndef WSRC_H
 #define WSRC_H
 
@@ -42,7 +43,51 @@ struct wsrc {
 	int (*part)(struct wsrc *s, struct mat *w, const struct mat *f,
 	    const char *name, int r0, int rows);
 	size_t bytes;		/* of all that mat and vec handed out */
+	/* Free the source and what it opened (source_close). */
+	void (*close)(struct wsrc *s);
+	const struct wsrc_kind *kind;	/* its row of source_kinds */
 };
+
+/* A quantized matrix as st-inspect lists it: several tensors, one
+ * logical weight. */
+struct wsrc_desc {
+	long long out, in, group;	/* its shape and group size */
+	const char *format;		/* "gptq", "awq", or NULL */
+	int symmetric;			/* 1, 0, or -1 when the format does
+					 * not say */
+	enum st_dtype scale;		/* the scales' dtype */
+	size_t bytes;			/* of all its tensors */
+};
+
+/* A kind of weight source, a row of source.h's table, chosen by
+ * config.json's quantization_config as git chooses a refs backend. */
+struct json;
+struct wsrc_kind {
+	const char *name;	/* as messages and st-inspect say it */
+	/* The quant_method values it takes, space-separated; "" for the
+	 * plain source, taken without a quantization_config. */
+	const char *methods;
+	/* A new source over the safetensors at path with quantization_config
+	 * qc (NULL: none) of config.json at config: 0, or -1 after error()
+	 * naming what of qc is not supported (*src is then NULL). */
+	int (*open)(struct wsrc **src, const struct json *qc,
+	    const char *config, const char *path);
+	/* Whether tensor t of st is the one that names a matrix of this
+	 * kind (its packed weights): 1 with base (n bytes) its matrix's
+	 * name, less ".weight", and *d filled; else 0.  NULL for the plain
+	 * source. */
+	int (*describe)(const struct st *st, const struct st_tensor *t,
+	    char *base, size_t n, struct wsrc_desc *d);
+	/* Whether tensor t is a part of a matrix of this kind besides the
+	 * one describe names (its scales, zero points, ...). */
+	int (*companion)(const struct st *st, const struct st_tensor *t);
+};
+/* The part of name before suffix into b (n bytes), if name ends so
+ * (and it fits): 1, else 0. */
+int wsrc_stem(char *b, size_t n, const char *name, const char *suffix);
+/* base + "." + suffix of st, or NULL. */
+const struct st_tensor *wsrc_find(const struct st *st, const char *base,
+    const char *suffix);
 
 /* Safetensors (st.h): one file, a sharded index or a folder. */
 struct wsrc_st {
@@ -52,6 +97,7 @@ struct wsrc_st {
 
 /* Open path as st_open() does; 0, or -1 after error() (s is then safe
  * to wsrc_st_close). */
+extern const struct wsrc_kind wsrc_st_kind;	/* plain safetensors */
 int wsrc_st_open(struct wsrc_st *s, const char *path);
 void wsrc_st_close(struct wsrc_st *s);	/* accepts a zeroed or failed s */
 /* The wtype of safetensors dtype dt: 0 and *t set, or -1 if no kernel

@@ -82,38 +82,16 @@ group(struct wsrc_ct_config *q, const char *cfg, const char *gname,
 }
 
 int
-wsrc_ct_config(struct wsrc_ct_config *q, int *on, const char *config)
+wsrc_ct_config(struct wsrc_ct_config *q, const struct json *qc,
+    const char *config)
 {
-	struct json_doc doc = { 0 };
-	const struct json *qc, *v, *g;
+	const struct json *v, *g;
 	const char *s;
 	size_t i;
 	int r = -1;
 
 	memset(q, 0, sizeof(*q));
 	q->symmetric = 1;
-	*on = 0;
-	if (json_load(&doc, config) < 0)
-		return -1;
-	if (!(qc = json_get(doc.root, "quantization_config")) ||
-	    qc->type == JSON_NULL) {
-		json_free(&doc);
-		return 0;
-	}
-	if (qc->type != JSON_OBJECT) {
-		error("%s: quantization_config is not an object", config);
-		goto out;
-	}
-	if (!(s = json_str(json_get(qc, "quant_method")))) {
-		error("%s: quantization_config has no quant_method", config);
-		goto out;
-	}
-	if (strcmp(s, "compressed-tensors")) {
-		error("%s: quantization method '%s' is not supported "
-		    "(pipelm reads compressed-tensors pack-quantized, GPTQ and "
-		    "AWQ int4)", config, s);
-		goto out;
-	}
 	if (!(s = json_str(json_get(qc, "format"))) || strcmp(s, "pack-quantized")) {
 		error("%s: compressed-tensors format '%s' is not supported (pack-quantized only)",
 		    config, s ? s : "?");
@@ -145,10 +123,8 @@ wsrc_ct_config(struct wsrc_ct_config *q, int *on, const char *config)
 		if (group(q, config, g->u.members[i].key,
 		    &g->u.members[i].value) < 0)
 			goto out;
-	*on = 1;
 	r = 0;
 out:
-	json_free(&doc);
 	return r;
 }
 
@@ -159,7 +135,8 @@ struct ctmat {			/* one matrix's tensors, for its kernels */
 
 struct wsrc_ct {
 	struct wsrc src;
-	struct wsrc_st *st;
+	struct wsrc_st *st;	/* sts, the tensors' source */
+	struct wsrc_st sts;
 	struct wsrc_ct_config q;
 	struct ctmat *mats;
 	size_t own;		/* bytes of the W_Q4 matrices handed out */
@@ -310,45 +287,102 @@ ct_has(struct wsrc *src, const char *name)
 	return ct->st->src.has(&ct->st->src, name);
 }
 
-int
-wsrc_ct_open(struct wsrc_ct **ctp, struct wsrc **src, const char *config,
-    struct wsrc_st *st, const char *path)
+static void
+ct_close(struct wsrc *src)
 {
-	struct wsrc_ct_config q;
-	struct wsrc_ct *ct;
-	int on;
-
-	*ctp = NULL;
-	if (config && wsrc_ct_config(&q, &on, config) < 0)
-		return -1;
-	if (wsrc_st_open(st, path) < 0)
-		return -1;
-	*src = &st->src;
-	if (!config || !on)
-		return 0;
-	if (!(ct = calloc(1, sizeof(*ct))))
-		return error("out of memory");
-	ct->src.mat = ct_mat;
-	ct->src.vec = ct_vec;
-	ct->src.has = ct_has;
-	ct->src.part = ct_part;
-	ct->st = st;
-	ct->q = q;
-	*ctp = ct;
-	*src = &ct->src;
-	return 0;
-}
-
-void
-wsrc_ct_close(struct wsrc_ct *ct)
-{
+	struct wsrc_ct *ct = (struct wsrc_ct *)src;
 	struct ctmat *cm, *nx;
 
-	if (!ct)
-		return;
 	for (cm = ct->mats; cm; cm = nx) {
 		nx = cm->next;
 		free(cm);
 	}
+	wsrc_st_close(&ct->sts);
 	free(ct);
 }
+
+static int
+ct_open(struct wsrc **src, const struct json *qc, const char *config,
+    const char *path)
+{
+	struct wsrc_ct *ct;
+
+	*src = NULL;
+	if (!(ct = calloc(1, sizeof(*ct))))
+		return error("out of memory");
+	/* the config refused before any weight is touched */
+	if (wsrc_ct_config(&ct->q, qc, config) < 0 ||
+	    wsrc_st_open(&ct->sts, path) < 0) {
+		ct_close(&ct->src);
+		return -1;
+	}
+	ct->src.mat = ct_mat;
+	ct->src.vec = ct_vec;
+	ct->src.has = ct_has;
+	ct->src.part = ct_part;
+	ct->src.close = ct_close;
+	ct->src.kind = &wsrc_ct_kind;
+	ct->st = &ct->sts;
+	*src = &ct->src;
+	return 0;
+}
+
+/* ---- st-inspect's view (source.h) ---- */
+
+/* A weight_shape's out and in, if it is two integers in [0, 2^31). */
+static int
+shape2(const struct st_tensor *t, long long *out, long long *in)
+{
+	double a, b;
+
+	if (t->nel != 2 || st_dtype_isfloat(t->dtype))
+		return 0;
+	a = st_elem(t, 0), b = st_elem(t, 1);
+	if (!(a >= 0 && a < 2147483648.0 && b >= 0 && b < 2147483648.0))
+		return 0;
+	*out = (long long)a, *in = (long long)b;
+	return 1;
+}
+
+static int
+ct_describe(const struct st *st, const struct st_tensor *t, char *base,
+    size_t n, struct wsrc_desc *d)
+{
+	const struct st_tensor *ts, *tz, *tsh;
+
+	if (!wsrc_stem(base, n, t->name, ".weight_packed"))
+		return 0;
+	ts = wsrc_find(st, base, "weight_scale");
+	tz = wsrc_find(st, base, "weight_zero_point");
+	tsh = wsrc_find(st, base, "weight_shape");
+	if (!ts || !tsh || !shape2(tsh, &d->out, &d->in) || ts->ndim != 2 ||
+	    !ts->shape[1])
+		return 0;
+	d->group = ts->shape[1] == 1 ? d->in :
+	    (d->in + ts->shape[1] - 1) / ts->shape[1];
+	d->format = NULL;
+	d->symmetric = !tz;
+	d->scale = ts->dtype;
+	d->bytes = t->nbytes + ts->nbytes + (tz ? tz->nbytes : 0);
+	return 1;
+}
+
+static int
+ct_companion(const struct st *st, const struct st_tensor *t)
+{
+	static const char *const suf[] = {
+		".weight_scale", ".weight_zero_point", ".weight_shape",
+	};
+	char base[512];
+	size_t i;
+
+	for (i = 0; i < sizeof(suf) / sizeof(suf[0]); i++)
+		if (wsrc_stem(base, sizeof(base), t->name, suf[i]))
+			return wsrc_find(st, base, "weight_packed") != NULL;
+	return 0;
+}
+
+const struct wsrc_kind wsrc_ct_kind = {
+	"compressed-tensors pack-quantized", "compressed-tensors", ct_open,
+	ct_describe, ct_companion,
+};

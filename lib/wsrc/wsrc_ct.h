@@ -14,24 +14,18 @@ struct wsrc_ct_config {			/* an accepted quantization_config */
 	int symmetric;		/* every group symmetric */
 };
 
-/* Read config.json's quantization_config: 0 with *on = 0 when there is
- * none, 0 with *on = 1 and q filled for a compressed-tensors
- * pack-quantized int4 weight-only config, else -1 after error() naming
- * what is not supported (another method or format, other bit widths or
- * types, activation or KV cache quantization, act-order, dynamic or
- * sparse weights, transforms). */
-int wsrc_ct_config(struct wsrc_ct_config *q, int *on, const char *config);
+/* Read a compressed-tensors quantization_config qc (of config.json at
+ * config): 0 and q filled for a pack-quantized int4 weight-only config,
+ * else -1 after error() naming what is not supported (another format,
+ * other bit widths or types, activation or KV cache quantization,
+ * act-order, dynamic or sparse weights, transforms). */
+struct json;
+int wsrc_ct_config(struct wsrc_ct_config *q, const struct json *qc,
+    const char *config);
 
-/* The pack-quantized source: matrices with a NAME.weight_packed are
- * W_Q4 (their struct kern_q4 owned by the source), the rest are asked
- * of the safetensors source st. */
-struct wsrc_ct;
-/* Read config's quantization_config (refusing before any weight is
- * touched), then wsrc_st_open(st, path); *ct is a new pack-quantized
- * source over st for a quantized folder, NULL for a plain one.  0, or
- * -1 after error() (*ct then NULL or safe to wsrc_ct_close). */
-int wsrc_ct_open(struct wsrc_ct **ct, struct wsrc **src, const char *config,
-    struct wsrc_st *st, const char *path);
-void wsrc_ct_close(struct wsrc_ct *ct);	/* accepts NULL */
+/* The pack-quantized source (source.h): matrices with a
+ * NAME.weight_packed are W_Q4 (their struct kern_q4 owned by the
+ * source), the rest are asked of the safetensors under it. */
+extern const struct wsrc_kind wsrc_ct_kind;
 
 #endif

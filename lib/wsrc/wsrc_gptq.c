@@ -22,7 +22,8 @@ struct gmat {			/* one matrix's tensors, for its kernels */
 
 struct wsrc_gptq {
 	struct wsrc src;
-	struct wsrc_st *st;
+	struct wsrc_st *st;	/* sts, the tensors' source */
+	struct wsrc_st sts;
 	int awq;		/* AutoAWQ's GEMM layout, else GPTQ's */
 	int group;		/* group_size; 0: one group a row (-1) */
 	int zoff;		/* 1: GPTQ v1's zero points minus one */
@@ -49,7 +50,7 @@ either(const struct json *o, const char *a, const char *b)
 
 /* quantization_config qc of method "gptq" or "awq" into gq. */
 static int
-config(struct wsrc_gptq *gq, const char *cfg, const struct json *qc,
+gq_config(struct wsrc_gptq *gq, const char *cfg, const struct json *qc,
     const char *method)
 {
 	const struct json *v;
@@ -227,59 +228,95 @@ gq_has(struct wsrc *src, const char *name)
 	return gq->st->src.has(&gq->st->src, name);
 }
 
-int
-wsrc_gptq_open(struct wsrc_gptq **gqp, struct wsrc **src, const char *cfg,
-    struct wsrc_st *st, const char *path)
+static void
+gq_close(struct wsrc *src)
 {
-	struct json_doc doc = { 0 };
-	const struct json *qc;
-	struct wsrc_gptq *gq;
-	const char *method;
-
-	*gqp = NULL;
-	if (!cfg)
-		return 0;
-	if (json_load(&doc, cfg) < 0)
-		return -1;
-	qc = json_get(doc.root, "quantization_config");
-	method = qc && qc->type == JSON_OBJECT ?
-	    json_str(json_get(qc, "quant_method")) : NULL;
-	if (!method || (strcmp(method, "gptq") && strcmp(method, "awq"))) {
-		json_free(&doc);
-		return 0;
-	}
-	if (!(gq = calloc(1, sizeof(*gq)))) {
-		json_free(&doc);
-		return error("out of memory");
-	}
-	if (config(gq, cfg, qc, method) < 0) {
-		json_free(&doc);
-		free(gq);
-		return -1;
-	}
-	json_free(&doc);
-	gq->src.mat = gq_mat;
-	gq->src.vec = gq_vec;
-	gq->src.has = gq_has;
-	gq->src.part = gq_part;
-	gq->st = st;
-	*gqp = gq;
-	if (wsrc_st_open(st, path) < 0)
-		return -1;
-	*src = &gq->src;
-	return 0;
-}
-
-void
-wsrc_gptq_close(struct wsrc_gptq *gq)
-{
+	struct wsrc_gptq *gq = (struct wsrc_gptq *)src;
 	struct gmat *gm, *nx;
 
-	if (!gq)
-		return;
 	for (gm = gq->mats; gm; gm = nx) {
 		nx = gm->next;
 		free(gm);
 	}
+	wsrc_st_close(&gq->sts);
 	free(gq);
 }
+
+/* quantization_config qc of quant_method "gptq" or "awq": taken or
+ * refused by name, then the safetensors at path opened. */
+static int
+gq_open(struct wsrc **src, const struct json *qc, const char *config,
+    const char *path)
+{
+	const char *method = json_str(json_get(qc, "quant_method"));
+	struct wsrc_gptq *gq;
+
+	*src = NULL;
+	if (!(gq = calloc(1, sizeof(*gq))))
+		return error("out of memory");
+	if (gq_config(gq, config, qc, method ? method : "gptq") < 0 ||
+	    wsrc_st_open(&gq->sts, path) < 0) {
+		gq_close(&gq->src);
+		return -1;
+	}
+	gq->src.mat = gq_mat;
+	gq->src.vec = gq_vec;
+	gq->src.has = gq_has;
+	gq->src.part = gq_part;
+	gq->src.close = gq_close;
+	gq->src.kind = &wsrc_gptq_kind;
+	gq->st = &gq->sts;
+	*src = &gq->src;
+	return 0;
+}
+
+/* ---- st-inspect's view (source.h) ---- */
+
+/* A GPTQ or AWQ weight, told apart by its shapes: GPTQ's qweight is
+ * [in / 8, out], AWQ's [in, out / 8], the scales [groups, out] for
+ * both. */
+static int
+gq_describe(const struct st *st, const struct st_tensor *tq, char *base,
+    size_t n, struct wsrc_desc *d)
+{
+	const struct st_tensor *ts, *tz;
+	int awq;
+
+	if (!wsrc_stem(base, n, tq->name, ".qweight"))
+		return 0;
+	ts = wsrc_find(st, base, "scales");
+	tz = wsrc_find(st, base, "qzeros");
+	if (!ts || !tz || tq->ndim != 2 || ts->ndim != 2 || !ts->shape[0] ||
+	    tq->shape[0] > INT32_MAX || tq->shape[1] > INT32_MAX)
+		return 0;
+	if (ts->shape[1] == tq->shape[1])
+		awq = 0, d->out = tq->shape[1], d->in = tq->shape[0] * 8;
+	else if (ts->shape[1] == tq->shape[1] * 8)
+		awq = 1, d->out = ts->shape[1], d->in = tq->shape[0];
+	else
+		return 0;
+	/* groups are whole words: the least multiple of 8 giving as many */
+	d->group = ((d->in + ts->shape[0] - 1) / ts->shape[0] + 7) / 8 * 8;
+	d->format = awq ? "awq" : "gptq";
+	d->symmetric = -1;
+	d->scale = ts->dtype;
+	d->bytes = tq->nbytes + ts->nbytes + tz->nbytes;
+	return 1;
+}
+
+static int
+gq_companion(const struct st *st, const struct st_tensor *t)
+{
+	static const char *const suf[] = { ".qzeros", ".scales", ".g_idx" };
+	char base[512];
+	size_t i;
+
+	for (i = 0; i < sizeof(suf) / sizeof(suf[0]); i++)
+		if (wsrc_stem(base, sizeof(base), t->name, suf[i]))
+			return wsrc_find(st, base, "qweight") != NULL;
+	return 0;
+}
+
+const struct wsrc_kind wsrc_gptq_kind = {
+	"GPTQ and AWQ int4", "gptq awq", gq_open, gq_describe, gq_companion,
+};
