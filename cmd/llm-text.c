@@ -180,6 +180,8 @@ start(char **argv, int in, int out, const int *closefds, int nclose)
 		kids[nkids] = pid;
 		nkids = nkids + 1;
 		sigprocmask(SIG_SETMASK, &old, NULL);
+		if (caught)	/* taken before this child was there */
+			kill(pid, caught);
 		return pid;
 	}
 	/* our handlers off before the signals are let in */
