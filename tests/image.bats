@@ -135,3 +135,14 @@ for f in os.listdir("img/blobs/sha256"):
 	run -0 "$STATIC/tok-encode" -m "$SHARED/models/smollm2-tokenizer" <"$BATS_TEST_DIRNAME/../README.md"
 	[ "$output" = "$(tok-encode -m "$SHARED/models/smollm2-tokenizer" <"$BATS_TEST_DIRNAME/../README.md")" ]
 }
+
+@test "image: the same root gives the same archive, byte for byte" {
+	[ "$(id -u)" -eq 0 ] || skip "the root's owners and modes need root to extract"
+	layer_root
+	"$BATS_TEST_DIRNAME/../tools/mkimage" root again.tar
+	cmp again.tar "$IMAGE"
+	run -2 "$BATS_TEST_DIRNAME/../tools/mkimage" root
+	run -1 --separate-stderr "$BATS_TEST_DIRNAME/../tools/mkimage" nowhere x.tar
+	[ "$stderr" = "mkimage: nowhere: no usr/local/bin/llm-text" ]
+	[ ! -e x.tar ]
+}
