@@ -18,6 +18,14 @@ BINDIR = build/san/bin
 CFLAGS += -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
 LDFLAGS += -fsanitize=address,undefined
 endif
+# Static programs (make STATIC=1): the plain build's objects (-static is
+# a choice of the link alone) linked -static and stripped into
+# build/static/bin, a folder to copy to a machine without a compiler;
+# the programs only, no tools.
+ifeq ($(STATIC),1)
+BINDIR = build/static/bin
+LDFLAGS += -static -s
+endif
 # The fuzzing build (make fuzz): clang, the library instrumented for
 # libFuzzer's coverage and checked by ASan and UBSan.
 ifeq ($(FUZZ),1)
@@ -49,7 +57,11 @@ UNIT = $(UNITSRC:tests/unit/%.c=$(O)/%)
 FUZZSRC = $(wildcard tests/fuzz/*.c)
 FUZZBIN = $(FUZZSRC:tests/fuzz/%.c=build/fuzz/fuzz_%)
 
+ifeq ($(STATIC),1)
+all: $(BIN)
+else
 all: $(BIN) $(TOOLBIN)
+endif
 
 $(O)/libcore.a: $(LIB)
 	$(AR) rcs $@ $(LIB)
@@ -97,9 +109,12 @@ endif
 $(O)/regex-onig: tests/regex-onig/regex-onig.c tests/regex-onig/pats.h $(O)/libcore.a $(HDR)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(shell pkg-config --cflags oniguruma) $(LDFLAGS) -o $@ $< $(O)/libcore.a $(ONIGLIBS) $(LDLIBS)
 
-# Unit tests run under every kernel table the CPU has (PIPELM_KERNEL),
-# then the bats suites against $(BINDIR), then the man-page lint.
+# The image first (tests/image.bats; made of the plain objects, after
+# this build's, so that no two makes write one object), then the unit
+# tests under every kernel table the CPU has (PIPELM_KERNEL), then the
+# bats suites against $(BINDIR), then the man-page lint.
 test: all $(UNIT) $(O)/kernbench $(ONIGCHK)
+	$(MAKE) SAN= FUZZ= image
 	@for t in $(UNIT); do for k in portable avx2 avx512; do \
 		echo "$$t ($$k)"; PIPELM_KERNEL=$$k ./$$t || exit 1; done; done
 	PIPELM_BIN=$(CURDIR)/$(BINDIR) PIPELM_TOOLS=$(CURDIR)/$(O) bats tests/
@@ -139,6 +154,21 @@ peer-avx2:
 logerr: all
 	@bench/logerr.sh
 
+# The OCI image archive (make image; docker load / podman load): the
+# static programs, the built-in model and the man pages installed into a
+# root of their own (build/image/root, PREFIX /usr/local; llm-fetch, a bash
+# script, left out), written by tools/mkimage with tar and sha256sum: no
+# container engine, no network.  Always of the plain objects.
+IMAGE = build/pipelm-image.tar
+image: $(IMAGE)
+$(IMAGE): $(LIBSRC) $(HDR) $(PROG:%=cmd/%.c) $(PROG:%=man/%.1) man/pipelm-formats.5 tools/mkimage
+	$(MAKE) STATIC=1 SAN= FUZZ=
+	rm -rf build/image
+	$(MAKE) STATIC=1 SAN= FUZZ= PREFIX=/usr/local DESTDIR=$(CURDIR)/build/image/root install
+	cd build/image/root/usr/local && rm -f $(SCRIPT:%=bin/%) $(SCRIPT:%=share/man/man1/%.1)
+	mkdir -m 1777 build/image/root/tmp
+	tools/mkimage build/image/root $@
+
 install: $(BIN)
 	mkdir -p $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(MANPREFIX)/man1 $(DESTDIR)$(MANPREFIX)/man5
 	cp -f $(BIN) $(DESTDIR)$(PREFIX)/bin/
@@ -153,5 +183,5 @@ uninstall:
 	-rmdir $(DESTDIR)$(DATADIR)
 	rm -f $(DESTDIR)$(MANPREFIX)/man5/pipelm-formats.5
 clean:
-	rm -rf bin build/rel build/san build/fuzz
-.PHONY: all test check fuzz fuzz-build bench peer peer-avx2 logerr kernbench install uninstall clean
+	rm -rf bin build/rel build/san build/fuzz build/static build/image $(IMAGE)
+.PHONY: all test check fuzz fuzz-build bench peer peer-avx2 logerr kernbench image install uninstall clean

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@
 
 #include "../lib/disk/mdir.h"
 #include "../lib/opt/modelopt.h"
+#include "../lib/opt/repl.h"
 #include "../lib/opt/sampopt.h"
 #include "../lib/base/util.h"
 
@@ -23,12 +25,20 @@ enum { O_NOECHO = 0x400, O_PROMPT_FILE };
 static char *gen[128], *owned[128];
 static int ngen, nowned;
 
+/* The children, for a signal that ends us to end them too (onsig); the
+ * signal caught. */
+static const int endsigs[] = { SIGINT, SIGTERM, SIGHUP };
+static pid_t kids[3];
+static volatile sig_atomic_t nkids, caught;
+/* -i on a terminal: ^C seen */
+static volatile sig_atomic_t intr;
+
 static _Noreturn void
 usage(int status)
 {
 	FILE *f = status ? stderr : stdout;
 
-	fprintf(f, "usage: %s [-v] [-m model] [-p text | -f file] [--no-echo] "
+	fprintf(f, "usage: %s [-iv] [-m model] [-p text | -f file] [--no-echo] "
 	    SAMPOPT_USAGE " [--stop-text s ...]\n"
 	    "       [--ctx n] [-t threads] [--bf16-act | --quant q8_0] [text ...]\n",
 	    argv0);
@@ -41,6 +51,8 @@ usage(int status)
 		    "  -p, --prompt=TEXT     the prompt\n"
 		    "  -f, --file=FILE       the prompt is the contents of FILE\n"
 		    "      --no-echo         write the continuation alone\n"
+		    "  -i, --interactive     a prompt a line, the model loaded once; /help lists\n"
+		    "                        the settings (/temp, /seed, /n, /top-k, /top-p)\n"
 		    "  -n, --max-new=N, --n-predict=N\n"
 		    "                        generate at most N tokens\n"
 		    "      --temp=T, --temperature=T\n"
@@ -94,19 +106,88 @@ slurp(FILE *f, const char *name, int drop_nl)
 	return b.s;
 }
 
+/* A signal that would end us: passed on to the children at once (they
+ * would otherwise run on until they next write to a closed pipe), then
+ * main waits for them and ends by it (endby). */
+static void
+onsig(int sig)
+{
+	int i, saved = errno;
+
+	if (!caught)
+		caught = sig;
+	for (i = 0; i < nkids; i++)
+		kill(kids[i], sig);
+	errno = saved;
+}
+
+static void
+onintr(int sig)
+{
+	(void)sig;
+	intr = 1;
+}
+
+/* Catch sig with fn, unless it is ignored (nohup, a background job). */
+static void
+catch(int sig, void (*fn)(int))
+{
+	struct sigaction sa;
+
+	if (sigaction(sig, NULL, &sa) == 0 && sa.sa_handler == SIG_IGN)
+		return;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = fn;
+	sigemptyset(&sa.sa_mask);
+	sigaction(sig, &sa, NULL);	/* no SA_RESTART: a read sees EINTR */
+}
+
+/* End by the signal caught, as if it had not been caught. */
+static void
+endby(void)
+{
+	sigset_t set;
+
+	if (!caught)
+		return;
+	fflush(stdout);
+	signal(caught, SIG_DFL);
+	sigemptyset(&set);
+	sigaddset(&set, caught);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+	raise(caught);
+}
+
 /* Start prog (beside this program if it is there, else from PATH) with
- * stdin from fd in and stdout to fd out; its pid. */
+ * stdin from fd in and stdout to fd out; its pid, in kids[] before any
+ * signal of endsigs can be taken (they are blocked around the fork). */
 static pid_t
 start(char **argv, int in, int out, const int *closefds, int nclose)
 {
 	char dir[4096], path[4200];
+	sigset_t set, old;
 	pid_t pid;
+	size_t j;
 	int i;
 
+	sigemptyset(&set);
+	for (j = 0; j < LEN(endsigs); j++)
+		sigaddset(&set, endsigs[j]);
+	sigprocmask(SIG_BLOCK, &set, &old);
 	if ((pid = fork()) < 0)
 		die("fork:");
-	if (pid)
+	if (pid) {
+		kids[nkids] = pid;
+		nkids = nkids + 1;
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		if (caught)	/* taken before this child was there */
+			kill(pid, caught);
 		return pid;
+	}
+	/* our handlers off before the signals are let in */
+	for (j = 0; j < LEN(endsigs); j++)
+		signal(endsigs[j], SIG_DFL);
+	sigprocmask(SIG_SETMASK, &old, NULL);
 	if (in != 0 && (dup2(in, 0) < 0 || close(in) < 0))
 		_exit(126);
 	if (out != 1 && (dup2(out, 1) < 0 || close(out) < 0))
@@ -123,6 +204,48 @@ start(char **argv, int in, int out, const int *closefds, int nclose)
 	_exit(127);
 }
 
+/* llm-text -i: the model and tokenizer of folder dir loaded once, the
+ * lines of stdin answered (repl.h).  The exit status. */
+static int
+interact(struct modelopt *mo, struct sampopt *so, const char *dir)
+{
+	struct model m;
+	struct seq sq;
+	struct tok tok = { 0 };
+	struct repl r = { 0 };
+	int tty = isatty(0), ret = 1;
+
+	mo->model = dir;
+	if (modelopt_finish(mo) < 0)
+		return 2;
+	if (modelopt_load(&m, &sq, mo) < 0)
+		goto out;
+	if (sampopt_finish(so, &m.cfg) < 0) {
+		ret = 2;
+		goto out;
+	}
+	if (tok_open(&tok, m.dir, NULL) < 0)
+		goto out;
+	if (mo->verbose)
+		warn("seed %" PRIu64, so->o.seed);
+	/* ^C stops a continuation, and at the prompt the session */
+	if (tty)
+		catch(SIGINT, onintr);
+	if (repl_init(&r, &sq, &tok, so, stdout, stderr, tty,
+	    tty ? &intr : NULL) < 0)
+		goto out;
+	ret = repl_run(&r, stdin) < 0 || r.failed;
+	ret |= fshut(stdout, "<stdout>");
+	if (mo->timing)
+		seq_print_stats(&sq, stderr, argv0);
+out:
+	repl_free(&r);
+	tok_free(&tok);
+	seq_close(&sq);
+	model_close(&m);
+	return ret;
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -133,6 +256,7 @@ main(int argc, char *argv[])
 		{ "prompt",      required_argument, NULL, 'p' },
 		{ "file",        required_argument, NULL, 'f' },
 		{ "no-echo",     no_argument,       NULL, O_NOECHO },
+		{ "interactive", no_argument,       NULL, 'i' },
 		{ "verbose",     no_argument,       NULL, 'v' },
 		{ "n-predict",   required_argument, NULL, 'n' },
 		{ "temperature", required_argument, NULL, SOPT_TEMP },
@@ -147,6 +271,7 @@ main(int argc, char *argv[])
 	struct modelopt mo;
 	struct mdir md;
 	int c, i, echo = 1, p1[2], p2[2], p3[2], status, ret = 0, piped = 0;
+	int iflag = 0;
 	pid_t pids[3];
 	FILE *f;
 
@@ -154,7 +279,7 @@ main(int argc, char *argv[])
 	sampopt_init(&so);
 	modelopt_init(&mo);
 	addarg("llm-gen");
-	while ((c = getopt_long(argc, argv, "m:n:t:c:p:f:vh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "m:n:t:c:p:f:ivh", opts, NULL)) != -1) {
 		const struct option *o;
 
 		switch (c) {
@@ -162,7 +287,8 @@ main(int argc, char *argv[])
 		case 'p': prompt = optarg; continue;
 		case 'f': pfile = optarg; continue;
 		case O_NOECHO: echo = 0; continue;
-		case 'v': addarg("-v"); continue;
+		case 'i': iflag = 1; continue;
+		case 'v': addarg("-v"); mo.verbose = 1; continue;
 		case 'c': c = MOPT_CTX; break;
 		case 'h': usage(0);
 		case 'V': version();
@@ -194,8 +320,19 @@ main(int argc, char *argv[])
 			addarg(optarg);
 	}
 	argc -= optind, argv += optind;
-	if ((prompt != NULL) + (pfile != NULL) + (argc > 0) > 1)
+	if ((prompt != NULL) + (pfile != NULL) + (argc > 0) + iflag > 1)
 		usage(2);
+	if (iflag) {
+		/* the prompts are the lines of stdin */
+		if (mdir_resolve(&md, marg) < 0)
+			return 1;
+		ret = interact(&mo, &so, md.dir);
+		sampopt_free(&so);
+		mdir_free(&md);
+		while (nowned)
+			free(owned[--nowned]);
+		return ret;
+	}
 	if (argc) {
 		struct buf b = { 0 };
 
@@ -241,6 +378,8 @@ main(int argc, char *argv[])
 	/* us -> tok-encode -> llm-gen -> tok-decode -> our stdout */
 	if (pipe(p1) < 0 || pipe(p2) < 0 || pipe(p3) < 0)
 		die("pipe:");
+	for (i = 0; i < (int)LEN(endsigs); i++)
+		catch(endsigs[i], onsig);
 	{
 		int all[6] = { p1[0], p1[1], p2[0], p2[1], p3[0], p3[1] };
 
@@ -260,7 +399,7 @@ main(int argc, char *argv[])
 		size_t n = strlen(prompt), off = 0;
 		ssize_t w;
 
-		while (off < n) {
+		while (off < n && !caught) {
 			if ((w = write(p1[1], prompt + off, n - off)) < 0) {
 				if (errno == EINTR)
 					continue;
@@ -276,6 +415,8 @@ main(int argc, char *argv[])
 		while (waitpid(pids[i], &status, 0) < 0)
 			if (errno != EINTR)
 				die("waitpid:");
+		if (caught)
+			continue;	/* ended by the signal we passed on */
 		if (WIFSIGNALED(status) && WTERMSIG(status) == SIGPIPE)
 			piped = 1;
 		else if (!ret && WIFSIGNALED(status)) {
@@ -290,6 +431,7 @@ main(int argc, char *argv[])
 	free(mine);
 	while (nowned)
 		free(owned[--nowned]);
+	endby();
 	if (piped && !ret) {
 		signal(SIGPIPE, SIG_DFL);
 		raise(SIGPIPE);

@@ -7,6 +7,11 @@ setup() {
 	cd "$BATS_TEST_TMPDIR"
 }
 
+teardown() {
+	# what a failed test left running in the background
+	[ -z "${pid:-}" ] || kill "$pid" 2>/dev/null || true
+}
+
 @test "llm-text: the prompt and its continuation, as the pipeline gives them" {
 	want=$(printf 'Once upon a time' | tok-encode -m "$M" |
 	    llm-gen -e -m "$M" -n 16 --temp 0 | tok-decode -m "$M" --skip-special)
@@ -90,4 +95,135 @@ setup() {
 	[ "$status" -eq 141 ] || [ "$status" -eq 0 ]
 	[ "$output" = "Once upon " ]
 	[ -z "$stderr" ]
+}
+
+# A copy of the built-in model whose context is long enough for a
+# continuation that does not end while a test looks at it (--ignore-eos).
+longmodel() {
+	cp -R "$M" long
+	jsed long/config.json -e 's/"max_position_embeddings": 512/"max_position_embeddings": 100000/'
+}
+
+# wait_for PATTERN FILE [COUNT]: until FILE holds COUNT (1) lines matching
+# the extended PATTERN (at most a minute: the test then fails).
+wait_for() {
+	local i
+	for ((i = 0; i < 600; i++)); do
+		[ "$(grep -cE -- "$1" "$2")" -ge "${3:-1}" ] && return 0
+		sleep 0.1
+	done
+	echo "no ${3:-1} lines of '$1' in $2:"
+	cat -A "$2"
+	return 1
+}
+
+@test "llm-text: kill -INT, -TERM or -HUP ends its children with it" {
+	need_cmd ps
+	longmodel
+	for sig in INT TERM HUP; do
+		# a background job ignores SIGINT unless told otherwise
+		env --default-signal=INT llm-text -m long -c 100000 --ignore-eos \
+		    --temp 0 Once upon a time >out 2>err &
+		pid=$!
+		wait_for . out	# the children are at work
+		kids=$(ps -o pid= --ppid $pid)
+		[ -n "$kids" ]
+		kill -$sig $pid
+		status=0
+		wait $pid || status=$?
+		[ "$status" -eq $((128 + $(kill -l $sig))) ]
+		# gone by the time it is: none left running on its own
+		for k in $kids; do
+			! kill -0 $k 2>/dev/null || { echo "$sig: child $k runs on"; false; }
+		done
+		[ ! -s err ]
+	done
+}
+
+@test "llm-text -i: a prompt a line through a pipe, settings between them" {
+	greedy=$(llm-text --no-echo -n 16 --temp 0 Once upon a time)
+	seeded=$(llm-text --no-echo -n 16 --temp 0.8 --seed 7 The dog)
+	[ "$greedy" != "$seeded" ]
+	printf '%s\n' 'Once upon a time' '/temp 0' 'Once upon a time' \
+	    'Once upon a time' '/temp 0.8' '/seed 7' 'The dog' '/n' '' '/top-k 0' \
+	    '/top-p 0.5' /quit 'not read' >in
+	run -0 --separate-stderr llm-text -i -n 16 <in
+	# the last line is the empty prompt's
+	[ "$output" = "$(printf '%s\n' "${lines[0]}" "$greedy" "$greedy" "$seeded" '')" ]
+	[ "$stderr" = "$(printf '%s\n' 'temp 0 (greedy)' 'temp 0.8' 'seed 7' \
+	    'n 16' 'top-k 0 (all)' 'top-p 0.5')" ]
+	# the model's own settings when none is given: greedy here
+	cp -R "$M" g
+	printf '{"bos_token_id": 1, "eos_token_id": 2, "do_sample": false}' >g/generation_config.json
+	run -0 llm-text -i -m g -n 16 <<<'Once upon a time'
+	[ "$output" = "$greedy" ]
+	# the random stream runs on: the same prompt twice, two continuations
+	run -0 llm-text -i -n 16 --temp 1 --seed 3 <<<$'The dog\nThe dog'
+	[ "${lines[0]}" = "$(llm-text --no-echo -n 16 --temp 1 --seed 3 The dog)" ]
+	[ "${lines[0]}" != "${lines[1]}" ]
+}
+
+@test "llm-text -i: off a terminal a continuation is one line; bad lines named, the session goes on" {
+	# a continuation with newlines in it, written \n
+	run -0 llm-text --no-echo -n 60 --temp 0 'Once upon a time'
+	[ "${#lines[@]}" -gt 1 ]
+	want=$(sed -e 's/\\/\\\\/g' <<<"$output" | awk 'NR > 1 { printf "\\n" } { printf "%s", $0 }')
+	run -0 llm-text -i -n 60 --temp 0 <<<'Once upon a time'
+	[ "${#lines[@]}" -eq 1 ]
+	[ "$output" = "$want" ]
+	# a setting refused, an unknown command, a prompt too long: each named,
+	# the last with its empty line; the session goes on, exit 1 at the end
+	printf '%s\n' '/temp abc' '/top-p 0' '/bogus' 'Once upon a time there was a dog' \
+	    '/n 3' '//' 'The dog' >in
+	run -1 --separate-stderr llm-text -i -c 6 --temp 0 <in
+	[[ ${stderr_lines[0]} == "llm-text: invalid --temp 'abc': not a number" ]]
+	[[ ${stderr_lines[1]} == *"top-p 0: not in (0, 1]" ]]
+	[ "${stderr_lines[2]}" = "llm-text: /bogus: unknown command (/help lists them)" ]
+	[[ ${stderr_lines[3]} == *"exceeds the context of 6"* ]]
+	[ "${stderr_lines[4]}" = "n 3" ]
+	[ "$output" = "$(printf '\n%s\n%s' "$(printf / | llm-text --no-echo -n 3 --temp 0)" \
+	    "$(llm-text --no-echo -n 3 --temp 0 The dog)")" ]
+	run -0 --separate-stderr llm-text -i <<<'/help'
+	[[ $stderr == *"/temp T"*"/seed S"*"/n N"*"/top-k K"*"/top-p P"*"/quit"* ]]
+	[ -z "$output" ]
+	# no prompt with -i
+	run -2 --separate-stderr llm-text -i Once upon
+	[[ $stderr == *usage:* ]]
+}
+
+@test "llm-text -i: on a terminal, a prompt, ^C stops a continuation, a second one leaves" {
+	need_tty
+	script -E never -qec true /dev/null >/dev/null 2>&1 ||
+		skip "this script(1) has no -E never (util-linux 2.35)"
+	greedy=$(llm-text --no-echo -n 16 --temp 0 Once upon a time)
+	seeded=$(llm-text --no-echo -n 16 --temp 0.8 --seed 7 The dog)
+	printf '%s\n' '/temp 0' 'Once upon a time' 'Once upon a time' \
+	    '/temp 0.8' '/seed 7' 'The dog' /quit >in
+	# the terminal's echo off: what is read is the program's alone
+	run -0 script -E never -qec "exec llm-text -i -n 16" /dev/null <in
+	[ "$(tr -d '\r' <<<"$output")" = "$(printf '> %s\n' 'temp 0 (greedy)' \
+	    "$greedy" "$greedy" 'temp 0.8' 'seed 7' "$seeded"; printf '> ')" ]
+	# ^C mid-continuation (one that would run for minutes): back to the
+	# prompt, the next prompt answered, ^C there leaves
+	longmodel
+	mkfifo tty
+	# (a background job ignores SIGINT unless told otherwise)
+	env --default-signal=INT script -E never -qec \
+	    "exec llm-text -i -m long -c 100000 --ignore-eos --temp 0" \
+	    /dev/null <tty >out 2>&1 &
+	pid=$!
+	exec 7>tty
+	printf 'Once upon a time\n' >&7
+	wait_for 'there was' out
+	printf '\003' >&7
+	wait_for '^> ' out 2
+	printf '/n 4\nThe dog\n' >&7
+	wait_for '^> ' out 4
+	printf '\003' >&7
+	exec 7>&-
+	wait $pid
+	tr -d '\r' <out >o
+	tail -n 3 o >o2
+	[ "$(cat o2)" = "$(printf '> n 4\n> %s\n> ' "$(llm-text --no-echo -n 4 --temp 0 The dog)")" ]
+	! grep -q 'context' o
 }
