@@ -42,18 +42,59 @@ HF_HUB_OFFLINE=1 makes no request (llm-fetch(1)).
 	exit 0
 }
 
-# Printable: what the server sent, made safe for a terminal.
+# printable STR [MAX]: STR made safe for a terminal, the one sanitizer
+# every message goes through (die, warn, the progress bar), so that no
+# string from the server reaches the terminal raw: printable ASCII and
+# well-formed UTF-8 kept; a control character (C0, DEL, and the C1 range
+# U+0080-U+009F, whose U+009B is a CSI), a bidirectional control (U+061C,
+# U+200E, U+200F, U+202A-U+202E, U+2066-U+2069: text shown in another
+# order than it is), and every byte of malformed UTF-8 (overlong forms,
+# surrogates, stray bytes) become "?"; cut at MAX characters (default
+# 4096) with "...".
+# shellcheck disable=SC2016
+printable_awk='
+BEGIN { RS = "^$"; for (i = 1; i < 256; i++) ord[sprintf("%c", i)] = i }
+{
+	s = $0
+	n = length(s)
+	out = ""
+	i = 1
+	for (m = 0; i <= n && m < max; m++) {
+		b = ord[substr(s, i, 1)]
+		k = 1
+		ok = b >= 32 && b < 127
+		if (b >= 194 && b <= 244) {
+			k = b < 224 ? 2 : b < 240 ? 3 : 4
+			cp = b % (k == 2 ? 32 : k == 3 ? 16 : 8)
+			wf = i + k - 1 <= n
+			for (j = 1; wf && j < k; j++) {
+				c = ord[substr(s, i + j, 1)]
+				if (c < 128 || c > 191) wf = 0
+				else cp = cp * 64 + c - 128
+			}
+			if (wf && (k == 3 && cp < 2048 || k == 4 && (cp < 65536 || cp > 1114111) ||
+			    cp >= 55296 && cp < 57344))
+				wf = 0
+			if (!wf) k = 1
+			else ok = !(cp < 160 || cp == 1564 || cp == 8206 || cp == 8207 ||
+			    cp >= 8234 && cp <= 8238 || cp >= 8294 && cp <= 8297)
+		}
+		out = out (ok ? substr(s, i, k) : "?")
+		i += k
+	}
+	printf "%s%s", out, i <= n ? "..." : ""
+}'
 printable() {
-	printf '%s' "$1" | tr -c '\040-\176' '?'
+	printf '%s' "$1" | awk -v max="${2:-4096}" "$printable_awk"
 }
 
 die() {
-	printf '%s: %s\n' "$prog" "$*" >&2
+	printf '%s: %s\n' "$prog" "$(printable "$*")" >&2
 	exit 1
 }
 
 warn() {
-	printf '%s: %s\n' "$prog" "$*" >&2
+	printf '%s: %s\n' "$prog" "$(printable "$*")" >&2
 }
 
 # ---- options ----
@@ -75,23 +116,29 @@ while [ $# -gt 0 ]; do
 	--version) printf '%s (pipelm) %s\n' "$prog" "$version" 2>/dev/null ||
 		die "write <stdout>: failed"; exit 0 ;;
 	--) shift; break ;;
-	-?*) warn "unrecognized option '$(printable "$1")'"; usage 2 ;;
+	-?*) warn "unrecognized option '$1'"; usage 2 ;;
 	*) break ;;
 	esac
 done
 [ $# -eq 1 ] || usage 2
 repo=$1
 
-# ORG/NAME as lib/disk/mdir.c accepts it (the Hub's own rule is a little wider).
-if ! [[ $repo =~ ^[A-Za-z0-9_][A-Za-z0-9._-]*/[A-Za-z0-9_][A-Za-z0-9._-]*$ ]] ||
-    [[ $repo == *..* ]]; then
-	warn "$(printable "$repo"): not a repository id (ORG/NAME)"
+# ORG/NAME as the Hub has them (huggingface_hub validate_repo_id): each
+# part letters, digits, "_", "-" and ".", beginning and ending with a
+# letter, a digit or "_", the name at most 96; no ".." and no "--" (the
+# cache folder models--ORG--NAME would hold two ids: a--b/c and a/b--c);
+# not ending in ".git".
+idpart='[A-Za-z0-9_]([A-Za-z0-9._-]*[A-Za-z0-9_])?'
+name=${repo#*/}
+if ! [[ $repo =~ ^$idpart/$idpart$ ]] || [ ${#name} -gt 96 ] ||
+    [[ $repo == *..* || $repo == *--* || $repo == *.git ]]; then
+	warn "$repo: not a repository id (ORG/NAME)"
 	usage 2
 fi
 # A branch, a tag or a commit: no "..", no empty or hidden path segment.
 if ! [[ $rev =~ ^[A-Za-z0-9_][A-Za-z0-9._-]*(/[A-Za-z0-9_][A-Za-z0-9._-]*)*$ ]] ||
     [[ $rev == *..* || $rev == *.lock || $rev == *.tmp ]]; then
-	warn "$(printable "$rev"): not a revision"
+	warn "$rev: not a revision"
 	usage 2
 fi
 
@@ -102,7 +149,7 @@ istrue() {
 endpoint=${HF_ENDPOINT:-https://huggingface.co}
 endpoint=${endpoint%%+(/)}
 [[ $endpoint =~ ^https?://[A-Za-z0-9.:_-]+(/[A-Za-z0-9._~/-]*)?$ ]] ||
-	die "HF_ENDPOINT: not an http or https URL: $(printable "$endpoint")"
+	die "HF_ENDPOINT: not an http or https URL: $endpoint"
 origin=$(printf '%s' "$endpoint" | sed -E 's|^(https?://[^/]+).*|\1|')
 if [ -n "${HF_HUB_CACHE:-}" ]; then
 	hub=$HF_HUB_CACHE
@@ -143,21 +190,63 @@ fi
 
 command -v curl >/dev/null 2>&1 || die "curl is not installed (llm-fetch downloads with it)"
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/llm-fetch.XXXXXX") || die "cannot make a temporary folder"
-cpid=
+# Time bounds.  A transfer that stays under $floor bytes/s for
+# HF_HUB_ETAG_TIMEOUT seconds (the requests to the Hub) or
+# HF_HUB_DOWNLOAD_TIMEOUT seconds (a file's content), huggingface_hub's
+# time-outs (10 s each), is stopped: a server that answers nothing, or
+# trickles, is given up.  A request to the Hub takes at most 300 s, a
+# file at most what its size takes at $floor bytes/s and a minute more:
+# the floor holds on the whole too, against a server that alternates
+# bursts and pauses.
+floor=1000
+seconds() {
+	local v=${!1:-10} s
+	[[ $v =~ ^0*([0-9]{1,6})(\.[0-9]*)?$ ]] ||
+		die "$1: not a number of seconds: $v"
+	s=$((10#${BASH_REMATCH[1]}))
+	[[ ${BASH_REMATCH[2]} == .*[1-9]* ]] && s=$((s + 1))
+	[ "$s" -ge 1 ] && [ "$s" -le 86400 ] ||
+		die "$1: not a number of seconds from 1 to 86400: $v"
+	printf '%d' "$s"
+}
+etagt=$(seconds HF_HUB_ETAG_TIMEOUT) || exit 1
+dlt=$(seconds HF_HUB_DOWNLOAD_TIMEOUT) || exit 1
+# The repository info is read whole: at most 64 MiB of it.
+infomax=67108864
+
+# The temporary folder (response headers, the file list) is removed
+# however llm-fetch ends: the traps are set before it exists, and a
+# signal that comes while cleaning up (timeout(1) sends its TERM to the
+# process and again to its process group) is ignored rather than cutting
+# the cleanup short.  The token is never in it.
+tmp='' cpid='' hpid=''
 cleanup() {
-	if [ -n "$cpid" ]; then
-		kill "$cpid" 2>/dev/null
-		[ "${tty:-0}" = 1 ] && printf '\n' >&2
+	trap '' INT TERM HUP
+	if [ -n "$cpid$hpid" ]; then
+		# shellcheck disable=SC2086 # either may be empty
+		kill $cpid $hpid 2>/dev/null
+		# shellcheck disable=SC2086
+		wait $cpid $hpid 2>/dev/null
+		[ -n "$cpid" ] && [ "${tty:-0}" = 1 ] && printf '\n' >&2
+		cpid='' hpid=''
 	fi
-	rm -rf -- "$tmp"
+	[ -z "$tmp" ] || rm -rf -- "$tmp"
+	tmp=
+}
+onsignal() {
+	trap '' INT TERM HUP
+	cleanup
+	exit "$1"
 }
 trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM HUP
+trap 'onsignal 130' INT
+trap 'onsignal 143' TERM
+trap 'onsignal 129' HUP
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/llm-fetch.XXXXXX") || die "cannot make a temporary folder"
 
 # The token: HF_TOKEN, else the file `hf auth login` writes.  It goes to
-# curl in a file (never on a command line) and only to $origin.
+# curl on its standard input (-H @-), never in a file or on a command
+# line, and only to $origin.
 token=${HF_TOKEN:-}
 if [ -z "$token" ]; then
 	tokfile=${HF_TOKEN_PATH:-$hfhome/token}
@@ -165,31 +254,77 @@ if [ -z "$token" ]; then
 fi
 if [ -n "$token" ]; then
 	[[ $token =~ ^[A-Za-z0-9._~+/=-]+$ ]] || die "HF_TOKEN: not a token (characters a token does not have)"
-	(umask 077 && printf 'Authorization: Bearer %s\n' "$token" >"$tmp/auth") ||
-		die "cannot write to $tmp"
 fi
 
 copt=(-sS -g --proto "=http,https" --proto-redir "=http,https" --connect-timeout 30
 	-A "llm-fetch/$version (pipelm)" -H 'Accept-Encoding: identity')
 
+# xstart OUT MAX AUTH CURL-ARG...: start a transfer, curl in the
+# background so that a signal is answered at once (xwait waits for it).
+# The body is appended to OUT through head(1), which takes MAX bytes and
+# then stops reading: a server that sends more than it said, or never
+# stops, gets no further than that; with OUT empty there is no body
+# (HEAD).  With AUTH 1 the token goes with it, on curl's standard input.
+# The response headers go to $tmp/h, curl's messages to $tmp/err.
+xstart() {
+	local out=$1 max=$2 auth=$3 fd
+	shift 3
+	: >"$tmp/h"
+	if [ -n "$out" ]; then
+		exec {fd}> >(exec head -c "$max" >>"$out")
+		hpid=$!
+	else
+		exec {fd}>/dev/null
+	fi
+	if [ "$auth" = 1 ] && [ -n "$token" ]; then
+		printf 'Authorization: Bearer %s\n' "$token" |
+			curl "${copt[@]}" -H @- "$@" -D "$tmp/h" -o - 1>&"$fd" 2>"$tmp/err" &
+	else
+		curl "${copt[@]}" "$@" -D "$tmp/h" -o - 1>&"$fd" 2>"$tmp/err" </dev/null &
+	fi
+	cpid=$!
+	exec {fd}>&-
+}
+
+# xwait: wait for the transfer xstart started; sets rc (curl's status),
+# hrc (head's) and code (the last response's HTTP status, 000 for none).
+xwait() {
+	wait "$cpid"
+	rc=$?
+	cpid=
+	hrc=0
+	if [ -n "$hpid" ]; then
+		wait "$hpid"
+		hrc=$?
+		hpid=
+	fi
+	code=$(awk '/^HTTP\// { c = $2 } END { print c == "" ? "000" : c }' "$tmp/h")
+}
+
 # request METHOD URL OUT: a request to the Hub, with the token; relative
 # redirects (a renamed repository) followed, an absolute one not (it is
 # where an LFS file's content is).  The last response's headers in $tmp/h,
-# its body in OUT; sets url (the last one asked), code and rc.
+# its body in OUT (no more than $infomax bytes and one); sets url (the
+# last one asked), code and rc.
 request() {
-	local m=() a=() loc hops=0
-	[ "$1" = HEAD ] && m=(-I) || m=(--max-filesize 67108864)
-	[ -n "$token" ] && a=(-H "@$tmp/auth")
+	local loc hops=0
 	url=$2
 	for ((;;)); do
-		code=$(curl "${copt[@]}" --max-time 300 "${m[@]}" "${a[@]}" \
-		    -D "$tmp/h" -o "$3" -w '%{http_code}' --url "$url" 2>"$tmp/err")
-		rc=$?
+		if [ "$1" = HEAD ]; then
+			xstart "" "" 1 -I --max-time 300 --speed-limit "$floor" \
+			    --speed-time "$etagt" --url "$url"
+		else
+			: >"$3" || die "cannot write $3"
+			xstart "$3" $((infomax + 1)) 1 --max-time 300 \
+			    --speed-limit "$floor" --speed-time "$etagt" --url "$url"
+		fi
+		xwait
+		[ "$hrc" -eq 0 ] || die "cannot write $3"
 		[ "$rc" -eq 0 ] && [[ $code == 3* ]] || return 0
 		loc=$(hdr Location)
 		[[ $loc == /* && $loc != //* ]] || return 0
 		[[ $loc != *[[:cntrl:][:space:]]* ]] ||
-			die "$repo: a redirect to $(printable "$loc")"
+			die "$repo: a redirect to $loc"
 		[ $((hops += 1)) -le 5 ] || die "$repo: too many redirects"
 		url=$origin$loc
 	done
@@ -213,15 +348,15 @@ hdr() {
 }
 
 curlerr() {
-	printable "$(head -n 1 "$tmp/err")"
+	head -n 1 -- "$tmp/err"
 }
 
 # What a failed response means (huggingface_hub utils/_http.py
 # hf_raise_for_status: X-Error-Code, X-Error-Message).  $1: what was asked.
 httperr() {
 	local xcode xmsg
-	xcode=$(printable "$(hdr X-Error-Code)")
-	xmsg=$(printable "$(hdr X-Error-Message)")
+	xcode=$(hdr X-Error-Code)
+	xmsg=$(hdr X-Error-Message)
 	case $code in
 	401)
 		[ "$xcode" = GatedRepo ] && [ -z "$token" ] &&
@@ -271,6 +406,8 @@ urlorigin() {
 # ---- the file list ----
 info=$endpoint/api/models/$repo/revision/$(urlenc "$rev")
 request GET "$info" "$tmp/info"
+[ "$(stat -c %s -- "$tmp/info")" -le "$infomax" ] ||
+	die "$repo: the Hub's answer for revision $rev is larger than 64 MiB"
 if [ "$rc" -ne 0 ] || [[ $code == 5* ]]; then
 	# No answer: as snapshot_download, fall back on the cache.
 	why=$(curlerr)
@@ -286,8 +423,9 @@ fi
 
 # A JSON reader for the repository info: prints "sha<TAB>value" for the
 # top-level sha and "file<TAB>name" for each top-level siblings[].rfilename
-# ("bad<TAB>name" for a name holding a control character, shown with "?"),
-# ignoring everything else; exits 1 on malformed JSON.
+# ("bad<TAB>name" for a name holding a control character, shown with "?",
+# "long<TAB>name" for one longer than 4096 bytes, cut there), ignoring
+# everything else; exits 1 on malformed JSON.
 # shellcheck disable=SC2016
 jsonlist='
 function fail(m) { printf "offset %d: %s\n", pos, m > "/dev/stderr"; exit 1 }
@@ -314,19 +452,26 @@ function utf8(cp) {
 	if (cp < 65536) return sprintf("%c%c%c", 224 + int(cp / 4096), 128 + int(cp / 64) % 64, 128 + cp % 64)
 	return sprintf("%c%c%c%c", 240 + int(cp / 262144), 128 + int(cp / 4096) % 64, 128 + int(cp / 64) % 64, 128 + cp % 64)
 }
-function str(   out, c, e, cp, lo, start, run) {
+# add(t): t appended to the string being read (sv), up to 4096 bytes; a
+# longer string is only marked (long), so that reading stays linear
+function add(t) {
+	if (long) return
+	if (length(sv) + length(t) > 4096) long = 1
+	else sv = sv t
+}
+function str(   c, e, cp, lo, start, run) {
 	pos++
-	out = ""
-	bad = 0
+	sv = ""
+	bad = long = 0
 	for (;;) {
 		if (pos > n) fail("unterminated string")
 		c = substr(s, pos, 1)
-		if (c == "\"") { pos++; return out }
+		if (c == "\"") { pos++; return sv }
 		if (c == "\\") {
 			e = substr(s, pos + 1, 1)
 			pos += 2
-			if (e == "\"" || e == "\\" || e == "/") out = out e
-			else if (e == "b" || e == "f" || e == "n" || e == "r" || e == "t") { out = out "?"; bad = 1 }
+			if (e == "\"" || e == "\\" || e == "/") add(e)
+			else if (e == "b" || e == "f" || e == "n" || e == "r" || e == "t") { add("?"); bad = 1 }
 			else if (e == "u") {
 				cp = hex4()
 				if (cp >= 55296 && cp < 56320) {
@@ -336,8 +481,8 @@ function str(   out, c, e, cp, lo, start, run) {
 					if (lo < 56320 || lo >= 57344) fail("lone surrogate")
 					cp = 65536 + (cp - 55296) * 1024 + (lo - 56320)
 				} else if (cp >= 56320 && cp < 57344) fail("lone surrogate")
-				if (cp < 32 || cp == 127) { out = out "?"; bad = 1 }
-				else out = out utf8(cp)
+				if (cp < 32 || cp == 127) { add("?"); bad = 1 }
+				else add(utf8(cp))
 			} else fail("bad escape")
 			continue
 		}
@@ -345,7 +490,7 @@ function str(   out, c, e, cp, lo, start, run) {
 		while (pos <= n && (c = substr(s, pos, 1)) != "\"" && c != "\\") pos++
 		run = substr(s, start, pos - start)
 		if (run ~ ctl) { gsub(ctl, "?", run); bad = 1 }
-		out = out run
+		add(run)
 	}
 }
 function lit(   start, t) {
@@ -363,7 +508,7 @@ function value(ctx, depth,   c, v) {
 	else if (c == "\"") {
 		v = str()
 		if (ctx == "sha") print "sha\t" v
-		else if (ctx == "rfilename") print (bad ? "bad" : "file") "\t" v
+		else if (ctx == "rfilename") print (long ? "long" : bad ? "bad" : "file") "\t" v
 	} else lit()
 }
 function obj(ctx, depth,   c, k, cc) {
@@ -401,8 +546,12 @@ function arr(ctx, depth,   c, cc) {
 		if (c != ",") fail("expected , or ]")
 	}
 }
-BEGIN { ctl = "[" sprintf("%c", 1) "-" sprintf("%c", 31) sprintf("%c", 127) "]" }
-{ s = s $0 "\n" }
+# the answer read in one piece (RS never matches), not a line at a time
+BEGIN {
+	ctl = "[" sprintf("%c", 1) "-" sprintf("%c", 31) sprintf("%c", 127) "]"
+	RS = "^$"
+}
+{ s = $0 }
 END {
 	n = length(s)
 	pos = 1
@@ -416,6 +565,7 @@ awk "$jsonlist" "$tmp/info" >"$tmp/list" 2>"$tmp/err" ||
 commit=
 names=()
 bads=()
+longs=()
 declare -A seen=()
 while IFS= read -r line; do
 	case $line in
@@ -425,9 +575,10 @@ while IFS= read -r line; do
 		[ -n "${seen[x$f]:-}" ] || names+=("$f")
 		seen[x$f]=1 ;;
 	bad$'\t'*) bads+=("${line#*$'\t'}") ;;
+	long$'\t'*) longs+=("${line#*$'\t'}") ;;
 	esac
 done <"$tmp/list"
-iscommit "$commit" || die "$repo: the Hub's answer for revision $rev has no commit (sha: $(printable "$commit"))"
+iscommit "$commit" || die "$repo: the Hub's answer for revision $rev has no commit (sha: $commit)"
 if iscommit "$rev" && [ "$commit" != "$rev" ]; then
 	die "$repo: asked for commit $rev, the Hub answered for $commit"
 fi
@@ -461,16 +612,21 @@ safename() {
 	for seg in "${segs[@]}"; do
 		[[ $seg == . || $seg == .. || -z $seg ]] && return 1
 	done
-	[ ${#1} -le 1024 ]
+	return 0
 }
 
 files=()
+for f in "${longs[@]}"; do
+	wanted "$f" && die "$repo: refusing the file name '${f:0:64}...': it is longer than 1024 bytes"
+done
 for f in "${bads[@]}"; do
 	wanted "$f" && die "$repo: refusing the file name '$f': it holds a control character"
 done
 for f in "${names[@]}"; do
 	wanted "$f" || continue
-	safename "$f" || die "$repo: refusing the file name '$(printable "$f")': it does not stay inside the snapshot"
+	[ ${#f} -le 1024 ] ||
+		die "$repo: refusing the file name '${f:0:64}...': it is longer than 1024 bytes"
+	safename "$f" || die "$repo: refusing the file name '$f': it does not stay inside the snapshot"
 	files+=("$f")
 done
 [ ${#files[@]} -gt 0 ] ||
@@ -520,37 +676,39 @@ meter() {
 	fill=$((pct / 5))
 	printf -v bar '%*s' "$fill" ''
 	bar=${bar// /#}
-	printf '\r%-20.20s %3d%% [%-20s] %s / %s  %s/s  %s\033[K' \
-	    "$(printable "$1")" "$pct" "$bar" "$(human "$cur")" "$(human "$3")" \
+	printf '\r%-20s %3d%% [%-20s] %s / %s  %s/s  %s\033[K' \
+	    "$(printable "$1" 17)" "$pct" "$bar" "$(human "$cur")" "$(human "$3")" \
 	    "$(human "$rate")" "$left" >&2
 }
 
-# getblob NAME URL AUTH SIZE INC: GET into INC, resuming what it holds.
+# getblob NAME URL AUTH SIZE INC: GET into INC, resuming what it holds;
+# no more than SIZE bytes (and one, to know the server sent more), and
+# within the time bounds.
 getblob() {
-	local have a=() r=() t0 retried=0
+	local have r t0 mt retried=0
 	while :; do
 		have=$(stat -c %s -- "$5") || die "cannot read $5"
-		a=()
 		r=()
-		[ "$3" = 1 ] && [ -n "$token" ] && a=(-H "@$tmp/auth")
 		[ "$have" -gt 0 ] && r=(-C "$have")
+		mt=$((60 + dlt + ($4 - have) / floor))
 		t0=${EPOCHREALTIME/./}
 		# -L for the CDN's own redirects: curl sends a -H Authorization
 		# to the host and port it was given only (curl 7.83 and later).
-		curl "${copt[@]}" -f -L --max-redirs 5 --speed-limit 1 --speed-time 120 \
-		    "${a[@]}" "${r[@]}" -D "$tmp/h" -o "$5" -w '%{http_code}' --url "$2" \
-		    >"$tmp/code" 2>"$tmp/err" &
-		cpid=$!
+		xstart "$5" $(($4 - have + 1)) "$3" -f -L --max-redirs 5 \
+		    --speed-limit "$floor" --speed-time "$dlt" --max-time "$mt" \
+		    "${r[@]}" --url "$2"
 		if [ "$tty" = 1 ]; then
 			while kill -0 "$cpid" 2>/dev/null; do
 				meter "$1" "$5" "$4" "$have" "$t0"
 				sleep 0.25
 			done
 		fi
-		wait "$cpid"
-		rc=$?
-		cpid=
-		code=$(head -c 3 "$tmp/code")
+		xwait
+		[ "$hrc" -eq 0 ] || die "cannot write $5"
+		if [ "$(stat -c %s -- "$5")" -gt "$4" ]; then
+			rm -f -- "$5"
+			die "$repo: $1: the server sent more than the $4 bytes the Hub announced: the download was removed"
+		fi
 		if [ "$rc" -eq 33 ] && [ "$retried" = 0 ]; then
 			# the server ignored Range: start again from nothing
 			: >"$5"
@@ -571,7 +729,13 @@ getblob() {
 		# the Hub's own answer says what it means; the CDN's is its own
 		[ "$3" = 1 ] && httperr "$1"
 		die "$repo: $1: HTTP $code from $(urlorigin "$2"); run $prog again" ;;
-	28) die "$repo: $1: the download stalled at $(stat -c %s -- "$5") of $4 bytes; run $prog again to resume" ;;
+	28)
+		if grep -q 'too slow' "$tmp/err"; then
+			die "$repo: $1: the download stayed under $floor bytes/s for $dlt s (HF_HUB_DOWNLOAD_TIMEOUT), at $(stat -c %s -- "$5") of $4 bytes; run $prog again to resume"
+		fi
+		grep -q '^curl: (28) Operation timed out' "$tmp/err" &&
+			die "$repo: $1: the download took more than $mt s (its size at $floor bytes/s, and a minute), at $(stat -c %s -- "$5") of $4 bytes; run $prog again to resume"
+		die "$repo: $1: $(curlerr)" ;;
 	*) die "$repo: $1: $(curlerr)" ;;
 	esac
 }
@@ -619,13 +783,13 @@ fetch() {
 	[ "$rc" -eq 0 ] || die "$repo: $name: $(curlerr)"
 	[[ $code == 2* || $code == 3* ]] || httperr "$name"
 	[ "$(hdr X-Repo-Commit)" = "$commit" ] ||
-		die "$repo: $name: the Hub answered for commit $(printable "$(hdr X-Repo-Commit)"), not $commit"
+		die "$repo: $name: the Hub answered for commit $(hdr X-Repo-Commit), not $commit"
 	etag=$(hdr X-Linked-Etag)
 	[ -n "$etag" ] || etag=$(hdr ETag)
 	etag=${etag#W/}
 	etag=${etag//\"/}
 	[[ $etag =~ ^([0-9a-fA-F]{40}|[0-9a-fA-F]{64})$ ]] ||
-		die "$repo: $name: not an ETag the Hub sends: $(printable "$etag")"
+		die "$repo: $name: not an ETag the Hub sends: $etag"
 	size=$(hdr X-Linked-Size)
 	[ -n "$size" ] || [[ $code == 3* ]] || size=$(hdr Content-Length)
 	[[ $size =~ ^[0-9]{1,15}$ ]] || die "$repo: $name: no size in the Hub's answer"
@@ -633,7 +797,7 @@ fetch() {
 	if [[ $code == 3* ]]; then
 		dl=$(hdr Location)
 		[[ $dl =~ ^https?://[^/?#[:space:]]+ && $dl != *[[:cntrl:][:space:]]* ]] ||
-			die "$repo: $name: a redirect to $(printable "$dl")"
+			die "$repo: $name: a redirect to $dl"
 		[[ $endpoint == https:* && $dl == http:* ]] &&
 			die "$repo: $name: refusing a redirect from https to plain http"
 		# the token goes to the Hub only, never to the CDN it sends us to
