@@ -38,6 +38,17 @@ runs):
   CTL/renamed   "OLD/NAME NEW/NAME": the hub redirects OLD's URLs to NEW's
                 with a relative Location (307), as for a renamed repository
 
+A malicious Hub, loopback only like the rest (issue 31):
+  CTL/flood     N: a file's content (the hub's GET of a regular file, the
+                cdn's GET) is N bytes of "x", chunked, whatever the HEAD
+                announced; "hub|cdn flood sent=M" is logged, M the bytes
+                the client took before it went away
+  CTL/trickle   R: a file's content is sent at R bytes a second
+  CTL/infoflood N: the repository info is sent chunked (no Content-Length),
+                its JSON after N bytes of spaces; "hub infoflood sent=M"
+  CTL/errmsg    the X-Error-Message of every hub error, these bytes as
+                they are (control characters, C1, bidirectional controls)
+
 LOG gets one line per request: "hub|cdn METHOD PATH auth=... range=...".
 The servers stop after 300 s whatever happens (tests are bounded in time).
 """
@@ -47,6 +58,7 @@ import os
 import socketserver
 import sys
 import threading
+import time
 import urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -62,6 +74,11 @@ def ctl(name):
             return f.read().decode().strip()
     except FileNotFoundError:
         return None
+
+
+def note(line):
+    with loglock, open(LOG, "a") as f:
+        f.write(line + "\n")
 
 
 def log(server, handler):
@@ -125,12 +142,62 @@ class Handler(BaseHTTPRequestHandler):
 
     def error(self, code, xcode, msg, extra=()):
         body = json.dumps({"error": msg}).encode()
+        if os.path.exists(os.path.join(CTL, "errmsg")):
+            with open(os.path.join(CTL, "errmsg"), "rb") as f:
+                # latin-1: send_header writes these bytes back unchanged
+                msg = f.read().decode("latin-1")
         self.reply(code, [("X-Error-Code", xcode), ("X-Error-Message", msg),
                           ("Content-Type", "application/json")] + list(extra),
                    body)
 
+    def chunked(self, code, headers, n, body=b"", what="flood"):
+        """N bytes (spaces before BODY, else "x"), chunked, without end
+        but N; logs how many the client took."""
+        self.send_response(code)
+        for k, v in headers:
+            self.send_header(k, v)
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        fill = (b" " if body else b"x") * 65536
+        sent = 0
+        try:
+            while sent < n:
+                c = fill[:n - sent]
+                self.wfile.write(b"%x\r\n%s\r\n" % (len(c), c))
+                sent += len(c)
+            if body:
+                self.wfile.write(b"%x\r\n%s\r\n" % (len(body), body))
+            self.wfile.write(b"0\r\n\r\n")
+        except OSError:
+            pass
+        self.close_connection = True
+        note("%s %s sent=%d" % (self.name, what, sent))
+
+    def content(self, code, headers, data):
+        """A file's content, or what the malicious Hub makes of it."""
+        if self.command == "GET" and ctl("flood") is not None:
+            return self.chunked(code, headers, int(ctl("flood")))
+        if self.command == "GET" and ctl("trickle") is not None:
+            rate = float(ctl("trickle"))
+            self.send_response(code)
+            for k, v in headers:
+                self.send_header(k, v)
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            try:
+                for i in range(len(data)):
+                    self.wfile.write(data[i:i + 1])
+                    time.sleep(1 / rate)
+            except OSError:
+                pass
+            self.close_connection = True
+            return
+        self.reply(code, headers, data)
+
 
 class Hub(Handler):
+    name = "hub"
+
     def do_HEAD(self):
         self.do_GET()
 
@@ -198,6 +265,9 @@ class Hub(Handler):
         if ctl("info") is not None:
             with open(os.path.join(CTL, "info"), "rb") as f:
                 body = f.read()
+        if ctl("infoflood") is not None:
+            return self.chunked(200, [("Content-Type", "application/json")],
+                                int(ctl("infoflood")), body, "infoflood")
         self.reply(200, [("Content-Type", "application/json")], body)
 
     def resolve(self, org, name, rev, rel):
@@ -223,11 +293,13 @@ class Hub(Handler):
                                     ("X-Linked-Size", str(len(data)))])
         oid = hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
         etag = ctl("etag") or '"%s"' % oid
-        self.reply(200, [("ETag", etag), ("X-Repo-Commit", xcommit),
-                         ("Content-Type", "text/plain")], data)
+        self.content(200, [("ETag", etag), ("X-Repo-Commit", xcommit),
+                           ("Content-Type", "text/plain")], data)
 
 
 class Cdn(Handler):
+    name = "cdn"
+
     def do_HEAD(self):
         self.do_GET()
 
@@ -267,7 +339,7 @@ class Cdn(Handler):
             self.wfile.flush()
             self.close_connection = True
             return
-        self.reply(code, headers, body)
+        self.content(code, headers, body)
 
 
 def main():

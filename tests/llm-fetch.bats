@@ -456,6 +456,133 @@ DEFAULT="config.json generation_config.json model.safetensors special_tokens_map
 	[[ $stderr == *"not an ETag"* ]]
 }
 
+# ---- a malicious Hub (issue 31): every resource bounded ----
+
+@test "llm-fetch: a body is cut at the size the Hub announced, and refused" {
+	size=$(stat -c %s "$REPO/$C1/config.json")
+	# 64 MiB, chunked, where the HEAD said a few hundred bytes
+	echo 67108864 >"$CTL/flood"
+	run -1 --separate-stderr llm-fetch org/tiny
+	[[ $stderr == *"config.json: the server sent more than the $size bytes the Hub announced"* ]]
+	[ -z "$output" ]
+	[ -z "$(ls -A "$M/blobs")" ]	# nothing kept, not even a part
+	# llm-fetch stopped reading: the stand-in could not send it all
+	sent=$(sed -n 's/^hub flood sent=//p' "$LOG")
+	[ "$sent" -lt 67108864 ]
+	# the CDN's LFS content too
+	rm "$CTL/flood"
+	run -0 llm-fetch org/tiny
+	sha=$(blobname "$REPO/$C1/model.safetensors")
+	rm "$M/blobs/$sha" "$M/snapshots/$C1/model.safetensors"
+	echo 67108864 >"$CTL/flood"
+	: >"$LOG"
+	run -1 --separate-stderr llm-fetch org/tiny
+	[[ $stderr == *"model.safetensors: the server sent more than the $(stat -c %s "$REPO/$C1/model.safetensors") bytes"* ]]
+	[ ! -e "$M/blobs/$sha.incomplete" ]
+	[ "$(sed -n 's/^cdn flood sent=//p' "$LOG")" -lt 67108864 ]
+}
+
+@test "llm-fetch: a trickle is given up (a floor on the rate), what came kept to resume" {
+	echo 10 >"$CTL/trickle"	# bytes a second
+	HF_HUB_DOWNLOAD_TIMEOUT=2 run -1 --separate-stderr llm-fetch org/tiny
+	[[ $stderr == *"config.json: the download stayed under 1000 bytes/s for 2 s (HF_HUB_DOWNLOAD_TIMEOUT), at "*" of $(stat -c %s "$REPO/$C1/config.json") bytes; run llm-fetch again to resume" ]]
+	[ -z "$output" ]
+	[ ! -e "$M/snapshots/$C1/config.json" ]
+	rm "$CTL/trickle"
+	run -0 --separate-stderr llm-fetch org/tiny
+	cmp "$M/snapshots/$C1/config.json" "$REPO/$C1/config.json"
+	# huggingface_hub's time-outs, in seconds
+	for bad in soon -1 0 1e3 86401; do
+		HF_HUB_DOWNLOAD_TIMEOUT=$bad run -1 --separate-stderr llm-fetch org/tiny
+		[[ $stderr == "llm-fetch: HF_HUB_DOWNLOAD_TIMEOUT: not a number of seconds"* ]]
+		HF_HUB_ETAG_TIMEOUT=$bad run -1 --separate-stderr llm-fetch org/tiny
+		[[ $stderr == "llm-fetch: HF_HUB_ETAG_TIMEOUT: not a number of seconds"* ]]
+	done
+	HF_HUB_DOWNLOAD_TIMEOUT=0.5 HF_HUB_ETAG_TIMEOUT=30 run -0 llm-fetch org/tiny
+}
+
+@test "llm-fetch: the repository info is capped as it comes, and read in one piece" {
+	# chunked, so that no Content-Length tells curl it is too long
+	echo 134217728 >"$CTL/infoflood"
+	run -1 --separate-stderr llm-fetch org/tiny
+	[ "$stderr" = "llm-fetch: org/tiny: the Hub's answer for revision main is larger than 64 MiB" ]
+	[ "$(sed -n 's/^hub infoflood sent=//p' "$LOG")" -lt 134217728 ]
+	rm "$CTL/infoflood"
+	# 4 million newlines: read a line at a time and joined, hours of
+	# work; in one piece, well under a CPU second.  A bound of work, not
+	# of time: 60 CPU seconds for each process (awk is the one that
+	# reads it).
+	{
+		printf '{"sha": "%s", "siblings": [{"rfilename": "config.json"}],' "$C1"
+		head -c 4000000 /dev/zero | tr '\0' '\n'
+		printf '"x": "%s"}' "$(head -c 100000 /dev/zero | tr '\0' a)"
+	} >"$CTL/info"
+	run -0 --separate-stderr bash -c 'ulimit -t 60 && exec llm-fetch org/tiny'
+	[ "$output" = "$M/snapshots/$C1" ]
+	[ "$(ls "$M/snapshots/$C1")" = config.json ]
+}
+
+@test "llm-fetch: the token never on disk; the temporary folder goes, whatever signals come" {
+	export TMPDIR=$BATS_TEST_TMPDIR/tmp
+	mkdir -p "$TMPDIR"
+	printf 'sekrit' >"$CTL/token"
+	echo 10 >"$CTL/trickle"
+	export HF_TOKEN=sekrit HF_HUB_DOWNLOAD_TIMEOUT=600
+	llm-fetch org/tiny >/dev/null 2>&1 3>&- &
+	pid=$!
+	# the download under way (the trickle holds it there)
+	for _ in $(seq 600); do
+		grep -q '^hub GET /org/tiny/resolve/' "$LOG" && break
+		sleep 0.1
+	done
+	grep -q '^hub GET /org/tiny/resolve/.* auth=Bearer_sekrit ' "$LOG"
+	[ -n "$(ls -A "$TMPDIR")" ]	# its temporary folder
+	run -1 grep -rl sekrit "$TMPDIR"	# and no token in it
+	# two TERMs, as timeout(1) sends them (to the process, then its group)
+	kill -TERM "$pid"
+	kill -TERM "$pid"
+	st=0
+	wait "$pid" || st=$?
+	[ "$st" -eq 143 ]
+	[ -z "$(ls -A "$TMPDIR")" ]
+	for _ in 1 2 3; do
+		run -124 timeout 2 llm-fetch org/tiny
+		[ -z "$(ls -A "$TMPDIR")" ]
+	done
+}
+
+@test "llm-fetch: what the server sends reaches the terminal through one sanitizer" {
+	# names holding U+009B (CSI, in C1) and U+202E (right-to-left
+	# override), among the files asked for; the stand-in has neither
+	printf '["x\\u009b2Jy.txt", "\\u202eevil.txt"]' >"$CTL/siblings"
+	run -1 --separate-stderr llm-fetch -i 'x*' org/tiny
+	[ "$stderr" = "llm-fetch: org/tiny: x?2Jy.txt: not in the repository" ]
+	run -1 --separate-stderr llm-fetch -i '*evil*' org/tiny
+	[ "$stderr" = "llm-fetch: org/tiny: ?evil.txt: not in the repository" ]
+	# an error message: ESC, C1, a bidirectional control and malformed
+	# UTF-8 become "?", UTF-8 stays
+	rm "$CTL/siblings"
+	printf 'gone \033[31m\302\2332J\342\200\256 \300\257 \351t\303\251' >"$CTL/errmsg"
+	echo 401 >"$CTL/status"
+	run -1 --separate-stderr llm-fetch org/tiny
+	[[ $stderr == "llm-fetch: org/tiny: 401 Unauthorized (gone ?[31m?2J? ?? ?t"$'\303\251'"): "* ]]
+}
+
+@test "llm-fetch: ids as the Hub has them: no -- (a--b/c and a/b--c would share models--a--b--c)" {
+	for bad in a--b/c a/b--c org/x- org-/x org/.x org/x.git \
+	    "org/$(printf 'n%.0s' $(seq 97))"; do
+		run -2 --separate-stderr llm-fetch "$bad"
+		[[ $stderr == "llm-fetch: $bad: not a repository id (ORG/NAME)"* ]]
+	done
+	[ ! -s "$LOG" ]
+	# one "-" or "." inside, and 96 characters, are ids (the stand-in has
+	# no such repository: 401)
+	for good in my-org/a.b_c o/x-y-z "org/$(printf 'n%.0s' $(seq 96))"; do
+		run -1 --separate-stderr llm-fetch "$good"
+		[[ $stderr == *"401 Unauthorized"* ]]
+	done
+}
+
 @test "llm-fetch: a progress bar on a terminal" {
 	need_tty
 	run -0 script -qec "llm-fetch org/tiny" /dev/null
