@@ -195,9 +195,9 @@ command -v curl >/dev/null 2>&1 || die "curl is not installed (llm-fetch downloa
 # HF_HUB_DOWNLOAD_TIMEOUT seconds (a file's content), huggingface_hub's
 # time-outs (10 s each), is stopped: a server that answers nothing, or
 # trickles, is given up.  A request to the Hub takes at most 300 s, a
-# file at most what its size takes at $floor bytes/s and a minute more:
-# the floor holds on the whole too, against a server that alternates
-# bursts and pauses.
+# file at most what is left of it takes at $floor bytes/s, plus a minute
+# and HF_HUB_DOWNLOAD_TIMEOUT: the floor holds on the whole too, against
+# a server that alternates bursts and pauses.
 floor=1000
 seconds() {
 	local v=${!1:-10} s
@@ -734,7 +734,7 @@ getblob() {
 			die "$repo: $1: the download stayed under $floor bytes/s for $dlt s (HF_HUB_DOWNLOAD_TIMEOUT), at $(stat -c %s -- "$5") of $4 bytes; run $prog again to resume"
 		fi
 		grep -q '^curl: (28) Operation timed out' "$tmp/err" &&
-			die "$repo: $1: the download took more than $mt s (its size at $floor bytes/s, and a minute), at $(stat -c %s -- "$5") of $4 bytes; run $prog again to resume"
+			die "$repo: $1: the download took more than $mt s (what was left of it at $floor bytes/s, plus a minute and HF_HUB_DOWNLOAD_TIMEOUT), at $(stat -c %s -- "$5") of $4 bytes; run $prog again to resume"
 		die "$repo: $1: $(curlerr)" ;;
 	*) die "$repo: $1: $(curlerr)" ;;
 	esac
