@@ -89,7 +89,7 @@ main(int argc, char *argv[])
 	const char *model = NULL;
 	const float *logits;
 	float *x = NULL;
-	int *hist = NULL, c, id, ret = 0, k;
+	int *hist = NULL, c, id, ret = 0, k, named;
 	size_t nhist = 0, cap = 0;
 	struct files fl;
 
@@ -115,8 +115,8 @@ main(int argc, char *argv[])
 	argc -= optind, argv += optind;
 	if (files_check_output(argv, argc, NULL, 1) < 0)
 		return 1;
-	if (sampopt_finish(&so, load_cfg(&mc, &tok, model, so.stext.n > 0) ?
-	    &mc : NULL) < 0)
+	named = load_cfg(&mc, &tok, model, so.stext.n > 0);
+	if (sampopt_finish(&so, named ? &mc : NULL) < 0)
 		exit(2);
 	/* the ids are decoded as tok-decode decodes what we write */
 	if (so.stext.n && stoptext_start(&so.stext, &tok, NULL, 0) < 0)
@@ -138,6 +138,11 @@ main(int argc, char *argv[])
 			r.known = 0;	/* each file says its own format */
 			continue;
 		}
+		/* a frame of another model's logits would give ids that are
+		 * not this model's tokens */
+		if (named && h.vocab != (uint32_t)mc.vocab_size)
+			die("%s: frame %llu: %" PRIu32 " logits, the model has %d tokens",
+			    fl.name, r.no, h.vocab, mc.vocab_size);
 		if (!x) {
 			x = emalloc(h.vocab * sizeof(*x));
 			if (sampler_init(&s, &so.o, (int)h.vocab) < 0)

@@ -167,9 +167,11 @@ binframe() {
 }
 
 @test "llm-sample: the model's EOS ids stop it unless --ignore-eos" {
-	need_shared
-	m=$SHARED/models/stories260K	# eos_token_id 2
-	printf '0 0 0 1\n0 0 1 0\n1 0 0 0\n' > "$BATS_TEST_TMPDIR/f"
+	m=$BATS_TEST_DIRNAME/../share/pipelm/stories260K	# eos_token_id 2, 512 tokens
+	# three frames 512 wide, the largest logit at 3, then 2, then 0
+	awk 'BEGIN { split("3 2 0", w); for (f = 1; f <= 3; f++) {
+		for (i = 0; i < 512; i++) printf "%s%d", i ? " " : "", i == w[f]; print "" } }' \
+	    > "$BATS_TEST_TMPDIR/f"
 	run -0 llm-sample -m "$m" --temp 0 "$BATS_TEST_TMPDIR/f"
 	[ "$output" = "$(printf '3\n2')" ]
 	run -0 llm-sample -m "$m" --temp 0 --ignore-eos "$BATS_TEST_TMPDIR/f"
@@ -178,6 +180,21 @@ binframe() {
 	[ "$output" = "$(printf '3\n2')" ]
 	run -1 --separate-stderr llm-sample -m "$BATS_TEST_TMPDIR/nomodel" "$BATS_TEST_TMPDIR/f"
 	[[ $stderr == *nomodel* ]]
+}
+
+@test "llm-sample: frames as wide as the named model's vocabulary, else an error" {
+	m=$BATS_TEST_DIRNAME/../share/pipelm/stories260K	# 512 tokens
+	# 1000 logits, the largest at 900: not a token of the model
+	awk 'BEGIN { for (i = 0; i < 1000; i++) printf "%s%d", i ? " " : "", i == 900; print "" }' \
+	    > "$BATS_TEST_TMPDIR/wide"
+	run -0 llm-sample --temp 0 "$BATS_TEST_TMPDIR/wide"
+	[ "$output" = 900 ]
+	run -1 --separate-stderr llm-sample -m "$m" --temp 0 "$BATS_TEST_TMPDIR/wide"
+	[ -z "$output" ]
+	[[ $stderr == *"wide: frame 1: 1000 logits, the model has 512 tokens"* ]]
+	printf '0 1 0\n' > "$BATS_TEST_TMPDIR/narrow"
+	PIPELM_MODEL=$m run -1 --separate-stderr llm-sample --temp 0 "$BATS_TEST_TMPDIR/narrow"
+	[[ $stderr == *"narrow: frame 1: 3 logits, the model has 512 tokens"* ]]
 }
 
 @test "llm-sample: --ids=u32 writes binary records" {
