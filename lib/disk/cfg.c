@@ -509,9 +509,19 @@ getarchkeys(struct cfg *c, const struct json *o, const char *path)
 	if (A->rope_local && getpos(o, path, "rope_local_base_freq",
 	    &c->rope_local_theta) < 0)
 		return -1;
-	if (A->partial_rotary && getpos(o, path, "partial_rotary_factor",
+	/* an architecture with partial_rotary rotates the first
+	 * partial_rotary_factor of each head's dimensions and passes the
+	 * rest.  transformers' RoPE init reads the key whatever the
+	 * architecture, the others' attention then rotates every dimension
+	 * with too few frequencies (a shape error or another result):
+	 * refused, not read as 1 */
+	if (getpos(o, path, "partial_rotary_factor",
 	    &c->partial_rotary_factor) < 0)
 		return -1;
+	if (c->partial_rotary_factor != 1 && !A->partial_rotary)
+		return error("%s: partial_rotary_factor: %g not supported by "
+		    "%s (it rotates every dimension of a head)", path,
+		    c->partial_rotary_factor, cfg_arch_name(c->arch));
 	if (c->partial_rotary_factor > 1)
 		return error("%s: partial_rotary_factor: %g is above 1", path,
 		    c->partial_rotary_factor);

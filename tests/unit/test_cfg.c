@@ -202,6 +202,11 @@ test_arch(void)
 		"{\"model_type\": \"phi3\", \"rope_scaling\": {\"type\": \"longrope\","
 		" \"long_factor\": [1, 2], \"short_factor\": [1, 2]}}",
 		"{\"model_type\": \"phi3\", \"partial_rotary_factor\": 1.5}",
+		/* read by transformers' RoPE init, not by Llama's attention */
+		"{\"partial_rotary_factor\": 0.01}",
+		"{\"model_type\": \"qwen3\", \"partial_rotary_factor\": 0.5}",
+		"{\"rope_parameters\": {\"rope_type\": \"default\","
+		" \"rope_theta\": 10000.0, \"partial_rotary_factor\": 0.5}}",
 	};
 	struct cfg c;
 	size_t i;
@@ -211,6 +216,9 @@ test_arch(void)
 			printf("must refuse: %s\n", bad[i]);
 			fails++;
 		}
+	/* 1 is every dimension, as those architectures rotate */
+	CHECK(load(&c, "{\"partial_rotary_factor\": 1.0}", NULL) == 0 &&
+	    c.partial_rotary_factor == 1);
 	/* Qwen2: the window only with use_sliding_window, from
 	 * max_window_layers on */
 	CHECK(load(&c, "{\"model_type\": \"qwen2\", \"num_hidden_layers\": 3,"
