@@ -371,7 +371,7 @@ T1='"t":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}'
 	mkst "$T/a" '{"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"b":{"dtype":"F32","shape":[2],"data_offsets":[4,12]}}' 12
 	bad "$T/a" "tensors a and b overlap"
 	mkst "$T/b" '{"a":{"dtype":"F32","shape":[4],"data_offsets":[0,16]},"b":{"dtype":"U8","shape":[0],"data_offsets":[4,4]},"c":{"dtype":"I32","shape":[1],"data_offsets":[8,12]}}' 16
-	bad "$T/b" "tensors a and c overlap"
+	bad "$T/b" "tensors a and b overlap"
 	mkst "$T/c" '{"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"a":{"dtype":"F32","shape":[2],"data_offsets":[8,16]}}' 16
 	bad "$T/c" "duplicate tensor name a"
 	mkst "$T/d" '{"a":[1,2]}' 0
@@ -380,6 +380,17 @@ T1='"t":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}'
 	bad "$T/e" "holds a NUL"
 	mkst "$T/f" '{"":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}}' 8
 	bad "$T/f" "empty"
+}
+
+@test "malformed: bytes between, before or after the tensors (safetensors refuses them)" {
+	mkst "$T/a" '{"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"b":{"dtype":"F32","shape":[1],"data_offsets":[12,16]}}' 16
+	bad "$T/a" "tensor b: 4 bytes before its data that no tensor holds"
+	mkst "$T/b" '{"a":{"dtype":"F32","shape":[2],"data_offsets":[5,13]}}' 13
+	bad "$T/b" "tensor a: 5 bytes before its data that no tensor holds"
+	mkst "$T/c" '{"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}}' 11
+	bad "$T/c" "3 bytes after the last tensor's data"
+	mkst "$T/d" '{}' 1
+	bad "$T/d" "1 bytes after the last tensor's data"
 }
 
 @test "malformed: __metadata__" {
@@ -392,11 +403,11 @@ T1='"t":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}'
 }
 
 @test "well-formed edge cases are accepted" {
-	# empty header, scalar, zero-size tensors, gaps, all dtypes, metadata
+	# empty header, scalar, zero-size tensors, all dtypes, metadata
 	mkst "$T/a" '{}' 0
 	run -0 st-inspect "$T/a"
 	grep -qx "tensors: 0" <<<"$output"
-	mkst "$T/b" '{"__metadata__":{"k":"v"},"s":{"dtype":"F64","shape":[],"data_offsets":[0,8]},"z":{"dtype":"BF16","shape":[0,5],"data_offsets":[8,8]},"g":{"dtype":"I16","shape":[2],"data_offsets":[12,16]}}' 16
+	mkst "$T/b" '{"__metadata__":{"k":"v"},"s":{"dtype":"F64","shape":[],"data_offsets":[0,8]},"z":{"dtype":"BF16","shape":[0,5],"data_offsets":[8,8]},"g":{"dtype":"I16","shape":[2],"data_offsets":[8,12]}}' 12
 	run -0 st-inspect -s "$T/b"
 	[[ $output == *$'s\tF64\t[]\t8\t'* ]]
 	[[ $output == *$'z\tBF16\t[0,5]\t0\t'* ]]

@@ -496,32 +496,43 @@ readfile(struct st *st, int fi, size_t *cap)
 		    8 + (size_t)hlen) < 0)
 			goto out;
 	}
-	/* no two tensors of this file may share a byte */
-	if (st->n - n0 > 1) {
-		struct st_tensor **by, *last = NULL;
-		size_t k = st->n - n0;
+	/* The data is the tensors end to end, as safetensors' own
+	 * validation wants it: sorted by offset, each starts where the one
+	 * before ended (no two share a byte, no bytes between them or after
+	 * the last one). */
+	{
+		struct st_tensor **by = NULL, *last = NULL;
+		size_t k = st->n - n0, end = 8 + (size_t)hlen;
 
-		if (!(by = xreallocarray(NULL, k, sizeof(*by))))
+		if (k && !(by = xreallocarray(NULL, k, sizeof(*by))))
 			goto out;
 		for (i = 0; i < k; i++)
 			by[i] = &st->t[n0 + i];
-		qsort(by, k, sizeof(*by), offcmp);
-		/* sorted by start, a tensor overlaps an earlier one iff
-		 * it starts before the end of the one that ends last */
+		if (k)
+			qsort(by, k, sizeof(*by), offcmp);
 		for (i = 0; i < k; i++) {
-			if (!by[i]->nbytes)
-				continue;
-			if (last && by[i]->offset < last->offset + last->nbytes) {
+			if (by[i]->offset < end) {
 				error("%s: tensors %s and %s overlap", path,
 				    last->name, by[i]->name);
-				free(by);
-				goto out;
+				break;
 			}
-			if (!last || by[i]->offset + by[i]->nbytes >
-			    last->offset + last->nbytes)
-				last = by[i];
+			if (by[i]->offset > end) {
+				error("%s: tensor %s: %zu bytes before its data "
+				    "that no tensor holds", path, by[i]->name,
+				    by[i]->offset - end);
+				break;
+			}
+			end += by[i]->nbytes;
+			last = by[i];
 		}
 		free(by);
+		if (i < k)
+			goto out;
+		if (end != len) {
+			error("%s: %zu bytes after the last tensor's data", path,
+			    len - end);
+			goto out;
+		}
 	}
 	ret = 0;
 out:
