@@ -178,6 +178,22 @@ load tok_fixtures
 	[[ $stderr == *"normalizer Replace regex (?<=a)b: "*"offset"* ]]
 }
 
+@test "tok-encode: a normalized text grows to 64 times its length and 4 KiB, no more" {
+	local a59 r
+	a59=$(printf 'a%.0s' $(seq 59))
+	r='{"type": "Replace", "pattern": {"String": "a"}, "content": "'$a59'"}'
+	# 1 byte, then 59, then 3481: within the cap (64 + 4096)
+	FX_NORMALIZER='{"type": "Sequence", "normalizers": ['"$r, $r"']}' fx_bytelevel grow2
+	run -0 --separate-stderr tok-encode -m grow2 --no-bos -e a
+	[ "$(wc -w <<<"$output")" -eq 3481 ]
+	# a third step would make 205379 bytes (each step multiplying, 40 of
+	# them took 5.6 GB before failing)
+	FX_NORMALIZER='{"type": "Sequence", "normalizers": ['"$r, $r, $r"']}' fx_bytelevel grow3
+	run -1 --separate-stderr tok-encode -m grow3 --no-bos -e a
+	[ -z "$output" ]
+	[[ $stderr == *"a normalized text grew past 4160 bytes, the limit for its input"* ]]
+}
+
 @test "tok-encode: an unsupported component is named" {
 	sed 's/"normalizer": null/"normalizer": {"type": "Lowercase"}/' bl/tokenizer.json >lc.json
 	run -1 --separate-stderr tok-encode --tokenizer lc.json x

@@ -51,6 +51,9 @@ struct tok_ids {
 struct tok_buf {
 	char *p;
 	size_t n, cap;
+	size_t max;		/* 0, or the most bytes it may hold: a
+				 * normalized text's cap (tok_buf_add then
+				 * fails, saying so) */
 };
 
 /* A tokenizer: the components of its tokenizer.json (see tok_int.h). */

@@ -159,6 +159,9 @@ tok_buf_add(struct tok_buf *b, const void *p, size_t n)
 {
 	size_t need;
 
+	if (b->max && (n > b->max || b->n > b->max - n))
+		return error("a normalized text grew past %zu bytes, the limit "
+		    "for its input", b->max);
 	if (n > b->cap - b->n &&
 	    (size_add(&need, b->n, n) < 0 || xgrow(&b->p, &b->cap, need, 1) < 0))
 		return -1;

@@ -5,6 +5,7 @@
  * each piece between them is normalized, split by the pre-tokenizers in
  * turn (a recursion, one level per pre-tokenizer) and each final piece
  * goes to the model, through a cache of the words seen before. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -147,19 +148,32 @@ leaf(struct tok_next *nx, const char *s, size_t n, int first)
 
 /* ---- normalizers ---- */
 
-/* Normalize s[0..n); *out points at the result (s itself or a buffer). */
+/* Normalize s[0..n); *out points at the result (s itself or a buffer).
+ * The text may grow at each step (NFKC, Prepend, Replace), but to no
+ * more than NORM_GROWTH times its first length plus NORM_SLACK bytes:
+ * real normalizers stay far below (NFKC's longest expansion is 11
+ * times), while a Sequence of Replace steps that each multiply it would
+ * otherwise take memory without bound. */
+#define NORM_GROWTH 64
+#define NORM_SLACK 4096
+
 static int
 normalize(struct tok *t, const char *s, size_t n, const char **out, size_t *outn)
 {
 	struct tok_enc *w = t->enc;
-	size_t k, cur = 0;
+	size_t k, cur = 0, max;
 
+	max = n > (SIZE_MAX - NORM_SLACK) / NORM_GROWTH ? SIZE_MAX :
+	    n * NORM_GROWTH + NORM_SLACK;
 	for (k = 0; k < t->nnorm; k++) {
 		const struct tok_norm *c = t->norm[k];
 		struct tok_buf *b = &w->nb[cur];
 		int r;
 		b->n = 0;
-		if ((r = c->ops->run(c, s, n, b)) < 0)
+		b->max = max;
+		r = c->ops->run(c, s, n, b);
+		b->max = 0;
+		if (r < 0)
 			return -1;
 		if (!r)
 			continue;
