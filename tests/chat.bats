@@ -94,6 +94,14 @@ chatfx() {
 	[ "$output" = 'T[{"a": 1}]' ]
 	run -1 --separate-stderr tok-encode -m bl --chat --render --template nosuch -e '[]'
 	[[ $stderr == *nosuch* ]]
+	# two of one name: the last, as the dict transformers makes of the list
+	cat >bl/tokenizer_config.json <<-'EOF'
+	{"chat_template": [{"name": "default", "template": "first"},
+	                   {"name": "tool_use", "template": "T"},
+	                   {"name": "default", "template": "last"}]}
+	EOF
+	run -0 tok-encode -m bl --chat --render -e '[]'
+	[ "$output" = last ]
 }
 
 @test "chat: errors name the record, the template and its line" {

@@ -90,7 +90,9 @@ pick(const struct json *ct, const char *name, const char *path)
 		    json_typename(ct->type));
 		return NULL;
 	}
-	for (i = 0; i < ct->len; i++) {
+	/* transformers makes a dict of the list: of two entries with one
+	 * name, the last is the one it renders */
+	for (i = ct->len; i-- > 0; ) {
 		const char *n = json_str(json_get(&ct->u.items[i], "name"));
 		if (n && !strcmp(n, name ? name : "default")) {
 			if (!(t = json_get(&ct->u.items[i], "template")) || t->type != JSON_STRING) {
