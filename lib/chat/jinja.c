@@ -39,9 +39,7 @@ static const struct { const char *name; int id; } globals[] = {
 
 struct jj_frame {
 	struct jj_frame *parent;
-	size_t n, cap;
-	const char **names;
-	struct jj_val *vals;
+	struct jj_dict d;		/* names (strings) and values */
 };
 
 struct jj_loop {
@@ -65,45 +63,19 @@ enum { BRK = 1, CONT = 2 };
 static int
 setvar(struct rd *r, int line, struct jj_frame *f, const char *name, struct jj_val v)
 {
-	size_t i, cap;
-	const char **nn;
-	struct jj_val *nv;
-
-	for (i = 0; i < f->n; i++)
-		if (!strcmp(f->names[i], name)) {
-			f->vals[i] = v;
-			return 0;
-		}
-	if (f->n == f->cap) {
-		cap = f->cap ? f->cap * 2 : 8;
-		if (!(nn = jj_alloc(&r->a, cap * sizeof(*nn))) ||
-		    !(nv = jj_alloc(&r->a, cap * sizeof(*nv))))
-			return jj_err(r, line, "working memory past the limit of %zu bytes",
-			    r->lim.memory);
-		if (f->n) {
-			memcpy(nn, f->names, f->n * sizeof(*nn));
-			memcpy(nv, f->vals, f->n * sizeof(*nv));
-		}
-		f->names = nn;
-		f->vals = nv;
-		f->cap = cap;
-	}
-	f->names[f->n] = name;
-	f->vals[f->n++] = v;
-	return 0;
+	return jj_dict_put(r, line, &f->d, jj_str(name, strlen(name)), v);
 }
 
 static struct jj_val
 getvar(struct rd *r, const char *name)
 {
 	struct jj_frame *f;
-	struct jj_val v = { JJ_FUNC, { 0 } };
-	size_t i;
+	struct jj_val v = { JJ_FUNC, { 0 } }, *x;
+	size_t i, n = strlen(name);
 
 	for (f = r->cur; f; f = f->parent)
-		for (i = f->n; i-- > 0; )
-			if (!strcmp(f->names[i], name))
-				return f->vals[i];
+		if ((x = jj_dict_get(&f->d, name, n)))
+			return *x;
 	for (i = 0; i < LEN(globals); i++)
 		if (!strcmp(globals[i].name, name)) {
 			v.u.i = globals[i].id;
@@ -159,15 +131,9 @@ from_json(struct rd *r, const struct json *j, struct jj_val *out, int depth)
 			if (from_json(r, &j->u.members[i].value, &v, depth + 1) < 0)
 				return -1;
 			/* a repeated key keeps its first place and its last value,
-			 * as json.loads; checked in objects of a sane size only, so
-			 * that reading one stays linear */
-			if (j->len <= 256) {
-				if (jj_dict_put(r, 0, d, k, v) < 0)
-					return -1;
-			} else {
-				d->k[d->n] = k;
-				d->v[d->n++] = v;
-			}
+			 * as json.loads */
+			if (jj_dict_put(r, 0, d, k, v) < 0)
+				return -1;
 		}
 		out->type = JJ_DICT;
 		out->u.d = d;
@@ -251,6 +217,10 @@ getitem(struct rd *r, int line, struct jj_val *obj, struct jj_val *key, struct j
 	if (obj->type == JJ_UNDEF)
 		return obj->u.s.p ? jj_err(r, line, "'%s' is undefined (taking an item of it)", obj->u.s.p) :
 		    jj_err(r, line, "an undefined value has no items");
+	/* a string's characters are counted from its start; a key is
+	 * hashed and compared */
+	if (jj_charge(r, line, 0, (obj->type == JJ_STR ? jj_size(obj) : 0) + jj_size(key)) < 0)
+		return -1;
 	if ((obj->type == JJ_LIST || obj->type == JJ_STR) &&
 	    (key->type == JJ_INT || key->type == JJ_BOOL)) {
 		if (obj->type == JJ_LIST) {
@@ -266,11 +236,11 @@ getitem(struct rd *r, int line, struct jj_val *obj, struct jj_val *key, struct j
 		return 0;
 	}
 	if (obj->type == JJ_DICT || obj->type == JJ_NS) {
-		for (i = 0; i < obj->u.d->n; i++)
-			if (jj_eq(&obj->u.d->k[i], key)) {
-				*out = obj->u.d->v[i];
-				return 0;
-			}
+		long at = jj_dict_find(obj->u.d, key);
+		if (at >= 0) {
+			*out = obj->u.d->v[at];
+			return 0;
+		}
 		*out = jj_undef(NULL);
 		if (key->type == JJ_STR && !(out->u.s.p = jj_cstr(r, line, key)))
 			return -1;
@@ -299,6 +269,8 @@ slice(struct rd *r, const struct node *n, struct jj_val *obj, struct jj_val *out
 		return undefined_use(r, n->line, obj);
 	if (obj->type != JJ_LIST && obj->type != JJ_STR)
 		return jj_err(r, n->line, "cannot slice a %s", jj_typename(obj));
+	if (jj_charge(r, n->line, 0, jj_size(obj)) < 0)
+		return -1;
 	len = obj->type == JJ_LIST ? (long long)obj->u.l->n : (long long)jj_ulen(obj->u.s.p, obj->u.s.n);
 	for (k = 0; k < 3; k++) {
 		has[k] = 0;
@@ -344,6 +316,7 @@ slice(struct rd *r, const struct node *n, struct jj_val *obj, struct jj_val *out
 	if (obj->type == JJ_LIST) {
 		if (!(l = jj_newlist(r, n->line, cnt)))
 			return -1;
+		l->tuple = obj->u.l->tuple;
 		for (i = 0; i < cnt; i++)
 			l->v[i] = obj->u.l->v[start + i * step];
 		out->type = JJ_LIST;
@@ -422,6 +395,8 @@ repeat(struct rd *r, int line, struct jj_val *s, long long k, struct jj_val *out
 	n = s->type == JJ_STR ? s->u.s.n : s->u.l->n;
 	if (size_mul(&total, n, (size_t)k) < 0 || total > r->lim.memory)
 		return jj_err(r, line, "repetition past the memory limit of %zu bytes", r->lim.memory);
+	if (jj_charge(r, line, s->type == JJ_STR ? total : 0, s->type == JJ_STR ? 0 : total) < 0)
+		return -1;
 	if (s->type == JJ_STR) {
 		if (!(p = jj_alloc(&r->a, total + 1)))
 			return jj_err(r, line, "working memory past the limit of %zu bytes", r->lim.memory);
@@ -435,6 +410,7 @@ repeat(struct rd *r, int line, struct jj_val *s, long long k, struct jj_val *out
 		return -1;
 	for (i = 0; i < (size_t)k; i++)
 		memcpy(l->v + i * n, s->u.l->v, n * sizeof(*l->v));
+	l->tuple = s->u.l->tuple;
 	out->type = JJ_LIST;
 	out->u.l = l;
 	return 0;
@@ -454,11 +430,13 @@ concat(struct rd *r, int line, const struct jj_val *a, const struct jj_val *b, s
 	if (a->u.s.n > r->lim.output || b->u.s.n > r->lim.output - a->u.s.n)
 		return jj_err(r, line, "string longer than the limit of %zu bytes", r->lim.output);
 	n = a->u.s.n + b->u.s.n;
+	if (jj_charge(r, line, b->u.s.n, 0) < 0)
+		return -1;
 	if (a->u.s.n && jj_extend(&r->a, a->u.s.p, a->u.s.n + 1, n + 1)) {
 		p = (char *)a->u.s.p;
 		memmove(p + a->u.s.n, b->u.s.p, b->u.s.n);
 	} else {
-		if (!(p = jj_ralloc(r, line, n + 1, 1)))
+		if (jj_charge(r, line, a->u.s.n, 0) < 0 || !(p = jj_ralloc(r, line, n + 1, 1)))
 			return -1;
 		memcpy(p, a->u.s.p, a->u.s.n);
 		memcpy(p + a->u.s.n, b->u.s.p, b->u.s.n);
@@ -488,7 +466,11 @@ binary(struct rd *r, const struct node *n, struct jj_val *a, struct jj_val *b, s
 	int op = n->op, line = n->line, res, lt;
 	const char *opname;
 	char buf[4];
+	size_t work = 0;
 
+	/* what an operation goes through is charged where it goes through
+	 * it: ~ and + on strings what they copy (in place, a string built
+	 * up in a loop is charged once), == and in what they compare */
 	switch (op) {
 	case '~': {
 		/* b's text outside the arena, so that a may grow in place */
@@ -504,8 +486,11 @@ binary(struct rd *r, const struct node *n, struct jj_val *a, struct jj_val *b, s
 		free(tb.p);
 		return rc;
 	}
-	case OP_EQ: *out = jj_bool(jj_eq(a, b)); return 0;
-	case OP_NE: *out = jj_bool(!jj_eq(a, b)); return 0;
+	case OP_EQ:
+	case OP_NE:
+		res = jj_eq_work(a, b, &work);
+		*out = jj_bool(op == OP_EQ ? res : !res);
+		return jj_charge(r, line, 0, work);
 	case OP_IN: case OP_NOTIN:
 		if (contains(r, line, a, b, &res) < 0)
 			return -1;
@@ -514,6 +499,8 @@ binary(struct rd *r, const struct node *n, struct jj_val *a, struct jj_val *b, s
 	case '<': case '>': case OP_LE: case OP_GE:
 		if (a->type == JJ_UNDEF || b->type == JJ_UNDEF)
 			return undefined_use(r, line, a->type == JJ_UNDEF ? a : b);
+		if (jj_charge(r, line, 0, jj_size(a) + jj_size(b)) < 0)
+			return -1;
 		if ((op == '<' || op == OP_GE) ? jj_less(r, line, a, b, &lt) < 0 :
 		    jj_less(r, line, b, a, &lt) < 0)
 			return -1;
@@ -551,9 +538,14 @@ binary(struct rd *r, const struct node *n, struct jj_val *a, struct jj_val *b, s
 	if (op == '+' && a->type == JJ_STR && b->type == JJ_STR)
 		return concat(r, line, a, b, out);
 	if (op == '+' && a->type == JJ_LIST && b->type == JJ_LIST) {
-		struct jj_list *l = jj_newlist(r, line, a->u.l->n + b->u.l->n);
-		if (!l)
+		struct jj_list *l;
+		if (a->u.l->tuple != b->u.l->tuple)
+			return jj_err(r, line, "can only concatenate %s (not \"%s\") to %s",
+			    jj_typename(a), jj_typename(b), jj_typename(a));
+		if (jj_charge(r, line, 0, a->u.l->n + b->u.l->n) < 0 ||
+		    !(l = jj_newlist(r, line, a->u.l->n + b->u.l->n)))
 			return -1;
+		l->tuple = a->u.l->tuple;
 		memcpy(l->v, a->u.l->v, a->u.l->n * sizeof(*l->v));
 		memcpy(l->v + a->u.l->n, b->u.l->v, b->u.l->n * sizeof(*l->v));
 		out->type = JJ_LIST;
@@ -638,13 +630,32 @@ evalargs(struct rd *r, const struct node *n, struct jj_args *a)
 	return 0;
 }
 
-/* Loop iterations and macro calls share one budget: with it, and the
- * limits on depth, output and memory, every template ends. */
+/* Loop iterations, macro calls and the work of operations (jj_charge)
+ * share one budget: with it, and the limits on depth, output and memory,
+ * every template ends. */
 static int
 count_iter(struct rd *r, int line)
 {
 	if (++r->iters > r->lim.iter)
 		return jj_err(r, line, "more than the limit of %llu loop iterations and macro calls", r->lim.iter);
+	return 0;
+}
+
+int
+jj_charge(struct rd *r, int line, size_t bytes, size_t items)
+{
+	unsigned long long w;
+
+	bytes += r->workbytes;	/* no overflow: a string's size, and < 64 */
+	r->workbytes = bytes % JJ_WORKBYTES;
+	w = bytes / JJ_WORKBYTES + (unsigned long long)items;
+
+	if (w > r->lim.iter - (r->iters < r->lim.iter ? r->iters : r->lim.iter)) {
+		r->iters = r->lim.iter;
+		return jj_err(r, line, "more than the limit of %llu loop iterations and macro calls, "
+		    "with the work of operations (one a %d bytes or an item)", r->lim.iter, JJ_WORKBYTES);
+	}
+	r->iters += w;
 	return 0;
 }
 
@@ -728,18 +739,21 @@ call_global(struct rd *r, int line, int id, struct jj_args *a, struct jj_val *ou
 		if (x->u.s.n > 64)
 			return jj_err(r, line, "strftime_now: format too long");
 		{
-			/* a trailing x tells an empty result from one too long */
+			/* a leading x tells an empty result from one too long
+			 * (a trailing one would make a final lone % into %x;
+			 * alone at the end, glibc and so Python keep it) */
 			char fmt[72];
 			size_t len;
-			memcpy(fmt, x->u.s.p, x->u.s.n);
-			memcpy(fmt + x->u.s.n, "x", 2);
+			fmt[0] = 'x';
+			memcpy(fmt + 1, x->u.s.p, x->u.s.n);
+			fmt[x->u.s.n + 1] = '\0';
 			if (!(len = strftime(buf, sizeof(buf), fmt, &tm)))
 				return jj_err(r, line, "strftime_now: result too long");
-			buf[len - 1] = '\0';
+			buf[len] = '\0';
 		}
 		{
 			struct jj_sb b = { 0 };
-			int rc = jj_sb_add(r, line, &b, buf, strlen(buf));
+			int rc = jj_sb_add(r, line, &b, buf + 1, strlen(buf + 1));
 			if (rc == 0)
 				rc = jj_sb_val(r, line, &b, out);
 			free(b.p);
@@ -774,7 +788,7 @@ call_global(struct rd *r, int line, int id, struct jj_args *a, struct jj_val *ou
 				    c, r->lim.iter);
 			cnt = (long long)c;
 		}
-		if (!(l = jj_newlist(r, line, cnt)))
+		if (jj_charge(r, line, 0, (size_t)cnt) < 0 || !(l = jj_newlist(r, line, cnt)))
 			return -1;
 		for (k = 0; k < cnt; k++)
 			l->v[k] = jj_int(v[0] + k * v[2]);
@@ -927,6 +941,18 @@ eval(struct rd *r, const struct node *n, struct jj_val *out)
 		if ((rc = eval(r, n->a, &a)) == 0 && (rc = eval(r, n->b, &b)) == 0)
 			rc = binary(r, n, &a, &b, out);
 		break;
+	case N_CMP:
+		/* Python's a < b < c: a < b and b < c, b once; the first
+		 * false comparison ends it */
+		if ((rc = eval(r, n->a, &a)) < 0)
+			break;
+		for (i = 0; i < n->n; i++) {
+			if ((rc = eval(r, n->v[i]->b, &b)) < 0 ||
+			    (rc = binary(r, n->v[i], &a, &b, out)) < 0 || !jj_truthy(out))
+				break;
+			a = b;
+		}
+		break;
 	case N_COND:
 		if ((rc = eval(r, n->b, &a)) < 0)
 			break;
@@ -938,11 +964,13 @@ eval(struct rd *r, const struct node *n, struct jj_val *out)
 			*out = jj_undef(NULL);
 		break;
 	case N_LIST: {
-		struct jj_list *l = jj_newlist(r, n->line, n->n);
+		struct jj_list *l = jj_charge(r, n->line, 0, n->n) < 0 ? NULL :
+		    jj_newlist(r, n->line, n->n);
 		if (!l) {
 			rc = -1;
 			break;
 		}
+		l->tuple = n->op == 1;
 		for (i = 0; rc == 0 && i < n->n; i++)
 			rc = eval(r, n->v[i], &l->v[i]);
 		out->type = JJ_LIST;
@@ -950,7 +978,8 @@ eval(struct rd *r, const struct node *n, struct jj_val *out)
 		break;
 	}
 	case N_DICT: {
-		struct jj_dict *d = jj_newdict(r, n->line, n->n / 2);
+		struct jj_dict *d = jj_charge(r, n->line, 0, n->n) < 0 ? NULL :
+		    jj_newdict(r, n->line, n->n / 2);
 		if (!d) {
 			rc = -1;
 			break;
@@ -1045,7 +1074,7 @@ exec_for(struct rd *r, const struct node *n)
 			return -1;
 		r->cur = &f;
 		for (i = m = 0; rc == 0 && i < all->n; i++) {
-			f.n = 0;
+			jj_dict_clear(&f.d);
 			if ((rc = count_iter(r, n->line)) == 0 &&
 			    (rc = assign(r, n->a, &all->v[i])) == 0 &&
 			    (rc = eval(r, n->e, &v)) == 0 && jj_truthy(&v))
@@ -1064,7 +1093,7 @@ exec_for(struct rd *r, const struct node *n)
 			break;
 		}
 		r->cur = &f;
-		f.n = 0;
+		jj_dict_clear(&f.d);
 		lp.i = i;
 		lv.u.loop = &lp;
 		if ((rc = setvar(r, n->line, &f, "loop", lv)) < 0 ||

@@ -116,24 +116,56 @@ recase(struct rd *r, int line, const struct jj_val *v, int how, struct jj_val *o
 	return rc;
 }
 
-/* Is the character at s (n bytes left) one of chars (NULL: Python
+/* The characters of a strip argument: ASCII as bits, the others sorted
+ * for a binary search, so that stripping takes O(n log m), not O(n m). */
+struct chset {
+	uint64_t ascii[2];
+	uint32_t *cp;
+	size_t n;
+};
+
+static int
+cpcmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int
+chset_make(struct rd *r, int line, const struct jj_val *chars, struct chset *cs)
+{
+	const unsigned char *p = (const unsigned char *)chars->u.s.p;
+	size_t i, len, n = chars->u.s.n;
+	uint32_t c;
+
+	memset(cs, 0, sizeof(*cs));
+	if (!(cs->cp = jj_ralloc(r, line, n + 1, sizeof(*cs->cp))))
+		return -1;
+	for (i = 0; i < n; i += len) {
+		len = uni_decode(p + i, n - i, &c);
+		if (c < 128)
+			cs->ascii[c >> 6] |= (uint64_t)1 << (c & 63);
+		else
+			cs->cp[cs->n++] = c;
+	}
+	qsort(cs->cp, cs->n, sizeof(*cs->cp), cpcmp);
+	return 0;
+}
+
+/* Is the character at s (n bytes left) one of cs (NULL: Python
  * whitespace)?  Its length in *len. */
 static int
-stripchar(const char *s, size_t n, const struct jj_val *chars, size_t *len)
+stripchar(const char *s, size_t n, const struct chset *cs, size_t *len)
 {
 	uint32_t c;
-	size_t i, l;
 
 	*len = uni_decode((const unsigned char *)s, n, &c);
-	if (!chars)
+	if (!cs)
 		return jj_isspace(c);
-	for (i = 0; i < chars->u.s.n; i += l) {
-		uint32_t d;
-		l = uni_decode((const unsigned char *)chars->u.s.p + i, chars->u.s.n - i, &d);
-		if (d == c)
-			return 1;
-	}
-	return 0;
+	if (c < 128)
+		return cs->ascii[c >> 6] >> (c & 63) & 1;
+	return bsearch(&c, cs->cp, cs->n, sizeof(c), cpcmp) != NULL;
 }
 
 /* strip (how 3), lstrip (1), rstrip (2) */
@@ -143,19 +175,25 @@ strip(struct rd *r, int line, const struct jj_val *v, const struct jj_val *chars
 {
 	const char *s = v->u.s.p;
 	size_t a = 0, b = v->u.s.n, len, k;
+	struct chset set, *cs = NULL;
 
 	if (chars && chars->type == JJ_NONE)
 		chars = NULL;
 	if (chars && jj_want_str(r, line, "strip", (struct jj_val *)chars) < 0)
 		return -1;
+	if (chars) {
+		if (jj_charge(r, line, chars->u.s.n, 0) < 0 || chset_make(r, line, chars, &set) < 0)
+			return -1;
+		cs = &set;
+	}
 	if (how & 1)
-		while (a < b && stripchar(s + a, b - a, chars, &len))
+		while (a < b && stripchar(s + a, b - a, cs, &len))
 			a += len;
 	if (how & 2)
 		while (b > a) {
 			for (k = b - 1; k > a && ((unsigned char)s[k] & 0xc0) == 0x80; k--)
 				;
-			if (!stripchar(s + k, b - k, chars, &len))
+			if (!stripchar(s + k, b - k, cs, &len))
 				break;
 			b = k;
 		}
@@ -246,14 +284,57 @@ replace(struct rd *r, int line, const struct jj_val *v, struct jj_args *a, struc
 	return rc;
 }
 
-/* str.split(sep=None, maxsplit=-1); rsplit when right. */
+/* The last w in s[0..n), Knuth-Morris-Pratt from the right with fail,
+ * the failure function of w reversed (rfail). */
+static void
+rfail(const char *w, size_t wn, size_t *fail)
+{
+	size_t j, k;
+
+	fail[0] = 0;
+	for (j = 1, k = 0; j < wn; j++) {
+		while (k && w[wn - 1 - j] != w[wn - 1 - k])
+			k = fail[k - 1];
+		if (w[wn - 1 - j] == w[wn - 1 - k])
+			k++;
+		fail[j] = k;
+	}
+}
+
+static const char *
+rfind(const char *s, size_t n, const char *w, size_t wn, const size_t *fail)
+{
+	size_t i, k = 0;
+
+	for (i = n; i-- > 0; ) {
+		while (k && s[i] != w[wn - 1 - k])
+			k = fail[k - 1];
+		if (s[i] == w[wn - 1 - k] && ++k == wn)
+			return s + i;
+	}
+	return NULL;
+}
+
+/* The character that ends at s[e] (e > 0): its start. */
+static size_t
+charstart(const char *s, size_t e)
+{
+	size_t k = e - 1;
+
+	while (k > 0 && e - k < 4 && ((unsigned char)s[k] & 0xc0) == 0x80)
+		k--;
+	return k;
+}
+
+/* str.split(sep=None, maxsplit=-1); rsplit when right.  Linear: the
+ * separator is found by Knuth-Morris-Pratt either way. */
 static int
 split(struct rd *r, int line, const struct jj_val *v, struct jj_args *a, int right,
     struct jj_val *out)
 {
 	struct jj_val *sep = jj_arg(a, 0, "sep"), *mv = jj_arg(a, 1, "maxsplit");
 	const char *s = v->u.s.p;
-	size_t n = v->u.s.n, i, cnt = 0, len, start, k;
+	size_t n = v->u.s.n, i, cnt = 0, len, start, k, *fail = NULL;
 	long long max = -1;
 	struct jj_list *l = NULL;
 	if (sep && sep->type == JJ_NONE)
@@ -264,6 +345,12 @@ split(struct rd *r, int line, const struct jj_val *v, struct jj_args *a, int rig
 		return jj_err(r, line, "split: empty separator");
 	if (mv && jj_want_int(r, line, "split", mv, &max) < 0)
 		return -1;
+	if (sep && right) {
+		if (jj_charge(r, line, sep->u.s.n, 0) < 0 ||
+		    !(fail = jj_ralloc(r, line, sep->u.s.n, sizeof(*fail))))
+			return -1;
+		rfail(sep->u.s.p, sep->u.s.n, fail);
+	}
 	/* two passes: count, then fill */
 	for (k = 0; k < 2; k++) {
 		size_t m = 0;
@@ -283,25 +370,50 @@ split(struct rd *r, int line, const struct jj_val *v, struct jj_args *a, int rig
 			m++;
 		} else if (sep) {
 			/* rsplit: from the right, parts filled backwards */
-			size_t e = n, pos;
-			size_t total = cnt;
-			while (max < 0 || (long long)m < max) {
-				int found = 0;
-				for (pos = e; pos >= sep->u.s.n; pos--)
-					if (!memcmp(s + pos - sep->u.s.n, sep->u.s.p, sep->u.s.n)) {
-						found = 1;
-						break;
-					}
-				if (!found)
-					break;
+			size_t e = n;
+			const char *q;
+			while ((max < 0 || (long long)m < max) &&
+			    (q = rfind(s, e, sep->u.s.p, sep->u.s.n, fail))) {
+				size_t pos = (size_t)(q - s) + sep->u.s.n;
 				if (k)
-					l->v[total - 1 - m] = jj_str(s + pos, e - pos);
+					l->v[cnt - 1 - m] = jj_str(s + pos, e - pos);
 				m++;
-				e = pos - sep->u.s.n;
+				e = (size_t)(q - s);
 			}
 			if (k)
-				l->v[total - 1 - m] = jj_str(s, e);
+				l->v[cnt - 1 - m] = jj_str(s, e);
 			m++;
+		} else if (right) {
+			/* whitespace runs from the right; after maxsplit, the
+			 * rest with its leading blanks kept (Python) */
+			size_t e = n, b;
+			for (;;) {
+				while (e > 0) {
+					b = charstart(s, e);
+					if (!stripchar(s + b, e - b, NULL, &len))
+						break;
+					e = b;
+				}
+				if (e == 0)
+					break;
+				if (max >= 0 && (long long)m >= max) {
+					if (k)
+						l->v[cnt - 1 - m] = jj_str(s, e);
+					m++;
+					break;
+				}
+				b = e;
+				while (b > 0) {
+					size_t c = charstart(s, b);
+					if (stripchar(s + c, b - c, NULL, &len))
+						break;
+					b = c;
+				}
+				if (k)
+					l->v[cnt - 1 - m] = jj_str(s + b, e - b);
+				m++;
+				e = b;
+			}
 		} else {
 			/* whitespace runs; leading and trailing ignored */
 			i = 0;
@@ -311,7 +423,7 @@ split(struct rd *r, int line, const struct jj_val *v, struct jj_args *a, int rig
 				if (i >= n)
 					break;
 				start = i;
-				if (max >= 0 && (long long)m >= max && !right) {
+				if (max >= 0 && (long long)m >= max) {
 					/* the rest, its trailing blanks kept (Python) */
 					if (k)
 						l->v[m] = jj_str(s + start, n - start);
@@ -345,6 +457,7 @@ items(struct rd *r, int line, struct jj_dict *d, struct jj_val *out)
 	for (i = 0; i < d->n; i++) {
 		if (!(p = jj_newlist(r, line, 2)))
 			return -1;
+		p->tuple = 1;
 		p->v[0] = d->k[i];
 		p->v[1] = d->v[i];
 		l->v[i].type = JJ_LIST;
@@ -385,6 +498,12 @@ jj_method(struct rd *r, int line, struct jj_val *obj, const char *name,
 	size_t i;
 	struct jj_val *x;
 
+	/* a method reads its object, and its arguments */
+	for (i = 0; i < a->n; i++)
+		if (jj_charge(r, line, 0, jj_size(&a->v[i])) < 0)
+			return -1;
+	if (jj_charge(r, line, 0, jj_size(obj)) < 0)
+		return -1;
 	if (obj->type == JJ_STR) {
 		if (!strcmp(name, "startswith") || !strcmp(name, "endswith")) {
 			if (affix(r, line, obj, jj_arg(a, 0, NULL), name[0] == 'e', &res) < 0)
@@ -442,14 +561,11 @@ jj_method(struct rd *r, int line, struct jj_val *obj, const char *name,
 		}
 		if (!strcmp(name, "get")) {
 			struct jj_val none = { JJ_NONE, { 0 } }, *k = jj_arg(a, 0, "key"), *d = jj_arg(a, 1, "default");
+			long at;
 			if (!k)
 				return jj_err(r, line, "get: a key is needed");
-			for (i = 0; i < obj->u.d->n; i++)
-				if (jj_eq(&obj->u.d->k[i], k)) {
-					*out = obj->u.d->v[i];
-					return 1;
-				}
-			*out = d ? *d : none;
+			at = jj_dict_find(obj->u.d, k);
+			*out = at >= 0 ? obj->u.d->v[at] : d ? *d : none;
 			return 1;
 		}
 	}
@@ -719,47 +835,187 @@ mapf(struct rd *r, int line, struct jj_val *v, struct jj_args *a, struct jj_val 
 	return 0;
 }
 
-static int
-tonum(struct rd *r, int line, struct jj_val *v, int isfloat, struct jj_val *dflt, struct jj_val *out)
+/* s[0..n) without Python's whitespace around it (str.strip()). */
+static void
+pystrip(const char **s, size_t *n)
 {
-	char buf[64], *e;
-	double f;
-	long long i;
+	size_t len, k;
 
-	if (v->type == JJ_INT || v->type == JJ_BOOL || v->type == JJ_FLOAT) {
-		if (isfloat) {
+	while (*n && stripchar(*s, *n, NULL, &len))
+		*s += len, *n -= len;
+	while (*n) {
+		k = charstart(*s, *n);
+		if (!stripchar(*s + k, *n - k, NULL, &len))
+			break;
+		*n = k;
+	}
+}
+
+/* Python's int(s, base) of a string: 0 and *out; -1 where it raises
+ * ValueError; -2 where its value is past 64 bits (Python's are not). */
+static int
+pyint(const char *s, size_t n, long long base, long long *out)
+{
+	unsigned long long v = 0, lim;
+	int neg = 0, digits = 0, under = 0, d;
+	size_t i = 0;
+
+	if (base != 0 && (base < 2 || base > 36))
+		return -1;
+	pystrip(&s, &n);
+	if (n && (s[0] == '+' || s[0] == '-'))
+		neg = s[i++] == '-';
+	if (n - i >= 2 && s[i] == '0') {
+		char c = s[i + 1] | 0x20;
+		int pb = c == 'x' ? 16 : c == 'o' ? 8 : c == 'b' ? 2 : 0;
+		if (pb && (base == 0 || base == pb)) {
+			base = pb;
+			i += 2;
+			under = 1;	/* 0x_1f */
+		}
+	}
+	if (base == 0) {
+		/* decimal: no leading zeros but in 0 itself (0, 00, 0_0) */
+		base = 10;
+		if (i < n && s[i] == '0') {
+			size_t j;
+			for (j = i; j < n && (s[j] == '0' || s[j] == '_'); j++)
+				;
+			if (j < n)
+				return -1;
+		}
+	}
+	lim = neg ? (unsigned long long)INT64_MAX + 1 : INT64_MAX;
+	for (; i < n; i++) {
+		char c = s[i];
+		if (c == '_') {
+			if (!digits && !under)
+				return -1;
+			if (i + 1 == n || s[i + 1] == '_')
+				return -1;
+			continue;
+		}
+		d = c >= '0' && c <= '9' ? c - '0' : (c | 0x20) >= 'a' && (c | 0x20) <= 'z' ?
+		    (c | 0x20) - 'a' + 10 : 99;
+		if (d >= base)
+			return -1;
+		if (v > (lim - (unsigned)d) / (unsigned long long)base)
+			return -2;
+		v = v * (unsigned long long)base + (unsigned)d;
+		digits++;
+	}
+	if (!digits)
+		return -1;
+	*out = neg ? (long long)(0 - v) : (long long)v;
+	return 0;
+}
+
+/* Python's float(s) of a string: 0 and *out, or -1 (ValueError).  Its
+ * syntax: decimal digits with single underscores between them, a point,
+ * an exponent; inf, infinity, nan in any case; a sign. */
+static int
+pyfloat(struct rd *r, int line, const char *s, size_t n, double *out)
+{
+	char *buf, *e;
+	size_t i, o = 0;
+
+	pystrip(&s, &n);
+	if (!n || !(buf = jj_ralloc(r, line, n + 1, 1)))
+		return -1;
+	for (i = 0; i < n; i++) {
+		char c = s[i];
+		if (c == '_') {
+			if (!i || i + 1 == n || s[i - 1] < '0' || s[i - 1] > '9' ||
+			    s[i + 1] < '0' || s[i + 1] > '9')
+				return -1;
+			continue;
+		}
+		if (!((c >= '0' && c <= '9') || c == '.' || c == 'e' || c == 'E' ||
+		    c == '+' || c == '-' || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z')))
+			return -1;
+		buf[o++] = c;
+	}
+	buf[o] = '\0';
+	i = buf[0] == '+' || buf[0] == '-';
+	if ((buf[i] | 0x20) >= 'a' && (buf[i] | 0x20) <= 'z') {
+		/* the words: not strtod's nan(...) nor its hex */
+		static const char *const w[] = { "inf", "infinity", "nan" };
+		size_t k, j;
+		for (k = 0; k < LEN(w); k++) {
+			for (j = 0; buf[i + j] && (buf[i + j] | 0x20) == w[k][j]; j++)
+				;
+			if (!buf[i + j] && !w[k][j])
+				break;
+		}
+		if (k == LEN(w))
+			return -1;
+	} else if (strpbrk(buf + i, "abcdfghijklmnopqrstuvwxyzABCDFGHIJKLMNOPQRSTUVWXYZ")) {
+		return -1;	/* only digits, . and an exponent: not strtod's hex */
+	}
+	*out = strtod(buf, &e);
+	return e != buf && !*e ? 0 : -1;
+}
+
+/* Jinja2's int and float filters: int(value) (a string: int(value,
+ * base)), else int(float(value)); float(value); default where Python
+ * raises ValueError, TypeError or OverflowError. */
+static int
+tonum(struct rd *r, int line, struct jj_val *v, int isfloat, struct jj_val *dflt,
+    struct jj_val *basev, struct jj_val *out)
+{
+	long long i, base = 10;
+	double f;
+	int e;
+
+	if (v->type == JJ_UNDEF)
+		return v->u.s.p ? jj_err(r, line, "'%s' is undefined", v->u.s.p) :
+		    jj_err(r, line, "an undefined value was used");
+	if (basev && jj_want_int(r, line, "int base", basev, &base) < 0)
+		return -1;
+	if (isfloat) {
+		if (jj_isnum(v)) {
 			out->type = JJ_FLOAT;
 			out->u.f = jj_numf(v);
-		} else if (v->type != JJ_FLOAT) {
-			*out = jj_int(v->u.i);
-		} else if (!(fabs(v->u.f) < 9.2e18)) {	/* NaN too */
-			return jj_err(r, line, "int: %g out of range", v->u.f);
-		} else {
-			*out = jj_int((long long)v->u.f);
+			return 0;
 		}
+		if (v->type == JJ_STR && pyfloat(r, line, v->u.s.p, v->u.s.n, &f) == 0) {
+			out->type = JJ_FLOAT;
+			out->u.f = f;
+			return 0;
+		}
+		if (r->failed)
+			return -1;
+		goto dflt;
+	}
+	if (v->type == JJ_INT || v->type == JJ_BOOL) {
+		*out = jj_int(v->u.i);
 		return 0;
 	}
-	if (v->type == JJ_STR && v->u.s.n < sizeof(buf)) {
-		memcpy(buf, v->u.s.p, v->u.s.n);
-		buf[v->u.s.n] = '\0';
-		if (isfloat) {
-			f = strtod(buf, &e);
-			if (e != buf && !*e) {
-				out->type = JJ_FLOAT;
-				out->u.f = f;
-				return 0;
-			}
-		} else {
-			errno = 0;
-			i = strtoll(buf, &e, 10);
-			if (e != buf && !*e && errno == ERANGE)
-				return jj_err(r, line, "int: %s out of range", buf);
-			if (e != buf && !*e) {
-				*out = jj_int(i);
-				return 0;
-			}
+	if (v->type == JJ_STR) {
+		if ((e = pyint(v->u.s.p, v->u.s.n, base, &i)) == 0) {
+			*out = jj_int(i);
+			return 0;
 		}
+		if (e == -2)
+			return jj_err(r, line, "int: %.*s out of range", v->u.s.n > 40 ? 40 : (int)v->u.s.n,
+			    v->u.s.p);
+		if (pyfloat(r, line, v->u.s.p, v->u.s.n, &f) < 0) {
+			if (r->failed)
+				return -1;
+			goto dflt;
+		}
+	} else if (v->type == JJ_FLOAT) {
+		f = v->u.f;
+	} else {
+		goto dflt;
 	}
+	if (isnan(f) || isinf(f))
+		goto dflt;
+	if (!(fabs(f) < 9.2e18))
+		return jj_err(r, line, "int: %g out of range", f);
+	*out = jj_int((long long)f);
+	return 0;
+dflt:
 	if (dflt)
 		*out = *dflt;
 	else if (isfloat)
@@ -778,6 +1034,9 @@ jj_filter(struct rd *r, int line, const char *name, struct jj_val *v,
 	size_t i, j, *idx;
 	int lt;
 
+	/* a filter goes through its operand (most of them) */
+	if (jj_charge(r, line, 0, jj_size(v)) < 0)
+		return -1;
 	if (!strcmp(name, "length") || !strcmp(name, "count")) {
 		if (v->type == JJ_STR)
 			*out = jj_int(jj_ulen(v->u.s.p, v->u.s.n));
@@ -881,6 +1140,12 @@ jj_filter(struct rd *r, int line, const char *name, struct jj_val *v,
 	if (!strcmp(name, "list")) {
 		if (seq(r, line, name, v, &l) < 0)
 			return -1;
+		if (l->tuple) {
+			if (!(o = jj_newlist(r, line, l->n)))
+				return -1;
+			memcpy(o->v, l->v, l->n * sizeof(*o->v));
+			l = o;
+		}
 		*out = listval(l);
 		return 0;
 	}
@@ -1000,7 +1265,8 @@ jj_filter(struct rd *r, int line, const char *name, struct jj_val *v,
 	if (!strcmp(name, "map"))
 		return mapf(r, line, v, a, out);
 	if (!strcmp(name, "int") || !strcmp(name, "float"))
-		return tonum(r, line, v, name[0] == 'f', jj_arg(a, 0, "default"), out);
+		return tonum(r, line, v, name[0] == 'f', jj_arg(a, 0, "default"),
+		    name[0] == 'i' ? jj_arg(a, 1, "base") : NULL, out);
 	if (!strcmp(name, "abs")) {
 		if (v->type == JJ_FLOAT) {
 			out->type = JJ_FLOAT;
@@ -1094,19 +1360,23 @@ jj_test(struct rd *r, int line, const char *name, struct jj_val *v,
 		    t == x->type && jj_eq(v, x) && (t == JJ_LIST ? v->u.l == x->u.l :
 		    t == JJ_DICT ? v->u.d == x->u.d : 1);
 	} else if (!strcmp(name, "in")) {
-		size_t i;
+		size_t i, work = 0;
 		if (!x)
 			return jj_err(r, line, "in: an argument is needed");
+		/* linear in what it searches, and charged so */
 		if (x->type == JJ_STR) {
 			if (t != JJ_STR)
 				return jj_err(r, line, "in: 'in <string>' requires a string, not %s", jj_typename(v));
+			if (jj_charge(r, line, x->u.s.n + v->u.s.n, 0) < 0)
+				return -1;
 			*res = find(x->u.s.p, x->u.s.n, v->u.s.p, v->u.s.n) != NULL;
 		} else if (x->type == JJ_LIST) {
 			for (i = 0, *res = 0; i < x->u.l->n && !*res; i++)
-				*res = jj_eq(v, &x->u.l->v[i]);
+				*res = jj_eq_work(v, &x->u.l->v[i], &work);
+			if (jj_charge(r, line, 0, work) < 0)
+				return -1;
 		} else if (x->type == JJ_DICT) {
-			for (i = 0, *res = 0; i < x->u.d->n && !*res; i++)
-				*res = jj_eq(v, &x->u.d->k[i]);
+			*res = jj_dict_find(x->u.d, v) >= 0;
 		} else {
 			return jj_err(r, line, "in: argument of type '%s' is not iterable", jj_typename(x));
 		}

@@ -101,11 +101,17 @@ struct jj_val {
 struct jj_list {
 	size_t n;
 	struct jj_val *v;
+	int tuple;			/* a tuple: prints as one, never == a list */
 };
 
-struct jj_dict {			/* insertion order, linear lookup */
+/* Insertion order; past a few keys, an open-addressing index of them
+ * (slot[i]: 1 + the key's place, 0 empty), so that building a dict of
+ * n keys and looking one up take O(n) and O(1), not O(n^2) and O(n). */
+struct jj_dict {
 	size_t n, cap;
 	struct jj_val *k, *v;
+	uint32_t *slot;
+	size_t nslot;			/* a power of two, or 0 */
 };
 
 /* ---- the AST ---- */
@@ -117,7 +123,7 @@ enum {
 	/* expressions */
 	N_LIT, N_NAME, N_ATTR, N_ITEM, N_SLICE, N_CALL, N_FILTER, N_TEST,
 	N_NOT, N_NEG, N_POS, N_BIN, N_AND, N_OR, N_COND, N_LIST, N_DICT,
-	N_KWARG
+	N_KWARG, N_CMP
 };
 
 /* two-character operators, as the lexer codes them */
@@ -149,7 +155,10 @@ enum { OP_EQ = 256, OP_NE, OP_LE, OP_GE, OP_FLOORDIV, OP_POW, OP_IN, OP_NOTIN };
  *   N_BIN     op ('+', '-', '*', '/', '%', '~', '<', '>', OP_*), a, b
  *   N_AND, N_OR  a, b
  *   N_COND    a value, b condition, c else value or NULL
- *   N_LIST    v[n] items
+ *   N_CMP     a chain of comparisons a op1 b op2 c ...: a the first
+ *             operand, v[n] N_BIN nodes of op and b the next operand (a
+ *             unused), each operand evaluated once, as Python's
+ *   N_LIST    v[n] items; op 1: a tuple
  *   N_DICT    v[2n]: key, value, key, value, ...
  *   N_KWARG   s name, a value */
 struct node {
@@ -184,6 +193,7 @@ struct rd {
 	struct jj_arena a;		/* every value of the render */
 	struct jj_limits lim;
 	unsigned long long iters;
+	size_t workbytes;		/* bytes charged, short of a unit */
 	int calls;			/* macro calls in progress */
 	int nest;			/* evaluation recursion */
 	time_t now;
@@ -209,6 +219,16 @@ struct jj_list *jj_newlist(struct rd *r, int line, size_t n);
 struct jj_dict *jj_newdict(struct rd *r, int line, size_t cap);
 int jj_dict_put(struct rd *r, int line, struct jj_dict *d, struct jj_val k, struct jj_val v);
 struct jj_val *jj_dict_get(const struct jj_dict *d, const char *key, size_t n);
+/* The place of key k in d, or -1. */
+long jj_dict_find(const struct jj_dict *d, const struct jj_val *k);
+/* Empty d, keeping its arrays. */
+void jj_dict_clear(struct jj_dict *d);
+/* Charge an operation's work to the iteration budget: one unit per
+ * JJ_WORKBYTES bytes it reads or writes plus one per item it goes
+ * through, so that no single operation runs unbounded by the limits.
+ * 0, or -1 after jj_err. */
+#define JJ_WORKBYTES 64
+int jj_charge(struct rd *r, int line, size_t bytes, size_t items);
 /* n items of size bytes in the arena; NULL after jj_err. */
 void *jj_ralloc(struct rd *r, int line, size_t n, size_t size);
 int jj_sb_str(struct rd *r, int line, struct jj_sb *b, const char *s);
@@ -221,6 +241,13 @@ int jj_sb_val(struct rd *r, int line, struct jj_sb *b, struct jj_val *out);
 const char *jj_typename(const struct jj_val *v);
 int jj_truthy(const struct jj_val *v);
 int jj_eq(const struct jj_val *a, const struct jj_val *b);
+/* jj_eq, adding to *work the bytes and items it compared (its cost, for
+ * jj_charge: a compare of lists may go through far more than their
+ * lengths). */
+int jj_eq_work(const struct jj_val *a, const struct jj_val *b, size_t *work);
+/* What v holds, for jj_charge: a string's bytes / JJ_WORKBYTES, a list's
+ * or dict's items, else 1. */
+size_t jj_size(const struct jj_val *v);
 /* Python's <: *lt set, 0; -1 after jj_err if a and b do not compare. */
 int jj_less(struct rd *r, int line, const struct jj_val *a, const struct jj_val *b, int *lt);
 int jj_isnum(const struct jj_val *v);

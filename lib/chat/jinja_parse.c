@@ -222,15 +222,25 @@ primary(struct ps *p)
 			return NULL;
 		n->lit.u.s.p = k->s;
 		n->lit.u.s.n = k->n;
-		/* adjacent strings are one, as in Python */
-		for (p->pos++; cur(p)->type == T_STR; p->pos++) {
-			size_t len = n->lit.u.s.n + cur(p)->n;
+		/* adjacent strings are one, as in Python: one copy of them
+		 * all, so that many take linear time */
+		{
+			size_t i, len = 0, o = 0;
+			for (i = p->pos; p->tk[i].type == T_STR; i++)
+				len += p->tk[i].n;	/* within the source's length */
+			if (i == p->pos + 1) {
+				p->pos++;
+				return n;
+			}
 			if (!(s = jj_alloc(&p->t->arena, len + 1))) {
 				jj_perr(p, k->line, "out of memory");
 				return NULL;
 			}
-			memcpy(s, n->lit.u.s.p, n->lit.u.s.n);
-			memcpy(s + n->lit.u.s.n, cur(p)->s, cur(p)->n + 1);
+			for (; p->pos < i; p->pos++) {
+				memcpy(s + o, cur(p)->s, cur(p)->n);
+				o += cur(p)->n;
+			}
+			s[o] = '\0';
 			n->lit.u.s.p = s;
 			n->lit.u.s.n = len;
 		}
@@ -250,7 +260,9 @@ primary(struct ps *p)
 			p->pos++;
 			if (isop(p, ')')) {	/* the empty tuple */
 				p->pos++;
-				return mk(p, N_LIST, k->line);
+				if ((n = mk(p, N_LIST, k->line)))
+					n->op = 1;
+				return n;
 			}
 			if (!(n = tuple(p, 0)) || expect_op(p, ')') < 0)
 				return NULL;
@@ -543,12 +555,12 @@ math1(struct ps *p)
 	return n;
 }
 
-/* Comparisons chain as in Python (a < b < c is a < b and b < c); the
- * templates do not chain, so a chain is taken left to right. */
+/* Comparisons chain as in Python: a < b < c is a < b and b < c, b
+ * evaluated once (an N_CMP). */
 static struct node *
 compare(struct ps *p)
 {
-	struct node *n = math1(p);
+	struct node *n = math1(p), *chain = NULL, *c;
 	int op, line;
 
 	while (n) {
@@ -564,11 +576,19 @@ compare(struct ps *p)
 			op = OP_NOTIN;
 			p->pos += 2;
 		} else {
-			return n;
+			return chain ? chain : n;
 		}
-		n = binop(p, N_BIN, op, n, math1(p), line);
+		if (!chain) {
+			if (!(chain = mk(p, N_CMP, line)))
+				return NULL;
+			chain->a = n;
+		}
+		if (!(c = mk(p, N_BIN, line)) || !(c->b = math1(p)) ||
+		    addkid(p, chain, c) < 0)
+			return NULL;
+		c->op = op;
 	}
-	return n;
+	return NULL;
 }
 
 static struct node *
@@ -669,6 +689,7 @@ tuple(struct ps *p, int simple)
 			return e;
 		if (!t && !(t = mk(p, N_LIST, line)))
 			return NULL;
+		t->op = 1;	/* a tuple */
 		if (addkid(p, t, e) < 0)
 			return NULL;
 		if (!isop(p, ','))

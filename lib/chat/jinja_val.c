@@ -25,6 +25,8 @@ jj_sb_add(struct rd *r, int line, struct jj_sb *b, const void *p, size_t n)
 	if (n > r->lim.output || b->n > r->lim.output - n)
 		return jj_err(r, line, "%s longer than the limit of %zu bytes",
 		    b == r->out ? "output" : "string", r->lim.output);
+	if (jj_charge(r, line, n, 0) < 0)
+		return -1;
 	if (b->cap - b->n < n + 1) {
 		cap = b->cap ? b->cap : 256;
 		while (cap - b->n < n + 1)
@@ -105,6 +107,7 @@ jj_newlist(struct rd *r, int line, size_t n)
 	if (!l || !(l->v = jj_ralloc(r, line, n, sizeof(*l->v))))
 		return NULL;
 	l->n = n;
+	l->tuple = 0;
 	return l;
 }
 
@@ -120,53 +123,178 @@ jj_newdict(struct rd *r, int line, size_t cap)
 		return NULL;
 	d->n = 0;
 	d->cap = cap;
+	d->slot = NULL;
+	d->nslot = 0;
 	return d;
+}
+
+/* ---- the dict index ---- */
+
+#define INDEXFROM 8		/* keys past which a dict has an index */
+
+static uint64_t
+mix(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	return x;
+}
+
+static uint64_t
+hashbytes(const char *p, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;	/* FNV-1a */
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		h = (h ^ (unsigned char)p[i]) * 0x100000001b3ULL;
+	return mix(h);
+}
+
+/* Equal values (jj_eq) hash alike: 1, 1.0 and true too. */
+static uint64_t
+hashval(const struct jj_val *v)
+{
+	double f;
+
+	switch (v->type) {
+	case JJ_STR:
+		return hashbytes(v->u.s.p, v->u.s.n);
+	case JJ_BOOL:
+	case JJ_INT:
+		return mix((uint64_t)v->u.i);
+	case JJ_FLOAT:
+		f = v->u.f;
+		if (f == floor(f) && fabs(f) < 9.2e18)
+			return mix((uint64_t)(long long)f);
+		{
+			uint64_t bits;	/* not an integer: equal only to itself */
+			memcpy(&bits, &f, sizeof(bits));
+			return mix(bits);
+		}
+	case JJ_LIST:
+		return mix(v->u.l->n * 2 + (size_t)v->u.l->tuple);
+	default:
+		return (uint64_t)v->type;
+	}
+}
+
+/* Put key i of d in its index. */
+static void
+slotput(struct jj_dict *d, size_t i)
+{
+	size_t m = d->nslot - 1, h = (size_t)hashval(&d->k[i]) & m;
+
+	while (d->slot[h])
+		h = (h + 1) & m;
+	d->slot[h] = (uint32_t)(i + 1);
+}
+
+/* An index of at least 4 slots a key; 0, or -1 after jj_err. */
+static int
+reindex(struct rd *r, int line, struct jj_dict *d)
+{
+	size_t ns = 16, i;
+
+	while (ns < 4 * d->n)
+		ns *= 2;
+	if (ns > UINT32_MAX || !(d->slot = jj_ralloc(r, line, ns, sizeof(*d->slot))))
+		return ns > UINT32_MAX ? jj_err(r, line, "dict of too many keys") : -1;
+	memset(d->slot, 0, ns * sizeof(*d->slot));
+	d->nslot = ns;
+	for (i = 0; i < d->n; i++)
+		slotput(d, i);
+	return 0;
+}
+
+long
+jj_dict_find(const struct jj_dict *d, const struct jj_val *k)
+{
+	size_t i, m, h;
+
+	if (!d->nslot) {
+		for (i = 0; i < d->n; i++)
+			if (jj_eq(&d->k[i], k))
+				return (long)i;
+		return -1;
+	}
+	m = d->nslot - 1;
+	for (h = (size_t)hashval(k) & m; d->slot[h]; h = (h + 1) & m)
+		if (jj_eq(&d->k[d->slot[h] - 1], k))
+			return (long)d->slot[h] - 1;
+	return -1;
+}
+
+void
+jj_dict_clear(struct jj_dict *d)
+{
+	d->n = 0;
+	d->slot = NULL;		/* left in the arena */
+	d->nslot = 0;
 }
 
 int
 jj_dict_put(struct rd *r, int line, struct jj_dict *d, struct jj_val k, struct jj_val v)
 {
-	size_t i;
+	long at = jj_dict_find(d, &k);
 	struct jj_val *nk, *nv;
 
-	for (i = 0; i < d->n; i++)
-		if (jj_eq(&d->k[i], &k)) {
-			d->v[i] = v;
-			return 0;
-		}
+	if (at >= 0) {
+		d->v[at] = v;
+		return 0;
+	}
 	if (d->n == d->cap) {
-		if (!(nk = jj_ralloc(r, line, d->cap * 2, sizeof(*nk))) ||
-		    !(nv = jj_ralloc(r, line, d->cap * 2, sizeof(*nv))))
+		size_t cap = d->cap ? d->cap * 2 : 8;
+		if (!(nk = jj_ralloc(r, line, cap, sizeof(*nk))) ||
+		    !(nv = jj_ralloc(r, line, cap, sizeof(*nv))))
 			return -1;
-		memcpy(nk, d->k, d->n * sizeof(*nk));
-		memcpy(nv, d->v, d->n * sizeof(*nv));
+		if (d->n) {
+			memcpy(nk, d->k, d->n * sizeof(*nk));
+			memcpy(nv, d->v, d->n * sizeof(*nv));
+		}
 		d->k = nk;
 		d->v = nv;
-		d->cap *= 2;
+		d->cap = cap;
 	}
 	d->k[d->n] = k;
 	d->v[d->n++] = v;
+	if (d->n < INDEXFROM)
+		return 0;
+	if (4 * d->n > d->nslot * 3 || !d->nslot)	/* grow at 3/4 full */
+		return reindex(r, line, d);
+	slotput(d, d->n - 1);
 	return 0;
 }
 
 struct jj_val *
 jj_dict_get(const struct jj_dict *d, const char *key, size_t n)
 {
-	size_t i;
+	size_t i, m, h;
+	const struct jj_val *k;
 
-	for (i = 0; i < d->n; i++)
-		if (d->k[i].type == JJ_STR && d->k[i].u.s.n == n &&
-		    !memcmp(d->k[i].u.s.p, key, n))
-			return &d->v[i];
+	if (!d->nslot) {
+		for (i = 0; i < d->n; i++)
+			if (d->k[i].type == JJ_STR && d->k[i].u.s.n == n &&
+			    !memcmp(d->k[i].u.s.p, key, n))
+				return &d->v[i];
+		return NULL;
+	}
+	m = d->nslot - 1;
+	for (h = (size_t)hashbytes(key, n) & m; d->slot[h]; h = (h + 1) & m) {
+		k = &d->k[d->slot[h] - 1];
+		if (k->type == JJ_STR && k->u.s.n == n && !memcmp(k->u.s.p, key, n))
+			return &d->v[d->slot[h] - 1];
+	}
 	return NULL;
 }
 
 int
 jj_sb_val(struct rd *r, int line, struct jj_sb *b, struct jj_val *out)
 {
-	char *p = jj_ralloc(r, line, b->n + 1, 1);
+	char *p;
 
-	if (!p)
+	if (jj_charge(r, line, b->n, 0) < 0 || !(p = jj_ralloc(r, line, b->n + 1, 1)))
 		return -1;
 	if (b->n)
 		memcpy(p, b->p, b->n);
@@ -221,6 +349,8 @@ jj_uoff(const char *s, size_t n, size_t i)
 const char *
 jj_typename(const struct jj_val *v)
 {
+	if (v->type == JJ_LIST && v->u.l->tuple)
+		return "tuple";
 	static const char *const names[] = {
 		"Undefined", "NoneType", "bool", "int", "float", "str", "list",
 		"dict", "Namespace", "Macro", "builtin_function", "LoopContext",
@@ -261,14 +391,14 @@ jj_numf(const struct jj_val *v)
 #define MAXVAL 1000
 
 static int
-eq(const struct jj_val *a, const struct jj_val *b, int depth)
+eq(const struct jj_val *a, const struct jj_val *b, int depth, size_t *work)
 {
 	size_t i;
 	struct jj_val *w;
 
 	if (depth > MAXVAL)
 		return 0;
-
+	(*work)++;
 	if (jj_isnum(a) && jj_isnum(b)) {
 		if (a->type != JJ_FLOAT && b->type != JJ_FLOAT)
 			return a->u.i == b->u.i;
@@ -279,23 +409,25 @@ eq(const struct jj_val *a, const struct jj_val *b, int depth)
 	switch (a->type) {
 	case JJ_UNDEF: case JJ_NONE: return 1;
 	case JJ_STR:
-		return a->u.s.n == b->u.s.n && !memcmp(a->u.s.p, b->u.s.p, a->u.s.n);
+		if (a->u.s.n != b->u.s.n)
+			return 0;
+		*work += a->u.s.n / JJ_WORKBYTES;
+		return !memcmp(a->u.s.p, b->u.s.p, a->u.s.n);
 	case JJ_LIST:
-		if (a->u.l->n != b->u.l->n)
+		if (a->u.l->n != b->u.l->n || a->u.l->tuple != b->u.l->tuple)
 			return 0;
 		for (i = 0; i < a->u.l->n; i++)
-			if (!eq(&a->u.l->v[i], &b->u.l->v[i], depth + 1))
+			if (!eq(&a->u.l->v[i], &b->u.l->v[i], depth + 1, work))
 				return 0;
 		return 1;
 	case JJ_DICT:
 		if (a->u.d->n != b->u.d->n)
 			return 0;
 		for (i = 0; i < a->u.d->n; i++) {
-			size_t j;
-			for (j = 0, w = NULL; j < b->u.d->n && !w; j++)
-				if (eq(&a->u.d->k[i], &b->u.d->k[j], depth + 1))
-					w = &b->u.d->v[j];
-			if (!w || !eq(&a->u.d->v[i], w, depth + 1))
+			long j = jj_dict_find(b->u.d, &a->u.d->k[i]);
+			*work += 1 + (a->u.d->k[i].type == JJ_STR ? a->u.d->k[i].u.s.n / JJ_WORKBYTES : 0);
+			w = j >= 0 ? &b->u.d->v[j] : NULL;
+			if (!w || !eq(&a->u.d->v[i], w, depth + 1, work))
 				return 0;
 		}
 		return 1;
@@ -309,7 +441,26 @@ eq(const struct jj_val *a, const struct jj_val *b, int depth)
 int
 jj_eq(const struct jj_val *a, const struct jj_val *b)
 {
-	return eq(a, b, 0);
+	size_t work = 0;
+
+	return eq(a, b, 0, &work);
+}
+
+int
+jj_eq_work(const struct jj_val *a, const struct jj_val *b, size_t *work)
+{
+	return eq(a, b, 0, work);
+}
+
+size_t
+jj_size(const struct jj_val *v)
+{
+	switch (v->type) {
+	case JJ_STR: return 1 + v->u.s.n / JJ_WORKBYTES;
+	case JJ_LIST: return 1 + v->u.l->n;
+	case JJ_DICT: case JJ_NS: return 1 + v->u.d->n;
+	default: return 1;
+	}
 }
 
 static int
@@ -335,7 +486,7 @@ less(struct rd *r, int line, const struct jj_val *a, const struct jj_val *b, int
 		*lt = x < 0 || (x == 0 && a->u.s.n < b->u.s.n);
 		return 0;
 	}
-	if (a->type == JJ_LIST && b->type == JJ_LIST) {
+	if (a->type == JJ_LIST && b->type == JJ_LIST && a->u.l->tuple == b->u.l->tuple) {
 		n = a->u.l->n < b->u.l->n ? a->u.l->n : b->u.l->n;
 		for (i = 0; i < n; i++)
 			if (!jj_eq(&a->u.l->v[i], &b->u.l->v[i]))
@@ -477,12 +628,15 @@ write_val(struct rd *r, int line, struct jj_sb *b, const struct jj_val *v, int r
 			return write_repr_str(r, line, b, v->u.s.p, v->u.s.n);
 		return jj_sb_add(r, line, b, v->u.s.p, v->u.s.n);
 	case JJ_LIST:
-		if (jj_sb_str(r, line, b, "[") < 0)
+		/* Python's: [1, 2], (1, 2), (1,) */
+		if (jj_sb_str(r, line, b, v->u.l->tuple ? "(" : "[") < 0)
 			return -1;
 		for (i = 0; i < v->u.l->n; i++)
 			if ((i && jj_sb_str(r, line, b, ", ") < 0) ||
 			    write_val(r, line, b, &v->u.l->v[i], 1, depth + 1) < 0)
 				return -1;
+		if (v->u.l->tuple)
+			return jj_sb_str(r, line, b, v->u.l->n == 1 ? ",)" : ")");
 		return jj_sb_str(r, line, b, "]");
 	case JJ_DICT:
 	case JJ_NS:
@@ -715,7 +869,9 @@ jj_sort(struct rd *r, int line, struct jj_val *v, size_t *idx, size_t n, int rev
 
 	if (n < 2)
 		return 0;
-	if (!(tmp = jj_ralloc(r, line, n, sizeof(*tmp))))
+	for (w = 1, k = 0; w < n; w *= 2)
+		k += n;		/* the comparisons of a merge sort */
+	if (jj_charge(r, line, 0, k) < 0 || !(tmp = jj_ralloc(r, line, n, sizeof(*tmp))))
 		return -1;
 	for (w = 1; w < n; w *= 2) {
 		for (lo = 0; lo < n; lo += 2 * w) {

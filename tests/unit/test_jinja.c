@@ -282,6 +282,32 @@ static const struct { const char *t, *vars, *want; } cases[] = {
 	{ "{% set ns = namespace(s='') %}{% for i in range(3000) %}{% set ns.s = ns.s ~ (i % 10) %}{% endfor %}{{ ns.s | length }} {{ ns.s[-12:] }}",
 	  "{}",
 	  "3000 890123456789" },
+	/* issue 31: where pipelm gave other results than Jinja2 */
+	{ "{% for x in 'abc' %}{{ 1 <= loop.index < 2 }} {% endfor %}{{ 3 > 2 > 1 }} {{ 1 < 2 in [2] }} {{ 1 == 1 != 2 }} {{ 2 > 1 > 1 }}",
+	  "{}",
+	  "True False False True True True False" },
+	{ "{{ 'x y z'.rsplit(none, 1) }} {{ '  a b c '.rsplit(none, 1) }} {{ ' a  b '.rsplit(none, 0) }} {{ ' a  b '.rsplit() }} {{ 'aaa'.rsplit('aa') }} {{ 'abcabc'.rsplit('bc', 1) }}",
+	  "{}",
+	  "['x y', 'z'] ['  a b', 'c'] [' a  b'] ['a', 'b'] ['a', ''] ['abca', '']" },
+	{ "{{ '7.9'|int }} {{ ' 7 '|int }} {{ '1e5'|int }} {{ '0x1A'|int(base=16) }} {{ '-0x_f'|int(0, 16) }} {{ '0b101'|int(base=0) }} {{ '010'|int(base=0) }} {{ '1_000'|int }} {{ '1__0'|int }} {{ 'z'|int(base=36) }} {{ 'inf'|int }} {{ 'nan'|int(-1) }} {{ none|int }} {{ [1]|int(5) }}",
+	  "{}",
+	  "7 7 100000 26 -15 5 10 1000 0 35 0 -1 0 5" },
+	{ "{{ ' 2.5 '|float }} {{ '1_0.5'|float }} {{ ' -Infinity '|float }} {{ 'nan'|float }} {{ '_1'|float }} {{ '0x10'|float }} {{ '1e'|float(9) }} {{ 3|float }}",
+	  "{}",
+	  "2.5 10.5 -inf nan 0.0 0.0 9 3.0" },
+	{ "{{ (1,) }} {{ (1,) == [1] }} {{ () }} {{ (1, 2) }} {{ 1, 2 }} {{ (1, 2) + (3,) }} {{ (1, 2, 3)[1:] }} {{ (1, 2) * 2 }} {{ (1, 2) | list }} {{ (1, 2) | tojson }} {{ (1, 2) == (1, 2) }} {{ (1, 2) < (1, 3) }}",
+	  "{}",
+	  "(1,) False () (1, 2) (1, 2) (1, 2, 3) (2, 3) (1, 2, 1, 2) [1, 2] [1, 2] True True" },
+	{ "{% set a = 1, 2 %}{{ a }} {{ d.items() | list }} {{ d | dictsort }} {{ ('a', 1) in d | items }} {% for k, v in d.items() %}{{ k }}={{ v }}{% endfor %}",
+	  "{\"d\": {\"a\": 1}}",
+	  "(1, 2) [('a', 1)] [('a', 1)] True a=1" },
+	{ "{{ strftime_now('%') }}|{{ strftime_now('a%') }}|{{ strftime_now('%%') }}",
+	  "{}",
+	  "%|a%|%" },
+	/* dicts with an index (past 8 keys): lookups, repeated keys, equality */
+	{ "{% set d = {'k0': 0, 'k1': 1, 'k2': 2, 'k3': 3, 'k4': 4, 'k5': 5, 'k6': 6, 'k7': 7, 'k8': 8, 'k9': 9, 1: 'one', 'k3': 33} %}{{ d | length }} {{ d.k9 }} {{ d['k3'] }} {{ d[1.0] }} {{ d[true] }} {{ 'k8' in d }} {{ 'x' in d }} {{ d.get('k0') }} {{ d == dict(d) }} {{ d | list | first }}",
+	  "{}",
+	  "11 9 33 one one True False 0 True k0" },
 };
 
 /* Render t over vars (a JSON object) with lim; the output in *out (caller
@@ -399,6 +425,9 @@ static const struct { const char *t, *msg; } errors[] = {
 	{ "\n\n{{ 1e300 | int }}", "t, line 3: int: 1e+300 out of range" },
 	{ "\n\n{{ '99999999999999999999' | int }}", "t, line 3: int: 99999999999999999999 out of range" },
 	{ "\n\n{{ '\\x4' }}", "t, line 3: invalid \\x escape" },
+	{ "\n\n{{ x | int }}", "t, line 3: 'x' is undefined" },
+	{ "\n\n{{ [1] < (1,) }}", "t, line 3: '<' not supported between 'list' and 'tuple'" },
+	{ "\n\n{{ [1] + (1,) }}", "t, line 3: can only concatenate list (not \"tuple\") to list" },
 };
 
 static void
@@ -479,6 +508,24 @@ test_limits(void)
 	lim.memory = 1 << 20;
 	CHECK(render("{{ 'ab' * 9223372036854775807 }}", "{}", &lim, &out, msg, sizeof(msg)) == -1);
 	CHECK(strstr(msg, "memory limit"));
+	/* the work inside one operation counts (issue 31): a search of
+	 * 1 MB in 2000 turns, a compare of lists of one 1 MB string; and a
+	 * string built up in place is charged what it copies, not its
+	 * length at each turn */
+	lim = jj_default_limits;
+	lim.iter = 100000;
+	CHECK(render("{% set s = 'a' * 1000000 %}{% for i in range(2000) %}\n{% if 'b' in s %}x{% endif %}{% endfor %}",
+	    "{}", &lim, &out, msg, sizeof(msg)) == -1);
+	CHECK(strstr(msg, "t, line 2: more than the limit of 100000 loop iterations and macro calls, with the work of operations"));
+	CHECK(render("{% set l = ['a' * 1000000] * 100 %}{% set m = ['a' * 1000000] * 100 %}{% for i in range(100) %}\n{{ l == m }}{% endfor %}",
+	    "{}", &lim, &out, msg, sizeof(msg)) == -1);
+	CHECK(strstr(msg, "t, line 2: more than the limit of 100000"));
+	CHECK(render("{% set s = 'a b ' * 100000 %}{% for i in range(100) %}{{ s.split() | length }}{% endfor %}",
+	    "{}", &lim, &out, msg, sizeof(msg)) == -1);
+	CHECK(render("{% set ns = namespace(s='') %}{% for i in range(20000) %}{% set ns.s = ns.s ~ '0123456789' %}{% endfor %}{{ ns.s | length }}",
+	    "{}", &lim, &out, msg, sizeof(msg)) == 0);
+	CHECK(out && !strcmp(out, "200000"));
+	free(out);
 	/* nesting the parser refuses rather than recursing without bound */
 	memset(deep, '(', 1002);
 	deep[0] = deep[1] = '{';
