@@ -630,8 +630,8 @@ evalargs(struct rd *r, const struct node *n, struct jj_args *a)
 	return 0;
 }
 
-/* Loop iterations, macro calls and the work of operations (jj_charge)
- * share one budget: with it, and the limits on depth, output and memory,
+/* Loop iterations, macro calls and the work of operations (jj_charge,
+ * jinja_val.c) share one budget: with it, and the limits on depth, output and memory,
  * every template ends. */
 static int
 count_iter(struct rd *r, int line)
@@ -641,23 +641,6 @@ count_iter(struct rd *r, int line)
 	return 0;
 }
 
-int
-jj_charge(struct rd *r, int line, size_t bytes, size_t items)
-{
-	unsigned long long w;
-
-	bytes += r->workbytes;	/* no overflow: a string's size, and < 64 */
-	r->workbytes = bytes % JJ_WORKBYTES;
-	w = bytes / JJ_WORKBYTES + (unsigned long long)items;
-
-	if (w > r->lim.iter - (r->iters < r->lim.iter ? r->iters : r->lim.iter)) {
-		r->iters = r->lim.iter;
-		return jj_err(r, line, "more than the limit of %llu loop iterations and macro calls, "
-		    "with the work of operations (one a %d bytes or an item)", r->lim.iter, JJ_WORKBYTES);
-	}
-	r->iters += w;
-	return 0;
-}
 
 /* Call macro m; its frame's parent is the template's top level, or for
  * a call block's caller the scope of the call block.  caller: the value

@@ -16,6 +16,26 @@
 
 /* ---- buffers and constructors ---- */
 
+/* The budget of jinja.c's count_iter, which the work of an operation
+ * draws on too. */
+int
+jj_charge(struct rd *r, int line, size_t bytes, size_t items)
+{
+	unsigned long long w;
+
+	bytes += r->workbytes;	/* no overflow: a string's size, and < 64 */
+	r->workbytes = bytes % JJ_WORKBYTES;
+	w = bytes / JJ_WORKBYTES + (unsigned long long)items;
+
+	if (w > r->lim.iter - (r->iters < r->lim.iter ? r->iters : r->lim.iter)) {
+		r->iters = r->lim.iter;
+		return jj_err(r, line, "more than the limit of %llu loop iterations and macro calls, "
+		    "with the work of operations (one a %d bytes or an item)", r->lim.iter, JJ_WORKBYTES);
+	}
+	r->iters += w;
+	return 0;
+}
+
 int
 jj_sb_add(struct rd *r, int line, struct jj_sb *b, const void *p, size_t n)
 {
