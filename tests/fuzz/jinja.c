@@ -1,8 +1,9 @@
 /* fuzz/jinja.c: a chat template of any bytes, parsed and rendered over
  * a small fixed conversation under tight limits.  Nothing may fault or
  * run long, and what renders stays within the output limit; the
- * iteration, depth and memory limits are jinja.h's to keep (libFuzzer's
- * -timeout and -rss_limit_mb catch a limit that does not hold). */
+ * iteration, depth and memory limits are jinja.h's to keep: a parse and
+ * a render take less than FUZZ_CPU_BOUND (fuzz.h), and libFuzzer's
+ * -rss_limit_mb catches memory that the limit does not hold. */
 #define FUZZ_INIT
 #include "fuzz.h"
 #include "../../lib/chat/jinja.h"
@@ -52,16 +53,21 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct jj_tmpl *t;
 	char *out;
 	size_t len;
+	double t0 = fuzz_cpu();
 
 	if (jj_parse(&t, (const char *)data, size, "fuzz") < 0) {
 		FUZZ_ASSERT(t == NULL);
+		FUZZ_ASSERT(fuzz_cpu() - t0 < FUZZ_CPU_BOUND);
 		return 0;
 	}
+	/* parsing is linear, and a render within the limits, the work of
+	 * each operation included (jinja.h), takes milliseconds */
 	if (jj_render(t, vars, nvars, &lim, 0, &out, &len) == 0) {
 		FUZZ_ASSERT(out && len <= lim.output && out[len] == '\0');
 		free(out);
 	} else
 		FUZZ_ASSERT(out == NULL);
+	FUZZ_ASSERT(fuzz_cpu() - t0 < FUZZ_CPU_BOUND);
 	/* a template renders any number of times, alike */
 	if (jj_render(t, vars, nvars, &lim, 0, &out, &len) == 0)
 		free(out);
