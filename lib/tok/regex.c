@@ -85,6 +85,13 @@ struct look {
 	int *stack;
 	size_t mpos;		/* memo: the result at mpos */
 	int mres;
+	/* the results at every character boundary of the text (re->tb),
+	 * when have: see looktable */
+	unsigned char *res;
+	int have;
+	int *pstart, *pred;	/* the epsilon edges reversed: the
+				 * predecessors of pc + i are pred[pstart[i]
+				 * .. pstart[i + 1]) */
 };
 
 struct re {
@@ -104,6 +111,10 @@ struct re {
 	int *clos;
 	int *cpool;
 	unsigned long long steps;
+	/* the text the lookahead tables are for: its character boundaries
+	 * from tb[0] (where its first search began) to tb[ntb - 1] = tn */
+	const unsigned char *ts;
+	size_t tn, *tb, ntb;
 	/* parsing only */
 	struct node *nd;
 	size_t nnd, ndcap;
@@ -1623,6 +1634,170 @@ step(const struct run *R, const struct inst *in, uint32_t c)
 	}
 }
 
+/* Lookahead tables.  A lookahead only asks whether its body matches at
+ * p, which depends on the position and not on where the search began
+ * (but for \G, whose lookaheads keep the scan below).  Scanning forward
+ * from every position the main machine reaches is quadratic
+ * (a(?=[^z]*z) over a run of a's); instead the body's result at every
+ * character boundary is found at once, backwards: at position q, an
+ * instruction leads to a match if it is the match, or reads the
+ * character at q and its next instruction leads to one at the next
+ * boundary, or is an epsilon move (whose assertion holds at q) to one
+ * that does.  The last is a reverse reachability over the body's
+ * epsilon edges, O(m) at each boundary: O(m * n) for the text, computed
+ * once per text (re_search keeps the table while s and n stay the same
+ * and start is not 0). */
+
+/* the body's epsilon edges, reversed (CSR); 0, or -1 out of memory */
+static int
+lookedges(struct re *re, struct look *L)
+{
+	int m = L->end - L->pc, i, k, e, np = 0, t[2], nt;
+
+	if (!(L->pstart = calloc((size_t)m + 2, sizeof *L->pstart)))
+		return -1;
+	for (e = 0; e < 2; e++) {	/* count, then fill */
+		for (i = 0; i < m; i++) {
+			const struct inst *in = &re->prog[L->pc + i];
+			nt = 0;
+			switch (in->op) {
+			case I_JMP: t[nt++] = in->x; break;
+			case I_SPLIT: case I_REP: t[nt++] = in->x; t[nt++] = in->y; break;
+			case I_ENTER: case I_ASSERT: case I_LOOK: t[nt++] = L->pc + i + 1; break;
+			default: break;
+			}
+			for (k = 0; k < nt; k++) {
+				if (e == 0)
+					L->pstart[t[k] - L->pc + 2]++;
+				else
+					L->pred[L->pstart[t[k] - L->pc + 1]++] = i;
+			}
+		}
+		if (e == 0) {
+			for (i = 0; i < m; i++)
+				L->pstart[i + 2] += L->pstart[i + 1];
+			np = L->pstart[m + 1];
+			if (!(L->pred = malloc(((size_t)np + 1) * sizeof *L->pred)))
+				return -1;
+		}
+	}
+	return 0;
+}
+
+static int looktable(const struct run *R, int k);
+
+/* the place of boundary p in re->tb, or -1 */
+static long
+tbindex(const struct re *re, size_t p)
+{
+	size_t lo = 0, hi = re->ntb;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (re->tb[mid] < p)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < re->ntb && re->tb[lo] == p ? (long)lo : -1;
+}
+
+/* Fill lookahead k's table for the text of re->tb: 1, or 0 where it
+ * cannot (out of memory, a \G in its body): the scan then answers. */
+static int
+looktable(const struct run *R, int k)
+{
+	struct re *re = R->re;
+	struct look *L = &re->look[k];
+	int m = L->end - L->pc, i, *work = NULL;
+	unsigned char *g = NULL, *gn, *gc, *tmp;
+	size_t j, nw;
+	uint32_t c;
+
+	if (L->have)
+		return L->have > 0;
+	L->have = -1;
+	for (i = 0; i < m; i++) {
+		const struct inst *in = &re->prog[L->pc + i];
+		if ((in->op == I_ASSERT && in->arg == A_START) ||
+		    (in->op == I_LOOK && !looktable(R, in->x)))
+			return 0;
+	}
+	if ((!L->pstart && lookedges(re, L) < 0) ||
+	    !(L->res = realloc(L->res, re->ntb)) ||
+	    !(g = calloc(2 * (size_t)m, 1)) || !(work = malloc((size_t)m * sizeof *work))) {
+		free(g);
+		return 0;
+	}
+	gn = g, gc = g + m;
+	for (j = re->ntb; j-- > 0; ) {
+		size_t q = re->tb[j];
+		int last = j + 1 == re->ntb;
+		if (!last)
+			uni_decode(R->s + q, R->n - q, &c);
+		nw = 0;
+		for (i = 0; i < m; i++) {
+			const struct inst *in = &re->prog[L->pc + i];
+			re->steps++;
+			gc[i] = in->op == I_MATCH || (in->op <= I_CLASS && !last &&
+			    step(R, in, c) && gn[i + 1]);
+			if (gc[i])
+				work[nw++] = i;
+		}
+		while (nw) {
+			int t = work[--nw], e;
+			for (e = L->pstart[t]; e < L->pstart[t + 1]; e++) {
+				int u = L->pred[e];
+				const struct inst *in = &re->prog[L->pc + u];
+				re->steps++;
+				if (gc[u] || (in->op == I_ASSERT && !assertion(R, in->arg, q)) ||
+				    (in->op == I_LOOK && re->look[in->x].res[j] == in->arg))
+					continue;
+				gc[u] = 1;
+				work[nw++] = u;
+			}
+		}
+		L->res[j] = gc[0];
+		tmp = gn, gn = gc, gc = tmp;
+	}
+	free(g);
+	free(work);
+	L->have = 1;
+	return 1;
+}
+
+/* Start the tables for search R: kept if R's text is the one they are
+ * for and R's start one of its boundaries (not 0: a new text, though it
+ * may lie where the last one did), else made anew (lazily, by
+ * looktable). */
+static void
+looktext(const struct run *R)
+{
+	struct re *re = R->re;
+	size_t p, len, i, *nb;
+	uint32_t c;
+
+	if (!re->nlook)
+		return;
+	if (R->start && re->ts == R->s && re->tn == R->n && re->tb && tbindex(re, R->start) >= 0)
+		return;
+	for (i = 0; i < re->nlook; i++)
+		re->look[i].have = 0;
+	re->ts = R->s, re->tn = R->n, re->ntb = 0;
+	if (!(nb = realloc(re->tb, (R->n - R->start + 1) * sizeof *nb))) {
+		for (i = 0; i < re->nlook; i++)
+			re->look[i].have = -1;	/* the scans answer */
+		return;
+	}
+	re->tb = nb;
+	for (p = R->start; ; p += len) {
+		re->tb[re->ntb++] = p;
+		if (p >= R->n)
+			break;
+		len = R->s[p] < 0x80 ? 1 : uni_decode(R->s + p, R->n - p, &c);
+	}
+}
+
 /* Does lookahead k's body match at p? */
 static int
 lookahead(const struct run *R, int k, size_t p)
@@ -1631,9 +1806,12 @@ lookahead(const struct run *R, int k, size_t p)
 	struct list *cl = &L->l[0], *nl = &L->l[1], *t;
 	size_t i, len, p0 = p;
 	uint32_t c;
+	long j;
 
 	if (L->mpos == p)
 		return L->mres;
+	if (R->re->tb && R->re->ts == R->s && looktable(R, k) && (j = tbindex(R->re, p)) >= 0)
+		return L->res[j];
 	cl->n = cl->nmark = 0;
 	addthread(R, cl, L->stack, L->pc, L->pc, p, p);
 	for (;;) {
@@ -1677,6 +1855,7 @@ re_search(struct re *re, const char *str, size_t n, size_t start, size_t *ms, si
 		re->look[i].mpos = (size_t)-1;
 	if (start > n)
 		return 0;
+	looktext(&R);
 	cl->n = cl->nmark = 0;
 	for (;;) {
 		int seeded = matched;
@@ -1728,6 +1907,9 @@ lookfree(struct look *L)
 	listfree(&L->l[0]);
 	listfree(&L->l[1]);
 	free(L->stack);
+	free(L->res);
+	free(L->pstart);
+	free(L->pred);
 }
 
 /* re->clos: the closure of every pc a thread can start from, while the
@@ -1814,6 +1996,7 @@ re_free(struct re *re)
 	free(re->stack);
 	free(re->clos);
 	free(re->cpool);
+	free(re->tb);
 	free(re->nd);
 	free(re);
 }

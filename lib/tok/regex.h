@@ -69,13 +69,18 @@
  * most one per state (an instruction, and for an instruction inside k
  * loops that can match empty, one of k + 1 loop states) and position, so
  * one search from start costs O(m * (n - start)) steps for a program of
- * m states, without backtracking on any pattern.  Each lookahead is
- * evaluated at most once per position within a step, by the same machine
- * on its own sub-program, which adds O(m * w) per position for a
- * lookahead body matching at most w characters (w = n - position for an
- * unbounded one).  re_next's repeated searches, like every leftmost-first
- * find_iter, can rescan text past a match: O(m * n^2) at worst over a
- * whole string, quadratic, never exponential.
+ * m states, without backtracking on any pattern.  A lookahead's result
+ * at every character boundary of the text is found at once, backwards
+ * over the text (whether its body matches at a position does not depend
+ * on where the search began), O(m * (n - start)) for a search; the
+ * results are kept for the searches that follow on the same text (same s
+ * and n, start not 0: re_next's, tokenizers' find loops), so a caller
+ * that changes the bytes of s between two searches begins again at 0.
+ * A lookahead holding \G depends on the start: it is scanned forward from
+ * each position, O(m * w) for a body matching at most w characters.
+ * re_next's repeated searches, like every leftmost-first find_iter, can
+ * rescan text past a match: O(m * n^2) at worst over a whole string,
+ * quadratic, never exponential.
  *
  * A struct re holds its own scratch memory: one thread at a time. */
 #ifndef REGEX_H
@@ -96,7 +101,8 @@ void re_free(struct re *re);
 
 /* Leftmost match in s[0..n) starting at or after start (as onig_search
  * with range n: ^, \b and lookahead see all of s).  1 with the match in
- * [*ms, *me), or 0. */
+ * [*ms, *me), or 0.  A search with start > 0 may use the lookahead results
+ * of the previous one when s and n are the same (see the time bound). */
 int re_search(struct re *re, const char *s, size_t n, size_t start, size_t *ms, size_t *me);
 
 /* All matches, as the onig crate's find_iter: non-overlapping, left to
