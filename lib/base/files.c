@@ -99,14 +99,19 @@ outfile_open(struct outfile *o, const char *path)
 	 * file system; hidden, as an interrupted run may leave it */
 	memcpy(o->tmp, path, dirlen);
 	sprintf(o->tmp + dirlen, ".%s.tmp.XXXXXX", path + dirlen);
+	/* made and registered with the signals held off, so that a signal
+	 * finds it registered (and is then handled by cleanup.h) */
+	cleanup_hold();
 	if ((fd = mkstemp(o->tmp)) < 0) {
+		cleanup_release();
 		error("create a temporary file for %s:", path);
 		free(o->tmp);
 		o->tmp = NULL;
 		goto fail;
 	}
-	/* removed if a signal stops the run before outfile_close */
-	if ((o->slot = cleanup_add(o->tmp, 0)) < 0) {
+	o->slot = cleanup_add(o->tmp, 0);
+	cleanup_release();
+	if (o->slot < 0) {
 		unlink(o->tmp);
 		close(fd);
 		free(o->tmp);
@@ -254,13 +259,17 @@ outdir_open(struct outdir *o, const char *path, int force, const char *src)
 		sprintf(o->tmp, "%.*s.%.*s.tmp.XXXXXX", (int)(b - path), path,
 		    (int)(path + n - b), b);
 	}
+	cleanup_hold();		/* as in outfile_open */
 	if (!mkdtemp(o->tmp)) {
+		cleanup_release();
 		error("create a temporary folder for %s:", path);
 		free(o->tmp);
 		o->tmp = NULL;
 		goto fail;
 	}
-	if ((o->slot = cleanup_add(o->tmp, 1)) < 0)
+	o->slot = cleanup_add(o->tmp, 1);
+	cleanup_release();
+	if (o->slot < 0)
 		goto fail;
 	/* mkdtemp's 0700 until it is the target */
 	mask = umask(0);
