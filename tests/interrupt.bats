@@ -81,6 +81,9 @@ somewhen() {
 			[ -z "$(ls -A "$T" | grep tmp)" ]
 		done
 	done
+	# and uninterrupted, the new files
+	llm-quant -f "$T/f" "$T/q"
+	sums "$T/q" | cmp - "$T/new"
 }
 
 @test "interrupt: llm-logits -o leaves the old file or the new one, and no temporary but after SIGKILL" {
