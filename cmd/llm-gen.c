@@ -7,6 +7,7 @@
 #include "../lib/kern/kern.h"
 #include "../lib/model/model.h"
 #include "../lib/opt/modelopt.h"
+#include "../lib/stream/batch.h"
 #include "../lib/stream/rec.h"
 #include "../lib/stream/sample.h"
 #include "../lib/opt/sampopt.h"
@@ -24,7 +25,7 @@ static _Noreturn void
 usage(int status)
 {
 	fprintf(status ? stderr : stdout,
-	    "usage: %s [-esv] " SAMPOPT_USAGE " [--stop-text s ...]\n"
+	    "usage: %s [-eksv] " SAMPOPT_USAGE " [--stop-text s ...]\n"
 	    "       " REC_IDS_USAGE "\n"
 	    "       " MODELOPT_USAGE " [file ...]\n",
 	    argv0);
@@ -33,6 +34,7 @@ usage(int status)
 	    "  -e, --echo            start each output record with the prompt's ids\n"
 	    "  -s, --session         one sequence across all records, each extending it\n"
 	    "  -v, --verbose         print the seed, kernels and why each prompt stopped\n"
+	    BATCH_HELP
 	    "  -n, --max-new=N       at most N new ids a prompt (default: until EOS or context)\n"
 	    SAMPOPT_HELP
 	    SAMPOPT_STOPTEXT_HELP
@@ -44,8 +46,11 @@ usage(int status)
 }
 
 /* Generate the continuation of prompt r (from input name), in session
- * mode of the whole sequence so far: write each id as it is sampled. */
-static void
+ * mode of the whole sequence so far: write each id as it is sampled.
+ * 0, or -1 after a message for a prompt refused (before it ran, or,
+ * outside a session, as it ran): the caller ends its output record.
+ * A session that cannot go on ends the run. */
+static int
 generate(struct seq *sq, struct sampler *s, struct sampopt *so,
     struct rec *r, const char *name)
 {
@@ -59,18 +64,18 @@ generate(struct seq *sq, struct sampler *s, struct sampopt *so,
 	const char *wname;
 
 	if (rec_check(r, sq->m->cfg.vocab_size, name) < 0)
-		exit(1);
+		return -1;
 	if (!sflag || hist.n == 0) {
 		seq_reset(sq);
 		sampler_reset(s);	/* each prompt as if run alone */
 		hist.n = 0;
 	}
 	if (r->n == 0 && hist.n == 0)
-		die("%s: record %llu: empty prompt", name, r->no);
+		return error("%s: record %llu: empty prompt", name, r->no);
 	if (hist.n + r->n > (size_t)sq->ctx)
-		die("%s: record %llu: %s of %zu tokens exceeds the context "
-		    "of %d (see --ctx)", name, r->no, hist.n ? "session" :
-		    "prompt", hist.n + r->n, sq->ctx);
+		return error("%s: record %llu: %s of %zu tokens exceeds the "
+		    "context of %d (see --ctx)", name, r->no, hist.n ?
+		    "session" : "prompt", hist.n + r->n, sq->ctx);
 	pos0 = sq->pos;
 	from = hist.n;
 	fed = (int)(hist.n + r->n) - pos0;
@@ -88,14 +93,16 @@ generate(struct seq *sq, struct sampler *s, struct sampopt *so,
 	 * this record's */
 	if (!stop_none(st) &&
 	    !(logits = seq_forward(sq, hist.ids + sq->pos, (int)hist.n - sq->pos)))
-		exit(1);	/* it said why */
+		goto fail;	/* it said why */
 	while (!stop_none(st)) {
 		/* the sampler may rewrite the row (penalty): it is ours until
 		 * the next forward */
-		if ((id = sampler_next(s, (float *)logits, hist.ids, hist.n)) < 0)
-			die("%s: record %llu: position %zu: logit %d is %g (a weight "
-			    "that is not finite?)", name, r->no, hist.n - 1, s->bad,
-			    logits[s->bad]);
+		if ((id = sampler_next(s, (float *)logits, hist.ids, hist.n)) < 0) {
+			warn("%s: record %llu: position %zu: logit %d is %g (a "
+			    "weight that is not finite?)", name, r->no, hist.n - 1,
+			    s->bad, logits[s->bad]);
+			goto fail;
+		}
 		if (xgrow(&hist.ids, &hist.cap, hist.n + 1, sizeof(*hist.ids)) < 0)
 			exit(1);
 		hist.ids[hist.n++] = id;
@@ -122,7 +129,7 @@ generate(struct seq *sq, struct sampler *s, struct sampopt *so,
 			break;
 		}
 		if (!(logits = seq_forward(sq, &id, 1)))
-			exit(1);
+			goto fail;
 	}
 	wname = why == STOP_TEXT ? stoptext_hitname(stx, wbuf, sizeof wbuf) :
 	    stop_name(why);
@@ -139,6 +146,24 @@ generate(struct seq *sq, struct sampler *s, struct sampopt *so,
 	else
 		rec_end(stdout);
 	efflush(stdout, "<stdout>");
+	return 0;
+fail:
+	/* the session's sequence is no longer what the model ran */
+	if (sflag)
+		exit(1);
+	return -1;
+}
+
+/* End the output record of a prompt that failed: empty, or in text
+ * framing the ids written before it failed. */
+static void
+endfailed(void)
+{
+	if (ids == REC_U32)
+		rec_write(stdout, ids, NULL, 0);
+	else
+		rec_end(stdout);
+	efflush(stdout, "<stdout>");
 }
 
 int
@@ -146,6 +171,7 @@ main(int argc, char *argv[])
 {
 	static const struct option opts[] = {
 		{ "echo",    no_argument,       NULL, 'e' },
+		BATCH_LONGOPT,
 		{ "help",    no_argument,       NULL, 'h' },
 		{ "version", no_argument,       NULL, 'V' },
 		MODELOPT_LONGOPTS,
@@ -162,12 +188,13 @@ main(int argc, char *argv[])
 	struct seq sq;
 	struct rec r = { 0 };
 	struct rec_files rf;
+	struct batch b = { 0 };
 	int c, ret, got, r1, r2;
 
 	argv0 = argv[0];
 	modelopt_init(&mo);
 	sampopt_init(&so);
-	while ((c = getopt_long(argc, argv, "ehm:n:st:v", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "ehkm:n:st:v", opts, NULL)) != -1) {
 		if ((r1 = modelopt_parse(&mo, c, optarg)) < 0 ||
 		    (r2 = sampopt_parse(&so, c, optarg)) < 0)
 			exit(2);
@@ -177,6 +204,7 @@ main(int argc, char *argv[])
 			continue;
 		switch (c) {
 		case 'e': echo = 1; break;
+		case 'k': b.keepgoing = 1; break;
 		case 's': sflag = 1; break;
 		case 'h': usage(0);
 		case REC_OPT_IDS:
@@ -208,10 +236,15 @@ main(int argc, char *argv[])
 		return 1;
 
 	rec_files_init(&rf, argv, argc, ids);
-	while ((got = rec_files_next(&rf, &r)) > 0)
-		generate(&sq, &s, &so, &r, rf.fl.name);
+	while ((got = batch_next(&b, &rf, &r)) > 0) {
+		if (got == 2 || generate(&sq, &s, &so, &r, rf.fl.name) < 0) {
+			if (got != 2 && !batch_failed(&b))
+				exit(1);
+			endfailed();
+		}
+	}
 	rec_files_close(&rf);
-	ret = got < 0 || rf.fl.failed;
+	ret = got < 0 || rf.fl.failed || batch_end(&b);
 	ret |= fshut(stdout, "<stdout>");
 	if (mo.timing)
 		seq_print_stats(&sq, stderr, argv0);

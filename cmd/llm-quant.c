@@ -3,19 +3,18 @@
  * weight in 4 bits, round-to-nearest with the min-max scale per group,
  * config.json with its quantization_config, the tokenizer and
  * generation files copied. */
-#include <sys/stat.h>
-
-#include <errno.h>
 #include <getopt.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../lib/base/files.h"
 #include "../lib/base/json.h"
 #include "../lib/kern/kern.h"
 #include "../lib/kern/quant.h"
 #include "../lib/wsrc/wsrc.h"
+#include "../lib/disk/mdir.h"
 #include "../lib/disk/st.h"
 #include "../lib/base/util.h"
 
@@ -24,18 +23,29 @@ enum { O_ASYM = 0x600, O_CHANNEL, O_KEEPHEAD };
 #define OBUF (2 << 20)	/* the output's stdio buffer: one huge page */
 
 static int group = 32, sym = 1, keephead;
+static struct outdir od;	/* dst: in place only when the run succeeds */
+
+/* An exit on an error leaves no part of dst (cleanup.h: nor a signal). */
+static void
+drop_output(void)
+{
+	outdir_close(&od, 0);
+}
 
 static _Noreturn void
 usage(int status)
 {
 	FILE *f = status ? stderr : stdout;
 
-	fprintf(f, "usage: %s [-g n | --channel] [--asym] [--keep-head] src dst\n",
+	fprintf(f, "usage: %s [-f] [-g n | --channel] [--asym] [--keep-head] src dst\n",
 	    argv0);
 	if (!status)
 		fputs("\n"
-		    "Write the float model folder src as a compressed-tensors pack-quantized\n"
-		    "4-bit model folder dst (round-to-nearest, min-max scale per group).\n\n"
+		    "Write the float model src (a folder or ORG/NAME) as a compressed-tensors\n"
+		    "pack-quantized 4-bit model folder dst (round-to-nearest, min-max scale\n"
+		    "per group).  dst appears only when it is complete.\n\n"
+		    "  -f, --force           write into dst if it exists (its files of the\n"
+		    "                        same names replaced, the others left)\n"
 		    "  -g, --group=N         weights per scale (default 32)\n"
 		    "      --channel         one scale per output row instead of groups\n"
 		    "      --asym            asymmetric: a zero point per group (default symmetric)\n"
@@ -145,17 +155,29 @@ bysize(const void *a, const void *b)
 	return strcmp(x->w.name, y->w.name);
 }
 
-static void
-copyfile(const char *src, const char *dst, const char *name)
+/* dst's file name: where to write it. */
+static const char *
+dstfile(const char *name)
 {
-	char a[4096], b[4096], buf[65536];
+	const char *p = outdir_file(&od, name);
+
+	if (!p)
+		exit(1);
+	return p;
+}
+
+static void
+copyfile(const char *src, const char *name)
+{
+	char a[4096], buf[65536];
+	const char *b;
 	FILE *in, *out;
 	size_t n;
 
 	snprintf(a, sizeof(a), "%s/%s", src, name);
-	snprintf(b, sizeof(b), "%s/%s", dst, name);
 	if (!(in = fopen(a, "rb")))
 		return;
+	b = dstfile(name);
 	if (!(out = fopen(b, "wb")))
 		die("%s:", b);
 	while ((n = fread(buf, 1, sizeof(buf), in)))
@@ -169,9 +191,10 @@ copyfile(const char *src, const char *dst, const char *name)
 }
 
 static void
-config(const char *src, const char *dst, int untie)
+config(const char *src, int untie)
 {
-	char a[4096], b[4096];
+	char a[4096];
+	const char *b;
 	struct json_doc doc;
 	struct buf o = { 0 };
 	const struct json *root;
@@ -182,14 +205,11 @@ config(const char *src, const char *dst, int untie)
 	if (group)
 		snprintf(gs, sizeof(gs), "%d", group);
 	snprintf(a, sizeof(a), "%s/config.json", src);
-	snprintf(b, sizeof(b), "%s/config.json", dst);
 	if (json_load(&doc, a) < 0)
 		exit(1);
 	root = doc.root;
 	if (root->type != JSON_OBJECT)
 		die("%s: not a JSON object", a);
-	if (json_get(root, "quantization_config"))
-		die("%s: the model is quantized already", a);
 	buf_adds(&o, "{\n");
 	for (i = 0; i < root->len; i++) {
 		const struct json_member *m = &root->u.members[i];
@@ -234,6 +254,7 @@ config(const char *src, const char *dst, int untie)
 	json_free(&doc);
 	if (buf_ok(&o) < 0)
 		exit(1);
+	b = dstfile("config.json");
 	if (!(f = fopen(b, "w")))
 		die("%s:", b);
 	fwrite(o.s, 1, o.len, f);
@@ -246,6 +267,7 @@ int
 main(int argc, char *argv[])
 {
 	static const struct option opts[] = {
+		{ "force",     no_argument,       NULL, 'f' },
 		{ "group",     required_argument, NULL, 'g' },
 		{ "channel",   no_argument,       NULL, O_CHANNEL },
 		{ "asym",      no_argument,       NULL, O_ASYM },
@@ -262,17 +284,19 @@ main(int argc, char *argv[])
 	};
 	const char *src, *dst, *why;
 	char *obuf;
+	struct mdir md = { 0 };
 	struct st st;
 	struct json_doc doc;
 	char path[4096];
 	long long v;
-	int c, tied = 0, untie, channel = 0;
+	int c, tied = 0, untie, channel = 0, force = 0;
 	size_t i;
 	FILE *f;
 
 	argv0 = argv[0];
-	while ((c = getopt_long(argc, argv, "g:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "fg:h", opts, NULL)) != -1) {
 		switch (c) {
+		case 'f': force = 1; break;
 		case 'g':
 			if ((why = strtonum_err(optarg, 8, 1 << 20, &v)) ||
 			    v % 8)
@@ -290,13 +314,25 @@ main(int argc, char *argv[])
 	}
 	if (argc - optind != 2)
 		usage(2);
-	src = argv[optind], dst = argv[optind + 1];
+	dst = argv[optind + 1];
 	kern_init(getenv("PIPELM_KERNEL"));
-	snprintf(path, sizeof(path), "%s/config.json", src);
-	if (json_load(&doc, path) < 0)
+	/* a folder or ORG/NAME, as -m takes them */
+	if (!*argv[optind])
+		edie(2, "empty source model name");
+	if (mdir_resolve(&md, argv[optind]) < 0)
 		exit(1);
+	src = md.dir;
+	if (json_load(&doc, md.config) < 0)
+		exit(1);
+	if (json_get(doc.root, "quantization_config"))
+		die("%s: the model is quantized already", md.config);
 	tied = json_bool(json_get(doc.root, "tie_word_embeddings")) == 1;
 	json_free(&doc);
+	/* refused before any work: dst that exists (without -f), that is
+	 * the source or lies inside it */
+	atexit(drop_output);
+	if (outdir_open(&od, dst, force, src) < 0)
+		exit(1);
 	if (st_open(&st, src) < 0)
 		exit(1);
 	untie = tied && !keephead;
@@ -332,11 +368,9 @@ main(int argc, char *argv[])
 	}
 	if (channel)
 		group = 0;
-	if (mkdir(dst, 0777) < 0 && errno != EEXIST)
-		die("%s:", dst);
-	config(src, dst, untie);
+	config(src, untie);
 	for (i = 0; i < sizeof(copy) / sizeof(copy[0]); i++)
-		copyfile(src, dst, copy[i]);
+		copyfile(src, copy[i]);
 	qsort(outs, nout, sizeof(*outs), bysize);
 	{
 		struct st_wtensor *w = ecalloc(nout, sizeof(*w));
@@ -344,7 +378,7 @@ main(int argc, char *argv[])
 
 		for (i = 0; i < nout; i++)
 			w[i] = outs[i].w;
-		snprintf(path, sizeof(path), "%s/model.safetensors", dst);
+		snprintf(path, sizeof(path), "%s", dstfile("model.safetensors"));
 		if (!(f = fopen(path, "wb")))
 			die("%s:", path);
 		/* writes of 2 MiB at 2 MiB offsets, so that the page cache
@@ -370,5 +404,6 @@ main(int argc, char *argv[])
 	}
 	free(outs);
 	st_close(&st);
-	return 0;
+	mdir_free(&md);
+	return outdir_close(&od, 1) < 0;
 }

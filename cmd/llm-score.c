@@ -7,6 +7,7 @@
 
 #include "../lib/model/model.h"
 #include "../lib/opt/modelopt.h"
+#include "../lib/stream/batch.h"
 #include "../lib/stream/rec.h"
 #include "../lib/stream/sample.h"
 #include "../lib/stream/score.h"
@@ -23,13 +24,14 @@ usage(int status)
 {
 	FILE *f = status ? stderr : stdout;
 
-	fprintf(f, "usage: %s [--per-token [--top k]] [--from n] [--stride n]\n"
+	fprintf(f, "usage: %s [-k] [--per-token [--top k]] [--from n] [--stride n]\n"
 	    "       " MODELOPT_USAGE " " REC_IDS_USAGE " [file ...]\n", argv0);
 	if (!status) {
 		fputs("\n"
 		    "For each token record, the log-probability the model gives each of its\n"
 		    "tokens after the first: one line per record (scored tokens, sum of the\n"
 		    "natural-log probabilities, perplexity), or one line per token.\n\n"
+		    BATCH_HELP
 		    "      --per-token       record, position, id, log-probability, rank per token\n"
 		    "      --top=K           with --per-token: the K likeliest ids as id:logprob\n"
 		    "      --from=N          score the tokens from position N on (default 1)\n"
@@ -42,18 +44,21 @@ usage(int status)
 	exit(status ? status : fshut(stdout, "<stdout>"));
 }
 
-/* Score the token at position p + 1 of r from the logits row x of
- * position p; its log-probability. */
-static double
-token(struct seq *sq, const struct rec *r, size_t p, const float *x)
+/* Score the token at position p + 1 of r (from input name) from the
+ * logits row x of position p: 0 with its log-probability in *lp, or -1
+ * after a message. */
+static int
+token(struct seq *sq, const struct rec *r, const char *name, size_t p,
+    const float *x, double *lp)
 {
 	size_t vocab = (size_t)sq->m->cfg.vocab_size, at, k, n;
 	int id = r->ids[p + 1];
 	double lse;
 
 	if (score_lse(x, vocab, &lse, &at) < 0)
-		die("record %llu: position %zu: logit %zu is %g (the weights "
-		    "hold a non-finite value?)", r->no, p, at, x[at]);
+		return error("%s: record %llu: position %zu: logit %zu is %g "
+		    "(the weights hold a non-finite value?)", name, r->no, p,
+		    at, x[at]);
 	if (pertoken) {
 		printf("%llu\t%zu\t%d\t%.9g\t%zu", r->no, p + 1, id,
 		    (double)x[id] - lse, score_rank(x, vocab, id));
@@ -62,12 +67,14 @@ token(struct seq *sq, const struct rec *r, size_t p, const float *x)
 			printf("\t%d:%.9g", topidx[k], (double)x[topidx[k]] - lse);
 		putchar('\n');
 	}
-	return (double)x[id] - lse;
+	*lp = (double)x[id] - lse;
+	return 0;
 }
 
 struct pass {			/* what the rows of a window are scored for */
 	struct seq *sq;
 	const struct rec *r;
+	const char *name;
 	size_t p0;		/* the position of the first row */
 	size_t scored;
 	double sum;
@@ -78,24 +85,41 @@ rows(void *ctx, const float *logits, int i, int n)
 {
 	struct pass *ps = ctx;
 	size_t vocab = (size_t)ps->sq->m->cfg.vocab_size;
+	double lp = 0;
 	int j;
 
 	for (j = 0; j < n; j++) {
-		ps->sum += token(ps->sq, ps->r, ps->p0 + (size_t)(i + j),
-		    logits + (size_t)j * vocab);
+		if (token(ps->sq, ps->r, ps->name, ps->p0 + (size_t)(i + j),
+		    logits + (size_t)j * vocab, &lp) < 0)
+			return -1;
+		ps->sum += lp;
 		ps->scored++;
 	}
 	return 0;
 }
 
-/* Score record r window by window; prints its line unless --per-token.
- * Each window runs its positions up to the last target's: those before
- * the first target's need no logits, the rest give theirs to rows(). */
-static void
-score(struct seq *sq, const struct rec *r)
+/* Score record r (from input name) window by window; prints its line
+ * unless --per-token.  Each window runs its positions up to the last
+ * target's: those before the first target's need no logits, the rest
+ * give theirs to rows().  0, or -1 after a message: a record with no
+ * token to score (empty, or no longer than --from) is refused rather
+ * than given a perplexity of nan. */
+static int
+score(struct seq *sq, const struct rec *r, const char *name)
 {
 	struct score_win w = { 0 };
-	struct pass ps = { sq, r, 0, 0, 0 };
+	struct pass ps = { sq, r, name, 0, 0, 0 };
+
+	if (rec_check(r, sq->m->cfg.vocab_size, name) < 0)
+		return -1;
+	if (r->n == 0)
+		return error("%s: record %llu is empty: no token to score",
+		    name, r->no);
+	if (r->n <= from)
+		return error("%s: record %llu: %zu token%s, none to score "
+		    "(%s %zu)", name, r->no, r->n, r->n == 1 ? "" : "s",
+		    from == 1 ? "the first is context only: scoring starts at "
+		    "position" : "--from", from);
 
 	while (score_window(&w, r->n, (size_t)sq->ctx, stride)) {
 		size_t lo = w.first > from ? w.first : from;
@@ -105,21 +129,29 @@ score(struct seq *sq, const struct rec *r)
 		seq_reset(sq);
 		if (lo - 1 > w.begin && !seq_forward(sq, r->ids + w.begin,
 		    (int)(lo - 1 - w.begin)))
-			die("record %llu: cannot run the model", r->no);
+			return error("%s: record %llu: cannot run the model",
+			    name, r->no);
 		ps.p0 = lo - 1;
+		/* rows() or the model has said why */
 		if (seq_forward_all(sq, r->ids + lo - 1, (int)(w.end - lo), rows,
 		    &ps) < 0)
-			die("record %llu: cannot run the model", r->no);
+			return -1;
 	}
+	/* --stride past the context leaves some tokens unscored */
+	if (!ps.scored)
+		return error("%s: record %llu: no token scored (see --stride)",
+		    name, r->no);
 	if (!pertoken)
 		printf("%zu\t%.9g\t%.9g\n", ps.scored, ps.sum,
-		    ps.scored ? exp(-ps.sum / (double)ps.scored) : NAN);
+		    exp(-ps.sum / (double)ps.scored));
+	return 0;
 }
 
 int
 main(int argc, char *argv[])
 {
 	static const struct option opts[] = {
+		BATCH_LONGOPT,
 		{ "per-token", no_argument,       NULL, O_PERTOKEN },
 		{ "top",       required_argument, NULL, O_TOP },
 		{ "from",      required_argument, NULL, O_FROM },
@@ -136,17 +168,19 @@ main(int argc, char *argv[])
 	struct seq sq;
 	struct rec r = { 0 };
 	struct rec_files rf;
+	struct batch b = { 0 };
 	long long sarg = 0;
 	int c, ret, got;
 
 	argv0 = argv[0];
 	modelopt_init(&mo);
-	while ((c = getopt_long(argc, argv, "hm:t:v", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "hkm:t:v", opts, NULL)) != -1) {
 		switch (modelopt_parse(&mo, c, optarg)) {
 		case 1:  continue;
 		case -1: exit(2);
 		}
 		switch (c) {
+		case 'k': b.keepgoing = 1; break;
 		case O_PERTOKEN: pertoken = 1; break;
 		case O_TOP: topk = (int)estrtonum(optarg, 0, 1 << 24, "--top"); break;
 		case O_FROM: from = (size_t)estrtonum(optarg, 1, 1LL << 40, "--from"); break;
@@ -176,14 +210,18 @@ main(int argc, char *argv[])
 	topidx = emalloc((size_t)m.cfg.vocab_size * sizeof(int));
 
 	rec_files_init(&rf, argv, argc, ids);
-	while ((got = rec_files_next(&rf, &r)) > 0) {
-		if (rec_check(&r, m.cfg.vocab_size, rf.fl.name) < 0)
-			exit(1);
-		score(&sq, &r);
+	while ((got = batch_next(&b, &rf, &r)) > 0) {
+		if (got == 2 || score(&sq, &r, rf.fl.name) < 0) {
+			if (got != 2 && !batch_failed(&b))
+				exit(1);
+			/* a failed record: an empty line (per token: none) */
+			if (!pertoken)
+				putchar('\n');
+		}
 		efflush(stdout, "<stdout>");
 	}
 	rec_files_close(&rf);
-	ret = got < 0 || rf.fl.failed;
+	ret = got < 0 || rf.fl.failed || batch_end(&b);
 	ret |= fshut(stdout, "<stdout>");
 	if (mo.timing)
 		seq_print_stats(&sq, stderr, argv0);

@@ -5,6 +5,7 @@
 
 #include "../lib/base/files.h"
 #include "../lib/stream/idstream.h"
+#include "../lib/stream/batch.h"
 #include "../lib/stream/rec.h"
 #include "../lib/tok/tok.h"
 #include "../lib/opt/tokopt.h"
@@ -16,17 +17,19 @@ static struct tok_buf obuf;
 static struct idstream in;
 static enum rec_fmt fmt = REC_TEXT;
 static int skip, pieces, sep = '\n';
+static struct batch batch;		/* -k */
 
 static _Noreturn void
 usage(int status)
 {
 	fprintf(status ? stderr : stdout,
-	    "usage: %s [-0 | -n] " TOKOPT_USAGE " [--skip-special]\n"
+	    "usage: %s [-k] [-0 | -n] " TOKOPT_USAGE " [--skip-special]\n"
 	    "       [--pieces] " REC_IDS_USAGE " [file ...]\n", argv0);
 	if (!status)
 		fputs("\n"
 	    "  -0, --null            end each record's text with NUL, not a newline\n"
 	    "  -n, --no-newline      nothing between records: one text\n"
+	    BATCH_HELP
 	    TOKOPT_HELP
 	    "      --skip-special    leave special tokens out of the text\n"
 	    "      --pieces          write the token strings instead of the text\n"
@@ -44,6 +47,24 @@ put(void)
 	obuf.n = 0;
 }
 
+/* End the record being decoded: its text (-n: the decoder goes on), its
+ * separator. */
+static void
+endrec(void)
+{
+	batch.nrec++;
+	if (sep < 0 && !pieces)
+		return;
+	if (!pieces && tok_dec_end(&dec, &obuf) < 0)
+		die("out of memory");
+	put();
+	if (pieces)
+		putchar('\n');
+	else if (sep >= 0)
+		putchar(sep);
+	tok_dec_start(&dec, &tok, skip);
+}
+
 /* Decode one input; 0, or 1 after a message. */
 static int
 decode(int fd, const char *name)
@@ -52,48 +73,45 @@ decode(int fd, const char *name)
 
 	ids_init(&in, fd, name, fmt, stdout);
 	tok_dec_start(&dec, &tok, skip);
-	while ((r = ids_next(&in, &id)) > 0) {
-		if (r == 2 && sep < 0 && !pieces) {
-			/* -n: the records are one text (llm-sample in a loop
-			 * writes an id per record): the decoder goes on */
-			continue;
-		}
-		if (r == 2) {	/* end of record */
-			if (!pieces && tok_dec_end(&dec, &obuf) < 0)
-				die("out of memory");
-			put();
-			if (pieces)
-				putchar('\n');
-			else if (sep >= 0)
-				putchar(sep);
-			tok_dec_start(&dec, &tok, skip);
+	for (;;) {
+		if ((r = ids_next(&in, &id)) == 0)
+			break;
+		if (r < 0 && ferror(stdout))
+			return 1;	/* fshut says why */
+		if (r > 0 && r == 2) {	/* end of record */
+			endrec();
 			n = 0;
 			continue;
 		}
-		if (pieces) {
+		if (r > 0 && pieces) {
 			size_t len;
 			const char *p = tok_piece(&tok, id, &len);
-			if (!p)
-				goto badid;
-			if (n++)
-				putchar(' ');
-			tok_escape(stdout, p, len);
+			if (p) {
+				if (n++)
+					putchar(' ');
+				tok_escape(stdout, p, len);
+				continue;
+			}
+		} else if (r > 0 && tok_dec_push(&dec, id, &obuf) == 0) {
+			put();
 			continue;
 		}
-		if (tok_dec_push(&dec, id, &obuf) < 0)
-			goto badid;
-		put();
+		/* a bad record: -k skips the rest of it, its text so far
+		 * ended as a record's */
+		if (r > 0)
+			warn("%s: record %llu: token id %d not in the vocabulary "
+			    "(%d tokens)", name, in.no, id, tok.ntok);
+		if (!batch_failed(&batch) || ids_skip(&in) < 0)
+			return 1;
+		endrec();
+		n = 0;
 	}
 	if (sep < 0 && !pieces) {
 		if (tok_dec_end(&dec, &obuf) < 0)
 			die("out of memory");
 		put();
 	}
-	return r < 0;
-badid:
-	warn("%s: record %llu: token id %d not in the vocabulary (%d tokens)",
-	    name, in.no, id, tok.ntok);
-	return 1;
+	return 0;
 }
 
 int
@@ -101,6 +119,7 @@ main(int argc, char *argv[])
 {
 	enum { O_SKIP = 256, O_PIECES, O_VERSION };
 	static const struct option opts[] = {
+		BATCH_LONGOPT,
 		{ "null",         no_argument,       NULL, '0' },
 		{ "no-newline",   no_argument,       NULL, 'n' },
 		{ "skip-special", no_argument,       NULL, O_SKIP },
@@ -117,13 +136,14 @@ main(int argc, char *argv[])
 
 	argv0 = argv[0];
 	tokopt_init(&to);
-	while ((c = getopt_long(argc, argv, "0nm:hv", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "0knm:hv", opts, NULL)) != -1) {
 		switch (tokopt_parse(&to, c, optarg)) {
 		case 1:  continue;
 		case -1: exit(2);
 		}
 		switch (c) {
 		case '0': sep = 0; break;
+		case 'k': batch.keepgoing = 1; break;
 		case 'n': sep = -1; break;
 		case O_SKIP: skip = 1; break;
 		case O_PIECES: pieces = 1; break;
@@ -144,7 +164,7 @@ main(int argc, char *argv[])
 	while (!ferror(stdout) && files_next(&fl))
 		ret |= decode(fileno(fl.f), fl.name);
 	files_close(&fl);
-	ret |= fl.failed;
+	ret |= fl.failed | batch_end(&batch);
 	tok_dec_free(&dec);
 	free(obuf.p);
 	tok_free(&tok);

@@ -8,6 +8,7 @@
 
 #include "../lib/chat/chat.h"
 #include "../lib/base/files.h"
+#include "../lib/stream/batch.h"
 #include "../lib/stream/rec.h"
 #include "../lib/tok/tok.h"
 #include "../lib/opt/tokopt.h"
@@ -22,12 +23,13 @@ static int out = OUT_IDS, flags = TOK_ADD_SPECIAL, bos = -1;
 static unsigned long long recno;
 static struct chat chat;		/* --chat */
 static int chatmode, render, chatsep;
+static struct batch batch;		/* -k */
 
 static _Noreturn void
 usage(int status)
 {
 	fprintf(status ? stderr : stdout,
-	    "usage: %s [-l | -0] " TOKOPT_USAGE " [--bos | --no-bos]\n"
+	    "usage: %s [-k] [-l | -0] " TOKOPT_USAGE " [--bos | --no-bos]\n"
 	    "       [--no-special] [--pieces | --count] " REC_IDS_USAGE "\n"
 	    "       [--chat [--render] [--template name]] [-e text ... | file ...]\n",
 	    argv0);
@@ -36,6 +38,7 @@ usage(int status)
 	    "  -e, --text=TEXT       encode TEXT as one record (repeatable; no files read)\n"
 	    "  -l, --lines           each input line is a record\n"
 	    "  -0, --null            each NUL-terminated piece of input is a record\n"
+	    BATCH_HELP
 	    TOKOPT_HELP
 	    "      --bos             start every record with the BOS token\n"
 	    "      --no-bos          do not apply the post-processor (no BOS)\n"
@@ -52,6 +55,18 @@ usage(int status)
 	exit(status ? status : fshut(stdout, "<stdout>"));
 }
 
+/* The output of a record that failed (-k): an empty one. */
+static void
+failed(void)
+{
+	if (render)
+		putchar(chatsep);
+	else if (out == OUT_IDS)
+		rec_write(stdout, fmt, NULL, 0);
+	else
+		putchar('\n');
+}
+
 /* Encode one record and write it.  --chat: the record is a conversation,
  * rendered, then encoded as apply_chat_template(tokenize=True) does: the
  * template's text alone (add_special_tokens=False), its special tokens
@@ -64,10 +79,16 @@ record(const char *s, size_t n, const char *name)
 
 	ids.n = 0;
 	recno++;
+	batch.nrec++;
 	if (chatmode) {
 		snprintf(where, sizeof(where), "%s: record %llu", name, recno);
-		if (chat_render(&chat, s, n, where, &text, &n) < 0)
-			die("%s: conversation not rendered", where);
+		if (chat_render(&chat, s, n, where, &text, &n) < 0) {
+			warn("%s: conversation not rendered", where);
+			if (!batch_failed(&batch))
+				exit(1);
+			failed();
+			return;
+		}
 		if (render) {
 			fwrite(text, 1, n, stdout);
 			putchar(chatsep);
@@ -147,6 +168,7 @@ main(int argc, char *argv[])
 	enum { O_BOS = 256, O_NOBOS, O_NOSPECIAL, O_PIECES, O_COUNT, O_VERSION,
 	    O_CHAT, O_RENDER, O_TEMPLATE };
 	static const struct option opts[] = {
+		BATCH_LONGOPT,
 		{ "lines",      no_argument,       NULL, 'l' },
 		{ "null",       no_argument,       NULL, '0' },
 		{ "text",       required_argument, NULL, 'e' },
@@ -172,7 +194,7 @@ main(int argc, char *argv[])
 
 	argv0 = argv[0];
 	tokopt_init(&to);
-	while ((c = getopt_long(argc, argv, "e:l0m:hv", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "e:kl0m:hv", opts, NULL)) != -1) {
 		switch (tokopt_parse(&to, c, optarg)) {
 		case 1:  continue;
 		case -1: exit(2);
@@ -182,6 +204,7 @@ main(int argc, char *argv[])
 			texts = ereallocarray(texts, ntext + 1, sizeof(*texts));
 			texts[ntext++] = optarg;
 			break;
+		case 'k': batch.keepgoing = 1; break;
 		case 'l': sep = '\n'; break;
 		case '0': sep = 0; break;
 		case O_BOS: bos = 1; break;
@@ -234,7 +257,7 @@ main(int argc, char *argv[])
 	while (!ntext && files_next(&fl))
 		input(fileno(fl.f), fl.name, sep);
 	files_close(&fl);
-	ret = fl.failed;
+	ret = fl.failed | batch_end(&batch);
 out:
 	free(texts);
 	free(ids.v);

@@ -40,7 +40,9 @@ progress() {
 		done=$(cat "$dir"/*.rc 2>/dev/null | wc -l)
 		cat "$dir"/*.err 2>/dev/null | awk -v done="$done" -v total="$total" \
 		    -v t=$(($(date +%s) - start)) '
-		    /^llm-gen: record [0-9]+: [0-9]+ ids/ { tok += $4 }
+		    /^llm-gen: .*record [0-9]+: [0-9]+ ids, stop:/ {
+			n = $0; sub(/ ids, stop:.*/, "", n); sub(/.* /, "", n)
+			tok += n }
 		    END { printf "\r%d/%d records, %.1f tokens/s", done, total,
 			tok / (t < 1 ? 1 : t) }' >&2
 		[ -z "$last" ] || break
@@ -63,7 +65,8 @@ while [ "$i" -lt "$total" ]; do
 		awk -v n="$i" '{ print n "\t" $0 } END { if (!NR) print n "\t" }' "$dir/$i.out"
 	else
 		failed=$((failed + 1))
-		grep -Ev '^llm-gen: (seed |record [0-9]+: [0-9]+ ids)' "$dir/$i.err" |
+		# less llm-gen -v's account: its model line, seed, prompt line
+		grep -Ev '^llm-gen: (model .*, kernels |seed [0-9]+$|.*record [0-9]+: [0-9]+ ids, stop:)' "$dir/$i.err" |
 			sed "s/^/batch.sh: prompt $i: /" >&2
 	fi
 done

@@ -134,6 +134,22 @@ chatfx() {
 	[[ $stderr == *"line 2: range of 100000000 items: more than the limit of 10000000 iterations"* ]]
 }
 
+@test "chat: tok-encode -k: a conversation not rendered is said, its record left empty, the next ones encoded" {
+	chatfx
+	printf '%s\n' '[{"role": "user", "content": "a"}]' '[1' '2' \
+	    '[{"role": "user", "content": "b"}]' >conv
+	run -1 --separate-stderr tok-encode -m bl --chat -k <conv
+	[ "$output" = "$(printf '263 97 264\n\n\n263 98 264')" ]
+	[[ $stderr == *"<stdin>: record 2: not a JSON conversation"* ]]
+	[[ $stderr == *"<stdin>: record 3: a conversation is an array"* ]]
+	[[ $stderr == *"2 of 4 records failed"* ]]
+	run -1 --separate-stderr tok-encode -m bl --chat --render --keep-going <conv
+	[ "$output" = "$(printf '<|endoftext|>a<mask>\n\n\n<|endoftext|>b<mask>')" ]
+	# without it, the first ends the run
+	run -1 --separate-stderr tok-encode -m bl --chat <conv
+	[ "$output" = "263 97 264" ]
+}
+
 @test "chat: SmolLM2-Instruct's template (text and ids from tokenizers.js 0.2.0)" {
 	need_shared
 	local m=$SHARED/models/smollm2-tokenizer

@@ -40,7 +40,10 @@ setup() {
 	[[ $stderr == *"prompt 2: llm-text: empty prompt"* ]]
 	[[ $stderr == *"prompt 4: llm-gen: <stdin>: record 1: prompt of 602 tokens exceeds the context"* ]]
 	[[ $stderr == *"2 of 5 prompts failed"* ]]
+	# nothing of llm-gen -v's account (the meter's), failures or not
 	[[ $stderr != *"seed "* ]]
+	[[ $stderr != *"kernels"* ]]
+	[[ $stderr != *" ids, stop:"* ]]
 }
 
 @test "examples: batch.sh shows records done and tokens/s on a terminal" {
@@ -49,6 +52,10 @@ setup() {
 	run -0 script -qec "sh '$EX/batch.sh' -n 4 '$M' <p.txt >out.txt" /dev/null
 	[[ $output == *"2/2 records"*"tokens/s"* ]]
 	[ "$(wc -l <out.txt)" -eq 2 ]
+	# the tokens llm-gen -v counts (8) over at least a second: not 0.0
+	last=$(printf '%s' "$output" | tr '\r' '\n' | grep 'records, ' | tail -1)
+	[[ $last == "2/2 records, "*" tokens/s" ]]
+	[[ $last != *" 0.0 tokens/s" ]]
 }
 
 @test "examples: parallel.sh over two hosts (a local stand-in for ssh)" {

@@ -96,16 +96,20 @@ same() {
 @test "llm-score: --from over windows: the same tokens, each with its window's context" {
 	ids=$(printf 'Once upon a time, there was a little girl named Lily. She loved to play outside in the sun.' | tok-encode -m "$M")
 	n=$(echo "$ids" | wc -w)
-	# positions 12 (in the first window), 20 (the second's) and past the end
-	for f in 12 20 $n; do
+	# positions 12 (in the first window), 20 (the second's)
+	for f in 12 20; do
 		echo "$ids" | llm-score -m "$M" --ctx 16 --stride 8 --per-token |
 		    awk -F '\t' -v f="$f" '$2 >= f' >want
 		echo "$ids" | llm-score -m "$M" --ctx 16 --stride 8 --per-token --from "$f" >got
 		cmp got want
 		[ "$(echo "$ids" | llm-score -m "$M" --ctx 16 --stride 8 --from "$f" | cut -f 1)" -eq "$(wc -l <want)" ]
 	done
-	[ ! -s got ]
-	[ "$(echo "$ids" | llm-score -m "$M" --from "$n")" = "$(printf '0\t0\tnan')" ]
+	# past the end: nothing to score, said, not 0 0 nan
+	run -1 --separate-stderr sh -c "echo '$ids' | llm-score -m '$M' --ctx 16 --stride 8 --per-token --from $n"
+	[ -z "$output" ]
+	run -1 --separate-stderr sh -c "echo '$ids' | llm-score -m '$M' --from $n"
+	[ -z "$output" ]
+	[[ $stderr == *"record 1: $n tokens, none to score (--from $n)"* ]]
 }
 
 @test "llm-score: the same result on any thread count" {
@@ -115,11 +119,18 @@ same() {
 	[ "$a" = "$b" ]
 }
 
-@test "llm-score: records with nothing to score" {
-	run -0 sh -c "printf '\n1\n1 2\n' | llm-score -m '$M'"
-	[ "${lines[0]}" = "$(printf '0\t0\tnan')" ]
-	[ "${lines[1]}" = "$(printf '0\t0\tnan')" ]
-	[[ ${lines[2]} == "1	"* ]]
+@test "llm-score: records with nothing to score are bad records, not 0 0 nan" {
+	run -1 --separate-stderr sh -c "printf '\n1\n1 2\n' | llm-score -m '$M'"
+	[ -z "$output" ]
+	[[ $stderr == *"<stdin>: record 1 is empty: no token to score"* ]]
+	run -1 --separate-stderr sh -c "printf '1\n1 2\n' | llm-score -m '$M'"
+	[ -z "$output" ]
+	[[ $stderr == *"<stdin>: record 1: 1 token, none to score (the first is context only"* ]]
+	# -k: an empty line each, the good record scored
+	run -1 --separate-stderr sh -c "printf '\n1\n1 2\n' | llm-score -k -m '$M'"
+	[ "$output" = "$(printf '\n\n'; printf '1 2\n' | llm-score -m "$M")" ]
+	[[ $output != *nan* ]]
+	[[ $stderr == *"2 of 3 records failed"* ]]
 }
 
 @test "llm-score: errors" {

@@ -87,6 +87,81 @@ exact() {
 	[[ $stderr == *usage:* ]]
 }
 
+# sums DIR: a line per file of DIR (hidden ones too), its name and sha256.
+sums() {
+	(cd "$1" && find . -type f | LC_ALL=C sort | xargs -r sha256sum)
+}
+
+@test "quant: a destination that is the source or inside it is refused, the source untouched" {
+	mkmodel "$T/s" --dtype bf16
+	sums "$T/s" >"$T/before"
+	for d in "$T/s" "$T/s/" "$T/s/." "$T/s/inner" "$T/s/inner/"; do
+		run -1 --separate-stderr llm-quant -f "$T/s" "$d"
+		[[ $stderr == *"$d: "*"the source folder"* ]]
+	done
+	# through a link to it too
+	ln -s "$T/s" "$T/link"
+	run -1 --separate-stderr llm-quant "$T/s" "$T/link/q"
+	[[ $stderr == *"lies inside the source folder"* ]]
+	sums "$T/s" | cmp - "$T/before"
+	[ ! -e "$T/s/inner" ]
+	[ -z "$(ls -A "$T" | grep tmp)" ]
+}
+
+@test "quant: an existing destination is refused without -f, written into with it" {
+	mkmodel "$T/f" --dtype bf16
+	mkdir "$T/q"
+	echo mine >"$T/q/notes.txt"
+	run -1 --separate-stderr llm-quant "$T/f" "$T/q"
+	[[ $stderr == *"$T/q: exists (-f writes into it)"* ]]
+	[ "$(ls -A "$T/q")" = notes.txt ]
+	: >"$T/file"
+	run -1 --separate-stderr llm-quant -f "$T/f" "$T/file"
+	[[ $stderr == *"exists and is not a folder"* ]]
+	llm-quant "$T/f" "$T/new"
+	llm-quant --force "$T/f" "$T/q"
+	# the files llm-quant writes replaced, the others kept, nothing else
+	[ "$(cat "$T/q/notes.txt")" = mine ]
+	rm "$T/q/notes.txt"
+	diff <(sums "$T/new") <(sums "$T/q")
+	# and again over a quantized folder of other options
+	llm-quant -f --asym -g 64 "$T/f" "$T/q"
+	run -1 cmp "$T/q/model.safetensors" "$T/new/model.safetensors"
+	llm-quant -f "$T/f" "$T/q"
+	diff <(sums "$T/new") <(sums "$T/q")
+	[ -z "$(ls -A "$T" | grep tmp)" ]
+	[ -z "$(ls -A "$T/q" | grep tmp)" ]
+}
+
+@test "quant: a run that fails leaves no destination and no temporary folder" {
+	mkmodel "$T/f" --dtype bf16
+	llm-quant "$T/f" "$T/q"
+	run -1 --separate-stderr llm-quant "$T/q" "$T/again"
+	[[ $stderr == *"quantized already"* ]]
+	[ ! -e "$T/again" ]
+	# integer weights are refused once the folder is begun
+	mkmodel "$T/bad" --dtype bf16
+	sed -i 's/"BF16"/"I16" /' "$T/bad/model.safetensors"
+	run -1 --separate-stderr llm-quant "$T/bad" "$T/b"
+	[[ $stderr == *"dtype I16: llm-quant takes F32, F16 or BF16 weights"* ]]
+	[ ! -e "$T/b" ]
+	[ -z "$(ls -A "$T" | grep tmp)" ]
+}
+
+@test "quant: llm-quant takes ORG/NAME from the HuggingFace cache, as -m does" {
+	mkmodel "$T/f" --dtype bf16
+	export HF_HUB_CACHE=$T/hub
+	mkdir -p "$HF_HUB_CACHE/models--org--tiny/snapshots/abc" "$HF_HUB_CACHE/models--org--tiny/refs"
+	cp "$T/f"/* "$HF_HUB_CACHE/models--org--tiny/snapshots/abc/"
+	echo abc >"$HF_HUB_CACHE/models--org--tiny/refs/main"
+	llm-quant org/tiny "$T/q"
+	llm-quant "$T/f" "$T/q2"
+	cmp "$T/q/model.safetensors" "$T/q2/model.safetensors"
+	run -1 --separate-stderr llm-quant org/nosuch "$T/q3"
+	[[ $stderr == *"org/nosuch"* ]]
+	[ ! -e "$T/q3" ]
+}
+
 @test "quant: st-inspect lists a 4-bit weight as one, and counts its bytes per token" {
 	mkmodel "$T/f" --dtype bf16
 	llm-quant "$T/f" "$T/q"

@@ -11,11 +11,13 @@
  * checks the condition under the mutex, and whoever changes the
  * condition takes the mutex before signalling. */
 #include <pthread.h>
+#include <signal.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/cleanup.h"
 #include "kern/pool.h"
 #include "base/util.h"
 
@@ -201,6 +203,7 @@ struct pool *
 pool_new(int n)
 {
 	struct pool *p;
+	sigset_t set, old;
 	int i, e;
 
 	if (n < 1 || n > 4096) {
@@ -226,10 +229,15 @@ pool_new(int n)
 	atomic_init(&p->pending, 0);
 	atomic_init(&p->next, 0);
 	atomic_init(&p->stop, 0);
+	/* the workers start with cleanup.h's signals blocked (a thread
+	 * inherits its creator's mask): they are the calling thread's */
+	cleanup_sigset(&set);
+	pthread_sigmask(SIG_BLOCK, &set, &old);
 	for (i = 0; i < n - 1; i++) {
 		p->w[i].p = p;
 		p->w[i].id = i + 1;
 		if ((e = pthread_create(&p->w[i].th, NULL, work, &p->w[i]))) {
+			pthread_sigmask(SIG_SETMASK, &old, NULL);
 			error("pool: cannot start thread: %s", strerror(e));
 			stopjoin(p, i);
 			p->n = 1;	/* nothing left to join */
@@ -237,6 +245,7 @@ pool_new(int n)
 			return NULL;
 		}
 	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	return p;
 }
 

@@ -120,10 +120,45 @@ ids_next(struct idstream *s, int *id)
 	}
 	if (u32(s, &v, 0) < 0)
 		return -1;
+	s->left--;
 	if (v > REC_MAXID)
 		return error("%s: record %llu: token id %lu too large", s->name,
 		    s->no, (unsigned long)v);
-	s->left--;
 	*id = v;
 	return 1;
+}
+
+int
+ids_skip(struct idstream *s)
+{
+	uint32_t v;
+	int r;
+
+	if (s->fmt == REC_TEXT) {
+		if (s->endnext) {
+			s->endnext = 0;
+			return 0;
+		}
+		/* rec_lex never refuses the newline: it is still to come */
+		for (;;) {
+			if (s->pos == s->len && (r = fill(s)) <= 0) {
+				if (r < 0)
+					return -1;
+				break;
+			}
+			if (s->buf[s->pos++] == '\n')
+				break;
+		}
+		memset(&s->lx, 0, sizeof s->lx);
+		return 0;
+	}
+	if (!s->inrec)		/* no count to go by */
+		return -1;
+	while (s->left) {
+		if ((r = u32(s, &v, 0)) < 0)
+			return -1;
+		s->left--;
+	}
+	s->inrec = 0;
+	return 0;
 }

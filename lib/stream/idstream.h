@@ -36,5 +36,11 @@ void ids_init(struct idstream *s, int fd, const char *name, enum rec_fmt fmt, FI
  * set: the caller's fshut says why and stops the run).  Input that
  * ends inside a text record ends that record (2, then 0). */
 int ids_next(struct idstream *s, int *id);
+/* After an id of the current record was refused (by ids_next, or by
+ * the caller: not in the vocabulary), skip the rest of that record: 0,
+ * with the record ended (no 2 follows for it), or -1 where the next
+ * record cannot be found (u32 framing after a bad count or a stream cut
+ * short; a read error, said). */
+int ids_skip(struct idstream *s);
 
 #endif

@@ -1,7 +1,8 @@
 /* test_rec.c: the two readers of token records, rec_read (whole records)
  * and idstream (id by id), give the same records and fail at the same
  * record on the same bytes: fixed cases from pipelm-formats(5), then
- * random byte strings over the bytes that matter, in both framings. */
+ * random byte strings over the bytes that matter, in both framings; and
+ * how each goes past a bad record (ids_skip, batch_next: --keep-going). */
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -9,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../../lib/stream/batch.h"
 #include "../../lib/stream/idstream.h"
 #include "../../lib/stream/rec.h"
 #include "test.h"
@@ -169,6 +171,102 @@ test_random(void)
 	}
 }
 
+/* The ids_next items of s after skipping the record that holds the
+ * first id equal to bad (or failed to read): ids and -1 at each end,
+ * -2 at the end of the input, -3 where the skip failed. */
+static void
+skipped(const void *s, size_t n, enum rec_fmt fmt, int bad, const int *want)
+{
+	FILE *f = tmp(s, n);
+	static struct idstream in;
+	int got, id, i = 0, k = 0, out[32];
+
+	ids_init(&in, fileno(f), "t", fmt, NULL);
+	while (k < 30) {
+		got = ids_next(&in, &id);
+		if (got == 0)
+			break;
+		if (got < 0 || (got == 1 && id == bad)) {
+			if (ids_skip(&in) < 0) {
+				out[k++] = -3;
+				break;
+			}
+			out[k++] = -1;	/* the bad record ended */
+			continue;
+		}
+		out[k++] = got == 1 ? id : -1;
+	}
+	if (k < 31 && (k == 0 || out[k - 1] != -3))
+		out[k++] = -2;
+	for (i = 0; i < k && want[i] != -9; i++)
+		CHECKF(out[i] == want[i], "skip case %d: item %d is %d, expected "
+		    "%d", bad, i, out[i], want[i]);
+	CHECKF(i == k && want[i] == -9, "skip case %d: %d items", bad, k);
+	fclose(f);
+}
+
+static void
+test_skip(void)
+{
+	static const unsigned char u[] = {
+		2, 0, 0, 0, 1, 0, 0, 0, 98, 0, 0, 0,	/* [1 98] */
+		1, 0, 0, 0, 3, 0, 0, 0,			/* [3] */
+	};
+	static const unsigned char ubig[] = { 0xff, 0xff, 0xff, 0xff, 1, 0, 0, 0 };
+	static const unsigned char uid[] = {
+		2, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 5, 0, 0, 0,	/* an id too large */
+		1, 0, 0, 0, 3, 0, 0, 0,
+	};
+	struct rec_files rf;
+	struct rec r = { 0 };
+	struct batch b = { 1, 0, 0 };
+
+	/* text: a bad id mid-record, at its end, at the end of the input */
+	skipped("1 99 2\n3\n", 9, REC_TEXT, 99, (int[]){ 1, -1, 3, -1, -2, -9 });
+	skipped("1 99\n3\n", 7, REC_TEXT, 99, (int[]){ 1, -1, 3, -1, -2, -9 });
+	skipped("3\n1 99", 6, REC_TEXT, 99, (int[]){ 3, -1, 1, -1, -2, -9 });
+	/* text: a malformed record, its rest skipped to the newline */
+	skipped("1 2\n3 x 4\n5\n", 12, REC_TEXT, -1,
+	    (int[]){ 1, 2, -1, 3, -1, 5, -1, -2, -9 });
+	skipped("1\r2 3\n5", 7, REC_TEXT, -1, (int[]){ 1, -1, 5, -1, -2, -9 });
+	/* u32: the rest of the record by its count; a bad count stops */
+	skipped(u, sizeof(u), REC_U32, 98, (int[]){ 1, -1, 3, -1, -2, -9 });
+	skipped(uid, sizeof(uid), REC_U32, -1, (int[]){ -1, 3, -1, -2, -9 });
+	skipped(ubig, sizeof(ubig), REC_U32, -1, (int[]){ -3, -9 });
+
+	/* batch_next: a malformed text record is 2, counted; u32 stops */
+	rec_files_init(&rf, NULL, 0, REC_TEXT);
+	rf.fl.f = tmp("1 2\n3 x 4\n\n5\n", 13);
+	rf.fl.name = "t";
+	EQ(batch_next(&b, &rf, &r), 1);
+	EQ(r.n, 2);
+	EQ(batch_next(&b, &rf, &r), 2);
+	EQ(batch_next(&b, &rf, &r), 1);
+	EQ(r.n, 0);
+	EQ(r.no, 3);
+	EQ(batch_next(&b, &rf, &r), 1);
+	EQ(r.ids[0], 5);
+	EQ(r.no, 4);
+	EQ(b.nrec, 4);
+	EQ(b.failed, 1);
+	fclose(rf.fl.f);
+	rf.fl.f = NULL;
+	rec_files_init(&rf, NULL, 0, REC_U32);
+	rf.fl.f = tmp(ubig, sizeof(ubig));
+	rf.fl.name = "t";
+	EQ(batch_next(&b, &rf, &r), -1);
+	EQ(b.failed, 2);
+	fclose(rf.fl.f);
+	/* without --keep-going a bad record stops */
+	b.keepgoing = 0;
+	rec_files_init(&rf, NULL, 0, REC_TEXT);
+	rf.fl.f = tmp("x\n1\n", 4);
+	rf.fl.name = "t";
+	EQ(batch_next(&b, &rf, &r), -1);
+	fclose(rf.fl.f);
+	rec_free(&r);
+}
+
 int
 main(void)
 {
@@ -180,6 +278,7 @@ main(void)
 	fflush(stderr);
 	dup2(null, 2);
 	test_random();
+	test_skip();
 	fflush(stderr);
 	dup2(saved, 2);
 	close(null);
