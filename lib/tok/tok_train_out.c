@@ -35,9 +35,9 @@ put_special(struct buf *b, const struct json *e, const struct tok_train_model *m
 	for (i = 0; i < e->len; i++) {
 		const struct json_member *mb = &e->u.members[i];
 		if (i)
-			buf_addc(b, ',');
+			buf_adds(b, ", ");
 		json_put_str(b, mb->key, mb->keylen);
-		buf_addc(b, ':');
+		buf_adds(b, ": ");
 		if (strcmp(mb->key, "ids")) {
 			json_put(b, &mb->value);
 			continue;
@@ -50,7 +50,7 @@ put_special(struct buf *b, const struct json *e, const struct tok_train_model *m
 			if (id < 0)
 				return error("%s: post_processor: token %s not in the trained vocabulary",
 				    path, t->type == JSON_STRING ? t->u.str : "(not a string)");
-			buf_printf(b, "%s%ld", k ? "," : "", id);
+			buf_printf(b, "%s%ld", k ? ", " : "", id);
 		}
 		buf_addc(b, ']');
 	}
@@ -80,15 +80,15 @@ put_post(struct buf *b, const struct json *j, const struct tok_train_model *m,
 		const struct json_member *mb = &j->u.members[i];
 		const struct json *v = &mb->value;
 		if (i)
-			buf_addc(b, ',');
+			buf_adds(b, ", ");
 		json_put_str(b, mb->key, mb->keylen);
-		buf_addc(b, ':');
+		buf_adds(b, ": ");
 		if (!strcmp(type, "Sequence") && !strcmp(mb->key, "processors") &&
 		    v->type == JSON_ARRAY) {
 			buf_addc(b, '[');
 			for (k = 0; k < v->len; k++) {
 				if (k)
-					buf_addc(b, ',');
+					buf_adds(b, ", ");
 				if (put_post(b, &v->u.items[k], m, path, depth + 1) < 0)
 					return -1;
 			}
@@ -98,9 +98,9 @@ put_post(struct buf *b, const struct json *j, const struct tok_train_model *m,
 			buf_addc(b, '{');
 			for (k = 0; k < v->len; k++) {
 				if (k)
-					buf_addc(b, ',');
+					buf_adds(b, ", ");
 				json_put_str(b, v->u.members[k].key, v->u.members[k].keylen);
-				buf_addc(b, ':');
+				buf_adds(b, ": ");
 				if (put_special(b, &v->u.members[k].value, m, path) < 0)
 					return -1;
 			}
