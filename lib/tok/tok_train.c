@@ -707,6 +707,8 @@ dedup(struct tok_train_model *m)
 	size_t i, k = m->nmerges;
 	uint32_t (*v)[2] = m->merges;
 
+	if (!m->nmerges)
+		return 0;
 	for (i = m->nmerges; i-- > 0;) {
 		long sl = pmap_slot(&seen, pkey(v[i][0], v[i][1]));
 		if (sl < 0) {
