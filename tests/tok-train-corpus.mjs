@@ -1,10 +1,11 @@
-// tok-train-corpus.mjs BYTES SEED: a text of about BYTES bytes on stdout,
-// deterministic in SEED, for tests/tok-train.bats and bench/: lines of
+// tok-train-corpus.mjs BYTES SEED [WORDS]: a text of about BYTES bytes on
+// stdout, deterministic in SEED (and WORDS, the lexicon's size, 20000), for tests/tok-train.bats and bench/: lines of
 // words drawn with Zipf-like frequencies from a lexicon made of syllables
 // in several scripts (Latin with accents, Greek, Cyrillic, Arabic,
 // Devanagari, CJK, Hangul, emoji), with digits and punctuation, so that
 // BPE training meets many scripts, multi-byte characters and ties.
 const bytes = Number(process.argv[2] || 1 << 20), seed0 = Number(process.argv[3] || 1);
+const nlex = Number(process.argv[4] || 20000);
 let s = BigInt(seed0) * 0x9e3779b97f4a7c15n & 0xffffffffffffffffn;
 function rnd() {	// splitmix64 -> [0, 1)
 	s = (s + 0x9e3779b97f4a7c15n) & 0xffffffffffffffffn;
@@ -26,7 +27,7 @@ const scripts = [
 	["🚀", "😀", "👍🏽", "❤️"],
 ];
 const lex = [];
-for (let i = 0; i < 20000; i++) {
+for (let i = 0; i < nlex; i++) {
 	const sc = i % 11 < 6 ? scripts[0] : pick(scripts);
 	let w = "", n = 1 + Math.floor(rnd() * 4);
 	while (n--)
