@@ -198,6 +198,17 @@ corpus() {
 	[ -z "$stderr" ]
 }
 
+@test "tok-train: a progress meter on a terminal only" {
+	need_tty
+	run -0 script -qec "tok-train -n 2000 -o tk big.txt" /dev/null
+	last=$(printf '%s' "$output" | tr '\r' '\n' | grep -a 'merges, ' | tail -n 1)
+	[[ $last == "tok-train: "[0-9]*"/"[0-9]*" merges, "*"/s, "*" s left"* ]]
+	[[ $output == *"big.txt: "*" MB read"* ]]
+	run -0 --separate-stderr tok-train -n 2000 -o tk2 big.txt
+	[ -z "$stderr" ]
+	cmp tk/tokenizer.json tk2/tokenizer.json
+}
+
 @test "tok-train: a model made with the trained tokenizer runs" {
 	tok-train -n 600 -o tk big.txt
 	mkmodel m --vocab 600 --tokenizer tk/tokenizer.json
