@@ -10,14 +10,13 @@
 #include <unistd.h>
 
 #include "../lib/base/files.h"
-#include "../lib/base/json.h"
 #include "../lib/tok/tok_train.h"
 #include "../lib/base/unicode.h"
 #include "../lib/base/util.h"
 
 #define CHUNK (16u << 20)	/* text read at a time: whole lines of it go to the threads */
 
-static struct tok_train_opt o = { .vocab_size = 30000 };
+static struct tok_train_opt o = { .vocab_size = 30000 };	/* the library's default */
 static double t0, tlast;
 static int meter;		/* a progress meter on stderr (a terminal) */
 
@@ -119,6 +118,41 @@ put(const char *dir, const char *name, const struct buf *b)
 	return outfile_close(&of, 1);
 }
 
+/* Train on the words wc and write the tokenizer: 0, or 1 after a
+ * message. */
+static int
+train(const struct tok_train_words *wc, const struct tok_train_pipe *P, const char *outdir)
+{
+	struct tok_train_model m;
+	struct buf tj = { 0 }, tc = { 0 };
+	int ret = 1;
+
+	if (!wc->n) {
+		warn("no words in the input");
+		return 1;
+	}
+	o.progress = progress;
+	t0 = tlast = now_seconds();
+	if (tok_train_run(wc, &o, &m) < 0)
+		return 1;
+	if (m.vocab.n > o.vocab_size)
+		error("vocabulary size %zu is below the special tokens and the alphabet (%zu)",
+		    o.vocab_size, m.vocab.n);
+	else if (tok_train_json(&tj, &m, &o, P->root, P->name) < 0 ||
+	    tok_train_config(&tc, &m, &o, P->cfg) < 0)
+		;
+	else if (!outdir)
+		ret = fwrite(tj.s, 1, tj.len, stdout) != tj.len;
+	else if (mkdir(outdir, 0777) < 0 && errno != EEXIST)
+		error("%s: mkdir:", outdir);
+	else
+		ret = put(outdir, "tokenizer.json", &tj) < 0 ||
+		    put(outdir, "tokenizer_config.json", &tc) < 0;
+	buf_free(&tj), buf_free(&tc);
+	tok_train_model_free(&m);
+	return ret;
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -142,41 +176,39 @@ main(int argc, char *argv[])
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *preset = NULL, *like = NULL, *outdir = NULL, *init = NULL;
-	const char **special = NULL, *plain[256];
-	char bytes[256][7], *buf = NULL, *cfgpath = NULL;
-	struct json_doc pipe = { 0 }, cfg = { 0 };
-	const struct json *pj, *added, *cj;
-	struct tok_train_feed *f;
+	const char **special = NULL;
+	char *buf = NULL;
+	struct tok_train_pipe P;
+	struct tok_train_feed *f = NULL;
 	const struct tok_train_words *wc;
-	struct tok_train_model m;
-	struct buf tj = { 0 }, tc = { 0 };
 	struct files fl;
-	uint32_t alpha[256], *ia = NULL;
-	size_t nspecial = 0, cap = 0, i;
-	int c, threads = default_threads(), ret = 0, dflt_special = 1;
-	char err[256];
+	uint32_t *ia = NULL;
+	size_t nspecial = 0, cap = 0;
+	int c, threads = default_threads(), ret = 1, bad = 0;
 
 	argv0 = argv[0];
 	while ((c = getopt_long(argc, argv, "n:s:t:o:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'n': o.vocab_size = estrtonum(optarg, 1, 0x7ffffffe, "vocabulary size"); break;
-		case O_BL: case O_SP:
+		case O_BL: case O_SP: case O_LIKE:
 			if (preset || like)
 				edie(2, "--byte-level, --sentencepiece and --like exclude each other");
-			preset = c == O_BL ? "byte-level" : "sentencepiece";
-			break;
-		case O_LIKE:
-			if (preset || like)
-				edie(2, "--byte-level, --sentencepiece and --like exclude each other");
-			like = optarg;
+			if (c == O_LIKE)
+				like = optarg;
+			else
+				preset = c == O_BL ? "byte-level" : "sentencepiece";
 			break;
 		case 's':
+			if (!*optarg)
+				edie(2, "an empty special token");
 			special = ereallocarray(special, nspecial + 1, sizeof *special);
 			special[nspecial++] = optarg;
-			dflt_special = 0;
 			break;
 		case O_MINF: o.min_frequency = estrtonum(optarg, 0, 1LL << 62, "minimum frequency"); break;
-		case O_LIM: o.limit_alphabet = estrtonum(optarg, 0, 0x7ffffffe, "alphabet limit"); o.has_limit = 1; break;
+		case O_LIM:
+			o.limit_alphabet = estrtonum(optarg, 0, 0x7ffffffe, "alphabet limit");
+			o.has_limit = 1;
+			break;
 		case O_INIT: init = optarg; break;
 		case O_MAXL: o.max_token_length = estrtonum(optarg, 1, 1LL << 40, "maximum token length"); break;
 		case O_PRE: o.prefix = optarg; break;
@@ -191,64 +223,22 @@ main(int argc, char *argv[])
 	argc -= optind, argv += optind;
 	if (threads < 0)
 		return 2;
-	if (!like && !preset)
-		preset = "byte-level";
-	/* the pipeline: a preset's, or the --like file's */
-	if (like ? json_load(&pipe, like) < 0 :
-	    json_parse(&pipe, tok_train_preset(preset), strlen(tok_train_preset(preset)), err, sizeof err) < 0)
-		return 1;
-	pj = pipe.root;
-	if (like) {
-		const char *sl = strrchr(like, '/');
-		size_t dl = sl ? (size_t)(sl - like + 1) : 0;
-		cfgpath = emalloc(dl + sizeof "tokenizer_config.json");
-		memcpy(cfgpath, like, dl);
-		strcpy(cfgpath + dl, "tokenizer_config.json");
-		if (access(cfgpath, F_OK) == 0 && json_load(&cfg, cfgpath) < 0)
-			return 1;
-		cj = cfg.root;
-		added = json_get(pj, "added_tokens");
-		for (i = 0; dflt_special && added && added->type == JSON_ARRAY && i < added->len; i++) {
-			const struct json *a = &added->u.items[i];
-			if (json_bool(json_get(a, "special")) == 1 && json_str(json_get(a, "content"))) {
-				special = ereallocarray(special, nspecial + 1, sizeof *special);
-				special[nspecial++] = json_get(a, "content")->u.str;
-			}
-		}
-		if (!o.prefix)
-			o.prefix = json_str(json_get(json_get(pj, "model"), "continuing_subword_prefix"));
-		if (!o.suffix)
-			o.suffix = json_str(json_get(json_get(pj, "model"), "end_of_word_suffix"));
-	} else {
-		cj = json_get(pj, "config");
-		if (dflt_special && !strcmp(preset, "byte-level")) {
-			static const char *const bl[] = { "<|endoftext|>" };
-			special = ereallocarray(NULL, 1, sizeof *special);
-			special[nspecial++] = bl[0];
-		} else if (dflt_special) {
-			static const char *const sp[] = { "<unk>", "<s>", "</s>" };
-			special = ereallocarray(NULL, 3, sizeof *special);
-			for (i = 0; i < 3; i++)
-				special[nspecial++] = sp[i];
-		}
-		if (!strcmp(preset, "byte-level")) {
-			tok_train_byte_alphabet(alpha);
-			o.alphabet = alpha, o.nalphabet = 256;
-		}
-	}
-	o.special = special, o.nspecial = nspecial;
-	if (json_bool(json_get(json_get(pj, "model"), "byte_fallback")) == 1) {
-		for (i = 0; i < 256; i++) {
-			snprintf(bytes[i], sizeof bytes[i], "<0x%02X>", (unsigned)i);
-			plain[i] = bytes[i];
-		}
-		o.plain = plain, o.nplain = 256;
-	}
-	if (init) {	/* each character of it, added to a preset's */
-		size_t n = strlen(init), k, len, na = o.nalphabet;
+	if (tok_train_pipe_open(&P, like || preset ? preset : "byte-level", like) < 0)
+		goto out;
+	/* the options given over what the pipeline gives */
+	o.special = special ? special : P.special;
+	o.nspecial = special ? nspecial : P.nspecial;
+	o.plain = P.plain, o.nplain = P.nplain;
+	o.alphabet = P.alphabet, o.nalphabet = P.nalphabet;
+	if (!o.prefix)
+		o.prefix = P.prefix;
+	if (!o.suffix)
+		o.suffix = P.suffix;
+	if (init) {	/* each character of it, beside a preset's */
+		size_t n = strlen(init), k, len, na = P.nalphabet;
 		uint32_t cp;
 		ia = ecalloc(n + na + 1, sizeof *ia);
-		memcpy(ia, o.alphabet ? o.alphabet : alpha, na * sizeof *ia);
+		memcpy(ia, P.alphabet, na * sizeof *ia);
 		for (k = 0; k < n; k += len) {
 			len = uni_decode((const unsigned char *)init + k, n - k, &cp);
 			if (UNI_ISBAD(cp))
@@ -258,45 +248,19 @@ main(int argc, char *argv[])
 		o.alphabet = ia, o.nalphabet = na;
 	}
 	if (files_check_output(argv, argc, NULL, 1) < 0 ||
-	    !(f = tok_train_feed_new(pj, like ? like : preset, threads)))
-		return 1;
+	    !(f = tok_train_feed_new(P.root, P.name, threads)))
+		goto out;
 	meter = isatty(2);
 	files_init(&fl, argv, argc);
-	while (files_next(&fl))
-		if (feed(f, fileno(fl.f), fl.name, &buf, &cap) < 0) {
-			ret = 1;
-			break;
-		}
+	while (!bad && files_next(&fl))
+		bad = feed(f, fileno(fl.f), fl.name, &buf, &cap) < 0;
 	files_close(&fl);
-	free(buf);
-	if (ret || fl.failed || !(wc = tok_train_feed_words(f)))
-		return 1;
-	if (!wc->n)
-		die("no words in the input");
-	o.progress = progress;
-	t0 = tlast = now_seconds();
-	if (tok_train_run(wc, &o, &m) < 0)
-		return 1;
+	if (!bad && !fl.failed && (wc = tok_train_feed_words(f)))
+		ret = train(wc, &P, outdir);
+out:
 	tok_train_feed_free(f);
-	if (m.vocab.n > o.vocab_size)
-		die("vocabulary size %zu is below the special tokens and the alphabet (%zu)",
-		    o.vocab_size, m.vocab.n);
-	if (tok_train_json(&tj, &m, &o, pj, like ? like : preset) < 0 ||
-	    tok_train_config(&tc, &m, &o, cj) < 0)
-		return 1;
-	if (outdir) {
-		if (mkdir(outdir, 0777) < 0 && errno != EEXIST)
-			die("%s: mkdir:", outdir);
-		if (put(outdir, "tokenizer.json", &tj) < 0 ||
-		    put(outdir, "tokenizer_config.json", &tc) < 0)
-			ret = 1;
-	} else {
-		fwrite(tj.s, 1, tj.len, stdout);
-	}
-	buf_free(&tj), buf_free(&tc);
-	tok_train_model_free(&m);
-	json_free(&pipe), json_free(&cfg);
-	free(special), free(ia), free(cfgpath);
+	tok_train_pipe_free(&P);
+	free(buf), free(special), free(ia);
 	ret |= fshut(stdout, "<stdout>");
 	return ret;
 }

@@ -13,9 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/json.h"
 #include "base/util.h"
-
-struct json;
 
 /* ---- distinct words and their counts ---- */
 
@@ -131,12 +130,35 @@ int tok_train_json(struct buf *b, const struct tok_train_model *m,
 int tok_train_config(struct buf *b, const struct tok_train_model *m,
     const struct tok_train_opt *o, const struct json *cfg);
 
-/* The 256 characters a byte-level tokenizer's alphabet has, in byte
- * order, into cp. */
-void tok_train_byte_alphabet(uint32_t cp[256]);
-/* The pipeline of a preset, "byte-level" or "sentencepiece", as the text
- * of a tokenizer.json without vocabulary (its "config": keys of
- * tokenizer_config.json); NULL for another name. */
-const char *tok_train_preset(const char *name);
+/* What a preset or a tokenizer.json gives the trainer and the writer. */
+struct tok_train_pipe {
+	const char *name;		/* the preset or file, for messages */
+	const struct json *root;	/* the pipeline: normalizer, pre_tokenizer,
+					 * post_processor, decoder, model options */
+	const struct json *cfg;		/* tokenizer_config.json keys, or NULL */
+	const char **special;		/* the special tokens, by default */
+	size_t nspecial;
+	uint32_t alphabet[256];		/* the initial alphabet (byte-level preset) */
+	size_t nalphabet;
+	const char *plain[256];		/* <0x00>..<0xFF> when the model has byte
+					 * fallback */
+	size_t nplain;
+	const char *prefix, *suffix;	/* the model's, or NULL */
+	struct json_doc *doc, *cfgdoc;	/* private */
+	size_t capspecial;
+	char bytes[256][7];
+};
+/* The pipeline of the preset "byte-level" (GPT-2 and SmolLM2's: ByteLevel
+ * pre-tokenizer and decoder, the 256 byte characters as initial alphabet,
+ * <|endoftext|>) or "sentencepiece" (Llama 2's decoder and
+ * post-processor, a Metaspace pre-tokenizer where Llama 2 has a Prepend
+ * and Replace normalizer, so that words are cut at spaces as
+ * SentencePiece cuts them; byte fallback; <unk> <s> </s>), or, if like
+ * is not NULL, that of the tokenizer.json like (its special added
+ * tokens, its model's prefix and suffix, the tokenizer_config.json
+ * beside it).  0, or -1 after error(); P is then safe to
+ * tok_train_pipe_free. */
+int tok_train_pipe_open(struct tok_train_pipe *P, const char *preset, const char *like);
+void tok_train_pipe_free(struct tok_train_pipe *P);
 
 #endif

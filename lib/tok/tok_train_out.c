@@ -2,7 +2,10 @@
  * Tokenizer::save writes one (added_tokens, the pipeline, the BPE model's
  * options, its vocab by id and its merges by rank), and a
  * tokenizer_config.json for transformers. */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/json.h"
 #include "tok/tok_int.h"
@@ -272,21 +275,98 @@ static const char sentencepiece[] =
     "\"byte_fallback\":true},"
     "\"config\":{\"bos_token\":\"<s>\",\"eos_token\":\"</s>\",\"unk_token\":\"<unk>\"}}";
 
-const char *
-tok_train_preset(const char *name)
+static const char *const bl_special[] = { "<|endoftext|>" };
+static const char *const sp_special[] = { "<unk>", "<s>", "</s>" };
+
+int
+tok_train_pipe_open(struct tok_train_pipe *P, const char *preset, const char *like)
 {
-	if (!strcmp(name, "byte-level"))
-		return byte_level;
-	if (!strcmp(name, "sentencepiece"))
-		return sentencepiece;
-	return NULL;
+	const char *text = NULL;
+	const struct json *added, *model;
+	char err[256];
+	size_t i;
+
+	memset(P, 0, sizeof *P);
+	P->name = like ? like : preset;
+	if (!(P->doc = xcalloc(1, sizeof *P->doc)) ||
+	    !(P->cfgdoc = xcalloc(1, sizeof *P->cfgdoc)))
+		return -1;
+	if (like) {
+		const char *sl = strrchr(like, '/');
+		size_t dl = sl ? (size_t)(sl - like + 1) : 0;
+		struct buf b = { 0 };
+		if (json_load(P->doc, like) < 0)
+			return -1;
+		buf_add(&b, like, dl);
+		buf_adds(&b, "tokenizer_config.json");
+		if (buf_ok(&b) < 0)
+			return -1;
+		if (access(b.s, F_OK) == 0 && json_load(P->cfgdoc, b.s) < 0) {
+			buf_free(&b);
+			return -1;
+		}
+		buf_free(&b);
+		P->cfg = P->cfgdoc->root;
+	} else {
+		if (!strcmp(preset, "byte-level"))
+			text = byte_level;
+		else if (!strcmp(preset, "sentencepiece"))
+			text = sentencepiece;
+		else
+			return error("no preset %s", preset);
+		if (json_parse(P->doc, text, strlen(text), err, sizeof err) < 0)
+			return error("preset %s: %s", preset, err);
+	}
+	P->root = P->doc->root;
+	if (!P->root || P->root->type != JSON_OBJECT)
+		return error("%s: not a tokenizer.json (not an object)", P->name);
+	model = json_get(P->root, "model");
+	if (like) {
+		added = json_get(P->root, "added_tokens");
+		for (i = 0; added && added->type == JSON_ARRAY && i < added->len; i++) {
+			const struct json *a = &added->u.items[i];
+			if (json_bool(json_get(a, "special")) != 1 || !json_str(json_get(a, "content")))
+				continue;
+			if (xgrow(&P->special, &P->capspecial, P->nspecial + 1,
+			    sizeof *P->special) < 0)
+				return -1;
+			P->special[P->nspecial++] = json_get(a, "content")->u.str;
+		}
+		P->prefix = json_str(json_get(model, "continuing_subword_prefix"));
+		P->suffix = json_str(json_get(model, "end_of_word_suffix"));
+	} else {
+		P->cfg = json_get(P->root, "config");
+		if (text == byte_level) {
+			P->special = (const char **)bl_special, P->nspecial = LEN(bl_special);
+			for (i = 0; i < 256; i++)
+				P->alphabet[i] = tok_b2u[i];
+			P->nalphabet = 256;
+		} else {
+			P->special = (const char **)sp_special, P->nspecial = LEN(sp_special);
+		}
+	}
+	if (json_bool(json_get(model, "byte_fallback")) == 1) {
+		for (i = 0; i < 256; i++) {
+			snprintf(P->bytes[i], sizeof P->bytes[i], "<0x%02X>", (unsigned)i);
+			P->plain[i] = P->bytes[i];
+		}
+		P->nplain = 256;
+	}
+	return 0;
 }
 
 void
-tok_train_byte_alphabet(uint32_t cp[256])
+tok_train_pipe_free(struct tok_train_pipe *P)
 {
-	int i;
-
-	for (i = 0; i < 256; i++)
-		cp[i] = tok_b2u[i];
+	if (P->doc) {
+		json_free(P->doc);
+		free(P->doc);
+	}
+	if (P->cfgdoc) {
+		json_free(P->cfgdoc);
+		free(P->cfgdoc);
+	}
+	if (P->special != bl_special && P->special != sp_special)
+		free(P->special);
+	memset(P, 0, sizeof *P);
 }
