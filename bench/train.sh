@@ -2,9 +2,9 @@
 # bench/train.sh: tok-train beside HuggingFace tokenizers' own trainer (the
 # npm package tokenizers of tests/package.json, its Node binding of the
 # Rust library) on the same corpus: a 30000-token vocabulary (what its
-# train() gives) on TRAIN_MB (100) megabytes of tests/tok-train-corpus.mjs text (seed 7, a
-# lexicon of 500000 words in several scripts; written once under
-# BENCH_DIR, build/bench), through a byte-level pipeline like SmolLM2's,
+# train() gives) on TRAIN_MB (100) megabytes of tests/tok-train-corpus.mjs
+# text (seed 7, a lexicon of 500000 words in several scripts; written
+# once under BENCH_DIR, build/bench), through a byte-level pipeline like SmolLM2's,
 # on 1 thread and on all (tokenizers: RAYON_NUM_THREADS).  For each run:
 # wall time, CPU time (user + system, which other load on the machine
 # does not inflate), peak RSS; and whether the two vocabularies and merge
