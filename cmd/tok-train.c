@@ -139,7 +139,7 @@ train(const struct tok_train_words *wc, const struct tok_train_pipe *P, const ch
 		error("vocabulary size %zu is below the special tokens and the alphabet (%zu)",
 		    o.vocab_size, m.vocab.n);
 	else if (tok_train_json(&tj, &m, &o, P->root, P->name) < 0 ||
-	    tok_train_config(&tc, &m, &o, P->cfg) < 0)
+	    tok_train_config(&tc, &m, P->cfg) < 0)
 		;
 	else if (!outdir)
 		ret = fwrite(tj.s, 1, tj.len, stdout) != tj.len;

@@ -141,6 +141,13 @@ corpus() {
 	! grep -q '"the"' <<<"$output"
 	run -0 tok-train -n 1000 --min-frequency 100 small.txt
 	[[ $output == *'"merges": []'* ]]
+	# special tokens in order, a repeat once, one that is a character too
+	run -0 tok-train -n 1000 -s '<a>' -s '<b>' -s '<a>' -s t -o sp small.txt
+	[ "$(grep -c '"special": true' sp/tokenizer.json)" -eq 3 ]
+	grep -q '"<a>": 0,' sp/tokenizer.json
+	grep -q '"<b>": 1,' sp/tokenizer.json
+	grep -q '"t": 2,' sp/tokenizer.json
+	grep -q '"2": {"content": "t"' sp/tokenizer_config.json
 }
 
 @test "tok-train: prefix, suffix, alphabet options" {

@@ -744,6 +744,8 @@ tok_train_run(const struct tok_train_words *wc, const struct tok_train_opt *o,
 		const char *s = i < o->nspecial ? o->special[i] : o->plain[i - o->nspecial];
 		if (vocab_id(&T, s, strlen(s)) < 0)
 			goto out;
+		if (i + 1 == o->nspecial)
+			m->nspecial = m->vocab.n;	/* repeats taken out */
 	}
 	if (!(order = xcalloc(wc->n + 1, sizeof *order)) ||
 	    !(tmp = xcalloc(wc->n + 1, sizeof *tmp)))

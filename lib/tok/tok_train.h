@@ -79,6 +79,7 @@ struct tok_train_opt {
 /* The result: the vocabulary by id and the merges by rank. */
 struct tok_train_model {
 	struct tok_train_words vocab;	/* entry i is id i */
+	size_t nspecial;		/* ids 0..nspecial-1: the special tokens */
 	uint32_t (*merges)[2];		/* the ids merged, by rank */
 	size_t nmerges;
 };
@@ -119,7 +120,7 @@ void tok_train_feed_free(struct tok_train_feed *f);
  * post_processor and decoder of the tree pipe (its TemplateProcessing ids
  * looked up again by token), its model's options (BPE: unk_token, kept if
  * in the vocabulary, fuse_unk, byte_fallback), the trainer's prefix and
- * suffix of o, and the special tokens of o as added tokens.  0, or -1
+ * suffix of o, and the special tokens of m as added tokens.  0, or -1
  * after error() naming path. */
 int tok_train_json(struct buf *b, const struct tok_train_model *m,
     const struct tok_train_opt *o, const struct json *pipe, const char *path);
@@ -128,7 +129,7 @@ int tok_train_json(struct buf *b, const struct tok_train_model *m,
  * tokenizer_config.json tree, or NULL) when they are special tokens here,
  * its chat_template.  0, or -1 after error(). */
 int tok_train_config(struct buf *b, const struct tok_train_model *m,
-    const struct tok_train_opt *o, const struct json *cfg);
+    const struct json *cfg);
 
 /* What a preset or a tokenizer.json gives the trainer and the writer. */
 struct tok_train_pipe {

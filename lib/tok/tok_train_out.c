@@ -12,15 +12,13 @@
 #include "tok/tok_train.h"
 #include "base/util.h"
 
+/* s[0..n) is a special token of m */
 static int
-is_special(const struct tok_train_opt *o, const char *s, size_t n)
+is_special(const struct tok_train_model *m, const char *s, size_t n)
 {
-	size_t i;
+	long id = tok_train_words_find(&m->vocab, s, n);
 
-	for (i = 0; i < o->nspecial; i++)
-		if (strlen(o->special[i]) == n && !memcmp(o->special[i], s, n))
-			return 1;
-	return 0;
+	return id >= 0 && (size_t)id < m->nspecial;
 }
 
 /* A TemplateProcessing's special_tokens entry with its ids looked up again
@@ -149,11 +147,9 @@ tok_train_json(struct buf *b, const struct tok_train_model *m,
 
 	buf_adds(b, "{\n  \"version\": \"1.0\",\n  \"truncation\": null,\n"
 	    "  \"padding\": null,\n  \"added_tokens\": [");
-	for (i = 0; i < m->vocab.n; i++) {
+	for (i = 0; i < m->nspecial; i++) {
 		const char *s = tok_train_words_str(&m->vocab, i);
 		size_t n = m->vocab.e[i].len;
-		if (!is_special(o, s, n))
-			continue;
 		buf_printf(b, "%s\n    {\"id\": %zu, \"content\": ", first ? "" : ",", i);
 		json_put_str(b, s, n);
 		buf_adds(b, ", \"single_word\": false, \"lstrip\": false, \"rstrip\": false, "
@@ -197,8 +193,7 @@ tok_train_json(struct buf *b, const struct tok_train_model *m,
 }
 
 int
-tok_train_config(struct buf *b, const struct tok_train_model *m,
-    const struct tok_train_opt *o, const struct json *cfg)
+tok_train_config(struct buf *b, const struct tok_train_model *m, const struct json *cfg)
 {
 	static const char *const keys[] = { "bos_token", "eos_token", "unk_token", "pad_token" };
 	const struct json *ct = json_get(cfg, "chat_template");
@@ -206,11 +201,9 @@ tok_train_config(struct buf *b, const struct tok_train_model *m,
 	int first = 1;
 
 	buf_adds(b, "{\n  \"added_tokens_decoder\": {");
-	for (i = 0; i < m->vocab.n; i++) {
+	for (i = 0; i < m->nspecial; i++) {
 		const char *s = tok_train_words_str(&m->vocab, i);
 		size_t n = m->vocab.e[i].len;
-		if (!is_special(o, s, n))
-			continue;
 		buf_printf(b, "%s\n    \"%zu\": {\"content\": ", first ? "" : ",", i);
 		json_put_str(b, s, n);
 		buf_adds(b, ", \"lstrip\": false, \"normalized\": false, \"rstrip\": false, "
@@ -222,7 +215,7 @@ tok_train_config(struct buf *b, const struct tok_train_model *m,
 		const struct json *v = json_get(cfg, keys[i]);
 		if (v && v->type == JSON_OBJECT)
 			v = json_get(v, "content");
-		if (!json_str(v) || !is_special(o, v->u.str, v->len))
+		if (!json_str(v) || !is_special(m, v->u.str, v->len))
 			continue;
 		buf_printf(b, "  \"%s\": ", keys[i]);
 		json_put_str(b, v->u.str, v->len);
