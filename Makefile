@@ -141,6 +141,9 @@ $(FUZZBIN): build/fuzz/fuzz_%: tests/fuzz/%.c tests/fuzz/fuzz.h $(O)/libcore.a $
 
 bench: all
 	@bench/run.sh
+# tok-train beside HuggingFace tokenizers' trainer (bench/train.sh; minutes)
+bench-train: all
+	@bench/train.sh
 
 # llama.cpp's llama-bench, for bench/run.sh to run beside pipelm (network)
 peer:
@@ -184,4 +187,4 @@ uninstall:
 	rm -f $(DESTDIR)$(MANPREFIX)/man5/pipelm-formats.5
 clean:
 	rm -rf bin build/rel build/san build/fuzz build/static build/image $(IMAGE)
-.PHONY: all test check fuzz fuzz-build bench peer peer-avx2 logerr kernbench image install uninstall clean
+.PHONY: all test check fuzz fuzz-build bench bench-train peer peer-avx2 logerr kernbench image install uninstall clean

@@ -108,6 +108,26 @@ out:
 }
 
 int
+tok_load_pipe(struct tok *t, const struct json *r, const char *path, int *bytelevel)
+{
+	struct tok_ld L = { t, path, NULL, 0, NULL };
+
+	memset(t, 0, sizeof *t);
+	t->bos = -1;
+	if (!r || r->type != JSON_OBJECT)
+		return error("%s: not a tokenizer.json (not an object)", path);
+	if (tok_norm_load(&L, json_get(r, "normalizer")) < 0 ||
+	    tok_pre_load(&L, json_get(r, "pre_tokenizer")) < 0)
+		return -1;
+	if (t->npre >= TOK_MAXDEPTH - 1)
+		return error("%s: more than %d pre-tokenizers", path, TOK_MAXDEPTH - 2);
+	if (!(t->path = xstrdup(path)))
+		return -1;
+	*bytelevel = L.bytelevel;
+	return 0;
+}
+
+int
 tok_bos(struct tok *t)
 {
 	if (t->bos == -2) {

@@ -104,6 +104,13 @@ int tok_load(struct tok *t, const char *path);
  * the tokenizer.json of model (a folder or ORG/NAME, see mdir.h; NULL:
  * $PIPELM_MODEL).  0, or -1 after error(). */
 int tok_open(struct tok *t, const char *model, const char *file);
+/* Only the normalizers and pre-tokenizers of the tokenizer.json tree r
+ * (path: for messages), for tok_words (tok-train); *bytelevel: 1 if a
+ * ByteLevel pre-tokenizer was read (the pieces are then the bytes its
+ * alphabet's characters stand for).  0, or -1 after error(); t is then
+ * safe to tok_free. */
+struct json;
+int tok_load_pipe(struct tok *t, const struct json *r, const char *path, int *bytelevel);
 /* Release everything t holds; accepts a zeroed or failed t. */
 void tok_free(struct tok *t);
 
@@ -113,6 +120,13 @@ void tok_free(struct tok *t);
  * dropped and counted in t->ndropped.  0, or -1 after error() (out of
  * memory). */
 int tok_encode(struct tok *t, const char *s, size_t n, int flags, struct tok_ids *out);
+
+/* Normalize s[0..n) and pre-tokenize it as one sequence (added tokens
+ * are not looked for: tokenizers' trainers see the text so), calling
+ * fn(ctx, piece, len) for each non-empty piece in order.  0, or -1 after
+ * error() or when fn returned -1. */
+int tok_words(struct tok *t, const char *s, size_t n,
+    int (*fn)(void *ctx, const char *w, size_t n), void *ctx);
 
 /* The id of the BOS token: the first special token of the template, else
  * the bos_token of tokenizer_config.json beside path (read by tok_load),

@@ -62,6 +62,9 @@ struct enc {
 	struct tok *t;
 	struct tok_ids *out;
 	int flags;
+	/* tok_words: each final piece goes here instead of the model */
+	int (*fn)(void *ctx, const char *w, size_t n);
+	void *ctx;
 	/* the pre-tokenizers' sinks: stage[d] takes the pieces for
 	 * pre-tokenizer d, stage[npre] those for the model */
 	struct stage {
@@ -140,10 +143,14 @@ stage(struct tok_next *nx, const char *s, size_t n, int first)
 static int
 leaf(struct tok_next *nx, const char *s, size_t n, int first)
 {
+	struct enc *E = ((struct stage *)nx)->E;
+
 	(void)first;
 	if (!n)
 		return 0;
-	return word(((struct stage *)nx)->E, s, n);
+	if (E->fn)
+		return E->fn(E->ctx, s, n);
+	return word(E, s, n);
 }
 
 /* ---- normalizers ---- */
@@ -371,7 +378,7 @@ tok_encode(struct tok *t, const char *s, size_t n, int flags, struct tok_ids *ou
 		/* optional; mapped: huge pages fault in fewer times */
 		w->cache = mem_map(sizeof *w->cache);
 	}
-	E.t = t, E.out = out, E.flags = flags;
+	E.t = t, E.out = out, E.flags = flags, E.fn = NULL, E.ctx = NULL;
 	for (i = 0; i <= t->npre; i++)
 		E.stage[i] = (struct stage){ { i < t->npre ? stage : leaf }, &E, i };
 	for (i = 0; (flags & TOK_ADD_SPECIAL) && i < t->npost; i++)
@@ -383,4 +390,26 @@ tok_encode(struct tok *t, const char *s, size_t n, int flags, struct tok_ids *ou
 		if (t->post[i]->ops->add(t->post[i], 1, out) < 0)
 			return -1;
 	return 0;
+}
+
+int
+tok_words(struct tok *t, const char *s, size_t n,
+    int (*fn)(void *ctx, const char *w, size_t n), void *ctx)
+{
+	struct enc E;
+	const char *ns;
+	size_t i, nn;
+
+	if (t->npre >= TOK_MAXDEPTH - 1)
+		return error("too many pre-tokenizers");
+	if (!t->enc && !(t->enc = xcalloc(1, sizeof *t->enc)))
+		return -1;
+	E.t = t, E.out = NULL, E.flags = 0, E.fn = fn, E.ctx = ctx;
+	for (i = 0; i <= t->npre; i++)
+		E.stage[i] = (struct stage){ { i < t->npre ? stage : leaf }, &E, i };
+	if (!n)
+		return 0;
+	if (normalize(t, s, n, &ns, &nn) < 0)
+		return -1;
+	return E.stage[0].next.piece(&E.stage[0].next, ns, nn, 1);
 }
