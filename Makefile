@@ -41,7 +41,7 @@ AVX2FLAGS = -mavx2 -mfma -mf16c
 AVX512FLAGS = -mavx512f -mavx512bw -mavx512vl -mavx512dq -mavx512bf16 -mfma -mf16c
 # VNNI only where its entries are chosen by CPUID (kern_init), so that no
 # other AVX-512 code can be compiled into it
-$(O)/lib/kern/kern_q4_avx512.o: AVX512FLAGS += -mavx512vnni
+$(O)/lib/kern/kern_q4_avx512.o $(O)/pic/lib/kern/kern_q4_avx512.o: AVX512FLAGS += -mavx512vnni
 
 PROG = $(sort $(basename $(notdir $(wildcard cmd/*.c))))
 # Programs that are shell scripts (llm-fetch, over curl): cmd/NAME.sh.
@@ -57,10 +57,23 @@ UNIT = $(UNITSRC:tests/unit/%.c=$(O)/%)
 FUZZSRC = $(wildcard tests/fuzz/*.c)
 FUZZBIN = $(FUZZSRC:tests/fuzz/%.c=build/fuzz/fuzz_%)
 
+# libpipelm.so, the C API (lib/api/pipelm.h): libcore compiled again
+# with -fPIC into $(O)/pic, so that the programs stay as they were;
+# exporting pipelm_* only (lib/api/pipelm.map).  Not in the sanitizer,
+# fuzzing and static builds: tests/unit/test_api runs the API there,
+# linked statically.
+PIC = $(LIBSRC:%.c=$(O)/pic/%.o)
+SO = $(O)/libpipelm.so
+ifneq ($(SAN)$(FUZZ)$(filter 1,$(STATIC)),)
+SO =
+endif
+LIBDIR = $(PREFIX)/lib
+INCDIR = $(PREFIX)/include
+
 ifeq ($(STATIC),1)
 all: $(BIN)
 else
-all: $(BIN) $(TOOLBIN)
+all: $(BIN) $(TOOLBIN) $(SO)
 endif
 
 $(O)/libcore.a: $(LIB)
@@ -75,6 +88,19 @@ $(O)/lib/%_avx2.o: lib/%_avx2.c
 $(O)/lib/%_avx512.o: lib/%_avx512.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(AVX512FLAGS) -c -o $@ $<
+$(PIC): $(HDR)
+$(O)/pic/lib/%.o: lib/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -fPIC -c -o $@ $<
+$(O)/pic/lib/%_avx2.o: lib/%_avx2.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(AVX2FLAGS) -fPIC -c -o $@ $<
+$(O)/pic/lib/%_avx512.o: lib/%_avx512.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(AVX512FLAGS) -fPIC -c -o $@ $<
+$(O)/libpipelm.so: $(PIC) lib/api/pipelm.map
+	$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,--version-script=lib/api/pipelm.map \
+	    -Wl,--no-undefined -Wl,-soname,libpipelm.so.1 -o $@ $(PIC) $(LDLIBS)
 $(SCRIPT:%=$(BINDIR)/%): $(BINDIR)/%: cmd/%.sh lib/base/util.h
 	@mkdir -p $(@D)
 	sed 's/@VERSION@/$(VERSION)/' $< > $@.tmp
