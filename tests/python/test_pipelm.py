@@ -361,5 +361,28 @@ class TestErrors(Fixture):
         self.assertEqual(got[:5], list(m.generate(ids, max_new=5, seed=7)))
 
 
+class TestExamples(unittest.TestCase):
+    def example(self, name, *args):
+        p = subprocess.run([sys.executable, os.path.join(
+            ROOT, "examples", "python", name)] + list(args),
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        self.assertEqual(p.returncode, 0, p.stderr.decode())
+        return p.stdout.decode()
+
+    def test_sampler(self):
+        out = self.example("sampler.py", "-n", "20", "--seed", "3")
+        self.assertTrue(out.startswith("Once upon a time"))
+        self.assertEqual(out, self.example("sampler.py", "-n", "20",
+                                           "--seed", "3"))
+
+    def test_perplexity(self):
+        if numpy is None:
+            self.skipTest("numpy not installed: examples/python/perplexity.py "
+                          "not run")
+        out = self.example("perplexity.py", "Once upon a time")
+        self.assertIn("tokens scored: 4", out)
+        self.assertIn("Model.score agrees", out)
+
+
 if __name__ == "__main__":
     unittest.main()
