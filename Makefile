@@ -41,7 +41,7 @@ AVX2FLAGS = -mavx2 -mfma -mf16c
 AVX512FLAGS = -mavx512f -mavx512bw -mavx512vl -mavx512dq -mavx512bf16 -mfma -mf16c
 # VNNI only where its entries are chosen by CPUID (kern_init), so that no
 # other AVX-512 code can be compiled into it
-$(O)/lib/kern/kern_q4_avx512.o: AVX512FLAGS += -mavx512vnni
+$(O)/lib/kern/kern_q4_avx512.o $(O)/pic/lib/kern/kern_q4_avx512.o: AVX512FLAGS += -mavx512vnni
 
 PROG = $(sort $(basename $(notdir $(wildcard cmd/*.c))))
 # Programs that are shell scripts (llm-fetch, over curl): cmd/NAME.sh.
@@ -57,10 +57,23 @@ UNIT = $(UNITSRC:tests/unit/%.c=$(O)/%)
 FUZZSRC = $(wildcard tests/fuzz/*.c)
 FUZZBIN = $(FUZZSRC:tests/fuzz/%.c=build/fuzz/fuzz_%)
 
+# libpipelm.so, the C API (lib/api/pipelm.h): libcore compiled again
+# with -fPIC into $(O)/pic, so that the programs stay as they were;
+# exporting pipelm_* only (lib/api/pipelm.map).  Not in the sanitizer,
+# fuzzing and static builds: tests/unit/test_api runs the API there,
+# linked statically.
+PIC = $(LIBSRC:%.c=$(O)/pic/%.o)
+SO = $(O)/libpipelm.so
+ifneq ($(SAN)$(FUZZ)$(filter 1,$(STATIC)),)
+SO =
+endif
+LIBDIR = $(PREFIX)/lib
+INCDIR = $(PREFIX)/include
+
 ifeq ($(STATIC),1)
 all: $(BIN)
 else
-all: $(BIN) $(TOOLBIN)
+all: $(BIN) $(TOOLBIN) $(SO)
 endif
 
 $(O)/libcore.a: $(LIB)
@@ -75,6 +88,19 @@ $(O)/lib/%_avx2.o: lib/%_avx2.c
 $(O)/lib/%_avx512.o: lib/%_avx512.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(AVX512FLAGS) -c -o $@ $<
+$(PIC): $(HDR)
+$(O)/pic/lib/%.o: lib/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -fPIC -c -o $@ $<
+$(O)/pic/lib/%_avx2.o: lib/%_avx2.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(AVX2FLAGS) -fPIC -c -o $@ $<
+$(O)/pic/lib/%_avx512.o: lib/%_avx512.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(AVX512FLAGS) -fPIC -c -o $@ $<
+$(O)/libpipelm.so: $(PIC) lib/api/pipelm.map
+	$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,--version-script=lib/api/pipelm.map \
+	    -Wl,--no-undefined -Wl,-soname,libpipelm.so.1 -o $@ $(PIC) $(LDLIBS)
 $(SCRIPT:%=$(BINDIR)/%): $(BINDIR)/%: cmd/%.sh lib/base/util.h
 	@mkdir -p $(@D)
 	sed 's/@VERSION@/$(VERSION)/' $< > $@.tmp
@@ -109,6 +135,18 @@ endif
 $(O)/regex-onig: tests/regex-onig/regex-onig.c tests/regex-onig/pats.h $(O)/libcore.a $(HDR)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(shell pkg-config --cflags oniguruma) $(LDFLAGS) -o $@ $< $(O)/libcore.a $(ONIGLIBS) $(LDLIBS)
 
+# The Python package against the programs (tests/python), on the plain
+# build's libpipelm.so; the sanitizer build runs the C API through
+# tests/unit/test_api instead.
+ifeq ($(SO),)
+PYTEST = echo "tests/python: skipped in this build (no libpipelm.so; test_api runs the C API)"
+else
+PYTEST = if command -v python3 >/dev/null; then \
+	echo "tests/python"; PIPELM_BIN=$(CURDIR)/$(BINDIR) PIPELM_TOOLS=$(CURDIR)/$(O) \
+	PIPELM_LIB=$(CURDIR)/$(SO) python3 -m unittest discover -s tests/python; \
+	else echo "tests/python: skipped: python3 not installed"; fi
+endif
+
 # The image first (tests/image.bats; made of the plain objects, after
 # this build's, so that no two makes write one object), then the unit
 # tests under every kernel table the CPU has (PIPELM_KERNEL), then the
@@ -118,7 +156,8 @@ test: all $(UNIT) $(O)/kernbench $(ONIGCHK)
 	@for t in $(UNIT); do for k in portable avx2 avx512; do \
 		echo "$$t ($$k)"; PIPELM_KERNEL=$$k ./$$t || exit 1; done; done
 	PIPELM_BIN=$(CURDIR)/$(BINDIR) PIPELM_TOOLS=$(CURDIR)/$(O) bats tests/
-	groff -mdoc -ww -z man/*.[15]
+	@$(PYTEST)
+	groff -mdoc -ww -z man/*.[135]
 
 # The README's test command: everything, plain and under the sanitizers,
 # then every fuzzer for CHECK_FUZZ_SECONDS (said and skipped where clang
@@ -172,9 +211,15 @@ $(IMAGE): $(LIBSRC) $(HDR) $(PROG:%=cmd/%.c) $(PROG:%=man/%.1) man/pipelm-format
 	mkdir -m 1777 build/image/root/tmp
 	tools/mkimage build/image/root $@
 
-install: $(BIN)
+install: $(BIN) $(SO)
 	mkdir -p $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(MANPREFIX)/man1 $(DESTDIR)$(MANPREFIX)/man5
 	cp -f $(BIN) $(DESTDIR)$(PREFIX)/bin/
+	if [ -n "$(SO)" ]; then \
+	mkdir -p $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCDIR) $(DESTDIR)$(MANPREFIX)/man3 && \
+	cp -f $(SO) $(DESTDIR)$(LIBDIR)/libpipelm.so.1 && \
+	ln -sf libpipelm.so.1 $(DESTDIR)$(LIBDIR)/libpipelm.so && \
+	cp -f lib/api/pipelm.h $(DESTDIR)$(INCDIR)/ && \
+	sed 's/^\.Os pipelm$$/.Os pipelm $(VERSION)/' man/pipelm.3 > $(DESTDIR)$(MANPREFIX)/man3/pipelm.3; fi
 	for p in $(PROG) $(SCRIPT); do sed 's/^\.Os pipelm$$/.Os pipelm $(VERSION)/' man/$$p.1 > $(DESTDIR)$(MANPREFIX)/man1/$$p.1; done
 	cp -f man/pipelm-formats.5 $(DESTDIR)$(MANPREFIX)/man5/
 	mkdir -p $(DESTDIR)$(DATADIR)
@@ -185,6 +230,8 @@ uninstall:
 	rm -rf $(DESTDIR)$(DATADIR)/stories260K
 	-rmdir $(DESTDIR)$(DATADIR)
 	rm -f $(DESTDIR)$(MANPREFIX)/man5/pipelm-formats.5
+	rm -f $(DESTDIR)$(LIBDIR)/libpipelm.so $(DESTDIR)$(LIBDIR)/libpipelm.so.1
+	rm -f $(DESTDIR)$(INCDIR)/pipelm.h $(DESTDIR)$(MANPREFIX)/man3/pipelm.3
 clean:
 	rm -rf bin build/rel build/san build/fuzz build/static build/image $(IMAGE)
 .PHONY: all test check fuzz fuzz-build bench bench-train peer peer-avx2 logerr kernbench image install uninstall clean

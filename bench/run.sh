@@ -64,6 +64,9 @@ shapes=${BENCH_SHAPES:-qwen3-0.6b gemma3-1b}
 do1b=${BENCH_1B:-1}
 bkern=${BENCH_KERNEL:-native}
 me=bench/run.sh
+# the Python row (bench/python.py) where python3 and libpipelm.so are
+pylib=$tools/libpipelm.so
+{ command -v python3 >/dev/null && [ -r "$pylib" ]; } || pylib=
 
 say() { printf '%s: %s\n' "$me" "$*" >&2; }
 fail() { say "$*"; exit 1; }
@@ -306,6 +309,20 @@ run_logits() {	# threads prompt-file tag
 	put "prefill_$3" "$1" "$(num "$tmp/err" "prefill [0-9]* tokens, $F tokens/s")"
 }
 
+# the same 128 ids through Python (bench/python.py: Model.generate over
+# libpipelm.so), right after llm-gen's run, paired with it: the decode
+# rate from the first id to the last against llm-gen's
+run_py() {	# threads
+	[ -n "$pylib" ] || return 0
+	pyline=$(python3 "$here/python.py" "$pylib" "$model" "$1" \
+	    "$tmp/p128" 2>"$tmp/pyerr") ||
+		fail "bench/python.py -t $1 failed: $(cat "$tmp/pyerr")"
+	put pydecode "$1" "$(kv decode_tps "$pyline")"
+	put pyratio "$1" "$(awk -v p="$(kv decode_tps "$pyline")" \
+	    -v g="$(num "$tmp/err" "decode [0-9]* tokens, $F tokens/s")" \
+	    'BEGIN { if (p > 0 && g > 0) printf "%.3f", p / g }')"
+}
+
 run_gen() {	# threads
 	# the bandwidth right before and after the run (the better of the
 	# two): the host's share of memory bandwidth for these cores changes
@@ -329,6 +346,7 @@ run_gen() {	# threads
 	put pratio "$1" "$(awk -v ms="$(kv steady_median_ms "$line")" \
 	    -v b="$(kv best_gbs "$pbw")" -v w="$wbytes" \
 	    'BEGIN { if (ms > 0 && b > 0) printf "%.3f", w / (ms * 1e-3) / (b * 1e9) }')"
+	run_py "$1"
 	put rss "$1" "$(kv maxrss_kb "$line" | awk '{ printf "%.1f", $1 / 1024 }')"
 	put share "$1" "$(awk -v c="$(kv cpu_ms "$line")" -v w="$(kv wall_ms "$line")" \
 	    -v t="$1" 'BEGIN { printf "%.2f", c / (w * t) }')"
@@ -640,6 +658,10 @@ row "decode step / floor of that bandwidth, % (each run paired)" "$(cell pratio 
 row "first decode step, ms" "$(cell step1 1)" "$(cell step1 2)"
 row "steady decode (steps 2-127), tokens/s" "$(cell steady 1)" "$(cell steady 2)"
 row "decode step, ms (median of steps 2-127)" "$(cell stepmed 1)" "$(cell stepmed 2)"
+[ -z "$pylib" ] || {
+row "decode 128 after 128 through Python (Model.generate), tokens/s" "$(cell pydecode 1)" "$(cell pydecode 2)"
+row "Python / llm-gen decode rate, % (each run paired)" "$(cell pyratio 1 100)" "$(cell pyratio 2 100)"
+}
 row "peak RSS, MB (llm-gen, default context)" "$(cell rss 1)" "$(cell rss 2)"
 row "CPU share (CPU time / wall / threads, llm-gen)" "$(cell share 1)" "$(cell share 2)"
 fl41=$(awk -v b="$gbs1" -v w="$wbytes4" 'BEGIN { printf "%.1f", b * 1e9 / w }')

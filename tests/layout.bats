@@ -161,7 +161,7 @@ setup() {
 	need_cmd git
 	git -C "$ROOT" rev-parse --git-dir >/dev/null 2>&1 || skip "not a git checkout"
 	run -0 sh -c "git -C '$ROOT' ls-files | cut -d/ -f1 | sort -u"
-	local top=" .ci .gitattributes .gitignore LICENSE Makefile README.md bench cmd examples lib man share tests tools "
+	local top=" .ci .gitattributes .gitignore LICENSE Makefile README.md bench cmd examples lib man python share tests tools "
 	local e bad=
 	for e in $output; do
 		[[ $top == *" $e "* ]] || bad="$bad $e"

@@ -14,12 +14,31 @@
 
 const char *argv0 = "pipelm";
 
+static void (*msg_hook)(const char *msg);
+
+void
+warn_hook(void (*fn)(const char *msg))
+{
+	msg_hook = fn;
+}
+
 static void
 vwarn(const char *fmt, va_list ap)
 {
 	int saved = errno;
 	size_t n = strlen(fmt);
+	char msg[1024];
+	int k;
 
+	if (msg_hook) {	/* the C API: the message kept for its caller */
+		k = vsnprintf(msg, sizeof msg, fmt, ap);
+		if (k >= 0 && (size_t)k < sizeof msg && n && fmt[n - 1] == ':')
+			snprintf(msg + k, sizeof msg - (size_t)k, " %s",
+			    strerror(saved));
+		msg_hook(msg);
+		errno = saved;
+		return;
+	}
 	fprintf(stderr, "%s: ", argv0);
 	vfprintf(stderr, fmt, ap);
 	if (n && fmt[n - 1] == ':')

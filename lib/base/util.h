@@ -17,6 +17,11 @@ extern const char *argv0;	/* program name for messages, set by main */
 
 /* "argv0: message" on stderr; a format ending in ':' gets ": strerror(errno)". */
 void warn(const char *fmt, ...) PRINTF(1, 2);
+/* Send every message of warn(), error() and die() to fn (the text
+ * without the "argv0: " prefix) instead of stderr; NULL restores
+ * stderr.  Set once, before any thread starts: the C API (lib/api) keeps
+ * each thread's last message for pipelm_errmsg. */
+void warn_hook(void (*fn)(const char *msg));
 /* warn(), then return -1, so library code can write `return error(...)`. */
 int error(const char *fmt, ...) PRINTF(1, 2);
 /* warn(), then exit(1). */
