@@ -227,3 +227,8 @@ reply() {
 	[ "$(grep -c 'record 1: 0 positions kept' <<<"$output")" -eq 2 ]
 	[[ $output != *"record 2"* ]]
 }
+
+@test "examples: lens.sh names the layer where the answer appears" {
+	run -0 --separate-stderr "$EX/lens.sh" "$M"
+	[[ $output == "Lily from layer "[0-4]" of the lens (p "* ]]
+}

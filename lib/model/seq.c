@@ -182,15 +182,19 @@ forward(struct seq *s, const int *ids, int T, int all)
 			{ H_END, NULL, NULL, NULL },
 		};
 
+		tap(s, TAP_RESID_PRE, l, T);
 		/* q, k, v = q/k/v_proj(input_layernorm(x)), then qkv_heads */
 		step_qkv(s, l, in_norm(x, d, T, w->attn_norm), &w->wq, &w->wk,
 		    &w->wv, qkv_heads);
+		tap(s, TAP_Q, l, T);
 		/* xb = softmax(q k^T * scale) v, causal (and in the layer's
 		 * window), per head */
 		step_attention(s, l, T);
+		tap(s, TAP_PATTERN, l, T);
 		/* x += o_proj(xb) (Gemma: post_attention_layernorm of it) */
 		step_add(s, x, in_rows(s->xb, m->qdim, T), &w->wo, w->bo,
 		    w->post_attn_norm);
+		tap(s, TAP_ATTN_OUT, l, T);
 		/* hb = act(gate_proj(h)) * up_proj(h),
 		 * h = post_attention_layernorm(x) (Gemma: pre_feedforward_) */
 		step_glu(s, s->hb, in_norm(x, d, T, w->ffn_norm), &w->w1, w->b1,
@@ -198,7 +202,9 @@ forward(struct seq *s, const int *ids, int T, int all)
 		/* x += down_proj(hb) (Gemma: post_feedforward_layernorm of it) */
 		step_add(s, x, in_rows(s->hb, ff, T), &w->w2, w->b2,
 		    w->post_ffn_norm);
+		tap(s, TAP_MLP_OUT, l, T);
 	}
+	tap(s, TAP_NORMALIZED, -1, T);
 
 	/* logits = lm_head(norm(x)), of every row or of the last */
 	if (all)

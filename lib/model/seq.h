@@ -18,6 +18,47 @@
 #define SEQ_MAXBATCH 256	/* positions per pass of the forward */
 #define SEQ_KVBLOCK 64		/* positions per KV cache block */
 
+/* Taps: named points of the forward pass, each handed to a function as
+ * its rows are made (seq_tap.c), after TransformerLens's hook names.
+ * Off the hot path: a sequence without a tap (s->tap NULL) runs as
+ * before, and what only a tap needs (the attention probabilities, the
+ * logit lens) is computed by the tap path alone. */
+enum seq_tap_name {
+	TAP_RESID_PRE,	/* blocks.L.hook_resid_pre (T, hidden) */
+	TAP_Q,		/* blocks.L.attn.hook_q (T, heads*head_dim), after
+			 * bias, q_norm and RoPE */
+	TAP_K,		/* blocks.L.attn.hook_k (T, kv_heads*head_dim), so */
+	TAP_V,		/* blocks.L.attn.hook_v (T, kv_heads*head_dim) */
+	TAP_PATTERN,	/* blocks.L.attn.hook_pattern: one row a call,
+			 * (heads, pos + 1) the probabilities over the
+			 * keys 0..pos (0 before a window) */
+	TAP_Z,		/* blocks.L.attn.hook_z (T, heads*head_dim) */
+	TAP_ATTN_OUT,	/* blocks.L.hook_attn_out (T, hidden): o_proj
+			 * (Gemma: post-normed), what the stream gets */
+	TAP_RESID_MID,	/* blocks.L.hook_resid_mid (T, hidden) */
+	TAP_MLP_OUT,	/* blocks.L.hook_mlp_out (T, hidden) */
+	TAP_RESID_POST,	/* blocks.L.hook_resid_post (T, hidden) */
+	TAP_LENS,	/* the logit lens: lm_head(norm(resid_post)),
+			 * soft-capped as the logits, (rows, vocab) */
+	TAP_NORMALIZED,	/* ln_final.hook_normalized (T, hidden), layer
+			 * -1: the final norm's output, weight applied */
+	TAP_NNAMES
+};
+/* Rows [pos, pos + rows) of point name in layer layer, cols floats a
+ * row; data is valid during the call only. */
+typedef void seq_tap_fn(void *ctx, enum seq_tap_name name, int layer,
+    int pos, int rows, int cols, const float *data);
+struct seq_tap {
+	seq_tap_fn *fn;
+	void *ctx;
+	unsigned names;		/* 1u << name for each point wanted */
+	int l0, l1;		/* layers [l0, l1) tapped */
+	int failed;		/* set when scratch could not be had: the
+				 * points since were not all handed on */
+	float *buf;		/* private: scratch (seq_tap_free) */
+	size_t bufsize;
+};
+
 struct seq {
 	const struct model *m;	/* the model it runs on */
 	int ctx;		/* positions the KV cache holds */
@@ -46,6 +87,7 @@ struct seq {
 		double prefill, decode;	/* seconds in seq_forward, n > 1 and n = 1 */
 		long long nprefill, ndecode;	/* positions run */
 	} stats;
+	struct seq_tap *tap;	/* NULL, or the taps to call (the caller's) */
 	void *mem;		/* private: scratch mapping */
 	size_t memsize;
 };
@@ -77,5 +119,11 @@ int seq_forward_all(struct seq *s, const int *ids, int n, seq_rows_fn *fn,
  * sequence's prefill and decode rates to f, each line prefixed
  * "prog: ". */
 void seq_print_stats(const struct seq *s, FILE *f, const char *prog);
+/* The name of a tap point as TransformerLens writes it in layer l
+ * ("blocks.3.attn.hook_q", "ln_final.hook_normalized") into buf. */
+const char *seq_tap_label(enum seq_tap_name name, int l, char *buf,
+    size_t n);
+/* Free t's scratch (t itself is the caller's). */
+void seq_tap_free(struct seq_tap *t);
 
 #endif

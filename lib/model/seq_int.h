@@ -70,4 +70,16 @@ void step_glu(struct seq *s, float *h, struct in in, const struct mat *wg,
 void step_out(struct seq *s, float *out, int ldo, struct in in,
     const struct mat *w);
 
+/* The tap points of the forward pass (seq.h), grouped as the steps make
+ * them: TAP_Q gives q, k and v; TAP_PATTERN the pattern and z;
+ * TAP_ATTN_OUT attn_out and resid_mid; TAP_MLP_OUT mlp_out, resid_post
+ * and the lens (seq_tap.c). */
+void seq_tap_at(struct seq *s, enum seq_tap_name at, int l, int T);
+static inline void
+tap(struct seq *s, enum seq_tap_name at, int l, int T)
+{
+	if (s->tap)
+		seq_tap_at(s, at, l, T);
+}
+
 #endif

@@ -513,10 +513,17 @@ ref_window(const struct shape *s, int l)
 	}
 }
 
-/* The logits (n, vocab) of ids[0..n) from position 0. */
+/* The reference's tap points, as seq.h names them: row t of point
+ * name in layer l (-1: ln_final), n values (the pattern: heads rows of
+ * t + 1 keys). */
+typedef void ref_hook(void *ctx, enum seq_tap_name name, int l, int t,
+    const double *v, int n);
+
+/* The logits (n, vocab) of ids[0..n) from position 0; with hook, each
+ * tap point of each layer and position handed to it. */
 static void
 ref_forward(const char *dir, const struct shape *s, const int *ids, int n,
-    double *logits)
+    double *logits, ref_hook *hook, void *hctx)
 {
 	int d = s->hidden, ff = s->inter, hd = s->hd, q = s->heads * hd;
 	int kv = s->kv * hd, kv_mul = s->heads / s->kv, l, t, h, p, i;
@@ -530,7 +537,8 @@ ref_forward(const char *dir, const struct shape *s, const int *ids, int n,
 	double *sc = emalloc(n * sizeof(double));
 	double *g = emalloc(ff * sizeof(double)), *u = emalloc(ff * sizeof(double));
 	double scale = gemma(s) ? 1 / sqrt(s->qpas) : 1 / sqrt((double)hd);
-	double *E, *W, *head;
+	double *E, *W, *head, *pat = emalloc((size_t)s->heads * n * sizeof(double));
+	double *lens = emalloc((size_t)s->vocab * sizeof(double));
 	char path[1024];
 	struct st st;
 
@@ -542,6 +550,8 @@ ref_forward(const char *dir, const struct shape *s, const int *ids, int n,
 		for (i = 0; i < d; i++)	/* Gemma: scaled by sqrt(hidden) */
 			x[(size_t)t * d + i] = E[(size_t)ids[t] * d + i] *
 			    (gemma(s) ? sqrt((double)d) : 1);
+	W = get(&st, d, 0, "model.norm.weight", 0);
+	head = s->tied ? E : get(&st, (size_t)s->vocab * d, 0, "lm_head.weight", 0);
 	for (l = 0; l < s->layers; l++) {
 #define P "model.layers.%d."
 		int phi = s->arch == ARCH_PHI3, win = ref_window(s, l);
@@ -584,6 +594,8 @@ ref_forward(const char *dir, const struct shape *s, const int *ids, int n,
 		for (t = 0; t < n; t++) {
 			double *xt = x + (size_t)t * d;
 
+			if (hook)
+				hook(hctx, TAP_RESID_PRE, l, t, xt, d);
 			/* q, k, v of the normed stream; q/k norms; RoPE */
 			rmsnorm(xn, xt, an, d, s);
 			matvec(Q + (size_t)t * q, Wq, bq, xn, q, d);
@@ -599,6 +611,11 @@ ref_forward(const char *dir, const struct shape *s, const int *ids, int n,
 				rope(Q + (size_t)t * q + h * hd, s, t, local, lng);
 			for (h = 0; !norope && h < s->kv; h++)
 				rope(K + (size_t)t * kv + h * hd, s, t, local, lng);
+			if (hook) {
+				hook(hctx, TAP_Q, l, t, Q + (size_t)t * q, q);
+				hook(hctx, TAP_K, l, t, K + (size_t)t * kv, kv);
+				hook(hctx, TAP_V, l, t, V + (size_t)t * kv, kv);
+			}
 			/* causal attention over the window, head h on KV
 			 * head h / kv_mul */
 			for (h = 0; h < s->heads; h++) {
@@ -619,6 +636,9 @@ ref_forward(const char *dir, const struct shape *s, const int *ids, int n,
 				}
 				for (p = p0; p <= t; p++)
 					sum += sc[p] = exp(sc[p] - mx);
+				for (p = 0; p <= t; p++)
+					pat[(size_t)h * (t + 1) + p] = p < p0 ? 0 :
+					    sc[p] / sum;
 				for (i = 0; i < hd; i++) {
 					double a = 0;
 
@@ -627,12 +647,20 @@ ref_forward(const char *dir, const struct shape *s, const int *ids, int n,
 					ah[i] = a;
 				}
 			}
+			if (hook) {
+				hook(hctx, TAP_PATTERN, l, t, pat, s->heads * (t + 1));
+				hook(hctx, TAP_Z, l, t, att, q);
+			}
 			/* x += o_proj(attention) (Gemma: normed first) */
 			matvec(o, wo, bo, att, d, q);
 			if (post_attn)
 				rmsnorm(o, o, post_attn, d, s);
 			for (i = 0; i < d; i++)
 				xt[i] += o[i];
+			if (hook) {
+				hook(hctx, TAP_ATTN_OUT, l, t, o, d);
+				hook(hctx, TAP_RESID_MID, l, t, xt, d);
+			}
 			/* x += down(act(gate(xn)) * up(xn)): silu, Gemma's
 			 * tanh GELU */
 			rmsnorm(xn, xt, fn, d, s);
@@ -647,18 +675,28 @@ ref_forward(const char *dir, const struct shape *s, const int *ids, int n,
 				rmsnorm(o, o, qfn, d, s);
 			for (i = 0; i < d; i++)
 				xt[i] += o[i];
+			if (!hook)
+				continue;
+			hook(hctx, TAP_MLP_OUT, l, t, o, d);
+			hook(hctx, TAP_RESID_POST, l, t, xt, d);
+			/* the logit lens: the final norm and lm_head */
+			rmsnorm(xn, xt, W, d, s);
+			matvec(lens, head, NULL, xn, s->vocab, d);
+			for (i = 0; s->fcap && i < s->vocab; i++)
+				lens[i] = s->fcap * tanh(lens[i] / s->fcap);
+			hook(hctx, TAP_LENS, l, t, lens, s->vocab);
 		}
 		free(an), free(wqkv), free(wq), free(wk), free(wv), free(wo);
 		free(bq), free(bk), free(bv), free(bo), free(qn), free(kn);
 		free(pan), free(pfn), free(qfn), free(w13), free(w1), free(w3);
 		free(w2), free(b1), free(b3), free(b2);
 	}
-	W = get(&st, d, 0, "model.norm.weight", 0);
-	head = s->tied ? E : get(&st, (size_t)s->vocab * d, 0, "lm_head.weight", 0);
 	for (t = 0; t < n; t++) {
 		double *lg = logits + (size_t)t * s->vocab;
 
 		rmsnorm(xn, x + (size_t)t * d, W, d, s);
+		if (hook)
+			hook(hctx, TAP_NORMALIZED, -1, t, xn, d);
 		matvec(lg, head, NULL, xn, s->vocab, d);
 		for (i = 0; s->fcap && i < s->vocab; i++)
 			lg[i] = s->fcap * tanh(lg[i] / s->fcap);
@@ -666,7 +704,7 @@ ref_forward(const char *dir, const struct shape *s, const int *ids, int n,
 	if (head != E)
 		free(head);
 	free(E), free(W), free(x), free(xn), free(o), free(Q), free(K);
-	free(V), free(att), free(sc), free(g), free(u);
+	free(V), free(att), free(sc), free(g), free(u), free(pat), free(lens);
 	st_close(&st);
 }
 
@@ -747,6 +785,185 @@ near_logprobs(const struct shape *s, const int *ids, const float *got,
 	    "up to %.3g", s->name, emax);
 }
 
+/* ---- the taps against the reference's ---- */
+
+#define TMAXL 8		/* layers a test shape may have */
+
+struct taps {			/* every tap point's rows, in double */
+	const struct shape *s;
+	int n;
+	double *v[TAP_NNAMES][TMAXL + 1];	/* [name][layer + 1] */
+};
+
+/* Values a row of name holds in a struct taps (the pattern: heads rows
+ * of n keys, those past the position 0). */
+static int
+tap_cols(const struct shape *s, enum seq_tap_name name, int n)
+{
+	switch (name) {
+	case TAP_Q: case TAP_Z:
+		return s->heads * s->hd;
+	case TAP_K: case TAP_V:
+		return s->kv * s->hd;
+	case TAP_PATTERN:
+		return s->heads * n;
+	case TAP_LENS:
+		return s->vocab;
+	default:
+		return s->hidden;
+	}
+}
+
+static double *
+tap_row(struct taps *tp, enum seq_tap_name name, int l, int t)
+{
+	size_t cols = tap_cols(tp->s, name, tp->n), i;
+	double **v = &tp->v[name][l + 1];
+
+	if (!*v) {
+		*v = emalloc((size_t)tp->n * cols * sizeof(double));
+		for (i = 0; i < tp->n * cols; i++)
+			(*v)[i] = NAN;	/* a row never tapped fails */
+	}
+	return *v + (size_t)t * cols;
+}
+
+static void
+taps_free(struct taps *tp)
+{
+	int i, l;
+
+	for (i = 0; i < TAP_NNAMES; i++)
+		for (l = 0; l <= TMAXL; l++)
+			free(tp->v[i][l]);
+}
+
+/* Row v of point name, k values, into its place (the pattern's rows of
+ * t + 1 keys spread to n). */
+static void
+tap_store(struct taps *tp, enum seq_tap_name name, int l, int t,
+    const double *v, const float *f, int k)
+{
+	double *r = tap_row(tp, name, l, t);
+	int i, h, keys = t + 1;
+
+	for (i = 0; i < k; i++) {
+		h = name == TAP_PATTERN ? i / keys : 0;
+		r[name == TAP_PATTERN ? h * tp->n + i % keys : i] = v ? v[i] : f[i];
+	}
+	for (h = 0; name == TAP_PATTERN && h < tp->s->heads; h++)
+		for (i = keys; i < tp->n; i++)
+			r[h * tp->n + i] = 0;
+}
+
+static void
+ref_tap(void *ctx, enum seq_tap_name name, int l, int t, const double *v,
+    int n)
+{
+	tap_store(ctx, name, l, t, v, NULL, n);
+}
+
+static void
+lib_tap(void *ctx, enum seq_tap_name name, int layer, int pos, int rows,
+    int cols, const float *data)
+{
+	struct taps *tp = ctx;
+	int i;
+
+	for (i = 0; i < rows; i++)
+		tap_store(tp, name, layer, pos + i, NULL, data + (size_t)i * cols,
+		    cols);
+}
+
+/* Every point of every layer and position against the reference's:
+ * ||got - want|| / ||want|| <= 1e-5 a row. */
+static void
+near_taps(const struct shape *s, const char *what, struct taps *got,
+    struct taps *want)
+{
+	char label[64];
+	int name, l, t, i, cols, bad;
+
+	for (name = 0; name < TAP_NNAMES; name++)
+		for (l = name == TAP_NORMALIZED ? -1 : 0;
+		    l < (name == TAP_NORMALIZED ? 0 : s->layers); l++) {
+			cols = tap_cols(s, name, want->n);
+			for (t = 0, bad = 0; t < want->n && !bad; t++) {
+				const double *g = tap_row(got, name, l, t);
+				const double *w = tap_row(want, name, l, t);
+				double e2 = 0, w2 = 0;
+
+				for (i = 0; i < cols; i++) {
+					e2 += (g[i] - w[i]) * (g[i] - w[i]);
+					w2 += w[i] * w[i];
+				}
+				if (!(sqrt(e2) <= 1e-5 * sqrt(w2) + 1e-30)) {
+					CHECKF(0, "%s, %s: %s at position %d: relative "
+					    "error %.3g", s->name, what, seq_tap_label(name,
+					    l, label, sizeof(label)), t, sqrt(e2 / w2));
+					bad = 1;
+				}
+			}
+		}
+}
+
+/* Taps on every point, prefill and then decode after split: each point
+ * near the reference's, the logits unchanged by the taps (all: the
+ * rows without), the last layer's lens the logits, bit for bit. */
+static void
+test_taps(const struct shape *s, const struct model *m, const int *ids,
+    int split, struct taps *want, const float *all, int threads)
+{
+	struct seq_tap tp = { lib_tap, NULL, (1u << TAP_NNAMES) - 1, 0,
+		s->layers, 0, NULL, 0 };
+	struct taps got;
+	struct rows r;
+	struct seq sq;
+	size_t V = s->vocab;
+	int n = want->n, i, mode;
+	float *lg = emalloc((size_t)n * V * sizeof(float));
+	char what[64];
+
+	for (mode = 0; mode < 2; mode++) {
+		memset(&got, 0, sizeof(got));
+		got.s = s, got.n = n;
+		tp.ctx = &got;
+		if (seq_open(&sq, m, n) < 0) {
+			CHECKF(0, "%s: seq_open failed", s->name);
+			break;
+		}
+		sq.tap = &tp;
+		if (mode == 0) {	/* prefill */
+			r = (struct rows){ lg, (int)V, 0 };
+			CHECK(seq_forward_all(&sq, ids, n, gather, &r) == 0);
+			CHECKF(!memcmp(lg, all, n * V * sizeof(float)), "%s, %d "
+			    "threads: the logits differ with taps", s->name, threads);
+			for (i = 0; i < n; i++) {
+				const double *ln = tap_row(&got, TAP_LENS,
+				    s->layers - 1, i);
+				size_t k;
+
+				for (k = 0; k < V && (float)ln[k] == all[i * V + k]; k++)
+					;
+				CHECKF(k == V, "%s, %d threads: the last lens at %d "
+				    "differs from the logits", s->name, threads, i);
+			}
+		} else {		/* prefill, then decode */
+			CHECK(seq_forward(&sq, ids, split) != NULL);
+			for (i = split; i < n; i++)
+				CHECK(seq_forward(&sq, ids + i, 1) != NULL);
+		}
+		CHECK(!tp.failed);
+		seq_close(&sq);
+		snprintf(what, sizeof(what), "taps, %s, %d thread%s",
+		    mode ? "decode" : "prefill", threads, threads > 1 ? "s" : "");
+		near_taps(s, what, &got, want);
+		taps_free(&got);
+	}
+	seq_tap_free(&tp);
+	free(lg);
+}
+
 /* Two sequences on one model, their steps interleaved: a runs ids (a
  * prefill of split, then decode), b runs them reversed (a prefill of n
  * - split, then decode), and each row equals what a sequence alone
@@ -816,6 +1033,7 @@ test_shape(const char *tmp, const struct shape *s)
 	int i, threads, split = n / 3;
 	double *want = emalloc((size_t)n * V * sizeof(double));
 	float *all[3], *dec[3];
+	struct taps rtap;
 	const float *lg;
 	struct model m;
 	struct seq sq;
@@ -828,7 +1046,10 @@ test_shape(const char *tmp, const struct shape *s)
 	write_model(dir, s);
 	for (i = 0; i < n; i++)
 		ids[i] = (int)((urand() + 1) / 2 * V) % V;
-	ref_forward(dir, s, ids, n, want);
+	ref_forward(dir, s, ids, n, want, NULL, NULL);
+	memset(&rtap, 0, sizeof(rtap));
+	rtap.s = s, rtap.n = n;
+	ref_forward(dir, s, ids, n, want, ref_tap, &rtap);
 
 	for (threads = 1; threads <= 2; threads++) {
 		all[threads] = emalloc((size_t)n * V * sizeof(float));
@@ -865,6 +1086,7 @@ test_shape(const char *tmp, const struct shape *s)
 			    threads);
 		seq_close(&sq);
 		two_seqs(s, &m, ids, n, split, dec[threads], threads);
+		test_taps(s, &m, ids, split, &rtap, all[threads], threads);
 		model_close(&m);
 
 		for (i = 0; i < n; i++)
@@ -889,6 +1111,7 @@ test_shape(const char *tmp, const struct shape *s)
 	for (threads = 1; threads <= 2; threads++)
 		free(all[threads]), free(dec[threads]);
 	free(ids), free(want);
+	taps_free(&rtap);
 	remove_model(dir);
 }
 
