@@ -70,11 +70,15 @@ endif
 LIBDIR = $(PREFIX)/lib
 INCDIR = $(PREFIX)/include
 
+# make (all): the programs (and libpipelm.so); the developers' tools of
+# tools/ (mkmodel, mkgguf, ...) are built by the targets that use them
+# (test, bench, logerr) or by make tools.
 ifeq ($(STATIC),1)
 all: $(BIN)
 else
-all: $(BIN) $(TOOLBIN) $(SO)
+all: $(BIN) $(SO)
 endif
+tools: $(TOOLBIN)
 
 $(O)/libcore.a: $(LIB)
 	$(AR) rcs $@ $(LIB)
@@ -151,7 +155,7 @@ endif
 # this build's, so that no two makes write one object), then the unit
 # tests under every kernel table the CPU has (PIPELM_KERNEL), then the
 # bats suites against $(BINDIR), then the man-page lint.
-test: all $(UNIT) $(O)/kernbench $(ONIGCHK)
+test: all tools $(UNIT) $(O)/kernbench $(ONIGCHK)
 	$(MAKE) SAN= FUZZ= image
 	@for t in $(UNIT); do for k in portable avx2 avx512; do \
 		echo "$$t ($$k)"; PIPELM_KERNEL=$$k ./$$t || exit 1; done; done
@@ -178,7 +182,7 @@ fuzz-build: $(FUZZBIN)
 $(FUZZBIN): build/fuzz/fuzz_%: tests/fuzz/%.c tests/fuzz/fuzz.h $(O)/libcore.a $(HDR)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -fsanitize=fuzzer -o $@ $< $(O)/libcore.a $(LDLIBS)
 
-bench: all
+bench: all tools
 	@bench/run.sh
 # tok-train beside HuggingFace tokenizers' trainer (bench/train.sh; minutes)
 bench-train: all
@@ -193,7 +197,7 @@ peer-avx2:
 	@PEER_ISA=avx2 bench/peer.sh
 
 # the 4-bit forms' logit error beside llama.cpp's (bench/logerr.sh)
-logerr: all
+logerr: all tools
 	@bench/logerr.sh
 
 # The OCI image archive (make image; docker load / podman load): the
@@ -234,4 +238,4 @@ uninstall:
 	rm -f $(DESTDIR)$(INCDIR)/pipelm.h $(DESTDIR)$(MANPREFIX)/man3/pipelm.3
 clean:
 	rm -rf bin build/rel build/san build/fuzz build/static build/image $(IMAGE)
-.PHONY: all test check fuzz fuzz-build bench bench-train peer peer-avx2 logerr kernbench image install uninstall clean
+.PHONY: all tools test check fuzz fuzz-build bench bench-train peer peer-avx2 logerr kernbench image install uninstall clean

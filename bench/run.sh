@@ -87,7 +87,7 @@ case $budget in ''|*[!0-9]*) fail "BENCH_BUDGET: $budget: not a number" ;; esac
 for p in llm-gen llm-logits st-inspect tok-encode; do
 	[ -x "$bin/$p" ] || fail "$bin/$p: not built (run make first)"
 done
-[ -x "$tools/mkmodel" ] || fail "$tools/mkmodel: not built (run make first)"
+[ -x "$tools/mkmodel" ] || fail "$tools/mkmodel: not built (run make tools first)"
 [ -x "$bin/llm-quant" ] || fail "$bin/llm-quant: not built (run make first)"
 
 mkdir -p "$out"

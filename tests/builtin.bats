@@ -92,3 +92,15 @@ setup() {
 	[[ $output == *"ln -sfn $R/share build/x/bin/../share"* ]]
 	[ ! -e "$R/share/share" ]
 }
+
+@test "builtin: make builds the programs only; the tools come with test, bench and make tools" {
+	need_cmd make
+	R=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
+	run -0 make -n -B -C "$R"
+	[[ $output == *"-o bin/llm-gen cmd/llm-gen.c"* ]]
+	[[ $output != *tools/* ]]
+	for t in tools test bench logerr; do
+		run -0 make -n -B -C "$R" "$t"
+		[[ $output == *"tools/mkmodel.c"* ]] || { echo "make $t: no mkmodel"; false; }
+	done
+}
