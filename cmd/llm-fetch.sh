@@ -38,7 +38,7 @@ HuggingFace cache ($HF_HUB_CACHE, else $HF_HOME/hub, else
 
 HF_ENDPOINT is the Hub, HF_TOKEN (else $HF_HOME/token) the access token,
 HF_HUB_OFFLINE=1 makes no request (llm-fetch(1)).
-' "$prog" 2>/dev/null || die "write <stdout>: failed"
+' "$prog" 2>/dev/null || die "<stdout>: write error"
 	exit 0
 }
 
@@ -114,7 +114,7 @@ while [ $# -gt 0 ]; do
 	-r?*) rev=${1#-r}; shift ;;
 	-h|--help) usage 0 ;;
 	--version) printf '%s (pipelm) %s\n' "$prog" "$version" 2>/dev/null ||
-		die "write <stdout>: failed"; exit 0 ;;
+		die "<stdout>: write error"; exit 0 ;;
 	--) shift; break ;;
 	-?*) warn "unrecognized option '$1'"; usage 2 ;;
 	*) break ;;

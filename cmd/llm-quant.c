@@ -184,7 +184,7 @@ copyfile(const char *src, const char *name)
 		if (fwrite(buf, 1, n, out) != n)
 			break;
 	if (ferror(in))
-		die("%s: read error", a);
+		die("%s: read error:", a);
 	fclose(in);
 	if (fshut(out, b))
 		exit(1);

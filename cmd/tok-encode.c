@@ -142,7 +142,7 @@ input(int fd, const char *name, int sep)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
-			die("read %s:", name);
+			die("%s: read error:", name);
 		if (n == 0)
 			break;
 		len += n;

@@ -134,7 +134,7 @@ DEFAULT="config.json generation_config.json model.safetensors special_tokens_map
 	if [ -w /dev/full ]; then
 		for o in --help --version; do
 			run -1 --separate-stderr bash -c "llm-fetch $o >/dev/full"
-			[ "$stderr" = "llm-fetch: write <stdout>: failed" ]
+			[ "$stderr" = "llm-fetch: <stdout>: write error" ]
 		done
 	fi
 	[ ! -s "$LOG" ]

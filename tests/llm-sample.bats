@@ -54,7 +54,7 @@ binframe() {
 	run -1 --separate-stderr llm-sample --temp 0 "$BATS_TEST_TMPDIR/t" \
 	    "$BATS_TEST_TMPDIR/nope" "$BATS_TEST_TMPDIR/b" - </dev/null
 	[ "$output" = "$(printf '1\n3')" ]
-	[[ $stderr == *"open $BATS_TEST_TMPDIR/nope:"* ]]
+	[[ $stderr == *"llm-sample: $BATS_TEST_TMPDIR/nope: No such file"* ]]
 	printf '1 2\n' >"$BATS_TEST_TMPDIR/v"
 	run -1 --separate-stderr llm-sample --temp 0 "$BATS_TEST_TMPDIR/t" "$BATS_TEST_TMPDIR/v"
 	[[ $stderr == *vocab* ]]

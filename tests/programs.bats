@@ -27,7 +27,7 @@ need_full() {
 		[[ $output == *pipelm* ]] && [ -z "$stderr" ]
 		for o in --help --version; do
 			run -1 --separate-stderr bash -c "$p $o >/dev/full"
-			[ "$stderr" = "$p: write <stdout>: No space left on device" ] ||
+			[ "$stderr" = "$p: <stdout>: write error: No space left on device" ] ||
 				{ echo "$p $o: $stderr"; false; }
 		done
 	done
@@ -39,16 +39,18 @@ need_full() {
 	printf '0 1 2\n' >"$BATS_TEST_TMPDIR/frames"
 	for c in "tok-encode -m $M <<<hello" "tok-decode -m $M <ids" \
 	    "llm-logits -m $M -f text <ids" "llm-logits -m $M -f top <ids" \
-	    "llm-gen -m $M -n 4 <ids" "llm-sample <frames" "st-inspect $M"; do
+	    "llm-gen -m $M -n 4 <ids" "llm-sample <frames" "st-inspect $M" \
+	    "llm-logits -m $M <ids" "llm-score -m $M <ids" "llm-text -m $M -n 2 hi"; do
+		# one form for every program: prog: file: write error: reason
 		run -1 --separate-stderr bash -c "cd '$BATS_TEST_TMPDIR' && $c >/dev/full"
-		[[ $stderr == *": write <stdout>: No space left on device" ]] ||
+		[[ $stderr == *": <stdout>: write error: No space left on device" ]] ||
 			{ echo "$c: $stderr"; false; }
 		[ "$(printf '%s\n' "$stderr" | wc -l)" -eq 1 ]
 	done
 	# endless input: the first failed flush ends the run
 	for c in "tok-encode -l -m $M" "tok-decode -m $M" "llm-gen -m $M -n 1"; do
 		run -1 --separate-stderr bash -c "yes 1 | timeout 60 $c >/dev/full"
-		[[ $stderr == *"write <stdout>: No space left on device" ]]
+		[[ $stderr == *"<stdout>: write error: No space left on device" ]]
 	done
 }
 

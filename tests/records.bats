@@ -49,8 +49,14 @@ readers() {
 	printf '1 2\n3 x\n' >"$BATS_TEST_TMPDIR/r"
 	for p in "tok-decode -m $M" "llm-logits -m $M -f top" "llm-gen -m $M -n 1"; do
 		run -1 --separate-stderr $p "$BATS_TEST_TMPDIR/r"
-		[[ $stderr == *"$BATS_TEST_TMPDIR/r: record 2: invalid character 'x' in token ids" ]]
+		[[ $stderr == *"$BATS_TEST_TMPDIR/r: record 2: invalid character 'x' in token ids"* ]]
+		# text given where ids are read: the programs that make ids
+		# and take text are named
+		[[ $stderr == *"(text? tok-encode makes ids of it; llm-text takes text)" ]]
 	done
+	printf '1 2\n3 ,\n' >"$BATS_TEST_TMPDIR/r"
+	run -1 --separate-stderr llm-gen -m "$M" -n 1 "$BATS_TEST_TMPDIR/r"
+	[[ $stderr == *"record 2: invalid character ',' in token ids" ]]
 }
 
 @test "records: u32 framing refuses the same counts and truncations everywhere" {

@@ -39,7 +39,7 @@ files_next(struct files *fl)
 			fl->name = path;
 			return fl->f;
 		}
-		warn("open %s:", path);
+		warn("%s:", path);
 		fl->failed = 1;
 	}
 	return NULL;
@@ -88,7 +88,7 @@ outfile_open(struct outfile *o, const char *path)
 		return NULL;
 	if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
 		if (!(o->f = fopen(path, "w"))) {
-			error("open %s:", path);
+			error("%s:", path);
 			goto fail;
 		}
 		return o->f;
@@ -126,7 +126,7 @@ outfile_open(struct outfile *o, const char *path)
 		mode = 0666 & ~mask;
 	}
 	if (fchmod(fd, mode) < 0 || !(o->f = fdopen(fd, "w"))) {
-		error("open %s:", o->tmp);
+		error("%s:", o->tmp);
 		close(fd);
 		goto fail;
 	}
@@ -143,11 +143,11 @@ outfile_close(struct outfile *o, int ok)
 
 	if (o->f) {
 		if (ok && (fflush(o->f) == EOF || ferror(o->f))) {
-			ret = errno == EPIPE ? -1 : error("write %s:", o->path);
+			ret = errno == EPIPE ? -1 : error("%s: write error:", o->path);
 			ok = 0;
 		}
 		if (fclose(o->f) == EOF && ok) {
-			ret = error("close %s:", o->path);
+			ret = error("%s: write error:", o->path);
 			ok = 0;
 		}
 	}

@@ -352,12 +352,12 @@ fshut(FILE *f, const char *name)
 
 	if (fflush(f) == EOF || ferror(f)) {
 		if (errno != EPIPE)
-			warn("write %s:", name);
+			warn("%s: write error:", name);
 		ret = 1;
 	}
 	if (fclose(f) == EOF && !ret) {
 		if (errno != EPIPE)
-			warn("close %s:", name);
+			warn("%s: write error:", name);
 		ret = 1;
 	}
 	return ret;
@@ -401,7 +401,7 @@ efflush(FILE *f, const char *name)
 {
 	if (fflush(f) == EOF) {
 		if (errno != EPIPE)
-			warn("write %s:", name);
+			warn("%s: write error:", name);
 		exit(1);
 	}
 }

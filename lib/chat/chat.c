@@ -64,7 +64,7 @@ slurp(const char *path, char **buf, size_t *len)
 	if (off != (size_t)st.st_size) {
 		free(*buf);
 		*buf = NULL;
-		return error("read %s: short read", path);
+		return error("%s: read error: short read", path);
 	}
 	(*buf)[off] = '\0';
 	*len = off;

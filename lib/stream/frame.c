@@ -437,6 +437,11 @@ read_text(struct frame_reader *r, FILE *f, const char *name,
 			break;
 		errno = 0;
 		v = strtof(s, &end);
+		/* id:logit pairs: llm-logits -f top, a few ids, not a frame */
+		if (end != s && *end == ':')
+			return error("%s: frame %llu: id:logit pairs are a top-k "
+			    "list (llm-logits -f top), not a frame of every "
+			    "logit: use -f bin or -f text", name, r->no);
 		if (end == s || (*end && *end != ' ' && *end != '\t'))
 			return error("%s: frame %llu: id %zu: not a number",
 			    name, r->no, count);

@@ -35,7 +35,7 @@ fill(struct idstream *s)
 		r = read(s->fd, s->buf, sizeof s->buf);
 	while (r < 0 && errno == EINTR);
 	if (r < 0)
-		return error("read %s:", s->name);
+		return error("%s: read error:", s->name);
 	if (r == 0) {
 		s->eof = 1;
 		return 0;

@@ -51,6 +51,11 @@ rec_lex(struct rec_lex *lx, int c, int *id, const char *name,
 		lx->cr = 1;
 		return got;
 	}
+	/* a letter: text where ids were expected (echo 'Once upon' | llm-gen) */
+	if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'))
+		return error("%s: record %llu: invalid character '%c' in token "
+		    "ids (text? tok-encode makes ids of it; llm-text takes "
+		    "text)", name, no, c);
 	if (c >= 0x21 && c < 0x7f)
 		return error("%s: record %llu: invalid character '%c' in token ids",
 		    name, no, c);
@@ -66,7 +71,7 @@ read_text(struct rec *r, FILE *f, const char *name)
 
 	do {
 		if ((c = getc(f)) == EOF && ferror(f))
-			return error("read %s:", name);
+			return error("%s: read error:", name);
 		if ((got = rec_lex(&lx, c, &id, name, r->no)) < 0)
 			return -1;
 		if ((got & REC_LEX_ID) && push(r, id) < 0)
@@ -85,7 +90,7 @@ read_u32(FILE *f, const char *name, uint32_t *v, unsigned long long no, int firs
 
 	if (got != 4) {
 		if (ferror(f))
-			return error("read %s:", name);
+			return error("%s: read error:", name);
 		if (got == 0 && first)
 			return 0;
 		return error("%s: record %llu: truncated u32 record", name, no);
