@@ -1,7 +1,10 @@
+#include <sys/stat.h>
+
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "../lib/base/files.h"
 #include "../lib/kern/kern.h"
@@ -33,9 +36,11 @@ usage(int status)
 		fputs("\n"
 	    "  -e, --echo            start each output record with the prompt's ids\n"
 	    "  -s, --session         one sequence across all records, each extending it\n"
-	    "  -v, --verbose         print the seed, kernels and why each prompt stopped\n"
+	    "  -v, --verbose         say the model, kernels, threads, mode and seed, and\n"
+	    "                        why each prompt stopped\n"
 	    BATCH_HELP
-	    "  -n, --max-new=N       at most N new ids a prompt (default: until EOS or context)\n"
+	    "  -n, --max-new=N       at most N new ids a prompt, -1 for no limit (default:\n"
+	    "                        until EOS or context; also --n-predict)\n"
 	    SAMPOPT_HELP
 	    SAMPOPT_STOPTEXT_HELP
 	    REC_IDS_HELP
@@ -43,6 +48,21 @@ usage(int status)
 	    "  -h, --help            print this help and exit\n"
 	    "      --version         print the version and exit\n", stdout);
 	exit(status ? status : fshut(stdout, "<stdout>"));
+}
+
+/* llm-gen -s 42, as llama.cpp's -s (its seed): a number that is no file
+ * is said to be one, with the option meant, before the model loads. */
+static void
+seed_hint(char **paths, int n)
+{
+	struct stat sb;
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (paths[i][0] && strspn(paths[i], "0123456789") ==
+		    strlen(paths[i]) && stat(paths[i], &sb) < 0)
+			die("%s: no such file (-s is --session here: the seed "
+			    "is --seed %s)", paths[i], paths[i]);
 }
 
 /* Generate the continuation of prompt r (from input name), in session
@@ -194,7 +214,7 @@ main(int argc, char *argv[])
 	argv0 = argv[0];
 	modelopt_init(&mo);
 	sampopt_init(&so);
-	while ((c = getopt_long(argc, argv, "ehkm:n:st:v", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "c:ehkm:n:st:v", opts, NULL)) != -1) {
 		if ((r1 = modelopt_parse(&mo, c, optarg)) < 0 ||
 		    (r2 = sampopt_parse(&so, c, optarg)) < 0)
 			exit(2);
@@ -220,6 +240,8 @@ main(int argc, char *argv[])
 		exit(2);
 	if (files_check_output(argv, argc, NULL, 1) < 0)
 		return 1;
+	if (sflag)
+		seed_hint(argv, argc);
 	if (modelopt_load(&m, &sq, &mo) < 0) {
 		seq_close(&sq);
 		model_close(&m);

@@ -39,6 +39,7 @@ usage(int status)
 	    BATCH_HELP
 	    REC_IDS_HELP
 	    MODELOPT_HELP
+	    MODELOPT_VERBOSE_HELP
 	    "  -h, --help            print this help and exit\n"
 	    "      --version         print the version and exit\n", stdout);
 	exit(status ? status : fshut(stdout, "<stdout>"));
@@ -148,7 +149,7 @@ main(int argc, char *argv[])
 
 	argv0 = argv[0];
 	modelopt_init(&mo);
-	while ((c = getopt_long(argc, argv, "af:hkm:o:st:v", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "ac:f:hkm:o:st:v", opts, NULL)) != -1) {
 		switch (modelopt_parse(&mo, c, optarg)) {
 		case 1:  continue;
 		case -1: exit(2);

@@ -37,7 +37,7 @@ usage(int status)
 		    "      --from=N          score the tokens from position N on (default 1)\n"
 		    "      --stride=N        records longer than the context: a window every N\n"
 		    "                        positions (default half the context)\n"
-		    MODELOPT_HELP REC_IDS_HELP
+		    MODELOPT_HELP MODELOPT_VERBOSE_HELP REC_IDS_HELP
 		    "  -h, --help            this text\n"
 		    "      --version         the version\n", f);
 	}
@@ -174,7 +174,7 @@ main(int argc, char *argv[])
 
 	argv0 = argv[0];
 	modelopt_init(&mo);
-	while ((c = getopt_long(argc, argv, "hkm:t:v", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "c:hkm:t:v", opts, NULL)) != -1) {
 		switch (modelopt_parse(&mo, c, optarg)) {
 		case 1:  continue;
 		case -1: exit(2);

@@ -40,7 +40,8 @@ usage(int status)
 
 	fprintf(f, "usage: %s [-iv] [-m model] [-p text | -f file] [--no-echo] "
 	    SAMPOPT_USAGE " [--stop-text s ...]\n"
-	    "       [--ctx n] [-t threads] [--bf16-act | --quant q8_0] [text ...]\n",
+	    "       [-c n] [-t threads] [--timing] [--bf16-act | --quant q8_0 | --quant q4]\n"
+	    "       [text ...]\n",
 	    argv0);
 	if (!status) {
 		fputs("\n"
@@ -54,7 +55,7 @@ usage(int status)
 		    "  -i, --interactive     a prompt a line, the model loaded once; /help lists\n"
 		    "                        the settings (/temp, /seed, /n, /top-k, /top-p)\n"
 		    "  -n, --max-new=N, --n-predict=N\n"
-		    "                        generate at most N tokens\n"
+		    "                        generate at most N tokens, -1 for no limit\n"
 		    "      --temp=T, --temperature=T\n"
 		    "                        temperature, 0 for greedy\n"
 		    "      --top-k=K, --top-p=P, --min-p=P\n"
@@ -68,7 +69,7 @@ usage(int status)
 		    "  -c, --ctx=N, --ctx-size=N\n"
 		    "                        context positions\n"
 		    "  -t, --threads=N       worker threads\n"
-		    "      --bf16-act, --quant=q8_0\n"
+		    "      --bf16-act, --quant=q8_0|q4\n"
 		    "                        the faster numeric modes of llm-logits(1)\n"
 		    "      --timing          llm-gen's load, prefill and decode times on stderr\n"
 		    "  -v, --verbose         llm-gen's account of the model and the record on stderr\n"
@@ -258,9 +259,6 @@ main(int argc, char *argv[])
 		{ "no-echo",     no_argument,       NULL, O_NOECHO },
 		{ "interactive", no_argument,       NULL, 'i' },
 		{ "verbose",     no_argument,       NULL, 'v' },
-		{ "n-predict",   required_argument, NULL, 'n' },
-		{ "temperature", required_argument, NULL, SOPT_TEMP },
-		{ "ctx-size",    required_argument, NULL, MOPT_CTX },
 		{ "help",        no_argument,       NULL, 'h' },
 		{ "version",     no_argument,       NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
@@ -289,7 +287,6 @@ main(int argc, char *argv[])
 		case O_NOECHO: echo = 0; continue;
 		case 'i': iflag = 1; continue;
 		case 'v': addarg("-v"); mo.verbose = 1; continue;
-		case 'c': c = MOPT_CTX; break;
 		case 'h': usage(0);
 		case 'V': version();
 		case '?': usage(2);

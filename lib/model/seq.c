@@ -23,8 +23,9 @@ seq_print_stats(const struct seq *s, FILE *f, const char *prog)
 {
 	const struct model *m = s->m;
 
-	fprintf(f, "%s: kernels %s, %d threads, load %.1f ms\n", prog, kern.name,
-	    pool_size(m->pool), m->load_seconds * 1e3);
+	fprintf(f, "%s: kernels %s, %d thread%s, load %.1f ms\n", prog,
+	    kern.name, pool_size(m->pool), pool_size(m->pool) == 1 ? "" : "s",
+	    m->load_seconds * 1e3);
 	fprintf(f, "%s: mode %s%s\n", prog, model_mode_name(m),
 	    m->mode_fallback ? " (bf16-act asked: this cpu lacks "
 	    "AVX512-BF16, exact path)" : "");

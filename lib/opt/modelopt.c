@@ -1,5 +1,6 @@
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "kern/kern.h"
 #include "opt/modelopt.h"
@@ -46,7 +47,7 @@ modelopt_parse(struct modelopt *mo, int c, const char *arg)
 	case 't':
 		r = num(arg, 1, 1024, "thread count", &mo->threads);
 		break;
-	case MOPT_CTX:
+	case 'c':
 		r = num(arg, 1, 1 << 30, "context length", &mo->ctx);
 		break;
 	case MOPT_BF16ACT:
@@ -72,8 +73,16 @@ modelopt_parse(struct modelopt *mo, int c, const char *arg)
 int
 modelopt_finish(struct modelopt *mo)
 {
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+
 	if (!mo->threads && (mo->threads = default_threads()) < 0)
 		return -1;
+	/* more threads than CPUs only wait for each other at every step
+	 * (-t 64 on 2 CPUs: 20 times slower) */
+	if (cpus > 0 && mo->threads > cpus)
+		warn("%d threads on %ld CPU%s: slower than -t %ld (the "
+		    "results are the same)", mo->threads, cpus,
+		    cpus == 1 ? "" : "s", cpus);
 	return 0;
 }
 
@@ -88,12 +97,17 @@ modelopt_load(struct model *m, struct seq *s, const struct modelopt *mo)
 		return -1;
 	if (mo->mode != MODEL_EXACT && model_set_mode(m, mo->mode) < 0)
 		return -1;
+	if (mo->ctx > m->cfg.max_position_embeddings)
+		warn("--ctx %d is past the %d positions the model was made for "
+		    "(max_position_embeddings): what it writes beyond them "
+		    "may be noise", mo->ctx, m->cfg.max_position_embeddings);
 	if (s && seq_open(s, m, mo->ctx) < 0)
 		return -1;
 	if (mo->verbose)
-		warn("model %s%s, kernels %s, %d threads, mode %s%s", m->dir,
+		warn("model %s%s, kernels %s, %d thread%s, mode %s%s", m->dir,
 		    m->builtin ? " (the built-in model)" : "", kern.name,
-		    mo->threads, model_mode_name(m), m->mode_fallback ?
+		    mo->threads, mo->threads == 1 ? "" : "s",
+		    model_mode_name(m), m->mode_fallback ?
 		    " (no AVX512-BF16 for --bf16-act)" : "");
 	return 0;
 }

@@ -8,30 +8,35 @@
 #include "model/model.h"
 #include "model/seq.h"
 
-enum { MOPT_CTX = 0x200, MOPT_BF16ACT, MOPT_QUANT, MOPT_TIMING };
+enum { MOPT_BF16ACT = 0x200, MOPT_QUANT, MOPT_TIMING };
 
-/* Entries for a getopt_long table; -m and -t are passed to
- * modelopt_parse as 'm', 't' and 'v'. */
+/* Entries for a getopt_long table; -m, -t, -c (--ctx) and -v are passed
+ * to modelopt_parse as 'm', 't', 'c' and 'v' (-c and --ctx-size as
+ * llama.cpp spells them). */
 #define MODELOPT_LONGOPTS \
 	{ "model",    required_argument, NULL, 'm' }, \
 	{ "threads",  required_argument, NULL, 't' }, \
-	{ "ctx",      required_argument, NULL, MOPT_CTX }, \
+	{ "ctx",      required_argument, NULL, 'c' }, \
+	{ "ctx-size", required_argument, NULL, 'c' }, \
 	{ "bf16-act", no_argument,       NULL, MOPT_BF16ACT }, \
 	{ "quant",    required_argument, NULL, MOPT_QUANT }, \
 	{ "timing",   no_argument,       NULL, MOPT_TIMING }, \
 	{ "verbose",  no_argument,       NULL, 'v' }
-/* Their lines of --help. */
+/* Their lines of --help (-v's apart, MODELOPT_VERBOSE_HELP, for the
+ * programs whose -v says more). */
 #define MODELOPT_HELP \
 	"  -m, --model=PATH      folder or ORG/NAME (default $PIPELM_MODEL, else built-in)\n" \
 	"  -t, --threads=N       worker threads (default $PIPELM_THREADS, else the CPUs)\n" \
-	"      --ctx=N           most positions a sequence may have (default the model's)\n" \
+	"  -c, --ctx=N           most positions a sequence may have (default the model's;\n" \
+	"                        also --ctx-size)\n" \
 	"      --timing          print load, prefill and decode times on stderr\n" \
 	"      --bf16-act        fast mode: bfloat16 activations (AVX512-BF16)\n" \
-	"      --quant=q8_0|q4   fast mode: matrices quantized to Q8_0 or 4 bits at load\n" \
+	"      --quant=q8_0|q4   fast mode: matrices quantized to Q8_0 or 4 bits at load\n"
+#define MODELOPT_VERBOSE_HELP \
 	"  -v, --verbose         say the model, kernels, threads and mode on stderr\n"
 /* Their part of a usage line (after "usage: prog"). */
 #define MODELOPT_USAGE \
-	"[-v] [-m model] [-t threads] [--ctx n] [--timing]\n" \
+	"[-v] [-m model] [-t threads] [-c n] [--timing]\n" \
 	"       [--bf16-act | --quant q8_0 | --quant q4]"
 
 struct modelopt {
@@ -48,11 +53,14 @@ void modelopt_init(struct modelopt *mo);
  * not ours, -1 after error() for a bad value or a second mode (the caller
  * exits 2). */
 int modelopt_parse(struct modelopt *mo, int c, const char *arg);
-/* After the options: the thread count from default_threads() unless -t.
- * 0, or -1 after error() for a bad $PIPELM_THREADS (the caller exits 2). */
+/* After the options: the thread count from default_threads() unless -t
+ * (a warning where it is more than the CPUs online: the threads then
+ * wait for each other, the results the same).  0, or -1 after error()
+ * for a bad $PIPELM_THREADS (the caller exits 2). */
 int modelopt_finish(struct modelopt *mo);
 /* Choose the kernels ($PIPELM_KERNEL), load the model, set its mode
- * and, unless s is NULL, open a sequence on it with --ctx positions.
+ * and, unless s is NULL, open a sequence on it with --ctx positions (a
+ * warning where --ctx goes past the model's max_position_embeddings).
  * 0, or -1 after error(); m and s are then safe to model_close and
  * seq_close. */
 int modelopt_load(struct model *m, struct seq *s, const struct modelopt *mo);

@@ -84,7 +84,8 @@ sampopt_parse(struct sampopt *so, int c, const char *arg)
 		so->given |= BIT(c);
 	switch (c) {
 	case 'n':
-		if ((r = num(arg, 0, LLONG_MAX, "-n", &v)) == 0)
+		/* -1: no limit, as llama.cpp's -n -1 */
+		if ((r = num(arg, -1, LLONG_MAX, "-n", &v)) == 0)
 			so->st.max_new = v;
 		break;
 	case SOPT_TEMP:    r = real(arg, 0, 1e6, "--temp", &so->o.temp); break;

@@ -15,11 +15,14 @@ enum {
 	SOPT_LASTN, SOPT_SEED, SOPT_STOP, SOPT_NOEOS, SOPT_STOPTEXT
 };
 
-/* Entries for a getopt_long table; -n (--max-new) is the programs' own
- * short option, passed to sampopt_parse as 'n'. */
+/* Entries for a getopt_long table; -n (--max-new, -1 for no limit) is
+ * the programs' own short option, passed to sampopt_parse as 'n'.
+ * --n-predict and --temperature are llama.cpp's spellings. */
 #define SAMPOPT_LONGOPTS \
 	{ "max-new",        required_argument, NULL, 'n' }, \
 	{ "temp",           required_argument, NULL, SOPT_TEMP }, \
+	{ "n-predict",      required_argument, NULL, 'n' }, \
+	{ "temperature",    required_argument, NULL, SOPT_TEMP }, \
 	{ "top-k",          required_argument, NULL, SOPT_TOPK }, \
 	{ "top-p",          required_argument, NULL, SOPT_TOPP }, \
 	{ "min-p",          required_argument, NULL, SOPT_MINP }, \
