@@ -16,6 +16,7 @@
 #include "../lib/opt/modelopt.h"
 #include "../lib/opt/repl.h"
 #include "../lib/opt/sampopt.h"
+#include "../lib/base/pump.h"
 #include "../lib/base/util.h"
 
 enum { O_NOECHO = 0x400, O_PROMPT_FILE };
@@ -160,10 +161,11 @@ endby(void)
 }
 
 /* Start prog (beside this program if it is there, else from PATH) with
- * stdin from fd in and stdout to fd out; its pid, in kids[] before any
- * signal of endsigs can be taken (they are blocked around the fork). */
+ * stdin from fd in, stdout to fd out and stderr to fd err; its pid, in
+ * kids[] before any signal of endsigs can be taken (they are blocked
+ * around the fork). */
 static pid_t
-start(char **argv, int in, int out, const int *closefds, int nclose)
+start(char **argv, int in, int out, int err, const int *closefds, int nclose)
 {
 	char dir[4096], path[4200];
 	sigset_t set, old;
@@ -189,9 +191,7 @@ start(char **argv, int in, int out, const int *closefds, int nclose)
 	for (j = 0; j < LEN(endsigs); j++)
 		signal(endsigs[j], SIG_DFL);
 	sigprocmask(SIG_SETMASK, &old, NULL);
-	if (in != 0 && (dup2(in, 0) < 0 || close(in) < 0))
-		_exit(126);
-	if (out != 1 && (dup2(out, 1) < 0 || close(out) < 0))
+	if (dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0)
 		_exit(126);
 	for (i = 0; i < nclose; i++)
 		close(closefds[i]);
@@ -268,7 +268,9 @@ main(int argc, char *argv[])
 	struct sampopt so;
 	struct modelopt mo;
 	struct mdir md;
-	int c, i, echo = 1, p1[2], p2[2], p3[2], status, ret = 0, piped = 0;
+	int c, i, echo = 1, p1[2], p2[2], p3[2], e[3][2], efd[3], status;
+	int ret = 0, piped = 0, sig[3] = { 0 };
+	struct buf errs[3] = { { 0 } };
 	int iflag = 0;
 	pid_t pids[3];
 	FILE *f;
@@ -372,40 +374,39 @@ main(int argc, char *argv[])
 	dec[i++] = "--skip-special";
 	dec[i] = NULL;
 
-	/* us -> tok-encode -> llm-gen -> tok-decode -> our stdout */
-	if (pipe(p1) < 0 || pipe(p2) < 0 || pipe(p3) < 0)
+	/* us -> tok-encode -> llm-gen -> tok-decode -> our stdout; their
+	 * stderr to us, said once the text is out (a note such as "context
+	 * is full" on its own line, not inside a word of the text, and a
+	 * bad tokenizer.json that two stages read said once) */
+	if (pipe(p1) < 0 || pipe(p2) < 0 || pipe(p3) < 0 || pipe(e[0]) < 0 ||
+	    pipe(e[1]) < 0 || pipe(e[2]) < 0)
 		die("pipe:");
 	for (i = 0; i < (int)LEN(endsigs); i++)
 		catch(endsigs[i], onsig);
 	{
-		int all[6] = { p1[0], p1[1], p2[0], p2[1], p3[0], p3[1] };
+		int all[12] = { p1[0], p1[1], p2[0], p2[1], p3[0], p3[1],
+		    e[0][0], e[0][1], e[1][0], e[1][1], e[2][0], e[2][1] };
 
 		fflush(stdout);
-		pids[0] = start(enc, p1[0], p2[1], all, 6);
-		pids[1] = start(gen, p2[0], p3[1], all, 6);
-		pids[2] = start(dec, p3[0], 1, all, 6);
+		pids[0] = start(enc, p1[0], p2[1], e[0][1], all, 12);
+		pids[1] = start(gen, p2[0], p3[1], e[1][1], all, 12);
+		pids[2] = start(dec, p3[0], 1, e[2][1], all, 12);
 	}
 	close(p1[0]);
 	close(p2[0]);
 	close(p2[1]);
 	close(p3[0]);
 	close(p3[1]);
+	for (i = 0; i < 3; i++) {
+		close(e[i][1]);
+		efd[i] = e[i][0];
+	}
 	/* tok-encode may stop reading (it failed): not our error to report */
 	signal(SIGPIPE, SIG_IGN);
-	{
-		size_t n = strlen(prompt), off = 0;
-		ssize_t w;
-
-		while (off < n && !caught) {
-			if ((w = write(p1[1], prompt + off, n - off)) < 0) {
-				if (errno == EINTR)
-					continue;
-				break;
-			}
-			off += (size_t)w;
-		}
-	}
-	close(p1[1]);
+	/* the prompt written and the stages' messages kept until they end
+	 * (a signal passed on to them ends them, and so this) */
+	if (pump(p1[1], prompt, strlen(prompt), efd, errs, 3) < 0)
+		ret = 1;
 	/* The first stage that failed decides; one killed by SIGPIPE means
 	 * our reader went away, and we go the same way, quietly. */
 	for (i = 0; i < 3; i++) {
@@ -417,12 +418,20 @@ main(int argc, char *argv[])
 		if (WIFSIGNALED(status) && WTERMSIG(status) == SIGPIPE)
 			piped = 1;
 		else if (!ret && WIFSIGNALED(status)) {
-			warn("%s: killed by signal %d", i == 0 ? "tok-encode" :
-			    i == 1 ? "llm-gen" : "tok-decode", WTERMSIG(status));
-			ret = 1;
+			sig[i] = WTERMSIG(status);
+			ret = -1 - i;	/* said after their messages */
 		} else if (!ret && WIFEXITED(status) && WEXITSTATUS(status))
 			ret = WEXITSTATUS(status) == 2 ? 2 : 1;
 	}
+	pump_say(stderr, errs, 3);
+	if (ret < 0) {
+		i = -1 - ret;
+		warn("%s: killed by signal %d", i == 0 ? "tok-encode" :
+		    i == 1 ? "llm-gen" : "tok-decode", sig[i]);
+		ret = 1;
+	}
+	for (i = 0; i < 3; i++)
+		buf_free(&errs[i]);
 	sampopt_free(&so);
 	mdir_free(&md);
 	free(mine);

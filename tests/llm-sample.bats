@@ -39,7 +39,7 @@ binframe() {
 	run -2 --separate-stderr llm-sample --repeat-last-n -2
 	run -2 --separate-stderr llm-sample --seed -1
 	run -2 --separate-stderr llm-sample --ids=u16
-	run -2 --separate-stderr llm-sample -n -1
+	run -2 --separate-stderr llm-sample -n -2
 }
 
 @test "llm-sample: a missing file is named" {
