@@ -355,3 +355,63 @@ upto() {
 	run -1 --separate-stderr llm-gen -m "$GQA" -s --ctx 12 -n 4 --temp 0 --ignore-eos <<<$'1 2 3\n4 5 6\n7 8 9'
 	[[ $stderr == *"record 3: session of"*context* ]]
 }
+
+@test "llm-gen: llama.cpp's spellings: -c and --ctx-size for --ctx, -n -1 and --n-predict, --temperature" {
+	want=$(llm-gen -m "$GQA" --ctx 8 --temp 0 --ignore-eos <<<"1 2 3" 2>/dev/null)
+	[ "$(wc -w <<<"$want")" -ge 5 ]
+	for o in "-c 8" "--ctx-size 8" "-c 8 -n -1" "--ctx=8 --n-predict=-1"; do
+		run -0 --separate-stderr llm-gen -m "$GQA" $o --temperature 0 --ignore-eos <<<"1 2 3"
+		[ "$output" = "$want" ] || { echo "$o: $output"; false; }
+	done
+	# -n -1 overrides a generation_config.json max_new_tokens
+	cp -R "$GQA" "$BATS_TEST_TMPDIR/g"
+	echo '{"max_new_tokens": 2}' >"$BATS_TEST_TMPDIR/g/generation_config.json"
+	run -0 llm-gen -m "$BATS_TEST_TMPDIR/g" -c 8 --temp 0 --ignore-eos <<<"1 2 3"
+	[ "$(wc -w <<<"$output")" -eq 2 ]
+	run -0 --separate-stderr llm-gen -m "$BATS_TEST_TMPDIR/g" -c 8 -n -1 --temp 0 --ignore-eos <<<"1 2 3"
+	[ "$output" = "$want" ]
+	run -2 --separate-stderr llm-gen -m "$GQA" -n -2
+	[[ $stderr == *"invalid -n '-2'"* ]]
+	# the other programs with a context
+	for p in "llm-logits -f top" llm-score; do
+		want=$($p -m "$GQA" --ctx 3 <<<"1 2 3")
+		run -0 $p -m "$GQA" -c 3 <<<"1 2 3"
+		[ "$output" = "$want" ] || { echo "$p: $output"; false; }
+		run -0 $p -m "$GQA" --ctx-size 3 <<<"1 2 3"
+		[ "$output" = "$want" ]
+	done
+	run -1 --separate-stderr llm-logits -m "$GQA" -c 2 <<<"1 2 3"
+	[[ $stderr == *"context of 2"* ]]
+}
+
+@test "llm-gen: -s is --session here; llama.cpp's -s 42 is told where the seed goes" {
+	run -1 --separate-stderr llm-gen -m "$GQA" -s 42 </dev/null
+	[ "$stderr" = "llm-gen: 42: no such file (-s is --session here: the seed is --seed 42)" ]
+	[ -z "$output" ]
+	# a file named 42 is a file
+	cd "$BATS_TEST_TMPDIR"
+	echo "1 2" >42
+	run -0 --separate-stderr llm-gen -m "$GQA" -s -n 1 --temp 0 42
+	[ "$(wc -w <<<"$output")" -eq 1 ]
+}
+
+@test "llm-gen: -t past the CPUs and --ctx past max_position_embeddings are said, the ids the same" {
+	local cpus
+	cpus=$(getconf _NPROCESSORS_ONLN)
+	want=$(llm-gen -m "$GQA" -n 4 --temp 0 -t 1 <<<"1 2 3")
+	run -0 --separate-stderr llm-gen -m "$GQA" -n 4 --temp 0 -t "$((cpus + 1))" <<<"1 2 3"
+	[ "$output" = "$want" ]
+	[ "$stderr" = "llm-gen: $((cpus + 1)) threads on $cpus CPU$([ "$cpus" -eq 1 ] || echo s): slower than -t $cpus (the results are the same)" ]
+	run -0 --separate-stderr llm-gen -m "$GQA" -n 4 --temp 0 -t "$cpus" <<<"1 2 3"
+	[ -z "$stderr" ]
+	run -0 --separate-stderr llm-gen -m "$GQA" -n 4 --temp 0 -t 1 --ctx 129 <<<"1 2 3"
+	[ "$output" = "$want" ]
+	[[ $stderr == "llm-gen: --ctx 129 is past the 128 positions the model was made for (max_position_embeddings)"* ]]
+	run -0 --separate-stderr llm-gen -m "$GQA" -n 4 --temp 0 -t 1 --ctx 128 <<<"1 2 3"
+	[ -z "$stderr" ]
+	# and "1 thread"
+	run -0 --separate-stderr llm-gen -v -m "$GQA" -n 1 -t 1 <<<"1 2 3"
+	[[ $stderr == *", 1 thread, mode exact"* ]]
+	run -0 --separate-stderr llm-gen --timing -m "$GQA" -n 1 -t 1 <<<"1 2 3"
+	[[ $stderr == *", 1 thread, load "* ]]
+}

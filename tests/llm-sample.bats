@@ -292,3 +292,9 @@ binframe() {
 	run -2 --separate-stderr env -u PIPELM_MODEL llm-sample --stop-text Lily </dev/null
 	[[ $stderr == *"needs the model's tokenizer"* ]]
 }
+
+@test "llm-sample: a top-k list (llm-logits -f top) is refused with what to give instead" {
+	run -1 --separate-stderr sh -c "printf '3:1.5 0:0.25\n' | llm-sample"
+	[ "$stderr" = "llm-sample: <stdin>: frame 1: id:logit pairs are a top-k list (llm-logits -f top), not a frame of every logit: use -f bin or -f text" ]
+	[ -z "$output" ]
+}

@@ -226,4 +226,39 @@ wait_for() {
 	tail -n 3 o >o2
 	[ "$(cat o2)" = "$(printf '> n 4\n> %s\n> ' "$(llm-text --no-echo -n 4 --temp 0 The dog)")" ]
 	! grep -q 'context' o
+
+@test "llm-text: the built-in model's story ends at its end-of-story id, without a note" {
+	# id 1 ends a story in stories260K's training data; most seeds write
+	# one (seed 2: 305 ids; before, every seed ran on into the next
+	# stories up to the 512 positions)
+	local s seed=
+	for s in 2 3 4 5 7 8; do
+		run -0 --separate-stderr sh -c "echo 'Once upon a time' | tok-encode | llm-gen -v --seed $s"
+		if [[ $stderr == *"record 1: "*" ids, stop: eos" ]]; then
+			seed=$s
+			break
+		fi
+	done
+	[ -n "$seed" ]
+	[[ $output == *" 1" ]]
+	run -0 --separate-stderr llm-text --seed "$seed" Once upon a time
+	[ -z "$stderr" ]
+	[[ $output == "Once upon a time"* ]]
+	[ "$(wc -l <<<"$output")" -ge 2 ]
+	[[ $output != *"<s>"* ]]
+}
+
+@test "llm-text: its stages' notes come after the text, on their own line, each once" {
+	llm-text --seed 1 --ctx 30 Once upon a time >out 2>&1
+	# the text first, whole, then the note on a line of its own
+	[ "$(tail -n 1 out)" = "llm-gen: <stdin>: record 1: context of 30 positions is full" ]
+	[ "$(grep -c 'llm-gen' out)" -eq 1 ]
+	[[ "$(head -n 1 out)" == "Once upon a time"* ]]
+	# a tokenizer.json that tok-encode and tok-decode both read: said once
+	cp -R "$M" bad
+	echo '{' >bad/tokenizer.json
+	run -1 --separate-stderr llm-text -m bad hi
+	[ "$stderr" = "tok-encode: $PWD/bad/tokenizer.json: line 2, column 1: expected a string key in object" ] ||
+	    [[ $stderr != *$'\n'* && $stderr == *"bad/tokenizer.json: line 2, column 1: expected a string key in object" ]]
+	[ -z "$output" ]
 }

@@ -105,3 +105,16 @@ need_full() {
 		PIPELM_THREADS=$v run -0 llm-logits -m "$M" -t 1 -f top <<<"1"
 	done
 }
+
+@test "programs: --help names each option once and every --quant; the pages no one architecture" {
+	local p dup
+	for p in $PROGS; do
+		dup=$($p --help | grep -oE '^  (-[a-zA-Z0-9], )?--[a-z0-9-]+' | sort | uniq -d)
+		[ -z "$dup" ] || { echo "$p --help: twice: $dup"; false; }
+	done
+	for p in llm-gen llm-logits llm-score llm-text; do
+		run -0 $p --help
+		[[ $output == *"q8_0|q4"* ]] || { echo "$p: no --quant q4"; false; }
+	done
+	run -1 grep -l 'LLaMA model' "$BATS_TEST_DIRNAME"/../man/*
+}
