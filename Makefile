@@ -166,8 +166,12 @@ test: all tools $(UNIT) $(O)/kernbench $(ONIGCHK)
 # The README's test command: everything, plain and under the sanitizers,
 # then every fuzzer for CHECK_FUZZ_SECONDS (said and skipped where clang
 # cannot link libFuzzer).
+# tests/setup first: what is missing installed on Debian (apt-get as root
+# or through sudo -n), said, else named (SETUP=0 leaves it out).
 CHECK_FUZZ_SECONDS = 5
+SETUP = 1
 check:
+	@if [ "$(SETUP)" != 0 ]; then tests/setup; fi
 	$(MAKE) test
 	$(MAKE) test SAN=1
 	@if tests/fuzz/usable; then $(MAKE) fuzz FUZZ_SECONDS=$(CHECK_FUZZ_SECONDS); \

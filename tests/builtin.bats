@@ -104,3 +104,25 @@ setup() {
 		[[ $output == *"tools/mkmodel.c"* ]] || { echo "make $t: no mkmodel"; false; }
 	done
 }
+
+@test "builtin: make check's tests/setup installs what is missing on a fresh Debian, or names it" {
+	R=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
+	# a machine with nothing but apt-get (and sudo, for a run as a user)
+	mkdir stub
+	printf '#!/bin/bash\necho "apt-get $*" >>"%s"\n' "$T/apt.log" >stub/apt-get
+	printf '#!/bin/bash\n[ "$1" = -n ] && shift\n"$@"\n' >stub/sudo
+	chmod +x stub/apt-get stub/sudo
+	run -1 --separate-stderr env -i PATH="$T/stub" HOME="$T" /bin/bash "$R/tests/setup"
+	[[ $stderr == "tests/setup: installing gcc make bats groff bsdutils "*" parallel "*" libonig-dev libclang-rt-dev (apt-get)"* ]]
+	grep -q '^apt-get update' "$T/apt.log"
+	grep -q '^apt-get install -y -qq gcc make bats groff bsdutils ' "$T/apt.log"
+	# the stub installed nothing: what is still missing is named
+	[[ $stderr == *"tests/setup: make check cannot run without: gcc make bats groff bsdutils (Debian packages)" ]]
+	# no apt-get: the packages are named
+	rm stub/apt-get
+	run -1 --separate-stderr env -i PATH="$T/stub" HOME="$T" /bin/bash "$R/tests/setup"
+	[[ $stderr == "tests/setup: cannot install packages here (apt-get as root or with sudo -n): on Debian: apt-get install gcc make bats groff bsdutils "* ]]
+	# and the Makefile runs it before the tests
+	run -0 make -n -C "$R" check
+	[[ $output == *"then tests/setup; fi"* ]]
+}

@@ -232,3 +232,34 @@ reply() {
 	run -0 --separate-stderr "$EX/lens.sh" "$M"
 	[[ $output == "Lily from layer "[0-4]" of the lens (p "* ]]
 }
+
+@test "examples: the README's FIFO loop, as written, gives llm-gen's text on one line and leaves nothing behind" {
+	R=$BATS_TEST_DIRNAME/../README.md
+	snippet=$(sed -n '/^    d=\$(mktemp -d) && mkfifo/,/^    rm -r "\$d"/p' "$R" | sed 's/^    //')
+	[[ $snippet == *"mkfifo"*"tok-decode -n"*"rm -r"* ]]
+	mkdir here
+	cd here
+	run -0 --separate-stderr env TMPDIR="$BATS_TEST_TMPDIR" bash -c "$snippet"
+	want=$(tok-encode <<<'Once upon a time' | llm-gen -n 32 --seed 7 | tok-decode)
+	[ "$output" = "$want" ]
+	[ "${#lines[@]}" -eq 1 ]
+	[ -z "$(ls -A)" ]
+	[ -z "$(find "$BATS_TEST_TMPDIR" -type p)" ]
+	# the sections that name the programs bare say how to put bin/ on
+	# the PATH first
+	p=$(grep -n '^    export PATH="$PWD/bin:$PATH"$' "$R" | cut -d: -f1)
+	b=$(grep -n '^    echo .* | tok-encode' "$R" | head -n 1 | cut -d: -f1)
+	[ -n "$p" ] && [ -n "$b" ] && [ "$p" -lt "$b" ]
+}
+
+@test "examples: the README maps llama.cpp's flags to pipelm's, and those flags work" {
+	R=$BATS_TEST_DIRNAME/../README.md
+	grep -q '^## Coming from llama.cpp' "$R"
+	for f in '`-c N`, `--ctx-size N`' '`-s N`, `--seed N`' '`-n N`, `--n-predict N`, `-n -1`' \
+	    '`--no-display-prompt`' '`-r TEXT`, `--reverse-prompt TEXT`' '`-f FILE`'; do
+		grep -qF "| $f" "$R" || { echo "no row for $f"; false; }
+	done
+	want=$(llm-text -n 8 --temp 0 -c 64 Once upon a time)
+	run -0 llm-text --n-predict 8 --temperature 0 --ctx-size 64 -p 'Once upon a time'
+	[ "$output" = "$want" ]
+}
