@@ -39,8 +39,9 @@ usage(int status)
 	    "  -v, --verbose         say the model, kernels, threads, mode and seed, and\n"
 	    "                        why each prompt stopped\n"
 	    BATCH_HELP
-	    "  -n, --max-new=N       at most N new ids a prompt, -1 for no limit (default:\n"
-	    "                        until EOS or context; also --n-predict)\n"
+	    "  -n, --max-new=N, --n-predict=N\n"
+	    "                        at most N new ids a prompt, -1 for no limit (default:\n"
+	    "                        until EOS or context)\n"
 	    SAMPOPT_HELP
 	    SAMPOPT_STOPTEXT_HELP
 	    REC_IDS_HELP

@@ -29,7 +29,8 @@ usage(int status)
 		fputs("\n"
 	    "  -v, --verbose         print the seed and why it stopped on stderr\n"
 	    "  -m, --model=PATH      the model whose EOS ids stop it (default $PIPELM_MODEL)\n"
-	    "  -n, --max-new=N       stop after N ids (default: no limit)\n"
+	    "  -n, --max-new=N, --n-predict=N\n"
+	    "                        stop after N ids, -1 for no limit (the default)\n"
 	    SAMPOPT_HELP
 	    SAMPOPT_STOPTEXT_HELP
 	    REC_IDS_HELP

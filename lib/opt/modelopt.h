@@ -27,8 +27,8 @@ enum { MOPT_BF16ACT = 0x200, MOPT_QUANT, MOPT_TIMING };
 #define MODELOPT_HELP \
 	"  -m, --model=PATH      folder or ORG/NAME (default $PIPELM_MODEL, else built-in)\n" \
 	"  -t, --threads=N       worker threads (default $PIPELM_THREADS, else the CPUs)\n" \
-	"  -c, --ctx=N           most positions a sequence may have (default the model's;\n" \
-	"                        also --ctx-size)\n" \
+	"  -c, --ctx=N, --ctx-size=N\n" \
+	"                        most positions a sequence may have (default the model's)\n" \
 	"      --timing          print load, prefill and decode times on stderr\n" \
 	"      --bf16-act        fast mode: bfloat16 activations (AVX512-BF16)\n" \
 	"      --quant=q8_0|q4   fast mode: matrices quantized to Q8_0 or 4 bits at load\n"

@@ -41,7 +41,8 @@ enum {
 
 /* Their lines of --help (-n is the caller's: its meaning differs). */
 #define SAMPOPT_HELP \
-	"      --temp=T          temperature, 0 for greedy (default 1)\n" \
+	"      --temp=T, --temperature=T\n" \
+	"                        temperature, 0 for greedy (default 1)\n" \
 	"      --top-k=K         keep the K most likely ids, 0 for all (default 50)\n" \
 	"      --top-p=P         nucleus: keep the ids making up P, in (0, 1] (default 1)\n" \
 	"      --min-p=P         drop ids below P times the best, in [0, 1] (default 0)\n" \
