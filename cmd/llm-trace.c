@@ -34,6 +34,7 @@ usage(int status)
 	    "      --head=L.H        and the attention pattern of layer L's head H\n"
 	    REC_IDS_HELP
 	    MODELOPT_HELP
+	    MODELOPT_VERBOSE_HELP
 	    "  -h, --help            print this help and exit\n"
 	    "      --version         print the version and exit\n", stdout);
 	exit(status ? status : fshut(stdout, "<stdout>"));
@@ -103,7 +104,7 @@ main(int argc, char *argv[])
 
 	argv0 = argv[0];
 	modelopt_init(&mo);
-	while ((c = getopt_long(argc, argv, "hm:o:st:v", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "c:hm:o:st:v", opts, NULL)) != -1) {
 		switch (modelopt_parse(&mo, c, optarg)) {
 		case 1:  continue;
 		case -1: exit(2);
