@@ -226,6 +226,7 @@ wait_for() {
 	tail -n 3 o >o2
 	[ "$(cat o2)" = "$(printf '> n 4\n> %s\n> ' "$(llm-text --no-echo -n 4 --temp 0 The dog)")" ]
 	! grep -q 'context' o
+}
 
 @test "llm-text: the built-in model's story ends at its end-of-story id, without a note" {
 	# id 1 ends a story in stories260K's training data; most seeds write
