@@ -1,6 +1,7 @@
 #!/bin/sh
 # bench/peer.sh: build llama.cpp's llama-bench for `make bench` to run beside
-# pipelm, and llama-perplexity and llama-quantize for the side-by-side
+# pipelm, llama-batched-bench beside llm-gen -P, llama-tokenize beside the
+# GGUF tokenizer, and llama-perplexity and llama-quantize for the side-by-side
 # checks of llm-score and of the 4-bit formats (what `make peer` runs).  Needs npm (to fetch the source), git,
 # cmake and a C++ compiler; the network is used here only, never by the
 # benchmark itself.
@@ -36,7 +37,7 @@ fail() { say "$*"; exit 1; }
 for c in npm git cmake tar; do
 	command -v $c >/dev/null || fail "needs $c"
 done
-targets="llama-bench llama-perplexity llama-quantize"
+targets="llama-bench llama-perplexity llama-quantize llama-batched-bench llama-tokenize"
 built=1
 for t in $targets; do [ -x "$dir/$t" ] || built=; done
 if [ -n "$built" ]; then
