@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "kern/attn.h"
 #include "kern/kern.h"
@@ -108,6 +109,28 @@ void
 seq_reset(struct seq *s)
 {
 	s->pos = 0;
+	s->span = 0;
+}
+
+size_t
+seq_kvbytes(const struct seq *s)
+{
+	size_t blk = (size_t)s->m->cfg.num_hidden_layers * 2 * s->m->kvdim *
+	    SEQ_KVBLOCK * sizeof(float);
+
+	return ((size_t)s->kvtop + SEQ_KVBLOCK - 1) / SEQ_KVBLOCK * blk;
+}
+
+void
+seq_release(struct seq *s)
+{
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE), n = seq_kvbytes(s);
+
+	seq_reset(s);
+	n = n < s->kvsize ? n : s->kvsize;
+	if (s->kv)	/* the last page too: the mapping runs to its end */
+		mem_drop(s->kv, (n + pg - 1) / pg * pg);
+	s->kvtop = 0;
 }
 
 /* cos(pos * inv_freq) | sin(...) per position into rope (head_dim
@@ -147,15 +170,14 @@ softcap(float *logits, size_t n, float cap)
 		logits[i] = tanhf(logits[i] / cap) * cap;
 }
 
-/* Run T <= SEQ_MAXBATCH positions from s->pos: the logits of all T
- * rows, or of the last, into s->logits. */
-static void
-forward(struct seq *s, const int *ids, int T, int all)
+void
+seq_pass(struct seq *s, const int *ids, int T, int all)
 {
 	const struct model *m = s->m;
 	const struct cfg *c = &m->cfg;
-	int d = m->dim, ff = c->intermediate_size, t, l, i;
+	int d = m->dim, ff = c->intermediate_size, V = c->vocab_size, t, l, i;
 	float *x = s->x;	/* (T, hidden) the residual stream */
+	const struct seq_part *pt;
 
 	/* x = embed_tokens(ids) (Gemma: * sqrt(hidden)) */
 	for (t = 0; t < T; t++)
@@ -164,11 +186,15 @@ forward(struct seq *s, const int *ids, int T, int all)
 		    (size_t)ids[t] * wtype_rowsize(m->embed.t, d), d);
 	for (i = 0; m->embed_scale && i < T * d; i++)
 		x[i] *= m->embed_scale;
-	rope_angles(m, s->rope, s->rope_long ? m->inv_freq_long : m->inv_freq,
-	    m->rope_mscale, s->pos, T);
-	if (m->inv_freq_local)
-		rope_angles(m, s->rope_local, m->inv_freq_local,
-		    m->rope_local_mscale, s->pos, T);
+	for (pt = s->parts; pt < s->parts + s->nparts; pt++) {
+		rope_angles(m, s->rope + (size_t)pt->t0 * m->hd,
+		    pt->s->rope_long ? m->inv_freq_long : m->inv_freq,
+		    m->rope_mscale, pt->s->pos, pt->T);
+		if (m->inv_freq_local)
+			rope_angles(m, s->rope_local + (size_t)pt->t0 * m->hd,
+			    m->inv_freq_local, m->rope_local_mscale,
+			    pt->s->pos, pt->T);
+	}
 
 	for (l = 0; l < c->num_hidden_layers; l++) {
 		const struct layer *w = &m->layers[l];
@@ -190,7 +216,7 @@ forward(struct seq *s, const int *ids, int T, int all)
 		tap(s, TAP_Q, l, T);
 		/* xb = softmax(q k^T * scale) v, causal (and in the layer's
 		 * window), per head */
-		step_attention(s, l, T);
+		step_attention(s, l);
 		tap(s, TAP_PATTERN, l, T);
 		/* x += o_proj(xb) (Gemma: post_attention_layernorm of it) */
 		step_add(s, x, in_rows(s->xb, m->qdim, T), &w->wo, w->bo,
@@ -207,18 +233,36 @@ forward(struct seq *s, const int *ids, int T, int all)
 	}
 	tap(s, TAP_NORMALIZED, -1, T);
 
-	/* logits = lm_head(norm(x)), of every row or of the last */
-	if (all)
-		step_out(s, s->logits, c->vocab_size, in_norm(x, d, T, m->norm),
+	/* logits = lm_head(norm(x)), of every row or of each part's last */
+	if (all) {
+		step_out(s, s->logits, V, in_norm(x, d, T, m->norm),
 		    &m->lm_head);
-	else
-		step_out(s, s->logits, c->vocab_size,
+	} else if (s->nparts == 1) {
+		step_out(s, s->logits, V,
 		    in_norm(x + (size_t)(T - 1) * d, d, 1, m->norm), &m->lm_head);
+	} else {
+		/* the last rows side by side, each a one-row product as a
+		 * sequence alone computes its logits */
+		for (i = 0; i < s->nparts; i++)
+			memcpy(s->xb2 + (size_t)i * d, x + (size_t)(s->parts[i].t0 +
+			    s->parts[i].T - 1) * d, d * sizeof(float));
+		s->nvec = s->nparts;
+		step_out(s, s->logits, V, in_norm(s->xb2, d, s->nparts, m->norm),
+		    &m->lm_head);
+	}
 	/* Gemma (final_logit_softcapping): logits = tanh(logits / cap) * cap */
 	if (c->final_logit_softcapping)
-		softcap(s->logits, (size_t)(all ? T : 1) * c->vocab_size,
+		softcap(s->logits, (size_t)(all ? T : s->nparts) * V,
 		    c->final_logit_softcapping);
-	s->pos += T;
+	for (i = 0; i < s->nparts; i++) {
+		pt = &s->parts[i];
+		if (s->nparts > 1)
+			memcpy(pt->s->logits, s->logits + (size_t)i * V,
+			    V * sizeof(float));
+		pt->s->pos += pt->T;
+		if (pt->s->kvtop < pt->s->pos)
+			pt->s->kvtop = pt->s->pos;
+	}
 }
 
 /* Whether ids[0..n) can be appended: 0, or -1 after error(). */
@@ -239,6 +283,16 @@ check(const struct seq *s, const int *ids, int n)
 	return 0;
 }
 
+void
+seq_rope_long(struct seq *s, int n)
+{
+	const struct cfg *c = &s->m->cfg;
+	int end = s->pos + n > s->span ? s->pos + n : s->span;
+
+	s->rope_long = !strcmp(c->rope_scaling.rope_type, "longrope") &&
+	    end > c->rope_scaling.original_max_position_embeddings;
+}
+
 /* Run ids[0..n) in passes of at most SEQ_MAXBATCH positions; with fn,
  * the logits of every row, handed to fn after each pass.  The model's
  * pool runs one pass at a time, whichever sequence asks. */
@@ -246,20 +300,19 @@ static int
 run(struct seq *s, const int *ids, int n, seq_rows_fn *fn, void *ctx)
 {
 	const struct model *m = s->m;
+	struct seq_part part;
 	double t0, t = 0;
 	int i, T, r = 0;
 
-	/* longrope: a call that runs past the original context turns all
-	 * its positions by the long factors, as HF's
-	 * _longrope_frequency_update does for a forward of that length */
-	s->rope_long = !strcmp(m->cfg.rope_scaling.rope_type, "longrope") &&
-	    s->pos + n > m->cfg.rope_scaling.original_max_position_embeddings;
+	seq_rope_long(s, n);
 
 	for (i = 0; i < n && !r; i += T) {
 		T = n - i < SEQ_MAXBATCH ? n - i : SEQ_MAXBATCH;
 		pthread_mutex_lock((pthread_mutex_t *)&m->run);
 		t0 = now_seconds();
-		forward(s, ids + i, T, fn != NULL);
+		part = (struct seq_part){ s, 0, T };
+		s->parts = &part, s->nparts = 1, s->nvec = 0;
+		seq_pass(s, ids + i, T, fn != NULL);
 		t += now_seconds() - t0;
 		pthread_mutex_unlock((pthread_mutex_t *)&m->run);
 		if (fn)

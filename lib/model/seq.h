@@ -6,7 +6,8 @@
  * its own sequence's state.
  *
  * lib/model/seq.c        the sequence and the forward pass, one step per line
- * lib/model/seq_sched.c  each step as a dispatch over the threads (seq_int.h) */
+ * lib/model/seq_sched.c  each step as a dispatch over the threads (seq_int.h)
+ * lib/model/seq_batch.c  several sequences in one pass (seq_forward_batch) */
 #ifndef SEQ_H
 #define SEQ_H
 
@@ -14,6 +15,8 @@
 #include <stdio.h>
 
 #include "model/model.h"
+
+struct seq_part;		/* seq_int.h */
 
 #define SEQ_MAXBATCH 256	/* positions per pass of the forward */
 #define SEQ_KVBLOCK 64		/* positions per KV cache block */
@@ -88,8 +91,30 @@ struct seq {
 		long long nprefill, ndecode;	/* positions run */
 	} stats;
 	struct seq_tap *tap;	/* NULL, or the taps to call (the caller's) */
+	int span;		/* longrope: the position the caller's whole
+				 * run of ids reaches (seq_forward_batch's
+				 * chunks of one prompt), 0 for none */
+	int kvtop;		/* positions written since seq_open or
+				 * seq_release: KV blocks touched */
 	void *mem;		/* private: scratch mapping */
 	size_t memsize;
+	/* private: the pass in flight (seq_int.h): the sequences whose
+	 * rows it runs (this one alone, or a batch's), and how many of
+	 * its first rows are one-row passes of their sequence */
+	const struct seq_part *parts;
+	int nparts, nvec;
+};
+
+/* Several sequences on one model, run together (seq_forward_batch):
+ * the scratch of a pass of their stacked rows. */
+struct seq_batch {
+	struct seq w;		/* the rows' scratch (its own cache unused) */
+	struct seq_part *parts;	/* (SEQ_MAXBATCH) the pass's sequences */
+	int *ids;		/* (SEQ_MAXBATCH) its ids, in row order */
+	struct {		/* what -v and --timing report */
+		double seconds;
+		long long passes, rows, rowsdec;	/* rows of one-row parts */
+	} stats;
 };
 
 /* A new sequence on m with a KV cache for ctx positions (0: m->ctx,
@@ -115,6 +140,39 @@ typedef int seq_rows_fn(void *ctx, const float *logits, int i, int rows);
  * error() (as seq_forward's, before any pass). */
 int seq_forward_all(struct seq *s, const int *ids, int n, seq_rows_fn *fn,
     void *ctx);
+/* Forget the sequence, as seq_reset, and give its KV cache's pages
+ * back to the system (they are touched again as the next run fills
+ * them): what a batch does with a sequence whose record ended. */
+void seq_release(struct seq *s);
+/* Bytes of s's KV cache in use: the blocks of the positions written
+ * since seq_open or seq_release. */
+size_t seq_kvbytes(const struct seq *s);
+
+/* A batch's scratch for m, for passes of up to SEQ_MAXBATCH rows.
+ * 0, or -1 after error(); b is then safe to seq_batch_close. */
+int seq_batch_open(struct seq_batch *b, const struct model *m);
+void seq_batch_close(struct seq_batch *b);	/* accepts a zeroed b */
+/* One pass of nseq distinct sequences v[0..nseq) on b's model: v[i]
+ * appends the n[i] >= 1 ids that follow the first n[0] + ... + n[i-1]
+ * of ids, n[0] + ... + n[nseq-1] <= SEQ_MAXBATCH in all.  All rows go
+ * through each matrix product together (each weight read once a pass);
+ * attention and the KV cache stay each sequence's.  Each v[i]'s logits
+ * after its last id are then in v[i]->logits, bit for bit those that
+ * seq_forward(v[i], its ids, n[i]) gives, whatever the other rows, so
+ * long as seq_forward would run those ids in one pass; a run of ids cut
+ * into several batch passes gives seq_forward's bits where each piece
+ * but a lone last id has two ids or more (the one-row pass is decode's;
+ * seq_chunk picks such pieces).  Taps are not called.  0, or -1 after
+ * error() (a bad id, a sequence past its context, a pass too large):
+ * nothing is then run. */
+int seq_forward_batch(struct seq_batch *b, struct seq **v, const int *ids,
+    const int *n, int nseq);
+/* How many of the n - done ids of a run of n still to go into s (done
+ * already in) a batch pass with room for budget rows should take, so
+ * that the pieces give seq_forward(s, all n, n)'s bits: 0 (wait for
+ * room) up to min(budget, n - done). */
+int seq_chunk(int done, int n, int budget);
+
 /* Print the model's load time, kernels, threads and mode and the
  * sequence's prefill and decode rates to f, each line prefixed
  * "prog: ". */

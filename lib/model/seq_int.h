@@ -13,6 +13,27 @@
 
 #include "model/seq.h"
 
+/* A sequence's rows in a pass: rows [t0, t0 + T) of the pass are its
+ * positions s->pos .. s->pos + T - 1 (a pass of one sequence: itself,
+ * rows [0, T)). */
+struct seq_part {
+	struct seq *s;
+	int t0, T;
+};
+
+/* Run the pass w->parts describe: ids[0..T) their rows in order, T <=
+ * SEQ_MAXBATCH, w the scratch (one of the sequences, or a batch's).
+ * The logits of all T rows (one part only), or of each part's last row
+ * (into its sequence's s->logits; one part: w->logits), and each part's
+ * sequence advanced by its rows. */
+void seq_pass(struct seq *w, const int *ids, int T, int all);
+
+/* longrope: a call that runs past the original context turns all its
+ * positions by the long factors, as HF's _longrope_frequency_update
+ * does for a forward of that length; s->rope_long for a call of n ids
+ * (of a run reaching s->span). */
+void seq_rope_long(struct seq *s, int n);
+
 struct in {			/* the input rows of a step */
 	const float *x;		/* (T, ldx) */
 	int ldx, T;
@@ -49,15 +70,18 @@ in_norm(const float *x, int ld, int T, const float *norm)
 	return (struct in){ x, ld, T, norm };
 }
 
-/* q, k, v = (wq, wk, wv) in into s->q and s->kvnew, each head then
- * finished by steps; layer l's cache gets the positions s->pos.. */
+/* Each step runs the rows of s's pass (s->parts): s is the scratch,
+ * the parts' sequences hold the caches.
+ * q, k, v = (wq, wk, wv) in into s->q and s->kvnew, each head then
+ * finished by steps; layer l's cache of each part's sequence gets its
+ * rows at its positions. */
 void step_qkv(struct seq *s, int l, struct in in, const struct mat *wq,
     const struct mat *wk, const struct mat *wv, const struct hstep *steps);
-/* Causal attention softmax(q k^T * attn_scale) v of the T positions
- * from s->pos over layer l's cache, s->q into s->xb; only the
+/* Causal attention softmax(q k^T * attn_scale) v of each part's rows
+ * over its sequence's layer l cache, s->q into s->xb; only the
  * layer's window of keys where it has one (the keys before it are not
  * read), the scores soft-capped where the config says so. */
-void step_attention(struct seq *s, int l, int T);
+void step_attention(struct seq *s, int l);
 /* x += w in + b (b NULL: none); x is (T, w->rows).  With norm (Gemma's
  * post-norms), x += RMSNorm(w in + b) with that weight. */
 void step_add(struct seq *s, float *x, struct in in, const struct mat *w,

@@ -56,15 +56,36 @@ normed(struct seq *sq, unsigned long long op, const float *x, int ldx,
 	return o;
 }
 
-/* out[t*ldo + r] = W[r] . x_t for rows [r0, r1) and T tokens. */
+/* Whether type t's matmul gives each token matvec's bits (kern.h):
+ * all but W_Q4, whose decode (matvec) sums in integers. */
+static int
+mm_exact(enum wtype t)
+{
+	return t != W_Q4;
+}
+
+/* out[t*ldo + r] = W[r] . x_t for rows [r0, r1) and T tokens, the first
+ * nvec of them one-row passes of their sequences: for a type whose
+ * matmul differs from its matvec, each of those by matvec, as its
+ * sequence alone would run it. */
 static void
 mat_rows(const struct mat *w, float *out, int ldo, const float *x, int ldx,
-    int T, int r0, int r1)
+    int T, int nvec, int r0, int r1)
 {
-	if (T == 1)
+	int t;
+
+	if (T == 1) {
 		kern.matvec[w->t](out, w->w, x, w->cols, r0, r1);
-	else
-		kern.matmul[w->t](out, ldo, w->w, x, ldx, w->cols, T, r0, r1);
+		return;
+	}
+	if (mm_exact(w->t))
+		nvec = 0;
+	for (t = 0; t < nvec; t++)
+		kern.matvec[w->t](out + (size_t)t * ldo, w->w,
+		    x + (size_t)t * ldx, w->cols, r0, r1);
+	if (T > nvec)
+		kern.matmul[w->t](out + (size_t)nvec * ldo, ldo, w->w,
+		    x + (size_t)nvec * ldx, ldx, w->cols, T - nvec, r0, r1);
 }
 
 /* One dispatch: up to three matrix products on one input, their output
@@ -110,6 +131,7 @@ heads(const struct op *o, int h0, int h1)
 	const struct model *m = sq->m;
 	int hd = m->hd, nq = m->qdim / hd, nkv = m->kvdim / hd, h, t, i, off;
 	int g = 0, s = 0;	/* the KV head and K (0) or V (1) of a k or v head */
+	const struct seq_part *pt;	/* the part of token t */
 	const struct hstep *st;
 	const float *b, *cs;
 	float *x, *x0;
@@ -127,7 +149,9 @@ heads(const struct op *o, int h0, int h1)
 			ld = 2 * m->kvdim;
 			off = g * hd;
 		}
-		for (t = 0; t < o->in.T; t++) {
+		for (t = 0, pt = sq->parts; t < o->in.T; t++) {
+			while (t >= pt->t0 + pt->T)
+				pt++;
 			x = x0 + (size_t)t * ld;
 			for (st = o->steps; st->kind != H_END; st++)
 				switch (st->kind) {
@@ -150,9 +174,9 @@ heads(const struct op *o, int h0, int h1)
 					break;
 				case H_CACHE:
 					if (h >= nq)
-						memcpy(kv_at(sq, o->layer, s, g,
-						    o->pos0 + t), x,
-						    hd * sizeof(float));
+						memcpy(kv_at(pt->s, o->layer, s,
+						    g, pt->s->pos + t - pt->t0),
+						    x, hd * sizeof(float));
 					break;
 				case H_END:
 					break;
@@ -172,7 +196,7 @@ op_rows(void *ctx, int r0, int r1)
 	int ldx = o->in.ldx, T = o->in.T, k, base = 0, t, r;
 
 	if (o->fetch)
-		attn_fetch(sq, o->layer, o->pos0);
+		attn_fetch(sq->parts[0].s, o->layer, o->pos0);
 	if (o->in.norm) {
 		x = normed(sq, o->id, x, ldx, o->in.norm, T);
 		ldx = m->dim;
@@ -181,8 +205,8 @@ op_rows(void *ctx, int r0, int r1)
 		const float *b1 = o->p[0].b, *b3 = o->p[1].b;
 		int ff = o->p[0].ldo;
 
-		mat_rows(o->p[0].w, o->p[0].out, ff, x, ldx, T, r0, r1);
-		mat_rows(o->p[1].w, o->p[1].out, ff, x, ldx, T, r0, r1);
+		mat_rows(o->p[0].w, o->p[0].out, ff, x, ldx, T, sq->nvec, r0, r1);
+		mat_rows(o->p[1].w, o->p[1].out, ff, x, ldx, T, sq->nvec, r0, r1);
 		for (t = 0; t < T; t++) {
 			float *h = o->p[0].out + (size_t)t * ff;
 			float *u = o->p[1].out + (size_t)t * ff;
@@ -208,7 +232,8 @@ op_rows(void *ctx, int r0, int r1)
 		if (i0 < w->rows && i1 > 0) {
 			i0 = i0 < 0 ? 0 : i0;
 			i1 = i1 > w->rows ? w->rows : i1;
-			mat_rows(w, o->p[k].out, o->p[k].ldo, x, ldx, T, i0, i1);
+			mat_rows(w, o->p[k].out, o->p[k].ldo, x, ldx, T,
+			    sq->nvec, i0, i1);
 		}
 		base += w->rows;
 	}
@@ -266,7 +291,7 @@ step_qkv(struct seq *sq, int l, struct in in, const struct mat *wq,
 		{ wq, sq->q, m->qdim, NULL },
 		{ wk, kn, 2 * kvdim, NULL },
 		{ wv, kn + kvdim, 2 * kvdim, NULL } },
-		NULL, steps, 0, 0, l, sq->pos, 0 };
+		NULL, steps, 0, 0, l, sq->parts[0].s->pos, 0 };
 
 	if (in.T > 1) {
 		o.own = 1;
@@ -333,7 +358,10 @@ step_out(struct seq *sq, float *out, int ldo, struct in in,
  * chunk keys), partial results merged afterwards.  The items depend on
  * the shapes only, never on the thread count. */
 struct attn_job {
-	struct seq *sq;
+	struct seq *sq;		/* the scratch (att, attml) */
+	struct seq *kv;		/* the sequence whose cache it reads */
+	const float *q;		/* its query rows (T, qdim) */
+	float *out;		/* its output rows (T, qdim) */
 	int layer, T, pos0;
 	int hpt, nsub;		/* query heads per tile, tiles per KV head */
 	int tq, nqb;		/* tokens per tile, tiles per head group */
@@ -414,8 +442,8 @@ attn_items(void *ctx, int i0, int i1)
 		h0 = g * kv_mul + sub * j->hpt;
 		nh = kv_mul - sub * j->hpt;
 		nh = nh < j->hpt ? nh : j->hpt;
-		a.k = kv_at(sq, j->layer, 0, g, 0);
-		a.v = kv_at(sq, j->layer, 1, g, 0);
+		a.k = kv_at(j->kv, j->layer, 0, g, 0);
+		a.v = kv_at(j->kv, j->layer, 1, g, 0);
 		a.ldkv = hd;
 		a.kvb = SEQ_KVBLOCK;
 		a.bstride = (size_t)m->cfg.num_hidden_layers * 2 * m->kvdim *
@@ -429,7 +457,7 @@ attn_items(void *ctx, int i0, int i1)
 		if (j->nchunk) {	/* decode: keys of range i % n */
 			float *acc = sq->att + (size_t)(i % n) * m->qdim + h0 * hd;
 
-			a.q = sq->q + h0 * hd;
+			a.q = j->q + h0 * hd;
 			a.T = 1;
 			a.pos0 = j->pos0;
 			attn_range(j, i, &a.p0, &a.p1);
@@ -443,12 +471,12 @@ attn_items(void *ctx, int i0, int i1)
 		qb = i % n;	/* 0, n-1, 1, n-2, ... */
 		qb = qb % 2 ? n - 1 - qb / 2 : qb / 2;
 		t0 = qb * j->tq;
-		a.q = sq->q + (size_t)t0 * m->qdim + h0 * hd;
+		a.q = j->q + (size_t)t0 * m->qdim + h0 * hd;
 		a.T = j->T - t0 < j->tq ? j->T - t0 : j->tq;
 		a.pos0 = j->pos0 + t0;
 		a.p0 = attn_lo(m, j->layer, a.pos0);
 		a.p1 = a.pos0 + a.T;
-		out = sq->xb + (size_t)t0 * m->qdim + h0 * hd;
+		out = j->out + (size_t)t0 * m->qdim + h0 * hd;
 		if (j->T == 1)
 			attn_touch(&a);
 		m->attn->part(out, m->qdim, ml, &a);
@@ -456,17 +484,20 @@ attn_items(void *ctx, int i0, int i1)
 	}
 }
 
-/* The attention work of the T positions from pos0 in layer l: its item
- * count, and the job in j. */
+/* The attention work of the T positions from pos0 in layer l of kv's
+ * cache, the rows of q into out (sq: the scratch): its item count, and
+ * the job in j. */
 static int
-attn_job(struct seq *sq, int l, int T, int pos0, struct attn_job *j)
+attn_job(struct seq *sq, struct seq *kv, const float *q, float *out, int l,
+    int T, int pos0, struct attn_job *j)
 {
 	const struct model *m = sq->m;
 	int kv_mul = m->qdim / m->kvdim, nkv = m->cfg.num_key_value_heads;
 	int base = attn_lo(m, l, pos0) / ATTN_BLOCK * ATTN_BLOCK;
 	int n = pos0 + 1 - base;
 
-	*j = (struct attn_job){ sq, l, T, pos0, 0, 0, 0, 0, 0, 0, base };
+	*j = (struct attn_job){ sq, kv, q, out, l, T, pos0, 0, 0, 0, 0, 0, 0,
+		base };
 	j->hpt = kv_mul < ATTN_MAXROWS ? kv_mul : ATTN_MAXROWS;
 	j->nsub = (kv_mul + j->hpt - 1) / j->hpt;
 	j->tq = ATTN_TILEROWS / j->hpt > 1 ? ATTN_TILEROWS / j->hpt : 1;
@@ -481,20 +512,31 @@ attn_job(struct seq *sq, int l, int T, int pos0, struct attn_job *j)
 	return nkv * j->nsub * (j->nchunk ? j->nchunk : j->nqb);
 }
 
+/* Each part's rows as its sequence alone runs them (a one-row part
+ * takes decode's key ranges), one part after another. */
 void
-step_attention(struct seq *sq, int l, int T)
+step_attention(struct seq *sq, int l)
 {
 	const struct model *m = sq->m;
-	int heads = m->cfg.num_attention_heads, h, pos0 = sq->pos;
+	int heads = m->cfg.num_attention_heads, h, T;
+	const struct seq_part *pt;
 	struct attn_job j;
+	size_t o;
 
-	/* items independent; prefill's taken as the threads come free */
-	(T > 1 ? pool_for_dyn : pool_for)(m->pool, attn_job(sq, l, T, pos0,
-	    &j), 1, attn_items, &j);
-	if (j.nchunk)
-		for (h = 0; h < heads; h++)
-			attn_merge(sq->xb + h * m->hd, sq->att + h * m->hd, m->qdim,
-			    sq->attml + 2 * h, 2 * (size_t)heads, j.nchunk, m->hd);
+	for (pt = sq->parts; pt < sq->parts + sq->nparts; pt++) {
+		T = pt->T;
+		o = (size_t)pt->t0 * m->qdim;
+		/* items independent; prefill's taken as the threads come
+		 * free */
+		(T > 1 ? pool_for_dyn : pool_for)(m->pool, attn_job(sq, pt->s,
+		    sq->q + o, sq->xb + o, l, T, pt->s->pos, &j), 1,
+		    attn_items, &j);
+		if (j.nchunk)
+			for (h = 0; h < heads; h++)
+				attn_merge(sq->xb + o + h * m->hd, sq->att +
+				    h * m->hd, m->qdim, sq->attml + 2 * h,
+				    2 * (size_t)heads, j.nchunk, m->hd);
+	}
 }
 
 /* Decode: the cached keys and values this thread's attention items of
@@ -510,7 +552,8 @@ attn_fetch(struct seq *sq, int l, int pos0)
 {
 	const struct model *m = sq->m;
 	struct attn_job j;
-	int n = attn_job(sq, l, 1, pos0, &j), i, i0, i1, p, p1, c, g;
+	int n = attn_job(sq, sq, NULL, NULL, l, 1, pos0, &j), i, i0, i1, p, p1,
+	    c, g;
 	size_t bytes = (size_t)m->hd * sizeof(float), budget = FETCH_MAX;
 	const char *k, *v;
 

@@ -1026,6 +1026,135 @@ out:
 	free(rev), free(bout);
 }
 
+/* Sequences run together by seq_forward_batch, each bit-equal to its
+ * own seq_forward run (a prompt, then one id a step): five records of
+ * different lengths joining at different steps, their prompts cut by
+ * seq_chunk into pieces beside the others' decode steps (a budget of 23
+ * rows a pass), a one-id prompt, one of SEQ_MAXBATCH + 1 ids (a lone
+ * last id, decode's attention) where the shape is long enough; in the
+ * exact mode and, where the model allows, Q8_0 and Q4 (whose decode
+ * products are integer sums: those rows keep the matvec). */
+#define NB 5
+static void
+batch_mode(const struct shape *s, const char *dir, const int *ids0,
+    int threads, enum model_mode mode)
+{
+	static const char *names[] = { "exact", "bf16-act", "q8_0", "q4" };
+	size_t V = (size_t)s->vocab, rb = V * sizeof(float);
+	int n = s->n, k, i, step, busy, rows, c, nv, budget = 23;
+	int p[NB], len[NB], join[NB], done[NB], *ids[NB], vn[NB], vids[256];
+	struct seq sq[NB] = { 0 }, ref = { 0 }, *v[NB];
+	float *want[NB] = { 0 };
+	struct seq_batch b = { 0 };
+	const float *lg;
+	struct model m;
+
+	if (model_load(&m, dir, threads) < 0) {
+		CHECKF(0, "%s: model_load failed", s->name);
+		return;
+	}
+	if (model_set_mode(&m, mode) < 0 || m.mode != mode) {
+		model_close(&m);	/* a mode the model cannot take */
+		return;
+	}
+	p[0] = n / 3, len[0] = n, join[0] = 0;
+	p[1] = n - n / 3, len[1] = n, join[1] = 0;
+	p[2] = 1, len[2] = n < 20 ? n : 20, join[2] = 2;
+	p[3] = n > SEQ_MAXBATCH + 1 ? SEQ_MAXBATCH + 1 : n - 2, len[3] = n;
+	join[3] = 3;
+	p[4] = 2, len[4] = 6, join[4] = 5;
+	for (k = 0; k < NB; k++) {
+		ids[k] = emalloc(n * sizeof(int));
+		for (i = 0; i < n; i++)
+			ids[k][i] = ids0[(k % 2 ? n - 1 - i : i + 7 * k) % n];
+		want[k] = emalloc(n * rb);
+		/* alone: the prompt, then one id a step */
+		if (seq_open(&ref, &m, n) < 0 ||
+		    !(lg = seq_forward(&ref, ids[k], p[k]))) {
+			CHECKF(0, "%s: reference run failed", s->name);
+			goto out;
+		}
+		memcpy(want[k] + (p[k] - 1) * V, lg, rb);
+		for (i = p[k]; i < len[k] && (lg = seq_forward(&ref, ids[k] + i,
+		    1)); i++)
+			memcpy(want[k] + i * V, lg, rb);
+		seq_close(&ref);
+		if (seq_open(&sq[k], &m, n) < 0)
+			goto out;
+		sq[k].span = p[k];
+		done[k] = 0;
+	}
+	if (seq_batch_open(&b, &m) < 0) {
+		CHECKF(0, "%s: seq_batch_open failed", s->name);
+		goto out;
+	}
+	for (step = 0, busy = 1; busy; step++) {
+		for (k = 0, nv = 0, rows = 0, busy = 0; k < NB; k++) {
+			if (sq[k].pos >= len[k])
+				continue;
+			busy = 1;
+			if (step < join[k])
+				continue;
+			if (done[k] < p[k])
+				c = seq_chunk(done[k], p[k], budget - rows);
+			else
+				c = rows < budget;
+			if (!c)
+				continue;
+			memcpy(vids + rows, ids[k] + sq[k].pos, c * sizeof(int));
+			v[nv] = &sq[k], vn[nv++] = c;
+			rows += c;
+			if (done[k] < p[k])
+				done[k] += c;
+		}
+		if (!nv)
+			continue;
+		if (seq_forward_batch(&b, v, vids, vn, nv) < 0) {
+			CHECKF(0, "%s: seq_forward_batch failed", s->name);
+			break;
+		}
+		for (i = 0; i < nv; i++) {
+			k = (int)(v[i] - sq);
+			if (v[i]->pos >= p[k])
+				CHECKF(!memcmp(v[i]->logits, want[k] +
+				    (v[i]->pos - 1) * V, rb), "%s, %s, %d "
+				    "thread%s: record %d of the batch differs "
+				    "from it alone at %d", s->name, names[mode],
+				    threads, threads > 1 ? "s" : "", k,
+				    v[i]->pos - 1);
+		}
+	}
+	for (k = 0; k < NB; k++)
+		EQ(sq[k].pos, len[k]);
+	/* a pass refused whole: an id outside the vocabulary */
+	seq_release(&sq[0]);
+	v[0] = &sq[0], v[1] = &sq[1], vn[0] = 2, vn[1] = 1;
+	vids[0] = 1, vids[1] = 2, vids[2] = (int)V;
+	CHECK(seq_forward_batch(&b, v, vids, vn, 2) < 0);
+	EQ(sq[0].pos, 0);
+	EQ(seq_kvbytes(&sq[0]), 0);
+out:
+	seq_batch_close(&b);
+	seq_close(&ref);
+	for (k = 0; k < NB; k++) {
+		seq_close(&sq[k]);
+		free(ids[k]), free(want[k]);
+	}
+	model_close(&m);
+}
+
+static void
+test_batch(const struct shape *s, const char *dir, const int *ids)
+{
+	int threads;
+
+	for (threads = 1; threads <= 2; threads++) {
+		batch_mode(s, dir, ids, threads, MODEL_EXACT);
+		batch_mode(s, dir, ids, threads, MODEL_Q8_0);
+		batch_mode(s, dir, ids, threads, MODEL_Q4);
+	}
+}
+
 static void
 test_shape(const char *tmp, const struct shape *s)
 {
@@ -1099,6 +1228,7 @@ test_shape(const char *tmp, const struct shape *s)
 			    want + (size_t)i * V);
 	}
 	near_logprobs(s, ids, all[1], want);
+	test_batch(s, dir, ids);
 	CHECKF(!memcmp(all[1], all[2], (size_t)n * V * sizeof(float)),
 	    "%s: prefill differs between 1 and 2 threads", s->name);
 	CHECKF(!memcmp(dec[1] + (size_t)(split - 1) * V, dec[2] +
