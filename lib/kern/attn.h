@@ -26,7 +26,8 @@
 /* One tile's inputs.  Query row (t, h), t < T, h < nh, is at
  * q[t*ldq + h*hd]; the cache is cut into blocks of kvb positions, and
  * the key and value of position p are at k[o] and v[o] with
- * o = (p / kvb) * bstride + (p % kvb) * ldkv (one block: kvb >= p1).
+ * o = b * bstride + (p % kvb) * ldkv, b = p / kvb, or btab[p / kvb]
+ * where the blocks come from a pool (one block: kvb >= p1).
  * Token t sits at position pos0 + t and sees the keys p with
  * p0 <= p < p1 and p <= pos0 + t, and with a window (win > 0) only the
  * win latest of them, p > pos0 + t - win (HF masking_utils'
@@ -37,6 +38,8 @@ struct attn_tile {
 	const float *k, *v;
 	size_t ldkv, bstride;
 	int kvb;
+	const unsigned *btab;	/* NULL, or the cache's block of each kvb
+				 * positions (attn_off) */
 	int hd, nh, T, pos0, p0, p1;
 	float scale;		/* score = scale * q.k, 1/sqrt(hd) for LLaMA */
 	int win;		/* 0, or the sliding window */
@@ -68,7 +71,9 @@ attn_softcap(float *s, int n, float cap)
 static inline size_t
 attn_off(const struct attn_tile *a, int p)
 {
-	return (size_t)(p / a->kvb) * a->bstride + (size_t)(p % a->kvb) * a->ldkv;
+	size_t b = a->btab ? a->btab[p / a->kvb] : (size_t)(p / a->kvb);
+
+	return b * a->bstride + (size_t)(p % a->kvb) * a->ldkv;
 }
 
 /* The key and value rows of block jb's ATTN_BLOCK positions (jb a

@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "kern/attn.h"
 #include "kern/kern.h"
@@ -44,6 +43,13 @@ seq_print_stats(const struct seq *s, FILE *f, const char *prog)
 int
 seq_open(struct seq *s, const struct model *m, int ctx)
 {
+	return seq_open_pool(s, m, ctx, NULL);
+}
+
+int
+seq_open_pool(struct seq *s, const struct model *m, int ctx,
+    struct seq_kvpool *p)
+{
 	const struct cfg *c = &m->cfg;
 	size_t off, sizes[NBUF], bytes;
 	float **bufs[NBUF];
@@ -52,8 +58,14 @@ seq_open(struct seq *s, const struct model *m, int ctx)
 	memset(s, 0, sizeof(*s));
 	s->m = m;
 	s->ctx = ctx > 0 ? ctx : m->ctx;
+	if (p) {	/* blocks from the pool as the sequence grows */
+		s->pool = p;
+		s->kv = p->base;
+		if (!(s->btab = calloc((s->ctx + SEQ_KVBLOCK - 1) / SEQ_KVBLOCK,
+		    sizeof(*s->btab))))
+			return error("cannot allocate a KV block table");
 	/* KV cache: reserved for the whole context, touched only as filled */
-	if (size_mul(&s->kvsize, ((size_t)s->ctx + SEQ_KVBLOCK - 1) /
+	} else if (size_mul(&s->kvsize, ((size_t)s->ctx + SEQ_KVBLOCK - 1) /
 	    SEQ_KVBLOCK * SEQ_KVBLOCK, (size_t)c->num_hidden_layers) < 0 ||
 	    size_mul(&s->kvsize, s->kvsize, 2 * (size_t)m->kvdim * sizeof(float)) < 0 ||
 	    !(s->kv = mem_map(s->kvsize))) {
@@ -101,7 +113,11 @@ seq_close(struct seq *s)
 		mem_unmap(s->logits, (size_t)s->logits_rows *
 		    s->m->cfg.vocab_size * sizeof(float));
 	mem_unmap(s->mem, s->memsize);
-	mem_unmap(s->kv, s->kvsize);
+	if (s->pool)
+		seq_release(s);
+	else
+		mem_unmap(s->kv, s->kvsize);
+	free(s->btab);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -110,27 +126,6 @@ seq_reset(struct seq *s)
 {
 	s->pos = 0;
 	s->span = 0;
-}
-
-size_t
-seq_kvbytes(const struct seq *s)
-{
-	size_t blk = (size_t)s->m->cfg.num_hidden_layers * 2 * s->m->kvdim *
-	    SEQ_KVBLOCK * sizeof(float);
-
-	return ((size_t)s->kvtop + SEQ_KVBLOCK - 1) / SEQ_KVBLOCK * blk;
-}
-
-void
-seq_release(struct seq *s)
-{
-	size_t pg = (size_t)sysconf(_SC_PAGESIZE), n = seq_kvbytes(s);
-
-	seq_reset(s);
-	n = n < s->kvsize ? n : s->kvsize;
-	if (s->kv)	/* the last page too: the mapping runs to its end */
-		mem_drop(s->kv, (n + pg - 1) / pg * pg);
-	s->kvtop = 0;
 }
 
 /* cos(pos * inv_freq) | sin(...) per position into rope (head_dim
@@ -328,7 +323,7 @@ run(struct seq *s, const int *ids, int n, seq_rows_fn *fn, void *ctx)
 const float *
 seq_forward(struct seq *s, const int *ids, int n)
 {
-	if (check(s, ids, n) < 0)
+	if (check(s, ids, n) < 0 || seq_kv_grow(s, s->pos + n) < 0)
 		return NULL;
 	run(s, ids, n, NULL, NULL);
 	return s->logits;
@@ -340,7 +335,7 @@ seq_forward_all(struct seq *s, const int *ids, int n, seq_rows_fn *fn,
 {
 	int vocab = s->m->cfg.vocab_size;
 
-	if (check(s, ids, n) < 0)
+	if (check(s, ids, n) < 0 || seq_kv_grow(s, s->pos + n) < 0)
 		return -1;
 	if (s->logits_rows < (size_t)SEQ_MAXBATCH) {
 		float *p = mem_map((size_t)SEQ_MAXBATCH * vocab * sizeof(float));

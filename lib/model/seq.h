@@ -7,7 +7,8 @@
  *
  * lib/model/seq.c        the sequence and the forward pass, one step per line
  * lib/model/seq_sched.c  each step as a dispatch over the threads (seq_int.h)
- * lib/model/seq_batch.c  several sequences in one pass (seq_forward_batch) */
+ * lib/model/seq_batch.c  several sequences in one pass (seq_forward_batch)
+ * lib/model/seq_kv.c     KV caches from a pool of blocks shared by sequences */
 #ifndef SEQ_H
 #define SEQ_H
 
@@ -96,6 +97,11 @@ struct seq {
 				 * chunks of one prompt), 0 for none */
 	int kvtop;		/* positions written since seq_open or
 				 * seq_release: KV blocks touched */
+	struct seq_kvpool *pool;	/* NULL (kv its own), or the pool
+				 * its blocks come from (kv: the pool's) */
+	unsigned *btab;		/* pool: (ctx / SEQ_KVBLOCK) the pool's
+				 * block of each SEQ_KVBLOCK positions */
+	int nblk;		/* pool: blocks it holds, btab[0..nblk) */
 	void *mem;		/* private: scratch mapping */
 	size_t memsize;
 	/* private: the pass in flight (seq_int.h): the sequences whose
@@ -103,6 +109,21 @@ struct seq {
 	 * its first rows are one-row passes of their sequence */
 	const struct seq_part *parts;
 	int nparts, nvec;
+};
+
+/* KV memory for several sequences, in blocks of SEQ_KVBLOCK positions
+ * (each (layers, 2, kv_heads, SEQ_KVBLOCK, head_dim) floats): reserved
+ * for nmax, touched only as taken; a sequence takes a block as it grows
+ * into it and gives all back at seq_release, the blocks given back
+ * taken first, so the memory in use follows the positions in use. */
+struct seq_kvpool {
+	float *base;
+	size_t blkbytes;	/* bytes a block */
+	unsigned nmax;		/* blocks reserved */
+	unsigned top;		/* blocks ever taken: [0, top) touched */
+	unsigned *free;		/* (nmax) blocks given back */
+	unsigned nfree;
+	unsigned used, peak;	/* blocks held now; the most at once */
 };
 
 /* Several sequences on one model, run together (seq_forward_batch):
@@ -140,9 +161,20 @@ typedef int seq_rows_fn(void *ctx, const float *logits, int i, int rows);
  * error() (as seq_forward's, before any pass). */
 int seq_forward_all(struct seq *s, const int *ids, int n, seq_rows_fn *fn,
     void *ctx);
-/* Forget the sequence, as seq_reset, and give its KV cache's pages
- * back to the system (they are touched again as the next run fills
- * them): what a batch does with a sequence whose record ended. */
+/* A pool of KV blocks for positions positions of m in all (rounded up
+ * to whole blocks).  0, or -1 after error(); p is then safe to
+ * seq_kvpool_close. */
+int seq_kvpool_open(struct seq_kvpool *p, const struct model *m,
+    size_t positions);
+void seq_kvpool_close(struct seq_kvpool *p);	/* accepts a zeroed p */
+/* As seq_open, the KV cache's blocks taken from p as the sequence
+ * grows (a run past what p has left fails as one past the context);
+ * p must outlive s. */
+int seq_open_pool(struct seq *s, const struct model *m, int ctx,
+    struct seq_kvpool *p);
+/* Forget the sequence, as seq_reset, and give its KV cache back: its
+ * blocks to its pool, or its own pages to the system (touched again as
+ * the next run fills them). */
 void seq_release(struct seq *s);
 /* Bytes of s's KV cache in use: the blocks of the positions written
  * since seq_open or seq_release. */

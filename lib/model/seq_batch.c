@@ -93,6 +93,9 @@ seq_forward_batch(struct seq_batch *b, struct seq **v, const int *ids,
 	}
 	if (T == 0)
 		return 0;
+	for (i = 0; i < nseq; i++)
+		if (seq_kv_grow(v[i], v[i]->pos + n[i]) < 0)
+			return -1;
 	/* the one-row parts first (w->nvec), then the others, each in
 	 * the order given */
 	for (pass = 0, k = 0, T = 0, w->nvec = 0; pass < 2; pass++)

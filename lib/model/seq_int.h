@@ -34,6 +34,28 @@ void seq_pass(struct seq *w, const int *ids, int T, int all);
  * (of a run reaching s->span). */
 void seq_rope_long(struct seq *s, int n);
 
+/* Key (s = 0) or value (s = 1) of KV head g in layer l at position p
+ * of sq's cache: a block of SEQ_KVBLOCK positions is (layers, 2,
+ * kv_heads, SEQ_KVBLOCK, head_dim), the p / SEQ_KVBLOCK-th of the
+ * sequence's own mapping, or the block its table names in a pool's. */
+static inline float *
+seq_kv_at(const struct seq *sq, int l, int s, int g, int p)
+{
+	const struct model *m = sq->m;
+	size_t blk = (size_t)m->cfg.num_hidden_layers * 2 * m->kvdim *
+	    SEQ_KVBLOCK, b = p / SEQ_KVBLOCK;
+
+	if (sq->btab)
+		b = sq->btab[b];
+	return sq->kv + b * blk + (((size_t)l * 2 + s) *
+	    m->cfg.num_key_value_heads + g) * SEQ_KVBLOCK * m->hd +
+	    (size_t)(p % SEQ_KVBLOCK) * m->hd;
+}
+
+/* The blocks of sq's cache for positions up to end (from its pool):
+ * 0, or -1 after error(). */
+int seq_kv_grow(struct seq *sq, int end);
+
 struct in {			/* the input rows of a step */
 	const float *x;		/* (T, ldx) */
 	int ldx, T;

@@ -17,17 +17,17 @@
  * thread: no two threads write the same variable). */
 static _Thread_local volatile unsigned touch_sink;
 
-/* Key (s = 0) or value (s = 1) of KV head g in layer l at position p. */
-static float *
-kv_at(const struct seq *sq, int l, int s, int g, int p)
+#define kv_at seq_kv_at	/* seq_int.h */
+
+/* The first block's key (s = 0) or value (s = 1) rows of KV head g in
+ * layer l, from which a tile's offsets count (attn_off). */
+static const float *
+kv_head(const struct seq *sq, int l, int s, int g)
 {
 	const struct model *m = sq->m;
-	size_t blk = (size_t)m->cfg.num_hidden_layers * 2 * m->kvdim *
-	    SEQ_KVBLOCK;
 
-	return sq->kv + (size_t)(p / SEQ_KVBLOCK) * blk +
-	    (((size_t)l * 2 + s) * m->cfg.num_key_value_heads + g) *
-	    SEQ_KVBLOCK * m->hd + (size_t)(p % SEQ_KVBLOCK) * m->hd;
+	return sq->kv + (((size_t)l * 2 + s) * m->cfg.num_key_value_heads +
+	    g) * SEQ_KVBLOCK * m->hd;
 }
 
 /* RMSNorm with weight w of the T rows of the residual stream at x (ldx
@@ -442,8 +442,9 @@ attn_items(void *ctx, int i0, int i1)
 		h0 = g * kv_mul + sub * j->hpt;
 		nh = kv_mul - sub * j->hpt;
 		nh = nh < j->hpt ? nh : j->hpt;
-		a.k = kv_at(j->kv, j->layer, 0, g, 0);
-		a.v = kv_at(j->kv, j->layer, 1, g, 0);
+		a.k = kv_head(j->kv, j->layer, 0, g);
+		a.v = kv_head(j->kv, j->layer, 1, g);
+		a.btab = j->kv->btab;
 		a.ldkv = hd;
 		a.kvb = SEQ_KVBLOCK;
 		a.bstride = (size_t)m->cfg.num_hidden_layers * 2 * m->kvdim *
@@ -567,12 +568,16 @@ attn_fetch(struct seq *sq, int l, int pos0)
 			p = attn_lo(m, l, pos0), p1 = pos0 + 1;
 		}
 		p1 = p1 < pos0 ? p1 : pos0;	/* pos0 itself: not written yet */
-		for (; p < p1; p++) {
+		for (k = v = NULL; p < p1; p++) {
 			if (budget < 2 * bytes)
 				return;
 			budget -= 2 * bytes;
-			k = (const char *)kv_at(sq, l, 0, g, p);
-			v = (const char *)kv_at(sq, l, 1, g, p);
+			if (!k || p % SEQ_KVBLOCK == 0) {	/* a block's rows */
+				k = (const char *)kv_at(sq, l, 0, g, p);
+				v = (const char *)kv_at(sq, l, 1, g, p);
+			} else {
+				k += bytes, v += bytes;
+			}
 			for (c = 0; c < (int)bytes; c += 64) {
 				__builtin_prefetch(k + c, 0, 2);
 				__builtin_prefetch(v + c, 0, 2);

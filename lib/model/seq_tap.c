@@ -118,17 +118,11 @@ put_added(struct seq *s, enum seq_tap_name name, int l, int T,
 	s->tap->fn(s->tap->ctx, name, l, s->pos, T, d, o);
 }
 
-/* Key of KV head g in layer l at position p (as seq_sched.c's kv_at). */
+/* Key of KV head g in layer l at position p. */
 static const float *
 key_at(const struct seq *sq, int l, int g, int p)
 {
-	const struct model *m = sq->m;
-	size_t blk = (size_t)m->cfg.num_hidden_layers * 2 * m->kvdim *
-	    SEQ_KVBLOCK;
-
-	return sq->kv + (size_t)(p / SEQ_KVBLOCK) * blk +
-	    ((size_t)l * 2 * m->cfg.num_key_value_heads + g) * SEQ_KVBLOCK *
-	    m->hd + (size_t)(p % SEQ_KVBLOCK) * m->hd;
+	return seq_kv_at(sq, l, 0, g, p);
 }
 
 /* The attention probabilities of the T positions from s->pos in layer

@@ -1035,20 +1035,92 @@ out:
  * exact mode and, where the model allows, Q8_0 and Q4 (whose decode
  * products are integer sums: those rows keep the matvec). */
 #define NB 5
+struct brec {			/* a record of batch_mode's */
+	struct seq sq;
+	int *ids, p, len;	/* ids[0..len), the first p the prompt */
+	int join, done;		/* the step it joins at; prompt ids run */
+	float *want;		/* (len, vocab) its logits alone */
+};
+
+/* One round of batch_mode's records, each compared with want: 0, or
+ * -1 if a pass failed. */
+static int
+batch_round(const struct shape *s, const char *what, struct seq_batch *b,
+    struct brec *r)
+{
+	size_t V = (size_t)s->vocab;
+	int k, i, step, busy, rows, c, nv, vn[NB], vids[SEQ_MAXBATCH];
+	int budget = 23;
+	struct seq *v[NB];
+
+	for (k = 0; k < NB; k++) {
+		seq_release(&r[k].sq);
+		r[k].sq.span = r[k].p;
+		r[k].done = 0;
+	}
+	for (step = 0, busy = 1; busy; step++) {
+		for (k = 0, nv = 0, rows = 0, busy = 0; k < NB; k++) {
+			if (r[k].sq.pos >= r[k].len)
+				continue;
+			busy = 1;
+			if (step < r[k].join)
+				continue;
+			c = r[k].done < r[k].p ? seq_chunk(r[k].done, r[k].p,
+			    budget - rows) : rows < budget;
+			if (!c)
+				continue;
+			memcpy(vids + rows, r[k].ids + r[k].sq.pos,
+			    c * sizeof(int));
+			v[nv] = &r[k].sq, vn[nv++] = c;
+			rows += c;
+			if (r[k].done < r[k].p)
+				r[k].done += c;
+		}
+		if (nv && seq_forward_batch(b, v, vids, vn, nv) < 0) {
+			CHECKF(0, "%s: seq_forward_batch failed", s->name);
+			return -1;
+		}
+		for (i = 0; i < nv; i++) {
+			for (k = 0; &r[k].sq != v[i]; k++)
+				;
+			if (v[i]->pos >= r[k].p)
+				CHECKF(!memcmp(v[i]->logits, r[k].want +
+				    (v[i]->pos - 1) * V, V * sizeof(float)),
+				    "%s, %s: record %d of the batch differs "
+				    "from it alone at %d", s->name, what, k,
+				    v[i]->pos - 1);
+		}
+	}
+	for (k = 0; k < NB; k++)
+		EQ(r[k].sq.pos, r[k].len);
+	return 0;
+}
+
+/* Sequences run together by seq_forward_batch, each bit-equal to its
+ * own seq_forward run (a prompt, then one id a step): five records of
+ * different lengths joining at different steps, their prompts cut by
+ * seq_chunk into pieces beside the others' decode steps (a budget of 23
+ * rows a pass), a one-id prompt, one of SEQ_MAXBATCH + 1 ids (a lone
+ * last id, decode's attention) where the shape is long enough, their
+ * KV blocks from one pool; in the exact mode and, where the model
+ * allows, Q8_0 and Q4 (whose decode products are integer sums: those
+ * rows keep the matvec). */
 static void
 batch_mode(const struct shape *s, const char *dir, const int *ids0,
     int threads, enum model_mode mode)
 {
 	static const char *names[] = { "exact", "bf16-act", "q8_0", "q4" };
 	size_t V = (size_t)s->vocab, rb = V * sizeof(float);
-	int n = s->n, k, i, step, busy, rows, c, nv, budget = 23;
-	int p[NB], len[NB], join[NB], done[NB], *ids[NB], vn[NB], vids[256];
-	struct seq sq[NB] = { 0 }, ref = { 0 }, *v[NB];
-	float *want[NB] = { 0 };
+	int n = s->n, k, i, c, vn[2], vids[3];
+	struct brec r[NB];
+	struct seq ref = { 0 }, *v[2];
 	struct seq_batch b = { 0 };
+	struct seq_kvpool pool = { 0 };
 	const float *lg;
 	struct model m;
+	char what[64];
 
+	memset(r, 0, sizeof(r));
 	if (model_load(&m, dir, threads) < 0) {
 		CHECKF(0, "%s: model_load failed", s->name);
 		return;
@@ -1057,89 +1129,70 @@ batch_mode(const struct shape *s, const char *dir, const int *ids0,
 		model_close(&m);	/* a mode the model cannot take */
 		return;
 	}
-	p[0] = n / 3, len[0] = n, join[0] = 0;
-	p[1] = n - n / 3, len[1] = n, join[1] = 0;
-	p[2] = 1, len[2] = n < 20 ? n : 20, join[2] = 2;
-	p[3] = n > SEQ_MAXBATCH + 1 ? SEQ_MAXBATCH + 1 : n - 2, len[3] = n;
-	join[3] = 3;
-	p[4] = 2, len[4] = 6, join[4] = 5;
+	snprintf(what, sizeof(what), "%s, %d thread%s", names[mode], threads,
+	    threads > 1 ? "s" : "");
+	r[0].p = n / 3, r[0].len = n, r[0].join = 0;
+	r[1].p = n - n / 3, r[1].len = n, r[1].join = 0;
+	r[2].p = 1, r[2].len = n < 20 ? n : 20, r[2].join = 2;
+	r[3].p = n > SEQ_MAXBATCH + 1 ? SEQ_MAXBATCH + 1 : n - 2;
+	r[3].len = n, r[3].join = 3;
+	r[4].p = 2, r[4].len = 6, r[4].join = 5;
 	for (k = 0; k < NB; k++) {
-		ids[k] = emalloc(n * sizeof(int));
+		r[k].ids = emalloc(n * sizeof(int));
 		for (i = 0; i < n; i++)
-			ids[k][i] = ids0[(k % 2 ? n - 1 - i : i + 7 * k) % n];
-		want[k] = emalloc(n * rb);
+			r[k].ids[i] = ids0[(k % 2 ? n - 1 - i : i + 7 * k) % n];
+		r[k].want = emalloc(n * rb);
 		/* alone: the prompt, then one id a step */
 		if (seq_open(&ref, &m, n) < 0 ||
-		    !(lg = seq_forward(&ref, ids[k], p[k]))) {
+		    !(lg = seq_forward(&ref, r[k].ids, r[k].p))) {
 			CHECKF(0, "%s: reference run failed", s->name);
 			goto out;
 		}
-		memcpy(want[k] + (p[k] - 1) * V, lg, rb);
-		for (i = p[k]; i < len[k] && (lg = seq_forward(&ref, ids[k] + i,
-		    1)); i++)
-			memcpy(want[k] + i * V, lg, rb);
+		memcpy(r[k].want + (r[k].p - 1) * V, lg, rb);
+		for (i = r[k].p; i < r[k].len &&
+		    (lg = seq_forward(&ref, r[k].ids + i, 1)); i++)
+			memcpy(r[k].want + i * V, lg, rb);
 		seq_close(&ref);
-		if (seq_open(&sq[k], &m, n) < 0)
-			goto out;
-		sq[k].span = p[k];
-		done[k] = 0;
 	}
-	if (seq_batch_open(&b, &m) < 0) {
+	/* room for all five at once, the blocks shared */
+	if (seq_kvpool_open(&pool, &m, (size_t)NB * (n + SEQ_KVBLOCK)) < 0 ||
+	    seq_batch_open(&b, &m) < 0) {
 		CHECKF(0, "%s: seq_batch_open failed", s->name);
 		goto out;
 	}
-	for (step = 0, busy = 1; busy; step++) {
-		for (k = 0, nv = 0, rows = 0, busy = 0; k < NB; k++) {
-			if (sq[k].pos >= len[k])
-				continue;
-			busy = 1;
-			if (step < join[k])
-				continue;
-			if (done[k] < p[k])
-				c = seq_chunk(done[k], p[k], budget - rows);
-			else
-				c = rows < budget;
-			if (!c)
-				continue;
-			memcpy(vids + rows, ids[k] + sq[k].pos, c * sizeof(int));
-			v[nv] = &sq[k], vn[nv++] = c;
-			rows += c;
-			if (done[k] < p[k])
-				done[k] += c;
-		}
-		if (!nv)
-			continue;
-		if (seq_forward_batch(&b, v, vids, vn, nv) < 0) {
-			CHECKF(0, "%s: seq_forward_batch failed", s->name);
-			break;
-		}
-		for (i = 0; i < nv; i++) {
-			k = (int)(v[i] - sq);
-			if (v[i]->pos >= p[k])
-				CHECKF(!memcmp(v[i]->logits, want[k] +
-				    (v[i]->pos - 1) * V, rb), "%s, %s, %d "
-				    "thread%s: record %d of the batch differs "
-				    "from it alone at %d", s->name, names[mode],
-				    threads, threads > 1 ? "s" : "", k,
-				    v[i]->pos - 1);
-		}
-	}
 	for (k = 0; k < NB; k++)
-		EQ(sq[k].pos, len[k]);
+		if (seq_open_pool(&r[k].sq, &m, n, &pool) < 0)
+			goto out;
+	/* twice: the second round's records join in the other order and
+	 * take the blocks the first gave back, in another arrangement */
+	if (batch_round(s, what, &b, r) < 0)
+		goto out;
+	for (k = 0; k < NB; k++)
+		r[k].join = 2 * (NB - 1 - k);
+	if (batch_round(s, what, &b, r) < 0)
+		goto out;
+	/* all the blocks back in the pool, and no more ever touched than
+	 * the five records' positions take */
+	for (k = 0, c = 0; k < NB; k++) {
+		c += (r[k].len + SEQ_KVBLOCK - 1) / SEQ_KVBLOCK;
+		seq_release(&r[k].sq);
+	}
+	EQ(pool.used, 0);
+	CHECK(pool.peak <= (unsigned)c && pool.top == pool.peak);
 	/* a pass refused whole: an id outside the vocabulary */
-	seq_release(&sq[0]);
-	v[0] = &sq[0], v[1] = &sq[1], vn[0] = 2, vn[1] = 1;
+	v[0] = &r[0].sq, v[1] = &r[1].sq, vn[0] = 2, vn[1] = 1;
 	vids[0] = 1, vids[1] = 2, vids[2] = (int)V;
 	CHECK(seq_forward_batch(&b, v, vids, vn, 2) < 0);
-	EQ(sq[0].pos, 0);
-	EQ(seq_kvbytes(&sq[0]), 0);
+	EQ(r[0].sq.pos, 0);
+	EQ(seq_kvbytes(&r[0].sq), 0);
 out:
 	seq_batch_close(&b);
 	seq_close(&ref);
 	for (k = 0; k < NB; k++) {
-		seq_close(&sq[k]);
-		free(ids[k]), free(want[k]);
+		seq_close(&r[k].sq);
+		free(r[k].ids), free(r[k].want);
 	}
+	seq_kvpool_close(&pool);
 	model_close(&m);
 }
 
