@@ -11,6 +11,7 @@
 #include "../lib/model/model.h"
 #include "../lib/opt/modelopt.h"
 #include "../lib/stream/batch.h"
+#include "../lib/stream/gen.h"
 #include "../lib/stream/rec.h"
 #include "../lib/stream/sample.h"
 #include "../lib/opt/sampopt.h"
@@ -18,6 +19,7 @@
 #include "../lib/base/util.h"
 
 static int echo, sflag, vflag;	/* vflag: -v, given to modelopt too */
+static int par;			/* -P: records in flight, 0 if not given */
 static struct rec hist;		/* the sequence: prompt and generated ids (in
 				 * session mode all records'); the model has run
 				 * hist.ids[0..sq->pos) */
@@ -28,7 +30,7 @@ static _Noreturn void
 usage(int status)
 {
 	fprintf(status ? stderr : stdout,
-	    "usage: %s [-eksv] " SAMPOPT_USAGE " [--stop-text s ...]\n"
+	    "usage: %s [-eksv] [-P n] " SAMPOPT_USAGE " [--stop-text s ...]\n"
 	    "       " REC_IDS_USAGE "\n"
 	    "       " MODELOPT_USAGE " [file ...]\n",
 	    argv0);
@@ -36,6 +38,8 @@ usage(int status)
 		fputs("\n"
 	    "  -e, --echo            start each output record with the prompt's ids\n"
 	    "  -s, --session         one sequence across all records, each extending it\n"
+	    "  -P, --parallel=N      up to N records at once, their passes batched (output\n"
+	    "                        in input order, each as -P 1 gives it; default 1)\n"
 	    "  -v, --verbose         say the model, kernels, threads, mode and seed, and\n"
 	    "                        why each prompt stopped\n"
 	    BATCH_HELP
@@ -175,6 +179,27 @@ fail:
 	return -1;
 }
 
+/* -P N: the records of rf, up to N at once (gen.h).  0, or 1 when a
+ * record stopped the run. */
+static int
+parallel(struct model *m, int ctx, struct sampopt *so, struct batch *b,
+    struct rec_files *rf, int timing)
+{
+	struct gen_opts o = { &so->o, &so->st, so->stext.n ? &so->stext : NULL,
+		&tok, ids, echo, vflag, ctx };
+	struct gen g;
+	int ret;
+
+	if (gen_init(&g, m, par, &o) < 0)
+		exit(1);
+	if ((ret = gen_run(&g, b, rf, stdout)) < 0)
+		exit(1);
+	if (vflag || timing)
+		gen_print_stats(&g, stderr, argv0);
+	gen_free(&g);
+	return ret;
+}
+
 /* End the output record of a prompt that failed: empty, or in text
  * framing the ids written before it failed. */
 static void
@@ -200,6 +225,7 @@ main(int argc, char *argv[])
 		SAMPOPT_LONGOPTS,
 		SAMPOPT_STOPTEXT_LONGOPT,
 		{ "session", no_argument,       NULL, 's' },
+		{ "parallel", required_argument, NULL, 'P' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct modelopt mo;
@@ -215,7 +241,7 @@ main(int argc, char *argv[])
 	argv0 = argv[0];
 	modelopt_init(&mo);
 	sampopt_init(&so);
-	while ((c = getopt_long(argc, argv, "c:ehkm:n:st:v", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "c:ehkm:n:P:st:v", opts, NULL)) != -1) {
 		if ((r1 = modelopt_parse(&mo, c, optarg)) < 0 ||
 		    (r2 = sampopt_parse(&so, c, optarg)) < 0)
 			exit(2);
@@ -227,6 +253,10 @@ main(int argc, char *argv[])
 		case 'e': echo = 1; break;
 		case 'k': b.keepgoing = 1; break;
 		case 's': sflag = 1; break;
+		case 'P':
+			par = (int)estrtonum(optarg, 1,
+			    SEQ_MAXBATCH - GEN_PREFILL, "-P");
+			break;
 		case 'h': usage(0);
 		case REC_OPT_IDS:
 			if (rec_fmt_parse(optarg, &ids) < 0)
@@ -239,6 +269,10 @@ main(int argc, char *argv[])
 	argc -= optind, argv += optind;
 	if (modelopt_finish(&mo) < 0)
 		exit(2);
+	if (sflag && par) {
+		warn("-s and -P cannot go together: a session is one sequence");
+		usage(2);
+	}
 	if (files_check_output(argv, argc, NULL, 1) < 0)
 		return 1;
 	if (sflag)
@@ -259,6 +293,11 @@ main(int argc, char *argv[])
 		return 1;
 
 	rec_files_init(&rf, argv, argc, ids);
+	if (par > 1) {
+		ret = parallel(&m, sq.ctx, &so, &b, &rf, mo.timing);
+		ret |= rf.fl.failed | batch_end(&b);
+		goto done;
+	}
 	while ((got = batch_next(&b, &rf, &r)) > 0) {
 		if (got == 2 || generate(&sq, &s, &so, &r, rf.fl.name) < 0) {
 			if (got != 2 && !batch_failed(&b))
@@ -266,10 +305,11 @@ main(int argc, char *argv[])
 			endfailed();
 		}
 	}
-	rec_files_close(&rf);
 	ret = got < 0 || rf.fl.failed || batch_end(&b);
+done:
+	rec_files_close(&rf);
 	ret |= fshut(stdout, "<stdout>");
-	if (mo.timing)
+	if (mo.timing && par <= 1)
 		seq_print_stats(&sq, stderr, argv0);
 	rec_free(&r);
 	rec_free(&hist);
