@@ -38,13 +38,13 @@ struct attn_tile {
 	const float *k, *v;
 	size_t ldkv, bstride;
 	int kvb;
-	const unsigned *btab;	/* NULL, or the cache's block of each kvb
-				 * positions (attn_off) */
 	int hd, nh, T, pos0, p0, p1;
 	float scale;		/* score = scale * q.k, 1/sqrt(hd) for LLaMA */
 	int win;		/* 0, or the sliding window */
 	float softcap;		/* 0, or score = softcap * tanh(score / softcap)
 				 * (Gemma 2's attn_logit_softcapping) */
+	const unsigned *btab;	/* NULL, or the cache's block of each kvb
+				 * positions (attn_off) */
 };
 
 /* The first key token t of tile a sees. */
