@@ -8,6 +8,7 @@
 #include "../lib/opt/modelopt.h"
 #include "../lib/stream/batch.h"
 #include "../lib/stream/rec.h"
+#include "../lib/stream/runs.h"
 #include "../lib/base/util.h"
 
 enum { O_TOP = 0x500 };
@@ -26,13 +27,14 @@ static _Noreturn void
 usage(int status)
 {
 	fprintf(status ? stderr : stdout,
-	    "usage: %s [-aks] [-f bin|text|top|npy] [--top k] [-o file]\n"
+	    "usage: %s [-aks] [-P n] [-f bin|text|top|npy] [--top k] [-o file]\n"
 	    "       " REC_IDS_USAGE " " MODELOPT_USAGE " [file ...]\n",
 	    argv0);
 	if (!status)
 		fputs("\n"
 	    "  -a, --all             a frame for every position, not just the last\n"
 	    "  -s, --session         one sequence across all records, a frame each\n"
+	    "  -P, --parallel=N      run up to N records at once, in shared passes\n"
 	    "  -f, --format=FMT      bin (default), text, top or npy\n"
 	    "      --top=K           ids per top frame (default 10)\n"
 	    "  -o, --output=FILE     write to FILE, in place only if the run succeeds\n"
@@ -50,16 +52,22 @@ struct out {			/* where put() writes a record's frames */
 	struct frame_hdr h;
 	const struct rec *r;
 	int pos0;
+	FILE *f;		/* the record's stream (-P: its own) */
 };
 
-/* Write frame h of logits: 0, or -1 after a message for logits that
- * are not finite (the record fails); a write error ends the run. */
+static struct frame_writer fw;
+static struct out *outs;	/* (-P) each slot's record */
+static int ctxlen;		/* positions a sequence holds */
+
+/* Write frame h of o's record: 0, or -1 after a message for logits
+ * that are not finite (the record fails); a write error ends the run. */
 static int
-write1(struct frame_writer *fw, const struct frame_hdr *h, const float *logits)
+write1(struct out *o, const float *logits)
 {
-	if (frame_write(fw, h, logits) == 0)
+	o->fw->f = o->f;
+	if (frame_write(o->fw, &o->h, logits) == 0)
 		return 0;
-	if (ferror(fw->f))
+	if (ferror(o->fw->f))
 		exit(1);
 	return -1;
 }
@@ -74,48 +82,73 @@ put(void *ctx, const float *logits, int i, int rows)
 	for (j = 0; j < rows; j++) {
 		o->h.position = o->pos0 + i + j;
 		o->h.token = o->r->ids[i + j];
-		if (write1(o->fw, &o->h, logits + (size_t)j * o->h.vocab) < 0)
+		if (write1(o, logits + (size_t)j * o->h.vocab) < 0)
 			return -1;
 	}
 	return 0;
 }
 
-/* Run one record (from input name) and write its frame(s): 0, or -1
- * after a message (the frames written before it failed stay). */
+/* Record r (from input name) in slot i, its frames to f: 1 with *run,
+ * the run that gives them; 0 when written already (a session's empty
+ * record); -1 after a message.  ctx: the session's sequence. */
 static int
-run(struct seq *sq, struct frame_writer *fw, const struct rec *r,
-    const char *name)
+start(void *ctx, int i, const struct rec *r, const char *name, FILE *f,
+    struct run *run)
 {
-	struct out o = { fw, { 0 }, r, 0 };
-	const float *logits;
-	int n = (int)r->n;
+	const struct seq *sq = ctx;
+	struct out *o = &outs[i];
+	int pos = sflag ? sq->pos : 0;
 
-	o.h.vocab = sq->m->cfg.vocab_size;
-	o.h.record = (uint32_t)r->no;
-	if (!sflag)
-		seq_reset(sq);
+	*o = (struct out){ &fw, { 0 }, r, pos, f };
+	o->h.vocab = (uint32_t)fw.vocab;
+	o->h.record = (uint32_t)r->no;
 	if (r->n == 0) {
-		if (!sflag || sq->pos == 0)
+		if (!sflag || pos == 0)
 			return error("%s: record %llu is empty: no position to "
 			    "give logits for", name, r->no);
 		/* session: an empty record adds nothing; repeat the last frame */
-		o.h.position = sq->pos - 1;
-		o.h.token = -1;
-		return write1(fw, &o.h, sq->logits);
+		o->h.position = pos - 1;
+		o->h.token = -1;
+		return write1(o, sq->logits) < 0 ? -1 : 0;
 	}
-	if (rec_check(r, sq->m->cfg.vocab_size, name) < 0)
+	if (rec_check(r, fw.vocab, name) < 0)
 		return -1;
-	if (r->n > (size_t)(sq->ctx - sq->pos))
+	if (r->n > (size_t)(ctxlen - pos))
 		return error("%s: record %llu: sequence of %zu positions exceeds "
-		    "the context of %d (see --ctx)", name, r->no, sq->pos + r->n,
-		    sq->ctx);
-	o.pos0 = sq->pos;
-	/* seq_forward or put has said what went wrong */
-	if (allflag)
-		return seq_forward_all(sq, r->ids, n, put, &o) < 0 ? -1 : 0;
-	if (!(logits = seq_forward(sq, r->ids, n)))
-		return -1;
-	return put(&o, logits, n - 1, 1);
+		    "the context of %d (see --ctx)", name, r->no, pos + r->n,
+		    ctxlen);
+	/* seq_forward or put says what goes wrong */
+	*run = (struct run){ r->ids, (int)r->n, !sflag, put, o };
+	return 1;
+}
+
+/* A record is one run. */
+static int
+next(void *ctx, int i, struct run *run)
+{
+	(void)ctx, (void)i, (void)run;
+	return 0;
+}
+
+/* A failed record: an empty line where frames are lines; bin frames
+ * carry their record's number. */
+static void
+failed(void *ctx, int i, FILE *f)
+{
+	(void)ctx, (void)i;
+	if (fw.fmt == FRAME_TEXT || fw.fmt == FRAME_TOP)
+		putc('\n', f);
+}
+
+/* Run one record alone on sq: 0, or -1 after a message (the frames
+ * written before it failed stay). */
+static int
+run1(struct seq *sq, const struct rec *r, const char *name, FILE *f)
+{
+	struct run run;
+	int k = start(sq, 0, r, name, f, &run);
+
+	return k == 1 ? runs_one(sq, &run, allflag) : k;
 }
 
 int
@@ -127,6 +160,7 @@ main(int argc, char *argv[])
 		{ "format",  required_argument, NULL, 'f' },
 		{ "help",    no_argument,       NULL, 'h' },
 		{ "output",  required_argument, NULL, 'o' },
+		{ "parallel", required_argument, NULL, 'P' },
 		{ "session", no_argument,       NULL, 's' },
 		{ "top",     required_argument, NULL, O_TOP },
 		{ "version", no_argument,       NULL, 'V' },
@@ -138,18 +172,18 @@ main(int argc, char *argv[])
 	struct modelopt mo;
 	enum frame_fmt fmt = FRAME_BIN;
 	enum rec_fmt ids = REC_TEXT;
-	struct frame_writer fw = { 0 };
 	struct model m;
 	struct seq sq;
 	struct rec r = { 0 };
 	struct rec_files rf;
 	struct batch b = { 0 };
+	struct runs R;
 	FILE *out = stdout;
-	int c, top = 10, ret, got;
+	int c, top = 10, ret, got, par = 1;
 
 	argv0 = argv[0];
 	modelopt_init(&mo);
-	while ((c = getopt_long(argc, argv, "ac:f:hkm:o:st:v", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "ac:f:hkm:o:P:st:v", opts, NULL)) != -1) {
 		switch (modelopt_parse(&mo, c, optarg)) {
 		case 1:  continue;
 		case -1: exit(2);
@@ -168,12 +202,16 @@ main(int argc, char *argv[])
 		case 'k': b.keepgoing = 1; break;
 		case O_TOP: top = estrtonum(optarg, 1, 1 << 24, "--top"); break;
 		case 'o': outpath = optarg; break;
+		case 'P': par = (int)estrtonum(optarg, 1, RUNS_MAX, "-P"); break;
 		case 's': sflag = 1; break;
 		case 'V': version();
 		default:  usage(2);
 		}
 	}
 	argc -= optind, argv += optind;
+	if (sflag && par > 1)
+		edie(2, "-s and -P: a session is one sequence, its records in "
+		    "turn");
 	if (modelopt_finish(&mo) < 0)
 		exit(2);
 	if (files_check_output(argv, argc, outpath, 1) < 0)
@@ -192,19 +230,29 @@ main(int argc, char *argv[])
 	if (frame_writer_open(&fw, out, name, fmt, m.cfg.vocab_size, top) < 0)
 		return 1;
 
+	ctxlen = sq.ctx;
+	outs = ecalloc((size_t)par, sizeof(*outs));
+
 	rec_files_init(&rf, argv, argc, ids);
-	while ((got = batch_next(&b, &rf, &r)) > 0) {
-		if (got == 2 || run(&sq, &fw, &r, rf.fl.name) < 0) {
-			if (got != 2 && !batch_failed(&b))
-				exit(1);
-			/* a failed record: an empty line where frames are
-			 * lines; bin frames carry their record's number */
-			if (fmt == FRAME_TEXT || fmt == FRAME_TOP)
-				putc('\n', out);
+	if (par > 1) {
+		static const struct runs_ops ops = { start, next, failed };
+
+		if (runs_open(&R, &m, sq.ctx, par, allflag) < 0 ||
+		    (got = runs_all(&R, &b, &rf, out, name, &ops, NULL)) < 0)
+			exit(1);
+		got = -got;	/* 1: the input failed */
+		fw.f = out;
+	} else {
+		while ((got = batch_next(&b, &rf, &r)) > 0) {
+			if (got == 2 || run1(&sq, &r, rf.fl.name, out) < 0) {
+				if (got != 2 && !batch_failed(&b))
+					exit(1);
+				failed(NULL, -1, out);
+			}
+			/* a reader downstream may be waiting (FIFO loops) */
+			if (fmt != FRAME_NPY)
+				efflush(out, name);
 		}
-		/* a reader downstream may be waiting (FIFO loops) */
-		if (fmt != FRAME_NPY)
-			efflush(out, name);
 	}
 	rec_files_close(&rf);
 	/* the run went through to the end: with --keep-going, the records
@@ -217,8 +265,13 @@ main(int argc, char *argv[])
 	else
 		ret |= fshut(out, name);
 	ret |= rf.fl.failed | batch_end(&b);
+	if (par > 1)
+		runs_print_stats(&R, stderr, argv0, mo.verbose, mo.timing);
 	if (mo.timing)
 		seq_print_stats(&sq, stderr, argv0);
+	if (par > 1)
+		runs_close(&R);
+	free(outs);
 	rec_free(&r);
 	seq_close(&sq);
 	model_close(&m);

@@ -9,22 +9,21 @@
 #include "../lib/opt/modelopt.h"
 #include "../lib/stream/batch.h"
 #include "../lib/stream/rec.h"
-#include "../lib/stream/sample.h"
+#include "../lib/stream/runs.h"
 #include "../lib/stream/score.h"
 #include "../lib/base/util.h"
 
 enum { O_PERTOKEN = 0x500, O_TOP, O_FROM, O_STRIDE };
 
-static int pertoken, topk;
-static size_t from = 1, stride;
-static int *topidx;
+static struct scorer sc = { .from = 1 };
+static struct score_job *jobs;	/* -P: each slot's record */
 
 static _Noreturn void
 usage(int status)
 {
 	FILE *f = status ? stderr : stdout;
 
-	fprintf(f, "usage: %s [-k] [--per-token [--top k]] [--from n] [--stride n]\n"
+	fprintf(f, "usage: %s [-k] [-P n] [--per-token [--top k]] [--from n] [--stride n]\n"
 	    "       " MODELOPT_USAGE " " REC_IDS_USAGE " [file ...]\n", argv0);
 	if (!status) {
 		fputs("\n"
@@ -32,6 +31,7 @@ usage(int status)
 		    "tokens after the first: one line per record (scored tokens, sum of the\n"
 		    "natural-log probabilities, perplexity), or one line per token.\n\n"
 		    BATCH_HELP
+		    "  -P, --parallel=N      score up to N records at once, in shared passes\n"
 		    "      --per-token       record, position, id, log-probability, rank per token\n"
 		    "      --top=K           with --per-token: the K likeliest ids as id:logprob\n"
 		    "      --from=N          score the tokens from position N on (default 1)\n"
@@ -44,107 +44,43 @@ usage(int status)
 	exit(status ? status : fshut(stdout, "<stdout>"));
 }
 
-/* Score the token at position p + 1 of r (from input name) from the
- * logits row x of position p: 0 with its log-probability in *lp, or -1
- * after a message. */
+/* Score record r (from input name) alone on sq: 0, or -1 after a
+ * message. */
 static int
-token(struct seq *sq, const struct rec *r, const char *name, size_t p,
-    const float *x, double *lp)
+score1(struct seq *sq, const struct rec *r, const char *name)
 {
-	size_t vocab = (size_t)sq->m->cfg.vocab_size, at, k, n;
-	int id = r->ids[p + 1];
-	double lse;
+	struct score_job j;
+	struct run run;
+	int k = score_start(&j, &sc, r, name, stdout, &run);
 
-	if (score_lse(x, vocab, &lse, &at) < 0)
-		return error("%s: record %llu: position %zu: logit %zu is %g "
-		    "(the weights hold a non-finite value?)", name, r->no, p,
-		    at, x[at]);
-	if (pertoken) {
-		printf("%llu\t%zu\t%d\t%.9g\t%zu", r->no, p + 1, id,
-		    (double)x[id] - lse, score_rank(x, vocab, id));
-		n = sample_top(topidx, x, vocab, (size_t)topk);
-		for (k = 0; k < n; k++)
-			printf("\t%d:%.9g", topidx[k], (double)x[topidx[k]] - lse);
-		putchar('\n');
-	}
-	*lp = (double)x[id] - lse;
-	return 0;
+	while (k == 1)
+		k = runs_one(sq, &run, 1) < 0 ? -1 : score_next(&j, &run);
+	return k;
 }
 
-struct pass {			/* what the rows of a window are scored for */
-	struct seq *sq;
-	const struct rec *r;
-	const char *name;
-	size_t p0;		/* the position of the first row */
-	size_t scored;
-	double sum;
-};
-
+/* -P: the records' runs (runs.h) */
 static int
-rows(void *ctx, const float *logits, int i, int n)
+start(void *ctx, int i, const struct rec *r, const char *name, FILE *f,
+    struct run *run)
 {
-	struct pass *ps = ctx;
-	size_t vocab = (size_t)ps->sq->m->cfg.vocab_size;
-	double lp = 0;
-	int j;
-
-	for (j = 0; j < n; j++) {
-		if (token(ps->sq, ps->r, ps->name, ps->p0 + (size_t)(i + j),
-		    logits + (size_t)j * vocab, &lp) < 0)
-			return -1;
-		ps->sum += lp;
-		ps->scored++;
-	}
-	return 0;
+	(void)ctx;
+	return score_start(&jobs[i], &sc, r, name, f, run);
 }
 
-/* Score record r (from input name) window by window; prints its line
- * unless --per-token.  Each window runs its positions up to the last
- * target's: those before the first target's need no logits, the rest
- * give theirs to rows().  0, or -1 after a message: a record with no
- * token to score (empty, or no longer than --from) is refused rather
- * than given a perplexity of nan. */
 static int
-score(struct seq *sq, const struct rec *r, const char *name)
+next(void *ctx, int i, struct run *run)
 {
-	struct score_win w = { 0 };
-	struct pass ps = { sq, r, name, 0, 0, 0 };
+	(void)ctx;
+	return score_next(&jobs[i], run);
+}
 
-	if (rec_check(r, sq->m->cfg.vocab_size, name) < 0)
-		return -1;
-	if (r->n == 0)
-		return error("%s: record %llu is empty: no token to score",
-		    name, r->no);
-	if (r->n <= from)
-		return error("%s: record %llu: %zu token%s, none to score "
-		    "(%s %zu)", name, r->no, r->n, r->n == 1 ? "" : "s",
-		    from == 1 ? "the first is context only: scoring starts at "
-		    "position" : "--from", from);
-
-	while (score_window(&w, r->n, (size_t)sq->ctx, stride)) {
-		size_t lo = w.first > from ? w.first : from;
-
-		if (lo >= w.end)
-			continue;
-		seq_reset(sq);
-		if (lo - 1 > w.begin && !seq_forward(sq, r->ids + w.begin,
-		    (int)(lo - 1 - w.begin)))
-			return error("%s: record %llu: cannot run the model",
-			    name, r->no);
-		ps.p0 = lo - 1;
-		/* rows() or the model has said why */
-		if (seq_forward_all(sq, r->ids + lo - 1, (int)(w.end - lo), rows,
-		    &ps) < 0)
-			return -1;
-	}
-	/* --stride past the context leaves some tokens unscored */
-	if (!ps.scored)
-		return error("%s: record %llu: no token scored (see --stride)",
-		    name, r->no);
-	if (!pertoken)
-		printf("%zu\t%.9g\t%.9g\n", ps.scored, ps.sum,
-		    exp(-ps.sum / (double)ps.scored));
-	return 0;
+/* a failed record: an empty line (per token: none) */
+static void
+failed(void *ctx, int i, FILE *f)
+{
+	(void)ctx, (void)i;
+	if (!sc.pertoken)
+		putc('\n', f);
 }
 
 int
@@ -152,6 +88,7 @@ main(int argc, char *argv[])
 {
 	static const struct option opts[] = {
 		BATCH_LONGOPT,
+		{ "parallel",  required_argument, NULL, 'P' },
 		{ "per-token", no_argument,       NULL, O_PERTOKEN },
 		{ "top",       required_argument, NULL, O_TOP },
 		{ "from",      required_argument, NULL, O_FROM },
@@ -169,21 +106,23 @@ main(int argc, char *argv[])
 	struct rec r = { 0 };
 	struct rec_files rf;
 	struct batch b = { 0 };
+	struct runs R;
 	long long sarg = 0;
-	int c, ret, got;
+	int c, ret, got, par = 1;
 
 	argv0 = argv[0];
 	modelopt_init(&mo);
-	while ((c = getopt_long(argc, argv, "c:hkm:t:v", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "c:hkm:P:t:v", opts, NULL)) != -1) {
 		switch (modelopt_parse(&mo, c, optarg)) {
 		case 1:  continue;
 		case -1: exit(2);
 		}
 		switch (c) {
 		case 'k': b.keepgoing = 1; break;
-		case O_PERTOKEN: pertoken = 1; break;
-		case O_TOP: topk = (int)estrtonum(optarg, 0, 1 << 24, "--top"); break;
-		case O_FROM: from = (size_t)estrtonum(optarg, 1, 1LL << 40, "--from"); break;
+		case 'P': par = (int)estrtonum(optarg, 1, RUNS_MAX, "-P"); break;
+		case O_PERTOKEN: sc.pertoken = 1; break;
+		case O_TOP: sc.topk = (int)estrtonum(optarg, 0, 1 << 24, "--top"); break;
+		case O_FROM: sc.from = (size_t)estrtonum(optarg, 1, 1LL << 40, "--from"); break;
 		case O_STRIDE: sarg = estrtonum(optarg, 1, 1 << 30, "--stride"); break;
 		case REC_OPT_IDS:
 			if (rec_fmt_parse(optarg, &ids) < 0)
@@ -195,7 +134,7 @@ main(int argc, char *argv[])
 		}
 	}
 	argc -= optind, argv += optind;
-	if (topk && !pertoken)
+	if (sc.topk && !sc.pertoken)
 		edie(2, "--top goes with --per-token");
 	if (modelopt_finish(&mo) < 0)
 		exit(2);
@@ -206,26 +145,42 @@ main(int argc, char *argv[])
 	}
 	if (sarg > sq.ctx)
 		edie(2, "--stride %lld is longer than the context of %d", sarg, sq.ctx);
-	stride = sarg ? (size_t)sarg : (size_t)(sq.ctx > 1 ? sq.ctx / 2 : 1);
-	topidx = emalloc((size_t)m.cfg.vocab_size * sizeof(int));
+	sc.stride = sarg ? (size_t)sarg : (size_t)(sq.ctx > 1 ? sq.ctx / 2 : 1);
+	sc.ctx = (size_t)sq.ctx;
+	sc.vocab = m.cfg.vocab_size;
+	sc.topidx = emalloc((size_t)m.cfg.vocab_size * sizeof(int));
 
 	rec_files_init(&rf, argv, argc, ids);
-	while ((got = batch_next(&b, &rf, &r)) > 0) {
-		if (got == 2 || score(&sq, &r, rf.fl.name) < 0) {
-			if (got != 2 && !batch_failed(&b))
-				exit(1);
-			/* a failed record: an empty line (per token: none) */
-			if (!pertoken)
-				putchar('\n');
+	if (par > 1) {
+		static const struct runs_ops ops = { start, next, failed };
+
+		jobs = ecalloc((size_t)par, sizeof(*jobs));
+		if (runs_open(&R, &m, sq.ctx, par, 1) < 0 ||
+		    (got = runs_all(&R, &b, &rf, stdout, "<stdout>", &ops,
+		    NULL)) < 0)
+			exit(1);
+		got = -got;	/* 1: the input failed */
+	} else {
+		while ((got = batch_next(&b, &rf, &r)) > 0) {
+			if (got == 2 || score1(&sq, &r, rf.fl.name) < 0) {
+				if (got != 2 && !batch_failed(&b))
+					exit(1);
+				failed(NULL, -1, stdout);
+			}
+			efflush(stdout, "<stdout>");
 		}
-		efflush(stdout, "<stdout>");
 	}
 	rec_files_close(&rf);
 	ret = got < 0 || rf.fl.failed || batch_end(&b);
 	ret |= fshut(stdout, "<stdout>");
+	if (par > 1)
+		runs_print_stats(&R, stderr, argv0, mo.verbose, mo.timing);
 	if (mo.timing)
 		seq_print_stats(&sq, stderr, argv0);
-	free(topidx);
+	if (par > 1)
+		runs_close(&R);
+	free(sc.topidx);
+	free(jobs);
 	rec_free(&r);
 	seq_close(&sq);
 	model_close(&m);

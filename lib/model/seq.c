@@ -251,7 +251,7 @@ seq_pass(struct seq *s, const int *ids, int T, int all)
 		    c->final_logit_softcapping);
 	for (i = 0; i < s->nparts; i++) {
 		pt = &s->parts[i];
-		if (s->nparts > 1)
+		if (s->nparts > 1 && !all)
 			memcpy(pt->s->logits, s->logits + (size_t)i * V,
 			    V * sizeof(float));
 		pt->s->pos += pt->T;

@@ -199,6 +199,13 @@ void seq_batch_close(struct seq_batch *b);	/* accepts a zeroed b */
  * nothing is then run. */
 int seq_forward_batch(struct seq_batch *b, struct seq **v, const int *ids,
     const int *n, int nseq);
+/* As seq_forward_batch, with the logits of every row: rows[i] is set
+ * to v[i]'s n[i] rows (n[i] x vocab) in b's scratch, valid until b's
+ * next pass, each row bit for bit what seq_forward_all(v[i], its ids,
+ * n[i], ...) gives it, on the same terms (seq_chunk's pieces); the
+ * sequences' own s->logits are left as they were. */
+int seq_forward_batch_all(struct seq_batch *b, struct seq **v,
+    const int *ids, const int *n, int nseq, const float **rows);
 /* How many of the n - done ids of a run of n still to go into s (done
  * already in) a batch pass with room for budget rows should take, so
  * that the pieces give seq_forward(s, all n, n)'s bits: 0 (wait for

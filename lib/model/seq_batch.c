@@ -61,9 +61,11 @@ seq_chunk(int done, int n, int budget)
 	return c >= 2 ? c : 0;
 }
 
-int
-seq_forward_batch(struct seq_batch *b, struct seq **v, const int *ids,
-    const int *n, int nseq)
+/* seq_forward_batch, and with rows the logits of every row
+ * (seq_forward_batch_all). */
+static int
+batch(struct seq_batch *b, struct seq **v, const int *ids, const int *n,
+    int nseq, const float **rows)
 {
 	struct seq *w = &b->w;
 	const struct model *m = w->m;
@@ -114,11 +116,17 @@ seq_forward_batch(struct seq_batch *b, struct seq **v, const int *ids,
 	t0 = now_seconds();
 	if (nseq == 1) {	/* as seq_forward runs it */
 		w->nvec = 0;
-		seq_pass(w, b->ids, T, 0);
-		memcpy(v[0]->logits, w->logits, vocab * sizeof(float));
+		seq_pass(w, b->ids, T, rows != NULL);
+		if (!rows)
+			memcpy(v[0]->logits, w->logits, vocab * sizeof(float));
 	} else {
-		seq_pass(w, b->ids, T, 0);
+		seq_pass(w, b->ids, T, rows != NULL);
 	}
+	/* all rows: each part's in the pass's order */
+	for (k = 0; rows && k < nseq; k++)
+		for (i = 0; i < nseq; i++)
+			if (b->parts[k].s == v[i])
+				rows[i] = w->logits + (size_t)b->parts[k].t0 * vocab;
 	b->stats.seconds += now_seconds() - t0;
 	pthread_mutex_unlock((pthread_mutex_t *)&m->run);
 	b->stats.passes++;
@@ -126,4 +134,18 @@ seq_forward_batch(struct seq_batch *b, struct seq **v, const int *ids,
 	for (i = 0; i < nseq; i++)
 		b->stats.rowsdec += n[i] == 1;
 	return 0;
+}
+
+int
+seq_forward_batch(struct seq_batch *b, struct seq **v, const int *ids,
+    const int *n, int nseq)
+{
+	return batch(b, v, ids, n, nseq, NULL);
+}
+
+int
+seq_forward_batch_all(struct seq_batch *b, struct seq **v, const int *ids,
+    const int *n, int nseq, const float **rows)
+{
+	return batch(b, v, ids, n, nseq, rows);
 }

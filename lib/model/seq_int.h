@@ -23,9 +23,10 @@ struct seq_part {
 
 /* Run the pass w->parts describe: ids[0..T) their rows in order, T <=
  * SEQ_MAXBATCH, w the scratch (one of the sequences, or a batch's).
- * The logits of all T rows (one part only), or of each part's last row
- * (into its sequence's s->logits; one part: w->logits), and each part's
- * sequence advanced by its rows. */
+ * The logits of all T rows (all; into w->logits, in row order: with
+ * several parts, the rows of one-row parts by matvec as w->nvec says),
+ * or of each part's last row (into its sequence's s->logits; one part:
+ * w->logits), and each part's sequence advanced by its rows. */
 void seq_pass(struct seq *w, const int *ids, int T, int all);
 
 /* longrope: a call that runs past the original context turns all its

@@ -8,6 +8,10 @@
 #define SCORE_H
 
 #include <stddef.h>
+#include <stdio.h>
+
+#include "stream/rec.h"
+#include "stream/runs.h"
 
 /* log(sum(exp(x[0..n)))) in double, max-shifted.  0, or -1 if a logit is
  * not finite (*at is then its index). */
@@ -30,5 +34,43 @@ struct score_win {
  * position before it in the window, so when stride >= ctx the tokens at
  * positions ctx, 2 ctx, ... are not scored (as in the guide). */
 int score_window(struct score_win *w, size_t n, size_t ctx, size_t stride);
+
+/* What llm-score scores a record with: its options, the model's vocab
+ * and the context of a window. */
+struct scorer {
+	int pertoken;		/* --per-token: a line a token */
+	int topk;		/* --top: the K likeliest ids on it */
+	size_t from;		/* --from: the first position scored */
+	size_t stride;		/* --stride: a window every stride positions */
+	size_t ctx;		/* positions a window */
+	int vocab;
+	int *topidx;		/* (vocab) --top's scratch */
+};
+
+/* A record being scored, window by window: each window the runs
+ * (runs.h) of its positions up to the last target's, those before the
+ * first target's without logits, the others' rows scored as they come;
+ * the record's lines written to f.  A record with no token to score
+ * (empty, or no longer than --from) is refused rather than given a
+ * perplexity of nan. */
+struct score_job {
+	const struct scorer *sc;
+	const struct rec *r;
+	const char *name;	/* its input's, for messages */
+	FILE *f;
+	struct score_win w;
+	int prefix;		/* the run given was a window's context only */
+	size_t lo, p0;		/* the first target; the first row's position */
+	size_t scored;
+	double sum;
+};
+
+/* Start scoring record r of input name, writing to f: 1 with *run the
+ * first run, or -1 after a message. */
+int score_start(struct score_job *j, const struct scorer *sc,
+    const struct rec *r, const char *name, FILE *f, struct run *run);
+/* After the run given went through: 1 with the next, 0 when the record
+ * is done (its line written), or -1 after a message. */
+int score_next(struct score_job *j, struct run *run);
 
 #endif
