@@ -210,8 +210,8 @@ main(int argc, char *argv[])
 	}
 	argc -= optind, argv += optind;
 	if (sflag && par > 1)
-		edie(2, "-s and -P: a session is one sequence, its records in "
-		    "turn");
+		edie(2, "-s and -P do not go together: a session is one "
+		    "sequence, its records in turn");
 	if (modelopt_finish(&mo) < 0)
 		exit(2);
 	if (files_check_output(argv, argc, outpath, 1) < 0)

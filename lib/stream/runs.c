@@ -251,8 +251,9 @@ runs_print_stats(const struct runs *R, FILE *f, const char *prog,
 	    prog, R->n, (double)R->kvpeak / (1 << 20), R->kvpeak_seqs,
 	    R->kvpeak_seqs == 1 ? "" : "s");
 	if (timing && b->stats.passes)
-		fprintf(f, "%s: %lld passes, %lld rows (%.1f a pass), "
-		    "%.1f rows/s\n", prog, b->stats.passes, b->stats.rows,
+		fprintf(f, "%s: %lld pass%s, %lld rows (%.1f a pass), "
+		    "%.1f rows/s\n", prog, b->stats.passes,
+		    b->stats.passes == 1 ? "" : "es", b->stats.rows,
 		    (double)b->stats.rows / b->stats.passes,
 		    b->stats.rows / b->stats.seconds);
 }

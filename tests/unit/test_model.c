@@ -1208,6 +1208,112 @@ test_batch(const struct shape *s, const char *dir, const int *ids)
 	}
 }
 
+/* seq_forward_batch_all: every row of each record of a batch bit-equal
+ * to its own seq_forward_all run (llm-score -P, llm-logits -a -P):
+ * records of one id, two ids, a third, the whole and, where the shape
+ * is long enough, SEQ_MAXBATCH + 1 ids (a lone last id: decode's
+ * attention, and W_Q4's matvec among matmul rows), joining at different
+ * steps and cut by seq_chunk to a budget of 23 rows a pass. */
+#define NA 5
+static void
+batch_all_mode(const struct shape *s, const char *dir, const int *ids0,
+    int threads, enum model_mode mode)
+{
+	static const char *names[] = { "exact", "bf16-act", "q8_0", "q4" };
+	size_t V = (size_t)s->vocab, rb = V * sizeof(float);
+	int n = s->n, k, i, step, busy, rows, c, nv, budget = 23;
+	int len[NA], join[NA], done[NA], *ids[NA] = { 0 }, vn[NA], who[NA];
+	int vids[SEQ_MAXBATCH];
+	struct seq sq[NA] = { 0 }, ref = { 0 }, *v[NA];
+	float *want[NA] = { 0 };
+	const float *got[NA];
+	struct seq_batch b = { 0 };
+	struct model m;
+	struct rows r;
+
+	if (model_load(&m, dir, threads) < 0) {
+		CHECKF(0, "%s: model_load failed", s->name);
+		return;
+	}
+	if (model_set_mode(&m, mode) < 0 || m.mode != mode) {
+		model_close(&m);	/* a mode the model cannot take */
+		return;
+	}
+	len[0] = 1, len[1] = 2, len[2] = n / 3, len[3] = n;
+	len[4] = n > SEQ_MAXBATCH + 1 ? SEQ_MAXBATCH + 1 : n - 1;
+	join[0] = 1, join[1] = 0, join[2] = 2, join[3] = 0, join[4] = 3;
+	for (k = 0; k < NA; k++) {
+		ids[k] = emalloc(n * sizeof(int));
+		for (i = 0; i < n; i++)
+			ids[k][i] = ids0[(k % 2 ? n - 1 - i : i + 5 * k) % n];
+		want[k] = emalloc(n * rb);
+		r = (struct rows){ want[k], (int)V, 0 };
+		if (seq_open(&ref, &m, n) < 0 ||
+		    seq_forward_all(&ref, ids[k], len[k], gather, &r) < 0) {
+			CHECKF(0, "%s: reference run failed", s->name);
+			goto out;
+		}
+		seq_close(&ref);
+		if (seq_open(&sq[k], &m, n) < 0)
+			goto out;
+		sq[k].span = len[k];
+		done[k] = 0;
+	}
+	if (seq_batch_open(&b, &m) < 0) {
+		CHECKF(0, "%s: seq_batch_open failed", s->name);
+		goto out;
+	}
+	for (step = 0, busy = 1; busy; step++) {
+		for (k = 0, nv = 0, rows = 0, busy = 0; k < NA; k++) {
+			if (done[k] >= len[k])
+				continue;
+			busy = 1;
+			if (step < join[k] ||
+			    !(c = seq_chunk(done[k], len[k], budget - rows)))
+				continue;
+			memcpy(vids + rows, ids[k] + done[k], c * sizeof(int));
+			v[nv] = &sq[k], vn[nv] = c, who[nv++] = k;
+			rows += c;
+		}
+		if (!nv)
+			continue;
+		if (seq_forward_batch_all(&b, v, vids, vn, nv, got) < 0) {
+			CHECKF(0, "%s: seq_forward_batch_all failed", s->name);
+			break;
+		}
+		for (i = 0; i < nv; i++) {
+			k = who[i];
+			CHECKF(!memcmp(got[i], want[k] + (size_t)done[k] * V,
+			    vn[i] * rb), "%s, %s, %d thread%s: record %d's rows "
+			    "%d..%d in a batch differ from it alone", s->name,
+			    names[mode], threads, threads > 1 ? "s" : "", k,
+			    done[k], done[k] + vn[i] - 1);
+			done[k] += vn[i];
+		}
+	}
+	for (k = 0; k < NA; k++)
+		EQ(sq[k].pos, len[k]);
+out:
+	seq_batch_close(&b);
+	seq_close(&ref);
+	for (k = 0; k < NA; k++) {
+		seq_close(&sq[k]);
+		free(ids[k]), free(want[k]);
+	}
+	model_close(&m);
+}
+
+static void
+test_batch_all(const struct shape *s, const char *dir, const int *ids)
+{
+	int threads;
+
+	for (threads = 1; threads <= 2; threads++) {
+		batch_all_mode(s, dir, ids, threads, MODEL_EXACT);
+		batch_all_mode(s, dir, ids, threads, MODEL_Q4);
+	}
+}
+
 static void
 test_shape(const char *tmp, const struct shape *s)
 {
@@ -1282,6 +1388,7 @@ test_shape(const char *tmp, const struct shape *s)
 	}
 	near_logprobs(s, ids, all[1], want);
 	test_batch(s, dir, ids);
+	test_batch_all(s, dir, ids);
 	CHECKF(!memcmp(all[1], all[2], (size_t)n * V * sizeof(float)),
 	    "%s: prefill differs between 1 and 2 threads", s->name);
 	CHECKF(!memcmp(dec[1] + (size_t)(split - 1) * V, dec[2] +
