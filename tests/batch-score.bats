@@ -193,10 +193,10 @@ every() {
 @test "batch-score: -v says the peak KV memory, --timing the passes" {
 	recs 512 20 2 9 40 3
 	run -0 --separate-stderr llm-score -m "$M" -v -P 4 <"$T/in"
-	[[ $stderr == *"-P 4: KV cache peak"*MiB* ]]
+	[[ $stderr == *"KV cache peak "*" blocks of 64 positions, "*MiB* ]]
+	[[ $stderr != *passes* ]]
 	run -0 --separate-stderr llm-logits -m "$M" --timing -P 4 -f top <"$T/in"
-	[[ $stderr == *passes*rows* ]]
-	[[ $stderr != *"KV cache peak"* ]]
+	[[ $stderr == *"batch of 4: "*passes*rows* ]]
 }
 
 @test "batch-score: a reader closing early ends -P quietly" {

@@ -22,8 +22,13 @@ runs_open(struct runs *R, const struct model *m, int ctx, int n, int all)
 		return -1;
 	memset(R->s, 0, (size_t)n * sizeof(*R->s));
 	R->n = n;
+	/* blocks reserved for every slot's whole context, taken as the
+	 * records grow, given back as they end (seq_kv.c) */
+	if (seq_kvpool_open(&R->pool, m, (size_t)n * ((size_t)ctx +
+	    SEQ_KVBLOCK)) < 0)
+		return -1;
 	for (i = 0; i < n; i++)
-		if (seq_open(&R->s[i].sq, m, ctx) < 0)
+		if (seq_open_pool(&R->s[i].sq, m, ctx, &R->pool) < 0)
 			return -1;
 	if (seq_batch_open(&R->b, m) < 0 ||
 	    !(R->v = xreallocarray(NULL, (size_t)n, sizeof(*R->v))) ||
@@ -45,6 +50,7 @@ runs_close(struct runs *R)
 		rec_free(&R->s[i].r);
 	}
 	free(R->s);
+	seq_kvpool_close(&R->pool);
 	seq_batch_close(&R->b);
 	free(R->v), free(R->vn), free(R->who), free(R->rows), free(R->ids);
 	order_free(&R->o);
@@ -83,7 +89,7 @@ leave(struct runs *R, int i)
 	struct runs_slot *sl = &R->s[i];
 
 	order_end(&R->o, sl->t);
-	seq_release(&sl->sq);	/* its KV pages back */
+	seq_release(&sl->sq);	/* its KV blocks back */
 	sl->busy = 0;
 }
 
@@ -144,7 +150,6 @@ pass(struct ctl *c, const int *idx, int nb)
 	struct runs_slot *sl;
 	struct run run;
 	int k, i, n, rows = 0, nv = 0, d0, st;
-	size_t kv = 0;
 
 	for (k = 0; k < nb; k++) {
 		sl = &R->s[idx[k]];
@@ -157,11 +162,6 @@ pass(struct ctl *c, const int *idx, int nb)
 	if ((R->all ? seq_forward_batch_all(&R->b, R->v, R->ids, R->vn, nv,
 	    R->rows) : seq_forward_batch(&R->b, R->v, R->ids, R->vn, nv)) < 0)
 		return -1;
-	for (k = 0; k < R->n; k++)
-		if (R->s[k].busy)
-			kv += seq_kvbytes(&R->s[k].sq);
-	if (kv > R->kvpeak)
-		R->kvpeak = kv, R->kvpeak_seqs = nb;
 	for (i = 0; i < nv; i++) {
 		sl = &R->s[R->who[i]];
 		if (!sl->busy)	/* dropped: after one that stopped the run */
@@ -246,14 +246,15 @@ runs_print_stats(const struct runs *R, FILE *f, const char *prog,
 {
 	const struct seq_batch *b = &R->b;
 
-	if (verbose)
-		fprintf(f, "%s: -P %d: KV cache peak %.1f MiB (%d sequence%s)\n",
-	    prog, R->n, (double)R->kvpeak / (1 << 20), R->kvpeak_seqs,
-	    R->kvpeak_seqs == 1 ? "" : "s");
-	if (timing && b->stats.passes)
-		fprintf(f, "%s: %lld pass%s, %lld rows (%.1f a pass), "
-		    "%.1f rows/s\n", prog, b->stats.passes,
+	if (timing)
+		fprintf(f, "%s: batch of %d: %lld pass%s, %lld rows (%.1f a "
+		    "pass), %.1f rows/s\n", prog, R->n, b->stats.passes,
 		    b->stats.passes == 1 ? "" : "es", b->stats.rows,
-		    (double)b->stats.rows / b->stats.passes,
-		    b->stats.rows / b->stats.seconds);
+		    b->stats.passes ? (double)b->stats.rows / b->stats.passes :
+		    0.0, b->stats.seconds > 0 ? b->stats.rows /
+		    b->stats.seconds : 0.0);
+	if (verbose || timing)
+		fprintf(f, "%s: KV cache peak %u blocks of %d positions, "
+		    "%.1f MiB\n", prog, R->pool.peak, SEQ_KVBLOCK,
+		    (double)R->pool.peak * R->pool.blkbytes / (1 << 20));
 }

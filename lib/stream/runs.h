@@ -55,7 +55,7 @@ struct runs_ops {
 };
 
 struct runs_slot {
-	struct seq sq;		/* its KV cache */
+	struct seq sq;		/* its KV blocks from R->pool */
 	struct rec r;		/* the record in it */
 	struct run run;
 	int busy;		/* a record in it */
@@ -68,14 +68,13 @@ struct runs {
 	const struct model *m;
 	int n, all;		/* slots; the logits of every row */
 	struct runs_slot *s;	/* (n) */
+	struct seq_kvpool pool;	/* the slots' KV blocks */
 	struct seq_batch b;
 	struct seq **v;		/* a pass: (n) its sequences, */
 	int *vn, *who;		/* (n) their rows, their slots, */
 	const float **rows;	/* (n) their logits (all), */
 	int *ids;		/* (SEQ_MAXBATCH) its ids */
 	struct order o;
-	size_t kvpeak;		/* the most KV cache bytes in use at once */
-	int kvpeak_seqs;	/* sequences then */
 };
 
 /* n slots (1..RUNS_MAX) of ctx positions each on m; all: runs hand
