@@ -188,6 +188,9 @@ $(FUZZBIN): build/fuzz/fuzz_%: tests/fuzz/%.c tests/fuzz/fuzz.h $(O)/libcore.a $
 
 bench: all tools
 	@bench/run.sh
+# llm-score -P 16 beside -P 1 and xargs -P 2 on short sentences (bench/score.sh)
+bench-score: all tools
+	@bench/score.sh
 # tok-train beside HuggingFace tokenizers' trainer (bench/train.sh; minutes)
 bench-train: all
 	@bench/train.sh
@@ -242,4 +245,4 @@ uninstall:
 	rm -f $(DESTDIR)$(INCDIR)/pipelm.h $(DESTDIR)$(MANPREFIX)/man3/pipelm.3
 clean:
 	rm -rf bin build/rel build/san build/fuzz build/static build/image $(IMAGE)
-.PHONY: all tools test check fuzz fuzz-build bench bench-train peer peer-avx2 logerr kernbench image install uninstall clean
+.PHONY: all tools test check fuzz fuzz-build bench bench-score bench-train peer peer-avx2 logerr kernbench image install uninstall clean
