@@ -78,6 +78,8 @@ modelopt_finish(struct modelopt *mo)
 {
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 
+	if (mo->int8act && mo->mode == MODEL_BF16ACT)
+		return error("--bf16-act and --int8-act exclude each other");
 	if (!mo->threads && (mo->threads = default_threads()) < 0)
 		return -1;
 	/* more threads than CPUs only wait for each other at every step

@@ -59,7 +59,8 @@ int modelopt_parse(struct modelopt *mo, int c, const char *arg);
 /* After the options: the thread count from default_threads() unless -t
  * (a warning where it is more than the CPUs online: the threads then
  * wait for each other, the results the same).  0, or -1 after error()
- * for a bad $PIPELM_THREADS (the caller exits 2). */
+ * for a bad $PIPELM_THREADS or --int8-act with --bf16-act (the caller
+ * exits 2). */
 int modelopt_finish(struct modelopt *mo);
 /* Choose the kernels ($PIPELM_KERNEL), load the model, set its mode
  * and, unless s is NULL, open a sequence on it with --ctx positions (a
