@@ -40,7 +40,7 @@ qblock(int R, int TT, float *out, int ldo, const void *w, const char *xq,
 	size_t nb = CONV_Q8_0_NB(n), rowb = nb * (4 + 32), b;
 	const float *wd[QR], *xd[QT];
 	const int8_t *wq[QR], *xv[QT];
-	__m256 acc[QR][QT][2];
+	__m256 acc[QR][QT][2], ws[QR], xs;
 	__m256i wv[QR], x, ax;
 	int i, j, p;
 
@@ -62,20 +62,23 @@ qblock(int R, int TT, float *out, int ldo, const void *w, const char *xq,
 		UNROLL
 		for (p = 0; p < 2; p++) {
 			UNROLL
-			for (i = 0; i < R; i++)
+			for (i = 0; i < R; i++) {
 				wv[i] = _mm256_loadu_si256((const __m256i *)
 				    (wq[i] + 32 * (b + p)));
+				ws[i] = _mm256_broadcast_ss(wd[i] + b + p);
+			}
 			UNROLL
 			for (j = 0; j < TT; j++) {
 				x = _mm256_loadu_si256((const __m256i *)
 				    (xv[j] + 32 * (b + p)));
 				ax = _mm256_abs_epi8(x);
+				xs = _mm256_broadcast_ss(xd[j] + b + p);
 				UNROLL
 				for (i = 0; i < R; i++)
 					acc[i][j][p] = _mm256_fmadd_ps(
 					    _mm256_cvtepi32_ps(bdot(wv[i], x,
-					    ax)), _mm256_set1_ps(wd[i][b + p] *
-					    xd[j][b + p]), acc[i][j][p]);
+					    ax)), _mm256_mul_ps(ws[i], xs),
+					    acc[i][j][p]);
 			}
 		}
 	UNROLL
