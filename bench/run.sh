@@ -690,6 +690,10 @@ row "decode 128 after 128: pipelm --quant q4" "$(cell q4decode 1)" "$(cell q4dec
 row "decode 128 after 128: pipelm 4-bit folder" "$(cell f4decode 1)" "$(cell f4decode 2)"
 row "decode floor of the 4-bit bytes, tokens/s" "$fl41" "$fl42"
 row "decode: pipelm --quant q4 / that floor" "$(ratio "$(med q4decode 1)" "$fl41")" "$(ratio "$(med q4decode 2)" "$fl42")"
+row "prefill 128: pipelm --quant q8_0 --int8-act" "$(cell i8prefill 1)" "$(cell i8prefill 2)"
+row "prefill 128: pipelm --quant q4 --int8-act" "$(cell i4prefill 1)" "$(cell i4prefill 2)"
+row "decode 128 after 128: pipelm --quant q8_0 --int8-act" "$(cell i8decode 1)" "$(cell i8decode 2)"
+row "decode 128 after 128: pipelm --quant q4 --int8-act" "$(cell i4decode 1)" "$(cell i4decode 2)"
 row "decode: pipelm 4-bit folder / that floor" "$(ratio "$(med f4decode 1)" "$fl41")" "$(ratio "$(med f4decode 2)" "$fl42")"
 if [ -s "$tmp/v.ldecode_bf16.1" ] || [ -s "$tmp/v.ldecode_bf16.2" ]; then
 echo
