@@ -42,6 +42,7 @@ AVX512FLAGS = -mavx512f -mavx512bw -mavx512vl -mavx512dq -mavx512bf16 -mfma -mf1
 # VNNI only where its entries are chosen by CPUID (kern_init), so that no
 # other AVX-512 code can be compiled into it
 $(O)/lib/kern/kern_q4_avx512.o $(O)/pic/lib/kern/kern_q4_avx512.o: AVX512FLAGS += -mavx512vnni
+$(O)/lib/kern/kern_i8_avx512.o $(O)/pic/lib/kern/kern_i8_avx512.o: AVX512FLAGS += -mavx512vnni
 
 PROG = $(sort $(basename $(notdir $(wildcard cmd/*.c))))
 # Programs that are shell scripts (llm-fetch, over curl): cmd/NAME.sh.

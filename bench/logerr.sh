@@ -10,6 +10,12 @@
 #     GGUF of the same weights (BF16 for a BF16 model), and llama.cpp on
 #     mkgguf -F's F32 GGUF: its own distance from the reference with no
 #     quantization at all.
+# A second table holds the integer-activation forms against the same
+# reference: pipelm --quant q8_0 (int16 activations), --quant q8_0
+# --int8-act and --quant q4 --int8-act (activations in int8 per block of
+# 32), beside llama.cpp's Q8_0 (mkgguf -q's GGUF of the same weights) and
+# Q4_0, whose matrix products round the activations to int8 (Q8_0 blocks)
+# too.
 # llama.cpp's logits come from bench/llama-logits.c, built here against the
 # libllama of `make peer` (F32 KV cache, flash attention off, the prompt as
 # one batch).  The models: ../shared's golden ones with float weights (the
@@ -196,9 +202,15 @@ for name in $models; do
 	"$bin/llm-quant" --keep-head "$src" "$d.q4h" >/dev/null ||
 		fail "llm-quant --keep-head $src failed"
 	rh4=$(form "$d/h4" "$d.q4h")
+	r8=$(form "$d/q8" "$src" --quant q8_0)
+	r8i=$(form "$d/q8i" "$src" --quant q8_0 --int8-act)
+	r4i=$(form "$d/q4i" "$src" --quant q4 --int8-act)
+	rf4i=$(form "$d/f4i" "$d.q4" --int8-act)
+	same8=$(cmp -s "$d/q4i" "$d/f4i" && echo yes || echo no)
 	same=$(cmp -s "$d/q4" "$d/f4" && echo yes || echo no)
 	r40=-
 	r4k=-
+	r80=-
 	rf=-
 	fb=
 	if [ "$peer" != none ]; then
@@ -208,6 +220,20 @@ for name in $models; do
 			"$peer" -t 2 "$d/f.gguf" <"$d/ids" >"$d/lf" 2>"$tmp/err" &&
 				rf=$(lcmp "$d/ref" "$d/lf") ||
 				say "$name: llama.cpp F32 failed: $(tail -n 2 "$tmp/err")"
+			# mkgguf -q takes rows of whole blocks; else
+			# llama-quantize, which keeps such a matrix in F16
+			if ! "$tools/mkgguf" -q "$src" "$d/q8.gguf" 2>"$tmp/err"; then
+				say "$name: $(tail -n 1 "$tmp/err"): Q8_0 by llama-quantize"
+				"$ldir/llama-quantize" "$d/g.gguf" "$d/q8.gguf" Q8_0 \
+				    >"$d/Q8_0.log" 2>&1 &&
+					fb="$fb${fb:+; }Q8_0: $(census "$d/Q8_0.log")"
+			fi
+			if [ -r "$d/q8.gguf" ] &&
+			    "$peer" -t 2 "$d/q8.gguf" <"$d/ids" >"$d/l8" 2>"$tmp/err"; then
+				r80=$(lcmp "$d/ref" "$d/l8")
+			else
+				say "$name: llama.cpp Q8_0 failed: $(tail -n 2 "$tmp/err")"
+			fi
 			for q in Q4_0 Q4_K_M; do
 				if ! "$ldir/llama-quantize" "$d/g.gguf" "$d/$q.gguf" $q \
 				    >"$d/$q.log" 2>&1; then
@@ -233,8 +259,19 @@ for name in $models; do
 	    "$(cell "$rf4")" "$([ $same = yes ] && echo " (= q4, bit for bit)")" \
 	    "$(cell "$rh4")" "$(cell "$r40")" "$(cell "$r4k")" "$(cell "$rf")" >>"$tmp/table"
 	[ -z "$fb" ] || echo "- $name: $fb" >>"$tmp/types"
+	say "$name: q8_0 $r8; q8_0 int8-act $r8i; Q8_0 $r80; q4 int8-act $r4i; folder int8-act $rf4i (bit-identical: $same8)"
+	printf '| %s | %s | %s | %s | %s%s | %s |\n' "$name" "$(cell "$r8")" \
+	    "$(cell "$r8i")" "$(cell "$r80")" "$(cell "$r4i")" \
+	    "$([ $same8 = yes ] && echo " (the folder's: the same bits)")" \
+	    "$(cell "$r40")" >>"$tmp/table8"
 done
 cat "$tmp/table"
+echo
+echo "Integer activations (--int8-act), against the same reference, each cell as above: pipelm with int16 activations (--quant q8_0) and int8 ones (--int8-act) beside llama.cpp, whose Q8_0 and Q4_0 products take int8 activations (Q8_0 blocks of 32) too; llama.cpp Q8_0 is mkgguf -q's GGUF (the embedding table in Q8_0 too)."
+echo
+echo "| model | pipelm --quant q8_0 | pipelm --quant q8_0 --int8-act | llama.cpp Q8_0 | pipelm --quant q4 --int8-act | llama.cpp Q4_0 |"
+echo "| --- | --- | --- | --- | --- | --- |"
+cat "$tmp/table8"
 if [ -s "$tmp/types" ]; then
 	echo
 	echo "The matrices' types in llama.cpp's files (llama-quantize's choices: the output head in Q6_K, Q4_K_M's Q6_K layers; where a row is not a multiple of 256 the K types fall back to Q5_0 and Q8_0):"

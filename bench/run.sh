@@ -15,14 +15,16 @@
 #     Q4_K_M from the BF16 one by llama.cpp's llama-quantize), prefill 128
 #     and decode 128 after 128 by llama-bench, run in each repetition
 #     right after pipelm's runs with the same thread count, beside
-#     pipelm's exact, --bf16-act, --quant q8_0 and --quant q4 modes and
-#     the 4-bit folder llm-quant writes (cached under build/bench/);
+#     pipelm's exact, --bf16-act, --quant q8_0 and --quant q4 modes
+#     (these two also with --int8-act, beside llama.cpp's Q8_0 and Q4_0)
+#     and the 4-bit folder llm-quant writes (cached under build/bench/);
 #     pipelm's fast modes and 4-bit rows run without llama.cpp too;
 #   - the Llama-3.2-1B shape (mkmodel --preset llama3.2-1b, random BF16;
 #     its llm-quant folder, its GGUFs in BF16, Q8_0, Q4_0 and Q4_K_M, all
 #     written once under build/bench/, about 9 GB): prefill 128 and decode
 #     128 after 128 for 1 and 2 threads, pipelm exact, --quant q8_0,
-#     --quant q4 and the 4-bit folder beside llama.cpp in the four types;
+#     --quant q4 (each also with --int8-act) and the 4-bit folder beside
+#     llama.cpp in the four types;
 #   - a row per shape of BENCH_SHAPES (mkmodel presets, random BF16,
 #     written once under build/bench/): prefill 128 and decode 128 after
 #     128 for 1 and 2 threads, decode against that shape's bandwidth
@@ -380,6 +382,11 @@ run_fast() {	# threads
 	pd qdecode "$1" "$model" --quant q8_0
 	pd q4decode "$1" "$model" --quant q4
 	pd f4decode "$1" "$model4"
+	pf qprefill "$1" "$model" --quant q8_0
+	pf i8prefill "$1" "$model" --quant q8_0 --int8-act
+	pd i8decode "$1" "$model" --quant q8_0 --int8-act
+	pf i4prefill "$1" "$model" --quant q4 --int8-act
+	pd i4decode "$1" "$model" --quant q4 --int8-act
 }
 
 # llama-bench on the GGUF copies: prefill 128 (pp128) and decode 128
@@ -499,6 +506,10 @@ run_1b() {	# threads
 	pd b1d_q8 "$1" "$m1b" --quant q8_0
 	pf b1p_q4 "$1" "$m1b" --quant q4
 	pd b1d_q4 "$1" "$m1b" --quant q4
+	pf b1p_i8 "$1" "$m1b" --quant q8_0 --int8-act
+	pd b1d_i8 "$1" "$m1b" --quant q8_0 --int8-act
+	pf b1p_i4 "$1" "$m1b" --quant q4 --int8-act
+	pd b1d_i4 "$1" "$m1b" --quant q4 --int8-act
 	pf b1p_f4 "$1" "$m1b4"
 	pd b1d_f4 "$1" "$m1b4"
 	[ "$peer" = none ] || run_peer "$1" b1 llama3.2-1b
@@ -514,7 +525,7 @@ r=1
 nbrep=$nrep
 while [ "$do1b" = 1 ] && [ "$r" -le "$nbrep" ]; do
 	for t in 1 2; do
-		say "1B shape, repetition $r/$nbrep, $t thread(s): prefill 128, decode 128, exact, q8_0, q4, 4-bit folder$([ "$peer" = none ] || echo ", llama.cpp $ltypes")"
+		say "1B shape, repetition $r/$nbrep, $t thread(s): prefill 128, decode 128, exact, q8_0, q4, 4-bit folder, q8_0 and q4 --int8-act$([ "$peer" = none ] || echo ", llama.cpp $ltypes")"
 		run_1b $t
 	done
 	if [ $r -eq 1 ]; then
@@ -679,6 +690,10 @@ row "decode 128 after 128: pipelm --quant q4" "$(cell q4decode 1)" "$(cell q4dec
 row "decode 128 after 128: pipelm 4-bit folder" "$(cell f4decode 1)" "$(cell f4decode 2)"
 row "decode floor of the 4-bit bytes, tokens/s" "$fl41" "$fl42"
 row "decode: pipelm --quant q4 / that floor" "$(ratio "$(med q4decode 1)" "$fl41")" "$(ratio "$(med q4decode 2)" "$fl42")"
+row "prefill 128: pipelm --quant q8_0 --int8-act" "$(cell i8prefill 1)" "$(cell i8prefill 2)"
+row "prefill 128: pipelm --quant q4 --int8-act" "$(cell i4prefill 1)" "$(cell i4prefill 2)"
+row "decode 128 after 128: pipelm --quant q8_0 --int8-act" "$(cell i8decode 1)" "$(cell i8decode 2)"
+row "decode 128 after 128: pipelm --quant q4 --int8-act" "$(cell i4decode 1)" "$(cell i4decode 2)"
 row "decode: pipelm 4-bit folder / that floor" "$(ratio "$(med f4decode 1)" "$fl41")" "$(ratio "$(med f4decode 2)" "$fl42")"
 if [ -s "$tmp/v.ldecode_bf16.1" ] || [ -s "$tmp/v.ldecode_bf16.2" ]; then
 echo
@@ -696,7 +711,12 @@ row "decode 128 after 128: pipelm --bf16-act" "$(cell bdecode 1)" "$(cell bdecod
 row "decode 128 after 128: llama.cpp BF16" "$(cell ldecode_bf16 1)" "$(cell ldecode_bf16 2)"
 row "decode: pipelm exact / llama.cpp BF16" "$(ratio "$(med decode 1)" "$(med ldecode_bf16 1)")" "$(ratio "$(med decode 2)" "$(med ldecode_bf16 2)")"
 row "decode: llama.cpp BF16 / floor" "$(ratio "$(med ldecode_bf16 1)" "$fl1")" "$(ratio "$(med ldecode_bf16 2)" "$fl2")"
+row "prefill 128: pipelm --quant q8_0 (int16 activations)" "$(cell qprefill 1)" "$(cell qprefill 2)"
+row "prefill 128: pipelm --quant q8_0 --int8-act" "$(cell i8prefill 1)" "$(cell i8prefill 2)"
 row "prefill 128: llama.cpp Q8_0" "$(cell lprefill_q8_0 1)" "$(cell lprefill_q8_0 2)"
+row "prefill 128: pipelm q8_0 --int8-act / llama.cpp Q8_0" "$(ratio "$(med i8prefill 1)" "$(med lprefill_q8_0 1)")" "$(ratio "$(med i8prefill 2)" "$(med lprefill_q8_0 2)")"
+row "decode 128 after 128: pipelm --quant q8_0 --int8-act" "$(cell i8decode 1)" "$(cell i8decode 2)"
+row "decode: pipelm q8_0 --int8-act / llama.cpp Q8_0" "$(ratio "$(med i8decode 1)" "$(med ldecode_q8_0 1)")" "$(ratio "$(med i8decode 2)" "$(med ldecode_q8_0 2)")"
 row "decode 128 after 128: pipelm --quant q8_0" "$(cell qdecode 1)" "$(cell qdecode 2)"
 row "decode 128 after 128: llama.cpp Q8_0" "$(cell ldecode_q8_0 1)" "$(cell ldecode_q8_0 2)"
 row "decode: pipelm q8_0 / llama.cpp Q8_0" "$(ratio "$(med qdecode 1)" "$(med ldecode_q8_0 1)")" "$(ratio "$(med qdecode 2)" "$(med ldecode_q8_0 2)")"
@@ -704,6 +724,10 @@ if [ "$lquant" != none ]; then
 row "prefill 128: pipelm --quant q4" "$(cell q4prefill 1)" "$(cell q4prefill 2)"
 row "prefill 128: llama.cpp Q4_0" "$(cell lprefill_q4_0 1)" "$(cell lprefill_q4_0 2)"
 row "prefill 128: llama.cpp Q4_K_M" "$(cell lprefill_q4_k_m 1)" "$(cell lprefill_q4_k_m 2)"
+row "prefill 128: pipelm --quant q4 --int8-act" "$(cell i4prefill 1)" "$(cell i4prefill 2)"
+row "prefill 128: pipelm q4 --int8-act / llama.cpp Q4_0" "$(ratio "$(med i4prefill 1)" "$(med lprefill_q4_0 1)")" "$(ratio "$(med i4prefill 2)" "$(med lprefill_q4_0 2)")"
+row "decode 128 after 128: pipelm --quant q4 --int8-act" "$(cell i4decode 1)" "$(cell i4decode 2)"
+row "decode: pipelm q4 --int8-act / llama.cpp Q4_0" "$(ratio "$(med i4decode 1)" "$(med ldecode_q4_0 1)")" "$(ratio "$(med i4decode 2)" "$(med ldecode_q4_0 2)")"
 row "decode 128 after 128: pipelm --quant q4" "$(cell q4decode 1)" "$(cell q4decode 2)"
 row "decode 128 after 128: pipelm 4-bit folder" "$(cell f4decode 1)" "$(cell f4decode 2)"
 row "decode 128 after 128: llama.cpp Q4_0" "$(cell ldecode_q4_0 1)" "$(cell ldecode_q4_0 2)"
@@ -749,6 +773,8 @@ b1row() {	# label prefill-name decode-name bytes-a-token-or-0
 b1row "pipelm exact (BF16, float32 activations)" b1p_exact b1d_exact "$wb1b"
 b1row "pipelm --quant q8_0" b1p_q8 b1d_q8 0
 b1row "pipelm --quant q4" b1p_q4 b1d_q4 "$wb1b4"
+b1row "pipelm --quant q8_0 --int8-act" b1p_i8 b1d_i8 0
+b1row "pipelm --quant q4 --int8-act" b1p_i4 b1d_i4 "$wb1b4"
 b1row "pipelm 4-bit folder (llm-quant)" b1p_f4 b1d_f4 "$wb1b4"
 if [ -s "$tmp/v.b1ldecode_bf16.1" ] || [ -s "$tmp/v.b1ldecode_bf16.2" ]; then
 b1row "llama.cpp BF16" b1lprefill_bf16 b1ldecode_bf16 "$wb1b"

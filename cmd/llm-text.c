@@ -42,6 +42,7 @@ usage(int status)
 	fprintf(f, "usage: %s [-iv] [-m model] [-p text | -f file] [--no-echo] "
 	    SAMPOPT_USAGE " [--stop-text s ...]\n"
 	    "       [-c n] [-t threads] [--timing] [--bf16-act | --quant q8_0 | --quant q4]\n"
+	    "       [--int8-act]\n"
 	    "       [text ...]\n",
 	    argv0);
 	if (!status) {
@@ -70,7 +71,7 @@ usage(int status)
 		    "  -c, --ctx=N, --ctx-size=N\n"
 		    "                        context positions\n"
 		    "  -t, --threads=N       worker threads\n"
-		    "      --bf16-act, --quant=q8_0|q4\n"
+		    "      --bf16-act, --quant=q8_0|q4, --int8-act\n"
 		    "                        the faster numeric modes of llm-logits(1)\n"
 		    "      --timing          llm-gen's load, prefill and decode times on stderr\n"
 		    "  -v, --verbose         llm-gen's account of the model and the record on stderr\n"

@@ -75,19 +75,27 @@ setup() {
 	[ ! -e "$BATS_TEST_TMPDIR/b" ]
 }
 
-@test "logerr.sh: the 4-bit forms against the reference, q4 and the folder bit for bit" {
+@test "logerr.sh: the 4-bit and int8-activation forms against the reference, q4 and the folder bit for bit" {
 	need_shared
 	[ -r "$SHARED/golden/logits/arch-llama.ids" ] || skip "no arch-llama in ../shared"
 	LOGERR_MODELS=arch-llama LLAMA_DIR=none LOGERR_DIR=$BATS_TEST_TMPDIR/w \
 	    PIPELM_BIN=$BIN PIPELM_TOOLS=$TOOLS \
 	    run -0 --separate-stderr "$BATS_TEST_DIRNAME/../bench/logerr.sh"
-	row=$(printf '%s\n' "$output" | grep '^| arch-llama |')
+	row=$(printf '%s\n' "$output" | grep '^| arch-llama |' | head -n 1)
 	[[ $row == *"(= q4, bit for bit)"* ]]
 	# llama.cpp left out: its three cells empty
 	[[ $row == *"| - | - | - |" ]]
 	# the q4 cell: five figures, an error well above float rounding
 	q4=$(printf '%s\n' "$row" | awk -F' [|] ' '{ print $2 }')
 	printf '%s\n' "$q4" | awk -F' / ' 'NF != 5 || $2 < 1e-3 { exit 1 }'
+	# the integer-activation table: q4 --int8-act and the folder's bit
+	# for bit, llama.cpp's Q8_0 and Q4_0 cells empty, and int8
+	# activations further from the reference than int16 ones
+	row8=$(printf '%s\n' "$output" | grep '^| arch-llama |' | sed -n 2p)
+	[[ $row8 == *"(the folder's: the same bits)"* ]]
+	[[ $row8 == *"| - |"*"| - |" ]]
+	printf '%s\n' "$row8" | awk -F' [|] ' '{ split($2, a, " / "); split($3, b, " / ")
+	    if (b[2] <= a[2] || b[2] > 0.5) exit 1 }'
 	# the work directory is left empty
 	[ -z "$(ls "$BATS_TEST_TMPDIR/w")" ]
 }

@@ -259,6 +259,26 @@ teacher() {
 	[[ $output == "steps 192 checked "*" wrong 0 exact-wrong 0" ]]
 }
 
+@test "llm-gen: --quant q8_0 --int8-act keeps the golden greedy ids where the margin exceeds 0.1" {
+	need_shared
+	run -0 teacher --quant q8_0 --int8-act
+	echo "q8_0 int8-act: $output"
+	[[ $output == "steps 192 checked "*" wrong 0 exact-wrong 0" ]]
+	[[ $output != *"checked 0 "* ]]
+}
+
+@test "llm-gen: --int8-act is bit-identical for 1 and 2 threads; -v names the mode" {
+	for q in q8_0 q4; do
+		a=$(llm-gen -m "$GQA" -t 1 -n 20 --seed 5 --temp 0.9 --quant $q --int8-act <<<"1 2 3")
+		b=$(llm-gen -m "$GQA" -t 2 -n 20 --seed 5 --temp 0.9 --quant $q --int8-act <<<"1 2 3")
+		[ -n "$a" ] && [ "$a" = "$b" ]
+		run -0 --separate-stderr llm-gen -m "$GQA" -n 2 -v --quant $q --int8-act <<<"1 2 3"
+		[[ $stderr == *"mode $q+int8-act"* ]]
+	done
+	run -1 --separate-stderr llm-gen -m "$GQA" -n 2 --int8-act <<<"1 2 3"
+	[[ $stderr == *"--int8-act takes quantized weights"* ]]
+}
+
 @test "llm-gen: generation_config.json's sampling values are the defaults, the options override them" {
 	B=$BATS_TEST_DIRNAME/../share/pipelm/stories260K
 	g=$BATS_TEST_TMPDIR/g

@@ -332,6 +332,79 @@ need_bf16act() {
 	[[ $stderr == *"exclude each other"* ]]
 }
 
+@test "llm-logits: --int8-act is bit-identical for 1, 2 and 3 threads, prefill or not, and says its mode" {
+	for m in "$GQA" "$F16" "$F32B"; do
+		for q in q8_0 q4; do
+			for t in 1 2 3; do
+				printf '1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17\n4 2\n' |
+				    llm-logits -m "$m" -t $t --quant $q --int8-act --all -f text >"$BATS_TEST_TMPDIR/t$t"
+				printf '1 2 3\n4\n5\n' | llm-logits -m "$m" -t $t --quant $q --int8-act -s -f text >>"$BATS_TEST_TMPDIR/t$t"
+			done
+			cmp "$BATS_TEST_TMPDIR/t1" "$BATS_TEST_TMPDIR/t2"
+			cmp "$BATS_TEST_TMPDIR/t1" "$BATS_TEST_TMPDIR/t3"
+			# int8 activations change the logits
+			printf '1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17\n4 2\n' |
+			    llm-logits -m "$m" -t 2 --quant $q --all -f text >"$BATS_TEST_TMPDIR/q"
+			! cmp -s "$BATS_TEST_TMPDIR/q" <(head -n 19 "$BATS_TEST_TMPDIR/t1")
+		done
+	done
+	run -0 --separate-stderr llm-logits -m "$GQA" --quant q8_0 --int8-act --timing -f top <<<"1 2 3"
+	[[ $stderr == *"mode q8_0+int8-act"* ]]
+	run -0 --separate-stderr llm-logits -m "$GQA" --int8-act --quant q4 -v -f top <<<"1 2 3"
+	[[ $stderr == *"mode q4+int8-act"* ]]
+}
+
+@test "llm-logits: --int8-act refused where it does not apply: float weights alone, --bf16-act, GPTQ" {
+	run -1 --separate-stderr llm-logits -m "$GQA" --int8-act <<<"1 2 3"
+	[[ $stderr == *"--int8-act takes quantized weights: --quant q8_0, --quant q4 or a 4-bit model"* ]]
+	[ -z "$output" ]
+	run -2 --separate-stderr llm-logits -m "$GQA" --int8-act --bf16-act <<<"1 2 3"
+	[[ $stderr == *"--bf16-act and --int8-act exclude each other"* ]]
+	run -2 --separate-stderr llm-logits -m "$GQA" --bf16-act --int8-act --quant q8_0 <<<"1 2 3"
+	[[ $stderr == *"exclude each other"* ]]
+	"$TOOLS/mkgptq" "$GQA" "$BATS_TEST_TMPDIR/gq" "$BATS_TEST_TMPDIR/gqd" >/dev/null
+	run -1 --separate-stderr llm-logits -m "$BATS_TEST_TMPDIR/gq" --int8-act <<<"1 2 3"
+	[[ $stderr == *"--int8-act has no kernels for gptq4 weights"* ]]
+}
+
+@test "llm-logits: --int8-act on a 4-bit folder equals --quant q4 --int8-act, its float head kept" {
+	llm-quant "$GQA" "$BATS_TEST_TMPDIR/q4" >/dev/null
+	printf '1 2 3 4 5 6 7 8 9\n4 2\n' |
+	    llm-logits -m "$GQA" --quant q4 --int8-act --all -f text >"$BATS_TEST_TMPDIR/a"
+	printf '1 2 3 4 5 6 7 8 9\n4 2\n' |
+	    llm-logits -m "$BATS_TEST_TMPDIR/q4" --int8-act --all -f text >"$BATS_TEST_TMPDIR/b"
+	cmp "$BATS_TEST_TMPDIR/a" "$BATS_TEST_TMPDIR/b"
+	run -0 --separate-stderr llm-logits -m "$BATS_TEST_TMPDIR/q4" --int8-act -v -f top <<<"1 2 3"
+	[[ $stderr == *"mode int8-act"* ]]
+	# --keep-head: the BF16 head stays float, the rest takes int8
+	llm-quant --keep-head "$GQA" "$BATS_TEST_TMPDIR/q4h" >/dev/null
+	printf '1 2 3 4 5 6 7 8 9\n' |
+	    llm-logits -m "$BATS_TEST_TMPDIR/q4h" --int8-act --all -f text >"$BATS_TEST_TMPDIR/c"
+	printf '1 2 3 4 5 6 7 8 9\n' |
+	    llm-logits -m "$BATS_TEST_TMPDIR/q4h" --all -f text >"$BATS_TEST_TMPDIR/d"
+	! cmp -s "$BATS_TEST_TMPDIR/c" "$BATS_TEST_TMPDIR/d"
+}
+
+@test "llm-logits: --quant q8_0 --int8-act golden logits within 5e-2, --quant q4 --int8-act near --quant q4" {
+	need_shared
+	for m in stories260K stories260K-bf16 tiny-gqa-bf16 tiny-mha-f16-untied \
+	    tiny-mqa-f32-bias; do
+		llm-logits -m "$SHARED/models/$m" --quant q8_0 --int8-act --all -f npy \
+		    -o "$BATS_TEST_TMPDIR/$m.npy" <"$SHARED/golden/logits/$m.ids"
+		run -0 npycmp -g -a 1 -r 5e-2 "$BATS_TEST_TMPDIR/$m.npy" "$SHARED/golden/logits/$m.npy"
+		echo "$m: $output"
+		run -1 npycmp -a 1e-2 -r 1e-3 "$BATS_TEST_TMPDIR/$m.npy" "$SHARED/golden/logits/$m.npy"
+		# int8 activations on 4-bit weights: near the 4-bit path (the
+		# bound, not the argmax: 4-bit logits have close top pairs)
+		llm-logits -m "$SHARED/models/$m" --quant q4 --all -f npy \
+		    -o "$BATS_TEST_TMPDIR/q4.npy" <"$SHARED/golden/logits/$m.ids"
+		llm-logits -m "$SHARED/models/$m" --quant q4 --int8-act --all -f npy \
+		    -o "$BATS_TEST_TMPDIR/q4i.npy" <"$SHARED/golden/logits/$m.ids"
+		run -0 npycmp -g -a 1 -r 5e-2 "$BATS_TEST_TMPDIR/q4i.npy" "$BATS_TEST_TMPDIR/q4.npy"
+		echo "$m q4: $output"
+	done
+}
+
 @test "llm-logits: --quant q8_0 golden logits within 3e-2 (all five models)" {
 	need_shared
 	for m in stories260K stories260K-bf16 tiny-gqa-bf16 tiny-mha-f16-untied \

@@ -92,9 +92,12 @@ pipelm_free(void *p)
 static const struct {
 	const char *name;
 	enum model_mode mode;
+	int int8act;
 } modes[] = {
-	{ "exact", MODEL_EXACT }, { "bf16-act", MODEL_BF16ACT },
-	{ "q8_0", MODEL_Q8_0 }, { "q4", MODEL_Q4 },
+	{ "exact", MODEL_EXACT, 0 }, { "bf16-act", MODEL_BF16ACT, 0 },
+	{ "q8_0", MODEL_Q8_0, 0 }, { "q4", MODEL_Q4, 0 },
+	{ "q8_0+int8-act", MODEL_Q8_0, 1 }, { "q4+int8-act", MODEL_Q4, 1 },
+	{ "int8-act", MODEL_EXACT, 1 },
 };
 
 int
@@ -104,6 +107,7 @@ pipelm_model_open(pipelm_model **out, const char *model, int threads,
 	pipelm_model *pm;
 	enum model_mode mm = MODEL_EXACT;
 	size_t i;
+	int i8 = 0;
 
 	enter();
 	*out = NULL;
@@ -111,9 +115,10 @@ pipelm_model_open(pipelm_model **out, const char *model, int threads,
 		for (i = 0; i < LEN(modes) && strcmp(mode, modes[i].name); i++)
 			;
 		if (i == LEN(modes))
-			return error("invalid mode '%s' (exact, bf16-act, q8_0, q4)",
-			    mode);
+			return error("invalid mode '%s' (exact, bf16-act, q8_0, "
+			    "q4, q8_0+int8-act, q4+int8-act, int8-act)", mode);
 		mm = modes[i].mode;
+		i8 = modes[i].int8act;
 	}
 	if (threads < 0 || threads > 1024)
 		return error("invalid thread count %d (expected 0 to 1024)",
@@ -129,7 +134,8 @@ pipelm_model_open(pipelm_model **out, const char *model, int threads,
 		return error("cannot create a mutex");
 	}
 	if (model_load(&pm->m, model, threads) < 0 ||
-	    (mm != MODEL_EXACT && model_set_mode(&pm->m, mm) < 0)) {
+	    (mm != MODEL_EXACT && model_set_mode(&pm->m, mm) < 0) ||
+	    (i8 && model_set_int8act(&pm->m) < 0)) {
 		pipelm_model_close(pm);
 		return -1;
 	}

@@ -34,7 +34,9 @@ void pipelm_free(void *p);
 /* Open the model named as -m names it: a folder, ORG/NAME in the
  * HuggingFace cache, or NULL for $PIPELM_MODEL, else the built-in model.
  * threads: worker threads, 0 for $PIPELM_THREADS or the online CPUs;
- * mode: "exact" (or NULL), "bf16-act", "q8_0", "q4".  0 and *out set,
+ * mode: "exact" (or NULL), "bf16-act", "q8_0", "q4", and with int8
+ * activations (--int8-act) "q8_0+int8-act", "q4+int8-act" or, for a
+ * model whose weights are 4-bit already, "int8-act".  0 and *out set,
  * or -1. */
 int pipelm_model_open(pipelm_model **out, const char *model, int threads,
     const char *mode);

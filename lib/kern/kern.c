@@ -273,10 +273,12 @@ geglu_tanh(float *h, const float *gate, const float *up, int n)
 	.name = "portable", \
 	.matvec = { matvec_f32, matvec_f16, matvec_bf16, matvec_q8_0, \
 		[W_Q4] = kern_q4_matvec, [W_GPTQ4] = kern_gptq_matvec, \
-		[W_AWQ4] = kern_awq_matvec }, \
+		[W_AWQ4] = kern_awq_matvec, [W_Q8_0I] = kern_i8_matvec, \
+		[W_Q4I] = kern_q4i_matvec }, \
 	.matmul = { matmul_f32, matmul_f16, matmul_bf16, matmul_q8_0, \
 		[W_Q4] = kern_q4_matmul, [W_GPTQ4] = kern_gptq_matmul, \
-		[W_AWQ4] = kern_awq_matmul }, \
+		[W_AWQ4] = kern_awq_matmul, [W_Q8_0I] = kern_i8_matmul, \
+		[W_Q4I] = kern_q4i_matmul }, \
 	.dot = dot, \
 	.axpy = axpy, \
 	.rmsnorm = rmsnorm, \
@@ -461,6 +463,10 @@ kern_init(const char *want)
 		if (!has_vnni()) {	/* the same bits (kern.h) */
 			kern.matvec[W_Q4] = kern_avx2.matvec[W_Q4];
 			kern.matmul[W_Q4] = kern_avx2.matmul[W_Q4];
+			kern.matvec[W_Q8_0I] = kern_avx2.matvec[W_Q8_0I];
+			kern.matmul[W_Q8_0I] = kern_avx2.matmul[W_Q8_0I];
+			kern.matvec[W_Q4I] = kern_avx2.matvec[W_Q4I];
+			kern.matmul[W_Q4I] = kern_avx2.matmul[W_Q4I];
 		}
 	}
 	else if (w == 1)

@@ -213,4 +213,54 @@ void kern_q4_avx512_matvec(float *out, const void *w, const float *x, int n,
 void kern_q4_avx512_matmul(float *out, int ldo, const void *w,
     const float *x, int ldx, int n, int T, int r0, int r1);
 
+/* ---- --int8-act (lib/kern/kern_i8.c, its _avx2 and _avx512) ----
+ *
+ * The activations of a token are put in int8 once per call, per block
+ * of 32 as Q8_0 puts weights (conv_q8_0_quant: dx = max|x| / 127, X =
+ * nearest-even(x / dx) in [-127, 127]), and the products are integer
+ * dot products, exact.  W_Q8_0I (Q8_0 rows): for block b of a row and
+ * lane l < 8 of it, P = the sum of the 4 products of elements 32b + 4l
+ * .. 32b + 4l + 3 (int32), and
+ *
+ *	acc[8 (b % 2) + l] = fma((float)P, dw[b] * dx[b], acc[8 (b % 2) + l])
+ *
+ * in order of b, the output the 16 lanes summed by W_Q4's tree (above).
+ * W_Q4I (W_Q4's matrices): W_Q4's integer path with X of one digit (c;
+ * a and b zero) and dx in place of 2^-k; where W_Q4 takes its float path
+ * (a group that is not whole words, a row past KERN_Q4_MAXN, a token
+ * with a non-finite activation) W_Q4I takes it too.  So every table,
+ * row range and token count gives the same bits, matvec and matmul
+ * alike; the tables are checked against the portable one. */
+/* x[0..n) as one digit per activation (kern_q4x's d[0]; d[1], d[2]
+ * zero) with ef = dx of its block: 0, or -1 if an activation is not
+ * finite (xc is then undefined). */
+int kern_q4_prep8(struct kern_q4x *xc, const float *x, int n);
+/* The portable entries. */
+void kern_i8_matvec(float *out, const void *w, const float *x, int n,
+    int r0, int r1);
+void kern_i8_matmul(float *out, int ldo, const void *w, const float *x,
+    int ldx, int n, int T, int r0, int r1);
+void kern_q4i_matvec(float *out, const void *w, const float *x, int n,
+    int r0, int r1);
+void kern_q4i_matmul(float *out, int ldo, const void *w, const float *x,
+    int ldx, int n, int T, int r0, int r1);
+/* The AVX2 table's (vpmaddubsw) and the AVX-512 table's (VNNI: an
+ * AVX-512 CPU without it takes the AVX2 ones, the same bits). */
+void kern_i8_avx2_matvec(float *out, const void *w, const float *x, int n,
+    int r0, int r1);
+void kern_i8_avx2_matmul(float *out, int ldo, const void *w, const float *x,
+    int ldx, int n, int T, int r0, int r1);
+void kern_i8_avx512_matvec(float *out, const void *w, const float *x, int n,
+    int r0, int r1);
+void kern_i8_avx512_matmul(float *out, int ldo, const void *w,
+    const float *x, int ldx, int n, int T, int r0, int r1);
+void kern_q4i_avx2_matvec(float *out, const void *w, const float *x, int n,
+    int r0, int r1);
+void kern_q4i_avx2_matmul(float *out, int ldo, const void *w, const float *x,
+    int ldx, int n, int T, int r0, int r1);
+void kern_q4i_avx512_matvec(float *out, const void *w, const float *x, int n,
+    int r0, int r1);
+void kern_q4i_avx512_matmul(float *out, int ldo, const void *w,
+    const float *x, int ldx, int n, int T, int r0, int r1);
+
 #endif

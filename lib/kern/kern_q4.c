@@ -275,3 +275,64 @@ kern_q4_matmul(float *out, int ldo, const void *w, const float *x, int ldx,
 			    x + (size_t)tt * ldx, ldx, n,
 			    T - tt < TG ? T - tt : TG, r);
 }
+
+/* ---- --int8-act (W_Q4I): one digit a activation ---- */
+
+int
+kern_q4_prep8(struct kern_q4x *xc, const float *x, int n)
+{
+	int b, j, e, X;
+	float mx, d, id, v;
+
+	memset(xc, 0, (size_t)KERN_Q4_NC(n) * sizeof *xc);
+	for (b = 0; b * 32 < n; b++) {
+		e = n - b * 32 < 32 ? n : b * 32 + 32;
+		for (mx = 0, j = b * 32; j < e; j++) {
+			if (!isfinite(x[j]))
+				return -1;
+			mx = fabsf(x[j]) > mx ? fabsf(x[j]) : mx;
+		}
+		/* conv_q8_0_quant's rounding */
+		d = mx / 127.0f;
+		id = d > 0 ? 1.0f / d : 0.0f;
+		for (j = b * 32; j < e; j++) {
+			struct kern_q4x *h = xc + j / 128;
+
+			v = nearbyintf(x[j] * id);
+			v = v < -127 ? -127 : v > 127 ? 127 : v;
+			X = (int)v;
+			h->nsx[j % 128 / 8] -= X;
+			h->d[0][j % 2][j % 128 / 2] = (int8_t)X;
+		}
+		for (j = b * 32; j < b * 32 + 32; j += 8)
+			xc[j / 128].ef[j % 128 / 8] = d;
+	}
+	return 0;
+}
+
+void
+kern_q4i_matvec(float *out, const void *w, const float *x, int n, int r0,
+    int r1)
+{
+	struct kern_q4x xc[KERN_Q4_NC(KERN_Q4_MAXN)];
+	int r;
+
+	if (!kern_q4_int(w, n) || kern_q4_prep8(xc, x, n) < 0) {
+		for (r = r0; r < r1; r++)
+			rowdots(out + r, 0, w, x, 0, n, 1, r);
+		return;
+	}
+	for (r = r0; r < r1; r++)
+		out[r] = idot(w, r, xc, n);
+}
+
+void
+kern_q4i_matmul(float *out, int ldo, const void *w, const float *x, int ldx,
+    int n, int T, int r0, int r1)
+{
+	int t;
+
+	for (t = 0; t < T; t++)
+		kern_q4i_matvec(out + (size_t)t * ldo, w, x + (size_t)t * ldx,
+		    n, r0, r1);
+}

@@ -313,7 +313,7 @@ hpart(struct half *hf, const struct kern_q4 *m, const struct rowp *rp, int W0,
  * the chunk xc (kern.h's L, word by word); symmetric, xc's nsx are
  * z nsx already (zsym). */
 INLINE __m256
-hdot(__m256 acc, const struct half *hf, int asym,
+hdot(int nd, __m256 acc, const struct half *hf, int asym,
     const struct kern_q4x *xc, int h)
 {
 	const __m256i one = _mm256_set1_epi16(1), k256 = _mm256_set1_epi16(256);
@@ -322,6 +322,14 @@ hdot(__m256 acc, const struct half *hf, int asym,
 #define D(c, p) _mm256_load_si256((const __m256i *)(xc->d[c][p] + 32 * h))
 	p0 = _mm256_add_epi16(_mm256_maddubs_epi16(hf->lo, D(0, 0)),
 	    _mm256_maddubs_epi16(hf->hi, D(0, 1)));
+	if (nd == 1) {	/* --int8-act: digit c alone */
+		L = _mm256_madd_epi16(p0, one);
+		nsx = _mm256_load_si256((const __m256i *)xc->nsx + h);
+		L = _mm256_add_epi32(L, asym ? _mm256_mullo_epi32(hf->z, nsx) :
+		    nsx);
+		return _mm256_fmadd_ps(_mm256_cvtepi32_ps(L), _mm256_mul_ps(
+		    hf->s, _mm256_load_ps(xc->ef + 8 * h)), acc);
+	}
 	p1 = _mm256_add_epi16(_mm256_maddubs_epi16(hf->lo, D(1, 0)),
 	    _mm256_maddubs_epi16(hf->hi, D(1, 1)));
 	p2 = _mm256_add_epi16(_mm256_maddubs_epi16(hf->lo, D(2, 0)),
@@ -340,7 +348,7 @@ hdot(__m256 acc, const struct half *hf, int asym,
 
 /* out[r + i rs] for i < R against the token's chunks xc. */
 INLINE void
-vblock(int R, int gm, enum wtype st, int asym, float *out,
+vblock(int nd, int R, int gm, enum wtype st, int asym, float *out,
     const struct kern_q4 *m, const uint16_t *gt, const struct kern_q4x *xc,
     int r, int rs)
 {
@@ -364,15 +372,15 @@ vblock(int R, int gm, enum wtype st, int asym, float *out,
 			    PFD), _MM_HINT_T0);
 #endif
 			hload(&hf, gm, st, asym, m, rp + i, gt, W);
-			a0[i] = hdot(a0[i], &hf, asym, xc + c, 0);
+			a0[i] = hdot(nd, a0[i], &hf, asym, xc + c, 0);
 			hload(&hf, gm, st, asym, m, rp + i, gt, W + 8);
-			a1[i] = hdot(a1[i], &hf, asym, xc + c, 1);
+			a1[i] = hdot(nd, a1[i], &hf, asym, xc + c, 1);
 		}
 	if (W + 8 <= wpr) {
 		UNROLL
 		for (i = 0; i < R; i++) {
 			hload(&hf, gm, st, asym, m, rp + i, gt, W);
-			a0[i] = hdot(a0[i], &hf, asym, xc + c, 0);
+			a0[i] = hdot(nd, a0[i], &hf, asym, xc + c, 0);
 		}
 		W += 8;
 	}
@@ -380,9 +388,9 @@ vblock(int R, int gm, enum wtype st, int asym, float *out,
 		for (i = 0; i < R; i++) {
 			hpart(&hf, m, rp + i, W, wpr - W);
 			if (W % 16)
-				a1[i] = hdot(a1[i], &hf, asym, xc + c, 1);
+				a1[i] = hdot(nd, a1[i], &hf, asym, xc + c, 1);
 			else
-				a0[i] = hdot(a0[i], &hf, asym, xc + c, 0);
+				a0[i] = hdot(nd, a0[i], &hf, asym, xc + c, 0);
 		}
 	UNROLL
 	for (i = 0; i < R; i++)
@@ -391,7 +399,7 @@ vblock(int R, int gm, enum wtype st, int asym, float *out,
 
 /* Rows [r0, r1), MR a block from MR parts of the range far apart. */
 INLINE void
-vrows(int gm, enum wtype st, int asym, float *out, const struct kern_q4 *m,
+vrows(int nd, int gm, enum wtype st, int asym, float *out, const struct kern_q4 *m,
     const struct kern_q4x *xc, int r0, int r1)
 {
 	uint16_t gt[KERN_Q4_MAXN / 64];
@@ -400,9 +408,9 @@ vrows(int gm, enum wtype st, int asym, float *out, const struct kern_q4 *m,
 	if (gm == GM_WIDE)
 		gtab(gt, m);
 	for (r = r0; r < r0 + h; r++)
-		vblock(MR, gm, st, asym, out, m, gt, xc, r, h);
+		vblock(nd, MR, gm, st, asym, out, m, gt, xc, r, h);
 	for (r = r0 + MR * h; r < r1; r++)
-		vblock(1, gm, st, asym, out, m, gt, xc, r, 1);
+		vblock(nd, 1, gm, st, asym, out, m, gt, xc, r, 1);
 }
 
 static int
@@ -416,39 +424,39 @@ gmode(const struct kern_q4 *m)
 }
 
 static void
-vdispatch(float *out, const struct kern_q4 *m, const struct kern_q4x *xc,
+vdispatch(int nd, float *out, const struct kern_q4 *m, const struct kern_q4x *xc,
     int r0, int r1)
 {
 	int gm = gmode(m), a = m->z != NULL;
 
 	if (gm == GM_32) {
 		if (m->st == W_BF16 && !a)
-			vrows(GM_32, W_BF16, 0, out, m, xc, r0, r1);
+			vrows(nd, GM_32, W_BF16, 0, out, m, xc, r0, r1);
 		else if (m->st == W_BF16)
-			vrows(GM_32, W_BF16, 1, out, m, xc, r0, r1);
+			vrows(nd, GM_32, W_BF16, 1, out, m, xc, r0, r1);
 		else if (m->st == W_F16 && !a)
-			vrows(GM_32, W_F16, 0, out, m, xc, r0, r1);
+			vrows(nd, GM_32, W_F16, 0, out, m, xc, r0, r1);
 		else if (m->st == W_F16)
-			vrows(GM_32, W_F16, 1, out, m, xc, r0, r1);
+			vrows(nd, GM_32, W_F16, 1, out, m, xc, r0, r1);
 		else if (!a)
-			vrows(GM_32, W_F32, 0, out, m, xc, r0, r1);
+			vrows(nd, GM_32, W_F32, 0, out, m, xc, r0, r1);
 		else
-			vrows(GM_32, W_F32, 1, out, m, xc, r0, r1);
+			vrows(nd, GM_32, W_F32, 1, out, m, xc, r0, r1);
 	} else if (gm == GM_ANY) {
 		if (a)
-			vrows(GM_ANY, m->st, 1, out, m, xc, r0, r1);
+			vrows(nd, GM_ANY, m->st, 1, out, m, xc, r0, r1);
 		else
-			vrows(GM_ANY, m->st, 0, out, m, xc, r0, r1);
+			vrows(nd, GM_ANY, m->st, 0, out, m, xc, r0, r1);
 	} else if (gm == GM_ROW) {
 		if (a)
-			vrows(GM_ROW, m->st, 1, out, m, xc, r0, r1);
+			vrows(nd, GM_ROW, m->st, 1, out, m, xc, r0, r1);
 		else
-			vrows(GM_ROW, m->st, 0, out, m, xc, r0, r1);
+			vrows(nd, GM_ROW, m->st, 0, out, m, xc, r0, r1);
 	} else {
 		if (a)
-			vrows(GM_WIDE, m->st, 1, out, m, xc, r0, r1);
+			vrows(nd, GM_WIDE, m->st, 1, out, m, xc, r0, r1);
 		else
-			vrows(GM_WIDE, m->st, 0, out, m, xc, r0, r1);
+			vrows(nd, GM_WIDE, m->st, 0, out, m, xc, r0, r1);
 	}
 }
 
@@ -466,7 +474,158 @@ kern_q4_avx2_matvec(float *out, const void *w, const float *x, int n,
 	}
 	if (!((const struct kern_q4 *)w)->z)
 		zsym(xc, n);
-	vdispatch(out, w, xc, r0, r1);
+	vdispatch(3, out, w, xc, r0, r1);
+}
+
+/* --int8-act: one digit an activation (kern_q4_prep8). */
+void
+kern_q4i_avx2_matvec(float *out, const void *w, const float *x, int n,
+    int r0, int r1)
+{
+	struct kern_q4x xc[KERN_Q4_NC(KERN_Q4_MAXN)];
+	int r;
+
+	if (!kern_q4_int(w, n) || kern_q4_prep8(xc, x, n) < 0) {
+		for (r = r0; r < r1; r++)
+			out[r] = kern_q4_fdot(w, r, x, n);
+		return;
+	}
+	if (!((const struct kern_q4 *)w)->z)
+		zsym(xc, n);
+	vdispatch(1, out, w, xc, r0, r1);
+}
+
+/* --int8-act's prefill: row r against TT tokens (chunks xs[j], output
+ * o[j][r]), each half of the row loaded once for all of them; per row
+ * and token the steps of vblock. */
+#define QT 3	/* tokens a pass */
+INLINE void
+tblock(int TT, int gm, enum wtype st, int asym, const struct kern_q4 *m,
+    const uint16_t *gt, const struct kern_q4x *const *xs, float *const *o,
+    int r)
+{
+	__m256 a0[QT], a1[QT];
+	struct rowp rp;
+	struct half h0, h1;
+	int j, c, W, wpr = m->wpr;
+
+	rowp(&rp, m, r);
+	UNROLL
+	for (j = 0; j < TT; j++)
+		a0[j] = a1[j] = _mm256_setzero_ps();
+	for (c = 0, W = 0; W + 16 <= wpr; c++, W += 16) {
+		hload(&h0, gm, st, asym, m, &rp, gt, W);
+		hload(&h1, gm, st, asym, m, &rp, gt, W + 8);
+		UNROLL
+		for (j = 0; j < TT; j++) {
+			a0[j] = hdot(1, a0[j], &h0, asym, xs[j] + c, 0);
+			a1[j] = hdot(1, a1[j], &h1, asym, xs[j] + c, 1);
+		}
+	}
+	if (W + 8 <= wpr) {
+		hload(&h0, gm, st, asym, m, &rp, gt, W);
+		UNROLL
+		for (j = 0; j < TT; j++)
+			a0[j] = hdot(1, a0[j], &h0, asym, xs[j] + c, 0);
+		W += 8;
+	}
+	if (W < wpr) {
+		hpart(&h0, m, &rp, W, wpr - W);
+		for (j = 0; j < TT; j++)
+			if (W % 16)
+				a1[j] = hdot(1, a1[j], &h0, asym, xs[j] + c, 1);
+			else
+				a0[j] = hdot(1, a0[j], &h0, asym, xs[j] + c, 0);
+	}
+	UNROLL
+	for (j = 0; j < TT; j++)
+		o[j][r] = hsum(_mm256_add_ps(a0[j], a1[j]));
+}
+
+/* Rows [r0, r1) against the nt tokens xs (outputs o). */
+INLINE void
+trows(int gm, enum wtype st, int asym, const struct kern_q4 *m,
+    const struct kern_q4x *const *xs, float *const *o, int nt, int r0,
+    int r1)
+{
+	uint16_t gt[KERN_Q4_MAXN / 64];
+	int r, j;
+
+	if (gm == GM_WIDE)
+		gtab(gt, m);
+	for (r = r0; r < r1; r++) {
+		for (j = 0; j + QT <= nt; j += QT)
+			tblock(QT, gm, st, asym, m, gt, xs + j, o + j, r);
+		if (nt - j == 2)
+			tblock(2, gm, st, asym, m, gt, xs + j, o + j, r);
+		else if (nt - j == 1)
+			tblock(1, gm, st, asym, m, gt, xs + j, o + j, r);
+	}
+}
+
+static void
+tdispatch(const struct kern_q4 *m, const struct kern_q4x *const *xs,
+    float *const *o, int nt, int r0, int r1)
+{
+	int gm = gmode(m), a = m->z != NULL;
+
+	if (gm == GM_32 && m->st == W_BF16 && !a)	/* --quant q4's */
+		trows(GM_32, W_BF16, 0, m, xs, o, nt, r0, r1);
+	else if (gm == GM_32 && m->st == W_BF16)
+		trows(GM_32, W_BF16, 1, m, xs, o, nt, r0, r1);
+	else if (gm == GM_32)
+		trows(GM_32, m->st, a, m, xs, o, nt, r0, r1);
+	else if (gm == GM_WIDE && !a)
+		trows(GM_WIDE, m->st, 0, m, xs, o, nt, r0, r1);
+	else if (gm == GM_WIDE)
+		trows(GM_WIDE, m->st, 1, m, xs, o, nt, r0, r1);
+	else if (gm == GM_ROW)
+		trows(GM_ROW, m->st, a, m, xs, o, nt, r0, r1);
+	else
+		trows(GM_ANY, m->st, a, m, xs, o, nt, r0, r1);
+}
+
+#define TB 64	/* tokens prepared at a time */
+
+/* Tokens in blocks of TB, prepared once (on the heap: a pool thread's
+ * stack may be small); a token whose prep fails (a non-finite
+ * activation) takes matvec's float path, as it would alone. */
+void
+kern_q4i_avx2_matmul(float *out, int ldo, const void *w, const float *x,
+    int ldx, int n, int T, int r0, int r1)
+{
+	const struct kern_q4 *m = w;
+	const struct kern_q4x *xs[TB];
+	float *o[TB];
+	struct kern_q4x *xc = NULL;
+	int nc = KERN_Q4_NC(n), t0, t1, t, nt;
+
+	if (kern_q4_int(m, n))
+		xc = aligned_alloc(64, (size_t)TB * nc * sizeof *xc);
+	if (!xc) {
+		for (t = 0; t < T; t++)
+			kern_q4i_avx2_matvec(out + (size_t)t * ldo, w,
+			    x + (size_t)t * ldx, n, r0, r1);
+		return;
+	}
+	for (t0 = 0; t0 < T; t0 = t1) {
+		t1 = T - t0 > TB ? t0 + TB : T;
+		for (nt = 0, t = t0; t < t1; t++) {
+			struct kern_q4x *h = xc + (size_t)nt * nc;
+
+			if (kern_q4_prep8(h, x + (size_t)t * ldx, n) < 0) {
+				kern_q4i_avx2_matvec(out + (size_t)t * ldo, w,
+				    x + (size_t)t * ldx, n, r0, r1);
+				continue;
+			}
+			if (!m->z)
+				zsym(h, n);
+			xs[nt] = h;
+			o[nt++] = out + (size_t)t * ldo;
+		}
+		tdispatch(m, xs, o, nt, r0, r1);
+	}
+	free(xc);
 }
 
 /* ---- prefill: the float path (kern_q4_panels) ---- */

@@ -193,10 +193,14 @@ sz(int K, const struct qm *q, int r, const uint16_t *sp, int c, int nw,
  * token's digits: 2^8 (2^8 sum q a + sum q b) + sum q c + init, the
  * same integer as kern.h's sum in one accumulator. */
 INLINE __m512i
-wsum(__m512i lo, __m512i hi, const struct kern_q4x *h, __m512i init)
+wsum(int D, __m512i lo, __m512i hi, const struct kern_q4x *h, __m512i init)
 {
 	__m512i a, b, c;
 
+	if (D == 1)	/* --int8-act: digit c alone */
+		return _mm512_dpbusd_epi32(_mm512_dpbusd_epi32(init, lo,
+		    _mm512_load_si512(h->d[0][0])), hi,
+		    _mm512_load_si512(h->d[0][1]));
 	a = _mm512_dpbusd_epi32(_mm512_setzero_si512(), lo,
 	    _mm512_load_si512(h->d[2][0]));
 	b = _mm512_dpbusd_epi32(_mm512_setzero_si512(), lo,
@@ -253,7 +257,7 @@ rowc(int K, const struct qm *q, int r, const uint32_t *qr,
 /* Decode: rows r + i*rs (i < R) against the token xs[0] into os[0],
  * each row's chunk unpacked and used at once. */
 INLINE void
-qblk(int K, int R, const struct qm *q, int n, int r, int rs,
+qblk(int D, int K, int R, const struct qm *q, int n, int r, int rs,
     const struct kern_q4x *xs, float *out)
 {
 	const struct kern_q4 *m = q->m;
@@ -273,7 +277,7 @@ qblk(int K, int R, const struct qm *q, int n, int r, int rs,
 		UNROLL
 		for (i = 0; i < R; i++) {
 			rowc(K, q, r + i * rs, qr[i], sp[i], c, &lo, &hi, &s, &z);
-			acc[i] = step(acc[i], wsum(lo, hi, xs + c,
+			acc[i] = step(acc[i], wsum(D, lo, hi, xs + c,
 			    zinit(K, m, z, xs + c)), s, xs + c);
 		}
 	UNROLL
@@ -355,15 +359,15 @@ prep(struct kern_q4x *xc, const float *x, int n)
 
 /* Rows [r0, r1): MR a block, from MR parts of the range. */
 INLINE void
-vrows(int K, const struct qm *q, int n, int r0, int r1,
+vrows(int D, int K, const struct qm *q, int n, int r0, int r1,
     const struct kern_q4x *xc, float *out)
 {
 	int h = (r1 - r0) / MR, r;
 
 	for (r = r0; r < r0 + h; r++)
-		qblk(K, MR, q, n, r, h, xc, out);
+		qblk(D, K, MR, q, n, r, h, xc, out);
 	for (r = r0 + MR * h; r < r1; r++)
-		qblk(K, 1, q, n, r, 1, xc, out);
+		qblk(D, K, 1, q, n, r, 1, xc, out);
 }
 
 static int
@@ -376,9 +380,11 @@ kind(const struct kern_q4 *m)
 	return m->group % 128 == 0 ? m->z ? K_B128Z : K_B128 : K_ANY;
 }
 
-void
-kern_q4_avx512_matvec(float *out, const void *w, const float *x, int n,
-    int r0, int r1)
+/* Decode with D digits an activation (3, or 1 for --int8-act),
+ * the activations prepared by prep. */
+static void
+matvec(int D, float *out, const void *w, const float *x, int n, int r0,
+    int r1, int (*prep)(struct kern_q4x *xc, const float *x, int n))
 {
 	struct kern_q4x xc[KERN_Q4_NC(KERN_Q4_MAXN)];
 	struct qm q;
@@ -392,20 +398,138 @@ kern_q4_avx512_matvec(float *out, const void *w, const float *x, int n,
 	qm_init(&q, w);
 	switch (kind(w)) {
 	case K_B32:
-		vrows(K_B32, &q, n, r0, r1, xc, out);
+		vrows(D, K_B32, &q, n, r0, r1, xc, out);
 		break;
 	case K_B128:
-		vrows(K_B128, &q, n, r0, r1, xc, out);
+		vrows(D, K_B128, &q, n, r0, r1, xc, out);
 		break;
 	case K_B32Z:
-		vrows(K_B32Z, &q, n, r0, r1, xc, out);
+		vrows(D, K_B32Z, &q, n, r0, r1, xc, out);
 		break;
 	case K_B128Z:
-		vrows(K_B128Z, &q, n, r0, r1, xc, out);
+		vrows(D, K_B128Z, &q, n, r0, r1, xc, out);
 		break;
 	default:
-		vrows(K_ANY, &q, n, r0, r1, xc, out);
+		vrows(D, K_ANY, &q, n, r0, r1, xc, out);
 	}
+}
+
+void
+kern_q4_avx512_matvec(float *out, const void *w, const float *x, int n,
+    int r0, int r1)
+{
+	matvec(3, out, w, x, n, r0, r1, prep);
+}
+
+void
+kern_q4i_avx512_matvec(float *out, const void *w, const float *x, int n,
+    int r0, int r1)
+{
+	matvec(1, out, w, x, n, r0, r1, kern_q4_prep8);
+}
+
+/* --int8-act's prefill: row r against TT tokens (chunks xs[j], output
+ * o[j][r]), each chunk of the row unpacked once for all of them; per row
+ * and token the same steps as qblk's. */
+#define QT 4	/* tokens a pass */
+INLINE void
+qblkT(int K, int TT, const struct qm *q, int n, int r,
+    const struct kern_q4x *const *xs, float *const *o)
+{
+	const struct kern_q4 *m = q->m;
+	const uint32_t *qr = m->q + (size_t)r * m->wpr;
+	const uint16_t *sp = (const uint16_t *)m->s + (size_t)r * m->ng;
+	__m512 acc[QT], s;
+	__m512i lo, hi, z;
+	int nc = KERN_Q4_NC(n), c, j;
+
+	UNROLL
+	for (j = 0; j < TT; j++)
+		acc[j] = _mm512_setzero_ps();
+	for (c = 0; c < nc; c++) {
+		rowc(K, q, r, qr, sp, c, &lo, &hi, &s, &z);
+		UNROLL
+		for (j = 0; j < TT; j++)
+			acc[j] = step(acc[j], wsum(1, lo, hi, xs[j] + c,
+			    zinit(K, m, z, xs[j] + c)), s, xs[j] + c);
+	}
+	UNROLL
+	for (j = 0; j < TT; j++)
+		o[j][r] = hsum(acc[j]);
+}
+
+/* Rows [r0, r1) against the nt tokens xs (outputs o). */
+INLINE void
+trows(int K, const struct qm *q, int n, int r0, int r1,
+    const struct kern_q4x *const *xs, float *const *o, int nt)
+{
+	int r, j;
+
+	for (r = r0; r < r1; r++) {
+		for (j = 0; j + QT <= nt; j += QT)
+			qblkT(K, QT, q, n, r, xs + j, o + j);
+		switch (nt - j) {
+		case 3: qblkT(K, 3, q, n, r, xs + j, o + j); break;
+		case 2: qblkT(K, 2, q, n, r, xs + j, o + j); break;
+		case 1: qblkT(K, 1, q, n, r, xs + j, o + j); break;
+		}
+	}
+}
+
+#define TB 64	/* tokens prepared at a time */
+
+/* Tokens in blocks of TB, prepared once (on the heap: a pool thread's
+ * stack may be small); a token whose prep fails (a non-finite
+ * activation) takes matvec's float path, as it would alone. */
+void
+kern_q4i_avx512_matmul(float *out, int ldo, const void *w, const float *x,
+    int ldx, int n, int T, int r0, int r1)
+{
+	const struct kern_q4x *xs[TB];
+	float *o[TB];
+	struct kern_q4x *xc = NULL;
+	struct qm q;
+	int nc = KERN_Q4_NC(n), t0, t1, t, nt;
+
+	if (kern_q4_int(w, n))
+		xc = aligned_alloc(64, (size_t)TB * nc * sizeof *xc);
+	if (!xc) {
+		for (t = 0; t < T; t++)
+			matvec(1, out + (size_t)t * ldo, w, x + (size_t)t * ldx,
+			    n, r0, r1, kern_q4_prep8);
+		return;
+	}
+	qm_init(&q, w);
+	for (t0 = 0; t0 < T; t0 = t1) {
+		t1 = T - t0 > TB ? t0 + TB : T;
+		for (nt = 0, t = t0; t < t1; t++) {
+			if (kern_q4_prep8(xc + (size_t)nt * nc, x + (size_t)t *
+			    ldx, n) < 0) {
+				matvec(1, out + (size_t)t * ldo, w, x +
+				    (size_t)t * ldx, n, r0, r1, kern_q4_prep8);
+				continue;
+			}
+			xs[nt] = xc + (size_t)nt * nc;
+			o[nt++] = out + (size_t)t * ldo;
+		}
+		switch (kind(w)) {
+		case K_B32:
+			trows(K_B32, &q, n, r0, r1, xs, o, nt);
+			break;
+		case K_B128:
+			trows(K_B128, &q, n, r0, r1, xs, o, nt);
+			break;
+		case K_B32Z:
+			trows(K_B32Z, &q, n, r0, r1, xs, o, nt);
+			break;
+		case K_B128Z:
+			trows(K_B128Z, &q, n, r0, r1, xs, o, nt);
+			break;
+		default:
+			trows(K_ANY, &q, n, r0, r1, xs, o, nt);
+		}
+	}
+	free(xc);
 }
 
 /* ---- prefill: the float path ---- */

@@ -41,6 +41,10 @@ const struct wtype_info wtypes[W_NTYPES] = {
 	[W_Q4]    = { "q4",       8,  4, 0,                W_Q4,   NULL, 1, 0 },
 	[W_GPTQ4] = { "gptq4",    8,  4, 0,                W_GPTQ4, NULL, 1, 0 },
 	[W_AWQ4]  = { "awq4",     8,  4, 0,                W_AWQ4, NULL, 1, 0 },
+	/* --int8-act: the bytes of Q8_0 and Q4, int8 activations */
+	[W_Q8_0I] = { "q8_0+int8", 64, 2 * (4 + 32), CONV_Q8_0_MAXN, W_Q8_0,
+		conv_q8_0_quant, 0, 1 },
+	[W_Q4I]   = { "q4+int8",  8,  4, 0,                W_Q4,   NULL, 1, 1 },
 };
 
 int

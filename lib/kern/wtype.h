@@ -19,6 +19,7 @@
  * bfloat16 too (vdpbf16ps); only tables with AVX512-BF16 have its
  * kernels. */
 enum wtype { W_F32, W_F16, W_BF16, W_Q8_0, W_BF16A, W_Q4, W_GPTQ4, W_AWQ4,
+    W_Q8_0I, W_Q4I,	/* --int8-act: Q8_0's and Q4's bytes, int8 activations */
     W_NTYPES };
 /* W_Q4: 4-bit weights in groups with separate scales (and zero points),
  * compressed-tensors' pack-quantized layout, read in place from the file
@@ -26,7 +27,9 @@ enum wtype { W_F32, W_F16, W_BF16, W_Q8_0, W_BF16A, W_Q4, W_GPTQ4, W_AWQ4,
  * struct mat's w points to a struct kern_q4 (kern.h) naming the tensors;
  * block and bytes below count only the packed words.  W_GPTQ4, W_AWQ4:
  * GPTQ and AWQ int4 checkpoints read in place, struct mat's w a struct
- * kern_gptq (gptq.h), the same way. */
+ * kern_gptq (gptq.h), the same way.  W_Q8_0I, W_Q4I (--int8-act):
+ * W_Q8_0's and W_Q4's bytes whose products take the activations in int8
+ * per block of 32 (kern.h's "--int8-act"). */
 
 struct wtype_info {
 	const char *name;	/* as messages and options spell it */

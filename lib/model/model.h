@@ -97,6 +97,7 @@ struct model {
 	double load_seconds;	/* in model_load */
 	enum model_mode mode;	/* the mode in use (model_set_mode) */
 	int mode_fallback;	/* a mode was asked that this CPU lacks */
+	int int8act;		/* --int8-act (model_set_int8act) */
 	void *fmem;		/* private: the frequency tables */
 	size_t fmemsize;
 	void *wmem;		/* private: weights converted for a mode */
@@ -120,7 +121,15 @@ void model_close(struct model *m);	/* accepts a zeroed or failed m */
  * (seq_print_stats says so).  0, or -1 after error() (m is then
  * still usable, exact). */
 int model_set_mode(struct model *m, enum model_mode mode);
-/* The name of m's mode: "exact", "bf16-act", "q8_0", "q4". */
+/* --int8-act, after model_set_mode: every W_Q8_0 and W_Q4 matrix
+ * retyped W_Q8_0I and W_Q4I (the same bytes; int8 activations, kern.h),
+ * the float ones left (a 4-bit folder's BF16 lm_head).  0, or -1 after
+ * error() where no matrix is of those types (float weights without
+ * --quant, --bf16-act) or one is GPTQ/AWQ (m is then unchanged). */
+int model_set_int8act(struct model *m);
+/* The name of m's mode: "exact", "bf16-act", "q8_0", "q4", and with
+ * --int8-act "q8_0+int8-act", "q4+int8-act", "int8-act" (a 4-bit
+ * folder). */
 const char *model_mode_name(const struct model *m);
 
 /* The hd/2 RoPE frequencies of config c into inv_freq, as HF computes them

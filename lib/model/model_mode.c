@@ -213,9 +213,59 @@ model_set_mode(struct model *m, enum model_mode mode)
 	return 0;
 }
 
+/* The type --int8-act retypes t to (the same bytes), else W_NTYPES. */
+static enum wtype
+i8type(enum wtype t)
+{
+	return t == W_Q8_0 ? W_Q8_0I : t == W_Q4 ? W_Q4I : W_NTYPES;
+}
+
+int
+model_set_int8act(struct model *m)
+{
+	struct mat **v;
+	int i, n, k = 0, max = 7 * m->cfg.num_hidden_layers + 1;
+
+	if (m->int8act)
+		return 0;
+	if (m->mode == MODEL_BF16ACT || m->mode_fallback)
+		return error("--bf16-act and --int8-act exclude each other");
+	if (!(v = malloc((size_t)max * sizeof(*v))))
+		return error("cannot allocate %d matrix pointers", max);
+	n = model_mats(m, v, max);
+	for (i = 0; i < n; i++) {
+		if (i8type(v[i]->t) != W_NTYPES)
+			k++;
+		else if (wtypes[v[i]->t].indirect) {
+			const char *t = wtypes[v[i]->t].name;
+
+			free(v);
+			return error("--int8-act has no kernels for %s weights "
+			    "(it takes --quant q8_0, --quant q4 and "
+			    "compressed-tensors 4-bit folders)", t);
+		}
+	}
+	if (!k) {
+		const char *t = n ? wtypes[v[0]->t].name : "none";
+
+		free(v);
+		return error("--int8-act takes quantized weights: --quant q8_0, "
+		    "--quant q4 or a 4-bit model (this one's are %s)", t);
+	}
+	for (i = 0; i < n; i++)
+		if (i8type(v[i]->t) != W_NTYPES)
+			v[i]->t = i8type(v[i]->t);
+	free(v);
+	m->int8act = 1;
+	return 0;
+}
+
 const char *
 model_mode_name(const struct model *m)
 {
+	if (m->int8act)
+		return m->mode == MODEL_Q8_0 ? "q8_0+int8-act" :
+		    m->mode == MODEL_Q4 ? "q4+int8-act" : "int8-act";
 	return m->mode == MODEL_EXACT ? "exact" : wtypes[mode_type[m->mode]].name;
 }
 

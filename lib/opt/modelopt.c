@@ -58,6 +58,9 @@ modelopt_parse(struct modelopt *mo, int c, const char *arg)
 			return error("invalid --quant '%s' (q8_0, q4)", arg);
 		r = mode(mo, strcmp(arg, "q4") ? MODEL_Q8_0 : MODEL_Q4);
 		break;
+	case MOPT_INT8ACT:
+		mo->int8act = 1;
+		return 1;
 	case MOPT_TIMING:
 		mo->timing = 1;
 		return 1;
@@ -75,6 +78,8 @@ modelopt_finish(struct modelopt *mo)
 {
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 
+	if (mo->int8act && mo->mode == MODEL_BF16ACT)
+		return error("--bf16-act and --int8-act exclude each other");
 	if (!mo->threads && (mo->threads = default_threads()) < 0)
 		return -1;
 	/* more threads than CPUs only wait for each other at every step
@@ -96,6 +101,8 @@ modelopt_load(struct model *m, struct seq *s, const struct modelopt *mo)
 	    model_load(m, mo->model, mo->threads) < 0)
 		return -1;
 	if (mo->mode != MODEL_EXACT && model_set_mode(m, mo->mode) < 0)
+		return -1;
+	if (mo->int8act && model_set_int8act(m) < 0)
 		return -1;
 	if (mo->ctx > m->cfg.max_position_embeddings)
 		warn("--ctx %d is past the %d positions the model was made for "

@@ -8,7 +8,7 @@
 #include "model/model.h"
 #include "model/seq.h"
 
-enum { MOPT_BF16ACT = 0x200, MOPT_QUANT, MOPT_TIMING };
+enum { MOPT_BF16ACT = 0x200, MOPT_QUANT, MOPT_TIMING, MOPT_INT8ACT };
 
 /* Entries for a getopt_long table; -m, -t, -c (--ctx) and -v are passed
  * to modelopt_parse as 'm', 't', 'c' and 'v' (-c and --ctx-size as
@@ -21,6 +21,7 @@ enum { MOPT_BF16ACT = 0x200, MOPT_QUANT, MOPT_TIMING };
 	{ "bf16-act", no_argument,       NULL, MOPT_BF16ACT }, \
 	{ "quant",    required_argument, NULL, MOPT_QUANT }, \
 	{ "timing",   no_argument,       NULL, MOPT_TIMING }, \
+	{ "int8-act", no_argument,       NULL, MOPT_INT8ACT }, \
 	{ "verbose",  no_argument,       NULL, 'v' }
 /* Their lines of --help (-v's apart, MODELOPT_VERBOSE_HELP, for the
  * programs whose -v says more). */
@@ -31,19 +32,21 @@ enum { MOPT_BF16ACT = 0x200, MOPT_QUANT, MOPT_TIMING };
 	"                        most positions a sequence may have (default the model's)\n" \
 	"      --timing          print load, prefill and decode times on stderr\n" \
 	"      --bf16-act        fast mode: bfloat16 activations (AVX512-BF16)\n" \
-	"      --quant=q8_0|q4   fast mode: matrices quantized to Q8_0 or 4 bits at load\n"
+	"      --quant=q8_0|q4   fast mode: matrices quantized to Q8_0 or 4 bits at load\n" \
+	"      --int8-act        with --quant or 4-bit weights: int8 activations, integer dots\n"
 #define MODELOPT_VERBOSE_HELP \
 	"  -v, --verbose         say the model, kernels, threads and mode on stderr\n"
 /* Their part of a usage line (after "usage: prog"). */
 #define MODELOPT_USAGE \
 	"[-v] [-m model] [-t threads] [-c n] [--timing]\n" \
-	"       [--bf16-act | --quant q8_0 | --quant q4]"
+	"       [--bf16-act | --quant q8_0 | --quant q4] [--int8-act]"
 
 struct modelopt {
 	const char *model;	/* -m, NULL for $PIPELM_MODEL */
 	int ctx;		/* --ctx, 0 for the model's */
 	int threads;		/* -t, else default_threads() (modelopt_finish) */
 	enum model_mode mode;	/* --bf16-act, --quant q8_0, --quant q4 */
+	int int8act;		/* --int8-act */
 	int timing;		/* --timing */
 	int verbose;		/* -v: the model, kernels, threads and mode said */
 };
@@ -56,7 +59,8 @@ int modelopt_parse(struct modelopt *mo, int c, const char *arg);
 /* After the options: the thread count from default_threads() unless -t
  * (a warning where it is more than the CPUs online: the threads then
  * wait for each other, the results the same).  0, or -1 after error()
- * for a bad $PIPELM_THREADS (the caller exits 2). */
+ * for a bad $PIPELM_THREADS or --int8-act with --bf16-act (the caller
+ * exits 2). */
 int modelopt_finish(struct modelopt *mo);
 /* Choose the kernels ($PIPELM_KERNEL), load the model, set its mode
  * and, unless s is NULL, open a sequence on it with --ctx positions (a

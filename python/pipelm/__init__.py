@@ -181,7 +181,9 @@ class Model:
     $PIPELM_MODEL, else the built-in model (stories260K).  threads: worker
     threads (default $PIPELM_THREADS, else the CPUs).  ctx: positions a
     sequence holds (default the model's max_position_embeddings).  mode:
-    "exact", "bf16-act", "q8_0" or "q4" (llm-gen's --bf16-act and --quant).
+    "exact", "bf16-act", "q8_0" or "q4" (llm-gen's --bf16-act and --quant),
+    "q8_0+int8-act" or "q4+int8-act" (--quant with --int8-act), or
+    "int8-act" for a model whose weights are 4-bit already.
     Results do not depend on threads.  A Model is used from any number of
     threads; each Sequence by one at a time.
     """

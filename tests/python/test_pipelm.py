@@ -193,6 +193,17 @@ class TestModel(Fixture):
             self.assertEqual(floats_bytes(m1.logits(ids, all=True)),
                              floats_bytes(self.open["qwen3"].logits(ids, all=True)))
 
+    def test_int8_act_mode_is_llm_logits(self):
+        ids = self.ids("qwen3")
+        for mode, flags in (("q8_0+int8-act", ["--quant", "q8_0"]),
+                            ("q4+int8-act", ["--quant", "q4"])):
+            with pipelm.Model(self.models["qwen3"], threads=2, mode=mode) as m:
+                got = m.logits(ids, all=True)
+            out = os.path.join(self.tmp, "i8.npy")
+            run("llm-logits", ["-m", self.models["qwen3"], "-f", "npy", "-o",
+                               out, "--all", "--int8-act"] + flags, record(ids))
+            self.assertEqual(floats_bytes(got), read_npy(out)[1], mode)
+
     def test_numpy_arrays(self):
         if numpy is None:
             self.skipTest("numpy not installed: the array.array path was run")
@@ -322,6 +333,7 @@ class TestErrors(Fixture):
         bad = [
             (lambda: pipelm.Model(os.path.join(self.tmp, "nothere")), "nothere"),
             (lambda: pipelm.Model(BUILTIN, mode="q3"), "q3"),
+            (lambda: pipelm.Model(BUILTIN, mode="int8-act"), "quantized weights"),
             (lambda: m.logits([1, 99999]), "99999"),
             (lambda: m.logits([-1]), "-1"),
             (lambda: m.logits([]), "no ids"),

@@ -362,11 +362,11 @@ test_wtypes(void)
 		/* the 4-bit types' matrices are structs naming their tensors:
 		 * no row converter, and no fast mode converts from them */
 		CHECKF(wtypes[t].indirect == (t == W_Q4 || t == W_GPTQ4 ||
-		    t == W_AWQ4), "%s: indirect %d", wtypes[t].name,
+		    t == W_AWQ4 || t == W_Q4I), "%s: indirect %d", wtypes[t].name,
 		    wtypes[t].indirect);
 		CHECKF(!wtypes[t].indirect || !wtypes[t].from_f32,
 		    "%s: indirect, with a row converter", wtypes[t].name);
-		if (t == W_Q8_0 || !wtypes[t].from_f32)	/* no row conversion */
+		if (wtypes[t].store == W_Q8_0 || !wtypes[t].from_f32)	/* no row conversion */
 			continue;
 		wtypes[t].from_f32(buf, x, 8);
 		kern.to_f32[t](y, buf, 8);

@@ -1,0 +1,299 @@
+/* test_i8.c: --int8-act's kernels (W_Q8_0I, W_Q4I) of the table in use:
+ * matvec equal to the portable table's bit for bit, matmul equal to
+ * matvec for any row range, token count and stride, and both within the
+ * quantization's bound of the float product (the activations to half a
+ * step of their block's dx = max|x| / 127); the int8 activations are
+ * conv_q8_0_quant's integers.  Run under every table (make test). */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../lib/kern/kern.h"
+#include "../../lib/kern/quant.h"
+#include "../../lib/base/util.h"
+#include "test.h"
+
+static uint64_t rs = 0x9e3779b97f4a7c15ull;
+
+static float
+rnd(void)
+{
+	rs ^= rs << 13, rs ^= rs >> 7, rs ^= rs << 17;
+	return (float)((rs >> 40) / 16777216.0 * 2 - 1);
+}
+
+/* Activations: plain, one large value a block, a zero block, tiny. */
+static void
+xfill(float *x, int n, int t)
+{
+	int j;
+
+	for (j = 0; j < n; j++) {
+		x[j] = rnd() * 3;
+		if (t % 4 == 1 && j % 32 == 7)
+			x[j] = 250;
+		if (t % 4 == 2 && j % 64 < 32)
+			x[j] = 0;
+		if (t % 4 == 3)
+			x[j] *= 1e-30f;
+	}
+}
+
+/* Whether o is ref within the activations' rounding: each |x - dx X|
+ * is at most dx / 2 (e, the sum of |w| dx / 2) plus float sums (a). */
+static int
+within(float o, double ref, double e, double a)
+{
+	return fabs(o - ref) <= e * 1.0001 + a * 1e-5 + 1e-30;
+}
+
+/* The bound of a row wr (n dequantized weights) against x. */
+static void
+refsum(const float *wr, const float *x, int n, double *ref, double *e,
+    double *a)
+{
+	double mx = 0;
+	int j, k;
+
+	*ref = *e = *a = 0;
+	for (j = 0; j < n; j++) {
+		if (j % 32 == 0)
+			for (mx = 0, k = j; k < j + 32 && k < n; k++)
+				mx = fmax(mx, fabs(x[k]));
+		*ref += (double)wr[j] * x[j];
+		*a += fabs((double)wr[j] * x[j]);
+		*e += fabs((double)wr[j]) * (mx / 127) / 2;
+	}
+}
+
+/* out (ldo apart per token) against a matvec of the table in use and of
+ * the portable one, token by token; returns the mismatches. */
+static int
+same(enum wtype t, const float *out, int ldo, const void *w,
+    const float *x, int ldx, int n, int T, int rows, int *port)
+{
+	float *mv = emalloc(sizeof(float) * (rows + 2));
+	float *pv = emalloc(sizeof(float) * rows);
+	int k, bad = 0;
+
+	for (k = 0; k < T; k++) {
+		mv[0] = mv[rows + 1] = -7.0f;
+		kern.matvec[t](mv + 1, w, x + (size_t)k * ldx, n, 0, rows);
+		if (mv[0] != -7.0f || mv[rows + 1] != -7.0f)
+			bad += 1000;
+		if (memcmp(mv + 1, out + (size_t)k * ldo, sizeof(float) * rows))
+			bad++;
+		kern_portable.matvec[t](pv, w, x + (size_t)k * ldx, n, 0, rows);
+		if (memcmp(mv + 1, pv, sizeof(float) * rows))
+			(*port)++;
+	}
+	free(mv);
+	free(pv);
+	return bad;
+}
+
+/* matmul over every row split and a token split equal to one call. */
+static void
+splits(const char *name, enum wtype t, const float *out, int ldo,
+    const void *w, const float *x, int ldx, int n, int T, int rows)
+{
+	float *out2 = emalloc(sizeof(float) * (size_t)ldo * T);
+	int r0, r1, k;
+
+	for (k = 0; k < ldo * T; k++)
+		out2[k] = -7.0f;
+	for (r0 = 0, k = 1; r0 < rows; r0 = r1, k += 2) {
+		r1 = r0 + k < rows ? r0 + k : rows;
+		kern.matmul[t](out2, ldo, w, x, ldx, n, T, r0, r1);
+	}
+	CHECKF(!memcmp(out, out2, sizeof(float) * (size_t)ldo * T),
+	    "%s n=%d rows=%d T=%d: row split differs", name, n, rows, T);
+	if (T > 4) {
+		kern.matmul[t](out2, ldo, w, x, ldx, n, 4, 0, rows);
+		kern.matmul[t](out2 + 4 * (size_t)ldo, ldo, w,
+		    x + 4 * (size_t)ldx, ldx, n, T - 4, 0, rows);
+		CHECKF(!memcmp(out, out2, sizeof(float) * (size_t)ldo * T),
+		    "%s n=%d rows=%d T=%d: token split differs", name, n, rows,
+		    T);
+	}
+	free(out2);
+}
+
+static void
+test_q8i(int n, int rows, int T)
+{
+	int ldx = n + 3, ldo = rows + 5, r, k, i, bad, port = 0;
+	size_t rb = conv_q8_0_rowsize(n), nb = CONV_Q8_0_NB(n);
+	char *w = emalloc(rb * rows);
+	float *x = emalloc(sizeof(float) * (size_t)ldx * T);
+	float *wf = emalloc(sizeof(float) * n);
+	float *out = emalloc(sizeof(float) * (size_t)ldo * T);
+	double ref, e, a;
+
+	for (r = 0; r < rows; r++) {
+		for (i = 0; i < n; i++)
+			wf[i] = rnd() * 0.2f * (1 + r % 3);
+		conv_q8_0_quant(w + (size_t)r * rb, wf, n);
+	}
+	for (k = 0; k < T; k++)
+		xfill(x + (size_t)k * ldx, ldx, k);
+	for (i = 0; i < ldo * T; i++)
+		out[i] = -7.0f;
+	kern.matmul[W_Q8_0I](out, ldo, w, x, ldx, n, T, 0, rows);
+	bad = same(W_Q8_0I, out, ldo, w, x, ldx, n, T, rows, &port);
+	CHECKF(!bad, "q8_0+int8 n=%d rows=%d T=%d: matmul differs from matvec "
+	    "(%d)", n, rows, T, bad);
+	CHECKF(!port, "q8_0+int8 n=%d rows=%d T=%d: differs from the portable "
+	    "table (%d tokens)", n, rows, T, port);
+	for (k = 0; k < T; k++)
+		for (r = rows; r < ldo; r++)
+			CHECKF(out[(size_t)k * ldo + r] == -7.0f,
+			    "q8_0+int8 n=%d: matmul wrote row %d", n, r);
+	for (r = 0; r < rows; r++) {
+		const float *wd = (const float *)(w + (size_t)r * rb);
+		const int8_t *wq = (const int8_t *)(wd + nb);
+
+		for (i = 0; i < n; i++)
+			wf[i] = wd[i / 32] * wq[i];
+		for (k = 0; k < T; k++) {
+			refsum(wf, x + (size_t)k * ldx, n, &ref, &e, &a);
+			CHECKF(within(out[(size_t)k * ldo + r], ref, e, a),
+			    "q8_0+int8 n=%d: row %d token %d: %.9g, want %.9g "
+			    "within %.3g", n, r, k, out[(size_t)k * ldo + r],
+			    ref, e);
+		}
+	}
+	splits("q8_0+int8", W_Q8_0I, out, ldo, w, x, ldx, n, T, rows);
+	/* a token with a non-finite activation: non-finite outputs */
+	x[3] = INFINITY;
+	kern.matvec[W_Q8_0I](out, w, x, n, 0, rows);
+	for (r = 0; r < rows; r++)
+		CHECKF(!isfinite(out[r]), "q8_0+int8 n=%d: inf gave %g", n,
+		    out[r]);
+	free(w);
+	free(x);
+	free(wf);
+	free(out);
+}
+
+/* The activations' integers: conv_q8_0_quant's, one digit, dx as ef. */
+static void
+test_prep8(void)
+{
+	struct kern_q4x xc[3];
+	int n = 300, j, X, sx;
+	float x[300], q[CONV_Q8_0_NB(300) * 9];
+	const int8_t *q8 = (const int8_t *)(q + CONV_Q8_0_NB(300));
+
+	xfill(x, n, 1);
+	conv_q8_0_quant(q, x, n);
+	CHECK(kern_q4_prep8(xc, x, n) == 0);
+	for (j = 0; j < 384; j++) {
+		X = xc[j / 128].d[0][j % 2][j % 128 / 2];
+		EQ(X, j < n ? q8[j] : 0);
+		EQ(xc[j / 128].d[1][j % 2][j % 128 / 2], 0);
+		EQ(xc[j / 128].d[2][j % 2][j % 128 / 2], 0);
+		if (j % 8 == 0 && j < n) {
+			CHECK(xc[j / 128].ef[j % 128 / 8] == q[j / 32]);
+			for (sx = 0, X = j; X < j + 8 && X < n; X++)
+				sx += q8[X];
+			EQ(xc[j / 128].nsx[j % 128 / 8], -sx);
+		}
+	}
+	x[77] = NAN;
+	CHECK(kern_q4_prep8(xc, x, n) < 0);
+}
+
+/* A rows x n 4-bit matrix in groups of g (scales st, zero points if
+ * asym), through quant_row; deq its dequantized rows. */
+static void
+test_q4i(int n, int rows, int T, int g, enum wtype st, int asym)
+{
+	int ldx = n + 1, ldo = rows + 3, r, k, i, bad, port = 0;
+	struct kern_q4 m;
+	float *wf = emalloc(sizeof(float) * n);
+	float *deq = emalloc(sizeof(float) * (size_t)n * rows);
+	float *x = emalloc(sizeof(float) * (size_t)ldx * T);
+	float *out = emalloc(sizeof(float) * (size_t)ldo * T);
+	uint32_t *q, *z;
+	void *s;
+	double ref, e, a;
+	char name[64];
+
+	snprintf(name, sizeof name, "q4+int8 g=%d st=%d%s", g, (int)st,
+	    asym ? " asym" : "");
+	m.group = g;
+	m.ng = (n + g - 1) / g;
+	m.wpr = (n + 7) / 8;
+	m.st = st;
+	q = ecalloc((size_t)rows * m.wpr, 4);
+	s = ecalloc((size_t)rows * m.ng, 4);
+	z = asym ? ecalloc((size_t)(rows + 7) / 8 * m.ng, 4) : NULL;
+	for (r = 0; r < rows; r++) {
+		for (i = 0; i < n; i++)
+			wf[i] = rnd() * (1 + r % 3) + (asym ? 0.3f : 0);
+		quant_row(q + (size_t)r * m.wpr, (char *)s + (size_t)r * m.ng *
+		    (st == W_F32 ? 4 : 2), z ? z + (size_t)r / 8 * m.ng : NULL,
+		    r, wf, n, g, st);
+	}
+	m.q = q, m.s = s, m.z = z;
+	for (r = 0; r < rows; r++)
+		kern_q4_row(deq + (size_t)r * n, &m, r, n);
+	for (k = 0; k < T; k++)
+		xfill(x + (size_t)k * ldx, ldx, k);
+	for (i = 0; i < ldo * T; i++)
+		out[i] = -7.0f;
+	kern.matmul[W_Q4I](out, ldo, &m, x, ldx, n, T, 0, rows);
+	bad = same(W_Q4I, out, ldo, &m, x, ldx, n, T, rows, &port);
+	CHECKF(!bad, "%s n=%d rows=%d T=%d: matmul differs from matvec (%d)",
+	    name, n, rows, T, bad);
+	CHECKF(!port, "%s n=%d rows=%d T=%d: differs from the portable table "
+	    "(%d tokens)", name, n, rows, T, port);
+	for (r = 0; r < rows; r++)
+		for (k = 0; k < T; k++) {
+			refsum(deq + (size_t)r * n, x + (size_t)k * ldx, n, &ref,
+			    &e, &a);
+			CHECKF(within(out[(size_t)k * ldo + r], ref, e, a),
+			    "%s n=%d: row %d token %d: %.9g, want %.9g within "
+			    "%.3g", name, n, r, k, out[(size_t)k * ldo + r], ref,
+			    e);
+		}
+	splits(name, W_Q4I, out, ldo, &m, x, ldx, n, T, rows);
+	free(q), free(s), free(z), free(wf), free(deq), free(x), free(out);
+}
+
+int
+main(void)
+{
+	const char *want = getenv("PIPELM_KERNEL");
+	static const int ns[] = { 32, 64, 100, 576, 1536 };
+	size_t i;
+
+	argv0 = "test_i8";
+	if (kern_init(want) < 0) {
+		if (want && (!strcmp(want, "avx2") || !strcmp(want, "avx512"))) {
+			printf("skip: this cpu cannot run the %s table\n", want);
+			return 0;
+		}
+		return 1;
+	}
+	test_ctx = kern.name;
+	for (i = 0; i < sizeof ns / sizeof *ns; i++) {
+		test_q8i(ns[i], 13, 1);
+		test_q8i(ns[i], 37, 9);
+	}
+	test_q8i(4096, 9, 5);
+	test_prep8();
+	for (i = 0; i < sizeof ns / sizeof *ns; i++) {
+		test_q4i(ns[i], 13, 7, 32, W_BF16, 0);
+		test_q4i(ns[i], 11, 3, 32, W_BF16, 1);
+	}
+	test_q4i(576, 17, 6, 128, W_BF16, 0);
+	test_q4i(1024, 9, 5, 128, W_F16, 1);
+	test_q4i(576, 9, 5, 64, W_F32, 0);
+	test_q4i(200, 9, 5, 40, W_BF16, 1);
+	test_q4i(300, 9, 5, 300, W_F16, 0);
+	return test_end("test_i8");
+}
