@@ -40,8 +40,26 @@ seq_print_stats(const struct seq *s, FILE *f, const char *prog)
 
 #define NBUF 13	/* scratch buffers */
 
+size_t
+seq_kv_bytes(const struct model *m, int ctx, enum wtype kvt)
+{
+	size_t n;
+
+	if (ctx < 1 || size_mul(&n, ((size_t)ctx + SEQ_KVBLOCK - 1) /
+	    SEQ_KVBLOCK * SEQ_KVBLOCK, (size_t)m->cfg.num_hidden_layers) < 0 ||
+	    size_mul(&n, n, 2 * (size_t)m->kvdim * attn_esize(kvt)) < 0)
+		return 0;
+	return n;
+}
+
 int
 seq_open(struct seq *s, const struct model *m, int ctx)
+{
+	return seq_open_kv(s, m, ctx, W_F32);
+}
+
+int
+seq_open_kv(struct seq *s, const struct model *m, int ctx, enum wtype kvt)
 {
 	const struct cfg *c = &m->cfg;
 	size_t off, sizes[NBUF], bytes;
@@ -51,14 +69,17 @@ seq_open(struct seq *s, const struct model *m, int ctx)
 	memset(s, 0, sizeof(*s));
 	s->m = m;
 	s->ctx = ctx > 0 ? ctx : m->ctx;
+	if (kvt != W_F32 && kvt != W_BF16 && kvt != W_F16)
+		return error("KV cache type %s: not f32, bf16 or f16",
+		    kvt >= 0 && kvt < W_NTYPES ? wtypes[kvt].name : "?");
+	s->kvt = kvt;
 	/* KV cache: reserved for the whole context, touched only as filled */
-	if (size_mul(&s->kvsize, ((size_t)s->ctx + SEQ_KVBLOCK - 1) /
-	    SEQ_KVBLOCK * SEQ_KVBLOCK, (size_t)c->num_hidden_layers) < 0 ||
-	    size_mul(&s->kvsize, s->kvsize, 2 * (size_t)m->kvdim * sizeof(float)) < 0 ||
+	if (!(s->kvsize = seq_kv_bytes(m, s->ctx, kvt)) ||
 	    !(s->kv = mem_map(s->kvsize))) {
 		s->kv = NULL;
 		return error("cannot allocate KV cache for %d positions (%.1f GiB)",
-		    s->ctx, (double)s->ctx * c->num_hidden_layers * 2 * m->kvdim * 4 / (1 << 30));
+		    s->ctx, (double)s->ctx * c->num_hidden_layers * 2 * m->kvdim *
+		    attn_esize(kvt) / (1 << 30));
 	}
 
 	/* scratch: one mapping cut into pieces */

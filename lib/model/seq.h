@@ -63,10 +63,12 @@ struct seq {
 	const struct model *m;	/* the model it runs on */
 	int ctx;		/* positions the KV cache holds */
 	int pos;		/* positions filled */
-	float *kv;		/* KV cache: blocks of SEQ_KVBLOCK positions, each
+	void *kv;		/* KV cache: blocks of SEQ_KVBLOCK positions, each
 				 * (layers, 2, kv_heads, SEQ_KVBLOCK, head_dim):
 				 * a head's keys are contiguous in a block, and a
 				 * growing sequence fills memory block by block */
+	enum wtype kvt;		/* its elements: W_F32, or rounded to W_BF16
+				 * or W_F16 as they are stored (--kv-type) */
 	size_t kvsize;		/* its bytes (reserved, touched as filled) */
 	float *kvnew;		/* (MAXBATCH, 2, kvdim) k and v being appended */
 	int rope_long;		/* this call's rows turn by inv_freq_long */
@@ -96,6 +98,14 @@ struct seq {
  * the model's max_position_embeddings), reserved and touched only as
  * filled.  0, or -1 after error(); s is then safe to seq_close. */
 int seq_open(struct seq *s, const struct model *m, int ctx);
+/* As seq_open, with a KV cache of elements of type kvt: W_F32 (what
+ * seq_open gives), W_BF16 or W_F16 (half the memory and half the bytes
+ * a decode step reads; the keys and values rounded to nearest even). */
+int seq_open_kv(struct seq *s, const struct model *m, int ctx,
+    enum wtype kvt);
+/* Bytes of a KV cache of ctx positions of type kvt on m (what
+ * seq_open_kv reserves), 0 where that does not fit a size_t. */
+size_t seq_kv_bytes(const struct model *m, int ctx, enum wtype kvt);
 void seq_close(struct seq *s);	/* accepts a zeroed or failed s */
 /* Forget the sequence: the next forward starts at position 0. */
 void seq_reset(struct seq *s);

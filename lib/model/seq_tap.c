@@ -4,10 +4,12 @@
  * cached keys, as HF's eager_attention_forward: the tiled kernels never
  * hold them) and the logit lens.  Nothing here runs without a tap. */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "kern/conv.h"
 #include "kern/kern.h"
 #include "model/model.h"
 #include "model/seq.h"
@@ -118,17 +120,23 @@ put_added(struct seq *s, enum seq_tap_name name, int l, int T,
 	s->tap->fn(s->tap->ctx, name, l, s->pos, T, d, o);
 }
 
-/* Key of KV head g in layer l at position p (as seq_sched.c's kv_at). */
-static const float *
-key_at(const struct seq *sq, int l, int g, int p)
+/* Key of KV head g in layer l at position p (as seq_sched.c's kv_at),
+ * element i, as float32. */
+static float
+key_at(const struct seq *sq, int l, int g, int p, int i)
 {
 	const struct model *m = sq->m;
 	size_t blk = (size_t)m->cfg.num_hidden_layers * 2 * m->kvdim *
 	    SEQ_KVBLOCK;
-
-	return sq->kv + (size_t)(p / SEQ_KVBLOCK) * blk +
+	size_t o = (size_t)(p / SEQ_KVBLOCK) * blk +
 	    ((size_t)l * 2 * m->cfg.num_key_value_heads + g) * SEQ_KVBLOCK *
-	    m->hd + (size_t)(p % SEQ_KVBLOCK) * m->hd;
+	    m->hd + (size_t)(p % SEQ_KVBLOCK) * m->hd + i;
+
+	if (sq->kvt == W_BF16)
+		return conv_bf16_to_f32(((const uint16_t *)sq->kv)[o]);
+	if (sq->kvt == W_F16)
+		return conv_f16_to_f32(((const uint16_t *)sq->kv)[o]);
+	return ((const float *)sq->kv)[o];
 }
 
 /* The attention probabilities of the T positions from s->pos in layer
@@ -159,11 +167,11 @@ put_pattern(struct seq *s, int l, int T)
 			for (p = 0; p < lo; p++)
 				r[p] = 0;
 			for (p = lo; p <= pos; p++) {
-				const float *k = key_at(s, l, h / kv_mul, p);
 				double dot = 0;
 
 				for (i = 0; i < hd; i++)
-					dot += (double)q[i] * k[i];
+					dot += (double)q[i] *
+					    key_at(s, l, h / kv_mul, p, i);
 				sc = dot * m->attn_scale;
 				if (cap)
 					sc = tanh(sc / cap) * cap;
