@@ -116,11 +116,15 @@ modelopt_load(struct model *m, struct seq *s, const struct modelopt *mo)
 		    model_mode_name(m), m->mode_fallback ?
 		    " (no AVX512-BF16 for --bf16-act)" : "");
 	/* reserved for the whole context, in memory as it fills */
-	if (mo->verbose && s)
+	if (mo->verbose && s) {
+		double b = (double)s->kvsize;
+		int u = b >= 1 << 30 ? 30 : b >= 1 << 20 ? 20 : 10;
+
 		warn("context %d positions (max_position_embeddings %d), KV "
-		    "cache %s, %.1f MiB when full (%.1f KiB a position)",
+		    "cache %s: %.1f %s when full, %zu bytes a position",
 		    s->ctx, m->cfg.max_position_embeddings, wtypes[s->kvt].name,
-		    s->kvsize / 1048576.0, (double)seq_kv_bytes(m, SEQ_KVBLOCK,
-		    s->kvt) / SEQ_KVBLOCK / 1024);
+		    b / ((size_t)1 << u), u == 30 ? "GiB" : u == 20 ? "MiB" :
+		    "KiB", seq_kv_bytes(m, SEQ_KVBLOCK, s->kvt) / SEQ_KVBLOCK);
+	}
 	return 0;
 }
