@@ -1182,7 +1182,7 @@ test_window_reads(const char *tmp)
 						off = (size_t)(q / SEQ_KVBLOCK) * blk +
 						    ((size_t)l * 2 + kv) * SEQ_KVBLOCK *
 						    m.hd + (size_t)(q % SEQ_KVBLOCK) * m.hd;
-						if (mprotect(sq.kv + off, pg, PROT_NONE) < 0)
+						if (mprotect((float *)sq.kv + off, pg, PROT_NONE) < 0)
 							die("mprotect:");
 					}
 			if (!seq_forward(&sq, ids + p, 1)) {
