@@ -208,6 +208,10 @@ peer-avx2:
 logerr: all tools
 	@bench/logerr.sh
 
+# a 16-bit KV cache's logit error (bench/kverr.sh)
+kverr: all tools
+	@bench/kverr.sh
+
 # The OCI image archive (make image; docker load / podman load): the
 # static programs, the built-in model and the man pages installed into a
 # root of their own (build/image/root, PREFIX /usr/local; llm-fetch, a bash
@@ -246,4 +250,4 @@ uninstall:
 	rm -f $(DESTDIR)$(INCDIR)/pipelm.h $(DESTDIR)$(MANPREFIX)/man3/pipelm.3
 clean:
 	rm -rf bin build/rel build/san build/fuzz build/static build/image $(IMAGE)
-.PHONY: all tools test check fuzz fuzz-build bench bench-score bench-train peer peer-avx2 logerr kernbench image install uninstall clean
+.PHONY: all tools test check fuzz fuzz-build bench bench-score bench-train peer peer-avx2 logerr kverr kernbench image install uninstall clean

@@ -10,6 +10,9 @@
 #     the bandwidth floor, prefill as a share of the FMA roof;
 #   - the proportional set size of two llm-gen processes on one model;
 #   - the tokenizer figures of bench/tok.sh;
+#   - the long-context rows of bench/depth.sh: prefill 512 and decode
+#     after BENCH_DEPTH (4096; 0: none) positions, f32 and bf16 KV cache,
+#     beside llama-bench -d, repetitions as the main runs';
 #   - when llama.cpp's llama-bench is built (make peer, bench/peer.sh):
 #     the same model as GGUF (tools/mkgguf; BF16 and Q8_0, and Q4_0 and
 #     Q4_K_M from the BF16 one by llama.cpp's llama-quantize), prefill 128
@@ -799,6 +802,13 @@ echo "Tokenizer (bench/tok.sh):"
 echo
 sed 's/^/    /' "$tmp/tok" "$tmp/tokerr"
 } >"$tmp/results.md"
+# the long-context rows (bench/depth.sh): BENCH_DEPTH positions, 0 for none
+if [ "${BENCH_DEPTH:-4096}" != 0 ]; then
+	say "the long-context rows (bench/depth.sh)"
+	{ echo; BENCH_REPS=$nrep LLAMA_BENCH=$peer PIPELM_BIN=$bin PIPELM_TOOLS=$tools \
+	    BENCH_DIR=$out "$here/depth.sh"; } >>"$tmp/results.md" ||
+		say "bench/depth.sh failed: its rows left out"
+fi
 cp "$tmp/results.md" "$out/results.md"
 cat "$out/results.md"
 say "written $out/results.md"

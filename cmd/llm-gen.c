@@ -182,11 +182,11 @@ fail:
 /* -P N: the records of rf, up to N at once (gen.h).  0, or 1 when a
  * record stopped the run. */
 static int
-parallel(struct model *m, int ctx, struct sampopt *so, struct batch *b,
-    struct rec_files *rf, int timing)
+parallel(struct model *m, const struct seq *sq, struct sampopt *so,
+    struct batch *b, struct rec_files *rf, int timing)
 {
 	struct gen_opts o = { &so->o, &so->st, so->stext.n ? &so->stext : NULL,
-		&tok, ids, echo, vflag, ctx };
+		&tok, ids, echo, vflag, sq->ctx, sq->kvt };
 	struct gen g;
 	int ret;
 
@@ -294,7 +294,7 @@ main(int argc, char *argv[])
 
 	rec_files_init(&rf, argv, argc, ids);
 	if (par > 1) {
-		ret = parallel(&m, sq.ctx, &so, &b, &rf, mo.timing);
+		ret = parallel(&m, &sq, &so, &b, &rf, mo.timing);
 		ret |= rf.fl.failed | batch_end(&b);
 		goto done;
 	}

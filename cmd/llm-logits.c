@@ -237,7 +237,7 @@ main(int argc, char *argv[])
 	if (par > 1) {
 		static const struct runs_ops ops = { start, next, failed };
 
-		if (runs_open(&R, &m, sq.ctx, par, allflag) < 0 ||
+		if (runs_open(&R, &m, sq.ctx, sq.kvt, par, allflag) < 0 ||
 		    (got = runs_all(&R, &b, &rf, out, name, &ops, NULL)) < 0)
 			exit(1);
 		got = -got;	/* 1: the input failed */

@@ -155,7 +155,7 @@ main(int argc, char *argv[])
 		static const struct runs_ops ops = { start, next, failed };
 
 		jobs = ecalloc((size_t)par, sizeof(*jobs));
-		if (runs_open(&R, &m, sq.ctx, par, 1) < 0 ||
+		if (runs_open(&R, &m, sq.ctx, sq.kvt, par, 1) < 0 ||
 		    (got = runs_all(&R, &b, &rf, stdout, "<stdout>", &ops,
 		    NULL)) < 0)
 			exit(1);

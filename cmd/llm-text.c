@@ -41,8 +41,8 @@ usage(int status)
 
 	fprintf(f, "usage: %s [-iv] [-m model] [-p text | -f file] [--no-echo] "
 	    SAMPOPT_USAGE " [--stop-text s ...]\n"
-	    "       [-c n] [-t threads] [--timing] [--bf16-act | --quant q8_0 | --quant q4]\n"
-	    "       [--int8-act]\n"
+	    "       [-c n] [--kv-type t] [-t threads] [--timing]\n"
+	    "       [--bf16-act | --quant q8_0 | --quant q4] [--int8-act]\n"
 	    "       [text ...]\n",
 	    argv0);
 	if (!status) {
@@ -70,6 +70,8 @@ usage(int status)
 		    "      --ignore-eos      do not stop at the end-of-sequence token\n"
 		    "  -c, --ctx=N, --ctx-size=N\n"
 		    "                        context positions\n"
+		    "      --kv-type=f32|bf16|f16\n"
+		    "                        the KV cache's element type (default f32: exact)\n"
 		    "  -t, --threads=N       worker threads\n"
 		    "      --bf16-act, --quant=q8_0|q4, --int8-act\n"
 		    "                        the faster numeric modes of llm-logits(1)\n"

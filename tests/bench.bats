@@ -99,3 +99,24 @@ setup() {
 	# the work directory is left empty
 	[ -z "$(ls "$BATS_TEST_TMPDIR/w")" ]
 }
+
+@test "depth.sh: its numbers checked first; on a small model, every row, llama.cpp left out when absent" {
+	local d=$BATS_TEST_TMPDIR/b
+	BENCH_DIR=$d BENCH_DEPTH=x run -1 --separate-stderr "$BATS_TEST_DIRNAME/../bench/depth.sh"
+	[[ $stderr == *"BENCH_DEPTH: x: not a positive number"* ]]
+	mkdir -p "$d"
+	"$TOOLS/mkmodel" -s 3 --dtype bf16 --hidden 64 --layers 2 --heads 4 \
+	    --kv-heads 2 --inter 96 --vocab 300 --ctx 200 "$d/smollm2-135m-bf16" >/dev/null
+	BENCH_DIR=$d BENCH_DEPTH=197 BENCH_DEPTH_N=4 run -1 --separate-stderr \
+	    "$BATS_TEST_DIRNAME/../bench/depth.sh"
+	[[ $stderr == *"past the model's 200 positions"* ]]
+	BENCH_DIR=$d BENCH_REPS=1 BENCH_DEPTH=160 BENCH_DEPTH_N=4 BENCH_DEPTH_PREFILL=16 \
+	    LLAMA_BENCH=none PIPELM_BIN=$BIN run -0 --separate-stderr \
+	    "$BATS_TEST_DIRNAME/../bench/depth.sh"
+	[[ $stderr == *"llama.cpp left out"* ]]
+	for r in "prefill 16, pipelm exact, tokens/s" "decode 4 after 160, pipelm f32 KV" \
+	    "after 160 / after 128, bf16 KV (goal 1.5x)"; do
+		line=$(grep -F "| $r |" <<<"$output") || { echo "no row: $r"; false; }
+		[[ $line != *"| - |"* ]] || { echo "empty: $line"; false; }
+	done
+}

@@ -435,3 +435,35 @@ upto() {
 	run -0 --separate-stderr llm-gen --timing -m "$GQA" -n 1 -t 1 <<<"1 2 3"
 	[[ $stderr == *", 1 thread, load "* ]]
 }
+
+@test "llm-gen: --kv-type bf16 and f16: the KV cache gives what recomputing gives, threads agree, -v sizes it" {
+	local t m got want seq id
+	for t in bf16 f16; do
+		for m in "$GQA" "$F32B"; do
+			got=$(llm-gen -m "$m" --kv-type "$t" -n 8 --temp 0 --ignore-eos <<<"3 1 4 1 5")
+			seq="3 1 4 1 5" want=""
+			for i in $(seq 8); do
+				id=$(llm-logits -m "$m" --kv-type "$t" -f top --top 1 <<<"$seq")
+				id=${id%%:*}
+				seq="$seq $id" want="$want${want:+ }$id"
+			done
+			[ "$got" = "$want" ]
+		done
+		a=$(llm-gen -m "$F16" --kv-type "$t" -t 1 -n 20 --seed 5 --temp 0.9 <<<"1 2 3")
+		b=$(llm-gen -m "$F16" --kv-type "$t" -t 2 -n 20 --seed 5 --temp 0.9 <<<"1 2 3")
+		[ "$a" = "$b" ]
+	done
+	# the rounding is felt: bf16's logits are not f32's
+	a=$(llm-logits -m "$GQA" -f text <<<"3 1 4 1 5 9 2 6" | md5sum)
+	b=$(llm-logits -m "$GQA" --kv-type bf16 -f text <<<"3 1 4 1 5 9 2 6" | md5sum)
+	[ "$a" != "$b" ]
+	c=$(llm-logits -m "$GQA" --kv-type f32 -f text <<<"3 1 4 1 5 9 2 6" | md5sum)
+	[ "$a" = "$c" ]
+	# GQA: 2 layers, K and V, 2 KV heads of 16: 512 bytes a position
+	run -0 --separate-stderr llm-gen -v -m "$GQA" -n 1 <<<"1 2 3"
+	[[ $stderr == *"context 128 positions (max_position_embeddings 128), KV cache f32: 64.0 KiB when full, 512 bytes a position"* ]]
+	run -0 --separate-stderr llm-gen -v -m "$GQA" --kv-type f16 -c 64 -n 1 <<<"1 2 3"
+	[[ $stderr == *"context 64 positions (max_position_embeddings 128), KV cache f16: 16.0 KiB when full, 256 bytes a position"* ]]
+	run -2 --separate-stderr llm-gen -m "$GQA" --kv-type q8_0 <<<"1 2 3"
+	[[ $stderr == *"invalid --kv-type 'q8_0' (f32, bf16, f16)"* ]]
+}

@@ -5,29 +5,42 @@
  * the weighted values (after "Online normalizer calculation for
  * softmax", Milakov and Gimelshein 2018, as FlashAttention uses it). */
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "kern/attn.h"
+#include "kern/conv.h"
 
 #if defined(__x86_64__)
 extern const struct attn_kern attn_avx2;
 extern const struct attn_kern attn_avx512;
 #endif
 
+/* Element i of a cache row of type t, as float32 (exact). */
+static inline float
+ld(const void *p, int i, enum wtype t)
+{
+	if (t == W_BF16)
+		return conv_bf16_to_f32(((const uint16_t *)p)[i]);
+	if (t == W_F16)
+		return conv_f16_to_f32(((const uint16_t *)p)[i]);
+	return ((const float *)p)[i];
+}
+
 static float
-dot(const float *a, const float *b, int n)
+dot(const float *a, const void *b, int n, enum wtype t)
 {
 	float s[4] = { 0 };
 	int i;
 
 	for (i = 0; i + 4 <= n; i += 4) {
-		s[0] += a[i] * b[i];
-		s[1] += a[i + 1] * b[i + 1];
-		s[2] += a[i + 2] * b[i + 2];
-		s[3] += a[i + 3] * b[i + 3];
+		s[0] += a[i] * ld(b, i, t);
+		s[1] += a[i + 1] * ld(b, i + 1, t);
+		s[2] += a[i + 2] * ld(b, i + 2, t);
+		s[3] += a[i + 3] * ld(b, i + 3, t);
 	}
 	for (; i < n; i++)
-		s[0] += a[i] * b[i];
+		s[0] += a[i] * ld(b, i, t);
 	return (s[0] + s[1]) + (s[2] + s[3]);
 }
 
@@ -45,7 +58,8 @@ row(float *acc, float *ml, const float *q, const struct attn_tile *a,
 		j1 = jb + ATTN_BLOCK < p1 ? jb + ATTN_BLOCK : p1;
 		bm = m;
 		for (j = j0; j < j1; j++) {
-			s[j - jb] = a->scale * dot(q, a->k + attn_off(a, j), hd);
+			s[j - jb] = a->scale * dot(q, attn_at(a, 0, j), hd,
+			    a->kvt);
 			if (a->softcap)
 				attn_softcap(s + (j - jb), 1, a->softcap);
 			if (s[j - jb] > bm)
@@ -59,12 +73,12 @@ row(float *acc, float *ml, const float *q, const struct attn_tile *a,
 			m = bm;
 		}
 		for (j = j0; j < j1; j++) {
-			const float *v = a->v + attn_off(a, j);
+			const void *v = attn_at(a, 1, j);
 
 			p = expf(s[j - jb] - m);
 			l += p;
 			for (i = 0; i < hd; i++)
-				acc[i] += p * v[i];
+				acc[i] += p * ld(v, i, a->kvt);
 		}
 	}
 	ml[0] = m;

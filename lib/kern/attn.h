@@ -17,6 +17,8 @@
 #include <math.h>
 #include <stddef.h>
 
+#include "kern/wtype.h"
+
 #define ATTN_BLOCK 16		/* key positions per online-softmax step */
 #define ATTN_MAXROWS 64		/* nh * T per tile, at most */
 #define ATTN_TILEROWS 24	/* nh * T per prefill tile, about */
@@ -31,11 +33,15 @@
  * Token t sits at position pos0 + t and sees the keys p with
  * p0 <= p < p1 and p <= pos0 + t, and with a window (win > 0) only the
  * win latest of them, p > pos0 + t - win (HF masking_utils'
- * sliding_window_overlay); p1 <= pos0 + T. */
+ * sliding_window_overlay); p1 <= pos0 + T.  The cache's elements are
+ * of type kvt: W_F32 (0, the default), W_BF16 or W_F16 (--kv-type),
+ * offsets counted in elements; a 16-bit key or value is widened to
+ * float32 exactly as it is loaded, so a tile over a 16-bit cache gives
+ * the bits the same tile gives over a float32 copy of it. */
 struct attn_tile {
 	const float *q;
 	int ldq;
-	const float *k, *v;
+	const void *k, *v;
 	size_t ldkv, bstride;
 	int kvb;
 	int hd, nh, T, pos0, p0, p1;
@@ -45,7 +51,15 @@ struct attn_tile {
 				 * (Gemma 2's attn_logit_softcapping) */
 	const unsigned *btab;	/* NULL, or the cache's block of each kvb
 				 * positions (attn_off) */
+	enum wtype kvt;		/* the cache's element type */
 };
+
+/* Bytes of one element of a KV cache of type t (W_F32, W_BF16, W_F16). */
+static inline size_t
+attn_esize(enum wtype t)
+{
+	return t == W_F32 ? sizeof(float) : 2;
+}
 
 /* The first key token t of tile a sees. */
 static inline int
@@ -67,13 +81,21 @@ attn_softcap(float *s, int n, float cap)
 		s[i] = tanhf(s[i] / cap) * cap;
 }
 
-/* Offset of position p's key or value from k or v. */
+/* Offset of position p's key or value from k or v, in elements. */
 static inline size_t
 attn_off(const struct attn_tile *a, int p)
 {
 	size_t b = a->btab ? a->btab[p / a->kvb] : (size_t)(p / a->kvb);
 
 	return b * a->bstride + (size_t)(p % a->kvb) * a->ldkv;
+}
+
+/* Where the key (v 0) or value (v 1) of position p starts. */
+static inline const char *
+attn_at(const struct attn_tile *a, int v, int p)
+{
+	return (const char *)(v ? a->v : a->k) + attn_off(a, p) *
+	    attn_esize(a->kvt);
 }
 
 /* The key and value rows of block jb's ATTN_BLOCK positions (jb a
@@ -83,19 +105,19 @@ attn_off(const struct attn_tile *a, int p)
  * (the model's is): one offset, not a division a key. */
 static inline void
 attn_rows(const struct attn_tile *a, int jb, int j0, int j1,
-    const float **kp, const float **vp)
+    const void **kp, const void **vp)
 {
-	size_t o = attn_off(a, jb);
+	size_t es = attn_esize(a->kvt), o = attn_off(a, jb) * es;
 	int j, jn;
 
 	for (j = 0; j < ATTN_BLOCK; j++) {
 		jn = j < j0 ? j0 : j >= j1 ? j0 : j;
 		if (a->kvb % ATTN_BLOCK) {
-			kp[j] = a->k + attn_off(a, jb + jn);
-			vp[j] = a->v + attn_off(a, jb + jn);
+			kp[j] = attn_at(a, 0, jb + jn);
+			vp[j] = attn_at(a, 1, jb + jn);
 		} else {
-			kp[j] = a->k + o + (size_t)jn * a->ldkv;
-			vp[j] = a->v + o + (size_t)jn * a->ldkv;
+			kp[j] = (const char *)a->k + o + (size_t)jn * a->ldkv * es;
+			vp[j] = (const char *)a->v + o + (size_t)jn * a->ldkv * es;
 		}
 	}
 }
@@ -110,12 +132,12 @@ static inline void
 attn_prefetch(const struct attn_tile *a, int j0, int j1)
 {
 	const char *k, *v;
-	int j, c;
+	int j, c, n = a->hd * (int)attn_esize(a->kvt);
 
 	for (j = j0; j < j1; j++) {
-		k = (const char *)(a->k + attn_off(a, j));
-		v = (const char *)(a->v + attn_off(a, j));
-		for (c = 0; c < a->hd * (int)sizeof(float); c += 64) {
+		k = attn_at(a, 0, j);
+		v = attn_at(a, 1, j);
+		for (c = 0; c < n; c += 64) {
 			__builtin_prefetch(k + c, 0, 3);
 			__builtin_prefetch(v + c, 0, 3);
 		}
@@ -124,7 +146,8 @@ attn_prefetch(const struct attn_tile *a, int j0, int j1)
 
 struct attn_kern {
 	const char *name;	/* the kern table name it goes with */
-	/* The unnormalized attention of a tile, nh * T <= ATTN_MAXROWS:
+	/* The unnormalized attention of a tile, nh * T <= ATTN_MAXROWS,
+	 * over a cache of any of the three element types:
 	 * for each row (t, h), with s_p its scores over its keys,
 	 *   ml[2r] = m = max_p s_p,  ml[2r+1] = l = sum_p exp(s_p - m),
 	 *   acc[t*lda + h*hd + i] = sum_p exp(s_p - m) v_p[i],

@@ -11,6 +11,7 @@
 #include <immintrin.h>
 #include <math.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "kern/attn.h"
 #include "kern/vexp.h"
@@ -24,12 +25,26 @@
 #define F1(x, y, i1, i2) _mm256_add_ps(_mm256_shuffle_ps(x, y, i1), \
 	_mm256_shuffle_ps(x, y, i2))
 
+/* 8 elements from p + c of a cache row of type t, as float32: a 16-bit
+ * one widened exactly (bf16: the bits shifted up; f16: F16C). */
+INLINE __m256
+kvload(const void *p, int c, enum wtype t)
+{
+	if (t == W_BF16)
+		return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(
+		    _mm_loadu_si128((const __m128i *)((const uint16_t *)p + c))), 16));
+	if (t == W_F16)
+		return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)
+		    ((const uint16_t *)p + c)));
+	return _mm256_loadu_ps((const float *)p + c);
+}
+
 /* Scores of one query row against the 8 keys kp[0..8): 8 dot products
  * (one accumulator each, hd/8 FMAs in order), then a transposing add
  * tree that leaves lane i holding accumulator i' = 0 2 1 3 4 6 5 7 for
  * i = 0..7; accumulator i' is therefore fed key i. */
 INLINE __m256
-scores(const float *q, const float *const *kp, int hd)
+scores(const float *q, const void *const *kp, int hd, enum wtype t)
 {
 	__m256 d0, d1, d2, d3, d4, d5, d6, d7, qc;
 	int c;
@@ -37,14 +52,14 @@ scores(const float *q, const float *const *kp, int hd)
 	d0 = d1 = d2 = d3 = d4 = d5 = d6 = d7 = _mm256_setzero_ps();
 	for (c = 0; c < hd; c += 8) {
 		qc = _mm256_loadu_ps(q + c);
-		d0 = _mm256_fmadd_ps(qc, _mm256_loadu_ps(kp[0] + c), d0);
-		d1 = _mm256_fmadd_ps(qc, _mm256_loadu_ps(kp[2] + c), d1);
-		d2 = _mm256_fmadd_ps(qc, _mm256_loadu_ps(kp[1] + c), d2);
-		d3 = _mm256_fmadd_ps(qc, _mm256_loadu_ps(kp[3] + c), d3);
-		d4 = _mm256_fmadd_ps(qc, _mm256_loadu_ps(kp[4] + c), d4);
-		d5 = _mm256_fmadd_ps(qc, _mm256_loadu_ps(kp[6] + c), d5);
-		d6 = _mm256_fmadd_ps(qc, _mm256_loadu_ps(kp[5] + c), d6);
-		d7 = _mm256_fmadd_ps(qc, _mm256_loadu_ps(kp[7] + c), d7);
+		d0 = _mm256_fmadd_ps(qc, kvload(kp[0], c, t), d0);
+		d1 = _mm256_fmadd_ps(qc, kvload(kp[2], c, t), d1);
+		d2 = _mm256_fmadd_ps(qc, kvload(kp[1], c, t), d2);
+		d3 = _mm256_fmadd_ps(qc, kvload(kp[3], c, t), d3);
+		d4 = _mm256_fmadd_ps(qc, kvload(kp[4], c, t), d4);
+		d5 = _mm256_fmadd_ps(qc, kvload(kp[6], c, t), d5);
+		d6 = _mm256_fmadd_ps(qc, kvload(kp[5], c, t), d6);
+		d7 = _mm256_fmadd_ps(qc, kvload(kp[7], c, t), d7);
 	}
 	/* halves: i with i+4 */
 	d0 = F4(d0, d4, 0x20, 0x31);
@@ -90,7 +105,8 @@ hsum(__m256 v)
  * order either way. */
 INLINE void
 pv(int nr, int G, int hold_p, float *const *acc, const float *alpha,
-    const float (*P)[16], const float *const *vp, int j0, int j1, int c)
+    const float (*P)[16], const void *const *vp, int j0, int j1, int c,
+    enum wtype t)
 {
 	__m256 o[8][8], vj[8], pj[8];
 	int i, j, g;
@@ -108,7 +124,7 @@ pv(int nr, int G, int hold_p, float *const *acc, const float *alpha,
 				pj[i] = _mm256_set1_ps(P[i][j]);
 #pragma GCC unroll 8
 			for (g = 0; g < G; g++) {
-				vj[0] = _mm256_loadu_ps(vp[j] + c + 8 * g);
+				vj[0] = kvload(vp[j], c + 8 * g, t);
 #pragma GCC unroll 8
 				for (i = 0; i < nr; i++)
 					o[i][g] = _mm256_fmadd_ps(pj[i], vj[0],
@@ -118,7 +134,7 @@ pv(int nr, int G, int hold_p, float *const *acc, const float *alpha,
 		}
 #pragma GCC unroll 8
 		for (g = 0; g < G; g++)
-			vj[g] = _mm256_loadu_ps(vp[j] + c + 8 * g);
+			vj[g] = kvload(vp[j], c + 8 * g, t);
 #pragma GCC unroll 8
 		for (i = 0; i < nr; i++) {
 			pj[0] = _mm256_set1_ps(P[i][j]);
@@ -139,22 +155,25 @@ pv(int nr, int G, int hold_p, float *const *acc, const float *alpha,
  * time. */
 INLINE void
 pvrows(int nr, int G, float *const *acc, const float *alpha,
-    const float (*P)[16], const float *const *vp, int j0, int j1, int hd)
+    const float (*P)[16], const void *const *vp, int j0, int j1, int hd,
+    enum wtype t)
 {
 	int c;
 
 	for (c = 0; c + 8 * G <= hd; c += 8 * G)
-		pv(nr, G, nr == 1 || nr == 3, acc, alpha, P, vp, j0, j1, c);
+		pv(nr, G, nr == 1 || nr == 3, acc, alpha, P, vp, j0, j1, c, t);
 	for (; c < hd; c += 8)
-		pv(nr, 1, 0, acc, alpha, P, vp, j0, j1, c);
+		pv(nr, 1, 0, acc, alpha, P, vp, j0, j1, c, t);
 }
 
-static void
-part(float *acc, int lda, float *ml, const struct attn_tile *a)
+INLINE void
+part_t(float *acc, int lda, float *ml, const struct attn_tile *a,
+    enum wtype kt)
 {
 	float P[ATTN_MAXROWS][16], alpha[ATTN_MAXROWS], m[ATTN_MAXROWS],
 	    l[ATTN_MAXROWS], bm, *arow[ATTN_MAXROWS];
-	const float *qrow[ATTN_MAXROWS], *kp[16], *vp[16], *al;
+	const float *qrow[ATTN_MAXROWS], *al;
+	const void *kp[16], *vp[16];
 	const float (*pr)[16];
 	float *const *ar;
 	int end[ATTN_MAXROWS], start[ATTN_MAXROWS], R = a->nh * a->T, hd = a->hd;
@@ -207,7 +226,7 @@ part(float *acc, int lda, float *ml, const struct attn_tile *a)
 				mk[h] = _mm256_castsi256_ps(_mm256_and_si256(
 				    _mm256_cmpgt_epi32(idx, _mm256_set1_epi32(jr - 1)),
 				    _mm256_cmpgt_epi32(_mm256_set1_epi32(jn), idx)));
-				s[h] = _mm256_mul_ps(scores(qrow[r], kp + 8 * h, hd),
+				s[h] = _mm256_mul_ps(scores(qrow[r], kp + 8 * h, hd, kt),
 				    _mm256_set1_ps(a->scale));
 				if (a->softcap) {
 					float sc[8];
@@ -236,14 +255,14 @@ part(float *acc, int lda, float *ml, const struct attn_tile *a)
 			nr = R - r < 8 ? R - r : 8;
 			ar = arow + r, al = alpha + r, pr = P + r;
 			switch (nr) {	/* constant row counts: registers */
-			case 8: pvrows(8, 1, ar, al, pr, vp, j0, j1, hd); break;
-			case 7: pvrows(7, 1, ar, al, pr, vp, j0, j1, hd); break;
-			case 6: pvrows(6, 2, ar, al, pr, vp, j0, j1, hd); break;
-			case 5: pvrows(5, 2, ar, al, pr, vp, j0, j1, hd); break;
-			case 4: pvrows(4, 2, ar, al, pr, vp, j0, j1, hd); break;
-			case 3: pvrows(3, 4, ar, al, pr, vp, j0, j1, hd); break;
-			case 2: pvrows(2, 4, ar, al, pr, vp, j0, j1, hd); break;
-			default: pvrows(1, 8, ar, al, pr, vp, j0, j1, hd); break;
+			case 8: pvrows(8, 1, ar, al, pr, vp, j0, j1, hd, kt); break;
+			case 7: pvrows(7, 1, ar, al, pr, vp, j0, j1, hd, kt); break;
+			case 6: pvrows(6, 2, ar, al, pr, vp, j0, j1, hd, kt); break;
+			case 5: pvrows(5, 2, ar, al, pr, vp, j0, j1, hd, kt); break;
+			case 4: pvrows(4, 2, ar, al, pr, vp, j0, j1, hd, kt); break;
+			case 3: pvrows(3, 4, ar, al, pr, vp, j0, j1, hd, kt); break;
+			case 2: pvrows(2, 4, ar, al, pr, vp, j0, j1, hd, kt); break;
+			default: pvrows(1, 8, ar, al, pr, vp, j0, j1, hd, kt); break;
 			}
 		}
 	}
@@ -251,6 +270,18 @@ part(float *acc, int lda, float *ml, const struct attn_tile *a)
 		ml[2 * r] = m[r];
 		ml[2 * r + 1] = l[r];
 	}
+}
+
+/* One copy of the tile a cache type, its loads known at compile time. */
+static void
+part(float *acc, int lda, float *ml, const struct attn_tile *a)
+{
+	if (a->kvt == W_BF16)
+		part_t(acc, lda, ml, a, W_BF16);
+	else if (a->kvt == W_F16)
+		part_t(acc, lda, ml, a, W_F16);
+	else
+		part_t(acc, lda, ml, a, W_F32);
 }
 
 const struct attn_kern attn_avx2 = { "avx2", part };

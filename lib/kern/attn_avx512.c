@@ -13,6 +13,7 @@
 #include <immintrin.h>
 #include <math.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "kern/attn.h"
 #include "kern/vexp.h"
@@ -26,6 +27,20 @@
 #define F1(x, y, i1, i2) _mm512_add_ps(_mm512_shuffle_ps(x, y, i1), \
 	_mm512_shuffle_ps(x, y, i2))
 
+/* 16 elements from p + c of a cache row of type t, as float32: a
+ * 16-bit one widened exactly (bf16: the bits shifted up; f16: vcvtph2ps). */
+INLINE __m512
+kvload(const void *p, int c, enum wtype t)
+{
+	if (t == W_BF16)
+		return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(
+		    _mm256_loadu_si256((const __m256i *)((const uint16_t *)p + c))), 16));
+	if (t == W_F16)
+		return _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)
+		    ((const uint16_t *)p + c)));
+	return _mm512_loadu_ps((const float *)p + c);
+}
+
 /* Scores of one query row against the 16 keys kp[0..16): 16 dot products
  * (one accumulator each, hd/16 FMAs in order), then a transposing add
  * tree (halves, quarters, pairs, neighbours) that leaves lane i of the
@@ -33,7 +48,7 @@
  * 4 6 5 7 12 14 13 15 for i = 0..15; accumulator i' is therefore fed
  * key i (the permutation is its own inverse). */
 INLINE __m512
-scores(const float *q, const float *const *kp, int hd)
+scores(const float *q, const void *const *kp, int hd, enum wtype t)
 {
 	__m512 d0, d1, d2, d3, d4, d5, d6, d7, d8, d9, d10, d11, d12, d13,
 	    d14, d15, qc;
@@ -43,22 +58,22 @@ scores(const float *q, const float *const *kp, int hd)
 	d8 = d9 = d10 = d11 = d12 = d13 = d14 = d15 = _mm512_setzero_ps();
 	for (c = 0; c < hd; c += 16) {
 		qc = _mm512_loadu_ps(q + c);
-		d0 = _mm512_fmadd_ps(qc, _mm512_loadu_ps(kp[0] + c), d0);
-		d1 = _mm512_fmadd_ps(qc, _mm512_loadu_ps(kp[2] + c), d1);
-		d2 = _mm512_fmadd_ps(qc, _mm512_loadu_ps(kp[1] + c), d2);
-		d3 = _mm512_fmadd_ps(qc, _mm512_loadu_ps(kp[3] + c), d3);
-		d4 = _mm512_fmadd_ps(qc, _mm512_loadu_ps(kp[8] + c), d4);
-		d5 = _mm512_fmadd_ps(qc, _mm512_loadu_ps(kp[10] + c), d5);
-		d6 = _mm512_fmadd_ps(qc, _mm512_loadu_ps(kp[9] + c), d6);
-		d7 = _mm512_fmadd_ps(qc, _mm512_loadu_ps(kp[11] + c), d7);
-		d8 = _mm512_fmadd_ps(qc, _mm512_loadu_ps(kp[4] + c), d8);
-		d9 = _mm512_fmadd_ps(qc, _mm512_loadu_ps(kp[6] + c), d9);
-		d10 = _mm512_fmadd_ps(qc, _mm512_loadu_ps(kp[5] + c), d10);
-		d11 = _mm512_fmadd_ps(qc, _mm512_loadu_ps(kp[7] + c), d11);
-		d12 = _mm512_fmadd_ps(qc, _mm512_loadu_ps(kp[12] + c), d12);
-		d13 = _mm512_fmadd_ps(qc, _mm512_loadu_ps(kp[14] + c), d13);
-		d14 = _mm512_fmadd_ps(qc, _mm512_loadu_ps(kp[13] + c), d14);
-		d15 = _mm512_fmadd_ps(qc, _mm512_loadu_ps(kp[15] + c), d15);
+		d0 = _mm512_fmadd_ps(qc, kvload(kp[0], c, t), d0);
+		d1 = _mm512_fmadd_ps(qc, kvload(kp[2], c, t), d1);
+		d2 = _mm512_fmadd_ps(qc, kvload(kp[1], c, t), d2);
+		d3 = _mm512_fmadd_ps(qc, kvload(kp[3], c, t), d3);
+		d4 = _mm512_fmadd_ps(qc, kvload(kp[8], c, t), d4);
+		d5 = _mm512_fmadd_ps(qc, kvload(kp[10], c, t), d5);
+		d6 = _mm512_fmadd_ps(qc, kvload(kp[9], c, t), d6);
+		d7 = _mm512_fmadd_ps(qc, kvload(kp[11], c, t), d7);
+		d8 = _mm512_fmadd_ps(qc, kvload(kp[4], c, t), d8);
+		d9 = _mm512_fmadd_ps(qc, kvload(kp[6], c, t), d9);
+		d10 = _mm512_fmadd_ps(qc, kvload(kp[5], c, t), d10);
+		d11 = _mm512_fmadd_ps(qc, kvload(kp[7], c, t), d11);
+		d12 = _mm512_fmadd_ps(qc, kvload(kp[12], c, t), d12);
+		d13 = _mm512_fmadd_ps(qc, kvload(kp[14], c, t), d13);
+		d14 = _mm512_fmadd_ps(qc, kvload(kp[13], c, t), d14);
+		d15 = _mm512_fmadd_ps(qc, kvload(kp[15], c, t), d15);
 	}
 	/* halves: i with i+8 */
 	d0 = F4(d0, d8, 0x44, 0xee);
@@ -87,7 +102,8 @@ scores(const float *q, const float *const *kp, int hd)
  * the FMA latency at every key). */
 INLINE void
 pv(int nr, int G, float *const *acc, const float *alpha,
-    const float (*P)[16], const float *const *vp, int j0, int j1, int c)
+    const float (*P)[16], const void *const *vp, int j0, int j1, int c,
+    enum wtype t)
 {
 	__m512 o[8][4], vj[4], pj;
 	int i, j, g;
@@ -101,7 +117,7 @@ pv(int nr, int G, float *const *acc, const float *alpha,
 	for (j = j0; j < j1; j++) {
 #pragma GCC unroll 4
 		for (g = 0; g < G; g++)
-			vj[g] = _mm512_loadu_ps(vp[j] + c + 16 * g);
+			vj[g] = kvload(vp[j], c + 16 * g, t);
 #pragma GCC unroll 8
 		for (i = 0; i < nr; i++) {
 			pj = _mm512_set1_ps(P[i][j]);
@@ -121,22 +137,25 @@ pv(int nr, int G, float *const *acc, const float *alpha,
  * registers), the rest one at a time. */
 INLINE void
 pvrows(int nr, int G, float *const *acc, const float *alpha,
-    const float (*P)[16], const float *const *vp, int j0, int j1, int hd)
+    const float (*P)[16], const void *const *vp, int j0, int j1, int hd,
+    enum wtype t)
 {
 	int c;
 
 	for (c = 0; c + 16 * G <= hd; c += 16 * G)
-		pv(nr, G, acc, alpha, P, vp, j0, j1, c);
+		pv(nr, G, acc, alpha, P, vp, j0, j1, c, t);
 	for (; c < hd; c += 16)
-		pv(nr, 1, acc, alpha, P, vp, j0, j1, c);
+		pv(nr, 1, acc, alpha, P, vp, j0, j1, c, t);
 }
 
-static void
-part(float *acc, int lda, float *ml, const struct attn_tile *a)
+INLINE void
+part_t(float *acc, int lda, float *ml, const struct attn_tile *a,
+    enum wtype kt)
 {
 	float P[ATTN_MAXROWS][16], alpha[ATTN_MAXROWS], m[ATTN_MAXROWS],
 	    l[ATTN_MAXROWS], bm, *arow[ATTN_MAXROWS];
-	const float *qrow[ATTN_MAXROWS], *kp[16], *vp[16], *al;
+	const float *qrow[ATTN_MAXROWS], *al;
+	const void *kp[16], *vp[16];
 	const float (*pr)[16];
 	float *const *ar;
 	int end[ATTN_MAXROWS], start[ATTN_MAXROWS], R = a->nh * a->T, hd = a->hd;
@@ -181,7 +200,7 @@ part(float *acc, int lda, float *ml, const struct attn_tile *a)
 				continue;
 			}
 			valid = (__mmask16)((0xffffu << jr) & (0xffffu >> (16 - jn)));
-			s = _mm512_mul_ps(scores(qrow[r], kp, hd),
+			s = _mm512_mul_ps(scores(qrow[r], kp, hd, kt),
 			    _mm512_set1_ps(a->scale));
 			if (a->softcap) {
 				float sc[16];
@@ -206,14 +225,14 @@ part(float *acc, int lda, float *ml, const struct attn_tile *a)
 			nr = R - r < 8 ? R - r : 8;
 			ar = arow + r, al = alpha + r, pr = P + r;
 			switch (nr) {	/* constant row counts: registers */
-			case 8: pvrows(8, 2, ar, al, pr, vp, j0, j1, hd); break;
-			case 7: pvrows(7, 2, ar, al, pr, vp, j0, j1, hd); break;
-			case 6: pvrows(6, 4, ar, al, pr, vp, j0, j1, hd); break;
-			case 5: pvrows(5, 4, ar, al, pr, vp, j0, j1, hd); break;
-			case 4: pvrows(4, 4, ar, al, pr, vp, j0, j1, hd); break;
-			case 3: pvrows(3, 4, ar, al, pr, vp, j0, j1, hd); break;
-			case 2: pvrows(2, 4, ar, al, pr, vp, j0, j1, hd); break;
-			default: pvrows(1, 4, ar, al, pr, vp, j0, j1, hd); break;
+			case 8: pvrows(8, 2, ar, al, pr, vp, j0, j1, hd, kt); break;
+			case 7: pvrows(7, 2, ar, al, pr, vp, j0, j1, hd, kt); break;
+			case 6: pvrows(6, 4, ar, al, pr, vp, j0, j1, hd, kt); break;
+			case 5: pvrows(5, 4, ar, al, pr, vp, j0, j1, hd, kt); break;
+			case 4: pvrows(4, 4, ar, al, pr, vp, j0, j1, hd, kt); break;
+			case 3: pvrows(3, 4, ar, al, pr, vp, j0, j1, hd, kt); break;
+			case 2: pvrows(2, 4, ar, al, pr, vp, j0, j1, hd, kt); break;
+			default: pvrows(1, 4, ar, al, pr, vp, j0, j1, hd, kt); break;
 			}
 		}
 	}
@@ -221,6 +240,18 @@ part(float *acc, int lda, float *ml, const struct attn_tile *a)
 		ml[2 * r] = m[r];
 		ml[2 * r + 1] = l[r];
 	}
+}
+
+/* One copy of the tile a cache type, its loads known at compile time. */
+static void
+part(float *acc, int lda, float *ml, const struct attn_tile *a)
+{
+	if (a->kvt == W_BF16)
+		part_t(acc, lda, ml, a, W_BF16);
+	else if (a->kvt == W_F16)
+		part_t(acc, lda, ml, a, W_F16);
+	else
+		part_t(acc, lda, ml, a, W_F32);
 }
 
 const struct attn_kern attn_avx512 = { "avx512", part };

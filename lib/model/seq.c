@@ -40,14 +40,44 @@ seq_print_stats(const struct seq *s, FILE *f, const char *prog)
 
 #define NBUF 13	/* scratch buffers */
 
+size_t
+seq_kv_bytes(const struct model *m, int ctx, enum wtype kvt)
+{
+	size_t n;
+
+	if (ctx < 1 || size_mul(&n, ((size_t)ctx + SEQ_KVBLOCK - 1) /
+	    SEQ_KVBLOCK * SEQ_KVBLOCK, (size_t)m->cfg.num_hidden_layers) < 0 ||
+	    size_mul(&n, n, 2 * (size_t)m->kvdim * attn_esize(kvt)) < 0)
+		return 0;
+	return n;
+}
+
+static int open_seq(struct seq *, const struct model *, int, enum wtype,
+    struct seq_kvpool *);
+
 int
 seq_open(struct seq *s, const struct model *m, int ctx)
 {
-	return seq_open_pool(s, m, ctx, NULL);
+	return open_seq(s, m, ctx, W_F32, NULL);
+}
+
+int
+seq_open_kv(struct seq *s, const struct model *m, int ctx, enum wtype kvt)
+{
+	return open_seq(s, m, ctx, kvt, NULL);
 }
 
 int
 seq_open_pool(struct seq *s, const struct model *m, int ctx,
+    struct seq_kvpool *p)
+{
+	return open_seq(s, m, ctx, p->kvt, p);
+}
+
+/* A sequence with a KV cache of type kvt: its own mapping, or blocks
+ * from p (seq_open_pool). */
+static int
+open_seq(struct seq *s, const struct model *m, int ctx, enum wtype kvt,
     struct seq_kvpool *p)
 {
 	const struct cfg *c = &m->cfg;
@@ -58,6 +88,10 @@ seq_open_pool(struct seq *s, const struct model *m, int ctx,
 	memset(s, 0, sizeof(*s));
 	s->m = m;
 	s->ctx = ctx > 0 ? ctx : m->ctx;
+	if (kvt != W_F32 && kvt != W_BF16 && kvt != W_F16)
+		return error("KV cache type %s: not f32, bf16 or f16",
+		    kvt >= 0 && kvt < W_NTYPES ? wtypes[kvt].name : "?");
+	s->kvt = kvt;
 	if (p) {	/* blocks from the pool as the sequence grows */
 		s->pool = p;
 		s->kv = p->base;
@@ -65,13 +99,12 @@ seq_open_pool(struct seq *s, const struct model *m, int ctx,
 		    sizeof(*s->btab))))
 			return error("cannot allocate a KV block table");
 	/* KV cache: reserved for the whole context, touched only as filled */
-	} else if (size_mul(&s->kvsize, ((size_t)s->ctx + SEQ_KVBLOCK - 1) /
-	    SEQ_KVBLOCK * SEQ_KVBLOCK, (size_t)c->num_hidden_layers) < 0 ||
-	    size_mul(&s->kvsize, s->kvsize, 2 * (size_t)m->kvdim * sizeof(float)) < 0 ||
+	} else if (!(s->kvsize = seq_kv_bytes(m, s->ctx, kvt)) ||
 	    !(s->kv = mem_map(s->kvsize))) {
 		s->kv = NULL;
 		return error("cannot allocate KV cache for %d positions (%.1f GiB)",
-		    s->ctx, (double)s->ctx * c->num_hidden_layers * 2 * m->kvdim * 4 / (1 << 30));
+		    s->ctx, (double)s->ctx * c->num_hidden_layers * 2 * m->kvdim *
+		    attn_esize(kvt) / (1 << 30));
 	}
 
 	/* scratch: one mapping cut into pieces */

@@ -67,10 +67,12 @@ struct seq {
 	const struct model *m;	/* the model it runs on */
 	int ctx;		/* positions the KV cache holds */
 	int pos;		/* positions filled */
-	float *kv;		/* KV cache: blocks of SEQ_KVBLOCK positions, each
+	void *kv;		/* KV cache: blocks of SEQ_KVBLOCK positions, each
 				 * (layers, 2, kv_heads, SEQ_KVBLOCK, head_dim):
 				 * a head's keys are contiguous in a block, and a
 				 * growing sequence fills memory block by block */
+	enum wtype kvt;		/* its elements: W_F32, or rounded to W_BF16
+				 * or W_F16 as they are stored (--kv-type) */
 	size_t kvsize;		/* its bytes (reserved, touched as filled) */
 	float *kvnew;		/* (MAXBATCH, 2, kvdim) k and v being appended */
 	int rope_long;		/* this call's rows turn by inv_freq_long */
@@ -117,7 +119,8 @@ struct seq {
  * into it and gives all back at seq_release, the blocks given back
  * taken first, so the memory in use follows the positions in use. */
 struct seq_kvpool {
-	float *base;
+	void *base;
+	enum wtype kvt;		/* its elements (seq_open_kv's kvt) */
 	size_t blkbytes;	/* bytes a block */
 	unsigned nmax;		/* blocks reserved */
 	unsigned top;		/* blocks ever taken: [0, top) touched */
@@ -142,6 +145,14 @@ struct seq_batch {
  * the model's max_position_embeddings), reserved and touched only as
  * filled.  0, or -1 after error(); s is then safe to seq_close. */
 int seq_open(struct seq *s, const struct model *m, int ctx);
+/* As seq_open, with a KV cache of elements of type kvt: W_F32 (what
+ * seq_open gives), W_BF16 or W_F16 (half the memory and half the bytes
+ * a decode step reads; the keys and values rounded to nearest even). */
+int seq_open_kv(struct seq *s, const struct model *m, int ctx,
+    enum wtype kvt);
+/* Bytes of a KV cache of ctx positions of type kvt on m (what
+ * seq_open_kv reserves), 0 where that does not fit a size_t. */
+size_t seq_kv_bytes(const struct model *m, int ctx, enum wtype kvt);
 void seq_close(struct seq *s);	/* accepts a zeroed or failed s */
 /* Forget the sequence: the next forward starts at position 0. */
 void seq_reset(struct seq *s);
@@ -161,13 +172,13 @@ typedef int seq_rows_fn(void *ctx, const float *logits, int i, int rows);
  * error() (as seq_forward's, before any pass). */
 int seq_forward_all(struct seq *s, const int *ids, int n, seq_rows_fn *fn,
     void *ctx);
-/* A pool of KV blocks for positions positions of m in all (rounded up
- * to whole blocks).  0, or -1 after error(); p is then safe to
- * seq_kvpool_close. */
+/* A pool of KV blocks of elements of type kvt (as seq_open_kv's) for
+ * positions positions of m in all (rounded up to whole blocks).  0, or
+ * -1 after error(); p is then safe to seq_kvpool_close. */
 int seq_kvpool_open(struct seq_kvpool *p, const struct model *m,
-    size_t positions);
+    size_t positions, enum wtype kvt);
 void seq_kvpool_close(struct seq_kvpool *p);	/* accepts a zeroed p */
-/* As seq_open, the KV cache's blocks taken from p as the sequence
+/* As seq_open_kv with p's type, the KV cache's blocks taken from p as the sequence
  * grows (a run past what p has left fails as one past the context);
  * p must outlive s. */
 int seq_open_pool(struct seq *s, const struct model *m, int ctx,
@@ -178,7 +189,7 @@ int seq_open_pool(struct seq *s, const struct model *m, int ctx,
 void seq_release(struct seq *s);
 /* Bytes of s's KV cache in use: the blocks of the positions written
  * since seq_open or seq_release. */
-size_t seq_kvbytes(const struct seq *s);
+size_t seq_kv_used(const struct seq *s);
 
 /* A batch's scratch for m, for passes of up to SEQ_MAXBATCH rows.
  * 0, or -1 after error(); b is then safe to seq_batch_close. */

@@ -11,6 +11,7 @@
 #ifndef SEQ_INT_H
 #define SEQ_INT_H
 
+#include "kern/attn.h"
 #include "model/seq.h"
 
 /* A sequence's rows in a pass: rows [t0, t0 + T) of the pass are its
@@ -38,8 +39,9 @@ void seq_rope_long(struct seq *s, int n);
 /* Key (s = 0) or value (s = 1) of KV head g in layer l at position p
  * of sq's cache: a block of SEQ_KVBLOCK positions is (layers, 2,
  * kv_heads, SEQ_KVBLOCK, head_dim), the p / SEQ_KVBLOCK-th of the
- * sequence's own mapping, or the block its table names in a pool's. */
-static inline float *
+ * sequence's own mapping, or the block its table names in a pool's;
+ * elements of type sq->kvt. */
+static inline void *
 seq_kv_at(const struct seq *sq, int l, int s, int g, int p)
 {
 	const struct model *m = sq->m;
@@ -48,9 +50,9 @@ seq_kv_at(const struct seq *sq, int l, int s, int g, int p)
 
 	if (sq->btab)
 		b = sq->btab[b];
-	return sq->kv + b * blk + (((size_t)l * 2 + s) *
+	return (char *)sq->kv + (b * blk + (((size_t)l * 2 + s) *
 	    m->cfg.num_key_value_heads + g) * SEQ_KVBLOCK * m->hd +
-	    (size_t)(p % SEQ_KVBLOCK) * m->hd;
+	    (size_t)(p % SEQ_KVBLOCK) * m->hd) * attn_esize(sq->kvt);
 }
 
 /* The blocks of sq's cache for positions up to end (from its pool):

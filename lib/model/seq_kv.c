@@ -16,13 +16,16 @@
 
 int
 seq_kvpool_open(struct seq_kvpool *p, const struct model *m,
-    size_t positions)
+    size_t positions, enum wtype kvt)
 {
 	size_t n = (positions + SEQ_KVBLOCK - 1) / SEQ_KVBLOCK, bytes;
 
 	memset(p, 0, sizeof(*p));
-	p->blkbytes = (size_t)m->cfg.num_hidden_layers * 2 * m->kvdim *
-	    SEQ_KVBLOCK * sizeof(float);
+	if (kvt != W_F32 && kvt != W_BF16 && kvt != W_F16)
+		return error("KV cache type %s: not f32, bf16 or f16",
+		    kvt >= 0 && kvt < W_NTYPES ? wtypes[kvt].name : "?");
+	p->kvt = kvt;
+	p->blkbytes = seq_kv_bytes(m, SEQ_KVBLOCK, kvt);
 	if (n == 0 || n > (unsigned)-1 || size_mul(&bytes, n, p->blkbytes) < 0 ||
 	    !(p->base = mem_map(bytes)))
 		return error("cannot allocate a KV cache for %zu positions "
@@ -64,10 +67,9 @@ seq_kv_grow(struct seq *s, int end)
 }
 
 size_t
-seq_kvbytes(const struct seq *s)
+seq_kv_used(const struct seq *s)
 {
-	size_t blk = (size_t)s->m->cfg.num_hidden_layers * 2 * s->m->kvdim *
-	    SEQ_KVBLOCK * sizeof(float);
+	size_t blk = seq_kv_bytes(s->m, SEQ_KVBLOCK, s->kvt);
 
 	if (s->pool)
 		return (size_t)s->nblk * blk;
@@ -88,7 +90,7 @@ seq_release(struct seq *s)
 		}
 	} else if (s->kv) {
 		/* the last page too: the mapping runs to its end */
-		n = seq_kvbytes(s) < s->kvsize ? seq_kvbytes(s) : s->kvsize;
+		n = seq_kv_used(s) < s->kvsize ? seq_kv_used(s) : s->kvsize;
 		mem_drop(s->kv, (n + pg - 1) / pg * pg);
 	}
 	s->kvtop = 0;

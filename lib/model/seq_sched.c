@@ -20,14 +20,16 @@ static _Thread_local volatile unsigned touch_sink;
 #define kv_at seq_kv_at	/* seq_int.h */
 
 /* The first block's key (s = 0) or value (s = 1) rows of KV head g in
- * layer l, from which a tile's offsets count (attn_off). */
-static const float *
+ * layer l, from which a tile's offsets count (attn_off, in elements of
+ * type sq->kvt). */
+static const void *
 kv_head(const struct seq *sq, int l, int s, int g)
 {
 	const struct model *m = sq->m;
 
-	return sq->kv + (((size_t)l * 2 + s) * m->cfg.num_key_value_heads +
-	    g) * SEQ_KVBLOCK * m->hd;
+	return (const char *)sq->kv + (((size_t)l * 2 + s) *
+	    m->cfg.num_key_value_heads + g) * SEQ_KVBLOCK * m->hd *
+	    attn_esize(sq->kvt);
 }
 
 /* RMSNorm with weight w of the T rows of the residual stream at x (ldx
@@ -172,11 +174,11 @@ heads(const struct op *o, int h0, int h1)
 					cs = st->q + (size_t)t * hd;
 					kern_rope(x, 1, m->rd, cs, cs + hd / 2);
 					break;
-				case H_CACHE:
+				case H_CACHE:	/* rounded to the cache's type */
 					if (h >= nq)
-						memcpy(kv_at(pt->s, o->layer, s,
-						    g, pt->s->pos + t - pt->t0),
-						    x, hd * sizeof(float));
+						wtypes[pt->s->kvt].from_f32(
+						    kv_at(pt->s, o->layer, s, g,
+						    pt->s->pos + t - pt->t0), x, hd);
 					break;
 				case H_END:
 					break;
@@ -415,9 +417,9 @@ attn_touch(const struct attn_tile *a)
 	for (p = a->p0; p < a->p1; p = q) {
 		q = (p / a->kvb + 1) * a->kvb;
 		q = q < a->p1 ? q : a->p1;
-		k = (const unsigned char *)(a->k + attn_off(a, p));
-		v = (const unsigned char *)(a->v + attn_off(a, p));
-		n = (size_t)(q - p) * a->ldkv * sizeof(float);
+		k = (const unsigned char *)attn_at(a, 0, p);
+		v = (const unsigned char *)attn_at(a, 1, p);
+		n = (size_t)(q - p) * a->ldkv * attn_esize(a->kvt);
 		for (o = 0; o < n; o += 64)
 			s += k[o] + v[o];
 		s += k[n - 1] + v[n - 1];	/* a last line begun past o */
@@ -455,6 +457,7 @@ attn_items(void *ctx, int i0, int i1)
 		a.scale = m->attn_scale;
 		a.win = m->layers[j->layer].window;
 		a.softcap = m->cfg.attn_logit_softcapping;
+		a.kvt = j->kv->kvt;
 		if (j->nchunk) {	/* decode: keys of range i % n */
 			float *acc = sq->att + (size_t)(i % n) * m->qdim + h0 * hd;
 
@@ -555,7 +558,7 @@ attn_fetch(struct seq *sq, int l, int pos0)
 	struct attn_job j;
 	int n = attn_job(sq, sq, NULL, NULL, l, 1, pos0, &j), i, i0, i1, p, p1,
 	    c, g;
-	size_t bytes = (size_t)m->hd * sizeof(float), budget = FETCH_MAX;
+	size_t bytes = (size_t)m->hd * attn_esize(sq->kvt), budget = FETCH_MAX;
 	const char *k, *v;
 
 	pool_share(m->pool, n, 1, pool_self(), &i0, &i1);

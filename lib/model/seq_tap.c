@@ -4,10 +4,12 @@
  * cached keys, as HF's eager_attention_forward: the tiled kernels never
  * hold them) and the logit lens.  Nothing here runs without a tap. */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "kern/conv.h"
 #include "kern/kern.h"
 #include "model/model.h"
 #include "model/seq.h"
@@ -118,11 +120,17 @@ put_added(struct seq *s, enum seq_tap_name name, int l, int T,
 	s->tap->fn(s->tap->ctx, name, l, s->pos, T, d, o);
 }
 
-/* Key of KV head g in layer l at position p. */
-static const float *
-key_at(const struct seq *sq, int l, int g, int p)
+/* Key of KV head g in layer l at position p, element i, as float32. */
+static float
+key_at(const struct seq *sq, int l, int g, int p, int i)
 {
-	return seq_kv_at(sq, l, 0, g, p);
+	const void *k = seq_kv_at(sq, l, 0, g, p);
+
+	if (sq->kvt == W_BF16)
+		return conv_bf16_to_f32(((const uint16_t *)k)[i]);
+	if (sq->kvt == W_F16)
+		return conv_f16_to_f32(((const uint16_t *)k)[i]);
+	return ((const float *)k)[i];
 }
 
 /* The attention probabilities of the T positions from s->pos in layer
@@ -153,11 +161,11 @@ put_pattern(struct seq *s, int l, int T)
 			for (p = 0; p < lo; p++)
 				r[p] = 0;
 			for (p = lo; p <= pos; p++) {
-				const float *k = key_at(s, l, h / kv_mul, p);
 				double dot = 0;
 
 				for (i = 0; i < hd; i++)
-					dot += (double)q[i] * k[i];
+					dot += (double)q[i] *
+					    key_at(s, l, h / kv_mul, p, i);
 				sc = dot * m->attn_scale;
 				if (cap)
 					sc = tanh(sc / cap) * cap;

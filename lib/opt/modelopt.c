@@ -11,6 +11,7 @@ modelopt_init(struct modelopt *mo)
 {
 	memset(mo, 0, sizeof(*mo));
 	mo->mode = MODEL_EXACT;
+	mo->kvt = W_F32;
 }
 
 static int
@@ -61,6 +62,11 @@ modelopt_parse(struct modelopt *mo, int c, const char *arg)
 	case MOPT_INT8ACT:
 		mo->int8act = 1;
 		return 1;
+	case MOPT_KVTYPE:	/* llama.cpp's -ctk/-ctv f32, bf16, f16 */
+		if (strcmp(arg, "f32") && strcmp(arg, "bf16") && strcmp(arg, "f16"))
+			return error("invalid --kv-type '%s' (f32, bf16, f16)", arg);
+		mo->kvt = wtype_parse(arg);
+		return 1;
 	case MOPT_TIMING:
 		mo->timing = 1;
 		return 1;
@@ -108,7 +114,7 @@ modelopt_load(struct model *m, struct seq *s, const struct modelopt *mo)
 		warn("--ctx %d is past the %d positions the model was made for "
 		    "(max_position_embeddings): what it writes beyond them "
 		    "may be noise", mo->ctx, m->cfg.max_position_embeddings);
-	if (s && seq_open(s, m, mo->ctx) < 0)
+	if (s && seq_open_kv(s, m, mo->ctx, mo->kvt) < 0)
 		return -1;
 	if (mo->verbose)
 		warn("model %s%s, kernels %s, %d thread%s, mode %s%s", m->dir,
@@ -116,5 +122,16 @@ modelopt_load(struct model *m, struct seq *s, const struct modelopt *mo)
 		    mo->threads, mo->threads == 1 ? "" : "s",
 		    model_mode_name(m), m->mode_fallback ?
 		    " (no AVX512-BF16 for --bf16-act)" : "");
+	/* reserved for the whole context, in memory as it fills */
+	if (mo->verbose && s) {
+		double b = (double)s->kvsize;
+		int u = b >= 1 << 30 ? 30 : b >= 1 << 20 ? 20 : 10;
+
+		warn("context %d positions (max_position_embeddings %d), KV "
+		    "cache %s: %.1f %s when full, %zu bytes a position",
+		    s->ctx, m->cfg.max_position_embeddings, wtypes[s->kvt].name,
+		    b / ((size_t)1 << u), u == 30 ? "GiB" : u == 20 ? "MiB" :
+		    "KiB", seq_kv_bytes(m, SEQ_KVBLOCK, s->kvt) / SEQ_KVBLOCK);
+	}
 	return 0;
 }

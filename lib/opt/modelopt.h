@@ -8,7 +8,8 @@
 #include "model/model.h"
 #include "model/seq.h"
 
-enum { MOPT_BF16ACT = 0x200, MOPT_QUANT, MOPT_TIMING, MOPT_INT8ACT };
+enum { MOPT_BF16ACT = 0x200, MOPT_QUANT, MOPT_TIMING, MOPT_INT8ACT,
+    MOPT_KVTYPE };
 
 /* Entries for a getopt_long table; -m, -t, -c (--ctx) and -v are passed
  * to modelopt_parse as 'm', 't', 'c' and 'v' (-c and --ctx-size as
@@ -22,6 +23,7 @@ enum { MOPT_BF16ACT = 0x200, MOPT_QUANT, MOPT_TIMING, MOPT_INT8ACT };
 	{ "quant",    required_argument, NULL, MOPT_QUANT }, \
 	{ "timing",   no_argument,       NULL, MOPT_TIMING }, \
 	{ "int8-act", no_argument,       NULL, MOPT_INT8ACT }, \
+	{ "kv-type",  required_argument, NULL, MOPT_KVTYPE }, \
 	{ "verbose",  no_argument,       NULL, 'v' }
 /* Their lines of --help (-v's apart, MODELOPT_VERBOSE_HELP, for the
  * programs whose -v says more). */
@@ -30,6 +32,8 @@ enum { MOPT_BF16ACT = 0x200, MOPT_QUANT, MOPT_TIMING, MOPT_INT8ACT };
 	"  -t, --threads=N       worker threads (default $PIPELM_THREADS, else the CPUs)\n" \
 	"  -c, --ctx=N, --ctx-size=N\n" \
 	"                        most positions a sequence may have (default the model's)\n" \
+	"      --kv-type=f32|bf16|f16\n" \
+	"                        the KV cache's element type (default f32: exact)\n" \
 	"      --timing          print load, prefill and decode times on stderr\n" \
 	"      --bf16-act        fast mode: bfloat16 activations (AVX512-BF16)\n" \
 	"      --quant=q8_0|q4   fast mode: matrices quantized to Q8_0 or 4 bits at load\n" \
@@ -38,12 +42,13 @@ enum { MOPT_BF16ACT = 0x200, MOPT_QUANT, MOPT_TIMING, MOPT_INT8ACT };
 	"  -v, --verbose         say the model, kernels, threads and mode on stderr\n"
 /* Their part of a usage line (after "usage: prog"). */
 #define MODELOPT_USAGE \
-	"[-v] [-m model] [-t threads] [-c n] [--timing]\n" \
+	"[-v] [-m model] [-t threads] [-c n] [--kv-type t] [--timing]\n" \
 	"       [--bf16-act | --quant q8_0 | --quant q4] [--int8-act]"
 
 struct modelopt {
 	const char *model;	/* -m, NULL for $PIPELM_MODEL */
 	int ctx;		/* --ctx, 0 for the model's */
+	enum wtype kvt;		/* --kv-type: W_F32 (default), W_BF16, W_F16 */
 	int threads;		/* -t, else default_threads() (modelopt_finish) */
 	enum model_mode mode;	/* --bf16-act, --quant q8_0, --quant q4 */
 	int int8act;		/* --int8-act */

@@ -39,7 +39,8 @@ gen_init(struct gen *g, const struct model *m, int n,
 	memset(g, 0, sizeof(*g));
 	g->m = m;
 	g->o = *o;
-	if (seq_kvpool_open(&g->pool, m, (size_t)n * (o->ctx + SEQ_KVBLOCK)) < 0 ||
+	if (seq_kvpool_open(&g->pool, m, (size_t)n * (o->ctx + SEQ_KVBLOCK),
+	    o->kvt) < 0 ||
 	    seq_batch_open(&g->b, m) < 0)
 		return -1;
 	if (!(g->slot = calloc(n, sizeof(*g->slot))))

@@ -45,6 +45,7 @@ struct gen_opts {
 	int echo;			/* -e: the prompt first */
 	int verbose;			/* -v: each record's ending */
 	int ctx;			/* positions a record may use */
+	enum wtype kvt;			/* the KV cache's elements (--kv-type) */
 };
 
 struct gen_slot;

@@ -9,7 +9,8 @@
 #include "stream/runs.h"
 
 int
-runs_open(struct runs *R, const struct model *m, int ctx, int n, int all)
+runs_open(struct runs *R, const struct model *m, int ctx, enum wtype kvt,
+    int n, int all)
 {
 	int i;
 
@@ -25,7 +26,7 @@ runs_open(struct runs *R, const struct model *m, int ctx, int n, int all)
 	/* blocks reserved for every slot's whole context, taken as the
 	 * records grow, given back as they end (seq_kv.c) */
 	if (seq_kvpool_open(&R->pool, m, (size_t)n * ((size_t)ctx +
-	    SEQ_KVBLOCK)) < 0)
+	    SEQ_KVBLOCK), kvt) < 0)
 		return -1;
 	for (i = 0; i < n; i++)
 		if (seq_open_pool(&R->s[i].sq, m, ctx, &R->pool) < 0)

@@ -77,11 +77,12 @@ struct runs {
 	struct order o;
 };
 
-/* n slots (1..RUNS_MAX) of ctx positions each on m; all: runs hand
+/* n slots (1..RUNS_MAX) of ctx positions each on m, KV caches of type
+ * kvt (seq_open_kv); all: runs hand
  * on the logits of every row, else of their last.  0, or -1 after
  * error(); R is then safe to runs_close. */
-int runs_open(struct runs *R, const struct model *m, int ctx, int n,
-    int all);
+int runs_open(struct runs *R, const struct model *m, int ctx, enum wtype kvt,
+    int n, int all);
 void runs_close(struct runs *R);	/* accepts a zeroed or failed R */
 /* Every record of rf (through b: --keep-going, the count) through
  * ops, up to R->n at once, the output in input order to out (named

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "../../lib/kern/attn.h"
+#include "../../lib/kern/conv.h"
 #include "../../lib/kern/kern.h"
 #include "../../lib/base/util.h"
 #include "test.h"
@@ -38,6 +39,10 @@ struct fix {
 	size_t bstride;
 	int win;		/* 0, or the sliding window */
 	float cap;		/* 0, or the scores' soft-cap */
+	enum wtype kvt;		/* W_F32: tiles read kv; else kv16, the
+				 * cache in that type (fix_round) */
+	uint16_t *kv16;
+	size_t nkv;		/* elements of kv */
 };
 
 /* Offset of position p in the fixture's cache. */
@@ -54,6 +59,7 @@ fix_make(struct fix *f, int hd, int nh, int T, int pos0)
 
 	f->hd = hd, f->nh = nh, f->T = T, f->pos0 = pos0;
 	f->win = 0, f->cap = 0;
+	f->kvt = W_F32, f->kv16 = NULL;
 	f->ld = 2 * hd + 5;		/* odd strides: nothing assumes alignment */
 	f->voff = hd + 3;
 	f->ldq = nh * hd + 7;
@@ -63,6 +69,7 @@ fix_make(struct fix *f, int hd, int nh, int T, int pos0)
 	f->kvb = hd == 2 ? (int)n : nh % 2 ? 32 : 7;
 	f->bstride = (size_t)f->kvb * f->ld + 13;
 	n = ((n + f->kvb - 1) / f->kvb) * f->bstride;
+	f->nkv = n;
 	f->kv = emalloc(n * sizeof(float));
 	f->q = emalloc((size_t)T * f->ldq * sizeof(float));
 	for (i = 0; i < n; i++)
@@ -75,7 +82,25 @@ static void
 fix_free(struct fix *f)
 {
 	free(f->kv);
+	free(f->kv16);
 	free(f->q);
+}
+
+/* The cache in type t (W_BF16, W_F16) into kv16, rounded to nearest
+ * even, and kv the float32 values of those 16 bits: a tile over either
+ * must give the same bits. */
+static void
+fix_round(struct fix *f, enum wtype t)
+{
+	size_t i;
+
+	f->kv16 = emalloc(f->nkv * sizeof(uint16_t));
+	for (i = 0; i < f->nkv; i++) {
+		f->kv16[i] = t == W_BF16 ? conv_f32_to_bf16(f->kv[i]) :
+		    conv_f32_to_f16(f->kv[i]);
+		f->kv[i] = t == W_BF16 ? conv_bf16_to_f32(f->kv16[i]) :
+		    conv_f16_to_f32(f->kv16[i]);
+	}
 }
 
 static struct attn_tile
@@ -84,8 +109,12 @@ tile(const struct fix *f, int t0, int T, int p0, int p1)
 	struct attn_tile a = { f->q + (size_t)t0 * f->ldq, f->ldq, f->kv,
 		f->kv + f->voff, f->ld, f->bstride, f->kvb, f->hd, f->nh, T,
 		f->pos0 + t0, p0, p1, 1 / sqrtf((float)f->hd), f->win, f->cap,
-		NULL };
+		NULL, f->kvt };
 
+	if (f->kvt != W_F32) {
+		a.k = f->kv16;
+		a.v = f->kv16 + f->voff;
+	}
 	return a;
 }
 
@@ -250,6 +279,70 @@ test_extremes(void)
 	fix_free(&f);
 }
 
+/* A cache of type t (bf16, f16): the tile over it gives the bits of the
+ * float32 tile over its values widened, for a whole tile and a token
+ * alone; that is the reference's accuracy over the rounded cache, and
+ * within the rounding's error of the unrounded one (bound: the
+ * largest error seen here by about 2x; bench/NOTES.md). */
+static void
+test_kv(enum wtype t, int hd, int nh, int T, int pos0, int win, float cap)
+{
+	struct fix f;
+	struct attn_tile a;
+	int lda = nh * hd, r, i;
+	size_t n = (size_t)T * lda;
+	float *o16 = emalloc(n * sizeof(float)), *o32 = emalloc(n * sizeof(float));
+	float *ml = emalloc((size_t)2 * nh * T * sizeof(float)), *orig;
+	double *ref = emalloc(hd * sizeof(double)), err, scale, worst = 0;
+	double bound = t == W_BF16 ? 4e-2 : 6e-3;
+
+	fix_make(&f, hd, nh, T, pos0);
+	f.win = win, f.cap = cap;
+	orig = emalloc(f.nkv * sizeof(float));
+	memcpy(orig, f.kv, f.nkv * sizeof(float));
+	fix_round(&f, t);
+	f.kvt = t;
+	a = tile(&f, 0, T, 0, pos0 + T);
+	ak->part(o16, lda, ml, &a);
+	attn_norm(o16, lda, ml, hd, nh, T);
+	f.kvt = W_F32;
+	a = tile(&f, 0, T, 0, pos0 + T);
+	ak->part(o32, lda, ml, &a);
+	attn_norm(o32, lda, ml, hd, nh, T);
+	CHECKF(!memcmp(o16, o32, n * sizeof(float)), "%s cache, hd %d nh %d "
+	    "T %d pos0 %d: differs from the float32 tile over its values",
+	    wtypes[t].name, hd, nh, T, pos0);
+	check_ref(&f, o16, lda, wtypes[t].name);
+	/* the last token alone, in a tile of its own */
+	f.kvt = t;
+	a = tile(&f, T - 1, 1, 0, pos0 + T);
+	ak->part(o32, lda, ml, &a);
+	attn_norm(o32, lda, ml, hd, nh, 1);
+	CHECKF(!memcmp(o32, o16 + (size_t)(T - 1) * lda, lda * sizeof(float)),
+	    "%s cache, hd %d nh %d T %d pos0 %d: last token alone differs",
+	    wtypes[t].name, hd, nh, T, pos0);
+	/* against the unrounded cache */
+	memcpy(f.kv, orig, f.nkv * sizeof(float));
+	for (r = 0; r < T * nh; r++) {
+		ref_row(ref, &f, r / nh, r % nh);
+		for (scale = 0, i = 0; i < hd; i++)
+			scale = fabs(ref[i]) > scale ? fabs(ref[i]) : scale;
+		for (i = 0; i < hd; i++) {
+			err = fabs(o16[(size_t)(r / nh) * lda + r % nh * hd + i] -
+			    ref[i]) / scale;
+			worst = err > worst ? err : worst;
+		}
+	}
+	CHECKF(worst <= bound, "%s cache, hd %d nh %d T %d pos0 %d: error %.3g "
+	    "of the largest output, over %.3g", wtypes[t].name, hd, nh, T,
+	    pos0, worst, bound);
+	if (getenv("TEST_ATTN_VERBOSE"))
+		printf("%s hd %d nh %d T %d pos0 %d: error %.3g\n",
+		    wtypes[t].name, hd, nh, T, pos0, worst);
+	free(o16), free(o32), free(ml), free(ref), free(orig);
+	fix_free(&f);
+}
+
 int
 main(void)
 {
@@ -285,6 +378,15 @@ main(void)
 		test_ranges(hds[a], 2, 70, 3, cut3);
 	}
 	test_extremes();
+	/* 16-bit caches: every head size (the tables' loads and the
+	 * portable fallbacks), GQA groups, windows and soft-caps */
+	for (a = 0; a < sizeof(hds) / sizeof(*hds); a++)
+		for (b = 0; b < sizeof(nhs) / sizeof(*nhs); b++) {
+			test_kv(W_BF16, hds[a], nhs[b], 5, 37, 0, 0);
+			test_kv(W_F16, hds[a], nhs[b], 5, 37, 0, 0);
+			test_kv(W_BF16, hds[a], nhs[b], 8, 100, 17, 0);
+			test_kv(W_F16, hds[a], nhs[b], 1, 200, 0, 2.5f);
+		}
 	/* sliding windows (shorter than, across and longer than a block)
 	 * and Gemma 2's soft-cap (50 on scores of a few units: felt) */
 	for (a = 0; a < sizeof(hds) / sizeof(*hds); a++) {

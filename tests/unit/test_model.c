@@ -1155,7 +1155,8 @@ batch_mode(const struct shape *s, const char *dir, const int *ids0,
 		seq_close(&ref);
 	}
 	/* room for all five at once, the blocks shared */
-	if (seq_kvpool_open(&pool, &m, (size_t)NB * (n + SEQ_KVBLOCK)) < 0 ||
+	if (seq_kvpool_open(&pool, &m, (size_t)NB * (n + SEQ_KVBLOCK),
+	    W_F32) < 0 ||
 	    seq_batch_open(&b, &m) < 0) {
 		CHECKF(0, "%s: seq_batch_open failed", s->name);
 		goto out;
@@ -1184,7 +1185,7 @@ batch_mode(const struct shape *s, const char *dir, const int *ids0,
 	vids[0] = 1, vids[1] = 2, vids[2] = (int)V;
 	CHECK(seq_forward_batch(&b, v, vids, vn, 2) < 0);
 	EQ(r[0].sq.pos, 0);
-	EQ(seq_kvbytes(&r[0].sq), 0);
+	EQ(seq_kv_used(&r[0].sq), 0);
 out:
 	seq_batch_close(&b);
 	seq_close(&ref);
@@ -1472,7 +1473,7 @@ test_window_reads(const char *tmp)
 						off = (size_t)(q / SEQ_KVBLOCK) * blk +
 						    ((size_t)l * 2 + kv) * SEQ_KVBLOCK *
 						    m.hd + (size_t)(q % SEQ_KVBLOCK) * m.hd;
-						if (mprotect(sq.kv + off, pg, PROT_NONE) < 0)
+						if (mprotect((float *)sq.kv + off, pg, PROT_NONE) < 0)
 							die("mprotect:");
 					}
 			if (!seq_forward(&sq, ids + p, 1)) {

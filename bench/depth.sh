@@ -1,0 +1,169 @@
+#!/bin/sh
+# bench/depth.sh: the long-context rows of make bench (bench/run.sh runs
+# it last; it runs alone too).  On the SmolLM2-135M-shaped random BF16
+# model of bench/run.sh, for 1 and 2 threads: prefill 512 (warm), and
+# decode of BENCH_DEPTH_N tokens (32) after prompts of 128 and of
+# BENCH_DEPTH positions (4096), pipelm with the float32 KV cache (exact)
+# and with --kv-type bf16; beside llama.cpp's llama-bench on mkgguf's
+# BF16 GGUF of the same weights: pp512, and tg32 at -d 128 and -d 4096
+# (its defaults: F16 KV cache, flash attention auto).  The issue's goal
+# is the ratio: decode after 4096 within 1.5x of decode after 128.
+# Medians (min-max) of BENCH_REPS repetitions (5; each takes a few
+# minutes on 2 cores: the prefill of 4096 positions, twice per thread
+# count and program).  The table goes to stdout.
+#
+# Environment: as bench/run.sh (PIPELM_BIN, PIPELM_TOOLS, BENCH_DIR,
+# BENCH_REPS, LLAMA_BENCH, PIPELM_KERNEL), and BENCH_DEPTH (4096),
+# BENCH_DEPTH_N (32), BENCH_DEPTH_PREFILL (512).
+set -eu
+
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/.." && pwd)
+bin=${PIPELM_BIN:-$top/bin}
+tools=${PIPELM_TOOLS:-$top/build/rel}
+out=${BENCH_DIR:-$top/build/bench}
+reps=${BENCH_REPS:-5}
+depth=${BENCH_DEPTH:-4096}
+ngen=${BENCH_DEPTH_N:-32}
+npre=${BENCH_DEPTH_PREFILL:-512}
+peer=${LLAMA_BENCH:-$top/build/peer/llama-bench}
+model=$out/smollm2-135m-bf16
+gguf=$out/smollm2-135m-bf16.gguf
+me=bench/depth.sh
+
+say() { printf '%s: %s\n' "$me" "$*" >&2; }
+fail() { say "$*"; exit 1; }
+
+for v in "BENCH_REPS:$reps" "BENCH_DEPTH:$depth" "BENCH_DEPTH_N:$ngen" \
+    "BENCH_DEPTH_PREFILL:$npre"; do
+	case ${v#*:} in ''|*[!0-9]*|0) fail "${v%%:*}: ${v#*:}: not a positive number" ;; esac
+done
+for p in llm-gen llm-logits; do
+	[ -x "$bin/$p" ] || fail "$bin/$p: not built (run make first)"
+done
+mkdir -p "$out"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 130' INT TERM
+
+if ! [ -r "$model/config.json" ]; then
+	[ -x "$tools/mkmodel" ] || fail "$tools/mkmodel: not built (run make tools first)"
+	say "model: writing $model (smollm2-135m shape, random BF16)"
+	rm -rf "$model.tmp"
+	"$tools/mkmodel" -s 1 --preset smollm2-135m --dtype bf16 "$model.tmp" >/dev/null ||
+		fail "mkmodel failed"
+	mv "$model.tmp" "$model"
+fi
+cfg() { sed -n "s/.*\"$1\": *\([0-9]*\).*/\1/p" "$model/config.json"; }
+max=$(cfg max_position_embeddings)
+vocab=$(cfg vocab_size)
+[ "$((depth + ngen))" -le "${max:-0}" ] && [ "$((npre + 1))" -le "${max:-0}" ] ||
+	fail "BENCH_DEPTH $depth + BENCH_DEPTH_N $ngen or BENCH_DEPTH_PREFILL $npre: past the model's ${max:-?} positions"
+if [ "$peer" != none ] && [ -x "$peer" ]; then
+	if ! [ -r "$gguf" ] || [ "$model/model.safetensors" -nt "$gguf" ]; then
+		[ -x "$tools/mkgguf" ] || fail "$tools/mkgguf: not built (run make tools first)"
+		"$tools/mkgguf" "$model" "$gguf.tmp" >/dev/null || fail "mkgguf failed"
+		mv "$gguf.tmp" "$gguf"
+	fi
+else
+	say "no llama-bench ($peer): llama.cpp left out"
+	peer=none
+fi
+
+prompt() {	# n seed
+	awk -v n="$1" -v seed="$2" -v v="$vocab" 'BEGIN { x = seed
+		for (i = 0; i < n; i++) {
+			x = (x * 16807) % 2147483647
+			printf "%s%d", i ? " " : "", x % v
+		}
+		printf "\n" }'
+}
+prompt 128 12345 >"$tmp/p128"
+prompt "$depth" 4242 >"$tmp/pdeep"
+{ echo 1; prompt "$npre" 54321; } >"$tmp/wpre"
+
+F='\([0-9.][0-9.]*\)'
+num() { sed -n "s#.*$2.*#\1#p" "$1" | tail -n 1; }
+put() {	# name threads value
+	if [ -n "$3" ]; then
+		echo "$3" >>"$tmp/v.$1.$2"
+	else
+		say "no '$1' figure ($2 threads): $(tr '\n' ' ' <"$tmp/err")"
+	fi
+}
+# decode after a prompt: gen NAME THREADS PROMPT [FLAG ...], ms/token
+gen() {
+	gn=$1 gt=$2 gp=$3
+	shift 3
+	"$bin/llm-gen" -m "$model" -t "$gt" "$@" --timing --ignore-eos \
+	    -n "$ngen" --temp 0 <"$gp" >/dev/null 2>"$tmp/err" ||
+		fail "llm-gen -t $gt $* failed: $(cat "$tmp/err")"
+	put "$gn" "$gt" "$(num "$tmp/err" "tokens/s, $F ms/token")"
+}
+# llama-bench, its tokens/s (or ms/token with ms): lb NAME THREADS ms|tps ARGS...
+lb() {
+	ln=$1 lt=$2 lu=$3
+	shift 3
+	[ "$peer" != none ] || return 0
+	if ! "$peer" -m "$gguf" -t "$lt" -r 1 -o csv "$@" >"$tmp/csv" 2>"$tmp/err"; then
+		say "llama-bench -t $lt $* failed, left out from here: $(tail -n 3 "$tmp/err")"
+		peer=none
+		return 0
+	fi
+	put "$ln" "$lt" "$(awk -F, -v u="$lu" 'NR == 1 { ok = $(NF - 1) == "avg_ts"; next }
+	    ok { v = $(NF - 1); gsub(/"/, "", v); print u == "ms" ? sprintf("%.2f", 1000 / v) : v }' "$tmp/csv")"
+}
+
+r=1
+while [ "$r" -le "$reps" ]; do
+	for t in 1 2; do
+		say "repetition $r/$reps, $t thread(s): prefill $npre; decode $ngen after 128 and after $depth"
+		"$bin/llm-logits" -m "$model" -t "$t" --timing <"$tmp/wpre" \
+		    >/dev/null 2>"$tmp/err" || fail "llm-logits -t $t failed: $(cat "$tmp/err")"
+		put prefill "$t" "$(num "$tmp/err" "prefill [0-9]* tokens, $F tokens/s")"
+		gen d128 "$t" "$tmp/p128"
+		gen ddeep "$t" "$tmp/pdeep"
+		gen b128 "$t" "$tmp/p128" --kv-type bf16
+		gen bdeep "$t" "$tmp/pdeep" --kv-type bf16
+		lb lprefill "$t" tps -p "$npre" -n 0
+		lb l128 "$t" ms -p 0 -n "$ngen" -d 128
+		lb ldeep "$t" ms -p 0 -n "$ngen" -d "$depth"
+	done
+	r=$((r + 1))
+done
+
+# median (min-max) of a figure: cell NAME THREADS
+cell() {
+	[ -s "$tmp/v.$1.$2" ] || { echo -; return; }
+	sort -g "$tmp/v.$1.$2" | awk '{ v[NR] = $1 } END {
+		m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+		if (NR > 1) printf "%.4g (%.4g-%.4g)", m, v[1], v[NR]
+		else printf "%.4g", m }'
+}
+med() { [ -s "$tmp/v.$1.$2" ] && sort -g "$tmp/v.$1.$2" | awk '{ v[NR] = $1 } END {
+	print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+ratio() {	# a b threads: median a / median b
+	awk -v a="$(med "$1" "$3" || :)" -v b="$(med "$2" "$3" || :)" \
+	    'BEGIN { if (a > 0 && b > 0) printf "%.2fx", a / b; else print "-" }'
+}
+row() { echo "| $1 | $2 | $3 |"; }
+echo "## Long contexts, $(date -u '+%Y-%m-%d %H:%M UTC') (bench/depth.sh)"
+echo
+echo "SmolLM2-135M shape, random BF16, kernels ${PIPELM_KERNEL:-native}; $reps repetition(s), median (min-max); decode in ms/token (lower is better)."
+echo
+row "" "1 thread" "2 threads"
+row "---" "---" "---"
+row "prefill $npre, pipelm exact, tokens/s" "$(cell prefill 1)" "$(cell prefill 2)"
+row "prefill $npre, llama.cpp BF16 (pp$npre), tokens/s" "$(cell lprefill 1)" "$(cell lprefill 2)"
+row "prefill $npre, pipelm / llama.cpp" "$(ratio prefill lprefill 1)" "$(ratio prefill lprefill 2)"
+row "decode $ngen after 128, pipelm f32 KV" "$(cell d128 1)" "$(cell d128 2)"
+row "decode $ngen after $depth, pipelm f32 KV" "$(cell ddeep 1)" "$(cell ddeep 2)"
+row "after $depth / after 128, f32 KV (goal 1.5x)" "$(ratio ddeep d128 1)" "$(ratio ddeep d128 2)"
+row "decode $ngen after 128, pipelm --kv-type bf16" "$(cell b128 1)" "$(cell b128 2)"
+row "decode $ngen after $depth, pipelm --kv-type bf16" "$(cell bdeep 1)" "$(cell bdeep 2)"
+row "after $depth / after 128, bf16 KV (goal 1.5x)" "$(ratio bdeep b128 1)" "$(ratio bdeep b128 2)"
+row "llama.cpp BF16 tg$ngen at -d 128" "$(cell l128 1)" "$(cell l128 2)"
+row "llama.cpp BF16 tg$ngen at -d $depth" "$(cell ldeep 1)" "$(cell ldeep 2)"
+row "llama.cpp -d $depth / -d 128" "$(ratio ldeep l128 1)" "$(ratio ldeep l128 2)"
+row "after $depth: pipelm f32 KV speed / llama.cpp's" "$(ratio ldeep ddeep 1)" "$(ratio ldeep ddeep 2)"
+row "after $depth: pipelm bf16 KV speed / llama.cpp's" "$(ratio ldeep bdeep 1)" "$(ratio ldeep bdeep 2)"

@@ -1,0 +1,126 @@
+#!/bin/sh
+# bench/kverr.sh: how far a 16-bit KV cache (--kv-type bf16, f16) puts
+# the logits from the float32 cache's, as bench/logerr.sh measures the
+# 4-bit forms: every position's logits over a prompt, against pipelm's
+# exact forward pass (--kv-type f32).  The models: ../shared's golden
+# ones (the arch-* models over their golden ids), the built-in
+# stories260K, and a random SmolLM2-135M-shaped BF16 model (mkmodel seed
+# 1) over KVERR_LEN random ids (256): the longer the prompt, the more
+# rounded keys each position reads.  Figures, per cell: the largest
+# absolute difference of a logit / the RMS difference over every logit /
+# the worst position's ||a - b|| / ||b|| / the mean KL(f32 || form) of the
+# softmaxes / positions whose argmax agrees.  The table goes to stdout;
+# no figure fails the run.
+#
+# Environment: PIPELM_BIN (bin), PIPELM_TOOLS (build/rel), SHARED
+# (../shared), KVERR_DIR (build/kverr, its files removed at the end),
+# KVERR_LEN (256), KVERR_MODELS (names, default all; the random one is
+# random-135m).
+set -eu
+
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/.." && pwd)
+bin=${PIPELM_BIN:-$top/bin}
+tools=${PIPELM_TOOLS:-$top/build/rel}
+shared=${SHARED:-$top/../shared}
+work=${KVERR_DIR:-$top/build/kverr}
+len=${KVERR_LEN:-256}
+me=bench/kverr.sh
+
+say() { printf '%s: %s\n' "$me" "$*" >&2; }
+fail() { say "$*"; exit 1; }
+
+case $len in ''|*[!0-9]*|0) fail "KVERR_LEN: $len: not a positive number" ;; esac
+[ -x "$bin/llm-logits" ] || fail "$bin/llm-logits: not built (run make first)"
+[ -x "$tools/mkmodel" ] || fail "$tools/mkmodel: not built (run make tools first)"
+mkdir -p "$work"
+tmp=$(mktemp -d "$work/run.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 130' INT TERM
+
+# reference frames and another's, interleaved (bench/logerr.sh's lcmp)
+lcmp() {	# ref other -> "maxabs rms rel kl top1/n"
+	paste -d '\n' "$1" "$2" | awk '
+	NR % 2 == 1 { n = split($0, r, " "); next }
+	{
+		if (split($0, g, " ") != n) { bad = 1; exit 1 }
+		d2 = 0; r2 = 0; rm = r[1]; gm = g[1]; ri = 1; gi = 1
+		for (i = 1; i <= n; i++) {
+			d = g[i] - r[i]
+			if (d < 0) d = -d
+			if (d > mx) mx = d
+			d2 += d * d; r2 += r[i] * r[i]
+			if (r[i] > rm) { rm = r[i]; ri = i }
+			if (g[i] > gm) { gm = g[i]; gi = i }
+		}
+		sd += d2; cnt += n
+		if (r2 > 0 && sqrt(d2 / r2) > rel) rel = sqrt(d2 / r2)
+		zr = 0; zg = 0
+		for (i = 1; i <= n; i++) { zr += exp(r[i] - rm); zg += exp(g[i] - gm) }
+		lr = rm + log(zr); lg = gm + log(zg); kl = 0
+		for (i = 1; i <= n; i++)
+			kl += exp(r[i] - lr) * ((r[i] - lr) - (g[i] - lg))
+		skl += kl
+		top += ri == gi; pos++
+	}
+	END {
+		if (bad || !pos) { print "-"; exit 0 }
+		printf "%.2g / %.2g / %.2g / %.2g / %d/%d\n", mx, sqrt(sd / cnt),
+		    rel, skl / pos, top, pos
+	}'
+}
+# n ids below v, fixed seed (Park-Miller, as bench/logerr.sh)
+prompt() {	# seed v n
+	awk -v seed="$1" -v v="$2" -v n="$3" 'BEGIN { x = seed
+		for (i = 0; i < n; i++) {
+			x = (x * 16807) % 2147483647
+			printf "%s%d", i ? " " : "", x % v
+		}
+		printf "\n" }'
+}
+
+models=${KVERR_MODELS:-}
+if [ -z "$models" ]; then
+	for m in "$shared"/models/arch-*; do
+		[ -r "$m/config.json" ] && [ -r "$shared/golden/logits/${m##*/}.ids" ] &&
+			models="$models ${m##*/}"
+	done
+	models="$models stories260K random-135m"
+fi
+say "models:$models"
+echo "## 16-bit KV cache: logit error, $(date -u '+%Y-%m-%d %H:%M UTC') (bench/kverr.sh)"
+echo
+echo "Against --kv-type f32 (exact), every position of the prompt; each cell: max |logit difference| / RMS difference / worst position's ||a - b|| / ||b|| / mean KL(f32 || form) / positions whose argmax agrees."
+echo
+echo "| model | positions | --kv-type bf16 | --kv-type f16 |"
+echo "| --- | --- | --- | --- |"
+for name in $models; do
+	d=$tmp/m
+	rm -rf "$d"
+	mkdir -p "$d"
+	case $name in
+	random-135m)
+		src=$work/random-135m
+		[ -r "$src/config.json" ] || {
+			rm -rf "$src.tmp"
+			"$tools/mkmodel" -s 1 --preset smollm2-135m --dtype bf16 \
+			    "$src.tmp" >/dev/null || fail "mkmodel failed"
+			mv "$src.tmp" "$src"
+		}
+		prompt 1 49152 "$len" >"$d/ids" ;;
+	stories260K)
+		src=$top/share/pipelm/stories260K
+		prompt 7 512 "$len" >"$d/ids" ;;
+	*)
+		src=$shared/models/$name
+		tr '\n' ' ' <"$shared/golden/logits/$name.ids" >"$d/ids"
+		echo >>"$d/ids" ;;
+	esac
+	[ -r "$src/config.json" ] || fail "$src: no model"
+	lg() { "$bin/llm-logits" -a -f text -t 2 -m "$src" --kv-type "$1" <"$d/ids" >"$d/$1"; }
+	lg f32 || fail "$name: llm-logits --kv-type f32 failed"
+	lg bf16 || fail "$name: llm-logits --kv-type bf16 failed"
+	lg f16 || fail "$name: llm-logits --kv-type f16 failed"
+	echo "| $name | $(wc -w <"$d/ids") | $(lcmp "$d/f32" "$d/bf16") | $(lcmp "$d/f32" "$d/f16") |"
+	rm -f "$d/f32" "$d/bf16" "$d/f16"
+done
