@@ -510,5 +510,17 @@ ggufti() {
 			cmp -n "$pb" -i "$po:$lo" "$T/p.gguf" "$T/l.gguf" ||
 			    { echo "$ty: $name differs"; exit 1; }
 		done
+		# and dequantized as llama.cpp does, bit for bit (its F32
+		# requantization widens the blocks with ggml's to_float)
+		"$LQ" --allow-requantize "$T/l.gguf" "$T/f2.gguf" F32 >/dev/null 2>&1
+		ggufti "$T/f2.gguf" | sort >"$T/f"
+		join "$T/l" "$T/f" | while read -r name lt lo lb _ fo fb; do
+			[ "$lt" != 0 ] || continue
+			tail -c +$((lo + 1)) "$T/l.gguf" | head -c "$lb" |
+			    "$TOOLS/ggmldeq" "$ty" >"$T/d"
+			[ "$(wc -c <"$T/d")" -eq "$fb" ]
+			cmp -n "$fb" -i "0:$fo" "$T/d" "$T/f2.gguf" ||
+			    { echo "$ty: $name dequantized otherwise"; exit 1; }
+		done
 	done
 }
