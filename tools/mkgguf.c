@@ -3,7 +3,7 @@
  * (bench/peer.sh) and a probe can compare its logits (bench/NOTES.md).
  * Not installed; nothing of pipelm reads GGUF.
  *
- * usage: mkgguf [-Fqv] [-t type] MODEL OUT.gguf
+ * usage: mkgguf [-DFqv] [-t type] MODEL OUT.gguf
  *
  * Every architecture pipelm runs is written as llama.cpp's
  * convert_hf_to_gguf.py writes it: its architecture name (Mistral is
@@ -17,7 +17,10 @@
  * are not whole blocks of 256 falling back as llama-quantize's
  * tensor_type_fallback does (iq4_xs to iq4_nl, q2_K and q3_K to q4_0,
  * q4_K to q5_0, q5_K to q5_1, q6_K to q8_0) and one whose rows are not
- * whole blocks of 32 refused; -F writes them as F32 (exact),
+ * whole blocks of 32 refused; -D with -t writes those matrices as F32
+ * instead, each weight the one its block dequantizes to (the float
+ * model of the quantized one, whose logits the tests compare); -F
+ * writes them as F32 (exact),
  * for comparing logits: llama.cpp's CPU matmul rounds the activations to
  * the weights' BF16 or F16 (about 6e-3 relative on the arch-* logits).  Where the converter reorders q
  * and k (Llama, Mistral, SmolLM3: llama.cpp's llama rotates adjacent
@@ -60,6 +63,7 @@ struct out {
 	int64_t shape[2];	/* rows, cols (cols 0: a vector) */
 	int type, perm_heads;	/* perm_heads > 0: reorder rows for RoPE */
 	int add1;		/* Gemma's norms: 1 + w */
+	int rt;			/* -D: the ggml type its F32 went through */
 	uint64_t off, bytes;
 };
 
@@ -184,7 +188,7 @@ half(float x)
 }
 
 static struct out o[MAXT];
-static int n, fflag, tflag = -1;	/* tflag: -t's ggml type, or -1 */
+static int n, fflag, dflag, tflag = -1;	/* tflag: -t's ggml type, or -1 */
 static const char *dir;
 static struct st st;
 
@@ -235,6 +239,8 @@ add(const char *gname, const char *hfname, int kind, int heads, int64_t rows,
 	o[n].type = kind || fflag ? G_F32 : qflag ? (tflag >= 0 ?
 	    fallback(tflag, cols) : G_Q8_0) : t->dtype == ST_F32 ?
 	    G_F32 : t->dtype == ST_F16 ? G_F16 : G_BF16;
+	if (dflag && qflag && tflag >= 0)
+		o[n].rt = o[n].type, o[n].type = G_F32;
 	n++;
 }
 
@@ -303,8 +309,9 @@ main(int argc, char *argv[])
 	size_t r, rows, cols, j;
 
 	argv0 = argv[0];
-	while ((ch = getopt(argc, argv, "Fqt:v")) != -1)
+	while ((ch = getopt(argc, argv, "DFqt:v")) != -1)
 		switch (ch) {
+		case 'D': dflag = 1; break;
 		case 'F': fflag = 1; break;
 		case 'q': qflag = 1; break;
 		case 't':
@@ -325,9 +332,9 @@ main(int argc, char *argv[])
 		case 'v': vflag = 1; break;
 		default: goto usage;
 		}
-	if (argc - optind != 2 || (fflag && qflag)) {
+	if (argc - optind != 2 || (fflag && qflag) || (dflag && tflag < 0)) {
 usage:
-		fprintf(stderr, "usage: %s [-Fqv] [-t type] model out.gguf\n",
+		fprintf(stderr, "usage: %s [-DFqv] [-t type] model out.gguf\n",
 		    argv0);
 		return 2;
 	}
@@ -654,6 +661,16 @@ usage:
 			}
 			kern.to_f32[wt](row, (const char *)t->data + sr * cols * es,
 			    cols);
+			if (o[i].rt) {	/* -D: through the blocks and back */
+				for (j = 0; j < cols; j++)
+					if (!isfinite(row[j]))
+						die("%s: %s: a value that is not "
+						    "finite cannot be quantized", dir,
+						    t->name);
+				gt = ggml_type((uint32_t)o[i].rt);
+				wtypes[gt->wtype].from_f32(qrow, row, (int)cols);
+				kern.to_f32[gt->wtype](row, qrow, cols);
+			}
 			if (o[i].type == G_F32) {
 				for (j = 0; o[i].add1 && j < cols; j++)
 					row[j] += 1;
