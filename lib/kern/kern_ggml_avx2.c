@@ -1,7 +1,7 @@
 /* kern_ggml_avx2.c: the AVX2 table's kernels of ggml's block types
- * (kern.h).  Decode: VS rows side by side, each row's blocks dequantized
- * (kern_ggml_int.h) into a buffer in L1 and multiplied by the
- * activations with the AVX2 F32 lane discipline (kern_avx2.c): element
+ * (kern.h).  Decode: VS rows side by side, each row's weights
+ * multiplied by the activations as they are dequantized
+ * (kern_ggml_int.h), with the AVX2 F32 lane discipline (kern_avx2.c): element
  * i in lane i % 8, one FMA per 8 in order, the zero-padded tail last,
  * hsum's tree; so a row gives the AVX2 F32 matvec of its dequantized
  * weights, bit for bit.  Prefill: panels of dequantized rows through
@@ -28,41 +28,55 @@ INLINE void
 vblock(enum wtype t, int R, float *out, const void *w, const float *x,
     int n, int r, int rs)
 {
-	_Alignas(64) float wb[VS][256];
+	_Alignas(64) float wb[VS * 256];
 	int bs = wtypes[t].block, by = wtypes[t].bytes, k0, k, m, i;
 	size_t rb = wtype_rowsize(t, n);
 	const uint8_t *p[VS];
-	__m256 acc[VS], xv;
+	struct gout o[VS], st = { .lanes = 0 };
+	__m256 xv;
 
 	UNROLL
 	for (i = 0; i < R; i++) {
 		p[i] = (const uint8_t *)w + (size_t)(r + i * rs) * rb;
-		acc[i] = _mm256_setzero_ps();
+		o[i].lanes = 8;
+		o[i].acc8 = _mm256_setzero_ps();
 	}
-	for (k0 = 0; k0 < n; k0 += bs) {
-		m = n - k0 < bs ? n - k0 : bs;
+	/* whole blocks: each weight into its FMA as it is made */
+	for (k0 = 0; k0 + bs <= n; k0 += bs) {
 		UNROLL
 		for (i = 0; i < R; i++) {
-			gdeq(t, wb[i], p[i]);
+			o[i].x = x + k0;
+			gdeq(t, &o[i], p[i]);
 			p[i] += by;
+		}
+	}
+	/* a partial last block (rows that are not whole blocks: not in
+	 * GGUF files): through a buffer, the tail zero-padded */
+	if (k0 < n) {
+		m = n - k0;
+		UNROLL
+		for (i = 0; i < R; i++) {
+			st.y = wb + i * 256;
+			gdeq(t, &st, p[i]);
 		}
 		for (k = 0; k + 8 <= m; k += 8) {
 			xv = _mm256_loadu_ps(x + k0 + k);
 			UNROLL
 			for (i = 0; i < R; i++)
-				acc[i] = _mm256_fmadd_ps(_mm256_loadu_ps(wb[i] + k), xv, acc[i]);
+				o[i].acc8 = _mm256_fmadd_ps(_mm256_loadu_ps(wb + i * 256 + k), xv,
+				    o[i].acc8);
 		}
 		if (k < m) {
 			xv = xloadm(x + k0 + k, m - k);
 			UNROLL
 			for (i = 0; i < R; i++)
-				acc[i] = _mm256_fmadd_ps(xloadm(wb[i] + k, m - k),
-				    xv, acc[i]);
+				o[i].acc8 = _mm256_fmadd_ps(xloadm(wb + i * 256 + k,
+				    m - k), xv, o[i].acc8);
 		}
 	}
 	UNROLL
 	for (i = 0; i < R; i++)
-		out[r + i * rs] = hsum(acc[i]);
+		out[r + i * rs] = hsum(o[i].acc8);
 }
 
 INLINE void

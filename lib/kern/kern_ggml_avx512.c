@@ -26,29 +26,43 @@ INLINE void
 vblock(enum wtype t, int R, float *out, const void *w, const float *x,
     int n, int r, int rs)
 {
-	_Alignas(64) float wb[VS][256];
+	_Alignas(64) float wb[VS * 256];
 	int bs = wtypes[t].block, by = wtypes[t].bytes, k0, k, m, i;
 	size_t rb = wtype_rowsize(t, n);
 	const uint8_t *p[VS];
-	__m512 acc[VS], xv;
+	struct gout o[VS], st = { .lanes = 0 };
+	__m512 xv;
 
 	UNROLL
 	for (i = 0; i < R; i++) {
 		p[i] = (const uint8_t *)w + (size_t)(r + i * rs) * rb;
-		acc[i] = _mm512_setzero_ps();
+		o[i].lanes = 16;
+		o[i].acc16 = _mm512_setzero_ps();
 	}
-	for (k0 = 0; k0 < n; k0 += bs) {
-		m = n - k0 < bs ? n - k0 : bs;
+	/* whole blocks: each weight into its FMA as it is made */
+	for (k0 = 0; k0 + bs <= n; k0 += bs) {
 		UNROLL
 		for (i = 0; i < R; i++) {
-			gdeq(t, wb[i], p[i]);
+			o[i].x = x + k0;
+			gdeq(t, &o[i], p[i]);
 			p[i] += by;
+		}
+	}
+	/* a partial last block (rows that are not whole blocks: not in
+	 * GGUF files): through a buffer, the tail zero-padded */
+	if (k0 < n) {
+		m = n - k0;
+		UNROLL
+		for (i = 0; i < R; i++) {
+			st.y = wb + i * 256;
+			gdeq(t, &st, p[i]);
 		}
 		for (k = 0; k + 16 <= m; k += 16) {
 			xv = _mm512_loadu_ps(x + k0 + k);
 			UNROLL
 			for (i = 0; i < R; i++)
-				acc[i] = _mm512_fmadd_ps(_mm512_loadu_ps(wb[i] + k), xv, acc[i]);
+				o[i].acc16 = _mm512_fmadd_ps(_mm512_loadu_ps(wb + i * 256 + k), xv,
+				    o[i].acc16);
 		}
 		if (k < m) {
 			__mmask16 mk = (__mmask16)((1u << (m - k)) - 1);
@@ -56,13 +70,13 @@ vblock(enum wtype t, int R, float *out, const void *w, const float *x,
 			xv = _mm512_maskz_loadu_ps(mk, x + k0 + k);
 			UNROLL
 			for (i = 0; i < R; i++)
-				acc[i] = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(mk,
-				    wb[i] + k), xv, acc[i]);
+				o[i].acc16 = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(mk,
+				    wb + i * 256 + k), xv, o[i].acc16);
 		}
 	}
 	UNROLL
 	for (i = 0; i < R; i++)
-		out[r + i * rs] = hsum(acc[i]);
+		out[r + i * rs] = hsum(o[i].acc16);
 }
 
 INLINE void
