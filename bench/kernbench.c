@@ -2,7 +2,7 @@
  *
  *   make kernbench
  *   PIPELM_KERNEL=avx512 build/rel/kernbench [-cH] [-t threads] [-T tokens]
- *       [-w f32|f16|bf16] [-m dir [-q | -8]]
+ *       [-w f32|f16|bf16|q4_K|q6_K|...] [-m dir [-q | -8]]
  *
  * First the memory floor: a plain streaming read of 512 MB (kern.dot
  * over float chunks, split over the threads).  Then for each shape:
@@ -19,7 +19,10 @@
  * pages.  -m dir instead runs a decode token's matrix-vector products
  * over a model folder's own weights, mapped and ordered as
  * seq_forward has them, with the time per kind of matrix; -q first
- * converts them as --quant q4 does, -8 as --quant q8_0. */
+ * converts them as --quant q4 does, -8 as --quant q8_0.  -w takes the
+ * float types and ggml's block types (q8_0-ggml, q4_0, q4_1, q5_0, q5_1,
+ * q2_K .. q6_K, iq4_nl, iq4_xs; GB/s counts their bytes, the blocks
+ * filled with finite bytes, rows of 576 as ceil(576 / block) blocks). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -243,7 +246,7 @@ model(struct pool *p, enum wtype t, int T)
 		{ 576, 576 }, { 192, 576 }, { 192, 576 }, { 576, 576 },
 		{ 1536, 576 }, { 1536, 576 }, { 576, 1536 },
 	};
-	size_t sz = wtype_rowsize(t, 1), total = 0, off;
+	size_t total = 0, off, nw = 0;
 	unsigned char *w;
 	float *x, *out;
 	double t0, best, flops;
@@ -251,9 +254,12 @@ model(struct pool *p, enum wtype t, int T)
 	int l, m, rep, pass;
 
 	for (l = 0; l < 30; l++)
-		for (m = 0; m < 7; m++)
-			total += (size_t)lay[m][0] * lay[m][1] * sz;
-	total += (size_t)49152 * 576 * sz;
+		for (m = 0; m < 7; m++) {
+			total += (size_t)lay[m][0] * wtype_rowsize(t, lay[m][1]);
+			nw += (size_t)lay[m][0] * lay[m][1];
+		}
+	total += (size_t)49152 * wtype_rowsize(t, 576);
+	nw += (size_t)49152 * 576;
 	w = bigalloc(total);
 	for (off = 0; off < total; off++)
 		w[off] = (unsigned char)(off * 7 >> 3 & 0x3f);
@@ -261,7 +267,7 @@ model(struct pool *p, enum wtype t, int T)
 	out = emalloc(sizeof(float) * 49152 * (size_t)T);
 	for (off = 0; off < 1536 * (size_t)T; off++)
 		x[off] = (float)(off % 13) * 0.01f;
-	flops = 2.0 * total / sz;
+	flops = 2.0 * nw;
 	for (pass = 0; pass < 2; pass++) {
 		best = 1e9;
 		for (rep = 0; rep < 5; rep++) {
@@ -276,7 +282,7 @@ model(struct pool *p, enum wtype t, int T)
 					    T, rows };
 					pool_for(p, rows, 16, pass ? mm : mv,
 					    &j);
-					off += (size_t)rows * n * sz;
+					off += (size_t)rows * wtype_rowsize(t, n);
 				}
 			t0 = now() - t0;
 			best = t0 < best ? t0 : best;
@@ -326,14 +332,15 @@ main(int argc, char *argv[])
 			break;
 		case 'T': T = (int)estrtonum(optarg, 1, 4096, "tokens"); break;
 		case 'w':
-			/* the float types, whose rows are n weights each */
-			if ((k = wtype_parse(optarg)) < 0 || k > W_BF16)
+			/* the float types and ggml's blocks: rows of bytes */
+			if ((k = wtype_parse(optarg)) < 0 || (k > W_BF16 &&
+			    k < W_GQ8_0) || wtypes[k].indirect)
 				edie(2, "bad weight type '%s'", optarg);
 			t = k;
 			break;
 		default:
 			fprintf(stderr, "usage: %s [-c] [-t threads] "
-			    "[-T tokens] [-w f32|f16|bf16] [-H] [-m dir [-q | -8]]\n", argv0);
+			    "[-T tokens] [-w type] [-H] [-m dir [-q | -8]]\n", argv0);
 			return 2;
 		}
 	}

@@ -426,3 +426,101 @@ plus1() {
 	[ "$(ggufkv "$T/f.gguf" | grep '^general.file_type')" = "general.file_type	0" ]
 	G=$T/f.gguf plus1 blk.1.ffn_norm.weight model.layers.1.pre_feedforward_layernorm.weight 64
 }
+
+# ggufti FILE: "name type offset bytes" for each tensor of a GGUF file
+# (the offset from the file's start; bytes from ggml's block sizes of the
+# types mkgguf writes)
+ggufti() {
+	od -A n -v -t u1 -w1 "$1" | awk '
+	{ b[n++] = $1 }
+	function u(p, k,   v, i) { v = 0; for (i = k - 1; i >= 0; i--) v = v * 256 + b[p + i]; return v }
+	function sv(p,   l, i, s) { l = u(p, 8); s = ""
+		for (i = 0; i < l; i++) s = s sprintf("%c", b[p + 8 + i]); P = p + 8 + l; return s }
+	function skip(t, p,   c, i, et) {	# P past the value of type t at p
+		if (t == 8) { sv(p); return }
+		if (t == 9) { et = u(p, 4); c = u(p + 4, 8); P = p + 12
+			for (i = 0; i < c; i++) skip(et, P); return }
+		P = p + (t <= 1 || t == 7 ? 1 : t <= 3 ? 2 : t <= 6 ? 4 : 8)
+	}
+	END {
+		split("0 1 2 3 6 7 8 10 11 12 13 14 20 23 30", ty, " ")
+		split("1 1 32 32 32 32 32 256 256 256 256 256 32 256 1", bl, " ")
+		split("4 2 18 20 22 24 34 84 110 144 176 210 18 136 2", by, " ")
+		for (i in ty) { B[ty[i]] = bl[i]; Y[ty[i]] = by[i] }
+		nt = u(8, 8); nk = u(16, 8); p = 24
+		for (k = 0; k < nk; k++) { sv(p); p = P; skip(u(p, 4), p + 4); p = P }
+		for (k = 0; k < nt; k++) {
+			name[k] = sv(p); p = P; nd = u(p, 4); p += 4; ne = 1
+			for (i = 0; i < nd; i++) { ne *= u(p, 8); p += 8 }
+			t[k] = u(p, 4); off[k] = u(p + 4, 8); p += 12
+			sz[k] = ne / B[t[k]] * Y[t[k]]
+		}
+		base = int((p + 31) / 32) * 32
+		for (k = 0; k < nt; k++) print name[k], t[k], base + off[k], sz[k]
+	}'
+}
+
+@test "mkgguf -t: ggml's block types, the fallback of rows not whole superblocks, refusals" {
+	# hidden 256, inter 96: ffn_down's rows (96) are no whole block of
+	# 256 but of 32
+	"$TOOLS/mkmodel" -s 4 --dtype f32 --hidden 256 --layers 1 --heads 4 \
+	    --kv-heads 2 --inter 96 --vocab 300 --ctx 128 --untied "$T/k" >/dev/null
+	for ty in q4_K:q5_0 q5_K:q5_1 q6_K:q8_0 q2_K:q4_0 q3_K:q4_0 iq4_xs:iq4_nl \
+	    Q4_0:q4_0 q8_0:q8_0 iq4_nl:iq4_nl q4_1:q4_1 q5_1:q5_1; do
+		run -0 "$MK" -v -t "${ty%:*}" "$T/k" "$T/t.gguf"
+		echo "$output" >"$T/list"
+		[ "$(grep -c '	f32	' "$T/list")" -eq 3 ]
+		want=$(echo "${ty%:*}" | tr A-Z a-z | sed 's/_k$/_K/')
+		grep -q "^blk.0.ffn_down.weight	${ty#*:}	96,256	" "$T/list"
+		grep -q "^blk.0.attn_q.weight	$want	256,256	" "$T/list"
+		grep -q "^token_embd.weight	$want	256,300	" "$T/list"
+		# the sizes: the last tensor ends the file
+		ggufti "$T/t.gguf" | tail -n 1 >"$T/last"
+		read -r _ _ o b <"$T/last"
+		[ "$(wc -c <"$T/t.gguf")" -eq $(((o + b + 31) / 32 * 32)) ]
+	done
+	run -2 --separate-stderr "$MK" -t q4_2 "$T/k" "$T/t.gguf"
+	[[ $stderr == *"-t q4_2: not a ggml block type"* ]]
+	run -2 --separate-stderr "$MK" -t f16 "$T/k" "$T/t.gguf"
+	# rows of 64 are no whole block of 256 nor of 32 for q8_0's fallback:
+	# hidden 64, inter 96 has rows of 64, which q4_K takes as q5_0
+	run -0 "$MK" -v -t q4_K "$T/m" "$T/t.gguf"
+	[ "$(grep -c '	q5_0	' <<<"$output")" -eq 16 ]
+	"$TOOLS/mkmodel" -s 4 --dtype f32 --hidden 48 --layers 1 --heads 4 \
+	    --kv-heads 2 --inter 96 --vocab 300 --ctx 128 "$T/o" >/dev/null
+	run -1 --separate-stderr "$MK" -t q4_0 "$T/o" "$T/t.gguf"
+	[[ $stderr == *"not a multiple of 32 (q4_0)"* ]]
+}
+
+@test "mkgguf -t: the blocks llama-quantize --pure writes, byte for byte, every type" {
+	LQ=${PIPELM_PEER:-$BATS_TEST_DIRNAME/../build/peer}/llama-quantize
+	[ -x "$LQ" ] || skip "llama.cpp's llama-quantize not built (make peer)"
+	"$TOOLS/mkmodel" -s 5 --dtype f32 --hidden 256 --layers 1 --heads 4 \
+	    --kv-heads 2 --inter 512 --vocab 300 --ctx 128 --untied "$T/k" >/dev/null
+	"$MK" -F "$T/k" "$T/f.gguf"
+	for ty in Q4_0 Q4_1 Q5_0 Q5_1 Q8_0 Q2_K Q3_K Q4_K Q5_K Q6_K IQ4_NL IQ4_XS; do
+		"$LQ" --pure "$T/f.gguf" "$T/l.gguf" "$ty" >/dev/null 2>&1
+		"$MK" -t "$ty" "$T/k" "$T/p.gguf"
+		ggufti "$T/p.gguf" | sort >"$T/p"
+		ggufti "$T/l.gguf" | sort >"$T/l"
+		[ "$(wc -l <"$T/p")" -eq 12 ]
+		# the same tensors, types and sizes, in llama-quantize's order
+		[ "$(cut -d' ' -f1,2,4 "$T/p")" = "$(cut -d' ' -f1,2,4 "$T/l")" ]
+		join "$T/p" "$T/l" | while read -r name _ po pb _ lo _; do
+			cmp -n "$pb" -i "$po:$lo" "$T/p.gguf" "$T/l.gguf" ||
+			    { echo "$ty: $name differs"; exit 1; }
+		done
+		# and dequantized as llama.cpp does, bit for bit (its F32
+		# requantization widens the blocks with ggml's to_float)
+		"$LQ" --allow-requantize "$T/l.gguf" "$T/f2.gguf" F32 >/dev/null 2>&1
+		ggufti "$T/f2.gguf" | sort >"$T/f"
+		join "$T/l" "$T/f" | while read -r name lt lo lb _ fo fb; do
+			[ "$lt" != 0 ] || continue
+			tail -c +$((lo + 1)) "$T/l.gguf" | head -c "$lb" |
+			    "$TOOLS/ggmldeq" "$ty" >"$T/d"
+			[ "$(wc -c <"$T/d")" -eq "$fb" ]
+			cmp -n "$fb" -i "0:$fo" "$T/d" "$T/f2.gguf" ||
+			    { echo "$ty: $name dequantized otherwise"; exit 1; }
+		done
+	done
+}

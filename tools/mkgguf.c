@@ -3,14 +3,24 @@
  * (bench/peer.sh) and a probe can compare its logits (bench/NOTES.md).
  * Not installed; nothing of pipelm reads GGUF.
  *
- * usage: mkgguf [-Fqv] MODEL OUT.gguf
+ * usage: mkgguf [-DFqv] [-t type] MODEL OUT.gguf
  *
  * Every architecture pipelm runs is written as llama.cpp's
  * convert_hf_to_gguf.py writes it: its architecture name (Mistral is
  * "llama"), tensor names and metadata keys.  Tensors keep their dtype
  * (F32, F16 or BF16) except the vectors (norms, biases), which llama.cpp
  * wants in F32; -q writes the matrices as GGML Q8_0 (blocks of 32: an
- * F16 scale max|x| / 127 and 32 int8); -F writes them as F32 (exact),
+ * F16 scale max|x| / 127 and 32 int8); -t TYPE writes them in ggml's
+ * block type TYPE (q8_0, q4_0, q4_1, q5_0, q5_1, q2_K, q3_K, q4_K, q5_K,
+ * q6_K, iq4_nl, iq4_xs; any case) with libcore's ggml quantizers (conv.h:
+ * the scales ggml's reference quantizers choose), a matrix whose rows
+ * are not whole blocks of 256 falling back as llama-quantize's
+ * tensor_type_fallback does (iq4_xs to iq4_nl, q2_K and q3_K to q4_0,
+ * q4_K to q5_0, q5_K to q5_1, q6_K to q8_0) and one whose rows are not
+ * whole blocks of 32 refused; -D with -t writes those matrices as F32
+ * instead, each weight the one its block dequantizes to (the float
+ * model of the quantized one, whose logits the tests compare); -F
+ * writes them as F32 (exact),
  * for comparing logits: llama.cpp's CPU matmul rounds the activations to
  * the weights' BF16 or F16 (about 6e-3 relative on the arch-* logits).  Where the converter reorders q
  * and k (Llama, Mistral, SmolLM3: llama.cpp's llama rotates adjacent
@@ -30,9 +40,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "../lib/disk/cfg.h"
+#include "../lib/kern/ggml.h"
 #include "../lib/kern/kern.h"
 #include "../lib/disk/mdir.h"
 #include "../lib/disk/st.h"
@@ -51,6 +63,7 @@ struct out {
 	int64_t shape[2];	/* rows, cols (cols 0: a vector) */
 	int type, perm_heads;	/* perm_heads > 0: reorder rows for RoPE */
 	int add1;		/* Gemma's norms: 1 + w */
+	int rt;			/* -D: the ggml type its F32 went through */
 	uint64_t off, bytes;
 };
 
@@ -175,9 +188,27 @@ half(float x)
 }
 
 static struct out o[MAXT];
-static int n, fflag;
+static int n, fflag, dflag, tflag = -1;	/* tflag: -t's ggml type, or -1 */
 static const char *dir;
 static struct st st;
+
+/* -t's type for rows of cols weights: llama-quantize's fallback where
+ * they are not whole blocks of 256 (llama-quant.cpp,
+ * tensor_type_fallback). */
+static int
+fallback(int t, int64_t cols)
+{
+	if (cols % ggml_type((uint32_t)t)->block == 0)
+		return t;
+	switch (t) {
+	case GGML_IQ4_XS: return GGML_IQ4_NL;
+	case GGML_Q2_K: case GGML_Q3_K: return GGML_Q4_0;
+	case GGML_Q4_K: return GGML_Q5_0;
+	case GGML_Q5_K: return GGML_Q5_1;
+	case GGML_Q6_K: return GGML_Q8_0;
+	default: return t;	/* a block of 32: refused below */
+	}
+}
 
 /* Add tensor hfname as gname, checked against the shape the config
  * gives it (rows, and cols, or 0 for a vector).  kind: 0 a matrix, 1 a
@@ -205,8 +236,11 @@ add(const char *gname, const char *hfname, int kind, int heads, int64_t rows,
 	o[n].shape[0] = rows, o[n].shape[1] = cols;
 	o[n].perm_heads = heads;
 	o[n].add1 = kind == 2;
-	o[n].type = kind || fflag ? G_F32 : qflag ? G_Q8_0 : t->dtype == ST_F32 ?
+	o[n].type = kind || fflag ? G_F32 : qflag ? (tflag >= 0 ?
+	    fallback(tflag, cols) : G_Q8_0) : t->dtype == ST_F32 ?
 	    G_F32 : t->dtype == ST_F16 ? G_F16 : G_BF16;
+	if (dflag && qflag && tflag >= 0)
+		o[n].rt = o[n].type, o[n].type = G_F32;
 	n++;
 }
 
@@ -221,6 +255,29 @@ addvec(const char *gname, const float *v, int len)
 	o[n].shape[0] = len;
 	o[n].type = G_F32;
 	n++;
+}
+
+/* llama.cpp's llama_ftype of the file: the type asked for (-q: Q8_0,
+ * -t: its MOSTLY_ type, the K-quants' _S mixes), else the first
+ * tensor's. */
+static uint32_t
+ftype(int q, int t, int first)
+{
+	switch (q ? t : -2) {
+	case -1: case GGML_Q8_0: return 7;
+	case GGML_Q4_0: return 2;
+	case GGML_Q4_1: return 3;
+	case GGML_Q5_0: return 8;
+	case GGML_Q5_1: return 9;
+	case GGML_Q2_K: return 10;
+	case GGML_Q3_K: return 11;
+	case GGML_Q4_K: return 14;
+	case GGML_Q5_K: return 16;
+	case GGML_Q6_K: return 18;
+	case GGML_IQ4_NL: return 25;
+	case GGML_IQ4_XS: return 30;
+	default: return first == G_BF16 ? 32 : first == G_F16 ? 1 : 0;
+	}
 }
 
 static const char *
@@ -246,21 +303,39 @@ main(int argc, char *argv[])
 	int qflag = 0, vflag = 0, ch, l, i, k, hd, d, qd, kd, ff, perm, gemma;
 	int rd, nsl;
 	uint64_t off = 0, pos, data;
+	const struct ggml_type_info *gt;
 	float *row, *freqs = NULL;
 	char *qrow;		/* a row in libcore's Q8_0 layout */
 	size_t r, rows, cols, j;
 
 	argv0 = argv[0];
-	while ((ch = getopt(argc, argv, "Fqv")) != -1)
+	while ((ch = getopt(argc, argv, "DFqt:v")) != -1)
 		switch (ch) {
+		case 'D': dflag = 1; break;
 		case 'F': fflag = 1; break;
 		case 'q': qflag = 1; break;
+		case 't':
+			for (k = 0; k < GGML_NTYPES; k++) {
+				const struct ggml_type_info *g = ggml_type((uint32_t)k);
+
+				if (g && g->block > 1 && g->wtype >= 0 &&
+				    !strcasecmp(g->name, optarg))
+					break;
+			}
+			if (k == GGML_NTYPES) {
+				fprintf(stderr, "%s: -t %s: not a ggml block type "
+				    "mkgguf writes\n", argv0, optarg);
+				goto usage;
+			}
+			tflag = k, qflag = 1;
+			break;
 		case 'v': vflag = 1; break;
 		default: goto usage;
 		}
-	if (argc - optind != 2 || (fflag && qflag)) {
+	if (argc - optind != 2 || (fflag && qflag) || (dflag && tflag < 0)) {
 usage:
-		fprintf(stderr, "usage: %s [-Fqv] model out.gguf\n", argv0);
+		fprintf(stderr, "usage: %s [-DFqv] [-t type] model out.gguf\n",
+		    argv0);
 		return 2;
 	}
 	if (kern_init(NULL) < 0 || mdir_resolve(&md, argv[optind]) < 0 ||
@@ -438,11 +513,12 @@ usage:
 		cols = o[i].shape[1] ? (size_t)o[i].shape[1] :
 		    (size_t)o[i].shape[0];
 		rows = o[i].shape[1] ? (size_t)o[i].shape[0] : 1;
-		if (o[i].type == G_Q8_0 && cols % 32)
-			die("%s: %s has %zu columns, not a multiple of 32",
-			    dir, o[i].name, cols);
-		o[i].bytes = o[i].type == G_Q8_0 ? rows * (cols / 32) * 34 :
-		    rows * cols * (o[i].type == G_F32 ? 4 : 2);
+		gt = ggml_type((uint32_t)o[i].type);
+		if (cols % (size_t)gt->block)
+			die("%s: %s has %zu columns, not a multiple of %d (%s)",
+			    dir, o[i].name, cols, gt->block, gt->name);
+		o[i].bytes = rows * (cols / (size_t)gt->block) *
+		    (size_t)gt->bytes;
 		o[i].off = off;
 		off += (o[i].bytes + ALIGN - 1) / ALIGN * ALIGN;
 	}
@@ -452,8 +528,7 @@ usage:
 	/* the metadata, into meta first: the header counts it */
 	kv_str("general.architecture", arch);
 	kv_str("general.name", "pipelm mkgguf");
-	kv_u32("general.file_type", qflag ? 7 : o[0].type == G_BF16 ? 32 :
-	    o[0].type == G_F16 ? 1 : 0);
+	kv_u32("general.file_type", ftype(qflag, tflag, o[0].type));
 	kv_u32(".vocab_size", (uint32_t)c.vocab_size);
 	kv_u32(".context_length", (uint32_t)c.max_position_embeddings);
 	kv_u32(".embedding_length", (uint32_t)c.hidden_size);
@@ -552,7 +627,9 @@ usage:
 	data = written;
 
 	row = emalloc(1 << 20);
-	qrow = emalloc(conv_q8_0_rowsize(1 << 18));
+	/* the longest row in libcore's Q8_0 or any ggml block type (at
+	 * most 34 bytes for 32 weights) */
+	qrow = emalloc(conv_q8_0_rowsize(1 << 18) + 34 * (1 << 13));
 	for (i = 0; i < n; i++) {
 		const struct st_tensor *t = o[i].src;
 		size_t es, h = (size_t)o[i].perm_heads, rhd;
@@ -577,12 +654,23 @@ usage:
 
 				sr = base + w % 2 * (rhd / 2) + w / 2;
 			}
-			if (o[i].type != G_Q8_0 && o[i].type != G_F32) {
+			gt = ggml_type((uint32_t)o[i].type);
+			if (gt->block == 1 && o[i].type != G_F32) {
 				put((const char *)t->data + sr * cols * es, cols * es);
 				continue;
 			}
 			kern.to_f32[wt](row, (const char *)t->data + sr * cols * es,
 			    cols);
+			if (o[i].rt) {	/* -D: through the blocks and back */
+				for (j = 0; j < cols; j++)
+					if (!isfinite(row[j]))
+						die("%s: %s: a value that is not "
+						    "finite cannot be quantized", dir,
+						    t->name);
+				gt = ggml_type((uint32_t)o[i].rt);
+				wtypes[gt->wtype].from_f32(qrow, row, (int)cols);
+				kern.to_f32[gt->wtype](row, qrow, cols);
+			}
 			if (o[i].type == G_F32) {
 				for (j = 0; o[i].add1 && j < cols; j++)
 					row[j] += 1;
@@ -597,6 +685,11 @@ usage:
 				if (!isfinite(row[j]))
 					die("%s: %s: a value that is not finite "
 					    "cannot be quantized", dir, t->name);
+			if (tflag >= 0) {	/* ggml's blocks, as they are */
+				wtypes[gt->wtype].from_f32(qrow, row, (int)cols);
+				put(qrow, wtype_rowsize(gt->wtype, (int)cols));
+				continue;
+			}
 			conv_q8_0_quant(qrow, row, (int)cols);
 			for (j = 0; j < cols / 32; j++) {
 				float sc;
@@ -617,9 +710,8 @@ pad:
 	if (fshut(f, opath))
 		return 1;
 	for (i = 0; vflag && i < n; i++) {
-		printf("%s\t%s\t", o[i].name, o[i].type == G_F32 ? "f32" :
-		    o[i].type == G_F16 ? "f16" : o[i].type == G_BF16 ? "bf16" :
-		    "q8_0");
+		printf("%s\t%s\t", o[i].name,
+		    ggml_type((uint32_t)o[i].type)->name);
 		if (o[i].shape[1])
 			printf("%lld,", (long long)o[i].shape[1]);
 		printf("%lld\t%llu\n", (long long)o[i].shape[0],

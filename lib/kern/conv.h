@@ -42,4 +42,40 @@ void conv_q8_0_quant_x(void *dst, const float *x, int n);
 /* Longest row (weights) the bf16-act kernels take. */
 #define CONV_BF16ACT_MAXN 16384	/* a multiple of 32 */
 
+
+/* ggml's block types, as GGUF files hold them (ggml-common.h's block
+ * structs; lib/kern/conv_ggml.c): gq8_0 is ggml's Q8_0 (an F16 scale,
+ * 32 int8), unlike pipelm's own Q8_0 above; q2_k .. q6_k are ggml's
+ * Q2_K .. Q6_K (superblocks of 256).  X_to_f32 widens n weights (whole
+ * blocks, then the first weights of a partial one) exactly as ggml's
+ * dequantize_row_X computes them; X_quant writes one row of n floats
+ * (a partial last block padded with zeros, a non-finite value taken as
+ * 0) with the scales ggml's reference quantizer chooses
+ * (quantize_row_X_ref; IQ4_NL and IQ4_XS as quantize_iq4_nl and
+ * quantize_iq4_xs without an importance matrix, as llama-quantize). */
+void conv_gq8_0_to_f32(float *out, const void *w, size_t n);
+void conv_q4_0_to_f32(float *out, const void *w, size_t n);
+void conv_q4_1_to_f32(float *out, const void *w, size_t n);
+void conv_q5_0_to_f32(float *out, const void *w, size_t n);
+void conv_q5_1_to_f32(float *out, const void *w, size_t n);
+void conv_q2_k_to_f32(float *out, const void *w, size_t n);
+void conv_q3_k_to_f32(float *out, const void *w, size_t n);
+void conv_q4_k_to_f32(float *out, const void *w, size_t n);
+void conv_q5_k_to_f32(float *out, const void *w, size_t n);
+void conv_q6_k_to_f32(float *out, const void *w, size_t n);
+void conv_iq4_nl_to_f32(float *out, const void *w, size_t n);
+void conv_iq4_xs_to_f32(float *out, const void *w, size_t n);
+void conv_gq8_0_quant(void *dst, const float *x, int n);
+void conv_q4_0_quant(void *dst, const float *x, int n);
+void conv_q4_1_quant(void *dst, const float *x, int n);
+void conv_q5_0_quant(void *dst, const float *x, int n);
+void conv_q5_1_quant(void *dst, const float *x, int n);
+void conv_q2_k_quant(void *dst, const float *x, int n);
+void conv_q3_k_quant(void *dst, const float *x, int n);
+void conv_q4_k_quant(void *dst, const float *x, int n);
+void conv_q5_k_quant(void *dst, const float *x, int n);
+void conv_q6_k_quant(void *dst, const float *x, int n);
+void conv_iq4_nl_quant(void *dst, const float *x, int n);
+void conv_iq4_xs_quant(void *dst, const float *x, int n);
+
 #endif

@@ -263,4 +263,65 @@ void kern_q4i_avx512_matvec(float *out, const void *w, const float *x, int n,
 void kern_q4i_avx512_matmul(float *out, int ldo, const void *w,
     const float *x, int ldx, int n, int T, int r0, int r1);
 
+/* ---- ggml's block types (lib/kern/kern_ggml*.c) ----
+ *
+ * W_GQ8_0 .. W_IQ4_XS (wtype.h), read in place: the weights are
+ * dequantized as ggml does (conv.h) and multiplied by the float32
+ * activations as they are, no activation quantization.  matvec keeps
+ * the table's F32 lane discipline over the dequantized row (element i
+ * in lane i % 8 or i % 16, one product a lane in order, the table's
+ * reduction tree), so its outputs are those of the table's F32 matvec
+ * on the dequantized row, bit for bit; matmul dequantizes panels of
+ * rows (kern_ggml_panels) and runs the table's F32 matmul on them, the
+ * same bits again, whatever T, the row range or the threads.  The AVX2
+ * and AVX-512 tables dequantize the types users pick most (Q4_K, Q6_K,
+ * Q8_0, Q4_0, Q5_0) with vector code of the same float operations as
+ * conv.h's, so every table's dequantized weights are the same bits. */
+typedef void kern_matvec_fn(float *out, const void *w, const float *x,
+    int n, int r0, int r1);
+typedef void kern_matmul_fn(float *out, int ldo, const void *w,
+    const float *x, int ldx, int n, int T, int r0, int r1);
+typedef void kern_tof32_fn(float *out, const void *w, size_t n);
+/* Prefill of type t through panels of dequantized rows: rows [r0, r1)
+ * of w widened by deq (the table's to_f32 entry) into panels of up to
+ * KERN_Q4_PANEL floats, each multiplied by f32mm over all T tokens;
+ * rows longer than a quarter of a panel, or no memory for one: mv (the
+ * table's matvec of t) a token at a time, the same bits. */
+void kern_ggml_panels(enum wtype t, float *out, int ldo, const void *w,
+    const float *x, int ldx, int n, int T, int r0, int r1,
+    kern_tof32_fn *deq, kern_matmul_fn *f32mm, kern_matvec_fn *mv);
+/* The entries, per type and table. */
+kern_matvec_fn kern_gq8_0_matvec, kern_q4_0_matvec, kern_q4_1_matvec,
+    kern_q5_0_matvec, kern_q5_1_matvec, kern_q2_k_matvec, kern_q3_k_matvec,
+    kern_q4_k_matvec, kern_q5_k_matvec, kern_q6_k_matvec,
+    kern_iq4_nl_matvec, kern_iq4_xs_matvec;
+kern_matmul_fn kern_gq8_0_matmul, kern_q4_0_matmul, kern_q4_1_matmul,
+    kern_q5_0_matmul, kern_q5_1_matmul, kern_q2_k_matmul, kern_q3_k_matmul,
+    kern_q4_k_matmul, kern_q5_k_matmul, kern_q6_k_matmul,
+    kern_iq4_nl_matmul, kern_iq4_xs_matmul;
+kern_matvec_fn kern_gq8_0_avx2_matvec, kern_q4_0_avx2_matvec,
+    kern_q4_1_avx2_matvec, kern_q5_0_avx2_matvec, kern_q5_1_avx2_matvec,
+    kern_q2_k_avx2_matvec, kern_q3_k_avx2_matvec, kern_q4_k_avx2_matvec,
+    kern_q5_k_avx2_matvec, kern_q6_k_avx2_matvec, kern_iq4_nl_avx2_matvec,
+    kern_iq4_xs_avx2_matvec;
+kern_matmul_fn kern_gq8_0_avx2_matmul, kern_q4_0_avx2_matmul,
+    kern_q4_1_avx2_matmul, kern_q5_0_avx2_matmul, kern_q5_1_avx2_matmul,
+    kern_q2_k_avx2_matmul, kern_q3_k_avx2_matmul, kern_q4_k_avx2_matmul,
+    kern_q5_k_avx2_matmul, kern_q6_k_avx2_matmul, kern_iq4_nl_avx2_matmul,
+    kern_iq4_xs_avx2_matmul;
+kern_tof32_fn kern_gq8_0_avx2_to_f32, kern_q4_0_avx2_to_f32,
+    kern_q5_0_avx2_to_f32, kern_q4_k_avx2_to_f32, kern_q6_k_avx2_to_f32;
+kern_matvec_fn kern_gq8_0_avx512_matvec, kern_q4_0_avx512_matvec,
+    kern_q4_1_avx512_matvec, kern_q5_0_avx512_matvec,
+    kern_q5_1_avx512_matvec, kern_q2_k_avx512_matvec,
+    kern_q3_k_avx512_matvec, kern_q4_k_avx512_matvec,
+    kern_q5_k_avx512_matvec, kern_q6_k_avx512_matvec,
+    kern_iq4_nl_avx512_matvec, kern_iq4_xs_avx512_matvec;
+kern_matmul_fn kern_gq8_0_avx512_matmul, kern_q4_0_avx512_matmul,
+    kern_q4_1_avx512_matmul, kern_q5_0_avx512_matmul,
+    kern_q5_1_avx512_matmul, kern_q2_k_avx512_matmul,
+    kern_q3_k_avx512_matmul, kern_q4_k_avx512_matmul,
+    kern_q5_k_avx512_matmul, kern_q6_k_avx512_matmul,
+    kern_iq4_nl_avx512_matmul, kern_iq4_xs_avx512_matmul;
+
 #endif

@@ -800,19 +800,40 @@ const struct kern kern_avx2 = {
 		[W_GPTQ4] = kern_gptq_avx2_matvec,
 		[W_AWQ4] = kern_awq_avx2_matvec,
 		[W_Q8_0I] = kern_i8_avx2_matvec,
-		[W_Q4I] = kern_q4i_avx2_matvec },
+		[W_Q4I] = kern_q4i_avx2_matvec,
+		[W_GQ8_0] = kern_gq8_0_avx2_matvec, [W_Q4_0] =
+		kern_q4_0_avx2_matvec, [W_Q4_1] = kern_q4_1_avx2_matvec, [W_Q5_0] =
+		kern_q5_0_avx2_matvec, [W_Q5_1] = kern_q5_1_avx2_matvec, [W_Q2_K] =
+		kern_q2_k_avx2_matvec, [W_Q3_K] = kern_q3_k_avx2_matvec, [W_Q4_K] =
+		kern_q4_k_avx2_matvec, [W_Q5_K] = kern_q5_k_avx2_matvec, [W_Q6_K] =
+		kern_q6_k_avx2_matvec, [W_IQ4_NL] = kern_iq4_nl_avx2_matvec,
+		[W_IQ4_XS] = kern_iq4_xs_avx2_matvec },
 	.matmul = { matmul_f32, matmul_f16, matmul_bf16, matmul_q8_0,
 		[W_Q4] = kern_q4_avx2_matmul,
 		[W_GPTQ4] = kern_gptq_avx2_matmul,
 		[W_AWQ4] = kern_awq_avx2_matmul,
 		[W_Q8_0I] = kern_i8_avx2_matmul,
-		[W_Q4I] = kern_q4i_avx2_matmul },
+		[W_Q4I] = kern_q4i_avx2_matmul,
+		[W_GQ8_0] = kern_gq8_0_avx2_matmul, [W_Q4_0] =
+		kern_q4_0_avx2_matmul, [W_Q4_1] = kern_q4_1_avx2_matmul, [W_Q5_0] =
+		kern_q5_0_avx2_matmul, [W_Q5_1] = kern_q5_1_avx2_matmul, [W_Q2_K] =
+		kern_q2_k_avx2_matmul, [W_Q3_K] = kern_q3_k_avx2_matmul, [W_Q4_K] =
+		kern_q4_k_avx2_matmul, [W_Q5_K] = kern_q5_k_avx2_matmul, [W_Q6_K] =
+		kern_q6_k_avx2_matmul, [W_IQ4_NL] = kern_iq4_nl_avx2_matmul,
+		[W_IQ4_XS] = kern_iq4_xs_avx2_matmul },
 	.dot = dot,
 	.axpy = axpy,
 	.rmsnorm = rmsnorm,
 	.swiglu = swiglu,
 	.geglu = geglu,
-	.to_f32 = { tof32_f32, tof32_f16, tof32_bf16 },
+	.to_f32 = { tof32_f32, tof32_f16, tof32_bf16,
+		[W_GQ8_0] = kern_gq8_0_avx2_to_f32, [W_Q4_0] =
+		kern_q4_0_avx2_to_f32, [W_Q4_1] = conv_q4_1_to_f32, [W_Q5_0] =
+		kern_q5_0_avx2_to_f32, [W_Q5_1] = conv_q5_1_to_f32, [W_Q2_K] =
+		conv_q2_k_to_f32, [W_Q3_K] = conv_q3_k_to_f32, [W_Q4_K] =
+		kern_q4_k_avx2_to_f32, [W_Q5_K] = conv_q5_k_to_f32, [W_Q6_K] =
+		kern_q6_k_avx2_to_f32, [W_IQ4_NL] = conv_iq4_nl_to_f32, [W_IQ4_XS] =
+		conv_iq4_xs_to_f32 },
 };
 
 #endif

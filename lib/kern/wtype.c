@@ -45,6 +45,19 @@ const struct wtype_info wtypes[W_NTYPES] = {
 	[W_Q8_0I] = { "q8_0+int8", 64, 2 * (4 + 32), CONV_Q8_0_MAXN, W_Q8_0,
 		conv_q8_0_quant, 0, 1 },
 	[W_Q4I]   = { "q4+int8",  8,  4, 0,                W_Q4,   NULL, 1, 1 },
+	/* ggml's blocks (ggml-common.h) */
+	[W_GQ8_0]  = { "q8_0-ggml", 32,  34, 0, W_GQ8_0,  conv_gq8_0_quant, 0, 0 },
+	[W_Q4_0]   = { "q4_0",      32,  18, 0, W_Q4_0,   conv_q4_0_quant, 0, 0 },
+	[W_Q4_1]   = { "q4_1",      32,  20, 0, W_Q4_1,   conv_q4_1_quant, 0, 0 },
+	[W_Q5_0]   = { "q5_0",      32,  22, 0, W_Q5_0,   conv_q5_0_quant, 0, 0 },
+	[W_Q5_1]   = { "q5_1",      32,  24, 0, W_Q5_1,   conv_q5_1_quant, 0, 0 },
+	[W_Q2_K]   = { "q2_K",      256, 84, 0, W_Q2_K,   conv_q2_k_quant, 0, 0 },
+	[W_Q3_K]   = { "q3_K",      256, 110, 0, W_Q3_K,  conv_q3_k_quant, 0, 0 },
+	[W_Q4_K]   = { "q4_K",      256, 144, 0, W_Q4_K,  conv_q4_k_quant, 0, 0 },
+	[W_Q5_K]   = { "q5_K",      256, 176, 0, W_Q5_K,  conv_q5_k_quant, 0, 0 },
+	[W_Q6_K]   = { "q6_K",      256, 210, 0, W_Q6_K,  conv_q6_k_quant, 0, 0 },
+	[W_IQ4_NL] = { "iq4_nl",    32,  18, 0, W_IQ4_NL, conv_iq4_nl_quant, 0, 0 },
+	[W_IQ4_XS] = { "iq4_xs",    256, 136, 0, W_IQ4_XS, conv_iq4_xs_quant, 0, 0 },
 };
 
 int

@@ -1,0 +1,50 @@
+#!/usr/bin/env bats
+# ggml's block types end to end: a GGUF file of each type (tools/mkgguf
+# -t) through llm-logits against the F32 GGUF of the same weights
+# dequantized (mkgguf -D -t): the float32 forward of the weights the
+# blocks hold, to 1e-5 relative, and the same bits for any --threads.
+
+load helpers
+
+setup() {
+	T=$BATS_TEST_TMPDIR
+	MK=$TOOLS/mkgguf
+	# hidden 256: rows of whole K-quant superblocks (ffn_down's, 96,
+	# take llama-quantize's fallback types)
+	"$TOOLS/mkmodel" -s 6 --dtype f32 --hidden 256 --layers 2 --heads 4 \
+	    --kv-heads 2 --inter 96 --vocab 300 --ctx 128 --untied "$T/m" >/dev/null
+	echo "1 7 42 299 3 18 250 5 9 100 11 77" >"$T/ids"
+}
+
+# skip where llm-logits takes no GGUF model (the weight source of issue 27)
+need_gguf() {
+	echo 1 | llm-logits -m "$1" >/dev/null 2>&1 ||
+	    skip "llm-logits reads no GGUF file here"
+}
+
+@test "ggml types: llm-logits of each type equals the float32 forward of its dequantized weights" {
+	for ty in q8_0 q4_0 q4_1 q5_0 q5_1 q2_K q3_K q4_K q5_K q6_K iq4_nl iq4_xs; do
+		"$MK" -t "$ty" "$T/m" "$T/q.gguf"
+		"$MK" -D -t "$ty" "$T/m" "$T/d.gguf"
+		need_gguf "$T/d.gguf"
+		llm-logits -m "$T/d.gguf" --all -f npy -o "$T/d.npy" <"$T/ids"
+		for th in 1 2; do
+			llm-logits -m "$T/q.gguf" -t $th --all -f npy \
+			    -o "$T/q$th.npy" <"$T/ids"
+		done
+		cmp "$T/q1.npy" "$T/q2.npy"
+		run -0 npycmp -a 1e-6 -r 1e-5 "$T/q1.npy" "$T/d.npy"
+		echo "$ty: $output"
+		[[ $output == *"argmax-mismatch 0"* ]]
+		# decode's matvec (a position a call) as prefill's matmul
+		tr ' ' '\n' <"$T/ids" |
+		    llm-logits -m "$T/q.gguf" -s -f npy -o "$T/s.npy"
+		run -0 npycmp -a 1e-6 -r 1e-5 "$T/s.npy" "$T/d.npy"
+		# and not the logits of another type's weights (the check
+		# can fail)
+		if [ "$ty" = q4_K ]; then
+			run -1 npycmp -a 1e-6 -r 1e-5 "$T/q1.npy" "$T/prev.npy"
+		fi
+		cp "$T/d.npy" "$T/prev.npy"
+	done
+}
