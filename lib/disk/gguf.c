@@ -938,3 +938,16 @@ gguf_type_fmt(struct buf *b, const struct gguf_val *v)
 	buf_printf(b, "arr[%s,%llu]", gguf_vtype_name(v->atype),
 	    (unsigned long long)v->n);
 }
+
+size_t
+gguf_bytes_per_token(const struct gguf *g)
+{
+	const struct gguf_tensor *e = gguf_tensor(g, "token_embd.weight");
+	size_t bytes = 0, i;
+
+	for (i = 0; i < g->n; i++)
+		bytes += g->t[i].nbytes;
+	if (e && gguf_tensor(g, "output.weight"))
+		bytes -= e->nbytes - e->rowbytes;
+	return bytes;
+}

@@ -142,6 +142,11 @@ struct gguf_it {
 void gguf_it_init(struct gguf_it *it, const struct gguf_val *arr);
 int gguf_it_next(struct gguf_it *it, struct gguf_val *out);	/* 1, or 0 at the end */
 
+/* Weight bytes a forward pass reads per token, by llama.cpp's names:
+ * every tensor, but of token_embd.weight one row unless there is no
+ * output.weight (tied: the table is read whole as the classifier). */
+size_t gguf_bytes_per_token(const struct gguf *g);
+
 /* "u32", "str", "arr", ... as gguf-py names them ("?" for others). */
 const char *gguf_vtype_name(enum gguf_vtype t);
 /* v as text onto b: numbers as read back (%.9g for F32, %.17g for F64),
