@@ -326,3 +326,26 @@ refused() {	# refused MESSAGE KV...: the file is refused, saying MESSAGE
 	refused "add_bos_token without a bos_token_id" \
 	    "tokenizer.ggml.model str llama" "tokenizer.ggml.tokens strs a b"
 }
+
+@test "gguf tok: mkgguf: the tokenizer alone, a model's, -T, -p; refusals" {
+	need_shared
+	"$TOOLS/mkgguf" -V "$SHARED/models/stories260K" v.gguf
+	# no tensors; general.architecture, general.name and the tokenizer
+	[ "$(od -A n -t u8 -j 8 -N 8 v.gguf | xargs)" = 0 ]
+	"$TOOLS/mkgguf" "$SHARED/models/stories260K" m.gguf
+	[ "$(od -A n -t u8 -j 8 -N 8 m.gguf | xargs)" -gt 0 ]
+	[ "$(tok-encode -m m.gguf -e 'a cat')" = "$(tok-encode -m v.gguf -e 'a cat')" ]
+	# a model of 300 ids given a tokenizer of 49152
+	mkmodel -s 1 --dtype f32 --hidden 64 --layers 1 --heads 4 --kv-heads 2 \
+	    --inter 96 --vocab 300 --ctx 128 m
+	run -1 --separate-stderr "$TOOLS/mkgguf" -T "$SHARED/models/smollm2-tokenizer/tokenizer.json" m o.gguf
+	[[ $stderr == *"49152 tokens, more than the model's vocab_size 300" ]]
+	# a pre-tokenizer mkgguf does not name: refused, or named with -p
+	sed 's/"individual_digits": *true/"individual_digits": false/' \
+	    "$SHARED/models/smollm2-tokenizer/tokenizer.json" >t.json
+	! cmp -s t.json "$SHARED/models/smollm2-tokenizer/tokenizer.json"
+	run -1 --separate-stderr "$TOOLS/mkgguf" -V t.json o.gguf
+	[[ $stderr == *"a pre_tokenizer mkgguf does not name (Digits0;ByteLevel+re;): name it with -p" ]]
+	"$TOOLS/mkgguf" -V -p starcoder t.json o.gguf
+	[ "$(pre o.gguf)" = starcoder ]
+}

@@ -28,6 +28,7 @@
 #include "tok/tok_int.h"
 
 enum { TT_NORMAL = 1, TT_UNKNOWN, TT_CONTROL, TT_USER, TT_UNUSED, TT_BYTE };
+#define MAXPIECE 256		/* bytes of a piece whose merges are made */
 
 /* llama-vocab.cpp's regexes (llm_tokenizer_bpe) */
 #define RE_GPT2 "'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)"
@@ -300,8 +301,12 @@ spm_merges(const struct gtok *g, struct buf *b)
 
 	if (!(c = xcalloc(g->n, sizeof *c)))
 		return -1;
+	/* a piece's splits are looked up whole: a piece past MAXPIECE
+	 * bytes (SentencePiece's are 16 characters at most) has none, so
+	 * that a hostile file costs no more than its length times that */
 	for (i = 0; i < g->n; i++)
-		if (g->type[i] == TT_NORMAL && g->len[i] > 1) {
+		if (g->type[i] == TT_NORMAL && g->len[i] > 1 &&
+		    g->len[i] <= MAXPIECE) {
 			c[nc].score = g->score ? g->score[i] : 0;
 			c[nc++].id = (uint32_t)i;
 		}
