@@ -319,6 +319,8 @@ refused() {	# refused MESSAGE KV...: the file is refused, saying MESSAGE
 	    "${ok_kv[@]}" "tokenizer.ggml.bos_token_id u32 7"
 	refused "no tokenizer.ggml.tokens" "${ok_kv[@]:0:2}"
 	refused "tokenizer.ggml.tokens" "${ok_kv[@]:0:2}" "tokenizer.ggml.tokens i32s 1 2"
+	refused "tokenizer.ggml.token_type: an array of str, not of integers" \
+	    "${ok_kv[@]:0:3}" "tokenizer.ggml.token_type strs 1 1 1"
 	# a NaN score (0x7fc00000)
 	refused "tokenizer.ggml.scores: token 1: not a finite number" \
 	    "tokenizer.ggml.model str llama" "tokenizer.ggml.tokens strs a b" \

@@ -160,6 +160,14 @@ ghash(struct gtok *g)
 	return 0;
 }
 
+/* an integer type (not bool), whose arrays are read in constant time
+ * an element */
+static int
+isint(enum gguf_vtype t)
+{
+	return t <= GGUF_I32 || t == GGUF_U64 || t == GGUF_I64;
+}
+
 /* The tokens, their types and scores: arrays of one length */
 static int
 read_tokens(struct gtok *g, const struct gguf *f)
@@ -188,6 +196,9 @@ read_tokens(struct gtok *g, const struct gguf *f)
 	for (i = 0; i < g->n; i++)
 		g->type[i] = TT_NORMAL;
 	if (r == 0) {
+		if (!isint(ty.atype))
+			return error("%s: tokenizer.ggml.token_type: an array of "
+			    "%s, not of integers", g->path, gguf_vtype_name(ty.atype));
 		if (ty.n != g->n)
 			return error("%s: tokenizer.ggml.token_type: %llu types for "
 			    "%llu tokens", g->path, (unsigned long long)ty.n,
@@ -204,6 +215,9 @@ read_tokens(struct gtok *g, const struct gguf *f)
 	if ((r = gguf_get_arr(f, "tokenizer.ggml.scores", GGUF_NVTYPE, &sc)) < 0)
 		return -1;
 	if (r == 0) {
+		if (!isint(sc.atype) && sc.atype != GGUF_F32 && sc.atype != GGUF_F64)
+			return error("%s: tokenizer.ggml.scores: an array of %s, "
+			    "not of numbers", g->path, gguf_vtype_name(sc.atype));
 		if (sc.n != g->n)
 			return error("%s: tokenizer.ggml.scores: %llu scores for "
 			    "%llu tokens", g->path, (unsigned long long)sc.n,
