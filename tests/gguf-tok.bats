@@ -351,3 +351,13 @@ refused() {	# refused MESSAGE KV...: the file is refused, saying MESSAGE
 	"$TOOLS/mkgguf" -V -p starcoder t.json o.gguf
 	[ "$(pre o.gguf)" = starcoder ]
 }
+
+@test "gguf tok: the programs' text paths take a GGUF file's tokenizer" {
+	need_shared
+	"$TOOLS/mkgguf" "$SHARED/models/stories260K" s.gguf
+	[ "$(llm-text -m s.gguf -n 10 --temp 0 Once upon a time)" = \
+	    "$(llm-text -m "$SHARED/models/stories260K" -n 10 --temp 0 Once upon a time)" ]
+	[ "$(echo 'Once upon a time' | llm-text -i -m s.gguf -n 10 --temp 0)" = ", there was a little girl named Lily" ]
+	[ "$(echo '1 403 407' | llm-gen -m s.gguf --temp 0 -n 30 --stop-text the)" = \
+	    "$(echo '1 403 407' | llm-gen -m "$SHARED/models/stories260K" --temp 0 -n 30 --stop-text the)" ]
+}

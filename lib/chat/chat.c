@@ -242,6 +242,11 @@ chat_open_model(struct chat *c, const char *model, const char *file, const char 
 	} else {
 		if (mdir_resolve_tokenizer(&m, model) < 0)
 			return -1;
+		if (m.gguf) {	/* ORG/NAME:QUANT */
+			r = chat_open_gguf(c, m.gguf, name);
+			mdir_free(&m);
+			return r;
+		}
 		dir = m.dir;
 		m.dir = NULL;
 		mdir_free(&m);

@@ -383,15 +383,10 @@ resolve(struct mdir *m, const char *arg, int tokenizer_only)
 	memset(m, 0, sizeof(*m));
 	if (finddir(m, arg) < 0)
 		goto fail;
-	if (m->gguf) {		/* the file is the model; a tokenizer.json
-				 * beside it is taken */
+	if (m->gguf) {		/* the file is the model, its tokenizer
+				 * too (tok_open reads its metadata) */
 		if (optfile(&m->tokenizer, m->dir, "tokenizer.json") < 0)
 			goto fail;
-		if (tokenizer_only && !m->tokenizer) {
-			error("%s: a GGUF file's tokenizer is not read yet "
-			    "(--tokenizer names a tokenizer.json)", m->gguf);
-			goto fail;
-		}
 		return 0;
 	}
 	if (

@@ -200,8 +200,7 @@ tok_open(struct tok *t, const char *model, const char *file)
 		return tok_load_gguf(t, model);
 	if (mdir_resolve_tokenizer(&m, model) < 0)
 		return -1;
-	r = gguf_probe(m.tokenizer) ? tok_load_gguf(t, m.tokenizer) :
-	    tok_load(t, m.tokenizer);
+	r = m.gguf ? tok_load_gguf(t, m.gguf) : tok_load(t, m.tokenizer);
 	t->builtin = m.builtin;
 	mdir_free(&m);
 	return r;
