@@ -289,7 +289,7 @@ main(int argc, char *argv[])
 	if (vflag)
 		warn("seed %" PRIu64, so.o.seed);
 	/* the tokenizer beside the model, found as tok-decode finds it */
-	if (so.stext.n && tok_open(&tok, m.dir, NULL) < 0)
+	if (so.stext.n && tok_open(&tok, mo.model, NULL) < 0)
 		return 1;
 
 	rec_files_init(&rf, argv, argc, ids);

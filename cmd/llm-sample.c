@@ -59,7 +59,7 @@ load_cfg(struct cfg *c, struct tok *t, const char *model, int stoptext)
 	}
 	r = mdir_resolve(&m, model) < 0 ||
 	    cfg_load(c, m.config, m.genconfig) < 0 ||
-	    (stoptext && tok_open(t, m.dir, NULL) < 0);
+	    (stoptext && tok_open(t, m.gguf ? m.gguf : m.dir, NULL) < 0);
 	mdir_free(&m);
 	if (r)
 		exit(1);

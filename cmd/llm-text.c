@@ -228,7 +228,7 @@ interact(struct modelopt *mo, struct sampopt *so, const char *dir)
 		ret = 2;
 		goto out;
 	}
-	if (tok_open(&tok, m.dir, NULL) < 0)
+	if (tok_open(&tok, mo->model, NULL) < 0)
 		goto out;
 	if (mo->verbose)
 		warn("seed %" PRIu64, so->o.seed);
@@ -328,7 +328,7 @@ main(int argc, char *argv[])
 		/* the prompts are the lines of stdin */
 		if (mdir_resolve(&md, marg) < 0)
 			return 1;
-		ret = interact(&mo, &so, md.dir);
+		ret = interact(&mo, &so, md.gguf ? md.gguf : md.dir);
 		sampopt_free(&so);
 		mdir_free(&md);
 		while (nowned)
@@ -360,7 +360,7 @@ main(int argc, char *argv[])
 		free(mine);
 		return 1;
 	}
-	model = md.dir;
+	model = md.gguf ? md.gguf : md.dir;
 
 	if (echo)
 		addarg("-e");

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "../lib/disk/cfg.h"
+#include "../lib/disk/gguf.h"
 #include "../lib/base/json.h"
 #include "../lib/disk/mdir.h"
 #include "../lib/kern/pool.h"
@@ -363,11 +364,103 @@ check_values(const struct st *st, const struct st_tensor *const *t, size_t n,
 	return bad;
 }
 
+/* A GGUF file: its metadata (arrays cut at 8 elements), its tensors
+ * (those matching rx), totals by ggml type and the bytes a token
+ * reads; the types pipelm does not run said on stderr.  0, or 1 after
+ * a message. */
+static int
+inspect_gguf(const char *path, regex_t *rx, int cflag)
+{
+	struct gguf g;
+	struct buf b = { 0 };
+	size_t i, k, n = 0, all = 0, bytes[GGML_NTYPES] = { 0 };
+	size_t cnt[GGML_NTYPES] = { 0 };
+	char sh[GGUF_MAXDIM * 21 + 3];
+	int first = 1, d;
+
+	if (gguf_open(&g, path) < 0)
+		return 1;
+	if (cflag) {
+		gguf_close(&g);
+		return 0;
+	}
+	if (jflag)
+		printf("{\n  \"version\": %u,\n  \"alignment\": %zu,\n"
+		    "  \"metadata\": [", g.version, g.alignment);
+	for (i = 0; i < g.nkv; i++) {
+		b.len = 0;
+		gguf_type_fmt(&b, &g.kv[i].v);
+		buf_addc(&b, 0);
+		gguf_val_fmt(&b, &g.kv[i].v, 8);
+		if (buf_ok(&b) < 0)
+			break;
+		if (jflag)
+			printf("%s\n  ", i ? "," : "");
+		nfield = 0;
+		field("key", g.kv[i].key, 1);
+		field("type", b.s, 1);
+		field("value", b.s + strlen(b.s) + 1, 1);
+		fputs(jflag ? "}" : "\n", stdout);
+	}
+	fputs(jflag ? "\n  ],\n  \"tensors\": [" : "\n", stdout);
+	for (i = 0; i < g.n; i++) {
+		const struct gguf_tensor *t = &g.t[i];
+
+		if (rx && regexec(rx, t->name, 0, NULL, 0))
+			continue;
+		for (k = 0, d = t->ndim - 1; d >= 0; d--)	/* rows first */
+			k += (size_t)snprintf(sh + k, sizeof sh - k, "%s%lld",
+			    d == t->ndim - 1 ? "[" : ",", (long long)t->dims[d]);
+		snprintf(sh + k, sizeof sh - k, "]");
+		if (jflag)
+			printf("%s\n  ", first ? "" : ",");
+		first = 0;
+		nfield = 0;
+		field("name", t->name, 1);
+		field("type", t->ti->name, 1);
+		field("shape", sh, 0);
+		zfield("bytes", t->nbytes);
+		zfield("offset", t->offset);
+		fputs(jflag ? "}" : "\n", stdout);
+		bytes[t->type] += t->nbytes;
+		cnt[t->type]++;
+		all += t->nbytes;
+		n++;
+	}
+	fputs(jflag ? "\n  ],\n  \"totals\": {\n" : "\n", stdout);
+	kv("tensors", n, 0);
+	kv("bytes", all, 0);
+	kv("bytes_per_token", gguf_bytes_per_token(&g), 0);
+	if (jflag)
+		printf("    \"bytes_by_type\": {");
+	for (d = 0, first = 1; d < GGML_NTYPES; d++)
+		if (cnt[d] && jflag)
+			printf("%s\"%s\": %zu", first-- > 0 ? "" : ", ",
+			    ggml_type((uint32_t)d)->name, bytes[d]);
+		else if (cnt[d])
+			printf("bytes %s: %zu\n", ggml_type((uint32_t)d)->name,
+			    bytes[d]);
+	if (jflag)
+		printf("}\n  }\n}\n");
+	/* what pipelm cannot run yet, once */
+	b.len = 0;
+	for (d = 0; d < GGML_NTYPES; d++)
+		if (cnt[d] && ggml_type((uint32_t)d)->wtype < 0)
+			buf_printf(&b, "%s%s (%zu)", b.len ? ", " : "",
+			    ggml_type((uint32_t)d)->name, cnt[d]);
+	if (b.len && buf_ok(&b) == 0)
+		warn("%s: tensors of ggml types pipelm does not run yet: %s",
+		    path, b.s);
+	buf_free(&b);
+	gguf_close(&g);
+	return 0;
+}
+
 static _Noreturn void
 usage(int status)
 {
 	fprintf(status ? stderr : stdout, "usage: %s [-cjs] [-t threads] "
-	    "[-e regex] [-d name [-f text|f32]] [file | dir | org/name]\n",
+	    "[-e regex] [-d name [-f text|f32]] [file | dir | org/name[:quant]]\n",
 	    argv0);
 	if (!status)
 		fputs("\n"
@@ -440,6 +533,15 @@ main(int argc, char *argv[])
 	if (re && regcomp(&rx, re, REG_EXTENDED | REG_NOSUB))
 		edie(2, "invalid regular expression '%s'", re);
 
+	/* a GGUF file, or ORG/NAME:QUANT */
+	if (arg && !dumpname && (gguf_probe(arg) || (stat(arg, &sb) < 0 &&
+	    strchr(arg, ':')))) {
+		if (!gguf_probe(arg) && mdir_resolve(&m, arg) < 0)
+			goto out;
+		ret = inspect_gguf(m.gguf ? m.gguf : arg, re ? &rx : NULL,
+		    cflag);
+		goto out;
+	}
 	/* a file; a folder, a model folder if it has config.json; ORG/NAME */
 	cf = emalloc((arg ? strlen(arg) : 0) + sizeof("/config.json"));
 	sprintf(cf, "%s/config.json", arg ? arg : "");

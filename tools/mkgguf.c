@@ -1,9 +1,9 @@
 /* mkgguf: write a model folder's weights as a GGUF file, so that
  * llama.cpp can run the same model beside pipelm in `make bench`
  * (bench/peer.sh) and a probe can compare its logits (bench/NOTES.md).
- * Not installed; nothing of pipelm reads GGUF.
+ * Not installed.
  *
- * usage: mkgguf [-DFqv] [-t type] MODEL OUT.gguf
+ * usage: mkgguf [-DFqVv] [-p PRE] [-t type] [-T TOKENIZER] MODEL OUT.gguf
  *
  * Every architecture pipelm runs is written as llama.cpp's
  * convert_hf_to_gguf.py writes it: its architecture name (Mistral is
@@ -31,8 +31,14 @@
  * the converter adds the one Gemma's RMSNorm adds.  Llama 3's rope
  * scaling becomes a rope_freqs tensor, Phi-3's longrope factors
  * rope_factors_long and _short, as the converter makes them.  The
- * vocabulary is a stand-in (the 256 GPT-2 byte characters, then "[id]"):
- * the benchmark and the probe feed token ids.  -v lists the tensors
+ * tokenizer is the folder's tokenizer.json (-T FILE: another one), with
+ * its tokenizer_config.json and chat_template.jinja, written as the
+ * converter writes it (see tokenizer() below); a folder without one
+ * gets a stand-in vocabulary (the 256 GPT-2 byte characters, then
+ * "[id]").  -V writes the tokenizer alone, no tensors (MODEL: a folder
+ * or a tokenizer.json), as convert_hf_to_gguf.py --vocab-only does.
+ * -p PRE names tokenizer.ggml.pre where the pre-tokenizer is not one
+ * mkgguf knows.  -v lists the tensors
  * written: GGUF name, ggml type, shape (innermost first) and the offset
  * of the data in the file. */
 #include <math.h>
@@ -42,7 +48,9 @@
 #include <string.h>
 #include <strings.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
+#include "../lib/base/json.h"
 #include "../lib/disk/cfg.h"
 #include "../lib/kern/ggml.h"
 #include "../lib/kern/kern.h"
@@ -187,6 +195,445 @@ half(float x)
 	return s | (uint16_t)(((uint32_t)e << 10) + b);
 }
 
+/* ---- the tokenizer, as convert_hf_to_gguf.py writes it ---- */
+
+/* gguf-py's TokenType */
+enum { TT_NORMAL = 1, TT_UNKNOWN, TT_CONTROL, TT_USER, TT_UNUSED, TT_BYTE };
+
+/* tokenizer.ggml.pre by the pre_tokenizer of tokenizer.json: the
+ * converter names it by a hash of the ids of a test text; the same
+ * names are found here by the pre-tokenizer's parts (a Split's regex,
+ * Digits, ByteLevel and its use_regex), which decide those ids */
+static const struct {
+	const char *name, *sig;
+} pres[] = {
+	{ "gpt-2", "ByteLevel+re;" },
+	{ "smollm", "Digits1;ByteLevel+re;" },
+	{ "llama-bpe", "Split:(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?"
+	    "\\p{L}+|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|"
+	    "\\s+(?!\\S)|\\s+;ByteLevel;" },
+	{ "qwen2", "Split:(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?"
+	    "\\p{L}+|\\p{N}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|"
+	    "\\s+(?!\\S)|\\s+;ByteLevel;" },
+	{ "deepseek-v3", "Split:\\p{N}{1,3};Split:[\xe4\xb8\x80-\xe9\xbe\xa5"
+	    "\xe3\x81\x80-\xe3\x82\x9f\xe3\x82\xa0-\xe3\x83\xbf]+;"
+	    "Split:[!\"#$%&'()*+,\\-./:;<=>?@\\[\\\\\\]^_`{|}~][A-Za-z]+|"
+	    "[^\r\n\\p{L}\\p{P}\\p{S}]?[\\p{L}\\p{M}]+| ?[\\p{P}\\p{S}]+[\r\n]*|"
+	    "\\s*[\r\n]+|\\s+(?!\\S)|\\s+;ByteLevel;" },
+};
+
+/* the signature of pre-tokenizer o onto b: its parts, each and a ';' */
+static void
+presig(struct buf *b, const struct json *o, int depth)
+{
+	const char *ty = json_str(json_get(o, "type"));
+	const struct json *s, *p;
+	size_t i;
+
+	if (!o || o->type != JSON_OBJECT || !ty || depth > 8) {
+		buf_adds(b, "?;");
+		return;
+	}
+	if (!strcmp(ty, "Sequence") && (s = json_get(o, "pretokenizers")) &&
+	    s->type == JSON_ARRAY) {
+		for (i = 0; i < s->len; i++)
+			presig(b, &s->u.items[i], depth + 1);
+		return;
+	}
+	buf_adds(b, ty);
+	if (!strcmp(ty, "ByteLevel"))
+		buf_adds(b, json_bool(json_get(o, "use_regex")) == 0 ? "" : "+re");
+	else if (!strcmp(ty, "Digits"))
+		buf_adds(b, json_bool(json_get(o, "individual_digits")) == 1 ?
+		    "1" : "0");
+	else if (!strcmp(ty, "Split") && (p = json_get(o, "pattern")) &&
+	    (json_str(json_get(p, "Regex")) || json_str(json_get(p, "String")))) {
+		s = json_get(p, "Regex") ? json_get(p, "Regex") : json_get(p, "String");
+		buf_adds(b, json_get(p, "Regex") ? ":" : ":=");
+		buf_add(b, s->u.str, s->len);
+		s = json_get(o, "behavior");
+		if (!json_str(s) || strcmp(s->u.str, "Isolated") ||
+		    json_bool(json_get(o, "invert")) == 1)
+			buf_adds(b, "/other");
+	}
+	buf_addc(b, ';');
+}
+
+static struct tokv {
+	const char *s;		/* the token's text (NULL: a hole) */
+	size_t len;
+	int type;
+	float score;
+} *tv;
+static int ntv;
+
+static int *htab;		/* id + 1 by the text's hash, 0: empty */
+static size_t hmask;
+
+static size_t
+hash(const char *s, size_t len)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	while (len--)
+		h = (h ^ (unsigned char)*s++) * 0x100000001b3ull;
+	return (size_t)(h ^ h >> 29) & hmask;
+}
+
+/* the lowest id of text s[0..len), or -1 */
+static int
+tokid(const char *s, size_t len)
+{
+	size_t h;
+
+	for (h = hash(s, len); htab[h]; h = (h + 1) & hmask)
+		if (tv[htab[h] - 1].len == len &&
+		    !memcmp(tv[htab[h] - 1].s, s, len))
+			return htab[h] - 1;
+	return -1;
+}
+
+/* enter the ids' texts, the lowest id of a text kept */
+static void
+hashall(void)
+{
+	size_t h;
+	int i;
+
+	for (hmask = 16; hmask < 2 * (size_t)ntv; hmask *= 2)
+		;
+	free(htab);
+	htab = ecalloc(hmask--, sizeof *htab);
+	for (i = 0; i < ntv; i++)
+		if (tv[i].s && tokid(tv[i].s, tv[i].len) < 0) {
+			for (h = hash(tv[i].s, tv[i].len); htab[h]; h = (h + 1) & hmask)
+				;
+			htab[h] = i + 1;
+		}
+}
+
+/* a special token of tokenizer_config.json (a string or {"content"}) */
+static int
+cfgtok(const struct json *cfg, const char *key)
+{
+	const struct json *j = json_get(cfg, key);
+
+	if (j && j->type == JSON_OBJECT)
+		j = json_get(j, "content");
+	return json_str(j) ? tokid(j->u.str, j->len) : -1;
+}
+
+/* gguf-py's looks-special test of the converter (does_token_look_special) */
+static int
+looks_special(const char *s, size_t n)
+{
+	static const char *const lit[] = { "<pad>", "<mask>", "<2mass>", "[@BOS@]" };
+	size_t i;
+
+	for (i = 0; i < LEN(lit); i++)
+		if (n == strlen(lit[i]) && !memcmp(s, lit[i], n))
+			return 1;
+#define ENDS(a, b) (n >= strlen(a) + strlen(b) && !memcmp(s, a, strlen(a)) && \
+	!memcmp(s + n - strlen(b), b, strlen(b)))
+	return ENDS("<|", "|>") || ENDS("<\xef\xbd\x9c", "\xef\xbd\x9c>") ||
+	    ENDS("<unused", ">");
+#undef ENDS
+}
+
+/* The text of file, malloc'd (NULL if absent) */
+static char *
+slurp(const char *path, size_t *len)
+{
+	FILE *fp = fopen(path, "rb");
+	struct buf b = { 0 };
+	char chunk[65536];
+	size_t n;
+
+	if (!fp)
+		return NULL;
+	while ((n = fread(chunk, 1, sizeof chunk, fp)) > 0)
+		buf_add(&b, chunk, n);
+	if (ferror(fp) || buf_ok(&b) < 0)
+		die("read %s:", path);
+	fclose(fp);
+	buf_addc(&b, 0);
+	*len = b.len - 1;
+	return b.s;
+}
+
+/* Write the tokenizer keys of tokjson (and its tokenizer_config.json and
+ * chat_template.jinja beside it); nvocab: the model's vocab_size (0: the
+ * tokenizer's); pre: tokenizer.ggml.pre, NULL: found from tokjson */
+static void
+tokenizer(const char *tokjson, int nvocab, const char *pre)
+{
+	struct json_doc d = { 0 }, cd = { 0 };
+	const struct json *m, *v, *mg, *ad, *cfg = NULL, *ct, *np, *post, *x;
+	struct buf path = { 0 }, sig = { 0 }, mtxt = { 0 };
+	const char *sl = strrchr(tokjson, '/'), *unk;
+	size_t i, k, dl = sl ? (size_t)(sl - tokjson + 1) : 0, tlen = 0;
+	char *tmpl, *bl;
+	int spm, maxid = -1, bos, eos, pad, unkid, addbos = -1, addeos = -1;
+	int addspace = 0, sp;
+	long long id;
+	float *scores;
+
+	if (json_load(&d, tokjson) < 0)
+		exit(1);
+	buf_add(&path, tokjson, dl), buf_adds(&path, "tokenizer_config.json");
+	buf_addc(&path, 0);
+	if (buf_ok(&path) < 0)
+		exit(1);
+	if (access(path.s, F_OK) == 0) {
+		if (json_load(&cd, path.s) < 0)
+			exit(1);
+		cfg = cd.root;
+	}
+	m = json_get(d.root, "model");
+	v = json_get(m, "vocab");
+	if (!m || !json_str(json_get(m, "type")) || strcmp(json_get(m, "type")->u.str,
+	    "BPE") || !v || v->type != JSON_OBJECT)
+		die("%s: not a BPE tokenizer.json", tokjson);
+	ad = json_get(d.root, "added_tokens");
+	for (i = 0; i < v->len; i++) {
+		if (json_int(&v->u.members[i].value, 0, 1 << 24, &id) < 0)
+			die("%s: vocab: bad id", tokjson);
+		maxid = id > maxid ? id : maxid;
+	}
+	for (i = 0; ad && ad->type == JSON_ARRAY && i < ad->len; i++) {
+		if (json_int(json_get(&ad->u.items[i], "id"), 0, 1 << 24, &id) < 0)
+			die("%s: added_tokens: bad id", tokjson);
+		maxid = id > maxid ? id : maxid;
+	}
+	ntv = nvocab > maxid ? nvocab : maxid + 1;
+	tv = ecalloc((size_t)ntv, sizeof *tv);
+	spm = json_bool(json_get(m, "byte_fallback")) == 1;
+	for (i = 0; i < v->len; i++) {
+		struct json_member *e = &v->u.members[i];
+		json_int(&e->value, 0, 1 << 24, &id);
+		tv[id].s = e->key, tv[id].len = e->keylen;
+		tv[id].type = TT_NORMAL;
+		if (spm && e->keylen == 6 && !memcmp(e->key, "<0x", 3) &&
+		    e->key[5] == '>')
+			tv[id].type = TT_BYTE;
+	}
+	hashall();
+	if ((unk = json_str(json_get(m, "unk_token"))) &&
+	    (unkid = tokid(unk, strlen(unk))) >= 0)
+		tv[unkid].type = TT_UNKNOWN;
+	/* the added tokens: control if special or special-looking, else
+	 * user-defined, their U+2581 as spaces (the converter's
+	 * get_vocab_base and _create_vocab_sentencepiece) */
+	for (i = 0; ad && ad->type == JSON_ARRAY && i < ad->len; i++) {
+		const struct json *a = &ad->u.items[i], *c = json_get(a, "content");
+		if (!json_str(c))
+			die("%s: added_tokens: bad entry %zu", tokjson, i);
+		json_int(json_get(a, "id"), 0, 1 << 24, &id);
+		if (tv[id].type == TT_UNKNOWN)
+			continue;
+		tv[id].s = c->u.str, tv[id].len = c->len;
+		if (json_bool(json_get(a, "special")) == 1 ||
+		    looks_special(c->u.str, c->len)) {
+			tv[id].type = TT_CONTROL;
+			continue;
+		}
+		tv[id].type = TT_USER;
+		bl = emalloc(c->len + 1);
+		for (k = tlen = 0; k < c->len; k++)
+			if (k + 2 < c->len && !memcmp(c->u.str + k, "\xe2\x96\x81", 3))
+				bl[tlen++] = ' ', k += 2;
+			else
+				bl[tlen++] = c->u.str[k];
+		tv[id].s = bl, tv[id].len = tlen;	/* freed at exit */
+	}
+	for (i = 0; i < (size_t)ntv; i++)
+		if (!tv[i].s) {
+			char *p = emalloc(32);
+			snprintf(p, 32, "[PAD%zu]", i);
+			tv[i].s = p, tv[i].len = strlen(p), tv[i].type = TT_UNUSED;
+		}
+
+	hashall();
+	mg = json_get(m, "merges");
+	if (mg && mg->type != JSON_ARRAY)
+		die("%s: merges: not an array", tokjson);
+	if (!spm) {
+		if (pre)
+			;
+		else {
+			presig(&sig, json_get(d.root, "pre_tokenizer"), 0);
+			buf_addc(&sig, 0);
+			if (buf_ok(&sig) < 0)
+				exit(1);
+			for (i = 0; i < LEN(pres) && strcmp(sig.s, pres[i].sig); i++)
+				;
+			if (i == LEN(pres))
+				die("%s: a pre_tokenizer mkgguf does not name (%s): "
+				    "name it with -p", tokjson, sig.s);
+			pre = pres[i].name;
+		}
+	}
+	/* SentencePiece's scores: the merges' order, as a sentencepiece
+	 * BPE model scores its pieces (-rank of the first merge that makes
+	 * one; the pieces no merge makes below them, in id order; 0 for
+	 * byte, control and unknown tokens) */
+	scores = ecalloc((size_t)ntv, sizeof *scores);
+	if (spm) {
+		int *rank = emalloc(sizeof *rank * (size_t)ntv), nm = 0;
+
+		for (i = 0; i < (size_t)ntv; i++)
+			rank[i] = -1;
+		for (i = 0; mg && i < mg->len; i++) {
+			const struct json *e = &mg->u.items[i];
+			buf_free(&mtxt);
+			if (json_str(e))
+				buf_add(&mtxt, e->u.str, e->len);
+			else if (e->type == JSON_ARRAY && e->len == 2 &&
+			    json_str(&e->u.items[0]) && json_str(&e->u.items[1]))
+				buf_add(&mtxt, e->u.items[0].u.str, e->u.items[0].len),
+				buf_addc(&mtxt, ' '),
+				buf_add(&mtxt, e->u.items[1].u.str, e->u.items[1].len);
+			if (buf_ok(&mtxt) < 0)
+				exit(1);
+			{
+				char *sp2 = memchr(mtxt.s ? mtxt.s : "", ' ', mtxt.len);
+				struct buf j = { 0 };
+				int t;
+				if (!sp2)
+					die("%s: merge %zu: not \"a b\"", tokjson, i);
+				buf_add(&j, mtxt.s, (size_t)(sp2 - mtxt.s));
+				buf_add(&j, sp2 + 1, mtxt.len - (size_t)(sp2 - mtxt.s) - 1);
+				if (buf_ok(&j) < 0)
+					exit(1);
+				t = tokid(j.s, j.len);
+				if (t >= 0 && rank[t] < 0)
+					rank[t] = nm++;
+				buf_free(&j);
+			}
+		}
+		for (i = 0; i < (size_t)ntv; i++)
+			if (tv[i].type == TT_NORMAL)
+				scores[i] = rank[i] >= 0 ? -(float)rank[i] :
+				    -(float)(nm + (int)i);
+			else if (tv[i].type == TT_USER || tv[i].type == TT_UNUSED)
+				scores[i] = -1000;
+		free(rank);
+		/* a Prepend of U+2581 (Llama 2), or Metaspace's, is
+		 * add_space_prefix */
+		np = json_get(d.root, "normalizer");
+		buf_free(&sig);
+		presig(&sig, np, 0);
+		addspace = strstr(json_str(json_get(np, "prepend")) ?
+		    json_get(np, "prepend")->u.str : "", "\xe2\x96\x81") != NULL;
+		x = json_get(np, "normalizers");
+		for (i = 0; x && x->type == JSON_ARRAY && i < x->len; i++)
+			if (json_str(json_get(&x->u.items[i], "prepend")) &&
+			    !strcmp(json_get(&x->u.items[i], "prepend")->u.str,
+			    "\xe2\x96\x81"))
+				addspace = 1;
+	}
+
+	/* bos, eos, unk, pad: tokenizer_config.json's (SpecialVocab) */
+	bos = cfgtok(cfg, "bos_token");
+	eos = cfgtok(cfg, "eos_token");
+	unkid = cfg ? cfgtok(cfg, "unk_token") : -1;
+	if (unkid < 0 && unk)
+		unkid = tokid(unk, strlen(unk));
+	pad = cfgtok(cfg, "pad_token");
+	if (cfg && (sp = json_bool(json_get(cfg, "add_bos_token"))) >= 0)
+		addbos = sp;
+	if (cfg && (sp = json_bool(json_get(cfg, "add_eos_token"))) >= 0)
+		addeos = sp;
+	/* else the post-processor's template, as SpecialVocab reads it */
+	post = json_get(d.root, "post_processor");
+	if ((x = json_get(post, "single")) && x->type == JSON_ARRAY && x->len) {
+		const struct json *f = json_get(&x->u.items[0], "SpecialToken");
+		const struct json *l = json_get(&x->u.items[x->len - 1], "SpecialToken");
+		if (addbos < 0)
+			addbos = f != NULL;
+		if (addeos < 0)
+			addeos = l != NULL;
+		if (f && json_str(json_get(f, "id")) && bos < 0)
+			bos = tokid(json_get(f, "id")->u.str, json_get(f, "id")->len);
+	}
+
+	kv_str("tokenizer.ggml.model", spm ? "llama" : "gpt2");
+	kv_str("tokenizer.ggml.pre", spm ? "default" : pre);
+	key("tokenizer.ggml.tokens"), u32(V_ARR), u32(V_STR), u64((uint64_t)ntv);
+	for (i = 0; i < (size_t)ntv; i++)
+		u64(tv[i].len), put(tv[i].s, tv[i].len);
+	if (spm) {
+		key("tokenizer.ggml.scores"), u32(V_ARR), u32(V_F32);
+		u64((uint64_t)ntv);
+		put(scores, sizeof *scores * (size_t)ntv);
+	}
+	key("tokenizer.ggml.token_type"), u32(V_ARR), u32(V_I32), u64((uint64_t)ntv);
+	for (i = 0; i < (size_t)ntv; i++)
+		u32((uint32_t)tv[i].type);
+	if (!spm) {
+		key("tokenizer.ggml.merges"), u32(V_ARR), u32(V_STR);
+		u64(mg ? mg->len : 0);
+		for (i = 0; mg && i < mg->len; i++) {
+			const struct json *e = &mg->u.items[i];
+			if (json_str(e))
+				str(e->u.str);
+			else if (e->type == JSON_ARRAY && e->len == 2 &&
+			    json_str(&e->u.items[0]) && json_str(&e->u.items[1])) {
+				u64(e->u.items[0].len + 1 + e->u.items[1].len);
+				put(e->u.items[0].u.str, e->u.items[0].len);
+				put(" ", 1);
+				put(e->u.items[1].u.str, e->u.items[1].len);
+			} else
+				die("%s: merge %zu: not \"a b\" or [\"a\", \"b\"]",
+				    tokjson, i);
+		}
+	}
+	if (bos >= 0)
+		kv_u32("tokenizer.ggml.bos_token_id", (uint32_t)bos);
+	if (eos >= 0)
+		kv_u32("tokenizer.ggml.eos_token_id", (uint32_t)eos);
+	if (unkid >= 0)
+		kv_u32("tokenizer.ggml.unknown_token_id", (uint32_t)unkid);
+	if (pad >= 0)
+		kv_u32("tokenizer.ggml.padding_token_id", (uint32_t)pad);
+	if (addbos >= 0)
+		key("tokenizer.ggml.add_bos_token"), u32(V_BOOL), put(addbos ? "\1" : "", 1);
+	if (addeos >= 0)
+		key("tokenizer.ggml.add_eos_token"), u32(V_BOOL), put(addeos ? "\1" : "", 1);
+	if (spm)
+		key("tokenizer.ggml.add_space_prefix"), u32(V_BOOL),
+		    put(addspace ? "\1" : "", 1);
+	/* the chat template: chat_template.jinja, else tokenizer_config's
+	 * (a string, or named ones: "default" and tokenizer.chat_template.NAME) */
+	path.len = dl;
+	buf_adds(&path, "chat_template.jinja");
+	buf_addc(&path, 0);
+	if (buf_ok(&path) < 0)
+		exit(1);
+	if ((tmpl = slurp(path.s, &tlen))) {
+		kv_str("tokenizer.chat_template", tmpl);
+		free(tmpl);
+	} else if ((ct = json_get(cfg, "chat_template")) && json_str(ct)) {
+		kv_str("tokenizer.chat_template", ct->u.str);
+	} else if (ct && ct->type == JSON_ARRAY) {
+		for (i = 0; i < ct->len; i++) {
+			const char *nm = json_str(json_get(&ct->u.items[i], "name"));
+			const char *tx = json_str(json_get(&ct->u.items[i], "template"));
+			char kb[256];
+			if (!nm || !tx)
+				continue;
+			if (!strcmp(nm, "default"))
+				snprintf(kb, sizeof kb, "tokenizer.chat_template");
+			else
+				snprintf(kb, sizeof kb, "tokenizer.chat_template.%s", nm);
+			kv_str(kb, tx);
+		}
+	}
+	free(scores);
+	buf_free(&path), buf_free(&sig), buf_free(&mtxt);
+	/* d and cd hold the strings written: kept until the end */
+}
+
 static struct out o[MAXT];
 static int n, fflag, dflag, tflag = -1;	/* tflag: -t's ggml type, or -1 */
 static const char *dir;
@@ -301,7 +748,8 @@ main(int argc, char *argv[])
 	struct cfg c;
 	char b1[160], b2[96], tok[32];
 	int qflag = 0, vflag = 0, ch, l, i, k, hd, d, qd, kd, ff, perm, gemma;
-	int rd, nsl;
+	int rd, nsl, vocabonly = 0;
+	const char *pre = NULL, *tokjson = NULL;
 	uint64_t off = 0, pos, data;
 	const struct ggml_type_info *gt;
 	float *row, *freqs = NULL;
@@ -309,10 +757,11 @@ main(int argc, char *argv[])
 	size_t r, rows, cols, j;
 
 	argv0 = argv[0];
-	while ((ch = getopt(argc, argv, "DFqt:v")) != -1)
+	while ((ch = getopt(argc, argv, "DFp:qt:T:Vv")) != -1)
 		switch (ch) {
 		case 'D': dflag = 1; break;
 		case 'F': fflag = 1; break;
+		case 'p': pre = optarg; break;
 		case 'q': qflag = 1; break;
 		case 't':
 			for (k = 0; k < GGML_NTYPES; k++) {
@@ -329,14 +778,46 @@ main(int argc, char *argv[])
 			}
 			tflag = k, qflag = 1;
 			break;
+		case 'T': tokjson = optarg; break;
+		case 'V': vocabonly = 1; break;
 		case 'v': vflag = 1; break;
 		default: goto usage;
 		}
 	if (argc - optind != 2 || (fflag && qflag) || (dflag && tflag < 0)) {
 usage:
-		fprintf(stderr, "usage: %s [-DFqv] [-t type] model out.gguf\n",
-		    argv0);
+		fprintf(stderr, "usage: %s [-DFqVv] [-p pre] [-t type] "
+		    "[-T tokenizer.json] model out.gguf\n", argv0);
 		return 2;
+	}
+	memset(&md, 0, sizeof md);
+	if (vocabonly) {
+		struct stat sb;
+
+		if (!tokjson) {
+			if (stat(argv[optind], &sb) == 0 && S_ISDIR(sb.st_mode)) {
+				if (mdir_resolve_tokenizer(&md, argv[optind]) < 0)
+					return 1;
+				tokjson = md.tokenizer;
+			} else
+				tokjson = argv[optind];
+		}
+		arch = "llama";
+		kv_str("general.architecture", arch);
+		kv_str("general.name", "pipelm mkgguf");
+		tokenizer(tokjson, 0, pre);
+		if (buf_ok(&meta) < 0)
+			return 1;
+		opath = argv[optind + 1];
+		if (!(f = fopen(opath, "wb")))
+			die("open %s:", opath);
+		put("GGUF", 4);
+		u32(3);
+		u64(0);
+		u64((uint64_t)nkv);
+		put(meta.s, meta.len);
+		buf_free(&meta);
+		mdir_free(&md);
+		return fshut(f, opath) ? 1 : 0;
 	}
 	if (kern_init(NULL) < 0 || mdir_resolve(&md, argv[optind]) < 0 ||
 	    cfg_load(&c, md.config, md.genconfig) < 0 ||
@@ -590,6 +1071,15 @@ usage:
 			kv_f32(".final_logit_softcapping",
 			    c.final_logit_softcapping);
 	}
+	if (!tokjson)
+		tokjson = md.tokenizer;
+	if (tokjson) {
+		tokenizer(tokjson, c.vocab_size, pre);
+		if (ntv > c.vocab_size)
+			die("%s: %d tokens, more than the model's vocab_size %d",
+			    tokjson, ntv, c.vocab_size);
+		goto meta_done;
+	}
 	kv_str("tokenizer.ggml.model", "gpt2");
 	kv_str("tokenizer.ggml.pre", "default");
 	key("tokenizer.ggml.tokens"), u32(V_ARR), u32(V_STR);
@@ -601,6 +1091,7 @@ usage:
 	for (i = 0; i < c.vocab_size; i++)
 		u32(1);		/* normal */
 	key("tokenizer.ggml.merges"), u32(V_ARR), u32(V_STR), u64(0);
+meta_done:
 	if (buf_ok(&meta) < 0)
 		return 1;
 

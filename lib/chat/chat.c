@@ -13,7 +13,9 @@
 #include <unistd.h>
 
 #include "chat/chat.h"
+#include "disk/gguf.h"
 #include "disk/mdir.h"
+#include "tok/tok.h"
 #include "base/util.h"
 
 #define MAXTEMPLATE ((size_t)16 << 20)
@@ -175,14 +177,61 @@ fail:
 	return -1;
 }
 
+/* The template of a GGUF file: tokenizer.chat_template and the texts of
+ * its special ids, as the tokenizer_config.json they were made from
+ * (tok_gguf_config) */
+static int
+chat_open_gguf(struct chat *c, const char *path, const char *name)
+{
+	static const char *const toks[CHAT_NTOKENS] = {
+		"bos_token", "eos_token", "unk_token", "pad_token"
+	};
+	struct buf b = { 0 };
+	const struct json *t;
+	char err[160];
+	size_t i;
+
+	memset(c, 0, sizeof(*c));
+	c->now = (time_t)-1;
+	if (tok_gguf_config(path, name, &b) < 0)
+		goto fail;
+	if (json_parse(&c->cfg, b.s, b.len, err, sizeof err) < 0) {
+		error("%s: %s", path, err);
+		goto fail;
+	}
+	t = json_get(c->cfg.root, "chat_template");
+	if (!(c->path = malloc(strlen(path) + 32))) {
+		error("out of memory");
+		goto fail;
+	}
+	sprintf(c->path, "%s tokenizer.chat_template", path);
+	if (jj_parse(&c->tmpl, t->u.str, t->len, c->path) < 0)
+		goto fail;
+	for (i = 0; i < CHAT_NTOKENS; i++)
+		if ((t = special(json_get(c->cfg.root, toks[i])))) {
+			c->tokens[c->ntokens].name = toks[i];
+			c->tokens[c->ntokens++].val = t;
+		}
+	buf_free(&b);
+	return 0;
+fail:
+	buf_free(&b);
+	return -1;
+}
+
 int
 chat_open_model(struct chat *c, const char *model, const char *file, const char *name)
 {
 	struct mdir m = { 0 };
+	const char *env;
 	char *dir, *slash;
 	int r;
 
 	memset(c, 0, sizeof(*c));
+	if (!file && !model && (env = getenv("PIPELM_MODEL")) && *env)
+		model = env;
+	if (file ? gguf_probe(file) : model && gguf_probe(model))
+		return chat_open_gguf(c, file ? file : model, name);
 	if (file) {
 		if (!(dir = xstrdup(file)))
 			return -1;
@@ -193,6 +242,11 @@ chat_open_model(struct chat *c, const char *model, const char *file, const char 
 	} else {
 		if (mdir_resolve_tokenizer(&m, model) < 0)
 			return -1;
+		if (m.gguf) {	/* ORG/NAME:QUANT */
+			r = chat_open_gguf(c, m.gguf, name);
+			mdir_free(&m);
+			return r;
+		}
 		dir = m.dir;
 		m.dir = NULL;
 		mdir_free(&m);

@@ -26,7 +26,8 @@ enum cfg_arch {
 /* A rope_scaling object (or a rope_parameters one, less its theta), as
  * modeling_rope_utils.py reads it. */
 struct cfg_rope {
-	char rope_type[16];	/* "" (default), llama3, linear, yarn, longrope */
+	char rope_type[16];	/* "" (default), llama3, linear, yarn,
+				 * longrope; freqs (GGUF's rope_freqs) */
 	float factor, low_freq_factor, high_freq_factor;	/* llama3, linear, yarn */
 	int original_max_position_embeddings;	/* llama3, yarn; 0 if absent */
 	float attention_factor;	/* yarn, longrope; 0 if absent */
@@ -76,6 +77,10 @@ struct cfg {
 					 * rope_local_base_freq); 0: rope_theta */
 	struct cfg_rope rope_local;	/* their scaling (rope_parameters'
 					 * sliding_attention); Gemma 3's default */
+	int rope_pairs;			/* a GGUF of llama.cpp's rope type
+					 * "norm" (llama, smollm3): q and k
+					 * rows permuted by the converter, so
+					 * RoPE turns adjacent pairs */
 
 	struct cfg_gen {		/* generation_config.json's sampling
 					 * defaults: -1 (or NAN) if absent */
@@ -147,5 +152,13 @@ int cfg_load(struct cfg *c, const char *config_path, const char *genconfig_path)
 struct json_doc;
 int cfg_load_doc(struct cfg *c, struct json_doc *doc, const char *config_path,
     const char *genconfig_path);
+/* The same from a GGUF file's metadata (cfg_gguf.c): general.
+ * architecture and its keys as convert_hf_to_gguf.py writes them, the
+ * rope from rope_freqs (rope_type "freqs": each frequency divided by
+ * short_factor[j], as llama.cpp turns) or Phi-3's factor tensors,
+ * llama.cpp's defaults where the converter writes nothing.  0, or -1
+ * after error() naming the file and the key. */
+struct gguf;
+int cfg_load_gguf(struct cfg *c, const struct gguf *g);
 
 #endif

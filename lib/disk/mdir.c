@@ -3,13 +3,16 @@
  * HUB/models--ORG--NAME/{refs/main, snapshots/REV/}. */
 #include <sys/stat.h>
 
+#include <ctype.h>
 #include <dirent.h>
+#include <strings.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "disk/gguf.h"
 #include "disk/mdir.h"
 #include "base/util.h"
 
@@ -21,6 +24,7 @@ mdir_free(struct mdir *m)
 	free(m->genconfig);
 	free(m->weights);
 	free(m->tokenizer);
+	free(m->gguf);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -192,6 +196,143 @@ builtin(void)
 	return NULL;
 }
 
+/* ---- GGUF files ---- */
+
+static int
+endswith_ci(const char *s, const char *suf)
+{
+	size_t n = strlen(s), k = strlen(suf);
+
+	return n >= k && !strcasecmp(s + n - k, suf);
+}
+
+/* Whether file name f carries quant (case-insensitive) followed by '.'
+ * or '-', as llama.cpp's -hf matches its tag, and is a model: not a
+ * projector or importance matrix, not a shard after the first. */
+static int
+quant_match(const char *f, const char *quant)
+{
+	size_t n = strlen(quant), i;
+	const char *p;
+
+	if (!endswith_ci(f, ".gguf") || strstr(f, "mmproj") ||
+	    strstr(f, "imatrix"))
+		return 0;
+	if ((p = strstr(f, "-of-")) && p - f >= 6 && p[-6] == '-' &&
+	    strncmp(p - 5, "00001", 5))
+		return 0;
+	for (p = f; *p; p++) {
+		for (i = 0; i < n && p[i] &&
+		    tolower((unsigned char)p[i]) == tolower((unsigned char)quant[i]);
+		    i++)
+			;
+		if (i == n && (p[n] == '.' || p[n] == '-'))
+			return 1;
+	}
+	return 0;
+}
+
+/* The GGUF files of folder dir (and of its folders, depth levels more)
+ * matching quant: the first in name order into *best; the names of all
+ * of them (matching or not) onto list, for a message. */
+static void
+scan_gguf(const char *dir, const char *rel, const char *quant, int depth,
+    char **best, struct buf *list)
+{
+	struct dirent *d;
+	DIR *dp;
+	char *p, *r;
+
+	if (!(dp = opendir(dir)))
+		return;
+	while ((d = readdir(dp))) {
+		if (d->d_name[0] == '.' || !(p = join(dir, d->d_name, NULL)))
+			continue;
+		r = *rel ? join(rel, d->d_name, NULL) : xstrdup(d->d_name);
+		if (r && isdir(p) && depth > 0)
+			scan_gguf(p, r, quant, depth - 1, best, list);
+		else if (r && endswith_ci(d->d_name, ".gguf")) {
+			buf_printf(list, "%s%s", list->len ? ", " : "", r);
+			if (quant_match(d->d_name, quant) &&
+			    (!*best || strcmp(p, *best) < 0)) {
+				free(*best);
+				*best = p;
+				p = NULL;
+			}
+		}
+		free(r);
+		free(p);
+	}
+	closedir(dp);
+}
+
+/* ORG/NAME:QUANT: the cached repository's GGUF file for quant. */
+static int
+find_quant(struct mdir *m, const char *arg)
+{
+	const char *colon = strrchr(arg, ':');
+	char *repo, *hub, *snap;
+	struct buf list = { 0 };
+	int ret = -1;
+
+	if (!(repo = xmemdup(arg, (size_t)(colon - arg))))
+		return -1;
+	if (!(hub = hubdir())) {
+		free(repo);
+		return -1;
+	}
+	snap = snapshot(hub, repo);
+	free(hub);
+	if (snap) {
+		scan_gguf(snap, "", colon + 1, 2, &m->gguf, &list);
+		if (m->gguf) {
+			m->dir = snap;
+			snap = NULL;
+			ret = 0;
+		} else if (list.len)
+			error("%s: no GGUF file for %s in %s (it has %s)", arg,
+			    colon + 1, repo, list.s);
+		else
+			error("%s: %s has no GGUF files (%s)", arg, repo, snap);
+	}
+	buf_free(&list);
+	free(snap);
+	free(repo);
+	return ret;
+}
+
+/* Whether arg is ORG/NAME:QUANT. */
+static int
+isquant(const char *arg)
+{
+	const char *colon = strrchr(arg, ':');
+	char repo[512];
+	const char *q;
+
+	if (!colon || colon == arg || !colon[1] ||
+	    (size_t)(colon - arg) >= sizeof repo)
+		return 0;
+	for (q = colon + 1; *q; q++)
+		if (!isalnum((unsigned char)*q) && *q != '_' && *q != '-')
+			return 0;
+	memcpy(repo, arg, (size_t)(colon - arg));
+	repo[colon - arg] = 0;
+	return isrepoid(repo);
+}
+
+/* The folder of file path, malloc'd. */
+static char *
+dirof(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	if (!s)
+		return xstrdup(".");
+	if (s == path)
+		return xstrdup("/");
+	return xmemdup(path, (size_t)(s - path));
+}
+
 /* Fill m->dir from arg (see mdir.h); 0, or -1 after error(). */
 static int
 finddir(struct mdir *m, const char *arg)
@@ -206,6 +347,11 @@ finddir(struct mdir *m, const char *arg)
 		return error("no model: the model name is empty");
 	if (isdir(arg))
 		return (m->dir = xstrdup(arg)) ? 0 : -1;
+	if (isfile(arg) && (endswith_ci(arg, ".gguf") || gguf_probe(arg)))
+		return (m->gguf = xstrdup(arg)) && (m->dir = dirof(arg)) ?
+		    0 : -1;
+	if (isquant(arg) && access(arg, F_OK) < 0)
+		return find_quant(m, arg);
 	if (isrepoid(arg) && access(arg, F_OK) < 0) {
 		if (!(hub = hubdir()))
 			return -1;
@@ -235,7 +381,15 @@ static int
 resolve(struct mdir *m, const char *arg, int tokenizer_only)
 {
 	memset(m, 0, sizeof(*m));
-	if (finddir(m, arg) < 0 ||
+	if (finddir(m, arg) < 0)
+		goto fail;
+	if (m->gguf) {		/* the file is the model, its tokenizer
+				 * too (tok_open reads its metadata) */
+		if (optfile(&m->tokenizer, m->dir, "tokenizer.json") < 0)
+			goto fail;
+		return 0;
+	}
+	if (
 	    optfile(&m->config, m->dir, "config.json") < 0 ||
 	    optfile(&m->genconfig, m->dir, "generation_config.json") < 0 ||
 	    optfile(&m->tokenizer, m->dir, "tokenizer.json") < 0 ||

@@ -21,6 +21,10 @@ struct mdir {				/* all malloc'd paths, freed by mdir_free */
 					 * folder): st_open(m.dir) then says
 					 * what is missing */
 	char *tokenizer;		/* DIR/tokenizer.json, NULL if absent */
+	char *gguf;			/* the GGUF file when the model is one
+					 * (a file path, or ORG/NAME:QUANT);
+					 * dir is its folder, config and
+					 * weights NULL */
 };
 
 /* arg: a folder, or ORG/NAME (when no such folder exists) looked up in the

@@ -400,6 +400,23 @@ kern_rope(float *x, int nh, int hd, const float *cos, const float *sin)
 	}
 }
 
+void
+kern_rope_pairs(float *x, int nh, int hd, const float *cos, const float *sin)
+{
+	int h, j, half = hd / 2;
+	float a, b, *v;
+
+	for (h = 0; h < nh; h++) {
+		v = x + (size_t)h * hd;
+		for (j = 0; j < half; j++) {
+			a = v[2 * j];
+			b = v[2 * j + 1];
+			v[2 * j] = a * cos[j] - b * sin[j];
+			v[2 * j + 1] = b * cos[j] + a * sin[j];
+		}
+	}
+}
+
 /* ---- dispatch ---- */
 
 #if defined(__x86_64__)

@@ -96,6 +96,12 @@ void kern_geglu(float *h, const float *gate, const float *up, int n,
  * (x[j] cos[j] - x[j+hd/2] sin[j], x[j+hd/2] cos[j] + x[j] sin[j]);
  * cos and sin hold hd/2 values for this position. */
 void kern_rope(float *x, int nh, int hd, const float *cos, const float *sin);
+/* The same over adjacent pairs (x[2j], x[2j+1]): q and k rows as
+ * llama.cpp's converter permutes them for its rope type "norm" (row 2j
+ * of a head is HF's row j, row 2j+1 HF's j + hd/2), which gives HF's
+ * rotation in that order. */
+void kern_rope_pairs(float *x, int nh, int hd, const float *cos,
+    const float *sin);
 
 /* ---- W_Q4 (lib/kern/kern_q4.c) ----
  *

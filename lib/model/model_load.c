@@ -13,6 +13,7 @@
 #include "kern/pool.h"
 #include "base/json.h"
 #include "wsrc/source.h"
+#include "wsrc/wsrc_gguf.h"
 #include "base/util.h"
 #include "wsrc/wsrc.h"
 
@@ -24,7 +25,7 @@ norm_vec(struct model *m, const char *name, int n)
 	float *v = m->ws->vec(m->ws, name, n);
 	int i;
 
-	if (v && cfg_arch_info(m->cfg.arch)->norm_plus1)
+	if (v && cfg_arch_info(m->cfg.arch)->norm_plus1 && !m->ws->norms_plus1)
 		for (i = 0; i < n; i++)
 			v[i] = 1.0f + v[i];
 	return v;
@@ -186,6 +187,8 @@ model_rope_init(float *inv_freq, const struct cfg_rope *r, double theta,
 			f = 1.0f / ((lng ? r->long_factor : r->short_factor)[j] * p);
 		} else if (!strcmp(type, "llama3")) {
 			f = llama3_freq(r, (float)f);
+		} else if (!strcmp(type, "freqs")) {	/* GGUF's rope_freqs */
+			f = (float)f / r->short_factor[j];
 		}
 		inv_freq[j] = (float)f;
 	}
@@ -264,18 +267,26 @@ model_open(struct model *m, const struct mdir *d, int threads)
 
 	memset(m, 0, sizeof(*m));
 	pthread_mutex_init(&m->run, NULL);
-	r = cfg_load_doc(c, &doc, d->config, d->genconfig);
-	if (r == 0 && !arch_ok(c))
-		r = arch_error(c, d->config);
-	/* a quantization_config is taken, or refused, before any weight */
-	if (r == 0)
-		r = source_open(&m->ws, doc.root, d->config,
-		    d->weights ? d->weights : d->dir);
+	if (d->gguf) {		/* a GGUF file: its metadata is the config */
+		r = source_open(&m->ws, NULL, NULL, d->gguf);
+		if (r == 0)
+			r = cfg_load_gguf(c, wsrc_gguf_file(m->ws));
+	} else {
+		r = cfg_load_doc(c, &doc, d->config, d->genconfig);
+		if (r == 0 && !arch_ok(c))
+			r = arch_error(c, d->config);
+		/* a quantization_config is taken, or refused, before any
+		 * weight */
+		if (r == 0)
+			r = source_open(&m->ws, doc.root, d->config,
+			    d->weights ? d->weights : d->dir);
+	}
 	json_free(&doc);
 	if (r < 0)
 		return -1;
 	if (c->head_dim % 2)
-		return error("%s: head_dim %d is odd: RoPE needs pairs", d->config, c->head_dim);
+		return error("%s: head_dim %d is odd: RoPE needs pairs",
+		    d->gguf ? d->gguf : d->config, c->head_dim);
 	m->dim = c->hidden_size;
 	m->hd = c->head_dim;
 	m->qdim = c->num_attention_heads * c->head_dim;

@@ -172,7 +172,11 @@ heads(const struct op *o, int h0, int h1)
 					if (!st->q || h >= nq + nkv)
 						break;
 					cs = st->q + (size_t)t * hd;
-					kern_rope(x, 1, m->rd, cs, cs + hd / 2);
+					if (m->cfg.rope_pairs)	/* GGUF's permuted rows */
+						kern_rope_pairs(x, 1, m->rd, cs,
+						    cs + hd / 2);
+					else
+						kern_rope(x, 1, m->rd, cs, cs + hd / 2);
 					break;
 				case H_CACHE:	/* rounded to the cache's type */
 					if (h >= nq)

@@ -28,7 +28,8 @@ enum { MOPT_BF16ACT = 0x200, MOPT_QUANT, MOPT_TIMING, MOPT_INT8ACT,
 /* Their lines of --help (-v's apart, MODELOPT_VERBOSE_HELP, for the
  * programs whose -v says more). */
 #define MODELOPT_HELP \
-	"  -m, --model=PATH      folder or ORG/NAME (default $PIPELM_MODEL, else built-in)\n" \
+	"  -m, --model=PATH      folder, ORG/NAME, file.gguf or ORG/NAME:QUANT\n" \
+	"                        (default $PIPELM_MODEL, else built-in)\n" \
 	"  -t, --threads=N       worker threads (default $PIPELM_THREADS, else the CPUs)\n" \
 	"  -c, --ctx=N, --ctx-size=N\n" \
 	"                        most positions a sequence may have (default the model's)\n" \

@@ -17,8 +17,9 @@ enum { TOPT_TOKENIZER = 0x280 };
 	{ "verbose",   no_argument,       NULL, 'v' }
 #define TOKOPT_USAGE "[-v] [-m model | --tokenizer file]"
 #define TOKOPT_HELP \
-	"  -m, --model=PATH      folder or ORG/NAME (default $PIPELM_MODEL, else built-in)\n" \
-	"      --tokenizer=FILE  a tokenizer.json instead of a model's\n" \
+	"  -m, --model=PATH      folder, ORG/NAME or GGUF file (default $PIPELM_MODEL,\n" \
+	"                        else built-in)\n" \
+	"      --tokenizer=FILE  a tokenizer.json or GGUF file instead of a model's\n" \
 	"  -v, --verbose         say the tokenizer used on stderr\n"
 
 struct tokopt {

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "base/json.h"
+#include "disk/gguf.h"
 #include "disk/mdir.h"
 #include "tok/tok_int.h"
 #include "base/unicode.h"
@@ -49,8 +50,9 @@ load_bos(struct tok *t, const char *path)
 	free(p);
 }
 
-int
-tok_load(struct tok *t, const char *path)
+/* tokenizer.json's text text[0..len) if text, else the file path */
+static int
+load(struct tok *t, const char *path, const char *text, size_t len)
 {
 	struct json_doc doc = { 0 };
 	struct tok_raw R;
@@ -62,7 +64,13 @@ tok_load(struct tok *t, const char *path)
 	memset(t, 0, sizeof *t);
 	t->bos = -1;
 	tok_raw_init(&R, &L);
-	if (json_load_hook(&doc, path, &hook) < 0) {
+	if (text) {
+		char err[160];
+		if (json_parse_hook(&doc, text, len, &hook, err, sizeof err) < 0) {
+			tok_raw_free(&R);
+			return error("%s: %s", path, err);
+		}
+	} else if (json_load_hook(&doc, path, &hook) < 0) {
 		tok_raw_free(&R);
 		return -1;
 	}
@@ -105,6 +113,18 @@ out:
 	tok_raw_free(&R);
 	json_free(&doc);
 	return ret;
+}
+
+int
+tok_load(struct tok *t, const char *path)
+{
+	return load(t, path, NULL, 0);
+}
+
+int
+tok_load_text(struct tok *t, const char *path, const char *text, size_t len)
+{
+	return load(t, path, text, len);
 }
 
 int
@@ -167,14 +187,20 @@ int
 tok_open(struct tok *t, const char *model, const char *file)
 {
 	struct mdir m = { 0 };
+	const char *env;
 	int r;
 
 	memset(t, 0, sizeof *t);
 	if (file)
-		return tok_load(t, file);
+		return gguf_probe(file) ? tok_load_gguf(t, file) : tok_load(t, file);
+	/* a GGUF file holds its tokenizer */
+	if (!model && (env = getenv("PIPELM_MODEL")) && *env)
+		model = env;
+	if (model && gguf_probe(model))
+		return tok_load_gguf(t, model);
 	if (mdir_resolve_tokenizer(&m, model) < 0)
 		return -1;
-	r = tok_load(t, m.tokenizer);
+	r = m.gguf ? tok_load_gguf(t, m.gguf) : tok_load(t, m.tokenizer);
 	t->builtin = m.builtin;
 	mdir_free(&m);
 	return r;

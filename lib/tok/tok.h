@@ -1,5 +1,8 @@
 /* tok.h: HuggingFace tokenizer.json: BPE encode and streaming decode.
  *
+ * A GGUF file's tokenizer.ggml.* metadata is read as the tokenizer.json
+ * that says the same (tok_load_gguf, tok_gguf.c).
+ *
  * Supported components (anything else is refused at load, naming it):
  *   model          BPE (merges as "a b" or ["a","b"], byte_fallback,
  *                  unk_token, fuse_unk, ignore_merges)
@@ -104,6 +107,18 @@ int tok_load(struct tok *t, const char *path);
  * the tokenizer.json of model (a folder or ORG/NAME, see mdir.h; NULL:
  * $PIPELM_MODEL).  0, or -1 after error(). */
 int tok_open(struct tok *t, const char *model, const char *file);
+/* Load the tokenizer of the GGUF file path's metadata (tokenizer.ggml.*,
+ * see tok_gguf.c).  0, or -1 after error() naming the file and what is
+ * wrong or unsupported; t is then safe to tok_free.  tok_open calls it
+ * for a file or model that is a GGUF file. */
+int tok_load_gguf(struct tok *t, const char *path);
+/* The tokenizer_config.json a chat template needs, from the GGUF file
+ * path's metadata, as JSON text onto b: "chat_template" (of
+ * tokenizer.chat_template, or tokenizer.chat_template.NAME for a name
+ * other than NULL or "default") and bos_token, eos_token, unk_token and
+ * pad_token (the texts of their ids).  0, or -1 after error(). */
+struct buf;
+int tok_gguf_config(const char *path, const char *name, struct buf *b);
 /* Only the normalizers and pre-tokenizers of the tokenizer.json tree r
  * (path: for messages), for tok_words (tok-train); *bytelevel: 1 if a
  * ByteLevel pre-tokenizer was read (the pieces are then the bytes its

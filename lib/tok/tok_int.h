@@ -404,6 +404,12 @@ struct tok_dec_ops {
 /* Build the decoder o into t->dec.  0, or -1 after error(). */
 int tok_dec_load(struct tok_ld *L, const struct json *o);
 
+/* ---- tok.c, tok_gguf.c ---- */
+
+/* tok_load of a tokenizer.json's text text[0..len) (path: for messages;
+ * t->path is set to it). */
+int tok_load_text(struct tok *t, const char *path, const char *text, size_t len);
+
 /* ---- tok_enc.c ---- */
 
 /* Release the encoder's cache and scratch buffers. */

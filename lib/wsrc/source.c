@@ -7,12 +7,14 @@
 #include "base/util.h"
 #include "wsrc/source.h"
 #include "wsrc/wsrc_ct.h"
+#include "wsrc/wsrc_gguf.h"
 #include "wsrc/wsrc_gptq.h"
 
 const struct wsrc_kind *const source_kinds[] = {
 	&wsrc_st_kind,		/* safetensors, F32, F16, BF16 */
 	&wsrc_ct_kind,		/* compressed-tensors pack-quantized int4 */
 	&wsrc_gptq_kind,	/* GPTQ and AWQ int4 */
+	&wsrc_gguf_kind,	/* a GGUF file, by its magic */
 };
 const int source_nkinds = sizeof(source_kinds) / sizeof(source_kinds[0]);
 
@@ -45,14 +47,17 @@ source_open(struct wsrc **src, const struct json *root, const char *config,
 		return error("%s: quantization_config is not an object", config);
 	if (qc && !(method = json_str(json_get(qc, "quant_method"))))
 		return error("%s: quantization_config has no quant_method", config);
+	if (!qc && gguf_probe(path))	/* a GGUF file is its own config */
+		method = "gguf", qc = NULL;
 	for (i = 0; i < source_nkinds; i++)
-		if (qc ? *source_kinds[i]->methods &&
+		if (*method ? *source_kinds[i]->methods &&
 		    has_word(source_kinds[i]->methods, method) :
 		    !*source_kinds[i]->methods)
 			return source_kinds[i]->open(src, qc, config, path);
 	for (i = 1; i < source_nkinds && n < (int)sizeof(names); i++)
-		n += snprintf(names + n, sizeof(names) - n, "%s%s",
-		    i > 1 ? ", " : "", source_kinds[i]->name);
+		if (source_kinds[i] != &wsrc_gguf_kind)
+			n += snprintf(names + n, sizeof(names) - n, "%s%s",
+			    i > 1 ? ", " : "", source_kinds[i]->name);
 	return error("%s: quantization method '%s' is not supported (pipelm "
 	    "reads %s)", config, method, names);
 }

@@ -15,6 +15,7 @@ extern const int source_nkinds;
  * index or a folder): the kind whose methods name the quant_method of
  * the quantization_config in root (config.json's parsed document, at
  * config; NULL: none), the plain one without a quantization_config,
+ * the GGUF one for a file that starts with GGUF's magic (root NULL),
  * else an error listing the kinds.  0 and *src, or -1 after error()
  * (*src then NULL). */
 int source_open(struct wsrc **src, const struct json *root,

@@ -43,6 +43,9 @@ struct wsrc {
 	int (*part)(struct wsrc *s, struct mat *w, const struct mat *f,
 	    const char *name, int r0, int rows);
 	size_t bytes;		/* of all that mat and vec handed out */
+	int norms_plus1;	/* its norm weights hold the 1 Gemma's
+				 * RMSNorm adds (GGUF): the loader adds
+				 * none */
 	/* Free the source and what it opened (source_close). */
 	void (*close)(struct wsrc *s);
 	const struct wsrc_kind *kind;	/* its row of source_kinds */
