@@ -192,6 +192,9 @@ bench: all tools
 # llm-score -P 16 beside -P 1 and xargs -P 2 on short sentences (bench/score.sh)
 bench-score: all tools
 	@bench/score.sh
+# llm-gen -P N beside llama.cpp's llama-batched-bench (bench/batch.sh)
+bench-batch: all tools
+	@bench/batch.sh
 # tok-train beside HuggingFace tokenizers' trainer (bench/train.sh; minutes)
 bench-train: all
 	@bench/train.sh
@@ -250,4 +253,4 @@ uninstall:
 	rm -f $(DESTDIR)$(INCDIR)/pipelm.h $(DESTDIR)$(MANPREFIX)/man3/pipelm.3
 clean:
 	rm -rf bin build/rel build/san build/fuzz build/static build/image $(IMAGE)
-.PHONY: all tools test check fuzz fuzz-build bench bench-score bench-train peer peer-avx2 logerr kverr kernbench image install uninstall clean
+.PHONY: all tools test check fuzz fuzz-build bench bench-batch bench-score bench-train peer peer-avx2 logerr kverr kernbench image install uninstall clean
