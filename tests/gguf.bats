@@ -117,13 +117,26 @@ same() {
 }
 
 @test "gguf: a matrix of a block type pipelm does not run yet is refused by its name" {
-	need_shared
-	"$MK" -q "$SHARED/models/arch-qwen3" "$T/q8.gguf"
-	if llm-logits -m "$T/q8.gguf" <<<"1" >/dev/null 2>&1; then
-		skip "Q8_0 runs: the block types have landed"
-	fi
-	run -1 --separate-stderr llm-logits -m "$T/q8.gguf" <<<"$IDS"
-	[[ $stderr == *"q8.gguf: tensor 'token_embd.weight' is of ggml type q8_0, which pipelm does not run yet"* ]]
+	need_cmd python3
+	# a Q3_K matrix relabelled IQ3_S (the same 110-byte blocks of 256):
+	# a valid file of a type with no kernels
+	"$TOOLS/mkmodel" -s 3 --dtype f32 --hidden 256 --layers 1 --heads 4 \
+	    --kv-heads 2 --inter 512 --vocab 300 --ctx 64 "$T/m" >/dev/null
+	"$MK" -t q3_K "$T/m" "$T/q.gguf"
+	python3 - "$T/q.gguf" <<-'EOF'
+	import struct, sys
+	p = sys.argv[1]
+	b = bytearray(open(p, "rb").read())
+	name = b"blk.0.ffn_down.weight"
+	i = b.index(struct.pack("<Q", len(name)) + name) + 8 + len(name)
+	j = i + 4 + 8 * struct.unpack_from("<I", b, i)[0]
+	assert struct.unpack_from("<I", b, j)[0] == 11	# Q3_K
+	struct.pack_into("<I", b, j, 21)		# IQ3_S
+	open(p, "wb").write(b)
+	EOF
+	run -0 llm-logits -m "$T/m" <<<"1 2 3"
+	run -1 --separate-stderr llm-logits -m "$T/q.gguf" <<<"1 2 3"
+	[[ $stderr == *"q.gguf: tensor 'blk.0.ffn_down.weight' is of ggml type iq3_s, which pipelm does not run yet"* ]]
 }
 
 @test "gguf: st-inspect lists a GGUF file's metadata, tensors, bytes a token; types pipelm does not run said" {
