@@ -342,7 +342,8 @@ spm_merges(const struct gtok *g, struct buf *b)
 			sp[nsp].l = (uint32_t)l, sp[nsp].r = (uint32_t)r;
 			sp[nsp++].at = k;
 		}
-		qsort(sp, nsp, sizeof *sp, cmp_split);
+		if (nsp > 1)	/* sp is NULL until a split is found */
+			qsort(sp, nsp, sizeof *sp, cmp_split);
 		for (k = 0; k < nsp; k++) {
 			buf_adds(b, first ? "[" : ",[");
 			put_str(b, s, sp[k].at);
