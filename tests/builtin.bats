@@ -96,8 +96,10 @@ setup() {
 @test "builtin: make builds the programs only; the tools come with test, bench and make tools" {
 	need_cmd make
 	R=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
-	# the plain build's paths, not those of a make test SAN=1 around us
+	# the plain build's paths, not those of a make test SAN=1 around us:
+	# make hands its command line down in MAKEFLAGS and in the environment
 	export MAKEFLAGS= MFLAGS=
+	unset SAN FUZZ STATIC O BINDIR
 	run -0 make -n -B -C "$R"
 	[[ $output == *"-o bin/llm-gen cmd/llm-gen.c"* ]]
 	[[ $output != *tools/* ]]
