@@ -60,22 +60,43 @@ isfile(const char *p)
 	return stat(p, &sb) == 0 && !S_ISDIR(sb.st_mode);
 }
 
-/* "ORG/NAME": two non-empty parts of safe characters. */
+/* "ORG/NAME" as the Hub has them (huggingface_hub's validate_repo_id, as
+ * llm-fetch checks it): each part letters, digits, "_", "-" and ".",
+ * beginning and ending with a letter, a digit or "_", the name at most
+ * 96; no ".." and no "--" (models--a--b--c would be both a--b/c and
+ * a/b--c); not ending in ".git". */
+static int
+isidpart(const char *s, size_t n)
+{
+	size_t i;
+
+	if (n == 0 || s[0] == '.' || s[0] == '-' || s[n - 1] == '.' ||
+	    s[n - 1] == '-')
+		return 0;
+	for (i = 0; i < n; i++) {
+		char c = s[i];
+
+		if (!(c == '-' || c == '_' || c == '.' || (c >= '0' && c <= '9') ||
+		    (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')))
+			return 0;
+		if (i > 0 && (c == '-' || c == '.') && s[i - 1] == c)
+			return 0;
+	}
+	return 1;
+}
+
 static int
 isrepoid(const char *s)
 {
-	const char *slash = strchr(s, '/'), *p;
+	const char *slash = strchr(s, '/');
+	size_t n;
 
-	if (!slash || slash == s || !slash[1] || strchr(slash + 1, '/'))
+	if (!slash || !isidpart(s, (size_t)(slash - s)))
 		return 0;
-	if (*s == '.' || slash[1] == '.')
+	n = strlen(slash + 1);
+	if (n > 96 || !isidpart(slash + 1, n))
 		return 0;
-	for (p = s; *p; p++)
-		if (!(*p == '/' || *p == '-' || *p == '_' || *p == '.' ||
-		    (*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'z') ||
-		    (*p >= 'A' && *p <= 'Z')))
-			return 0;
-	return 1;
+	return !(n >= 4 && !strcmp(slash + 1 + n - 4, ".git"));
 }
 
 /* The hub cache folder, malloc'd; NULL after error(). */

@@ -352,7 +352,7 @@ test_arch(void)
 static void
 test_mdir(void)
 {
-	char p[512], hub[300];
+	char p[512], p2[512], hub[300];
 	struct mdir m;
 
 	/* a folder: config.json required, the rest optional */
@@ -394,6 +394,17 @@ test_mdir(void)
 	mdir_free(&m);
 	CHECK(mdir_resolve(&m, "org/other") < 0);
 	CHECK(mdir_resolve(&m, "../x") < 0);
+	/* models--a--b--c holds neither a--b/c nor a/b--c: the Hub refuses
+	 * "--" in an id, as llm-fetch does */
+	snprintf(p, sizeof(p), "%s/models--org--name", hub);
+	snprintf(p2, sizeof(p2), "%s/models--a--b--c", hub);
+	CHECK(rename(p, p2) == 0);
+	CHECK(mdir_resolve(&m, "a--b/c") < 0);
+	CHECK(mdir_resolve(&m, "a/b--c") < 0);
+	CHECK(mdir_resolve(&m, "a/b..c") < 0);
+	CHECK(mdir_resolve(&m, "a/b.git") < 0);
+	CHECK(rename(p2, p) == 0);
+	snprintf(p, sizeof(p), "%s/models--org--name/snapshots/rev1/config.json", hub);
 	unsetenv("HF_HUB_CACHE");
 	unlink(p);
 	snprintf(p, sizeof(p), "%s/models--org--name/snapshots/rev1", hub);
