@@ -83,26 +83,30 @@ tools: $(TOOLBIN)
 
 $(O)/libcore.a: $(LIB)
 	$(AR) rcs $@ $(LIB)
-$(LIB) $(PROG:%=$(BINDIR)/%) $(TOOLBIN) $(UNIT): $(HDR)
-$(O)/lib/%.o: lib/%.c
+# An object depends on the headers it includes, as the compiler lists
+# them (-MMD, into NAME.d beside it); a missing .d remakes the object.
+$(PROG:%=$(BINDIR)/%) $(TOOLBIN) $(UNIT): $(HDR)
+DEPFLAGS = -MMD -MP
+$(O)/lib/%.o: lib/%.c $(O)/lib/%.d
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
-$(O)/lib/%_avx2.o: lib/%_avx2.c
+	$(CC) $(CPPFLAGS) $(DEPFLAGS) $(CFLAGS) -c -o $@ $<
+$(O)/lib/%_avx2.o: lib/%_avx2.c $(O)/lib/%_avx2.d
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(AVX2FLAGS) -c -o $@ $<
-$(O)/lib/%_avx512.o: lib/%_avx512.c
+	$(CC) $(CPPFLAGS) $(DEPFLAGS) $(CFLAGS) $(AVX2FLAGS) -c -o $@ $<
+$(O)/lib/%_avx512.o: lib/%_avx512.c $(O)/lib/%_avx512.d
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(AVX512FLAGS) -c -o $@ $<
-$(PIC): $(HDR)
-$(O)/pic/lib/%.o: lib/%.c
+	$(CC) $(CPPFLAGS) $(DEPFLAGS) $(CFLAGS) $(AVX512FLAGS) -c -o $@ $<
+$(O)/pic/lib/%.o: lib/%.c $(O)/pic/lib/%.d
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -fPIC -c -o $@ $<
-$(O)/pic/lib/%_avx2.o: lib/%_avx2.c
+	$(CC) $(CPPFLAGS) $(DEPFLAGS) $(CFLAGS) -fPIC -c -o $@ $<
+$(O)/pic/lib/%_avx2.o: lib/%_avx2.c $(O)/pic/lib/%_avx2.d
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(AVX2FLAGS) -fPIC -c -o $@ $<
-$(O)/pic/lib/%_avx512.o: lib/%_avx512.c
+	$(CC) $(CPPFLAGS) $(DEPFLAGS) $(CFLAGS) $(AVX2FLAGS) -fPIC -c -o $@ $<
+$(O)/pic/lib/%_avx512.o: lib/%_avx512.c $(O)/pic/lib/%_avx512.d
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(AVX512FLAGS) -fPIC -c -o $@ $<
+	$(CC) $(CPPFLAGS) $(DEPFLAGS) $(CFLAGS) $(AVX512FLAGS) -fPIC -c -o $@ $<
+$(LIB:%.o=%.d) $(PIC:%.o=%.d):
+-include $(wildcard $(LIB:%.o=%.d) $(PIC:%.o=%.d))
 $(O)/libpipelm.so: $(PIC) lib/api/pipelm.map
 	$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,--version-script=lib/api/pipelm.map \
 	    -Wl,--no-undefined -Wl,-soname,libpipelm.so.1 -o $@ $(PIC) $(LDLIBS)
