@@ -181,7 +181,8 @@ tok_ready(pipelm_model *pm)
 	if (pm->tokopen)
 		return 0;
 	tok_free(&pm->tok);
-	if (tok_open(&pm->tok, pm->m.dir, NULL) < 0)
+	/* a GGUF file holds its tokenizer and chat template */
+	if (tok_open(&pm->tok, pm->m.gguf ? pm->m.gguf : pm->m.dir, NULL) < 0)
 		return -1;
 	pm->tokopen = 1;
 	return 0;
@@ -282,7 +283,8 @@ render(pipelm_model *pm, const char *json, size_t jlen, char **text,
 {
 	if (!pm->chatopen) {
 		chat_free(&pm->chat);
-		if (chat_open(&pm->chat, pm->m.dir, NULL) < 0)
+		if ((pm->m.gguf ? chat_open_model(&pm->chat, pm->m.gguf, NULL,
+		    NULL) : chat_open(&pm->chat, pm->m.dir, NULL)) < 0)
 			return -1;
 		pm->chatopen = 1;
 	}

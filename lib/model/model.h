@@ -64,6 +64,8 @@ struct layer {			/* model.layers.N.* */
 struct model {
 	struct cfg cfg;
 	char *dir;		/* the model folder (model_load) */
+	char *gguf;		/* the GGUF file when the model is one
+				 * (model_load; its tokenizer), else NULL */
 	int builtin;		/* it is the built-in model */
 	struct wsrc *ws;	/* where the weights come from (source.h) */
 	const char *prefix;	/* of the names: "model." (Gemma 3 in a

@@ -364,8 +364,10 @@ model_load(struct model *m, const char *arg, int threads)
 	memset(m, 0, sizeof(*m));
 	r = mdir_resolve(&d, arg) < 0 ? -1 : model_open(m, &d, threads);
 	m->dir = d.dir;		/* kept, for messages */
+	m->gguf = d.gguf;	/* and for the tokenizer it holds */
 	m->builtin = d.builtin;
 	d.dir = NULL;
+	d.gguf = NULL;
 	mdir_free(&d);
 	m->load_seconds = now_seconds() - t0;
 	return r;
@@ -393,6 +395,7 @@ model_close(struct model *m)
 	int i;
 
 	free(m->dir);
+	free(m->gguf);
 
 	if (m->layers) {
 		for (i = 0; i < m->cfg.num_hidden_layers; i++) {

@@ -10,6 +10,7 @@ itself.  What needs numpy is skipped, saying so, where numpy is absent."""
 
 import array
 import ast
+import json
 import os
 import shutil
 import signal
@@ -325,6 +326,58 @@ class TestModel(Fixture):
             self.assertEqual(floats_bytes(m.logits(ids)),
                              floats_bytes(self.open["builtin"].logits(ids)))
             self.assertFalse(os.path.exists(m.dir))
+
+
+class TestGGUF(unittest.TestCase):
+    """A model opened from a GGUF file (mkgguf's copy of the built-in
+    model, a chat template added, alone in its folder): its tokenizer and
+    chat template are the file's, as tok-encode -m FILE gives them."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="pipelm-test-gguf-")
+        src = os.path.join(cls.tmp, "m")
+        shutil.copytree(BUILTIN, src)
+        with open(os.path.join(src, "chat_template.jinja"), "w") as f:
+            f.write("{% for m in messages %}<{{ m.role }}>{{ m.content }}"
+                    "{% endfor %}{% if add_generation_prompt %}<a>{% endif %}")
+        os.mkdir(os.path.join(cls.tmp, "g"))
+        cls.gguf = os.path.join(cls.tmp, "g", "s.gguf")
+        subprocess.run([os.path.join(TOOLS, "mkgguf"), src, cls.gguf],
+                       check=True, stdout=subprocess.DEVNULL)
+        shutil.rmtree(src)
+        cls.m = pipelm.Model(cls.gguf, threads=2)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.m.close()
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def test_tokenizer_is_the_files(self):
+        for t in TEXTS:
+            ids = self.m.tokenize(t)
+            self.assertEqual(record(ids),
+                             run("tok-encode", ["-m", self.gguf, "-e", t]), t)
+            self.assertEqual(self.m.detokenize_bytes(ids[1:]),
+                             run("tok-decode", ["-m", self.gguf, "-n"],
+                                 record(ids[1:])), t)
+
+    def test_chat_template_is_the_files(self):
+        conv = [{"role": "user", "content": "Hi"}]
+        self.assertEqual(self.m.render(conv), "<user>Hi<a>")
+        self.assertEqual(record(self.m.chat(conv)),
+                         run("tok-encode", ["-m", self.gguf, "--chat"],
+                             (json.dumps({"messages": conv,
+                                          "add_generation_prompt": True}) +
+                              "\n").encode()))
+
+    def test_logits_are_llm_logits(self):
+        ids = self.m.tokenize("Once upon a time")
+        out = os.path.join(self.tmp, "l.npy")
+        run("llm-logits", ["-m", self.gguf, "-f", "npy", "-o", out, "--all"],
+            record(ids))
+        self.assertEqual(floats_bytes(self.m.logits(ids, all=True)),
+                         read_npy(out)[1])
 
 
 class TestErrors(Fixture):
