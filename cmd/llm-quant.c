@@ -321,6 +321,12 @@ main(int argc, char *argv[])
 		edie(2, "empty source model name");
 	if (mdir_resolve(&md, argv[optind]) < 0)
 		exit(1);
+	/* a GGUF file (file.gguf, ORG/NAME:QUANT) is no folder to convert:
+	 * its matrices are in llama.cpp's types, F32 to Q2_K, run in place */
+	if (md.gguf)
+		die("%s: a GGUF file: llm-quant converts a float safetensors "
+		    "model; the programs run a GGUF file as it is (-m %s)",
+		    md.gguf, argv[optind]);
 	src = md.dir;
 	if (json_load(&doc, md.config) < 0)
 		exit(1);

@@ -162,6 +162,22 @@ sums() {
 	[ ! -e "$T/q3" ]
 }
 
+@test "quant: a GGUF source is refused by name (its blocks are llama.cpp's quantization), nothing written" {
+	mkmodel "$T/f" --dtype bf16
+	"$TOOLS/mkgguf" "$T/f" "$T/f.gguf"
+	run -1 --separate-stderr llm-quant "$T/f.gguf" "$T/q"
+	[[ $stderr == "llm-quant: $T/f.gguf: a GGUF file: llm-quant converts a float safetensors model; the programs run a GGUF file as it is (-m $T/f.gguf)" ]]
+	[ -z "$output" ]
+	[ ! -e "$T/q" ]
+	# and by its repository's quant, as -m names it
+	local s=$T/hub/models--org--tiny-GGUF/snapshots/abc
+	mkdir -p "$s"
+	cp "$T/f.gguf" "$s/tiny-BF16.gguf"
+	HF_HUB_CACHE=$T/hub run -1 --separate-stderr llm-quant org/tiny-GGUF:BF16 "$T/q"
+	[[ $stderr == *"$s/tiny-BF16.gguf: a GGUF file:"*"(-m org/tiny-GGUF:BF16)" ]]
+	[ ! -e "$T/q" ]
+}
+
 @test "quant: st-inspect lists a 4-bit weight as one, and counts its bytes per token" {
 	mkmodel "$T/f" --dtype bf16
 	llm-quant "$T/f" "$T/q"
