@@ -59,13 +59,15 @@ run(struct seq *sq, struct trace *tr, const struct rec *r, const char *name)
 		exit(1);
 }
 
-/* The tokenizer of the model's folder for the pictures' labels: 0 if
- * there is one, else -1 (the ids are the labels). */
+/* The tokenizer of the model's folder (or GGUF file) for the pictures'
+ * labels: 0 if there is one, else -1 (the ids are the labels). */
 static int
 labels(struct tok *t, const struct model *m)
 {
 	char path[4096];
 
+	if (m->gguf)
+		return tok_load_gguf(t, m->gguf) < 0 ? (tok_free(t), -1) : 0;
 	snprintf(path, sizeof(path), "%s/tokenizer.json", m->dir);
 	if (access(path, R_OK) < 0)
 		return -1;

@@ -164,6 +164,17 @@ check() {
 	grep -q '&lt;' "$d/b.svg"
 }
 
+@test "llm-trace: a GGUF file's own tokenizer labels the pictures" {
+	local d=$BATS_TEST_TMPDIR ids="1 403 407 261 1 60 62 38"
+	mkdir "$d/g"
+	"$TOOLS/mkgguf" "$BATS_TEST_DIRNAME/../share/pipelm/stories260K" "$d/g/s.gguf"
+	llm-trace -m "$d/g/s.gguf" --svg "$d/g.svg" <<<"$ids" >/dev/null
+	llm-trace --svg "$d/b.svg" <<<"$ids" >/dev/null
+	grep -q 'font-weight="bold">▁Once</text>' "$d/g.svg"
+	cmp <(grep -o 'font-weight="bold">[^<]*<' "$d/g.svg") \
+	    <(grep -o 'font-weight="bold">[^<]*<' "$d/b.svg")
+}
+
 @test "llm-trace: a reader closing early ends it quietly" {
 	run -0 bash -c 'yes "1 2 3" | head -n 200 | llm-trace -m "$GQA" | head -c1 >/dev/null; echo "${PIPESTATUS[2]}"'
 	[ "$output" = 141 ]

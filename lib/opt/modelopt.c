@@ -117,7 +117,8 @@ modelopt_load(struct model *m, struct seq *s, const struct modelopt *mo)
 	if (s && seq_open_kv(s, m, mo->ctx, mo->kvt) < 0)
 		return -1;
 	if (mo->verbose)
-		warn("model %s%s, kernels %s, %d thread%s, mode %s%s", m->dir,
+		warn("model %s%s, kernels %s, %d thread%s, mode %s%s",
+		    m->gguf ? m->gguf : m->dir,
 		    m->builtin ? " (the built-in model)" : "", kern.name,
 		    mo->threads, mo->threads == 1 ? "" : "s",
 		    model_mode_name(m), m->mode_fallback ?
