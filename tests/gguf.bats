@@ -63,6 +63,22 @@ same() {
 	done
 }
 
+@test "gguf: Llama 3's rope scaling as the rope_freqs tensor gives the folder's logits" {
+	mkmodel -s 6 --dtype f32 --hidden 64 --layers 2 --heads 4 --kv-heads 2 \
+	    --inter 96 --vocab 300 --ctx 64 "$T/l"
+	cp -r "$T/l" "$T/l3"
+	sed 's/"rope_scaling": null/"rope_scaling": {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0, "original_max_position_embeddings": 16}/' \
+	    "$T/l/config.json" >"$T/l3/config.json"
+	grep -q llama3 "$T/l3/config.json"
+	"$MK" -v "$T/l3" "$T/l3.gguf" >"$T/list"
+	grep -q '^rope_freqs.weight' "$T/list"
+	same "$T/l3.gguf" "$T/l3"
+	# the scaling changes the logits (the test can fail): not the
+	# unscaled folder's
+	llm-logits -m "$T/l" --all -f npy -o "$T/u.npy" <<<"$IDS"
+	run -1 npycmp -r 1e-5 "$T/g1.npy" "$T/u.npy"
+}
+
 @test "gguf: a GGUF file alone runs the token-id programs" {
 	need_shared
 	mkdir "$T/only"
