@@ -48,3 +48,35 @@ need_gguf() {
 		cp "$T/d.npy" "$T/prev.npy"
 	done
 }
+
+@test "ggml types: llama-quantize's files, every type it writes pipelm runs, equal the float32 forward of llama.cpp's dequantization" {
+	local lq=${PIPELM_PEER:-$BATS_TEST_DIRNAME/../build/peer}/llama-quantize ty
+	[ -x "$lq" ] || skip "llama.cpp's llama-quantize not built (make peer)"
+	"$MK" "$T/m" "$T/f.gguf"
+	need_gguf "$T/f.gguf"
+	# llama.cpp's own mixtures (Q4_K_M's Q6_K layers, the output head
+	# in Q6_K, ffn_down's rows of 96 in its fallback types); Q2_K_S and
+	# the IQ1-IQ3 types want an importance matrix
+	for ty in Q4_0 Q4_1 Q5_0 Q5_1 Q8_0 Q2_K Q3_K_S Q3_K_M Q3_K_L Q4_K_S \
+	    Q4_K_M Q5_K_S Q5_K_M Q6_K IQ4_NL IQ4_XS F16 BF16; do
+		"$lq" "$T/f.gguf" "$T/q.gguf" $ty >"$T/log" 2>&1 ||
+			{ cat "$T/log"; false; }
+		# the weights as llama.cpp's dequantization gives them
+		"$lq" --allow-requantize "$T/q.gguf" "$T/d.gguf" F32 >"$T/log" 2>&1 ||
+			{ cat "$T/log"; false; }
+		llm-logits -m "$T/d.gguf" --all -f npy -o "$T/d.npy" <"$T/ids"
+		for th in 1 2; do
+			llm-logits -m "$T/q.gguf" -t $th --all -f npy \
+			    -o "$T/q$th.npy" <"$T/ids"
+		done
+		cmp "$T/q1.npy" "$T/q2.npy"
+		run -0 npycmp -a 1e-6 -r 1e-5 "$T/q1.npy" "$T/d.npy"
+		echo "$ty: $output"
+		[[ $output == *"argmax-mismatch 0"* ]]
+		# and not the logits of the float weights (the check can fail)
+		if [ $ty = Q4_0 ]; then
+			llm-logits -m "$T/f.gguf" --all -f npy -o "$T/f.npy" <"$T/ids"
+			run -1 npycmp -a 1e-6 -r 1e-5 "$T/q1.npy" "$T/f.npy"
+		fi
+	done
+}
