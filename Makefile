@@ -199,6 +199,10 @@ bench-score: all tools
 # llm-gen -P N beside llama.cpp's llama-batched-bench (bench/batch.sh)
 bench-batch: all tools
 	@bench/batch.sh
+# GGUF files (llama-quantize's Q4_K_M, Q4_0, Q6_K, Q8_0) beside llama.cpp
+# on the same files (bench/gguf.sh; make bench runs it too)
+bench-gguf: all tools
+	@bench/gguf.sh
 # tok-train beside HuggingFace tokenizers' trainer (bench/train.sh; minutes)
 bench-train: all
 	@bench/train.sh
@@ -214,6 +218,10 @@ peer-avx2:
 # the 4-bit forms' logit error beside llama.cpp's (bench/logerr.sh)
 logerr: all tools
 	@bench/logerr.sh
+
+# a GGUF file's logits, pipelm's beside llama.cpp's (bench/ggufkl.sh)
+ggufkl: all tools
+	@bench/ggufkl.sh
 
 # a 16-bit KV cache's logit error (bench/kverr.sh)
 kverr: all tools
@@ -257,4 +265,4 @@ uninstall:
 	rm -f $(DESTDIR)$(INCDIR)/pipelm.h $(DESTDIR)$(MANPREFIX)/man3/pipelm.3
 clean:
 	rm -rf bin build/rel build/san build/fuzz build/static build/image $(IMAGE)
-.PHONY: all tools test check fuzz fuzz-build bench bench-batch bench-score bench-train peer peer-avx2 logerr kverr kernbench image install uninstall clean
+.PHONY: all tools test check fuzz fuzz-build bench bench-batch bench-gguf bench-score bench-train peer peer-avx2 logerr ggufkl kverr kernbench image install uninstall clean

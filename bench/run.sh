@@ -28,6 +28,8 @@
 #     128 after 128 for 1 and 2 threads, pipelm exact, --quant q8_0,
 #     --quant q4 (each also with --int8-act) and the 4-bit folder beside
 #     llama.cpp in the four types;
+#   - the GGUF rows of bench/gguf.sh (BENCH_GGUF=0 leaves them out):
+#     llama-quantize's files read in place beside llama.cpp;
 #   - a row per shape of BENCH_SHAPES (mkmodel presets, random BF16,
 #     written once under build/bench/): prefill 128 and decode 128 after
 #     128 for 1 and 2 threads, decode against that shape's bandwidth
@@ -808,6 +810,15 @@ if [ "${BENCH_DEPTH:-4096}" != 0 ]; then
 	{ echo; BENCH_REPS=$nrep LLAMA_BENCH=$peer PIPELM_BIN=$bin PIPELM_TOOLS=$tools \
 	    BENCH_DIR=$out "$here/depth.sh"; } >>"$tmp/results.md" ||
 		say "bench/depth.sh failed: its rows left out"
+fi
+# the GGUF files' rows (bench/gguf.sh): llama-quantize's Q4_K_M, Q4_0,
+# Q6_K and Q8_0 files read in place, beside llama.cpp; BENCH_GGUF=0: none
+if [ "${BENCH_GGUF:-1}" != 0 ]; then
+	say "the GGUF rows (bench/gguf.sh)"
+	{ echo; BENCH_REPS=$nrep BENCH_1B=$do1b LLAMA_BENCH=$peer \
+	    LLAMA_QUANTIZE=$lquant PIPELM_BIN=$bin PIPELM_TOOLS=$tools \
+	    BENCH_DIR=$out "$here/gguf.sh"; } >>"$tmp/results.md" ||
+		say "bench/gguf.sh failed: its rows left out"
 fi
 cp "$tmp/results.md" "$out/results.md"
 cat "$out/results.md"

@@ -120,3 +120,37 @@ setup() {
 		[[ $line != *"| - |"* ]] || { echo "empty: $line"; false; }
 	done
 }
+
+@test "gguf.sh: its settings checked first; without llama.cpp said and left out; on a small model, every row beside llama.cpp" {
+	local d=$BATS_TEST_TMPDIR/b peer=${PIPELM_PEER:-$BATS_TEST_DIRNAME/../build/peer}
+	local g=$BATS_TEST_DIRNAME/../bench/gguf.sh
+	BENCH_DIR=$d BENCH_REPS=0 run -1 --separate-stderr "$g"
+	[[ $stderr == *"BENCH_REPS: 0: not a positive number"* ]]
+	BENCH_DIR=$d BENCH_1B=2 run -1 --separate-stderr "$g"
+	[[ $stderr == *"BENCH_1B: 2: not 0 or 1"* ]]
+	BENCH_DIR=$d BENCH_GGUF_TYPES="Q4_K_M IQ2_XXS" run -1 --separate-stderr "$g"
+	[[ $stderr == *"BENCH_GGUF_TYPES: IQ2_XXS: not a llama-quantize type pipelm runs"* ]]
+	BENCH_DIR=$d BENCH_GGUF_MODELS=llama3.2-1b BENCH_1B=0 run -1 --separate-stderr "$g"
+	[[ $stderr == *"BENCH_GGUF_MODELS: no model"* ]]
+	[ ! -e "$d" ]
+	BENCH_DIR=$d LLAMA_DIR=$BATS_TEST_TMPDIR/none PIPELM_BIN=$BIN \
+	    run -0 --separate-stderr "$g"
+	[[ $stderr == *"no llama.cpp"*"the GGUF rows left out"* ]]
+	[ -z "$output" ]
+	[ -x "$peer/llama-bench" ] && [ -x "$peer/llama-quantize" ] ||
+		skip "llama.cpp not built (make peer): the run left out"
+	"$TOOLS/mkmodel" -s 3 --dtype bf16 --hidden 256 --layers 1 --heads 4 \
+	    --kv-heads 2 --inter 256 --vocab 300 --ctx 200 "$BATS_TEST_TMPDIR/tiny" >/dev/null
+	BENCH_DIR=$d BENCH_REPS=1 BENCH_GGUF_TYPES="Q4_K_M Q8_0" \
+	    BENCH_GGUF_MODELS=$BATS_TEST_TMPDIR/tiny LLAMA_DIR=$peer \
+	    PIPELM_BIN=$BIN run -0 --separate-stderr "$g"
+	for r in "tiny | Q4_K_M | 1" "tiny | Q4_K_M | 2" "tiny | Q8_0 | 1" "tiny | Q8_0 | 2"; do
+		line=$(grep -F "| $r |" <<<"$output") || { echo "no row: $r"; false; }
+		[[ $line != *"| - |"* ]] || { echo "empty: $line"; false; }
+		[[ $line == *x\ \|*x\ \| ]] || { echo "no ratio: $line"; false; }
+	done
+	cmp <(echo "$output") "$d/gguf.md"
+	# llama-quantize's own file, its mixture (the tied head in Q6_K)
+	"$BIN/st-inspect" "$d/tiny-q4_k_m.gguf" | grep -q '^token_embd.weight	q6_K'
+	"$BIN/st-inspect" "$d/tiny-q4_k_m.gguf" | grep -q '^blk.0.attn_q.weight	q4_K'
+}

@@ -1,0 +1,236 @@
+#!/bin/sh
+# bench/gguf.sh: GGUF files as they are, pipelm beside llama.cpp on the
+# same files (issue 27's benchmark; `make bench-gguf`, and the GGUF rows
+# of `make bench`, which runs it after bench/run.sh's own).  For each
+# model (the SmolLM2-135M and Llama-3.2-1B shapes, random BF16, written
+# once under BENCH_DIR as bench/run.sh writes them, and their BF16 GGUF
+# by tools/mkgguf), llama.cpp's own llama-quantize writes the files of
+# each type (Q4_K_M, Q4_0, Q6_K, Q8_0: its mixtures, the output head in
+# Q6_K, rows not whole superblocks falling back); on each file, for 1 and
+# 2 threads: prefill of 128 ids (llm-logits, warm: a one-id record
+# first) and decode of 128 ids after a 32-id prompt (llm-gen --ignore-eos
+# --temp 0), beside llama-bench -p 128 -n 0 and -p 0 -n 128 -d 32 on the
+# file, run right after pipelm's with the same thread count; the ratio
+# pipelm / llama.cpp.  Cells: median (min-max) of the repetitions.
+# Without llama.cpp (make peer) there are no such files: said, and
+# nothing run (exit 0).  The table goes to stdout and to
+# BENCH_DIR/gguf.md.
+#
+# Environment: PIPELM_BIN (bin), PIPELM_TOOLS (build/rel), BENCH_DIR
+# (build/bench), BENCH_REPS (3), BENCH_1B (1; 0 leaves the 1B shape out),
+# PIPELM_KERNEL (passed on), LLAMA_DIR (build/peer: llama-quantize and
+# llama-bench; LLAMA_BENCH and LLAMA_QUANTIZE name them one by one),
+# BENCH_GGUF_TYPES (llama-quantize's type names, "Q4_K_M Q4_0 Q6_K
+# Q8_0"), BENCH_GGUF_MODELS (mkmodel presets or model folders, "smollm2-135m
+# llama3.2-1b": a folder's files are written under BENCH_DIR by its
+# name).  Takes, on 2 idle cores, about 2 minutes a repetition for the
+# 135M shape and 12 for the 1B one, and the files once (about 8 GB for
+# the 1B shape, shared with bench/run.sh's).
+set -eu
+
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/.." && pwd)
+bin=${PIPELM_BIN:-$top/bin}
+tools=${PIPELM_TOOLS:-$top/build/rel}
+out=${BENCH_DIR:-$top/build/bench}
+reps=${BENCH_REPS:-3}
+do1b=${BENCH_1B:-1}
+ldir=${LLAMA_DIR:-$top/build/peer}
+peer=${LLAMA_BENCH:-$ldir/llama-bench}
+lquant=${LLAMA_QUANTIZE:-$ldir/llama-quantize}
+types=${BENCH_GGUF_TYPES:-Q4_K_M Q4_0 Q6_K Q8_0}
+models=${BENCH_GGUF_MODELS:-smollm2-135m llama3.2-1b}
+me=bench/gguf.sh
+
+say() { printf '%s: %s\n' "$me" "$*" >&2; }
+fail() { say "$*"; exit 1; }
+
+# the arguments, before anything runs
+case $reps in ''|*[!0-9]*|0) fail "BENCH_REPS: $reps: not a positive number" ;; esac
+case $do1b in 0|1) ;; *) fail "BENCH_1B: $do1b: not 0 or 1" ;; esac
+[ -n "$types" ] || fail "BENCH_GGUF_TYPES: empty"
+for q in $types; do
+	# the types pipelm runs that llama-quantize writes without an
+	# importance matrix
+	case $q in
+	Q4_0|Q4_1|Q5_0|Q5_1|Q8_0|Q2_K|Q3_K_S|Q3_K_M|Q3_K_L|Q4_K_S|Q4_K_M|\
+	Q5_K_S|Q5_K_M|Q6_K|IQ4_NL|IQ4_XS|BF16|F16) ;;
+	*) fail "BENCH_GGUF_TYPES: $q: not a llama-quantize type pipelm runs (Q4_K_M, Q4_0, Q6_K, Q8_0, Q5_K_M, IQ4_XS, ...)" ;;
+	esac
+done
+[ "$do1b" = 1 ] || models=$(echo $models | tr ' ' '\n' | grep -vx 'llama3.2-1b' | tr '\n' ' ')
+[ -n "$(echo $models)" ] || fail "BENCH_GGUF_MODELS: no model"
+for p in llm-gen llm-logits; do
+	[ -x "$bin/$p" ] || fail "$bin/$p: not built (run make first)"
+done
+for p in mkmodel mkgguf; do
+	[ -x "$tools/$p" ] || fail "$tools/$p: not built (run make tools first)"
+done
+if ! [ -x "$lquant" ] || ! [ -x "$peer" ]; then
+	say "no llama.cpp ($lquant, $peer: make peer): no llama-quantize files to run, the GGUF rows left out"
+	exit 0
+fi
+
+mkdir -p "$out"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 130' INT TERM
+tstart=$(date +%s)
+
+# ---- the files, written once (renamed into place when complete) ----
+# name of a model word: a preset's as bench/run.sh names its folder, a
+# folder's own
+mname() { case $1 in */*) basename "$1" ;; *) echo "$1-bf16" ;; esac; }
+mdir() { case $1 in */*) echo "$1" ;; *) echo "$out/$1-bf16" ;; esac; }
+mkm() {	# word
+	d=$(mdir "$1")
+	[ -r "$d/config.json" ] && return 0
+	case $1 in */*) fail "$1: no config.json" ;; esac
+	say "model: writing $d ($1 shape, random BF16)"
+	rm -rf "$d.tmp"
+	"$tools/mkmodel" -s 1 --preset "$1" --dtype bf16 "$d.tmp" >/dev/null ||
+		{ rm -rf "$d.tmp"; fail "mkmodel --preset $1 failed"; }
+	mv "$d.tmp" "$d"
+}
+mkgg() {	# folder out.gguf
+	[ -s "$2" ] && [ "$2" -nt "$1/config.json" ] && [ "$2" -nt "$tools/mkgguf" ] &&
+		return 0
+	say "writing $2 (mkgguf)"
+	"$tools/mkgguf" "$1" "$2.tmp" || { rm -f "$2.tmp"; fail "mkgguf $1 failed"; }
+	mv "$2.tmp" "$2"
+}
+# the file names bench/run.sh gives Q4_0 and Q4_K_M (the same bytes);
+# Q8_0 is "lq8_0", llama-quantize's, not mkgguf -q's
+gfile() {	# base TYPE
+	t=$(echo "$2" | tr 'A-Z' 'a-z')
+	[ "$t" != q8_0 ] || t=lq8_0
+	echo "$out/$1-$t.gguf"
+}
+mklq() {	# bf16.gguf out.gguf TYPE
+	[ -s "$2" ] && [ "$2" -nt "$1" ] && return 0
+	say "writing $2 (llama-quantize $3)"
+	"$lquant" "$1" "$2.tmp" "$3" >"$tmp/lqlog" 2>&1 ||
+		{ rm -f "$2.tmp"; fail "llama-quantize $1 $3 failed: $(tail -n 3 "$tmp/lqlog")"; }
+	mv "$2.tmp" "$2"
+}
+for w in $models; do
+	mkm "$w"
+	b=$(mname "$w")
+	mkgg "$(mdir "$w")" "$out/$b.gguf"
+	for q in $types; do
+		mklq "$out/$b.gguf" "$(gfile "${b%-bf16}" "$q")" "$q"
+	done
+done
+
+# ---- prompts: random ids below each vocabulary, fixed seed (Park-Miller,
+# as bench/run.sh) ----
+prompt() {	# n seed vocab
+	awk -v n="$1" -v seed="$2" -v v="$3" 'BEGIN { x = seed
+		for (i = 0; i < n; i++) {
+			x = (x * 16807) % 2147483647
+			printf "%s%d", i ? " " : "", x % v
+		}
+		printf "\n" }'
+}
+F='\([0-9.][0-9.]*\)'
+num() { sed -n "s#.*$2.*#\1#p" "$1" | tail -n 1; }
+put() {	# name threads value
+	if [ -n "$3" ]; then
+		echo "$3" >>"$tmp/v.$1.$2"
+	else
+		say "no '$1' figure ($2 threads): $(tr '\n' ' ' <"$tmp/err")"
+	fi
+}
+# llama-bench's tokens/s, the next to last CSV column; a failure leaves
+# llama.cpp out from here, not pipelm
+lb() {	# NAME THREADS GGUF args...
+	pn=$1 pt=$2 pg=$3
+	shift 3
+	[ "$peer" != none ] || return 0
+	if ! "$peer" -m "$pg" -t "$pt" -r 1 -o csv "$@" >"$tmp/csv" 2>"$tmp/err"; then
+		say "llama-bench -m $pg -t $pt $* failed, left out from here: $(tail -n 3 "$tmp/err")"
+		peer=none
+		return 0
+	fi
+	put "$pn" "$pt" "$(awk -F, 'NR == 1 { ok = $(NF - 1) == "avg_ts"; next }
+	    ok { v = $(NF - 1); gsub(/"/, "", v); print v }' "$tmp/csv")"
+}
+run() {	# base gguf tag threads
+	"$bin/llm-logits" -m "$2" -t "$4" --timing <"$tmp/w128.$1" >/dev/null \
+	    2>"$tmp/err" || fail "llm-logits -m $2 -t $4 failed: $(cat "$tmp/err")"
+	put "p.$3" "$4" "$(num "$tmp/err" "prefill [0-9]* tokens, $F tokens/s")"
+	lb "lp.$3" "$4" "$2" -p 128 -n 0
+	"$bin/llm-gen" -m "$2" -t "$4" --timing --ignore-eos -n 128 --temp 0 \
+	    <"$tmp/p32.$1" >/dev/null 2>"$tmp/err" ||
+		fail "llm-gen -m $2 -t $4 failed: $(cat "$tmp/err")"
+	put "d.$3" "$4" "$(num "$tmp/err" "decode [0-9]* tokens, $F tokens/s")"
+	lb "ld.$3" "$4" "$2" -p 0 -n 128 -d 32
+}
+for w in $models; do
+	b=$(mname "$w")
+	v=$(sed -n 's/.*"vocab_size": *\([0-9]*\).*/\1/p' "$(mdir "$w")/config.json")
+	[ -n "$v" ] || fail "$(mdir "$w")/config.json: no vocab_size"
+	prompt 32 4242 "$v" >"$tmp/p32.$b"
+	{ echo 1; prompt 128 12345 "$v"; } >"$tmp/w128.$b"
+done
+
+t0=$(date +%s)
+r=1
+while [ "$r" -le "$reps" ]; do
+	for w in $models; do
+		b=$(mname "$w")
+		for q in $types; do
+			for t in 1 2; do
+				say "repetition $r/$reps: $b $q, $t thread(s)"
+				run "$b" "$(gfile "${b%-bf16}" "$q")" "$b.$q" $t
+			done
+		done
+	done
+	[ $r -ne 1 ] || say "one repetition took $(( $(date +%s) - t0 )) s"
+	r=$((r + 1))
+done
+
+# median (min-max) of a figure; "-" where there is none
+cell() {
+	[ -s "$tmp/v.$1.$2" ] || { echo -; return; }
+	sort -g "$tmp/v.$1.$2" | awk '{ v[NR] = $1 } END {
+		m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+		if (NR == 1) printf "%.1f", m
+		else printf "%.1f (%.1f-%.1f)", m, v[1], v[NR] }'
+}
+med() {
+	[ -s "$tmp/v.$1.$2" ] || return 0
+	sort -g "$tmp/v.$1.$2" | awk '{ v[NR] = $1 } END {
+		print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+ratio() { awk -v a="$(med "$1" "$3")" -v b="$(med "$2" "$3")" \
+    'BEGIN { if (a > 0 && b > 0) printf "%.2fx", a / b; else print "-" }'; }
+peerv=$(sed -n 's/.*"tag": "\(.*\)".*/\1/p' "$ldir/llama.cpp/llama.cpp.info.json" 2>/dev/null || :)
+b=$(mname "$(echo $models | cut -d' ' -f1)")
+kern=$("$bin/llm-gen" -v -m "$(gfile "${b%-bf16}" "$(echo $types | cut -d' ' -f1)")" \
+    </dev/null 2>&1 | sed -n 's/.*kernels \([^,]*\),.*/\1/p' | head -n 1)
+{
+echo "## GGUF files, pipelm beside llama.cpp, $(date -u '+%Y-%m-%d %H:%M UTC') (bench/gguf.sh)"
+echo
+echo "- pipelm's ${kern:-?} kernels$(git -C "$top" rev-parse --short HEAD 2>/dev/null | sed 's/^/, commit /'); llama.cpp ${peerv:-(version unknown)} ($peer); load average after: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?')"
+echo "- the files: llama-quantize's own from mkgguf's BF16 GGUF of each random BF16 model; $reps repetition(s), $(( $(date +%s) - tstart )) s in all; cells median (min-max), tokens/s; ratio pipelm / llama.cpp"
+echo
+echo "| model | file | threads | prefill 128 pipelm | llama.cpp | ratio | decode 128 after 32 pipelm | llama.cpp | ratio |"
+echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+for w in $models; do
+	b=$(mname "$w")
+	for q in $types; do
+		for t in 1 2; do
+			k=$b.$q
+			printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' \
+			    "${b%-bf16}" "$q" "$t" "$(cell "p.$k" $t)" \
+			    "$(cell "lp.$k" $t)" "$(ratio "p.$k" "lp.$k" $t)" \
+			    "$(cell "d.$k" $t)" "$(cell "ld.$k" $t)" \
+			    "$(ratio "d.$k" "ld.$k" $t)"
+		done
+	done
+done
+} >"$tmp/gguf.md"
+cp "$tmp/gguf.md" "$out/gguf.md"
+cat "$out/gguf.md"
+say "written $out/gguf.md"
