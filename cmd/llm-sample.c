@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "../lib/disk/cfg.h"
+#include "../lib/disk/gguf.h"
 #include "../lib/base/files.h"
 #include "../lib/stream/frame.h"
 #include "../lib/disk/mdir.h"
@@ -46,6 +47,7 @@ static int
 load_cfg(struct cfg *c, struct tok *t, const char *model, int stoptext)
 {
 	struct mdir m = { 0 };
+	struct gguf g = { 0 };
 	int r;
 
 	if (!model) {
@@ -57,9 +59,12 @@ load_cfg(struct cfg *c, struct tok *t, const char *model, int stoptext)
 			return 0;
 		}
 	}
+	/* a GGUF file's metadata is its config (its eos and eot ids) */
 	r = mdir_resolve(&m, model) < 0 ||
-	    cfg_load(c, m.config, m.genconfig) < 0 ||
+	    (m.gguf ? gguf_open(&g, m.gguf) < 0 || cfg_load_gguf(c, &g) < 0 :
+	    cfg_load(c, m.config, m.genconfig) < 0) ||
 	    (stoptext && tok_open(t, m.gguf ? m.gguf : m.dir, NULL) < 0);
+	gguf_close(&g);
 	mdir_free(&m);
 	if (r)
 		exit(1);

@@ -180,6 +180,13 @@ binframe() {
 	[ "$output" = "$(printf '3\n2')" ]
 	run -1 --separate-stderr llm-sample -m "$BATS_TEST_TMPDIR/nomodel" "$BATS_TEST_TMPDIR/f"
 	[[ $stderr == *nomodel* ]]
+	# a GGUF file's (its metadata's eos id, its vocabulary's width)
+	"$TOOLS/mkgguf" "$m" "$BATS_TEST_TMPDIR/s.gguf"
+	run -0 llm-sample -m "$BATS_TEST_TMPDIR/s.gguf" --temp 0 "$BATS_TEST_TMPDIR/f"
+	[ "$output" = "$(printf '3\n2')" ]
+	printf '0 1 0\n' >"$BATS_TEST_TMPDIR/narrow"
+	run -1 --separate-stderr llm-sample -m "$BATS_TEST_TMPDIR/s.gguf" "$BATS_TEST_TMPDIR/narrow"
+	[[ $stderr == *"narrow: frame 1: 3 logits, the model has 512 tokens"* ]]
 }
 
 @test "llm-sample: frames as wide as the named model's vocabulary, else an error" {
