@@ -98,8 +98,11 @@ warn() {
 }
 
 # ---- options ----
+# options before or after the repo id, as GNU getopt permutes them
+# (`llm-fetch ORG/NAME --include '*Q4_K_M.gguf'`); "--" ends them
 includes=()
 rev=main
+operands=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	-i|--include)
@@ -115,13 +118,13 @@ while [ $# -gt 0 ]; do
 	-h|--help) usage 0 ;;
 	--version) printf '%s (pipelm) %s\n' "$prog" "$version" 2>/dev/null ||
 		die "<stdout>: write error"; exit 0 ;;
-	--) shift; break ;;
+	--) shift; operands+=("$@"); break ;;
 	-?*) warn "unrecognized option '$1'"; usage 2 ;;
-	*) break ;;
+	*) operands+=("$1"); shift ;;
 	esac
 done
-[ $# -eq 1 ] || usage 2
-repo=$1
+[ ${#operands[@]} -eq 1 ] || usage 2
+repo=${operands[0]}
 
 # ORG/NAME as the Hub has them (huggingface_hub validate_repo_id): each
 # part letters, digits, "_", "-" and ".", beginning and ending with a
@@ -635,8 +638,12 @@ have_weights=0
 for f in "${names[@]}"; do
 	[[ $f == model.safetensors || $f == model.safetensors.index.json ]] && have_weights=1
 done
+# a GGUF file is a model too (-m ORG/NAME:QUANT)
+for f in "${files[@]}"; do
+	[[ $f == *.[gG][gG][uU][fF] ]] && have_weights=1
+done
 [ "$have_weights" = 1 ] ||
-	warn "$repo: no model.safetensors or model.safetensors.index.json at revision $rev (pipelm reads only safetensors)"
+	warn "$repo: no model.safetensors or model.safetensors.index.json at revision $rev (pipelm reads safetensors, or a GGUF file that --include names: --include '*Q4_K_M.gguf')"
 
 snap=$base/snapshots/$commit
 command -v flock >/dev/null 2>&1 && haveflock=1 || haveflock=0

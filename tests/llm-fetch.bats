@@ -248,6 +248,37 @@ DEFAULT="config.json generation_config.json model.safetensors special_tokens_map
 	grep -q "^hub GET /org/tiny/resolve/$C1/donn%C3%A9es.txt " "$LOG"
 }
 
+@test "llm-fetch: a repository of GGUF files alone: --include '*Q4_K_M.gguf', then -m ORG/NAME:Q4_K_M from the cache" {
+	local r=$ROOT/org/tiny-GGUF g=$BATS_TEST_TMPDIR
+	mkdir -p "$r/$C1" "$r/refs"
+	printf '%s' "$C1" >"$r/refs/main"
+	mkmodel -s 5 --hidden 64 --layers 1 --heads 2 --kv-heads 1 --inter 96 \
+	    --vocab 260 --ctx 64 "$g/m"
+	"$TOOLS/mkgguf" -t q4_K "$g/m" "$r/$C1/tiny-Q4_K_M.gguf"
+	"$TOOLS/mkgguf" -t q8_0 "$g/m" "$r/$C1/tiny-Q8_0.gguf"
+	printf '# tiny GGUF\n' >"$r/$C1/README.md"
+	# without --include: nothing pipelm reads by default, said
+	run -1 --separate-stderr llm-fetch org/tiny-GGUF
+	[[ $stderr == *"org/tiny-GGUF: none of the files pipelm reads"* ]]
+	run -0 --separate-stderr llm-fetch org/tiny-GGUF --include '*Q4_K_M.gguf'
+	[ "$output" = "$HF_HUB_CACHE/models--org--tiny-GGUF/snapshots/$C1" ]
+	[[ $stderr != *"no model.safetensors"* ]]
+	cmp "$output/tiny-Q4_K_M.gguf" "$r/$C1/tiny-Q4_K_M.gguf"
+	[ ! -e "$output/tiny-Q8_0.gguf" ]
+	[ ! -e "$output/README.md" ]
+	# the cache alone from here
+	kill "$SRV"
+	export HF_HUB_OFFLINE=1
+	echo "5 9 22 7 100" >"$g/ids"
+	llm-logits -m org/tiny-GGUF:Q4_K_M --all -f npy -o "$g/a.npy" <"$g/ids"
+	llm-logits -m "$r/$C1/tiny-Q4_K_M.gguf" --all -f npy -o "$g/b.npy" <"$g/ids"
+	cmp "$g/a.npy" "$g/b.npy"
+	run -0 --separate-stderr llm-gen -m org/tiny-GGUF:q4_k_m -n 4 --seed 1 <"$g/ids"
+	[ "$(wc -w <<<"$output")" -eq 4 ]
+	run -1 --separate-stderr llm-logits -m org/tiny-GGUF:Q8_0 <"$g/ids"
+	[[ $stderr == *"no GGUF file for Q8_0 in org/tiny-GGUF"* ]]
+}
+
 @test "llm-fetch: the token goes to the Hub, never to the CDN it redirects to" {
 	printf 'sekrit' >"$CTL/token"
 	run -1 --separate-stderr llm-fetch org/tiny
