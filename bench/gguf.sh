@@ -23,9 +23,10 @@
 # BENCH_GGUF_TYPES (llama-quantize's type names, "Q4_K_M Q4_0 Q6_K
 # Q8_0"), BENCH_GGUF_MODELS (mkmodel presets or model folders, "smollm2-135m
 # llama3.2-1b": a folder's files are written under BENCH_DIR by its
-# name).  Takes, on 2 idle cores, about 2 minutes a repetition for the
-# 135M shape and 12 for the 1B one, and the files once (about 8 GB for
-# the 1B shape, shared with bench/run.sh's).
+# name).  Takes, on 2 idle cores, roughly 2 minutes a repetition for the
+# 135M shape and 5 to 10 for the 1B one (estimated, not yet timed idle),
+# and the files once (about 8 GB for the 1B shape, shared with
+# bench/run.sh's).
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -102,7 +103,7 @@ mkgg() {	# folder out.gguf
 # the file names bench/run.sh gives Q4_0 and Q4_K_M (the same bytes);
 # Q8_0 is "lq8_0", llama-quantize's, not mkgguf -q's
 gfile() {	# base TYPE
-	t=$(echo "$2" | tr 'A-Z' 'a-z')
+	t=$(echo "$2" | tr '[:upper:]' '[:lower:]')
 	[ "$t" != q8_0 ] || t=lq8_0
 	echo "$out/$1-$t.gguf"
 }
