@@ -1,12 +1,27 @@
 #!/bin/sh
 # bench/batch.sh: llm-gen -P N beside llama.cpp's llama-batched-bench
 # (make bench-batch).  N records of 32 random ids each, 64 ids generated
-# greedily (--ignore-eos), on the 135M shape (random BF16, as bench/run.sh
-# makes it) and its GGUF (tools/mkgguf), for N in BENCH_NPL (1 4 16) and
-# 1 and 2 threads.  pipelm's aggregate decode rate is N * 63 ids over the
-# time of the -n 64 run less that of the -n 1 run (the load and the
-# prompts cancel out); llama.cpp's is llama-batched-bench's S_TG for
-# -npp 32 -ntg 64 -npl N.  Run with nothing else on the machine.
+# greedily (--ignore-eos), on the 135M shape and (BENCH_1B=1, the
+# default) the Llama-3.2-1B shape (random BF16, as bench/run.sh makes
+# them) and their GGUFs (tools/mkgguf; -q for Q8_0; llama-quantize's
+# Q4_0 beside --quant q4), for N in BENCH_NPL (1 4 16 64), 1 and 2
+# threads, in the modes of BENCH_MODES ("exact q8_0 q4": BF16 weights,
+# --quant q8_0, --quant q4).  pipelm's aggregate decode rate is N * 63 ids
+# over the time of the -n 64 run less that of the -n 1 run (the load
+# and the prompts cancel out); llama.cpp's is llama-batched-bench's S_TG
+# for -npp 32 -ntg 64 -npl N.  Beside them: the fraction of the float32
+# FMA roof (bench/probe.c roof, the widest ISA) that the decode rows'
+# real FLOPs make (2 per weight of every matrix and the output one, a
+# row), and at the largest N each one's peak RSS (probe run).  Then the
+# time to first token of a record arriving while 15 others decode
+# (BENCH_TTFT=1, the default): 15 records decoding 256 ids each, the
+# 16th written 2 s after them, its prompt filling the context (-c 300, a
+# 299-id prompt) so that its first id ends it and -v says so at once;
+# beside the same record alone.  Run with nothing else on the machine:
+# about 25 minutes on 2 cores with the 1B shape, 6 without.
+# BENCH_DIR (build/bench), PIPELM_BIN, PIPELM_TOOLS, CC as bench/run.sh;
+# BENCH_THREADS ("1 2"); BENCH_PRESET (smollm2-135m; tiny checks the
+# script in seconds).
 set -eu
 
 me=batch.sh
@@ -15,8 +30,14 @@ top=$(dirname "$here")
 bin=${PIPELM_BIN:-$top/bin}
 tools=${PIPELM_TOOLS:-$top/build/rel}
 dir=${BENCH_DIR:-$top/build/bench}
-npl=${BENCH_NPL:-1 4 16}
+npl=${BENCH_NPL:-1 4 16 64}
+modes=${BENCH_MODES:-exact q8_0 q4}
+do1b=${BENCH_1B:-1}
+dottft=${BENCH_TTFT:-1}
+threads=${BENCH_THREADS:-1 2}
 peer=${LLAMA_BATCHED_BENCH:-$top/build/peer/llama-batched-bench}
+quantize=${LLAMA_QUANTIZE:-$top/build/peer/llama-quantize}
+cc=${CC:-cc}
 
 say() { printf '%s: %s\n' "$me" "$*" >&2; }
 fail() { say "$*"; exit 1; }
@@ -24,49 +45,152 @@ fail() { say "$*"; exit 1; }
 [ -x "$tools/mkmodel" ] && [ -x "$tools/mkgguf" ] ||
 	fail "$tools: mkmodel, mkgguf not built (run make tools first)"
 mkdir -p "$dir"
-m=$dir/smollm2-135m
-if [ ! -r "$m/config.json" ]; then
-	say "model: writing $m (random BF16)"
-	rm -rf "$m.tmp" && mkdir -p "$m.tmp"
-	"$tools/mkmodel" -s 1 --preset smollm2-135m --dtype bf16 "$m.tmp" >/dev/null
-	mv "$m.tmp" "$m"
-fi
-[ -r "$m.gguf" ] && [ "$m.gguf" -nt "$m/model.safetensors" ] ||
-	"$tools/mkgguf" "$m" "$m.gguf" >/dev/null
 tmp=$(mktemp -d) && trap 'rm -rf "$tmp"' EXIT
+probe=$tmp/probe
+$cc -std=c11 -O2 -Wall -Wextra -pthread -D_POSIX_C_SOURCE=200809L \
+    -D_DEFAULT_SOURCE -o "$probe" "$here/probe.c" -lm ||
+	fail "cannot build bench/probe.c with $cc"
 
-now() { date +%s.%N; }
-# run N THREADS MAXNEW: seconds of llm-gen -P N over $tmp/in.N
-run() {
-	t0=$(now)
-	"$bin/llm-gen" -m "$m" -t "$2" -P "$1" -n "$3" --temp 0 \
-	    --ignore-eos <"$tmp/in.$1" >/dev/null
-	t1=$(now)
-	echo "$t0 $t1" | awk '{ printf "%.4f", $2 - $1 }'
+# mk PRESET DIR: the random BF16 model and its GGUFs, written once
+mk() {
+	if [ ! -r "$2/config.json" ]; then
+		say "model: writing $2 (random BF16)"
+		rm -rf "$2.tmp" && mkdir -p "$2.tmp"
+		"$tools/mkmodel" -s 1 --preset "$1" --dtype bf16 "$2.tmp" >/dev/null
+		mv "$2.tmp" "$2"
+	fi
+	[ -r "$2.gguf" ] && [ "$2.gguf" -nt "$2/model.safetensors" ] ||
+		"$tools/mkgguf" "$2" "$2.gguf" >/dev/null
+	case " $modes " in *" q8_0 "*)
+		[ -r "$2-Q8_0.gguf" ] && [ "$2-Q8_0.gguf" -nt "$2/model.safetensors" ] ||
+			"$tools/mkgguf" -q "$2" "$2-Q8_0.gguf" >/dev/null ;;
+	esac
+	case " $modes " in *" q4 "*)
+		if [ -x "$quantize" ] && { [ ! -r "$2-Q4_0.gguf" ] ||
+		    [ "$2.gguf" -nt "$2-Q4_0.gguf" ]; }; then
+			"$quantize" "$2.gguf" "$2-Q4_0.gguf" Q4_0 >/dev/null 2>&1 ||
+				say "llama-quantize Q4_0 of $2.gguf failed"
+		fi ;;
+	esac
 }
 
-echo "| threads | N | pipelm decode ids/s | pipelm x its N=1 | llama.cpp S_TG | pipelm / llama.cpp |"
-echo "|---|---|---|---|---|---|"
-for t in 1 2; do
-	base=
-	for n in $npl; do
-		awk -v n="$n" 'BEGIN { srand(n); for (i = 0; i < n; i++) {
-		    s = ""; for (j = 0; j < 32; j++) s = s (j ? " " : "") int(1 + rand() * 40000)
-		    print s } }' >"$tmp/in.$n"
-		run "$n" "$t" 1 >/dev/null	# warm the page cache
-		a=$(run "$n" "$t" 1)
-		b=$(run "$n" "$t" 64)
-		tps=$(echo "$a $b $n" | awk '{ printf "%.1f", $3 * 63 / ($2 - $1) }')
-		[ -n "$base" ] || base=$tps
-		ll=-
-		if [ -x "$peer" ]; then
-			ll=$("$peer" -m "$m.gguf" -c $((n * 96 + 64)) -npp 32 -ntg 64 \
-			    -npl "$n" -t "$t" 2>/dev/null | awk -F'|' '$2 + 0 == 32 {
-			    gsub(/ /, "", $9); print $9 }')
-		fi
-		echo "$tps $base $ll" | awk -v t="$t" -v n="$n" '{
-		    r = $3 == "-" || $3 == "" ? "-" : sprintf("%.2fx", $1 / $3)
-		    printf "| %d | %d | %s | %.2fx | %s | %s |\n", t, n, $1,
-		    $1 / $2, $3 == "" ? "-" : $3, r }'
+# vocab M: its vocabulary's size
+vocab() { tr -d ' \n' <"$1/config.json" | tr ',{}' '\n\n\n' | sed -n 's/^"vocab_size"://p'; }
+
+# weights M: the multiply-adds of a decode row (every matrix, the output)
+weights() {
+	tr -d ' \n' <"$1/config.json" | tr ',{}' '\n\n\n' | awk -F: '
+	    { gsub(/"/, "", $1); v[$1] = $2 }
+	    END { d = v["hidden_size"]; h = v["num_attention_heads"]
+		kv = v["num_key_value_heads"]; kv = kv ? kv : h
+		hd = v["head_dim"] ? v["head_dim"] : d / h
+		l = v["num_hidden_layers"]; f = v["intermediate_size"]
+		w = l * (2 * d * h * hd + 2 * d * kv * hd + 3 * d * f)
+		printf "%.0f\n", w + v["vocab_size"] * d }'
+}
+
+# GNU time gives the peer's peak RSS (probe run takes the child's stdout)
+timer=
+[ ! -x /usr/bin/time ] || timer="/usr/bin/time -f maxrss_kb=%M -o $tmp/rss"
+
+kv() { printf '%s\n' "$2" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
+
+# run MODEL N THREADS MAXNEW MODEOPTS: a probe run line of llm-gen -P N
+run() {
+	"$probe" run "$bin/llm-gen" -m "$1" -t "$3" -P "$2" -n "$4" --temp 0 \
+	    --ignore-eos $5 <"$tmp/in.$2" 2>/dev/null | tail -n 1
+}
+
+roof1=$("$probe" roof -t 1 | head -n 1)
+roof2=$("$probe" roof -t 2 | head -n 1)
+say "FMA roof: 1 thread $(kv best_gflops "$roof1") GFLOP/s, 2 threads $(kv best_gflops "$roof2") ($(kv isa "$roof1"))"
+
+table() {	# NAME MODEL
+	name=$1 m=$2 w=$(weights "$2")
+	for mode in $modes; do
+		case $mode in
+		exact) opt='' g=$m.gguf ;;
+		q8_0) opt="--quant q8_0" g=$m-Q8_0.gguf ;;
+		q4) opt="--quant q4" g=$m-Q4_0.gguf ;;
+		*) fail "BENCH_MODES: $mode: not exact, q8_0 or q4" ;;
+		esac
+		echo
+		echo "$name, $mode (${opt:-BF16 weights}; llama.cpp: $(basename "$g"))"
+		echo
+		echo "| threads | N | pipelm decode ids/s | x its N=1 | FMA roof | llama.cpp S_TG | pipelm / llama.cpp | peak RSS pipelm / llama.cpp MiB |"
+		echo "|---|---|---|---|---|---|---|---|"
+		for t in $threads; do
+			base=
+			roof=$(kv best_gflops "$(eval echo \$roof$t)")
+			last=$(echo $npl | awk '{ print $NF }')
+			for n in $npl; do
+				awk -v n="$n" -v V="$(vocab "$m")" 'BEGIN { srand(n); for (i = 0; i < n; i++) {
+				    s = ""; for (j = 0; j < 32; j++) s = s (j ? " " : "") int(1 + rand() * (V - 2))
+				    print s } }' >"$tmp/in.$n"
+				run "$m" "$n" "$t" 1 "$opt" >/dev/null	# warm the page cache
+				a=$(run "$m" "$n" "$t" 1 "$opt")
+				b=$(run "$m" "$n" "$t" 64 "$opt")
+				tps=$(echo "$(kv wall_ms "$a") $(kv wall_ms "$b") $n" |
+				    awk '{ printf "%.1f", $3 * 63 / ($2 - $1) * 1000 }')
+				[ -n "$base" ] || base=$tps
+				ll=- rss="$(kv maxrss_kb "$b")" lrss=-
+				if [ -x "$peer" ] && [ -r "$g" ]; then
+					rm -f "$tmp/rss"
+					$timer "$peer" -m "$g" -c $((n * 96 + 64)) -npp 32 \
+					    -ntg 64 -npl "$n" -t "$t" >"$tmp/peer" 2>/dev/null || true
+					ll=$(awk -F'|' '$2 + 0 == 32 { gsub(/ /, "", $9); print $9 }' "$tmp/peer")
+					lrss=$(sed -n 's/^maxrss_kb=//p' "$tmp/rss" 2>/dev/null)
+				fi
+				[ "$n" = "$last" ] || rss=- lrss=-
+				echo "$tps $base ${ll:--} $w $roof $rss $lrss" | awk -v t="$t" -v n="$n" '{
+				    r = $3 == "-" ? "-" : sprintf("%.2fx", $1 / $3)
+				    m = $6 == "-" ? "-" : sprintf("%.0f / %s", $6 / 1024,
+					$7 == "-" || $7 == "" ? "-" : sprintf("%.0f", $7 / 1024))
+				    printf "| %d | %d | %s | %.2fx | %.0f%% | %s | %s | %s |\n", t, n,
+				    $1, $1 / $2, 100 * 2 * $4 * $1 / ($5 * 1e9), $3, r, m }'
+			done
+		done
 	done
-done
+}
+
+# ttft MODEL THREADS OTHERS: seconds from the 16th record's arrival to
+# llm-gen -v's line that its first id ended it (context full), with
+# OTHERS records decoding beside it
+ttft() {
+	awk -v V="$(vocab "$1")" 'BEGIN { srand(7); for (i = 0; i < 15; i++) { s = ""
+	    for (j = 0; j < 32; j++) s = s (j ? " " : "") int(1 + rand() * (V - 2))
+	    print s } }' >"$tmp/others"
+	awk -v V="$(vocab "$1")" 'BEGIN { srand(8); s = ""; for (j = 0; j < 299; j++)
+	    s = s (j ? " " : "") int(1 + rand() * (V - 2)); print s }' >"$tmp/x"
+	rm -f "$tmp/t0" "$tmp/t1"
+	{ [ "$3" = 0 ] || cat "$tmp/others"; sleep 2; date +%s.%N >"$tmp/t0"
+	  cat "$tmp/x"; } |
+	"$bin/llm-gen" -v -m "$1" -t "$2" -P 16 -c 300 -n 256 --temp 0 \
+	    --ignore-eos 2>&1 >/dev/null | while IFS= read -r l; do
+		case $l in
+		*"context of 300 positions is full"*) [ -e "$tmp/t1" ] ||
+			date +%s.%N >"$tmp/t1" ;;
+		esac
+	done
+	[ -r "$tmp/t1" ] || { echo -; return; }
+	echo "$(cat "$tmp/t0") $(cat "$tmp/t1")" | awk '{ printf "%.3f", $2 - $1 }'
+}
+
+preset=${BENCH_PRESET:-smollm2-135m}	# tiny: a check of this script
+mk "$preset" "$dir/$preset"
+echo "## llm-gen -P N beside llama-batched-bench ($(date -u '+%Y-%m-%d %H:%M UTC'))"
+table "$preset shape" "$dir/$preset"
+if [ "$do1b" = 1 ]; then
+	mk llama3.2-1b "$dir/llama3.2-1b"
+	table "1B shape" "$dir/llama3.2-1b"
+fi
+if [ "$dottft" = 1 ]; then
+	echo
+	echo "Time to first token of a 299-id prompt ($preset shape, exact), seconds"
+	echo
+	echo "| threads | alone | while 15 others decode |"
+	echo "|---|---|---|"
+	for t in $threads; do
+		echo "| $t | $(ttft "$dir/$preset" "$t" 0) | $(ttft "$dir/$preset" "$t" 15) |"
+	done
+fi

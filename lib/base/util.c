@@ -425,13 +425,14 @@ mem_roundup(size_t n)
 	return n > SIZE_MAX - huge ? n : (n + huge - 1) / huge * huge;
 }
 
-void *
-mem_map(size_t n)
+static void *
+map_anon(size_t n, int flags)
 {
 	void *p;
 
 	n = mem_roundup(n);
-	p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS |
+	    flags, -1, 0);
 	if (p == MAP_FAILED)
 		return NULL;
 #ifdef MADV_HUGEPAGE
@@ -439,6 +440,18 @@ mem_map(size_t n)
 		madvise(p, n, MADV_HUGEPAGE);
 #endif
 	return p;
+}
+
+void *
+mem_map(size_t n)
+{
+	return map_anon(n, 0);
+}
+
+void *
+mem_reserve(size_t n)
+{
+	return map_anon(n, MAP_NORESERVE);
 }
 
 void

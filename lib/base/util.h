@@ -69,6 +69,12 @@ void buf_free(struct buf *b);		/* and zero it */
  * "First-touch faults").  NULL on failure (errno set); free with
  * mem_unmap(p, n) using the same n. */
 void *mem_map(size_t n);
+/* As mem_map, with no swap reserved for it (MAP_NORESERVE): for an
+ * address range far larger than what is touched (a KV block pool of N
+ * contexts), which the kernel's overcommit heuristic would otherwise
+ * refuse; a page touched when memory is gone is then a SIGBUS/OOM, not a
+ * NULL here.  Free with mem_unmap. */
+void *mem_reserve(size_t n);
 /* mmap len bytes of fd from offset 0, read-only and private, at an
  * address aligned to 2 MiB and with transparent huge pages advised: when
  * the kernel reads the file into the page cache through such a mapping

@@ -52,6 +52,13 @@ seq_kv_bytes(const struct model *m, int ctx, enum wtype kvt)
 	return n;
 }
 
+size_t
+seq_att_bytes(const struct model *m, int parts)
+{
+	return (size_t)parts * m->nchunk_max * (m->qdim + 2 *
+	    (size_t)m->cfg.num_attention_heads) * sizeof(float);
+}
+
 static int open_seq(struct seq *, const struct model *, int, enum wtype,
     struct seq_kvpool *);
 
@@ -145,6 +152,8 @@ seq_close(struct seq *s)
 	if (s->logits_rows > 1)
 		mem_unmap(s->logits, (size_t)s->logits_rows *
 		    s->m->cfg.vocab_size * sizeof(float));
+	if (s->attparts > 1)
+		mem_unmap(s->att, seq_att_bytes(s->m, s->attparts));
 	mem_unmap(s->mem, s->memsize);
 	if (s->pool)
 		seq_release(s);

@@ -85,6 +85,9 @@ struct seq {
 	float *att;		/* decode: (nchunk_max, heads, head_dim) partial
 				 * attention per key range */
 	float *attml;		/* (nchunk_max, heads, 2) their max and sum */
+	int attparts;		/* att and attml hold this many times
+				 * nchunk_max ranges (a batch's: its own
+				 * mapping); 0 or 1: those in mem */
 	float *rope;		/* (MAXBATCH, head_dim) cos | sin per position */
 	float *rope_local;	/* (MAXBATCH, head_dim) the sliding layers' */
 	float *logits;		/* (MAXBATCH or 1, vocab) */

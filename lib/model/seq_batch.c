@@ -29,6 +29,14 @@ seq_batch_open(struct seq_batch *b, const struct model *m)
 		return error("cannot allocate logits for %d rows", SEQ_MAXBATCH);
 	b->w.logits = p;	/* the one-row buffer stays in w.mem */
 	b->w.logits_rows = SEQ_MAXBATCH;
+	/* decode attention's key ranges of every part of a pass, so that
+	 * a layer's attention is one dispatch (seq_sched.c) */
+	if (!(p = mem_reserve(seq_att_bytes(m, SEQ_MAXBATCH))))
+		return error("cannot allocate attention scratch for %d rows",
+		    SEQ_MAXBATCH);
+	b->w.att = p;
+	b->w.attml = p + (size_t)SEQ_MAXBATCH * m->nchunk_max * m->qdim;
+	b->w.attparts = SEQ_MAXBATCH;
 	if (!(b->parts = malloc(SEQ_MAXBATCH * sizeof(*b->parts))) ||
 	    !(b->ids = malloc(SEQ_MAXBATCH * sizeof(*b->ids))))
 		return error("cannot allocate a batch of %d rows", SEQ_MAXBATCH);

@@ -55,6 +55,11 @@ seq_kv_at(const struct seq *sq, int l, int s, int g, int p)
 	    (size_t)(p % SEQ_KVBLOCK) * m->hd) * attn_esize(sq->kvt);
 }
 
+/* Bytes of the decode attention scratch of parts parts (seq.h's
+ * attparts): att's (parts * nchunk_max, qdim) floats, then attml's
+ * (parts * nchunk_max, heads, 2). */
+size_t seq_att_bytes(const struct model *m, int parts);
+
 /* The blocks of sq's cache for positions up to end (from its pool):
  * 0, or -1 after error(). */
 int seq_kv_grow(struct seq *sq, int end);

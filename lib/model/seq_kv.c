@@ -27,7 +27,7 @@ seq_kvpool_open(struct seq_kvpool *p, const struct model *m,
 	p->kvt = kvt;
 	p->blkbytes = seq_kv_bytes(m, SEQ_KVBLOCK, kvt);
 	if (n == 0 || n > (unsigned)-1 || size_mul(&bytes, n, p->blkbytes) < 0 ||
-	    !(p->base = mem_map(bytes)))
+	    !(p->base = mem_reserve(bytes)))
 		return error("cannot allocate a KV cache for %zu positions "
 		    "(%.1f GiB)", positions, (double)n * p->blkbytes / (1 << 30));
 	p->nmax = (unsigned)n;

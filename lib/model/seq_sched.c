@@ -374,6 +374,8 @@ struct attn_job {
 	int chunk, nchunk;	/* decode: keys per range, ranges */
 	int base;		/* decode: the first range's start (a window's
 				 * first key, down to a key block) */
+	float *att, *attml;	/* decode: the ranges' partial results
+				 * (nchunk, qdim) and (nchunk, heads, 2) */
 };
 
 /* The first key position pos sees in layer l: 0, or the start of its
@@ -463,7 +465,7 @@ attn_items(void *ctx, int i0, int i1)
 		a.softcap = m->cfg.attn_logit_softcapping;
 		a.kvt = j->kv->kvt;
 		if (j->nchunk) {	/* decode: keys of range i % n */
-			float *acc = sq->att + (size_t)(i % n) * m->qdim + h0 * hd;
+			float *acc = j->att + (size_t)(i % n) * m->qdim + h0 * hd;
 
 			a.q = j->q + h0 * hd;
 			a.T = 1;
@@ -471,7 +473,7 @@ attn_items(void *ctx, int i0, int i1)
 			attn_range(j, i, &a.p0, &a.p1);
 			attn_touch(&a);
 			m->attn->part(acc, m->qdim, ml, &a);
-			memcpy(sq->attml + 2 * ((size_t)(i % n) *
+			memcpy(j->attml + 2 * ((size_t)(i % n) *
 			    m->cfg.num_attention_heads + h0), ml,
 			    2 * nh * sizeof(float));
 			continue;
@@ -505,7 +507,7 @@ attn_job(struct seq *sq, struct seq *kv, const float *q, float *out, int l,
 	int n = pos0 + 1 - base;
 
 	*j = (struct attn_job){ sq, kv, q, out, l, T, pos0, 0, 0, 0, 0, 0, 0,
-		base };
+		base, sq->att, sq->attml };
 	j->hpt = kv_mul < ATTN_MAXROWS ? kv_mul : ATTN_MAXROWS;
 	j->nsub = (kv_mul + j->hpt - 1) / j->hpt;
 	j->tq = ATTN_TILEROWS / j->hpt > 1 ? ATTN_TILEROWS / j->hpt : 1;
@@ -520,30 +522,87 @@ attn_job(struct seq *sq, struct seq *kv, const float *q, float *out, int l,
 	return nkv * j->nsub * (j->nchunk ? j->nchunk : j->nqb);
 }
 
+/* The items of several jobs, one after another: item i of the
+ * dispatch is item i - first[k] of job k, first[k] <= i < first[k+1]. */
+struct attn_group {
+	const struct attn_job *j;
+	const int *first;	/* (n + 1) */
+	int n;
+};
+
+static void
+attn_group_items(void *ctx, int i0, int i1)
+{
+	const struct attn_group *g = ctx;
+	int k = 0, e;
+
+	while (i0 < i1) {
+		while (g->first[k + 1] <= i0)
+			k++;
+		e = g->first[k + 1] < i1 ? g->first[k + 1] : i1;
+		attn_items((void *)&g->j[k], i0 - g->first[k],
+		    e - g->first[k]);
+		i0 = e;
+	}
+}
+
+/* Job j's partial results of its key ranges, merged into its output. */
+static void
+attn_merge_job(const struct attn_job *j)
+{
+	const struct model *m = j->sq->m;
+	int heads = m->cfg.num_attention_heads, h;
+
+	for (h = 0; j->nchunk && h < heads; h++)
+		attn_merge(j->out + h * m->hd, j->att + h * m->hd, m->qdim,
+		    j->attml + 2 * h, 2 * (size_t)heads, j->nchunk, m->hd);
+}
+
 /* Each part's rows as its sequence alone runs them (a one-row part
- * takes decode's key ranges), one part after another. */
+ * takes decode's key ranges): a pass of one sequence in one dispatch
+ * of its items; several parts' items in one dispatch for all (a
+ * barrier a layer, not one a part), each decode part's key ranges into
+ * its own place of the scratch, as many parts a dispatch as the
+ * scratch's sq->attparts * nchunk_max ranges hold.  The items depend on
+ * each part's shape alone, so each part's rows are its own run's. */
 void
 step_attention(struct seq *sq, int l)
 {
 	const struct model *m = sq->m;
-	int heads = m->cfg.num_attention_heads, h, T;
-	const struct seq_part *pt;
-	struct attn_job j;
+	int heads = m->cfg.num_attention_heads, cap, used, np, k, n;
+	int first[SEQ_MAXBATCH + 1];
+	struct attn_job j[SEQ_MAXBATCH];
+	struct attn_group g = { j, first, 0 };
+	const struct seq_part *pt = sq->parts, *end = sq->parts + sq->nparts;
 	size_t o;
 
-	for (pt = sq->parts; pt < sq->parts + sq->nparts; pt++) {
-		T = pt->T;
+	if (sq->nparts == 1) {
 		o = (size_t)pt->t0 * m->qdim;
 		/* items independent; prefill's taken as the threads come
 		 * free */
-		(T > 1 ? pool_for_dyn : pool_for)(m->pool, attn_job(sq, pt->s,
-		    sq->q + o, sq->xb + o, l, T, pt->s->pos, &j), 1,
-		    attn_items, &j);
-		if (j.nchunk)
-			for (h = 0; h < heads; h++)
-				attn_merge(sq->xb + o + h * m->hd, sq->att +
-				    h * m->hd, m->qdim, sq->attml + 2 * h,
-				    2 * (size_t)heads, j.nchunk, m->hd);
+		(pt->T > 1 ? pool_for_dyn : pool_for)(m->pool, attn_job(sq,
+		    pt->s, sq->q + o, sq->xb + o, l, pt->T, pt->s->pos, j), 1,
+		    attn_items, j);
+		attn_merge_job(j);
+		return;
+	}
+	cap = (sq->attparts > 1 ? sq->attparts : 1) * m->nchunk_max;
+	while (pt < end) {
+		for (np = 0, used = 0, first[0] = 0; pt < end; pt++, np++) {
+			o = (size_t)pt->t0 * m->qdim;
+			n = attn_job(sq, pt->s, sq->q + o, sq->xb + o, l,
+			    pt->T, pt->s->pos, &j[np]);
+			if (np > 0 && used + j[np].nchunk > cap)
+				break;
+			j[np].att = sq->att + (size_t)used * m->qdim;
+			j[np].attml = sq->attml + (size_t)used * 2 * heads;
+			used += j[np].nchunk;
+			first[np + 1] = first[np] + n;
+		}
+		g.n = np;
+		pool_for_dyn(m->pool, first[np], 1, attn_group_items, &g);
+		for (k = 0; k < np; k++)
+			attn_merge_job(&j[k]);
 	}
 }
 
