@@ -286,7 +286,10 @@ geglu_tanh(float *h, const float *gate, const float *up, int n)
 		[W_Q5_K] = kern_q5_k_matvec, \
 		[W_Q6_K] = kern_q6_k_matvec, \
 		[W_IQ4_NL] = kern_iq4_nl_matvec, \
-		[W_IQ4_XS] = kern_iq4_xs_matvec }, \
+		[W_IQ4_XS] = kern_iq4_xs_matvec, \
+		[W_GQ8_0I] = kern_gq8_0i_matvec, [W_Q4_0I] = kern_q4_0i_matvec, \
+		[W_Q5_0I] = kern_q5_0i_matvec, [W_Q4_KI] = kern_q4_ki_matvec, \
+		[W_Q6_KI] = kern_q6_ki_matvec }, \
 	.matmul = { matmul_f32, matmul_f16, matmul_bf16, matmul_q8_0, \
 		[W_Q4] = kern_q4_matmul, [W_GPTQ4] = kern_gptq_matmul, \
 		[W_AWQ4] = kern_awq_matmul, [W_Q8_0I] = kern_i8_matmul, \
@@ -302,7 +305,10 @@ geglu_tanh(float *h, const float *gate, const float *up, int n)
 		[W_Q5_K] = kern_q5_k_matmul, \
 		[W_Q6_K] = kern_q6_k_matmul, \
 		[W_IQ4_NL] = kern_iq4_nl_matmul, \
-		[W_IQ4_XS] = kern_iq4_xs_matmul }, \
+		[W_IQ4_XS] = kern_iq4_xs_matmul, \
+		[W_GQ8_0I] = kern_gq8_0i_matmul, [W_Q4_0I] = kern_q4_0i_matmul, \
+		[W_Q5_0I] = kern_q5_0i_matmul, [W_Q4_KI] = kern_q4_ki_matmul, \
+		[W_Q6_KI] = kern_q6_ki_matmul }, \
 	.dot = dot, \
 	.axpy = axpy, \
 	.rmsnorm = rmsnorm, \
