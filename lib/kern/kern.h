@@ -387,5 +387,9 @@ kern_matvec_fn kern_gq8_0i_avx2_matvec, kern_q4_0i_avx2_matvec,
     kern_q5_0i_avx2_matvec, kern_q4_ki_avx2_matvec, kern_q6_ki_avx2_matvec;
 kern_matmul_fn kern_gq8_0i_avx2_matmul, kern_q4_0i_avx2_matmul,
     kern_q5_0i_avx2_matmul, kern_q4_ki_avx2_matmul, kern_q6_ki_avx2_matmul;
+kern_matvec_fn kern_gq8_0i_vnni_matvec, kern_q4_0i_vnni_matvec,
+    kern_q5_0i_vnni_matvec, kern_q4_ki_vnni_matvec, kern_q6_ki_vnni_matvec;
+kern_matmul_fn kern_gq8_0i_vnni_matmul, kern_q4_0i_vnni_matmul,
+    kern_q5_0i_vnni_matmul, kern_q4_ki_vnni_matmul, kern_q6_ki_vnni_matmul;
 
 #endif

@@ -394,6 +394,36 @@ test_gi8(enum wtype t, int n, int rows, int T)
 				    "order", name, n, r, k);
 		}
 	splits(name, t, out, ldo, w, x, ldx, n, T, rows);
+#if defined(__x86_64__)
+	/* the plain AVX2 entries too, where the table in use took AVX-VNNI's */
+	if (strcmp(kern.name, "portable")) {
+		static const struct {
+			enum wtype t;
+			kern_matvec_fn *mv;
+			kern_matmul_fn *mm;
+		} a[] = {
+			{ W_GQ8_0I, kern_gq8_0i_avx2_matvec, kern_gq8_0i_avx2_matmul },
+			{ W_Q4_0I, kern_q4_0i_avx2_matvec, kern_q4_0i_avx2_matmul },
+			{ W_Q5_0I, kern_q5_0i_avx2_matvec, kern_q5_0i_avx2_matmul },
+			{ W_Q4_KI, kern_q4_ki_avx2_matvec, kern_q4_ki_avx2_matmul },
+			{ W_Q6_KI, kern_q6_ki_avx2_matvec, kern_q6_ki_avx2_matmul },
+		};
+		float *o2 = emalloc(sizeof(float) * (size_t)ldo * T);
+
+		for (i = 0; i < (int)(sizeof a / sizeof *a); i++)
+			if (a[i].t == t) {
+				memcpy(o2, out, sizeof(float) * (size_t)ldo * T);
+				a[i].mm(o2, ldo, w, x, ldx, n, T, 0, rows);
+				CHECKF(!memcmp(o2, out, sizeof(float) *
+				    (size_t)ldo * T), "%s n=%d T=%d: the AVX2 "
+				    "matmul differs", name, n, T);
+				a[i].mv(o2, w, x, n, 0, rows);
+				CHECKF(!memcmp(o2, out, sizeof(float) * rows),
+				    "%s n=%d: the AVX2 matvec differs", name, n);
+			}
+		free(o2);
+	}
+#endif
 	x[3] = INFINITY;
 	kern.matvec[t](out, w, x, n, 0, rows);
 	for (r = 0; r < rows; r++)
