@@ -366,9 +366,9 @@ float kern_sum16(const float l[16]);
  *
  * The integers are exact whatever instructions make them, so every
  * table, row range and T gives the same bits, matvec and matmul alike;
- * the tables are checked against the portable one (test_i8).  A
- * non-finite activation gives its block dx = inf or NaN and X = 0: the
- * outputs are NaN. */
+ * the tables are checked against the portable one (test_i8).
+ * Non-finite activations as conv_q8_0_quant takes them: an infinite one
+ * makes its block's dx infinite and the outputs NaN, a NaN counts as 0. */
 #define KERN_GI8_MAXN CONV_Q8_0_MAXN	/* longest row (weights) */
 struct kern_q8k {
 	float d;		/* dx */
