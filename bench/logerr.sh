@@ -15,7 +15,8 @@
 # --int8-act and --quant q4 --int8-act (activations in int8 per block of
 # 32), beside llama.cpp's Q8_0 (mkgguf -q's GGUF of the same weights) and
 # Q4_0, whose matrix products round the activations to int8 (Q8_0 blocks)
-# too.
+# too.  A third table: pipelm -m FILE.gguf --int8-act on llama.cpp's own
+# Q8_0, Q4_0 and Q4_K_M files beside llama.cpp on the same files.
 # llama.cpp's logits come from bench/llama-logits.c, built here against the
 # libllama of `make peer` (F32 KV cache, flash attention off, the prompt as
 # one batch).  The models: ../shared's golden ones with float weights (the
@@ -183,6 +184,9 @@ for name in $models; do
 	r40=-
 	r4k=-
 	r80=-
+	rg8=-
+	rg40=-
+	rg4k=-
 	rf=-
 	fb=
 	if [ "$peer" != none ]; then
@@ -203,6 +207,7 @@ for name in $models; do
 			if [ -r "$d/q8.gguf" ] &&
 			    "$peer" -t 2 "$d/q8.gguf" <"$d/ids" >"$d/l8" 2>"$tmp/err"; then
 				r80=$(lcmp "$d/ref" "$d/l8")
+				rg8=$(form "$d/g8" "$d/q8.gguf" --int8-act)
 			else
 				say "$name: llama.cpp Q8_0 failed: $(tail -n 2 "$tmp/err")"
 			fi
@@ -221,6 +226,9 @@ for name in $models; do
 					r=-
 				fi
 				if [ $q = Q4_0 ]; then r40=$r; else r4k=$r; fi
+				# pipelm --int8-act on llama.cpp's own file
+				r=$(form "$d/g$q" "$d/$q.gguf" --int8-act)
+				if [ $q = Q4_0 ]; then rg40=$r; else rg4k=$r; fi
 			done
 		else
 			say "$name: mkgguf failed: $(tail -n 2 "$tmp/err")"
@@ -236,6 +244,9 @@ for name in $models; do
 	    "$(cell "$r8i")" "$(cell "$r80")" "$(cell "$r4i")" \
 	    "$([ $same8 = yes ] && echo " (the folder's: the same bits)")" \
 	    "$(cell "$r40")" >>"$tmp/table8"
+	printf '| %s | %s | %s | %s | %s | %s | %s |\n' "$name" "$(cell "$rg8")" \
+	    "$(cell "$r80")" "$(cell "$rg40")" "$(cell "$r40")" "$(cell "$rg4k")" \
+	    "$(cell "$r4k")" >>"$tmp/tablegg"
 done
 cat "$tmp/table"
 echo
@@ -244,6 +255,14 @@ echo
 echo "| model | pipelm --quant q8_0 | pipelm --quant q8_0 --int8-act | llama.cpp Q8_0 | pipelm --quant q4 --int8-act | llama.cpp Q4_0 |"
 echo "| --- | --- | --- | --- | --- | --- |"
 cat "$tmp/table8"
+if [ -s "$tmp/tablegg" ]; then
+	echo
+	echo "llama.cpp's own GGUF files (those of the columns above) read by pipelm with --int8-act (its integer kernels for their block types, the K-quants' activations per 256 as llama.cpp's Q8_K), beside llama.cpp on the same file; a cell \"fail\" where a file holds a type --int8-act has no kernels for."
+	echo
+	echo "| model | pipelm Q8_0.gguf --int8-act | llama.cpp Q8_0 | pipelm Q4_0.gguf --int8-act | llama.cpp Q4_0 | pipelm Q4_K_M.gguf --int8-act | llama.cpp Q4_K_M |"
+	echo "| --- | --- | --- | --- | --- | --- | --- |"
+	cat "$tmp/tablegg"
+fi
 if [ -s "$tmp/types" ]; then
 	echo
 	echo "The matrices' types in llama.cpp's files (llama-quantize's choices: the output head in Q6_K, Q4_K_M's Q6_K layers; where a row is not a multiple of 256 the K types fall back to Q5_0 and Q8_0):"

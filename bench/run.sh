@@ -20,6 +20,8 @@
 #     right after pipelm's runs with the same thread count, beside
 #     pipelm's exact, --bf16-act, --quant q8_0 and --quant q4 modes
 #     (these two also with --int8-act, beside llama.cpp's Q8_0 and Q4_0)
+#     and pipelm -m FILE.gguf --int8-act on llama.cpp's own Q8_0, Q4_0 and
+#     Q4_K_M files, prefill 128 and decode 128, beside it
 #     and the 4-bit folder llm-quant writes (cached under build/bench/);
 #     pipelm's fast modes and 4-bit rows run without llama.cpp too;
 #   - the Llama-3.2-1B shape (mkmodel --preset llama3.2-1b, random BF16;
@@ -419,6 +421,10 @@ run_peer() {	# threads [NAME-PREFIX MODEL-BASE]
 	for q in $ltypes; do
 		lb "${2:-}lprefill_$q" "$1" "$out/${3:-smollm2-135m}-$q.gguf" -p 128 -n 0
 		lb "${2:-}ldecode_$q" "$1" "$out/${3:-smollm2-135m}-$q.gguf" -p 0 -n 128 -d 128
+		# pipelm's --int8-act on the same file (its block types)
+		[ "$q" = bf16 ] && continue
+		pf "${2:-}gi8prefill_$q" "$1" "$out/${3:-smollm2-135m}-$q.gguf" --int8-act
+		pd "${2:-}gi8decode_$q" "$1" "$out/${3:-smollm2-135m}-$q.gguf" --int8-act
 	done
 }
 
@@ -740,6 +746,15 @@ row "decode 128 after 128: llama.cpp Q4_K_M" "$(cell ldecode_q4_k_m 1)" "$(cell 
 row "decode: pipelm q4 / llama.cpp Q4_0" "$(ratio "$(med q4decode 1)" "$(med ldecode_q4_0 1)")" "$(ratio "$(med q4decode 2)" "$(med ldecode_q4_0 2)")"
 row "decode: pipelm q4 / llama.cpp Q4_K_M" "$(ratio "$(med q4decode 1)" "$(med ldecode_q4_k_m 1)")" "$(ratio "$(med q4decode 2)" "$(med ldecode_q4_k_m 2)")"
 fi
+# pipelm -m FILE.gguf --int8-act beside llama.cpp on the same file
+for q in $ltypes; do
+	[ "$q" = bf16 ] && continue
+	Q=$(echo "$q" | tr a-z A-Z)
+	row "prefill 128: pipelm -m $Q.gguf --int8-act" "$(cell gi8prefill_$q 1)" "$(cell gi8prefill_$q 2)"
+	row "prefill 128: pipelm $Q.gguf --int8-act / llama.cpp $Q" "$(ratio "$(med gi8prefill_$q 1)" "$(med lprefill_$q 1)")" "$(ratio "$(med gi8prefill_$q 2)" "$(med lprefill_$q 2)")"
+	row "decode 128 after 128: pipelm -m $Q.gguf --int8-act" "$(cell gi8decode_$q 1)" "$(cell gi8decode_$q 2)"
+	row "decode: pipelm $Q.gguf --int8-act / llama.cpp $Q" "$(ratio "$(med gi8decode_$q 1)" "$(med ldecode_$q 1)")" "$(ratio "$(med gi8decode_$q 2)" "$(med ldecode_$q 2)")"
+done
 fi
 if [ -n "$shapes" ]; then
 echo

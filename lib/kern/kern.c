@@ -286,7 +286,10 @@ geglu_tanh(float *h, const float *gate, const float *up, int n)
 		[W_Q5_K] = kern_q5_k_matvec, \
 		[W_Q6_K] = kern_q6_k_matvec, \
 		[W_IQ4_NL] = kern_iq4_nl_matvec, \
-		[W_IQ4_XS] = kern_iq4_xs_matvec }, \
+		[W_IQ4_XS] = kern_iq4_xs_matvec, \
+		[W_GQ8_0I] = kern_gq8_0i_matvec, [W_Q4_0I] = kern_q4_0i_matvec, \
+		[W_Q5_0I] = kern_q5_0i_matvec, [W_Q4_KI] = kern_q4_ki_matvec, \
+		[W_Q6_KI] = kern_q6_ki_matvec }, \
 	.matmul = { matmul_f32, matmul_f16, matmul_bf16, matmul_q8_0, \
 		[W_Q4] = kern_q4_matmul, [W_GPTQ4] = kern_gptq_matmul, \
 		[W_AWQ4] = kern_awq_matmul, [W_Q8_0I] = kern_i8_matmul, \
@@ -302,7 +305,10 @@ geglu_tanh(float *h, const float *gate, const float *up, int n)
 		[W_Q5_K] = kern_q5_k_matmul, \
 		[W_Q6_K] = kern_q6_k_matmul, \
 		[W_IQ4_NL] = kern_iq4_nl_matmul, \
-		[W_IQ4_XS] = kern_iq4_xs_matmul }, \
+		[W_IQ4_XS] = kern_iq4_xs_matmul, \
+		[W_GQ8_0I] = kern_gq8_0i_matmul, [W_Q4_0I] = kern_q4_0i_matmul, \
+		[W_Q5_0I] = kern_q5_0i_matmul, [W_Q4_KI] = kern_q4_ki_matmul, \
+		[W_Q6_KI] = kern_q6_ki_matmul }, \
 	.dot = dot, \
 	.axpy = axpy, \
 	.rmsnorm = rmsnorm, \
@@ -461,6 +467,50 @@ has_vnni(void)
 	return c >> 11 & 1;
 }
 
+/* AVX-VNNI (vpdpbusd on 256 bits, VEX): leaf 7 subleaf 1, eax bit 4. */
+static int
+has_avxvnni(void)
+{
+	unsigned a, b, c, d;
+
+	if (__get_cpuid_max(0, NULL) < 7)
+		return 0;
+	__cpuid_count(7, 1, a, b, c, d);
+	(void)b, (void)c, (void)d;
+	return a >> 4 & 1;
+}
+
+/* --int8-act on ggml's types (kern.h): the AVX2 and AVX-512 tables take
+ * the 256-bit kernels, with AVX-VNNI where the CPU has it (the same
+ * bits); set here rather than in each table, one place for the
+ * choice. */
+static void
+gi8_entries(int vnni)
+{
+	static const struct {
+		enum wtype t;
+		kern_matvec_fn *mv[2];
+		kern_matmul_fn *mm[2];
+	} e[] = {
+		{ W_GQ8_0I, { kern_gq8_0i_avx2_matvec, kern_gq8_0i_vnni_matvec },
+		    { kern_gq8_0i_avx2_matmul, kern_gq8_0i_vnni_matmul } },
+		{ W_Q4_0I, { kern_q4_0i_avx2_matvec, kern_q4_0i_vnni_matvec },
+		    { kern_q4_0i_avx2_matmul, kern_q4_0i_vnni_matmul } },
+		{ W_Q5_0I, { kern_q5_0i_avx2_matvec, kern_q5_0i_vnni_matvec },
+		    { kern_q5_0i_avx2_matmul, kern_q5_0i_vnni_matmul } },
+		{ W_Q4_KI, { kern_q4_ki_avx2_matvec, kern_q4_ki_vnni_matvec },
+		    { kern_q4_ki_avx2_matmul, kern_q4_ki_vnni_matmul } },
+		{ W_Q6_KI, { kern_q6_ki_avx2_matvec, kern_q6_ki_vnni_matvec },
+		    { kern_q6_ki_avx2_matmul, kern_q6_ki_vnni_matmul } },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof e / sizeof *e; i++) {
+		kern.matvec[e[i].t] = e[i].mv[vnni];
+		kern.matmul[e[i].t] = e[i].mm[vnni];
+	}
+}
+
 /* AVX512-BF16 (vdpbf16ps, vcvtne2ps2bf16): leaf 7 subleaf 1, eax bit 5. */
 static int
 has_bf16(void)
@@ -524,6 +574,8 @@ kern_init(const char *want)
 	}
 	else if (w == 1)
 		kern = kern_avx2;
+	if (w >= 1)
+		gi8_entries(has_avxvnni());
 #endif
 	/* entries a table lacks: the portable ones, else those of the
 	 * type whose bytes it shares (to_f32 of BF16A is BF16's) */

@@ -330,4 +330,66 @@ kern_matmul_fn kern_gq8_0_avx512_matmul, kern_q4_0_avx512_matmul,
     kern_q5_k_avx512_matmul, kern_q6_k_avx512_matmul,
     kern_iq4_nl_avx512_matmul, kern_iq4_xs_avx512_matmul;
 
+/* The 16 lanes' tree of W_Q4 and --int8-act (above), as the portable
+ * kernels compute it. */
+float kern_sum16(const float l[16]);
+
+/* ---- --int8-act on ggml's types (lib/kern/kern_ggml_i8*.c) ----
+ *
+ * W_GQ8_0I .. W_Q6_KI (wtype.h): a GGUF file's blocks as they are, the
+ * activations in int8 as llama.cpp's ggml-cpu puts them, and integer
+ * dot products, exact.  Each is a type of its own (a relabelled row of
+ * the weight-type table, as W_Q8_0I is W_Q8_0's), not a second slot of
+ * every table: the dispatch, xprep, maxn, the kernel tables' fallbacks
+ * and the tests then treat them as any type, and only the five types
+ * with kernels take the room.
+ *
+ * Blocks of 32 (Q8_0, Q4_0, Q5_0): the activations as W_Q8_0I's
+ * (conv_q8_0_quant: dx = max|x| / 127 a block of 32), the weights'
+ * integers q - offset, and W_Q8_0I's order over them: for block b and
+ * lane l < 8, P = the exact sum of the products of elements 4l .. 4l+3,
+ *
+ *	acc[8 (b % 2) + l] = fma((float)P, dw * dx, acc[8 (b % 2) + l])
+ *
+ * and the output kern_sum16(acc).
+ *
+ * Superblocks of 256 (Q4_K, Q6_K): the activations as ggml's Q8_K, a
+ * struct kern_q8k per 256 (dx = max|x| / 127, X = nearest-even(x / dx),
+ * the sums of X per 16), and per superblock exact int32 sums, the
+ * sub-block scales applied in integers: Q4_K's I = sum_j sc_j (q . X)_j
+ * and M = sum_j mn_j (sum X)_j (8 sub-blocks of 32), Q6_K's I = sum_j
+ * sc_j ((q - 32) . X)_j (16 of 16); one float chain a row, in order of
+ * superblocks,
+ *
+ *	acc = fma((float)I, d * dx, acc)	(Q4_K, Q6_K)
+ *	acc = fma((float)-M, dmin * dx, acc)	(Q4_K)
+ *
+ * The integers are exact whatever instructions make them, so every
+ * table, row range and T gives the same bits, matvec and matmul alike;
+ * the tables are checked against the portable one (test_i8).
+ * Non-finite activations as conv_q8_0_quant takes them: an infinite one
+ * makes its block's dx infinite and the outputs NaN, a NaN counts as 0. */
+#define KERN_GI8_MAXN CONV_Q8_0_MAXN	/* longest row (weights) */
+struct kern_q8k {
+	float d;		/* dx */
+	int16_t bs[16];		/* sums of X over each 16 */
+	int8_t q[256];		/* X */
+};
+/* x[0..n) into ceil(n / 256) superblocks at y (zero past n). */
+void kern_q8k_prep(struct kern_q8k *y, const float *x, int n);
+kern_matvec_fn kern_gq8_0i_matvec, kern_q4_0i_matvec, kern_q5_0i_matvec,
+    kern_q4_ki_matvec, kern_q6_ki_matvec;
+kern_matmul_fn kern_gq8_0i_matmul, kern_q4_0i_matmul, kern_q5_0i_matmul,
+    kern_q4_ki_matmul, kern_q6_ki_matmul;
+/* The AVX2 table's (vpmaddubsw, or AVX-VNNI's vpdpbusd where the CPU
+ * has it: kern_init picks, the same bits) and the AVX-512 table's. */
+kern_matvec_fn kern_gq8_0i_avx2_matvec, kern_q4_0i_avx2_matvec,
+    kern_q5_0i_avx2_matvec, kern_q4_ki_avx2_matvec, kern_q6_ki_avx2_matvec;
+kern_matmul_fn kern_gq8_0i_avx2_matmul, kern_q4_0i_avx2_matmul,
+    kern_q5_0i_avx2_matmul, kern_q4_ki_avx2_matmul, kern_q6_ki_avx2_matmul;
+kern_matvec_fn kern_gq8_0i_vnni_matvec, kern_q4_0i_vnni_matvec,
+    kern_q5_0i_vnni_matvec, kern_q4_ki_vnni_matvec, kern_q6_ki_vnni_matvec;
+kern_matmul_fn kern_gq8_0i_vnni_matmul, kern_q4_0i_vnni_matmul,
+    kern_q5_0i_vnni_matmul, kern_q4_ki_vnni_matmul, kern_q6_ki_vnni_matmul;
+
 #endif

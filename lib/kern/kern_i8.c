@@ -9,8 +9,8 @@
 #include "kern/kern.h"
 
 /* The 16 lanes' tree (kern.h, W_Q4's). */
-static float
-sum16(const float l[16])
+float
+kern_sum16(const float l[16])
 {
 	float a[8], b[4];
 	int i;
@@ -46,7 +46,7 @@ i8dot(const void *w, int n, int r, const void *xq)
 			    acc[8 * (b % 2) + l]);
 		}
 	}
-	return sum16(acc);
+	return kern_sum16(acc);
 }
 
 void

@@ -195,20 +195,6 @@ kern_q4_fdot(const struct kern_q4 *m, int r, const float *x, int n)
 	return o;
 }
 
-/* The 16 lanes' tree (kern.h). */
-static float
-sum16(const float l[16])
-{
-	float a[8], b[4];
-	int i;
-
-	for (i = 0; i < 8; i++)
-		a[i] = l[i] + l[i + 8];
-	for (i = 0; i < 4; i++)
-		b[i] = a[i] + a[i + 4];
-	return (b[0] + b[2]) + (b[1] + b[3]);
-}
-
 /* Row r against a token's chunks xc (kern.h's sum, lane by lane). */
 static float
 idot(const struct kern_q4 *m, int r, const struct kern_q4x *xc, int n)
@@ -244,7 +230,7 @@ idot(const struct kern_q4 *m, int r, const struct kern_q4x *xc, int n)
 			    (uint32_t)P[0] + (uint32_t)z * (uint32_t)xc[c].nsx[w];
 			acc[w] = fmaf((float)(int32_t)L, s * xc[c].ef[w], acc[w]);
 		}
-	return sum16(acc);
+	return kern_sum16(acc);
 }
 
 void

@@ -58,6 +58,18 @@ const struct wtype_info wtypes[W_NTYPES] = {
 	[W_Q6_K]   = { "q6_K",      256, 210, 0, W_Q6_K,  conv_q6_k_quant, 0, 0 },
 	[W_IQ4_NL] = { "iq4_nl",    32,  18, 0, W_IQ4_NL, conv_iq4_nl_quant, 0, 0 },
 	[W_IQ4_XS] = { "iq4_xs",    256, 136, 0, W_IQ4_XS, conv_iq4_xs_quant, 0, 0 },
+	/* --int8-act on ggml's blocks (kern.h): their matmul quantizes
+	 * all its tokens first */
+	[W_GQ8_0I] = { "q8_0-ggml+int8", 32, 34, CONV_Q8_0_MAXN, W_GQ8_0,
+		conv_gq8_0_quant, 0, 1 },
+	[W_Q4_0I] = { "q4_0+int8", 32,  18, CONV_Q8_0_MAXN, W_Q4_0,
+		conv_q4_0_quant, 0, 1 },
+	[W_Q5_0I] = { "q5_0+int8", 32,  22, CONV_Q8_0_MAXN, W_Q5_0,
+		conv_q5_0_quant, 0, 1 },
+	[W_Q4_KI] = { "q4_K+int8", 256, 144, CONV_Q8_0_MAXN, W_Q4_K,
+		conv_q4_k_quant, 0, 1 },
+	[W_Q6_KI] = { "q6_K+int8", 256, 210, CONV_Q8_0_MAXN, W_Q6_K,
+		conv_q6_k_quant, 0, 1 },
 };
 
 int

@@ -22,6 +22,8 @@ enum wtype { W_F32, W_F16, W_BF16, W_Q8_0, W_BF16A, W_Q4, W_GPTQ4, W_AWQ4,
     W_Q8_0I, W_Q4I,	/* --int8-act: Q8_0's and Q4's bytes, int8 activations */
     W_GQ8_0, W_Q4_0, W_Q4_1, W_Q5_0, W_Q5_1, W_Q2_K, W_Q3_K, W_Q4_K, W_Q5_K,
     W_Q6_K, W_IQ4_NL, W_IQ4_XS,
+    /* --int8-act on ggml's blocks: their bytes, int8 activations */
+    W_GQ8_0I, W_Q4_0I, W_Q5_0I, W_Q4_KI, W_Q6_KI,
     W_NTYPES };
 /* W_GQ8_0 .. W_IQ4_XS: ggml's block types (GGML Q8_0, Q4_0, ..., IQ4_XS;
  * lib/kern/ggml.h numbers them), read in place from a GGUF file: rows

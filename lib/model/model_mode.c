@@ -217,7 +217,24 @@ model_set_mode(struct model *m, enum model_mode mode)
 static enum wtype
 i8type(enum wtype t)
 {
-	return t == W_Q8_0 ? W_Q8_0I : t == W_Q4 ? W_Q4I : W_NTYPES;
+	switch (t) {
+	case W_Q8_0: return W_Q8_0I;
+	case W_Q4: return W_Q4I;
+	case W_GQ8_0: return W_GQ8_0I;
+	case W_Q4_0: return W_Q4_0I;
+	case W_Q5_0: return W_Q5_0I;
+	case W_Q4_K: return W_Q4_KI;
+	case W_Q6_K: return W_Q6_KI;
+	default: return W_NTYPES;
+	}
+}
+
+/* Whether t is one of ggml's block types (wtype.h), which --int8-act
+ * takes only where it has their kernels. */
+static int
+ggmltype(enum wtype t)
+{
+	return t >= W_GQ8_0 && t <= W_IQ4_XS;
 }
 
 int
@@ -234,15 +251,23 @@ model_set_int8act(struct model *m)
 		return error("cannot allocate %d matrix pointers", max);
 	n = model_mats(m, v, max);
 	for (i = 0; i < n; i++) {
-		if (i8type(v[i]->t) != W_NTYPES)
+		if (i8type(v[i]->t) != W_NTYPES) {
+			if (v[i]->cols > wtypes[i8type(v[i]->t)].maxn &&
+			    wtypes[i8type(v[i]->t)].maxn) {
+				n = v[i]->cols;
+				free(v);
+				return error("--int8-act takes rows of at most %d "
+				    "weights, the model has %d", KERN_GI8_MAXN, n);
+			}
 			k++;
-		else if (wtypes[v[i]->t].indirect) {
+		} else if (wtypes[v[i]->t].indirect || ggmltype(v[i]->t)) {
 			const char *t = wtypes[v[i]->t].name;
 
 			free(v);
 			return error("--int8-act has no kernels for %s weights "
-			    "(it takes --quant q8_0, --quant q4 and "
-			    "compressed-tensors 4-bit folders)", t);
+			    "(it takes --quant q8_0, --quant q4, "
+			    "compressed-tensors 4-bit folders and GGUF Q8_0, "
+			    "Q4_0, Q5_0, Q4_K and Q6_K)", t);
 		}
 	}
 	if (!k) {
@@ -250,7 +275,8 @@ model_set_int8act(struct model *m)
 
 		free(v);
 		return error("--int8-act takes quantized weights: --quant q8_0, "
-		    "--quant q4 or a 4-bit model (this one's are %s)", t);
+		    "--quant q4, a 4-bit model or a GGUF file of block types "
+		    "(this one's are %s)", t);
 	}
 	for (i = 0; i < n; i++)
 		if (i8type(v[i]->t) != W_NTYPES)

@@ -264,6 +264,174 @@ test_q4i(int n, int rows, int T, int g, enum wtype st, int asym)
 	free(q), free(s), free(z), free(wf), free(deq), free(x), free(out);
 }
 
+
+/* The bound of a row against x with activation blocks of bs. */
+static void
+refsumb(const float *wr, const float *x, int n, int bs, double *ref,
+    double *e, double *a)
+{
+	double mx = 0;
+	int j, k;
+
+	*ref = *e = *a = 0;
+	for (j = 0; j < n; j++) {
+		if (j % bs == 0)
+			for (mx = 0, k = j; k < j + bs && k < n; k++)
+				mx = fmax(mx, fabs(x[k]));
+		*ref += (double)wr[j] * x[j];
+		*a += fabs((double)wr[j] * x[j]);
+		*e += fabs((double)wr[j]) * (mx / 127) / 2;
+	}
+}
+
+static float
+h2f(const uint8_t *p)
+{
+	return conv_f16_to_f32((uint16_t)(p[0] | p[1] << 8));
+}
+
+/* kern.h's order for the blocks of 32 and Q6_K, from the dequantized
+ * weights' integers (wf / scale), written out here apart from the
+ * kernels: a kernel that sums in another order fails against it. */
+static float
+order(enum wtype t, const uint8_t *row, const float *wf, const float *x,
+    int n)
+{
+	float acc[16] = { 0 }, xq[CONV_Q8_0_NB(1536) * 9], c = 0, d;
+	const int8_t *X = (const int8_t *)(xq + CONV_Q8_0_NB(n));
+	struct kern_q8k y[6];
+	int32_t P, I, s;
+	int b, l, i, j;
+
+	if (t == W_Q6_KI) {
+		kern_q8k_prep(y, x, n);
+		for (b = 0; b < n / 256; b++, row += 210) {
+			const int8_t *sc = (const int8_t *)(row + 192);
+
+			d = h2f(row + 208);
+			for (I = 0, j = 0; j < 16; j++) {
+				for (s = 0, i = 0; i < 16; i++)
+					s += (int32_t)lrintf(wf[256 * b + 16 *
+					    j + i] / (d * (float)sc[j])) *
+					    y[b].q[16 * j + i];
+				I += sc[j] * s;
+			}
+			c = fmaf((float)I, d * y[b].d, c);
+		}
+		return c;
+	}
+	conv_q8_0_quant(xq, x, n);
+	for (b = 0; b < n / 32; b++) {
+		d = h2f(row + (size_t)b * wtypes[t].bytes);
+		for (l = 0; l < 8; l++) {
+			for (P = 0, i = 0; i < 4; i++)
+				P += (int32_t)lrintf(wf[32 * b + 4 * l + i] / d) *
+				    X[32 * b + 4 * l + i];
+			acc[8 * (b % 2) + l] = fmaf((float)P, d * xq[b],
+			    acc[8 * (b % 2) + l]);
+		}
+	}
+	for (i = 0; i < 8; i++)
+		acc[i] += acc[i + 8];
+	for (i = 0; i < 4; i++)
+		acc[i] += acc[i + 4];
+	return (acc[0] + acc[2]) + (acc[1] + acc[3]);
+}
+
+/* --int8-act on ggml's type t (rows of n, whole blocks): the tables, row
+ * ranges and token counts give the portable bits, within the bound of
+ * the float product of the dequantized weights, in kern.h's order. */
+static void
+test_gi8(enum wtype t, int n, int rows, int T)
+{
+	enum wtype st = wtypes[t].store;
+	int ldx = n + 3, ldo = rows + 5, r, k, i, bad, port = 0;
+	int bs = wtypes[t].block == 256 ? 256 : 32;
+	size_t rb = wtype_rowsize(t, n);
+	char *w = emalloc(rb * rows), name[48];
+	float *x = emalloc(sizeof(float) * (size_t)ldx * T);
+	float *wf = emalloc(sizeof(float) * (size_t)n * rows);
+	float *out = emalloc(sizeof(float) * (size_t)ldo * T);
+	double ref, e, a;
+
+	snprintf(name, sizeof name, "%s", wtypes[t].name);
+	for (r = 0; r < rows; r++) {
+		for (i = 0; i < n; i++)
+			wf[i] = rnd() * 0.2f * (1 + r % 3) + (r % 4 == 1 ?
+			    0.05f : 0);
+		wtypes[t].from_f32(w + (size_t)r * rb, wf, n);
+	}
+	for (r = 0; r < rows; r++)
+		kern_portable.to_f32[st](wf + (size_t)r * n, w + (size_t)r * rb,
+		    (size_t)n);
+	for (k = 0; k < T; k++)
+		xfill(x + (size_t)k * ldx, ldx, k);
+	for (i = 0; i < ldo * T; i++)
+		out[i] = -7.0f;
+	kern.matmul[t](out, ldo, w, x, ldx, n, T, 0, rows);
+	bad = same(t, out, ldo, w, x, ldx, n, T, rows, &port);
+	CHECKF(!bad, "%s n=%d rows=%d T=%d: matmul differs from matvec (%d)",
+	    name, n, rows, T, bad);
+	CHECKF(!port, "%s n=%d rows=%d T=%d: differs from the portable table "
+	    "(%d tokens)", name, n, rows, T, port);
+	for (k = 0; k < T; k++)
+		for (r = rows; r < ldo; r++)
+			CHECKF(out[(size_t)k * ldo + r] == -7.0f,
+			    "%s n=%d: matmul wrote row %d", name, n, r);
+	for (r = 0; r < rows; r++)
+		for (k = 0; k < T; k++) {
+			refsumb(wf + (size_t)r * n, x + (size_t)k * ldx, n, bs,
+			    &ref, &e, &a);
+			CHECKF(within(out[(size_t)k * ldo + r], ref, e, a),
+			    "%s n=%d: row %d token %d: %.9g, want %.9g within "
+			    "%.3g", name, n, r, k, out[(size_t)k * ldo + r], ref,
+			    e);
+			if (t != W_Q4_KI && n <= 1536 && k % 4 != 3)
+				CHECKF(out[(size_t)k * ldo + r] == order(t,
+				    (const uint8_t *)w + (size_t)r * rb,
+				    wf + (size_t)r * n, x + (size_t)k * ldx, n),
+				    "%s n=%d: row %d token %d: not kern.h's "
+				    "order", name, n, r, k);
+		}
+	splits(name, t, out, ldo, w, x, ldx, n, T, rows);
+#if defined(__x86_64__)
+	/* the plain AVX2 entries too, where the table in use took AVX-VNNI's */
+	if (strcmp(kern.name, "portable")) {
+		static const struct {
+			enum wtype t;
+			kern_matvec_fn *mv;
+			kern_matmul_fn *mm;
+		} a[] = {
+			{ W_GQ8_0I, kern_gq8_0i_avx2_matvec, kern_gq8_0i_avx2_matmul },
+			{ W_Q4_0I, kern_q4_0i_avx2_matvec, kern_q4_0i_avx2_matmul },
+			{ W_Q5_0I, kern_q5_0i_avx2_matvec, kern_q5_0i_avx2_matmul },
+			{ W_Q4_KI, kern_q4_ki_avx2_matvec, kern_q4_ki_avx2_matmul },
+			{ W_Q6_KI, kern_q6_ki_avx2_matvec, kern_q6_ki_avx2_matmul },
+		};
+		float *o2 = emalloc(sizeof(float) * (size_t)ldo * T);
+
+		for (i = 0; i < (int)(sizeof a / sizeof *a); i++)
+			if (a[i].t == t) {
+				memcpy(o2, out, sizeof(float) * (size_t)ldo * T);
+				a[i].mm(o2, ldo, w, x, ldx, n, T, 0, rows);
+				CHECKF(!memcmp(o2, out, sizeof(float) *
+				    (size_t)ldo * T), "%s n=%d T=%d: the AVX2 "
+				    "matmul differs", name, n, T);
+				a[i].mv(o2, w, x, n, 0, rows);
+				CHECKF(!memcmp(o2, out, sizeof(float) * rows),
+				    "%s n=%d: the AVX2 matvec differs", name, n);
+			}
+		free(o2);
+	}
+#endif
+	x[3] = INFINITY;
+	kern.matvec[t](out, w, x, n, 0, rows);
+	for (r = 0; r < rows; r++)
+		CHECKF(!isfinite(out[r]), "%s n=%d: inf gave %g", name, n,
+		    out[r]);
+	free(w), free(x), free(wf), free(out);
+}
+
 int
 main(void)
 {
@@ -295,5 +463,24 @@ main(void)
 	test_q4i(576, 9, 5, 64, W_F32, 0);
 	test_q4i(200, 9, 5, 40, W_BF16, 1);
 	test_q4i(300, 9, 5, 300, W_F16, 0);
+	{
+		static const enum wtype gt[] = { W_GQ8_0I, W_Q4_0I, W_Q5_0I,
+		    W_Q4_KI, W_Q6_KI };
+		static const int gn[] = { 256, 576, 1536 };
+		size_t j;
+		int T;
+
+		for (i = 0; i < sizeof gt / sizeof *gt; i++)
+			for (j = 0; j < sizeof gn / sizeof *gn; j++) {
+				if (wtypes[gt[i]].block == 256 && gn[j] % 256)
+					continue;
+				test_gi8(gt[i], gn[j], 13, 1);
+				test_gi8(gt[i], gn[j], 37, 9);
+			}
+		/* matmul == matvec whatever T */
+		for (T = 1; T <= 70; T += T < 8 ? 1 : 9)
+			test_gi8(W_Q4_KI, 512, 7, T), test_gi8(W_Q4_0I, 96, 7, T);
+		test_gi8(W_Q6_KI, 4096, 5, 3);
+	}
 	return test_end("test_i8");
 }

@@ -1,0 +1,592 @@
+/* kern_ggml_i8_int.h: the 256-bit kernels of --int8-act on ggml's
+ * types (kern.h), included by kern_ggml_i8_avx2.c (vpmaddubsw, vpmaddwd)
+ * and kern_ggml_i8_vnni_avx2.c (AVX-VNNI's vpdpbusd and vpdpwssd), which
+ * set GI8_VNNI first; the AVX-512 table takes the latter where the CPU
+ * has AVX512-VNNI.  Every integer they make is exact (no byte pair
+ * reaches 2^15: unsigned weights are at most 63, and Q8_0's signed ones
+ * take the activations' signs against |X| <= 127), so the two give the
+ * same integers, and the float operations are the portable file's, in
+ * its order: the same bits (test_i8 checks them against the portable
+ * table).  One body for both instruction sets rather than two copies,
+ * as zlib-ng's templates: a copy would have to be kept in the same
+ * bits by hand. */
+#ifndef KERN_GGML_I8_INT_H
+#define KERN_GGML_I8_INT_H
+
+#include <immintrin.h>
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "kern/kern.h"
+#include "kern/kern_avx2_int.h"
+
+#define GR 2	/* rows per register block */
+#define GT 2	/* tokens per register block */
+#define GXBUF (64 * 1024)	/* bytes of quantized activations (matmul) */
+
+/* acc + the sums of the four products of unsigned bytes u and signed
+ * s, per int32 lane. */
+INLINE __m256i
+dpbusd(__m256i acc, __m256i u, __m256i s)
+{
+#if GI8_VNNI
+	return _mm256_dpbusd_avx_epi32(acc, u, s);
+#else
+	return _mm256_add_epi32(acc, _mm256_madd_epi16(_mm256_maddubs_epi16(
+	    u, s), _mm256_set1_epi16(1)));
+#endif
+}
+
+/* acc + the sums of the two products of int16 a and b, per int32 lane. */
+INLINE __m256i
+dpwssd(__m256i acc, __m256i a, __m256i b)
+{
+#if GI8_VNNI
+	return _mm256_dpwssd_avx_epi32(acc, a, b);
+#else
+	return _mm256_add_epi32(acc, _mm256_madd_epi16(a, b));
+#endif
+}
+
+INLINE int32_t
+hsumi(__m256i v)
+{
+	__m128i a = _mm_add_epi32(_mm256_castsi256_si128(v),
+	    _mm256_extracti128_si256(v, 1));
+
+	a = _mm_add_epi32(a, _mm_shuffle_epi32(a, 0x4e));
+	a = _mm_add_epi32(a, _mm_shuffle_epi32(a, 0xb1));
+	return _mm_cvtsi128_si32(a);
+}
+
+INLINE float
+gf16(const uint8_t *p)
+{
+	uint16_t h;
+
+	memcpy(&h, p, 2);
+	return _cvtsh_ss(h);
+}
+
+/* ---- the activations, vector (the portable bits) ---- */
+
+INLINE float
+hmax(__m256 v)
+{
+	__m128 b = _mm_max_ps(_mm256_castps256_ps128(v),
+	    _mm256_extractf128_ps(v, 1));
+
+	b = _mm_max_ps(b, _mm_movehl_ps(b, b));
+	b = _mm_max_ss(b, _mm_movehdup_ps(b));
+	return _mm_cvtss_f32(b);
+}
+
+/* The largest |x| of x[0..m), m <= 32 * k, masked loads as 8s; -1 if
+ * one is not finite (the scalar code then takes the block). */
+INLINE float
+amax_v(const float *x, int m)
+{
+	const __m256 big = _mm256_set1_ps(3.4028234663852886e38f);
+	const __m256 sgn = _mm256_set1_ps(-0.0f);
+	__m256 mx = _mm256_setzero_ps(), a;
+	int i, bad = 0;
+
+	for (i = 0; i < m; i += 8) {
+		a = _mm256_andnot_ps(sgn, m - i >= 8 ? _mm256_loadu_ps(x + i) :
+		    xloadm(x + i, m - i));
+		bad |= _mm256_movemask_ps(_mm256_cmp_ps(a, big, _CMP_NLE_UQ));
+		mx = _mm256_max_ps(mx, a);
+	}
+	if (bad)
+		return -1;
+	return hmax(mx);
+}
+
+/* X = nearest-even(x[i] * id) for 32 of them (m valid, zero past),
+ * clamped to [-127, 127], into q. */
+INLINE void
+round32(int8_t *q, const float *x, int m, float id)
+{
+	const __m256 s = _mm256_set1_ps(id);
+	const __m256i lo = _mm256_set1_epi32(-127), hi = _mm256_set1_epi32(127);
+	__m256i v[4];
+	int k;
+
+	for (k = 0; k < 4; k++)
+		v[k] = _mm256_min_epi32(hi, _mm256_max_epi32(lo,
+		    _mm256_cvtps_epi32(_mm256_mul_ps(m - 8 * k >= 8 ?
+		    _mm256_loadu_ps(x + 8 * k) : m > 8 * k ? xloadm(x + 8 * k,
+		    m - 8 * k) : _mm256_setzero_ps(), s))));
+	/* packs interleave the 128-bit halves: put them back in order */
+	_mm256_storeu_si256((__m256i *)q, _mm256_permutevar8x32_epi32(
+	    _mm256_packs_epi16(_mm256_packs_epi32(v[0], v[1]),
+	    _mm256_packs_epi32(v[2], v[3])), _mm256_setr_epi32(0, 4, 1, 5, 2, 6,
+	    3, 7)));
+}
+
+/* conv_q8_0_quant's bytes, a block of 32 at once where it is finite. */
+static void
+prep32(void *dst, const float *x, int n)
+{
+	size_t nb = CONV_Q8_0_NB(n), b;
+	float *d = dst, amax;
+	int8_t *q = (int8_t *)(d + nb);
+	int m;
+
+	for (b = 0; b < nb; b++) {
+		m = n - 32 * (int)b;
+		m = m < 0 ? 0 : m > 32 ? 32 : m;
+		if ((amax = amax_v(x + 32 * b, m)) < 0) {
+			float t[64], o[2 + 16];
+
+			memset(t, 0, sizeof t);
+			memcpy(t, x + 32 * b, (size_t)m * sizeof *t);
+			conv_q8_0_quant(o, t, 64);	/* 2 blocks: this one */
+			d[b] = o[0];
+			memcpy(q + 32 * b, o + 2, 32);
+			continue;
+		}
+		d[b] = amax / 127.0f;
+		round32(q + 32 * b, x + 32 * b, m, d[b] > 0 ? 1.0f / d[b] :
+		    0.0f);
+	}
+}
+
+/* kern_q8k_prep's superblocks, vector where finite. */
+static void
+prepk(struct kern_q8k *y, const float *x, int n)
+{
+	int nb = (n + 255) / 256, b, m, k;
+	float amax, id;
+	__m256i s;
+
+	for (b = 0; b < nb; b++, x += 256) {
+		m = n - 256 * b < 256 ? n - 256 * b : 256;
+		if ((amax = amax_v(x, m)) < 0) {
+			kern_q8k_prep(y + b, x, m);
+			continue;
+		}
+		y[b].d = amax / 127.0f;
+		id = y[b].d > 0 ? 1.0f / y[b].d : 0.0f;
+		for (k = 0; k < 8; k++)
+			round32(y[b].q + 32 * k, x + 32 * k, m - 32 * k, id);
+		for (k = 0; k < 8; k++) {
+			/* the sums of each 16 bytes: pairs, then fours, ... */
+			s = _mm256_madd_epi16(_mm256_maddubs_epi16(
+			    _mm256_set1_epi8(1), _mm256_loadu_si256(
+			    (const __m256i *)(y[b].q + 32 * k))),
+			    _mm256_set1_epi16(1));
+			s = _mm256_hadd_epi32(s, s);
+			s = _mm256_hadd_epi32(s, s);
+			y[b].bs[2 * k] = (int16_t)_mm256_extract_epi32(s, 0);
+			y[b].bs[2 * k + 1] = (int16_t)_mm256_extract_epi32(s, 4);
+		}
+	}
+}
+
+/* ---- blocks of 32 ---- */
+
+/* Block p's 32 weights (type t) in element order: Q8_0 signed, Q4_0
+ * and Q5_0 as the unsigned q (0..15, 0..31). */
+INLINE __m256i
+wblk(enum wtype t, const uint8_t *p)
+{
+	const __m128i m4 = _mm_set1_epi8(15);
+	__m128i q;
+	__m256i v, h;
+	uint32_t qh;
+
+	if (t == W_GQ8_0I)
+		return _mm256_loadu_si256((const __m256i *)(p + 2));
+	q = _mm_loadu_si128((const __m128i *)(p + (t == W_Q4_0I ? 2 : 6)));
+	v = _mm256_set_m128i(_mm_and_si128(_mm_srli_epi16(q, 4), m4),
+	    _mm_and_si128(q, m4));
+	if (t == W_Q4_0I)
+		return v;
+	/* Q5_0's fifth bits: byte i of v gets bit i of qh as 16 */
+	memcpy(&qh, p + 2, 4);
+	h = _mm256_shuffle_epi8(_mm256_set1_epi32((int)qh), _mm256_set_epi64x(
+	    0x0303030303030303, 0x0202020202020202, 0x0101010101010101, 0));
+	h = _mm256_cmpeq_epi8(_mm256_and_si256(h, _mm256_set1_epi64x(
+	    (long long)0x8040201008040201ull)), _mm256_set1_epi64x(
+	    (long long)0x8040201008040201ull));
+	return _mm256_or_si256(v, _mm256_and_si256(h, _mm256_set1_epi8(16)));
+}
+
+/* out[j*ldo + r + i] = row r + i of w (type t, rows of rb bytes) .
+ * token j of the blocks at xq (ldxq bytes apart), i < R, j < TT. */
+INLINE void
+gblock32(enum wtype t, int R, int TT, float *out, int ldo, const uint8_t *w,
+    size_t rb, const char *xq, size_t ldxq, int n, int r)
+{
+	size_t nx = CONV_Q8_0_NB(n);
+	int nb = (n + 31) / 32, b, i, j, p, bytes = wtypes[t].bytes;
+	const __m256i off = _mm256_set1_epi8(t == W_Q4_0I ? 8 : 16);
+	const uint8_t *wr[GR];
+	const float *xd[GT];
+	const int8_t *xv[GT];
+	__m256 acc[GR][GT][2];
+	__m256i wv[GR], x, ax, nc;
+	float dw[GR];
+
+	UNROLL
+	for (i = 0; i < R; i++) {
+		wr[i] = w + (size_t)(r + i) * rb;
+		UNROLL
+		for (j = 0; j < TT; j++)
+			acc[i][j][0] = acc[i][j][1] = _mm256_setzero_ps();
+	}
+	UNROLL
+	for (j = 0; j < TT; j++) {
+		xd[j] = (const float *)(xq + (size_t)j * ldxq);
+		xv[j] = (const int8_t *)(xd[j] + nx);
+	}
+	for (b = 0; b < nb; b += 2)
+		UNROLL
+		for (p = 0; p < 2; p++) {
+			if (p && b + 1 >= nb)
+				break;
+			UNROLL
+			for (i = 0; i < R; i++) {
+				wv[i] = wblk(t, wr[i] + (size_t)(b + p) * bytes);
+				dw[i] = gf16(wr[i] + (size_t)(b + p) * bytes);
+			}
+			UNROLL
+			for (j = 0; j < TT; j++) {
+				x = _mm256_loadu_si256((const __m256i *)
+				    (xv[j] + 32 * (b + p)));
+				if (t == W_GQ8_0I) {
+					ax = _mm256_abs_epi8(x);
+					UNROLL
+					for (i = 0; i < R; i++)
+						acc[i][j][p] = _mm256_fmadd_ps(
+						    _mm256_cvtepi32_ps(dpbusd(
+						    _mm256_setzero_si256(), ax,
+						    _mm256_sign_epi8(wv[i], x))),
+						    _mm256_set1_ps(dw[i] *
+						    xd[j][b + p]), acc[i][j][p]);
+					continue;
+				}
+				/* minus offset times the sums of X */
+				nc = _mm256_sub_epi32(_mm256_setzero_si256(),
+				    dpbusd(_mm256_setzero_si256(), off, x));
+				UNROLL
+				for (i = 0; i < R; i++)
+					acc[i][j][p] = _mm256_fmadd_ps(
+					    _mm256_cvtepi32_ps(dpbusd(nc, wv[i],
+					    x)), _mm256_set1_ps(dw[i] *
+					    xd[j][b + p]), acc[i][j][p]);
+			}
+		}
+	UNROLL
+	for (i = 0; i < R; i++)
+		UNROLL
+		for (j = 0; j < TT; j++)
+			out[(size_t)j * ldo + r + i] = hsum(_mm256_add_ps(
+			    acc[i][j][0], acc[i][j][1]));
+}
+
+/* ---- superblocks of 256 ---- */
+
+/* The 8 scales and 8 mins (6 bits each) of a q4_K block's 12 bytes:
+ * k4_scale of the portable file, four at a time. */
+INLINE void
+k4_scales(uint8_t sc[8], uint8_t mn[8], const uint8_t *p)
+{
+	uint32_t u[3], s[2], m[2];
+
+	memcpy(u, p, 12);
+	s[0] = u[0] & 0x3f3f3f3f;
+	m[0] = u[1] & 0x3f3f3f3f;
+	s[1] = (u[2] & 0x0f0f0f0f) | (u[0] >> 6 & 0x03030303) << 4;
+	m[1] = (u[2] >> 4 & 0x0f0f0f0f) | (u[1] >> 6 & 0x03030303) << 4;
+	memcpy(sc, s, 8);
+	memcpy(mn, m, 8);
+}
+
+/* Byte masks that put scales a and a + 1 of 16 in 8 bytes each. */
+static const uint8_t sc_pair[8][16] = {
+#define P(a) { a, a, a, a, a, a, a, a, a + 1, a + 1, a + 1, a + 1, a + 1, \
+	a + 1, a + 1, a + 1 }
+	P(0), P(2), P(4), P(6), P(8), P(10), P(12), P(14)
+#undef P
+};
+
+/* Rows r .. r + R of w (type t) . tokens of the superblocks at y
+ * (ldy apart), TT of them: kern.h's chain, a superblock at a time. */
+INLINE void
+gblockk(enum wtype t, int R, int TT, float *out, int ldo, const uint8_t *w,
+    size_t rb, const struct kern_q8k *y, size_t ldy, int n, int r)
+{
+	int nb = n / 256, b, i, j, k, h;
+	const __m256i m4 = _mm256_set1_epi8(15), m30 = _mm256_set1_epi8(0x30);
+	const uint8_t *p[GR];
+	const struct kern_q8k *yj[GT];
+	float acc[GR][GT];
+	__m256i I[GR][GT], lo[GR], hi[GR], x;
+	__m128i bsp[GT], mv;
+	int32_t M;
+
+	UNROLL
+	for (i = 0; i < R; i++)
+		UNROLL
+		for (j = 0; j < TT; j++)
+			acc[i][j] = 0;
+	for (b = 0; b < nb; b++) {
+		UNROLL
+		for (j = 0; j < TT; j++)
+			yj[j] = y + (size_t)j * ldy + b;
+		UNROLL
+		for (i = 0; i < R; i++) {
+			p[i] = w + (size_t)(r + i) * rb + (size_t)b *
+			    wtypes[t].bytes;
+			UNROLL
+			for (j = 0; j < TT; j++)
+				I[i][j] = _mm256_setzero_si256();
+		}
+		if (t == W_Q4_KI) {
+			uint8_t sc[GR][8], mn[GR][8];
+
+			UNROLL
+			for (j = 0; j < TT; j++)
+				bsp[j] = _mm_hadd_epi16(_mm_loadu_si128(
+				    (const __m128i *)yj[j]->bs), _mm_loadu_si128(
+				    (const __m128i *)(yj[j]->bs + 8)));
+			UNROLL
+			for (i = 0; i < R; i++)
+				k4_scales(sc[i], mn[i], p[i] + 4);
+			for (k = 0; k < 4; k++) {
+				UNROLL
+				for (i = 0; i < R; i++) {
+					x = _mm256_loadu_si256((const __m256i *)
+					    (p[i] + 16 + 32 * k));
+					lo[i] = _mm256_and_si256(x, m4);
+					hi[i] = _mm256_and_si256(
+					    _mm256_srli_epi16(x, 4), m4);
+				}
+				UNROLL
+				for (j = 0; j < TT; j++) {
+					__m256i x0 = _mm256_loadu_si256(
+					    (const __m256i *)(yj[j]->q + 64 * k));
+					__m256i x1 = _mm256_loadu_si256(
+					    (const __m256i *)(yj[j]->q + 64 * k +
+					    32));
+
+					UNROLL
+					for (i = 0; i < R; i++) {
+						I[i][j] = dpwssd(I[i][j],
+						    _mm256_maddubs_epi16(lo[i],
+						    x0), _mm256_set1_epi16(
+						    sc[i][2 * k]));
+						I[i][j] = dpwssd(I[i][j],
+						    _mm256_maddubs_epi16(hi[i],
+						    x1), _mm256_set1_epi16(
+						    sc[i][2 * k + 1]));
+					}
+				}
+			}
+			UNROLL
+			for (i = 0; i < R; i++) {
+				__m128i m16 = _mm_cvtepu8_epi16(_mm_loadl_epi64(
+				    (const __m128i *)mn[i]));
+				float d = gf16(p[i]), dm = gf16(p[i] + 2);
+
+				UNROLL
+				for (j = 0; j < TT; j++) {
+					mv = _mm_madd_epi16(m16, bsp[j]);
+					mv = _mm_add_epi32(mv, _mm_shuffle_epi32(
+					    mv, 0x4e));
+					mv = _mm_add_epi32(mv, _mm_shuffle_epi32(
+					    mv, 0xb1));
+					M = _mm_cvtsi128_si32(mv);
+					acc[i][j] = fmaf((float)hsumi(I[i][j]),
+					    d * yj[j]->d, acc[i][j]);
+					acc[i][j] = fmaf((float)-M, dm *
+					    yj[j]->d, acc[i][j]);
+				}
+			}
+			continue;
+		}
+		/* W_Q6_KI */
+		{
+			__m128i s8[GR];
+			__m256i s16[GR];
+
+			UNROLL
+			for (i = 0; i < R; i++) {
+				s8[i] = _mm_loadu_si128((const __m128i *)
+				    (p[i] + 192));
+				s16[i] = _mm256_cvtepi8_epi16(s8[i]);
+				/* minus 32 sum_j sc_j (sum of X over j) */
+				UNROLL
+				for (j = 0; j < TT; j++)
+					I[i][j] = _mm256_sub_epi32(I[i][j],
+					    _mm256_slli_epi32(_mm256_madd_epi16(
+					    s16[i], _mm256_loadu_si256(
+					    (const __m256i *)yj[j]->bs)), 5));
+			}
+			for (h = 0; h < 2; h++) {
+				__m256i l0[GR], l1[GR], qh[GR], q[GR][4];
+
+				UNROLL
+				for (i = 0; i < R; i++) {
+					l0[i] = _mm256_loadu_si256((const __m256i *)
+					    (p[i] + 64 * h));
+					l1[i] = _mm256_loadu_si256((const __m256i *)
+					    (p[i] + 64 * h + 32));
+					qh[i] = _mm256_loadu_si256((const __m256i *)
+					    (p[i] + 128 + 32 * h));
+					q[i][0] = _mm256_or_si256(_mm256_and_si256(
+					    l0[i], m4), _mm256_and_si256(
+					    _mm256_slli_epi16(qh[i], 4), m30));
+					q[i][1] = _mm256_or_si256(_mm256_and_si256(
+					    l1[i], m4), _mm256_and_si256(
+					    _mm256_slli_epi16(qh[i], 2), m30));
+					q[i][2] = _mm256_or_si256(_mm256_and_si256(
+					    _mm256_srli_epi16(l0[i], 4), m4),
+					    _mm256_and_si256(qh[i], m30));
+					q[i][3] = _mm256_or_si256(_mm256_and_si256(
+					    _mm256_srli_epi16(l1[i], 4), m4),
+					    _mm256_and_si256(_mm256_srli_epi16(
+					    qh[i], 2), m30));
+				}
+				UNROLL
+				for (k = 0; k < 4; k++) {
+					__m256i sv[GR];
+
+					UNROLL
+					for (i = 0; i < R; i++)
+						sv[i] = _mm256_cvtepi8_epi16(
+						    _mm_shuffle_epi8(s8[i],
+						    _mm_loadu_si128((const __m128i *)
+						    sc_pair[4 * h + k])));
+					UNROLL
+					for (j = 0; j < TT; j++) {
+						x = _mm256_loadu_si256(
+						    (const __m256i *)(yj[j]->q +
+						    128 * h + 32 * k));
+						UNROLL
+						for (i = 0; i < R; i++)
+							I[i][j] = dpwssd(I[i][j],
+							    _mm256_maddubs_epi16(
+							    q[i][k], x), sv[i]);
+					}
+				}
+			}
+			UNROLL
+			for (i = 0; i < R; i++) {
+				float d = gf16(p[i] + 208);
+
+				UNROLL
+				for (j = 0; j < TT; j++)
+					acc[i][j] = fmaf((float)hsumi(I[i][j]),
+					    d * yj[j]->d, acc[i][j]);
+			}
+		}
+	}
+	UNROLL
+	for (i = 0; i < R; i++)
+		UNROLL
+		for (j = 0; j < TT; j++)
+			out[(size_t)j * ldo + r + i] = acc[i][j];
+}
+
+/* ---- the entries' bodies ---- */
+
+/* Bytes of one token's prepared activations for type t, rows of n. */
+static size_t
+gxsize(enum wtype t, int n)
+{
+	return wtypes[t].block == 256 ? (size_t)(n + 255) / 256 *
+	    sizeof(struct kern_q8k) : conv_q8_0_rowsize(n);
+}
+
+INLINE void
+gprep(enum wtype t, void *dst, const float *x, int n)
+{
+	if (wtypes[t].block == 256)
+		prepk(dst, x, n);
+	else
+		prep32(dst, x, n);
+}
+
+/* Rows [r0, r1) against TT tokens prepared at xq, ld bytes apart. */
+INLINE void
+grows(enum wtype t, int TT, float *out, int ldo, const void *w,
+    const char *xq, size_t ld, int n, int r0, int r1)
+{
+	size_t rb = wtype_rowsize(t, n);
+	int r;
+
+	if (wtypes[t].block == 256) {
+		for (r = r0; r + GR <= r1; r += GR)
+			gblockk(t, GR, TT, out, ldo, w, rb,
+			    (const struct kern_q8k *)xq, ld /
+			    sizeof(struct kern_q8k), n, r);
+		for (; r < r1; r++)
+			gblockk(t, 1, TT, out, ldo, w, rb,
+			    (const struct kern_q8k *)xq, ld /
+			    sizeof(struct kern_q8k), n, r);
+		return;
+	}
+	for (r = r0; r + GR <= r1; r += GR)
+		gblock32(t, GR, TT, out, ldo, w, rb, xq, ld, n, r);
+	for (; r < r1; r++)
+		gblock32(t, 1, TT, out, ldo, w, rb, xq, ld, n, r);
+}
+
+INLINE void
+gi8_matvec(enum wtype t, float *out, const void *w, const float *x, int n,
+    int r0, int r1)
+{
+	char xq[CONV_Q8_0_NB(KERN_GI8_MAXN) * (4 + 32)]
+	    __attribute__((aligned(32)));
+
+	if (n > KERN_GI8_MAXN || (wtypes[t].block == 256 && n % 256)) {
+		kern_portable.matvec[t](out, w, x, n, r0, r1);
+		return;
+	}
+	gprep(t, xq, x, n);
+	grows(t, 1, out, 0, w, xq, 0, n, r0, r1);
+}
+
+/* Token chunks prepared once, row panels that fit in L2, GT tokens at
+ * a time. */
+INLINE void
+gi8_matmul(enum wtype t, float *out, int ldo, const void *w, const float *x,
+    int ldx, int n, int T, int r0, int r1)
+{
+	char xq[GXBUF] __attribute__((aligned(32)));
+	size_t ld = gxsize(t, n);
+	int P = (int)((kern_l2 / 2) / wtype_rowsize(t, n)), TB = (int)(GXBUF /
+	    ld);
+	int t0, t1, p0, p1, j;
+
+	if (n > KERN_GI8_MAXN || (wtypes[t].block == 256 && n % 256) ||
+	    TB < 1) {
+		kern_portable.matmul[t](out, ldo, w, x, ldx, n, T, r0, r1);
+		return;
+	}
+	P = P < GR ? GR : P / GR * GR;
+	for (t0 = 0; t0 < T; t0 = t1) {
+		t1 = T - t0 > TB ? t0 + TB : T;
+		for (j = t0; j < t1; j++)
+			gprep(t, xq + (size_t)(j - t0) * ld, x + (size_t)j * ldx,
+			    n);
+		for (p0 = r0; p0 < r1; p0 = p1) {
+			p1 = r1 - p0 > P ? p0 + P : r1;
+			for (j = t0; j < t1; j += GT)
+				if (t1 - j >= GT)
+					grows(t, GT, out + (size_t)j * ldo, ldo,
+					    w, xq + (size_t)(j - t0) * ld, ld, n,
+					    p0, p1);
+				else
+					grows(t, 1, out + (size_t)j * ldo, ldo,
+					    w, xq + (size_t)(j - t0) * ld, ld, n,
+					    p0, p1);
+		}
+	}
+}
+
+#endif
