@@ -33,16 +33,6 @@ extern const struct kern kern_avx512;
  * its widening, the lookup and its FMA; the others convert and scale
  * 16 at a time. */
 
-/* The half at p, as F16C widens it (exact, as conv_f16_to_f32). */
-INLINE float
-h2f(const uint8_t *p)
-{
-	uint16_t v;
-
-	memcpy(&v, p, 2);
-	return _cvtsh_ss(v);
-}
-
 /* Lane j of v in every lane. */
 INLINE __m512
 lane(__m512 v, int j)
@@ -73,7 +63,7 @@ fgq8_0(int R, struct gout *o, const uint8_t **p, const float *x, int nb)
 	for (b = 0; b < nb; b++, x += 32) {
 		UNROLL
 		for (i = 0; i < R; i++) {
-			d = _mm512_set1_ps(h2f(p[i]));
+			d = _mm512_set1_ps(gh2f(p[i]));
 			acc16(&o[i], _mm512_mul_ps(_mm512_cvtepi32_ps(
 			    _mm512_cvtepi8_epi32(_mm_loadu_si128(
 			    (const __m128i *)(p[i] + 2)))), d), x);
@@ -108,7 +98,7 @@ fq4_0(int R, struct gout *o, const uint8_t **p, const float *x, int nb)
 		UNROLL
 		for (i = 0; i < R; i++) {
 			nib32(&o[i], _mm512_mul_ps(io, _mm512_set1_ps(
-			    h2f(p[i]))), p[i] + 2, x);
+			    gh2f(p[i]))), p[i] + 2, x);
 			p[i] += 18;
 		}
 	}
@@ -125,7 +115,7 @@ fiq4_nl(int R, struct gout *o, const uint8_t **p, const float *x, int nb)
 	for (b = 0; b < nb; b++, x += 32) {
 		UNROLL
 		for (i = 0; i < R; i++) {
-			nib32(&o[i], _mm512_mul_ps(_mm512_set1_ps(h2f(p[i])),
+			nib32(&o[i], _mm512_mul_ps(_mm512_set1_ps(gh2f(p[i])),
 			    kv), p[i] + 2, x);
 			p[i] += 18;
 		}
@@ -193,7 +183,7 @@ fq5_0(int R, struct gout *o, const uint8_t **p, const float *x, int nb)
 	for (b = 0; b < nb; b++, x += 32) {
 		UNROLL
 		for (i = 0; i < R; i++) {
-			d = _mm512_set1_ps(h2f(p[i]));
+			d = _mm512_set1_ps(gh2f(p[i]));
 			memcpy(&qh, p[i] + 2, 4);
 			nib32h(&o[i], _mm512_mul_ps(im, d), _mm512_mul_ps(io, d),
 			    p[i] + 6, qh, x);
@@ -214,8 +204,8 @@ fq4_1(int R, struct gout *o, const uint8_t **p, const float *x, int nb)
 		UNROLL
 		for (i = 0; i < R; i++) {
 			nib32(&o[i], _mm512_add_ps(_mm512_mul_ps(io,
-			    _mm512_set1_ps(h2f(p[i]))), _mm512_set1_ps(
-			    h2f(p[i] + 2))), p[i] + 4, x);
+			    _mm512_set1_ps(gh2f(p[i]))), _mm512_set1_ps(
+			    gh2f(p[i] + 2))), p[i] + 4, x);
 			p[i] += 20;
 		}
 	}
@@ -234,8 +224,8 @@ fq5_1(int R, struct gout *o, const uint8_t **p, const float *x, int nb)
 	for (b = 0; b < nb; b++, x += 32) {
 		UNROLL
 		for (i = 0; i < R; i++) {
-			d = _mm512_set1_ps(h2f(p[i]));
-			m = _mm512_set1_ps(h2f(p[i] + 2));
+			d = _mm512_set1_ps(gh2f(p[i]));
+			m = _mm512_set1_ps(gh2f(p[i] + 2));
 			memcpy(&qh, p[i] + 4, 4);
 			nib32h(&o[i], _mm512_add_ps(_mm512_mul_ps(io, d), m),
 			    _mm512_add_ps(_mm512_mul_ps(ih, d), m), p[i] + 8, qh,
@@ -258,7 +248,7 @@ fiq4_xs(int R, struct gout *o, const uint8_t **p, const float *x, int nb)
 	for (b = 0; b < nb; b++, x += 256) {
 		UNROLL
 		for (i = 0; i < R; i++) {
-			d = h2f(p[i]);
+			d = gh2f(p[i]);
 			sh = (unsigned)p[i][2] | (unsigned)p[i][3] << 8;
 			for (j = 0; j < 8; j++) {
 				ls = (p[i][4 + j / 2] >> 4 * (j % 2) & 15) |
@@ -290,8 +280,8 @@ fq5_k(int R, struct gout *o, const uint8_t **p, const float *x, int nb)
 		for (i = 0; i < R; i++) {
 			sm = _mm512_mul_ps(_mm512_cvtepi32_ps(
 			    _mm512_cvtepu8_epi32(k4scales(p[i] + 4))),
-			    _mm512_insertf32x8(_mm512_set1_ps(h2f(p[i])),
-			    _mm256_set1_ps(h2f(p[i] + 2)), 1));
+			    _mm512_insertf32x8(_mm512_set1_ps(gh2f(p[i])),
+			    _mm256_set1_ps(gh2f(p[i] + 2)), 1));
 			h0 = _mm_loadu_si128((const __m128i *)(p[i] + 16));
 			h1 = _mm_loadu_si128((const __m128i *)(p[i] + 32));
 			q = p[i] + 48;
@@ -329,8 +319,8 @@ fq4_k(int R, struct gout *o, const uint8_t **p, const float *x, int nb)
 			/* d * sc_j in lanes j, dmin * mn_j in lanes 8 + j */
 			sm = _mm512_mul_ps(_mm512_cvtepi32_ps(
 			    _mm512_cvtepu8_epi32(k4scales(p[i] + 4))),
-			    _mm512_insertf32x8(_mm512_set1_ps(h2f(p[i])),
-			    _mm256_set1_ps(h2f(p[i] + 2)), 1));
+			    _mm512_insertf32x8(_mm512_set1_ps(gh2f(p[i])),
+			    _mm256_set1_ps(gh2f(p[i] + 2)), 1));
 			q = p[i] + 16;
 			UNROLL
 			for (k = 0; k < 4; k++, q += 32) {
@@ -380,7 +370,7 @@ fq6_k(int R, struct gout *o, const uint8_t **p, const float *x, int nb)
 	for (b = 0; b < nb; b++, x += 256) {
 		UNROLL
 		for (i = 0; i < R; i++) {
-			sm = _mm512_mul_ps(_mm512_set1_ps(h2f(p[i] + 208)),
+			sm = _mm512_mul_ps(_mm512_set1_ps(gh2f(p[i] + 208)),
 			    _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(
 			    _mm_loadu_si128((const __m128i *)(p[i] + 192)))));
 			UNROLL
