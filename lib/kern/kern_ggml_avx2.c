@@ -108,6 +108,96 @@ fq4_0(int R, struct gout *o, const uint8_t **p, const float *x, int nb)
 	}
 }
 
+/* Q4_1: (float)q * d + m */
+INLINE void
+fq4_1(int R, struct gout *o, const uint8_t **p, const float *x, int nb)
+{
+	const __m256i m = _mm256_set1_epi32(15);
+	__m256i v0, v1;
+	__m256 d, mn;
+	int b, i;
+
+	for (b = 0; b < nb; b++, x += 32) {
+		UNROLL
+		for (i = 0; i < R; i++) {
+			d = _mm256_set1_ps(gh2f(p[i]));
+			mn = _mm256_set1_ps(gh2f(p[i] + 2));
+			v0 = u8x8(p[i] + 4);
+			v1 = u8x8(p[i] + 12);
+			acc8(&o[i], _mm256_add_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(
+			    _mm256_and_si256(v0, m)), d), mn), x);
+			acc8(&o[i], _mm256_add_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(
+			    _mm256_and_si256(v1, m)), d), mn), x + 8);
+			acc8(&o[i], _mm256_add_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(
+			    _mm256_srli_epi32(v0, 4)), d), mn), x + 16);
+			acc8(&o[i], _mm256_add_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(
+			    _mm256_srli_epi32(v1, 4)), d), mn), x + 24);
+			p[i] += 20;
+		}
+	}
+}
+
+/* 32 weights of IQ4_NL's non-linear values from the 16 bytes at q
+ * (element e < 16 the low nibble of byte e): dl * kvalues[k], the
+ * values looked up as bytes (vpshufb), then widened. */
+INLINE void
+iq4x32(struct gout *o, __m256 dl, const uint8_t *q, const float *x)
+{
+	const __m128i kv = _mm_setr_epi8(-127, -104, -83, -65, -49, -35,
+	    -22, -10, 1, 13, 25, 38, 53, 69, 89, 113), m = _mm_set1_epi8(15);
+	__m128i v = _mm_loadu_si128((const __m128i *)q),
+	    lo = _mm_shuffle_epi8(kv, _mm_and_si128(v, m)),
+	    hi = _mm_shuffle_epi8(kv, _mm_and_si128(_mm_srli_epi16(v, 4), m));
+
+	acc8(o, _mm256_mul_ps(dl, _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(lo))),
+	    x);
+	acc8(o, _mm256_mul_ps(dl, _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(
+	    _mm_srli_si128(lo, 8)))), x + 8);
+	acc8(o, _mm256_mul_ps(dl, _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(hi))),
+	    x + 16);
+	acc8(o, _mm256_mul_ps(dl, _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(
+	    _mm_srli_si128(hi, 8)))), x + 24);
+}
+
+/* IQ4_NL: d * kvalues[q] */
+INLINE void
+fiq4_nl(int R, struct gout *o, const uint8_t **p, const float *x, int nb)
+{
+	int b, i;
+
+	for (b = 0; b < nb; b++, x += 32) {
+		UNROLL
+		for (i = 0; i < R; i++) {
+			iq4x32(&o[i], _mm256_set1_ps(gh2f(p[i])), p[i] + 2, x);
+			p[i] += 18;
+		}
+	}
+}
+
+/* IQ4_XS: (d * (ls_j - 32)) * kvalues[q] in sub-block j */
+INLINE void
+fiq4_xs(int R, struct gout *o, const uint8_t **p, const float *x, int nb)
+{
+	unsigned sh;
+	float d;
+	int b, i, j, ls;
+
+	for (b = 0; b < nb; b++, x += 256) {
+		UNROLL
+		for (i = 0; i < R; i++) {
+			d = gh2f(p[i]);
+			sh = (unsigned)p[i][2] | (unsigned)p[i][3] << 8;
+			for (j = 0; j < 8; j++) {
+				ls = (p[i][4 + j / 2] >> 4 * (j % 2) & 15) |
+				    (sh >> 2 * j & 3) << 4;
+				iq4x32(&o[i], _mm256_set1_ps(d * (float)(ls - 32)),
+				    p[i] + 8 + 16 * j, x + 32 * j);
+			}
+			p[i] += 136;
+		}
+	}
+}
+
 /* The 8 scales and 8 mins of a q4_K / q5_K block's 12 bytes s (6 bits
  * each: gk4), as bytes 0-7 and 8-15. */
 INLINE __m128i
@@ -167,6 +257,65 @@ fq4_k(int R, struct gout *o, const uint8_t **p, const float *x, int nb)
 					    v[c], 4))), m1), x + 64 * k + 32 + 8 * c);
 			}
 			p[i] += 144;
+		}
+	}
+}
+
+/* Sub-block j of a q5_K block: the low 4 bits of v[c] (bytes 8c..
+ * widened), the fifth bit j of hb[c] (qh widened alike). */
+INLINE void
+q5x32(struct gout *o, const __m256i *v, const __m256i *hb, __m256i m,
+    int j, __m256 d1, __m256 m1, const float *x)
+{
+	const __m256i one = _mm256_set1_epi32(1);
+	int c;
+
+	UNROLL
+	for (c = 0; c < 4; c++)
+		acc8(o, _mm256_sub_ps(_mm256_mul_ps(d1, _mm256_cvtepi32_ps(
+		    _mm256_or_si256(_mm256_and_si256(v[c], m),
+		    _mm256_slli_epi32(_mm256_and_si256(_mm256_srli_epi32(
+		    hb[c], j), one), 4)))), m1), x + 8 * c);
+}
+
+/* Q5_K: (d * sc_j) * (q | h << 4) - dmin * mn_j in sub-block j, h
+ * bit j of qh[l] for element l */
+INLINE void
+fq5_k(int R, struct gout *o, const uint8_t **p, const float *x, int nb)
+{
+	const __m256i m = _mm256_set1_epi32(15);
+	const uint8_t *q;
+	__m256 ds, dm;
+	__m256i v[4], hb[4];
+	__m128i sc;
+	int b, i, j, c;
+
+	for (b = 0; b < nb; b++, x += 256) {
+		UNROLL
+		for (i = 0; i < R; i++) {
+			sc = k4scales(p[i] + 4);
+			ds = _mm256_mul_ps(_mm256_set1_ps(gh2f(p[i])),
+			    _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(sc)));
+			dm = _mm256_mul_ps(_mm256_set1_ps(gh2f(p[i] + 2)),
+			    _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(
+			    _mm_srli_si128(sc, 8))));
+			UNROLL
+			for (c = 0; c < 4; c++)
+				hb[c] = u8x8(p[i] + 16 + 8 * c);
+			q = p[i] + 48;
+			for (j = 0; j < 8; j += 2, q += 32) {
+				UNROLL
+				for (c = 0; c < 4; c++)
+					v[c] = u8x8(q + 8 * c);
+				q5x32(&o[i], v, hb, m, j, lane8(ds, j),
+				    lane8(dm, j), x + 32 * j);
+				UNROLL
+				for (c = 0; c < 4; c++)
+					v[c] = _mm256_srli_epi32(v[c], 4);
+				q5x32(&o[i], v, hb, m, j + 1, lane8(ds, j + 1),
+				    lane8(dm, j + 1), x + 32 * j + 32);
+			}
+			p[i] += 176;
 		}
 	}
 }
@@ -262,6 +411,10 @@ vblock(enum wtype t, int R, float *out, const void *w, const float *x,
 	case W_Q4_0: fq4_0(R, o, p, x, nb); break;
 	case W_Q4_K: fq4_k(R, o, p, x, nb); break;
 	case W_Q6_K: fq6_k(R, o, p, x, nb); break;
+	case W_Q4_1: fq4_1(R, o, p, x, nb); break;
+	case W_Q5_K: fq5_k(R, o, p, x, nb); break;
+	case W_IQ4_NL: fiq4_nl(R, o, p, x, nb); break;
+	case W_IQ4_XS: fiq4_xs(R, o, p, x, nb); break;
 	default:
 		/* each weight into its FMA as it is made */
 		for (b = 0; b < nb; b++) {
