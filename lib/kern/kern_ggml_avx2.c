@@ -1,7 +1,8 @@
 /* kern_ggml_avx2.c: the AVX2 table's kernels of ggml's block types
  * (kern.h).  Decode: VS rows side by side, each row's weights
- * multiplied by the activations as they are dequantized
- * (kern_ggml_int.h), with the AVX2 F32 lane discipline (kern_avx2.c): element
+ * multiplied by the activations as they are made in registers (the
+ * fused functions below; kern_ggml_int.h's gdeq for Q5_0, Q5_1, Q2_K,
+ * Q3_K), with the AVX2 F32 lane discipline (kern_avx2.c): element
  * i in lane i % 8, one FMA per 8 in order, the zero-padded tail last,
  * hsum's tree; so a row gives the AVX2 F32 matvec of its dequantized
  * weights, bit for bit.  Prefill: panels of dequantized rows through

@@ -1,9 +1,11 @@
 /* kern_ggml_avx512.c: the AVX-512 table's kernels of ggml's block
  * types (kern.h): kern_ggml_avx2.c's scheme with the AVX-512 F32 lane
  * discipline (kern_avx512.c: element i in lane i % 16, one FMA per 16
- * in order, the masked tail last, hsum's tree).  The blocks are
- * dequantized by kern_ggml_int.h's code, as on the AVX2 table, whose
- * to_f32 entries this table shares. */
+ * in order, the zero-padded tail last, hsum's tree).  Decode makes the
+ * weights in zmm registers (the fused functions below; kern_ggml_int.h's
+ * gdeq for Q2_K and Q3_K); prefill's panels are dequantized by
+ * kern_ggml_int.h's code, as on the AVX2 table, whose to_f32 entries
+ * this table shares. */
 #if defined(__x86_64__)
 
 #include <immintrin.h>
