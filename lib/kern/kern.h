@@ -280,9 +280,12 @@ void kern_q4i_avx512_matmul(float *out, int ldo, const void *w,
  * on the dequantized row, bit for bit; matmul dequantizes panels of
  * rows (kern_ggml_panels) and runs the table's F32 matmul on them, the
  * same bits again, whatever T, the row range or the threads.  The AVX2
- * and AVX-512 tables dequantize the types users pick most (Q4_K, Q6_K,
- * Q8_0, Q4_0, Q5_0) with vector code of the same float operations as
- * conv.h's, so every table's dequantized weights are the same bits. */
+ * and AVX-512 tables make the weights with vector code of the same
+ * float operations as conv.h's, so every table's dequantized weights
+ * are the same bits; their decode makes them in registers from each
+ * block's integers, never a float row in memory (the AVX-512 table's
+ * 4- and 5-bit types by a lookup in a per-block table of the 16 or 32
+ * values, vpermps), and their prefill dequantizes panels. */
 typedef void kern_matvec_fn(float *out, const void *w, const float *x,
     int n, int r0, int r1);
 typedef void kern_matmul_fn(float *out, int ldo, const void *w,

@@ -1,7 +1,8 @@
 /* kern_ggml_avx2.c: the AVX2 table's kernels of ggml's block types
  * (kern.h).  Decode: VS rows side by side, each row's weights
- * multiplied by the activations as they are dequantized
- * (kern_ggml_int.h), with the AVX2 F32 lane discipline (kern_avx2.c): element
+ * multiplied by the activations as they are made in registers (the
+ * fused functions below; kern_ggml_int.h's gdeq for Q5_0, Q5_1, Q2_K,
+ * Q3_K), with the AVX2 F32 lane discipline (kern_avx2.c): element
  * i in lane i % 8, one FMA per 8 in order, the zero-padded tail last,
  * hsum's tree; so a row gives the AVX2 F32 matvec of its dequantized
  * weights, bit for bit.  Prefill: panels of dequantized rows through
@@ -22,18 +23,383 @@ extern const struct kern kern_avx2;
 #define VS 4	/* rows of a decode matvec read side by side */
 #endif
 
+/* ---- decode, fused: the blocks' integers widened in registers ----
+ *
+ * Each function below takes nb whole blocks of R rows (p[i], advanced)
+ * against x and adds their products to o[i].acc8, one FMA per 8
+ * weights in order, each weight made in a ymm register from the
+ * block's integers by conv.h's float operations (so its bits), never
+ * stored: 8 bytes widened to 8 int32 lanes at once, a nibble's two
+ * halves by a mask and a shift of the same lanes. */
+
+/* 8 bytes at p, zero- or sign-extended to 8 int32 lanes. */
+INLINE __m256i
+u8x8(const uint8_t *p)
+{
+	return _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)p));
+}
+
+INLINE __m256i
+s8x8(const uint8_t *p)
+{
+	return _mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)p));
+}
+
+INLINE void
+acc8(struct gout *o, __m256 w, const float *x)
+{
+	o->acc8 = _mm256_fmadd_ps(w, _mm256_loadu_ps(x), o->acc8);
+}
+
+/* Lane j of v in every lane. */
+INLINE __m256
+lane8(__m256 v, int j)
+{
+	return _mm256_permutevar8x32_ps(v, _mm256_set1_epi32(j));
+}
+
+/* ggml Q8_0: (float)q * d */
+INLINE void
+fgq8_0(int R, struct gout *o, const uint8_t **p, const float *x, int nb)
+{
+	__m256 d;
+	int b, i, k;
+
+	for (b = 0; b < nb; b++, x += 32) {
+		UNROLL
+		for (i = 0; i < R; i++) {
+			d = _mm256_set1_ps(gh2f(p[i]));
+			UNROLL
+			for (k = 0; k < 32; k += 8)
+				acc8(&o[i], _mm256_mul_ps(_mm256_cvtepi32_ps(
+				    s8x8(p[i] + 2 + k)), d), x + k);
+			p[i] += 34;
+		}
+	}
+}
+
+/* Q4_0: (float)(q - 8) * d */
+INLINE void
+fq4_0(int R, struct gout *o, const uint8_t **p, const float *x, int nb)
+{
+	const __m256i m = _mm256_set1_epi32(15), e = _mm256_set1_epi32(8);
+	__m256i v0, v1;
+	__m256 d;
+	int b, i;
+
+	for (b = 0; b < nb; b++, x += 32) {
+		UNROLL
+		for (i = 0; i < R; i++) {
+			d = _mm256_set1_ps(gh2f(p[i]));
+			v0 = u8x8(p[i] + 2);
+			v1 = u8x8(p[i] + 10);
+			acc8(&o[i], _mm256_mul_ps(_mm256_cvtepi32_ps(
+			    _mm256_sub_epi32(_mm256_and_si256(v0, m), e)), d), x);
+			acc8(&o[i], _mm256_mul_ps(_mm256_cvtepi32_ps(
+			    _mm256_sub_epi32(_mm256_and_si256(v1, m), e)), d),
+			    x + 8);
+			acc8(&o[i], _mm256_mul_ps(_mm256_cvtepi32_ps(
+			    _mm256_sub_epi32(_mm256_srli_epi32(v0, 4), e)), d),
+			    x + 16);
+			acc8(&o[i], _mm256_mul_ps(_mm256_cvtepi32_ps(
+			    _mm256_sub_epi32(_mm256_srli_epi32(v1, 4), e)), d),
+			    x + 24);
+			p[i] += 18;
+		}
+	}
+}
+
+/* Q4_1: (float)q * d + m */
+INLINE void
+fq4_1(int R, struct gout *o, const uint8_t **p, const float *x, int nb)
+{
+	const __m256i m = _mm256_set1_epi32(15);
+	__m256i v0, v1;
+	__m256 d, mn;
+	int b, i;
+
+	for (b = 0; b < nb; b++, x += 32) {
+		UNROLL
+		for (i = 0; i < R; i++) {
+			d = _mm256_set1_ps(gh2f(p[i]));
+			mn = _mm256_set1_ps(gh2f(p[i] + 2));
+			v0 = u8x8(p[i] + 4);
+			v1 = u8x8(p[i] + 12);
+			acc8(&o[i], _mm256_add_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(
+			    _mm256_and_si256(v0, m)), d), mn), x);
+			acc8(&o[i], _mm256_add_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(
+			    _mm256_and_si256(v1, m)), d), mn), x + 8);
+			acc8(&o[i], _mm256_add_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(
+			    _mm256_srli_epi32(v0, 4)), d), mn), x + 16);
+			acc8(&o[i], _mm256_add_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(
+			    _mm256_srli_epi32(v1, 4)), d), mn), x + 24);
+			p[i] += 20;
+		}
+	}
+}
+
+/* 32 weights of IQ4_NL's non-linear values from the 16 bytes at q
+ * (element e < 16 the low nibble of byte e): dl * kvalues[k], the
+ * values looked up as bytes (vpshufb), then widened. */
+INLINE void
+iq4x32(struct gout *o, __m256 dl, const uint8_t *q, const float *x)
+{
+	const __m128i kv = _mm_setr_epi8(-127, -104, -83, -65, -49, -35,
+	    -22, -10, 1, 13, 25, 38, 53, 69, 89, 113), m = _mm_set1_epi8(15);
+	__m128i v = _mm_loadu_si128((const __m128i *)q),
+	    lo = _mm_shuffle_epi8(kv, _mm_and_si128(v, m)),
+	    hi = _mm_shuffle_epi8(kv, _mm_and_si128(_mm_srli_epi16(v, 4), m));
+
+	acc8(o, _mm256_mul_ps(dl, _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(lo))),
+	    x);
+	acc8(o, _mm256_mul_ps(dl, _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(
+	    _mm_srli_si128(lo, 8)))), x + 8);
+	acc8(o, _mm256_mul_ps(dl, _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(hi))),
+	    x + 16);
+	acc8(o, _mm256_mul_ps(dl, _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(
+	    _mm_srli_si128(hi, 8)))), x + 24);
+}
+
+/* IQ4_NL: d * kvalues[q] */
+INLINE void
+fiq4_nl(int R, struct gout *o, const uint8_t **p, const float *x, int nb)
+{
+	int b, i;
+
+	for (b = 0; b < nb; b++, x += 32) {
+		UNROLL
+		for (i = 0; i < R; i++) {
+			iq4x32(&o[i], _mm256_set1_ps(gh2f(p[i])), p[i] + 2, x);
+			p[i] += 18;
+		}
+	}
+}
+
+/* IQ4_XS: (d * (ls_j - 32)) * kvalues[q] in sub-block j */
+INLINE void
+fiq4_xs(int R, struct gout *o, const uint8_t **p, const float *x, int nb)
+{
+	unsigned sh;
+	float d;
+	int b, i, j, ls;
+
+	for (b = 0; b < nb; b++, x += 256) {
+		UNROLL
+		for (i = 0; i < R; i++) {
+			d = gh2f(p[i]);
+			sh = (unsigned)p[i][2] | (unsigned)p[i][3] << 8;
+			for (j = 0; j < 8; j++) {
+				ls = (p[i][4 + j / 2] >> 4 * (j % 2) & 15) |
+				    (sh >> 2 * j & 3) << 4;
+				iq4x32(&o[i], _mm256_set1_ps(d * (float)(ls - 32)),
+				    p[i] + 8 + 16 * j, x + 32 * j);
+			}
+			p[i] += 136;
+		}
+	}
+}
+
+/* The 8 scales and 8 mins of a q4_K / q5_K block's 12 bytes s (6 bits
+ * each: gk4), as bytes 0-7 and 8-15. */
+INLINE __m128i
+k4scales(const uint8_t *s)
+{
+	uint32_t u0, u1, u2, sc1, mn1;
+
+	memcpy(&u0, s, 4);
+	memcpy(&u1, s + 4, 4);
+	memcpy(&u2, s + 8, 4);
+	/* j >= 4: low 4 bits from bytes 8-11, high 2 from the top bits
+	 * of bytes 0-3 (scales) and 4-7 (mins) */
+	sc1 = (u2 & 0x0f0f0f0f) | (u0 >> 6 & 0x03030303) << 4;
+	mn1 = (u2 >> 4 & 0x0f0f0f0f) | (u1 >> 6 & 0x03030303) << 4;
+	return _mm_setr_epi32((int)(u0 & 0x3f3f3f3f), (int)sc1,
+	    (int)(u1 & 0x3f3f3f3f), (int)mn1);
+}
+
+/* Q4_K: (d * sc_j) * q - dmin * mn_j in sub-block j */
+INLINE void
+fq4_k(int R, struct gout *o, const uint8_t **p, const float *x, int nb)
+{
+	const __m256i m = _mm256_set1_epi32(15);
+	const uint8_t *q;
+	__m256 ds, dm, d1, m1;
+	__m256i v[4];
+	__m128i sc;
+	int b, i, k, c;
+
+	for (b = 0; b < nb; b++, x += 256) {
+		UNROLL
+		for (i = 0; i < R; i++) {
+			sc = k4scales(p[i] + 4);
+			ds = _mm256_mul_ps(_mm256_set1_ps(gh2f(p[i])),
+			    _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(sc)));
+			dm = _mm256_mul_ps(_mm256_set1_ps(gh2f(p[i] + 2)),
+			    _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(
+			    _mm_srli_si128(sc, 8))));
+			q = p[i] + 16;
+			for (k = 0; k < 4; k++, q += 32) {
+				UNROLL
+				for (c = 0; c < 4; c++)
+					v[c] = u8x8(q + 8 * c);
+				d1 = lane8(ds, 2 * k);
+				m1 = lane8(dm, 2 * k);
+				UNROLL
+				for (c = 0; c < 4; c++)
+					acc8(&o[i], _mm256_sub_ps(_mm256_mul_ps(d1,
+					    _mm256_cvtepi32_ps(_mm256_and_si256(v[c],
+					    m))), m1), x + 64 * k + 8 * c);
+				d1 = lane8(ds, 2 * k + 1);
+				m1 = lane8(dm, 2 * k + 1);
+				UNROLL
+				for (c = 0; c < 4; c++)
+					acc8(&o[i], _mm256_sub_ps(_mm256_mul_ps(d1,
+					    _mm256_cvtepi32_ps(_mm256_srli_epi32(
+					    v[c], 4))), m1), x + 64 * k + 32 + 8 * c);
+			}
+			p[i] += 144;
+		}
+	}
+}
+
+/* Sub-block j of a q5_K block: the low 4 bits of v[c] (bytes 8c..
+ * widened), the fifth bit j of hb[c] (qh widened alike). */
+INLINE void
+q5x32(struct gout *o, const __m256i *v, const __m256i *hb, __m256i m,
+    int j, __m256 d1, __m256 m1, const float *x)
+{
+	const __m256i one = _mm256_set1_epi32(1);
+	int c;
+
+	UNROLL
+	for (c = 0; c < 4; c++)
+		acc8(o, _mm256_sub_ps(_mm256_mul_ps(d1, _mm256_cvtepi32_ps(
+		    _mm256_or_si256(_mm256_and_si256(v[c], m),
+		    _mm256_slli_epi32(_mm256_and_si256(_mm256_srli_epi32(
+		    hb[c], j), one), 4)))), m1), x + 8 * c);
+}
+
+/* Q5_K: (d * sc_j) * (q | h << 4) - dmin * mn_j in sub-block j, h
+ * bit j of qh[l] for element l */
+INLINE void
+fq5_k(int R, struct gout *o, const uint8_t **p, const float *x, int nb)
+{
+	const __m256i m = _mm256_set1_epi32(15);
+	const uint8_t *q;
+	__m256 ds, dm;
+	__m256i v[4], hb[4];
+	__m128i sc;
+	int b, i, j, c;
+
+	for (b = 0; b < nb; b++, x += 256) {
+		UNROLL
+		for (i = 0; i < R; i++) {
+			sc = k4scales(p[i] + 4);
+			ds = _mm256_mul_ps(_mm256_set1_ps(gh2f(p[i])),
+			    _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(sc)));
+			dm = _mm256_mul_ps(_mm256_set1_ps(gh2f(p[i] + 2)),
+			    _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(
+			    _mm_srli_si128(sc, 8))));
+			UNROLL
+			for (c = 0; c < 4; c++)
+				hb[c] = u8x8(p[i] + 16 + 8 * c);
+			q = p[i] + 48;
+			for (j = 0; j < 8; j += 2, q += 32) {
+				UNROLL
+				for (c = 0; c < 4; c++)
+					v[c] = u8x8(q + 8 * c);
+				q5x32(&o[i], v, hb, m, j, lane8(ds, j),
+				    lane8(dm, j), x + 32 * j);
+				UNROLL
+				for (c = 0; c < 4; c++)
+					v[c] = _mm256_srli_epi32(v[c], 4);
+				q5x32(&o[i], v, hb, m, j + 1, lane8(ds, j + 1),
+				    lane8(dm, j + 1), x + 32 * j + 32);
+			}
+			p[i] += 176;
+		}
+	}
+}
+
+/* 32 signed bytes g: weights x.. = ds0 * g for the first 16, ds1 * g
+ * for the next (ds: d * scale, as conv.h) */
+INLINE void
+s8x32(struct gout *o, __m256i g, __m256 ds0, __m256 ds1, const float *x)
+{
+	__m128i lo = _mm256_castsi256_si128(g),
+	    hi = _mm256_extracti128_si256(g, 1);
+
+	acc8(o, _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(lo)),
+	    ds0), x);
+	acc8(o, _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(
+	    _mm_srli_si128(lo, 8))), ds0), x + 8);
+	acc8(o, _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(hi)),
+	    ds1), x + 16);
+	acc8(o, _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(
+	    _mm_srli_si128(hi, 8))), ds1), x + 24);
+}
+
+/* Q6_K: (d * sc) * (q - 32), q of 6 bits made in bytes */
+INLINE void
+fq6_k(int R, struct gout *o, const uint8_t **p, const float *x, int nb)
+{
+	const __m256i m4 = _mm256_set1_epi8(15), m2 = _mm256_set1_epi8(3),
+	    e = _mm256_set1_epi8(32);
+	const uint8_t *ql, *qh;
+	const float *xh;
+	__m256i A, B, H;
+	__m256 s0, s1;
+	int b, i, h;
+
+	for (b = 0; b < nb; b++, x += 256) {
+		UNROLL
+		for (i = 0; i < R; i++) {
+			__m256 d = _mm256_set1_ps(gh2f(p[i] + 208));
+
+			for (h = 0; h < 2; h++) {
+				ql = p[i] + 64 * h, qh = p[i] + 128 + 32 * h;
+				xh = x + 128 * h;
+				/* d * sc for this half's 8 scales */
+				s0 = _mm256_mul_ps(d, _mm256_cvtepi32_ps(
+				    s8x8(p[i] + 192 + 8 * h)));
+				A = _mm256_loadu_si256((const __m256i *)ql);
+				B = _mm256_loadu_si256((const __m256i *)(ql + 32));
+				H = _mm256_loadu_si256((const __m256i *)qh);
+				s1 = s0;
+				s8x32(&o[i], _mm256_sub_epi8(_mm256_or_si256(
+				    _mm256_and_si256(A, m4), _mm256_slli_epi16(
+				    _mm256_and_si256(H, m2), 4)), e),
+				    lane8(s1, 0), lane8(s1, 1), xh);
+				s8x32(&o[i], _mm256_sub_epi8(_mm256_or_si256(
+				    _mm256_and_si256(B, m4), _mm256_slli_epi16(
+				    _mm256_and_si256(_mm256_srli_epi16(H, 2), m2),
+				    4)), e), lane8(s1, 2), lane8(s1, 3), xh + 32);
+				s8x32(&o[i], _mm256_sub_epi8(_mm256_or_si256(
+				    _mm256_and_si256(_mm256_srli_epi16(A, 4), m4),
+				    _mm256_slli_epi16(_mm256_and_si256(
+				    _mm256_srli_epi16(H, 4), m2), 4)), e),
+				    lane8(s1, 4), lane8(s1, 5), xh + 64);
+				s8x32(&o[i], _mm256_sub_epi8(_mm256_or_si256(
+				    _mm256_and_si256(_mm256_srli_epi16(B, 4), m4),
+				    _mm256_slli_epi16(_mm256_and_si256(
+				    _mm256_srli_epi16(H, 6), m2), 4)), e),
+				    lane8(s1, 6), lane8(s1, 7), xh + 96);
+			}
+			p[i] += 210;
+		}
+	}
+}
+
 /* out[r + i*rs] = dot(W[r + i*rs], x) for i < R (a constant after
  * inlining). */
 INLINE void
 vblock(enum wtype t, int R, float *out, const void *w, const float *x,
     int n, int r, int rs)
 {
-	_Alignas(64) float wb[VS * 256];
-	int bs = wtypes[t].block, by = wtypes[t].bytes, k0, k, m, i;
+	int bs = wtypes[t].block, by = wtypes[t].bytes, nb = n / bs, b, i;
 	size_t rb = wtype_rowsize(t, n);
 	const uint8_t *p[VS];
-	struct gout o[VS], st = { .lanes = 0 };
-	__m256 xv;
+	struct gout o[VS];
 
 	UNROLL
 	for (i = 0; i < R; i++) {
@@ -41,39 +407,28 @@ vblock(enum wtype t, int R, float *out, const void *w, const float *x,
 		o[i].lanes = 8;
 		o[i].acc8 = _mm256_setzero_ps();
 	}
-	/* whole blocks: each weight into its FMA as it is made */
-	for (k0 = 0; k0 + bs <= n; k0 += bs) {
-		UNROLL
-		for (i = 0; i < R; i++) {
-			o[i].x = x + k0;
-			gdeq(t, &o[i], p[i]);
-			p[i] += by;
+	switch (t) {
+	case W_GQ8_0: fgq8_0(R, o, p, x, nb); break;
+	case W_Q4_0: fq4_0(R, o, p, x, nb); break;
+	case W_Q4_K: fq4_k(R, o, p, x, nb); break;
+	case W_Q6_K: fq6_k(R, o, p, x, nb); break;
+	case W_Q4_1: fq4_1(R, o, p, x, nb); break;
+	case W_Q5_K: fq5_k(R, o, p, x, nb); break;
+	case W_IQ4_NL: fiq4_nl(R, o, p, x, nb); break;
+	case W_IQ4_XS: fiq4_xs(R, o, p, x, nb); break;
+	default:
+		/* each weight into its FMA as it is made */
+		for (b = 0; b < nb; b++) {
+			UNROLL
+			for (i = 0; i < R; i++) {
+				o[i].x = x + b * bs;
+				gdeq(t, &o[i], p[i]);
+				p[i] += by;
+			}
 		}
 	}
-	/* a partial last block (rows that are not whole blocks: not in
-	 * GGUF files): through a buffer, the tail zero-padded */
-	if (k0 < n) {
-		m = n - k0;
-		UNROLL
-		for (i = 0; i < R; i++) {
-			st.y = wb + i * 256;
-			gdeq(t, &st, p[i]);
-		}
-		for (k = 0; k + 8 <= m; k += 8) {
-			xv = _mm256_loadu_ps(x + k0 + k);
-			UNROLL
-			for (i = 0; i < R; i++)
-				o[i].acc8 = _mm256_fmadd_ps(_mm256_loadu_ps(wb + i * 256 + k), xv,
-				    o[i].acc8);
-		}
-		if (k < m) {
-			xv = xloadm(x + k0 + k, m - k);
-			UNROLL
-			for (i = 0; i < R; i++)
-				o[i].acc8 = _mm256_fmadd_ps(xloadm(wb + i * 256 + k,
-				    m - k), xv, o[i].acc8);
-		}
-	}
+	if (nb * bs < n)
+		gtail(t, R, o, p, x + nb * bs, n - nb * bs);
 	UNROLL
 	for (i = 0; i < R; i++)
 		out[r + i * rs] = hsum(o[i].acc8);

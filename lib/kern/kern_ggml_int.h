@@ -18,10 +18,14 @@
 
 #define GINLINE static inline __attribute__((always_inline))
 
-static float
+/* The half at p, as F16C widens it (exactly, as conv_f16_to_f32). */
+GINLINE float
 gh2f(const uint8_t *p)
 {
-	return conv_f16_to_f32((uint16_t)(p[0] | p[1] << 8));
+	uint16_t v;
+
+	memcpy(&v, p, 2);
+	return _cvtsh_ss(v);
 }
 
 /* Where a block's weights go: stored at y (lanes 0), or multiplied by
@@ -258,6 +262,29 @@ gdeq(enum wtype t, struct gout *o, const uint8_t *b)
 	}
 	for (k = 0; o->lanes && k < wtypes[t].block; k += 16)
 		gput(o, k, _mm256_load_ps(tmp + k), _mm256_load_ps(tmp + k + 8));
+}
+
+/* The partial last block of R rows, m < its block's weights at each
+ * p[i] (rows that are not whole blocks: not in GGUF files), into each
+ * o[i] through buffers, the weights past m and x's tail zero. */
+GINLINE void
+gtail(enum wtype t, int R, struct gout *o, const uint8_t *const *p,
+    const float *x, int m)
+{
+	_Alignas(64) float wb[256], xb[256];
+	struct gout st = { .lanes = 0, .y = wb };
+	int i, k;
+
+	memset(xb, 0, sizeof xb);
+	memcpy(xb, x, (size_t)m * sizeof *xb);
+	for (i = 0; i < R; i++) {
+		gdeq(t, &st, p[i]);
+		memset(wb + m, 0, (size_t)(256 - m) * sizeof *wb);
+		o[i].x = xb;
+		for (k = 0; k < m; k += 16)
+			gput(&o[i], k, _mm256_load_ps(wb + k),
+			    _mm256_load_ps(wb + k + 8));
+	}
 }
 
 /* n weights of type t at w into out, as conv.h's X_to_f32. */
