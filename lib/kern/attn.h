@@ -131,16 +131,22 @@ attn_rows(const struct attn_tile *a, int jb, int j0, int j1,
 static inline void
 attn_prefetch(const struct attn_tile *a, int j0, int j1)
 {
-	const char *k, *v;
-	int j, c, n = a->hd * (int)attn_esize(a->kvt);
+	size_t rs = a->ldkv * attn_esize(a->kvt);
+	const char *k = NULL, *v = NULL;
+	int j, c, left = 0, n = a->hd * (int)attn_esize(a->kvt);
 
-	for (j = j0; j < j1; j++) {
-		k = attn_at(a, 0, j);
-		v = attn_at(a, 1, j);
+	for (j = j0; j < j1; j++, left--) {
+		if (!left) {	/* a cache block's first row: one offset */
+			k = attn_at(a, 0, j);
+			v = attn_at(a, 1, j);
+			left = a->kvb - j % a->kvb;
+		}
 		for (c = 0; c < n; c += 64) {
 			__builtin_prefetch(k + c, 0, 3);
 			__builtin_prefetch(v + c, 0, 3);
 		}
+		if (left > 1)
+			k += rs, v += rs;
 	}
 }
 
