@@ -229,7 +229,9 @@ part_t(float *acc, int lda, float *ml, const struct attn_tile *a,
 		attn_rows(a, jb, j0, j1, kp, vp);
 		/* the scores of NR rows at a time, their keys loaded once */
 		for (r = 0; r < R; r += nr) {
-			nr = R - r < NR ? R - r : NR;
+			/* a float32 key is an FMA's memory operand, as cheap
+			 * as a register: shared only once widened */
+			nr = kt == W_F32 ? 1 : R - r < NR ? R - r : NR;
 			for (i = any = 0; i < nr; i++)
 				any |= (end[r + i] - jb < 16 ? end[r + i] - jb : 16) >
 				    (start[r + i] - jb > j0 ? start[r + i] - jb : j0);
