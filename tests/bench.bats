@@ -115,7 +115,8 @@ setup() {
 	    "$BATS_TEST_DIRNAME/../bench/depth.sh"
 	[[ $stderr == *"llama.cpp left out"* ]]
 	for r in "prefill 16, pipelm exact, tokens/s" "decode 4 after 160, pipelm f32 KV" \
-	    "after 160 / after 128, bf16 KV (goal 1.5x)"; do
+	    "after 160 / after 128, bf16 KV (goal 1.5x)" \
+	    "after 160 / after 128, f16 KV (goal 1.5x)"; do
 		line=$(grep -F "| $r |" <<<"$output") || { echo "no row: $r"; false; }
 		[[ $line != *"| - |"* ]] || { echo "empty: $line"; false; }
 	done

@@ -10,6 +10,7 @@
 #include "base/util.h"
 #include "chat/chat.h"
 #include "kern/kern.h"
+#include "kern/wtype.h"
 #include "model/model.h"
 #include "model/seq.h"
 #include "opt/sampopt.h"
@@ -332,16 +333,31 @@ pipelm_chat_tokenize(pipelm_model *pm, const char *json, size_t jlen,
 int
 pipelm_seq_open(pipelm_seq **out, pipelm_model *pm, int ctx)
 {
+	return pipelm_seq_open_kv(out, pm, ctx, NULL);
+}
+
+int
+pipelm_seq_open_kv(pipelm_seq **out, pipelm_model *pm, int ctx,
+    const char *kv_type)
+{
 	pipelm_seq *ps;
+	enum wtype kvt = W_F32;
 
 	enter();
 	*out = NULL;
 	if (ctx < 0)
 		return error("invalid context length %d", ctx);
+	if (kv_type) {		/* --kv-type's names */
+		if (strcmp(kv_type, "f32") && strcmp(kv_type, "bf16") &&
+		    strcmp(kv_type, "f16"))
+			return error("invalid KV cache type '%s' (f32, bf16, "
+			    "f16)", kv_type);
+		kvt = (enum wtype)wtype_parse(kv_type);
+	}
 	if (!(ps = xcalloc(1, sizeof *ps)))
 		return -1;
 	ps->pm = pm;
-	if (seq_open(&ps->s, &pm->m, ctx) < 0) {
+	if (seq_open_kv(&ps->s, &pm->m, ctx, kvt) < 0) {
 		pipelm_seq_close(ps);
 		return -1;
 	}
@@ -362,6 +378,12 @@ void
 pipelm_seq_reset(pipelm_seq *ps)
 {
 	seq_reset(&ps->s);
+}
+
+size_t
+pipelm_seq_kv_bytes(const pipelm_seq *ps)
+{
+	return ps->s.kvsize;
 }
 
 int

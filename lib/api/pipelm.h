@@ -69,10 +69,18 @@ int pipelm_chat_tokenize(pipelm_model *m, const char *json, size_t jlen,
 /* A new sequence on m with room for ctx positions (0: the model's).
  * 0 and *out set, or -1. */
 int pipelm_seq_open(pipelm_seq **out, pipelm_model *m, int ctx);
+/* The same with a KV cache of elements of type kv_type, as --kv-type
+ * names it: "f32" (or NULL: pipelm_seq_open's, exact), "bf16" or "f16"
+ * (half the memory, the keys and values rounded to nearest even). */
+int pipelm_seq_open_kv(pipelm_seq **out, pipelm_model *m, int ctx,
+    const char *kv_type);
 void pipelm_seq_close(pipelm_seq *s);		/* NULL is fine */
 void pipelm_seq_reset(pipelm_seq *s);		/* back to position 0 */
 int pipelm_seq_pos(const pipelm_seq *s);	/* positions filled */
 int pipelm_seq_ctx(const pipelm_seq *s);	/* positions it holds */
+/* Bytes of its KV cache when full (reserved at open, in memory as the
+ * positions fill), as -v reports it. */
+size_t pipelm_seq_kv_bytes(const pipelm_seq *s);
 /* Append ids[0..n) and run them; the logits after the last into
  * logits[0..vocab) unless NULL.  0, or -1 (an id outside the vocabulary,
  * the context full, ...: nothing is then appended). */

@@ -107,18 +107,24 @@ static inline void
 attn_rows(const struct attn_tile *a, int jb, int j0, int j1,
     const void **kp, const void **vp)
 {
-	size_t es = attn_esize(a->kvt), o = attn_off(a, jb) * es;
+	size_t es = attn_esize(a->kvt), rs = a->ldkv * es;
+	const char *k, *v;
 	int j, jn;
 
-	for (j = 0; j < ATTN_BLOCK; j++) {
-		jn = j < j0 ? j0 : j >= j1 ? j0 : j;
-		if (a->kvb % ATTN_BLOCK) {
+	if (a->kvb % ATTN_BLOCK) {
+		for (j = 0; j < ATTN_BLOCK; j++) {
+			jn = j < j0 || j >= j1 ? j0 : j;
 			kp[j] = attn_at(a, 0, jb + jn);
 			vp[j] = attn_at(a, 1, jb + jn);
-		} else {
-			kp[j] = (const char *)a->k + o + (size_t)jn * a->ldkv * es;
-			vp[j] = (const char *)a->v + o + (size_t)jn * a->ldkv * es;
 		}
+		return;
+	}
+	k = attn_at(a, 0, jb);
+	v = attn_at(a, 1, jb);
+	for (j = 0; j < ATTN_BLOCK; j++) {
+		jn = j < j0 || j >= j1 ? j0 : j;
+		kp[j] = k + (size_t)jn * rs;
+		vp[j] = v + (size_t)jn * rs;
 	}
 }
 
@@ -131,16 +137,22 @@ attn_rows(const struct attn_tile *a, int jb, int j0, int j1,
 static inline void
 attn_prefetch(const struct attn_tile *a, int j0, int j1)
 {
-	const char *k, *v;
-	int j, c, n = a->hd * (int)attn_esize(a->kvt);
+	size_t rs = a->ldkv * attn_esize(a->kvt);
+	const char *k = NULL, *v = NULL;
+	int j, c, left = 0, n = a->hd * (int)attn_esize(a->kvt);
 
-	for (j = j0; j < j1; j++) {
-		k = attn_at(a, 0, j);
-		v = attn_at(a, 1, j);
+	for (j = j0; j < j1; j++, left--) {
+		if (!left) {	/* a cache block's first row: one offset */
+			k = attn_at(a, 0, j);
+			v = attn_at(a, 1, j);
+			left = a->kvb - j % a->kvb;
+		}
 		for (c = 0; c < n; c += 64) {
 			__builtin_prefetch(k + c, 0, 3);
 			__builtin_prefetch(v + c, 0, 3);
 		}
+		if (left > 1)
+			k += rs, v += rs;
 	}
 }
 

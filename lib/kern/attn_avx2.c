@@ -15,8 +15,7 @@
 
 #include "kern/attn.h"
 #include "kern/vexp.h"
-
-#define INLINE static inline __attribute__((always_inline))
+#include "kern/kern_avx2_int.h"
 
 /* a + b of the 128-bit halves picked by imm from x and y */
 #define F4(x, y, i1, i2) _mm256_add_ps(_mm256_permute2f128_ps(x, y, i1), \
@@ -25,51 +24,82 @@
 #define F1(x, y, i1, i2) _mm256_add_ps(_mm256_shuffle_ps(x, y, i1), \
 	_mm256_shuffle_ps(x, y, i2))
 
-/* 8 elements from p + c of a cache row of type t, as float32: a 16-bit
- * one widened exactly (bf16: the bits shifted up; f16: F16C). */
+#define NR 3		/* query rows whose scores share a key's loads */
+
+/* 8 elements from p + c of a cache row of type t, as float32. */
 INLINE __m256
 kvload(const void *p, int c, enum wtype t)
 {
-	if (t == W_BF16)
-		return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(
-		    _mm_loadu_si128((const __m128i *)((const uint16_t *)p + c))), 16));
-	if (t == W_F16)
-		return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)
-		    ((const uint16_t *)p + c)));
-	return _mm256_loadu_ps((const float *)p + c);
+	return wload(t, p, (size_t)c);
 }
 
-/* Scores of one query row against the 8 keys kp[0..8): 8 dot products
- * (one accumulator each, hd/8 FMAs in order), then a transposing add
- * tree that leaves lane i holding accumulator i' = 0 2 1 3 4 6 5 7 for
- * i = 0..7; accumulator i' is therefore fed key i. */
-INLINE __m256
-scores(const float *q, const void *const *kp, int hd, enum wtype t)
+/* s[i][j] = the 8-lane partial dot product of query row q[i] with key
+ * k[j] (hd/8 FMAs in order from 0), for nr rows and nk keys: each
+ * key's 8 elements loaded and widened once for all the rows. */
+INLINE void
+dots(int nr, int nk, __m256 (*s)[8], const float *const *q,
+    const void *const *k, int hd, enum wtype t)
 {
-	__m256 d0, d1, d2, d3, d4, d5, d6, d7, qc;
-	int c;
+	__m256 kj;
+	int i, j, c;
 
-	d0 = d1 = d2 = d3 = d4 = d5 = d6 = d7 = _mm256_setzero_ps();
-	for (c = 0; c < hd; c += 8) {
-		qc = _mm256_loadu_ps(q + c);
-		d0 = _mm256_fmadd_ps(qc, kvload(kp[0], c, t), d0);
-		d1 = _mm256_fmadd_ps(qc, kvload(kp[2], c, t), d1);
-		d2 = _mm256_fmadd_ps(qc, kvload(kp[1], c, t), d2);
-		d3 = _mm256_fmadd_ps(qc, kvload(kp[3], c, t), d3);
-		d4 = _mm256_fmadd_ps(qc, kvload(kp[4], c, t), d4);
-		d5 = _mm256_fmadd_ps(qc, kvload(kp[6], c, t), d5);
-		d6 = _mm256_fmadd_ps(qc, kvload(kp[5], c, t), d6);
-		d7 = _mm256_fmadd_ps(qc, kvload(kp[7], c, t), d7);
+#pragma GCC unroll 8
+	for (i = 0; i < nr; i++)
+#pragma GCC unroll 8
+		for (j = 0; j < nk; j++)
+			s[i][j] = _mm256_setzero_ps();
+	for (c = 0; c < hd; c += 8)
+#pragma GCC unroll 8
+		for (j = 0; j < nk; j++) {
+			kj = kvload(k[j], c, t);
+#pragma GCC unroll 8
+			for (i = 0; i < nr; i++)
+				s[i][j] = _mm256_fmadd_ps(_mm256_loadu_ps(q[i] + c),
+				    kj, s[i][j]);
+		}
+}
+
+/* The first two steps of the tree of 4 partial dot products a, b, c,
+ * d: lanes 0-1 then a's (l0 + l4) + (l2 + l6) and (l1 + l5) + (l3 + l7),
+ * lanes 2-3 c's, lanes 4-5 b's, lanes 6-7 d's. */
+INLINE __m256
+quad(__m256 a, __m256 b, __m256 c, __m256 d)
+{
+	return F1(F4(a, b, 0x20, 0x31), F4(c, d, 0x20, 0x31), 0x44, 0xee);
+}
+
+/* The scores of nr query rows q[i] against the 8 keys kp[0..8): out[i]
+ * lane j is q[i] . key j, summed as kern_avx2_int.h's hsum sums one
+ * accumulator ((l0 + l4) + (l2 + l6)) + ((l1 + l5) + (l3 + l7)), the
+ * order of every score (prefill, decode) whatever the row count.  The
+ * keys go in two groups of 4, {0, 4, 1, 5} and {2, 6, 3, 7}, whose
+ * quads the last step interleaves into key order; with GQA each key
+ * row serves the nr query heads over it (one row: both groups at
+ * once, 8 FMA chains in flight). */
+INLINE void
+scores(int nr, __m256 *out, const float *const *q, const void *const *kp,
+    int hd, enum wtype t)
+{
+	const void *ka[8] = { kp[0], kp[4], kp[1], kp[5],
+		kp[2], kp[6], kp[3], kp[7] };
+	__m256 s[NR][8], e[NR];
+	int i;
+
+	if (nr == 1) {
+		dots(1, 8, s, q, ka, hd, t);
+		out[0] = F1(quad(s[0][0], s[0][1], s[0][2], s[0][3]),
+		    quad(s[0][4], s[0][5], s[0][6], s[0][7]), 0x88, 0xdd);
+		return;
 	}
-	/* halves: i with i+4 */
-	d0 = F4(d0, d4, 0x20, 0x31);
-	d1 = F4(d1, d5, 0x20, 0x31);
-	d2 = F4(d2, d6, 0x20, 0x31);
-	d3 = F4(d3, d7, 0x20, 0x31);
-	/* within halves: i with i+2, then neighbours */
-	d0 = F1(d0, d2, 0x44, 0xee);
-	d1 = F1(d1, d3, 0x44, 0xee);
-	return F1(d0, d1, 0x88, 0xdd);
+	dots(nr, 4, s, q, ka, hd, t);
+#pragma GCC unroll 8
+	for (i = 0; i < nr; i++)
+		e[i] = quad(s[i][0], s[i][1], s[i][2], s[i][3]);
+	dots(nr, 4, s, q, ka + 4, hd, t);
+#pragma GCC unroll 8
+	for (i = 0; i < nr; i++)
+		out[i] = F1(e[i], quad(s[i][0], s[i][1], s[i][2], s[i][3]),
+		    0x88, 0xdd);
 }
 
 INLINE float
@@ -80,17 +110,6 @@ hmax(__m256 v)
 
 	x = _mm_max_ps(x, _mm_movehl_ps(x, x));
 	x = _mm_max_ss(x, _mm_shuffle_ps(x, x, 1));
-	return _mm_cvtss_f32(x);
-}
-
-INLINE float
-hsum(__m256 v)
-{
-	__m128 x = _mm_add_ps(_mm256_castps256_ps128(v),
-	    _mm256_extractf128_ps(v, 1));
-
-	x = _mm_add_ps(x, _mm_movehl_ps(x, x));
-	x = _mm_add_ss(x, _mm_shuffle_ps(x, x, 1));
 	return _mm_cvtss_f32(x);
 }
 
@@ -177,8 +196,9 @@ part_t(float *acc, int lda, float *ml, const struct attn_tile *a,
 	const float (*pr)[16];
 	float *const *ar;
 	int end[ATTN_MAXROWS], start[ATTN_MAXROWS], R = a->nh * a->T, hd = a->hd;
-	int r, t, jb, j0, j1, jn, jr, j, c, nr, pend, h;
-	__m256 s[2], p[2], mk[2], ninf = _mm256_set1_ps(-INFINITY);
+	int r, t, jb, j0, j1, jn, jr, j, c, nr, pend, h, i, any;
+	__m256 S[2][ATTN_MAXROWS], s[2], p[2], mk[2],
+	    ninf = _mm256_set1_ps(-INFINITY);
 	__m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
 
 	if (hd % 8 || R > ATTN_MAXROWS || R < 1) {
@@ -207,6 +227,23 @@ part_t(float *acc, int lda, float *ml, const struct attn_tile *a,
 		j0 = a->p0 > jb ? a->p0 - jb : 0;
 		j1 = pend - jb < 16 ? pend - jb : 16;
 		attn_rows(a, jb, j0, j1, kp, vp);
+		/* the scores of NR rows at a time, their keys loaded once */
+		for (r = 0; r < R; r += nr) {
+			/* a float32 key is an FMA's memory operand, as cheap
+			 * as a register: shared only once widened */
+			nr = kt == W_F32 ? 1 : R - r < NR ? R - r : NR;
+			for (i = any = 0; i < nr; i++)
+				any |= (end[r + i] - jb < 16 ? end[r + i] - jb : 16) >
+				    (start[r + i] - jb > j0 ? start[r + i] - jb : j0);
+			if (!any)
+				continue;
+			for (h = 0; h < 2; h++)
+				switch (nr) {
+				case 3: scores(3, S[h] + r, qrow + r, kp + 8 * h, hd, kt); break;
+				case 2: scores(2, S[h] + r, qrow + r, kp + 8 * h, hd, kt); break;
+				default: scores(1, S[h] + r, qrow + r, kp + 8 * h, hd, kt); break;
+				}
+		}
 		for (r = 0; r < R; r++) {
 			/* the row's keys: jr <= j < jn (a window starts
 			 * it late) */
@@ -226,7 +263,7 @@ part_t(float *acc, int lda, float *ml, const struct attn_tile *a,
 				mk[h] = _mm256_castsi256_ps(_mm256_and_si256(
 				    _mm256_cmpgt_epi32(idx, _mm256_set1_epi32(jr - 1)),
 				    _mm256_cmpgt_epi32(_mm256_set1_epi32(jn), idx)));
-				s[h] = _mm256_mul_ps(scores(qrow[r], kp + 8 * h, hd, kt),
+				s[h] = _mm256_mul_ps(S[h][r],
 				    _mm256_set1_ps(a->scale));
 				if (a->softcap) {
 					float sc[8];

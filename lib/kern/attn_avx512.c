@@ -17,8 +17,7 @@
 
 #include "kern/attn.h"
 #include "kern/vexp.h"
-
-#define INLINE static inline __attribute__((always_inline))
+#include "kern/kern_avx512_int.h"
 
 /* a + b of the 128-bit lanes picked by imm from x and y */
 #define F4(x, y, i1, i2) _mm512_add_ps(_mm512_shuffle_f32x4(x, y, i1), \
@@ -27,72 +26,89 @@
 #define F1(x, y, i1, i2) _mm512_add_ps(_mm512_shuffle_ps(x, y, i1), \
 	_mm512_shuffle_ps(x, y, i2))
 
-/* 16 elements from p + c of a cache row of type t, as float32: a
- * 16-bit one widened exactly (bf16: the bits shifted up; f16: vcvtph2ps). */
+#define NR 4		/* query rows whose scores share a key's loads */
+
+/* 16 elements from p + c of a cache row of type t, as float32. */
 INLINE __m512
 kvload(const void *p, int c, enum wtype t)
 {
-	if (t == W_BF16)
-		return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(
-		    _mm256_loadu_si256((const __m256i *)((const uint16_t *)p + c))), 16));
-	if (t == W_F16)
-		return _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)
-		    ((const uint16_t *)p + c)));
-	return _mm512_loadu_ps((const float *)p + c);
+	return wload(t, p, (size_t)c);
 }
 
-/* Scores of one query row against the 16 keys kp[0..16): 16 dot products
- * (one accumulator each, hd/16 FMAs in order), then a transposing add
- * tree (halves, quarters, pairs, neighbours) that leaves lane i of the
- * result holding the sum of accumulator i' with i' = 0 2 1 3 8 10 9 11
- * 4 6 5 7 12 14 13 15 for i = 0..15; accumulator i' is therefore fed
- * key i (the permutation is its own inverse). */
-INLINE __m512
-scores(const float *q, const void *const *kp, int hd, enum wtype t)
+/* s[i][j] = the 16-lane partial dot product of query row q[i] with key
+ * k[j] (hd/16 FMAs in order from 0), for nr rows and nk keys: each
+ * key's 16 elements loaded and widened once for all the rows. */
+INLINE void
+dots(int nr, int nk, __m512 (*s)[16], const float *const *q,
+    const void *const *k, int hd, enum wtype t)
 {
-	__m512 d0, d1, d2, d3, d4, d5, d6, d7, d8, d9, d10, d11, d12, d13,
-	    d14, d15, qc;
-	int c;
+	__m512 kj;
+	int i, j, c;
 
-	d0 = d1 = d2 = d3 = d4 = d5 = d6 = d7 = _mm512_setzero_ps();
-	d8 = d9 = d10 = d11 = d12 = d13 = d14 = d15 = _mm512_setzero_ps();
-	for (c = 0; c < hd; c += 16) {
-		qc = _mm512_loadu_ps(q + c);
-		d0 = _mm512_fmadd_ps(qc, kvload(kp[0], c, t), d0);
-		d1 = _mm512_fmadd_ps(qc, kvload(kp[2], c, t), d1);
-		d2 = _mm512_fmadd_ps(qc, kvload(kp[1], c, t), d2);
-		d3 = _mm512_fmadd_ps(qc, kvload(kp[3], c, t), d3);
-		d4 = _mm512_fmadd_ps(qc, kvload(kp[8], c, t), d4);
-		d5 = _mm512_fmadd_ps(qc, kvload(kp[10], c, t), d5);
-		d6 = _mm512_fmadd_ps(qc, kvload(kp[9], c, t), d6);
-		d7 = _mm512_fmadd_ps(qc, kvload(kp[11], c, t), d7);
-		d8 = _mm512_fmadd_ps(qc, kvload(kp[4], c, t), d8);
-		d9 = _mm512_fmadd_ps(qc, kvload(kp[6], c, t), d9);
-		d10 = _mm512_fmadd_ps(qc, kvload(kp[5], c, t), d10);
-		d11 = _mm512_fmadd_ps(qc, kvload(kp[7], c, t), d11);
-		d12 = _mm512_fmadd_ps(qc, kvload(kp[12], c, t), d12);
-		d13 = _mm512_fmadd_ps(qc, kvload(kp[14], c, t), d13);
-		d14 = _mm512_fmadd_ps(qc, kvload(kp[13], c, t), d14);
-		d15 = _mm512_fmadd_ps(qc, kvload(kp[15], c, t), d15);
+#pragma GCC unroll 4
+	for (i = 0; i < nr; i++)
+#pragma GCC unroll 16
+		for (j = 0; j < nk; j++)
+			s[i][j] = _mm512_setzero_ps();
+	for (c = 0; c < hd; c += 16)
+#pragma GCC unroll 16
+		for (j = 0; j < nk; j++) {
+			kj = kvload(k[j], c, t);
+#pragma GCC unroll 4
+			for (i = 0; i < nr; i++)
+				s[i][j] = _mm512_fmadd_ps(_mm512_loadu_ps(q[i] + c),
+				    kj, s[i][j]);
+		}
+}
+
+/* The first two steps of the tree of 4 partial dot products a, b, c,
+ * d: 128-bit lane 0 then holds a's v_k = (l_k + l_k+8) + (l_k+4 +
+ * l_k+12), k < 4, lane 1 b's, lane 2 c's, lane 3 d's. */
+INLINE __m512
+quad(__m512 a, __m512 b, __m512 c, __m512 d)
+{
+	return F4(F4(a, b, 0x44, 0xee), F4(c, d, 0x44, 0xee), 0x88, 0xdd);
+}
+
+/* The last two: lane 4i + j of the result is (v0 + v2) + (v1 + v3) of
+ * slot i of quad j. */
+INLINE __m512
+last(__m512 g0, __m512 g1, __m512 g2, __m512 g3)
+{
+	return F1(F1(g0, g1, 0x44, 0xee), F1(g2, g3, 0x44, 0xee), 0x88, 0xdd);
+}
+
+/* The scores of nr query rows q[i] against the 16 keys kp[0..16):
+ * out[i] lane j is q[i] . key j, summed as kern_avx512_int.h's hsum
+ * sums one accumulator: ((v0 + v2) + (v1 + v3)) with the v of quad,
+ * the order of every score (prefill, decode) whatever the row count.
+ * The keys go in four groups of 4, {j, j+4, j+8, j+12} for j < 4, whose
+ * quads the last steps interleave into key order; with GQA each key
+ * row serves the nr query heads over it.  Groups are taken 4, 2 or 1 at
+ * a time so that at least 16 FMA chains are in flight for 1 to 4
+ * rows. */
+INLINE void
+scores(int nr, __m512 *out, const float *const *q, const void *const *kp,
+    int hd, enum wtype t)
+{
+	const void *ka[16] = { kp[0], kp[4], kp[8], kp[12], kp[1], kp[5],
+		kp[9], kp[13], kp[2], kp[6], kp[10], kp[14], kp[3], kp[7],
+		kp[11], kp[15] };
+	__m512 s[NR][16], g[4][NR];
+	int i, j, ng = nr == 1 ? 4 : nr == 2 ? 2 : 1, j0;
+
+	for (j0 = 0; j0 < 4; j0 += ng) {
+		dots(nr, 4 * ng, s, q, ka + 4 * j0, hd, t);
+#pragma GCC unroll 4
+		for (i = 0; i < nr; i++)
+#pragma GCC unroll 4
+			for (j = 0; j < ng; j++)
+				g[j0 + j][i] = quad(s[i][4 * j], s[i][4 * j + 1],
+				    s[i][4 * j + 2], s[i][4 * j + 3]);
 	}
-	/* halves: i with i+8 */
-	d0 = F4(d0, d8, 0x44, 0xee);
-	d1 = F4(d1, d9, 0x44, 0xee);
-	d2 = F4(d2, d10, 0x44, 0xee);
-	d3 = F4(d3, d11, 0x44, 0xee);
-	d4 = F4(d4, d12, 0x44, 0xee);
-	d5 = F4(d5, d13, 0x44, 0xee);
-	d6 = F4(d6, d14, 0x44, 0xee);
-	d7 = F4(d7, d15, 0x44, 0xee);
-	/* quarters: i with i+4 */
-	d0 = F4(d0, d4, 0x88, 0xdd);
-	d1 = F4(d1, d5, 0x88, 0xdd);
-	d2 = F4(d2, d6, 0x88, 0xdd);
-	d3 = F4(d3, d7, 0x88, 0xdd);
-	/* within 128-bit lanes: i with i+2, then neighbours */
-	d0 = F1(d0, d2, 0x44, 0xee);
-	d1 = F1(d1, d3, 0x44, 0xee);
-	return F1(d0, d1, 0x88, 0xdd);
+#pragma GCC unroll 4
+	for (i = 0; i < nr; i++)
+		out[i] = last(g[0][i], g[1][i], g[2][i], g[3][i]);
 }
 
 /* acc rows (nr of them) = acc * alpha + sum_j P[j] v_j over keys
@@ -159,8 +175,8 @@ part_t(float *acc, int lda, float *ml, const struct attn_tile *a,
 	const float (*pr)[16];
 	float *const *ar;
 	int end[ATTN_MAXROWS], start[ATTN_MAXROWS], R = a->nh * a->T, hd = a->hd;
-	int r, t, jb, j0, j1, jn, jr, c, nr, pend;
-	__m512 s, p;
+	int r, t, jb, j0, j1, jn, jr, c, nr, pend, i, any;
+	__m512 S[ATTN_MAXROWS], s, p;
 	__mmask16 valid;
 
 	if (hd % 16 || R > ATTN_MAXROWS || R < 1) {
@@ -189,6 +205,23 @@ part_t(float *acc, int lda, float *ml, const struct attn_tile *a,
 		j0 = a->p0 > jb ? a->p0 - jb : 0;
 		j1 = pend - jb < 16 ? pend - jb : 16;
 		attn_rows(a, jb, j0, j1, kp, vp);
+		/* the scores of NR rows at a time, their keys loaded once */
+		for (r = 0; r < R; r += nr) {
+			/* a float32 key is an FMA's memory operand, as cheap
+			 * as a register: shared only once widened */
+			nr = kt == W_F32 ? 1 : R - r < NR ? R - r : NR;
+			for (i = any = 0; i < nr; i++)
+				any |= (end[r + i] - jb < 16 ? end[r + i] - jb : 16) >
+				    (start[r + i] - jb > j0 ? start[r + i] - jb : j0);
+			if (!any)
+				continue;
+			switch (nr) {
+			case 4: scores(4, S + r, qrow + r, kp, hd, kt); break;
+			case 3: scores(3, S + r, qrow + r, kp, hd, kt); break;
+			case 2: scores(2, S + r, qrow + r, kp, hd, kt); break;
+			default: scores(1, S + r, qrow + r, kp, hd, kt); break;
+			}
+		}
 		for (r = 0; r < R; r++) {
 			/* the row's keys: jr <= j < jn (a window starts
 			 * it late) */
@@ -200,8 +233,7 @@ part_t(float *acc, int lda, float *ml, const struct attn_tile *a,
 				continue;
 			}
 			valid = (__mmask16)((0xffffu << jr) & (0xffffu >> (16 - jn)));
-			s = _mm512_mul_ps(scores(qrow[r], kp, hd, kt),
-			    _mm512_set1_ps(a->scale));
+			s = _mm512_mul_ps(S[r], _mm512_set1_ps(a->scale));
 			if (a->softcap) {
 				float sc[16];
 

@@ -24,25 +24,6 @@
 #define MR 4	/* rows per register block */
 #define MT 2	/* tokens per register block: MR*MT accumulators */
 
-/* 8 weights from element i of w, widened. */
-INLINE __m256
-wload(enum wtype t, const void *w, size_t i)
-{
-	__m128i h;
-
-	switch (t) {
-	case W_F16:
-		h = _mm_loadu_si128((const __m128i *)((const uint16_t *)w + i));
-		return _mm256_cvtph_ps(h);
-	case W_BF16:
-		h = _mm_loadu_si128((const __m128i *)((const uint16_t *)w + i));
-		return _mm256_castsi256_ps(_mm256_slli_epi32(
-		    _mm256_cvtepu16_epi32(h), 16));
-	default:
-		return _mm256_loadu_ps((const float *)w + i);
-	}
-}
-
 /* The first m < 8 weights from element i, the other lanes 0; nothing
  * past them is read. */
 INLINE __m256

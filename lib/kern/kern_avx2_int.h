@@ -1,12 +1,17 @@
 /* kern_avx2_int.h: what the AVX2 kernel files share (kern_avx2.c,
- * kern_q4_avx2.c; included only by files built with the AVX2 flags).
+ * kern_q4_avx2.c, attn_avx2.c, ...; included only by files built with
+ * the AVX2 flags).
  * One reduction tree for every dot product, so that the 4-bit kernels
  * agree bit for bit with the float ones over the same weights. */
 #ifndef KERN_AVX2_INT_H
 #define KERN_AVX2_INT_H
 
 #include <immintrin.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <string.h>
+
+#include "kern/wtype.h"
 
 #define INLINE static inline __attribute__((always_inline))
 /* Unroll the small constant loops of a register block completely, so
@@ -25,6 +30,27 @@ xloadm(const float *x, int m)
 
 	memcpy(f, x, (size_t)m * sizeof *f);
 	return _mm256_loadu_ps(f);
+}
+
+/* 8 elements from element i of w, a row of type t (W_F32, W_BF16,
+ * W_F16: weights, or a KV cache's keys and values), widened exactly:
+ * bf16 the bits shifted up, f16 by F16C. */
+INLINE __m256
+wload(enum wtype t, const void *w, size_t i)
+{
+	__m128i h;
+
+	switch (t) {
+	case W_F16:
+		h = _mm_loadu_si128((const __m128i *)((const uint16_t *)w + i));
+		return _mm256_cvtph_ps(h);
+	case W_BF16:
+		h = _mm_loadu_si128((const __m128i *)((const uint16_t *)w + i));
+		return _mm256_castsi256_ps(_mm256_slli_epi32(
+		    _mm256_cvtepu16_epi32(h), 16));
+	default:
+		return _mm256_loadu_ps((const float *)w + i);
+	}
 }
 
 /* The fixed reduction tree of one accumulator. */

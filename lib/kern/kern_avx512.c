@@ -25,27 +25,6 @@
 #define MR 4	/* rows per register block */
 #define MT 6	/* tokens per register block: MR*MT accumulators */
 
-/* 16 weights from element i of w, widened. */
-INLINE __m512
-wload(enum wtype t, const void *w, size_t i)
-{
-	__m256i h;
-
-	switch (t) {
-	case W_F16:
-		h = _mm256_loadu_si256((const __m256i *)((const uint16_t *)w
-		    + i));
-		return _mm512_cvtph_ps(h);
-	case W_BF16:
-		h = _mm256_loadu_si256((const __m256i *)((const uint16_t *)w
-		    + i));
-		return _mm512_castsi512_ps(_mm512_slli_epi32(
-		    _mm512_cvtepu16_epi32(h), 16));
-	default:
-		return _mm512_loadu_ps((const float *)w + i);
-	}
-}
-
 /* The same for the lanes in m, others 0; nothing outside m is read. */
 INLINE __m512
 wloadm(enum wtype t, const void *w, size_t i, __mmask16 m)

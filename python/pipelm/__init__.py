@@ -96,6 +96,9 @@ _sig("pipelm_chat_render", ctypes.c_int, _P, ctypes.c_char_p, _SZ,
 _sig("pipelm_chat_tokenize", ctypes.c_int, _P, ctypes.c_char_p, _SZ,
      ctypes.POINTER(_INTP), ctypes.POINTER(_SZ))
 _sig("pipelm_seq_open", ctypes.c_int, ctypes.POINTER(_P), _P, ctypes.c_int)
+_sig("pipelm_seq_open_kv", ctypes.c_int, ctypes.POINTER(_P), _P, ctypes.c_int,
+     ctypes.c_char_p)
+_sig("pipelm_seq_kv_bytes", _SZ, _P)
 _sig("pipelm_seq_close", None, _P)
 _sig("pipelm_seq_reset", None, _P)
 _sig("pipelm_seq_pos", ctypes.c_int, _P)
@@ -183,12 +186,15 @@ class Model:
     sequence holds (default the model's max_position_embeddings).  mode:
     "exact", "bf16-act", "q8_0" or "q4" (llm-gen's --bf16-act and --quant),
     "q8_0+int8-act" or "q4+int8-act" (--quant with --int8-act), or
-    "int8-act" for a model whose weights are 4-bit already.
+    "int8-act" for a model whose weights are 4-bit already.  kv_type:
+    the KV cache's elements, "f32" (exact), "bf16" or "f16" (half the
+    memory, keys and values rounded: --kv-type), for its sequences.
     Results do not depend on threads.  A Model is used from any number of
     threads; each Sequence by one at a time.
     """
 
-    def __init__(self, model=None, *, threads=None, ctx=None, mode="exact"):
+    def __init__(self, model=None, *, threads=None, ctx=None, mode="exact",
+                 kv_type="f32"):
         self._h = None
         self._tmp = None
         if model is None and not os.environ.get("PIPELM_MODEL"):
@@ -199,12 +205,15 @@ class Model:
             raise Error("threads: a positive integer, not %r" % (threads,))
         if ctx is not None and (not isinstance(ctx, int) or ctx < 1):
             raise Error("ctx: a positive integer, not %r" % (ctx,))
+        if kv_type not in ("f32", "bf16", "f16"):
+            raise Error("kv_type: 'f32', 'bf16' or 'f16', not %r" % (kv_type,))
         h = _P()
         _check(_lib.pipelm_model_open(
             ctypes.byref(h), model.encode() if model is not None else None,
             threads or 0, mode.encode() if mode is not None else None))
         self._h = h
         self.ctx = ctx or 0
+        self.kv_type = kv_type
         self.vocab = _lib.pipelm_model_vocab(h)
         self.dir = _lib.pipelm_model_dir(h).decode()
 
@@ -321,9 +330,10 @@ class Model:
 
     # ---- the model ----
 
-    def sequence(self, ctx=None):
-        """A new Sequence (its own KV cache) on this model."""
-        return Sequence(self, ctx)
+    def sequence(self, ctx=None, kv_type=None):
+        """A new Sequence (its own KV cache) on this model; ctx and
+        kv_type default to the model's."""
+        return Sequence(self, ctx, kv_type)
 
     def logits(self, ids, all=False):
         """The next-token logits after ids, float32, shape (vocab,); with
@@ -414,12 +424,15 @@ class Sequence:
     written in Python; each Sequence is used by one thread at a time
     (several, on one model, from several threads)."""
 
-    def __init__(self, model, ctx=None):
+    def __init__(self, model, ctx=None, kv_type=None):
         self._h = None
         self.model = model
+        kv_type = kv_type or model.kv_type
+        if kv_type not in ("f32", "bf16", "f16"):
+            raise Error("kv_type: 'f32', 'bf16' or 'f16', not %r" % (kv_type,))
         h = _P()
-        _check(_lib.pipelm_seq_open(ctypes.byref(h), model._handle(),
-                                    ctx or model.ctx))
+        _check(_lib.pipelm_seq_open_kv(ctypes.byref(h), model._handle(),
+                                       ctx or model.ctx, kv_type.encode()))
         self._h = h
         self.vocab = model.vocab
 
@@ -446,6 +459,11 @@ class Sequence:
     def ctx(self):
         """Positions the sequence holds."""
         return _lib.pipelm_seq_ctx(self._h)
+
+    @property
+    def kv_bytes(self):
+        """Bytes of its KV cache when full (in memory as it fills)."""
+        return _lib.pipelm_seq_kv_bytes(self._h)
 
     def reset(self):
         """Forget the ids: the next eval starts at position 0."""

@@ -194,6 +194,29 @@ class TestModel(Fixture):
             self.assertEqual(floats_bytes(m1.logits(ids, all=True)),
                              floats_bytes(self.open["qwen3"].logits(ids, all=True)))
 
+    def test_kv_type_is_llm_logits_kv_type(self):
+        ids = self.ids("qwen3")
+        want = {}
+        for kv in ("f32", "bf16", "f16"):
+            with pipelm.Model(self.models["qwen3"], threads=2, kv_type=kv) as m:
+                got = m.logits(ids, all=True)
+                with m.sequence() as s:
+                    b = s.kv_bytes
+                with m.sequence(ctx=64, kv_type="f32") as s:
+                    self.assertEqual(s.ctx, 64)
+                    b64 = s.kv_bytes
+                with m.sequence(ctx=64) as s:
+                    self.assertEqual(s.kv_bytes * (2 if kv != "f32" else 1), b64)
+            self.assertGreater(b, 0)
+            out = os.path.join(self.tmp, "kv.npy")
+            run("llm-logits", ["-m", self.models["qwen3"], "-f", "npy", "-o",
+                               out, "--all", "--kv-type", kv], record(ids))
+            want[kv] = read_npy(out)[1]
+            self.assertEqual(floats_bytes(got), want[kv], kv)
+        # the cache's type reaches the arithmetic: rounded keys differ
+        self.assertNotEqual(want["bf16"], want["f32"])
+        self.assertNotEqual(want["f16"], want["f32"])
+
     def test_int8_act_mode_is_llm_logits(self):
         ids = self.ids("qwen3")
         for mode, flags in (("q8_0+int8-act", ["--quant", "q8_0"]),
@@ -399,6 +422,8 @@ class TestErrors(Fixture):
             (lambda: m.score([1, 600]), "600"),
             (lambda: m.piece(100000), "100000"),
             (lambda: pipelm.Model(BUILTIN, threads=0), "threads"),
+            (lambda: pipelm.Model(BUILTIN, kv_type="q8_0"), "kv_type"),
+            (lambda: m.sequence(kv_type="f8"), "kv_type"),
         ]
         for f, what in bad:
             with self.assertRaises(pipelm.Error) as e:

@@ -136,6 +136,27 @@ test_seq(void)
 	CHECK(lp[0] < 0 && lp[3] < 0 && lp[3] > -1);
 	pipelm_seq_close(s);
 	EQ(pipelm_seq_open(&s, m, -1), -1);
+
+	/* a 16-bit KV cache: half the bytes, other logits (the keys and
+	 * values rounded) */
+	size_t b32, b16;
+	EQ(pipelm_seq_open_kv(&s, m, 64, "f32"), 0);
+	b32 = pipelm_seq_kv_bytes(s);
+	EQ(pipelm_seq_eval(s, ids, 5, a), 0);
+	pipelm_seq_close(s);
+	EQ(pipelm_seq_open_kv(&s, m, 64, "bf16"), 0);
+	b16 = pipelm_seq_kv_bytes(s);
+	CHECK(b32 > 0 && b16 * 2 == b32);
+	EQ(pipelm_seq_eval(s, ids, 5, all), 0);
+	CHECK(memcmp(a, all, (size_t)vocab * sizeof *a));
+	pipelm_seq_close(s);
+	EQ(pipelm_seq_open_kv(&s, m, 64, "f16"), 0);
+	pipelm_seq_close(s);
+	EQ(pipelm_seq_open_kv(&s, m, 64, NULL), 0);
+	EQ(pipelm_seq_kv_bytes(s), b32);
+	pipelm_seq_close(s);
+	EQ(pipelm_seq_open_kv(&s, m, 64, "q8_0"), -1);
+	CHECK(!s && strstr(pipelm_errmsg(), "q8_0"));
 	free(a);
 	free(all);
 }
