@@ -29,7 +29,7 @@ setup() {
 		cmp "$T/i1.npy" "$T/i2.npy"
 		# int8 activations change the logits: not the float path's bits
 		! cmp -s "$T/i1.npy" "$T/f.npy"
-		run -0 npycmp -g -r 0.15 "$T/i1.npy" "$T/f.npy"
+		run -0 npycmp -g -a 2 -r 0.15 "$T/i1.npy" "$T/f.npy"
 		echo "$ty: $output"
 		tr ' ' '\n' <"$T/ids" |
 		    llm-logits -m "$T/q.gguf" --int8-act -s -f npy -o "$T/s.npy"
