@@ -356,7 +356,7 @@ need_bf16act() {
 
 @test "llm-logits: --int8-act refused where it does not apply: float weights alone, --bf16-act, GPTQ" {
 	run -1 --separate-stderr llm-logits -m "$GQA" --int8-act <<<"1 2 3"
-	[[ $stderr == *"--int8-act takes quantized weights: --quant q8_0, --quant q4 or a 4-bit model"* ]]
+	[[ $stderr == *"--int8-act takes quantized weights: --quant q8_0, --quant q4, a 4-bit model or a GGUF file of block types (this one's are bf16)"* ]]
 	[ -z "$output" ]
 	run -2 --separate-stderr llm-logits -m "$GQA" --int8-act --bf16-act <<<"1 2 3"
 	[[ $stderr == *"--bf16-act and --int8-act exclude each other"* ]]

@@ -199,23 +199,6 @@ fiq4_xs(int R, struct gout *o, const uint8_t **p, const float *x, int nb)
 	}
 }
 
-/* The 8 scales and 8 mins of a q4_K / q5_K block's 12 bytes s (6 bits
- * each: gk4), as bytes 0-7 and 8-15. */
-INLINE __m128i
-k4scales(const uint8_t *s)
-{
-	uint32_t u0, u1, u2, sc1, mn1;
-
-	memcpy(&u0, s, 4);
-	memcpy(&u1, s + 4, 4);
-	memcpy(&u2, s + 8, 4);
-	/* j >= 4: low 4 bits from bytes 8-11, high 2 from the top bits
-	 * of bytes 0-3 (scales) and 4-7 (mins) */
-	sc1 = (u2 & 0x0f0f0f0f) | (u0 >> 6 & 0x03030303) << 4;
-	mn1 = (u2 >> 4 & 0x0f0f0f0f) | (u1 >> 6 & 0x03030303) << 4;
-	return _mm_setr_epi32((int)(u0 & 0x3f3f3f3f), (int)sc1,
-	    (int)(u1 & 0x3f3f3f3f), (int)mn1);
-}
 
 /* Q4_K: (d * sc_j) * q - dmin * mn_j in sub-block j */
 INLINE void
