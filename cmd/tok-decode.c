@@ -17,17 +17,20 @@ static struct tok_buf obuf;
 static struct idstream in;
 static enum rec_fmt fmt = REC_TEXT;
 static int skip, pieces, sep = '\n';
+static int lines;			/* -l: a newline in a text escaped */
 static struct batch batch;		/* -k */
 
 static _Noreturn void
 usage(int status)
 {
 	fprintf(status ? stderr : stdout,
-	    "usage: %s [-k] [-0 | -n] " TOKOPT_USAGE " [--skip-special]\n"
+	    "usage: %s [-k] [-0 | -l | -n] " TOKOPT_USAGE " [--skip-special]\n"
 	    "       [--pieces] " REC_IDS_USAGE " [file ...]\n", argv0);
 	if (!status)
 		fputs("\n"
 	    "  -0, --null            end each record's text with NUL, not a newline\n"
+	    "  -l, --lines           each record's text on one line, a newline in it\n"
+	    "                        written as \\n and a backslash as \\\\\n"
 	    "  -n, --no-newline      nothing between records: one text\n"
 	    BATCH_HELP
 	    TOKOPT_HELP
@@ -42,7 +45,17 @@ usage(int status)
 static void
 put(void)
 {
-	if (obuf.n)
+	size_t i;
+
+	if (lines) {	/* -l: the record stays one line */
+		for (i = 0; i < obuf.n; i++)
+			if (obuf.p[i] == '\n')
+				fputs("\\n", stdout);
+			else if (obuf.p[i] == '\\')
+				fputs("\\\\", stdout);
+			else
+				putchar(obuf.p[i]);
+	} else if (obuf.n)
 		fwrite(obuf.p, 1, obuf.n, stdout);
 	obuf.n = 0;
 }
@@ -121,6 +134,7 @@ main(int argc, char *argv[])
 	static const struct option opts[] = {
 		BATCH_LONGOPT,
 		{ "null",         no_argument,       NULL, '0' },
+		{ "lines",        no_argument,       NULL, 'l' },
 		{ "no-newline",   no_argument,       NULL, 'n' },
 		{ "skip-special", no_argument,       NULL, O_SKIP },
 		{ "pieces",       no_argument,       NULL, O_PIECES },
@@ -136,15 +150,16 @@ main(int argc, char *argv[])
 
 	argv0 = argv[0];
 	tokopt_init(&to);
-	while ((c = getopt_long(argc, argv, "0knm:hv", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "0klnm:hv", opts, NULL)) != -1) {
 		switch (tokopt_parse(&to, c, optarg)) {
 		case 1:  continue;
 		case -1: exit(2);
 		}
 		switch (c) {
-		case '0': sep = 0; break;
+		case '0': sep = 0, lines = 0; break;
 		case 'k': batch.keepgoing = 1; break;
-		case 'n': sep = -1; break;
+		case 'l': sep = '\n', lines = 1; break;
+		case 'n': sep = -1, lines = 0; break;
 		case O_SKIP: skip = 1; break;
 		case O_PIECES: pieces = 1; break;
 		case REC_OPT_IDS:

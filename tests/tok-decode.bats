@@ -58,6 +58,42 @@ load tok_fixtures
 	[ "$output" = "the" ]
 }
 
+@test "tok-decode: -l keeps each record's text to one line, newlines and backslashes escaped" {
+	# 10 is a newline, 92 a backslash: without -l the first record's
+	# text takes two lines
+	printf '116 257 10 92\n\n258 10\n' >ids
+	run -0 tok-decode -m bl -l ids
+	mapfile -t l <<<"$output"	# $lines leaves out the empty ones
+	[ "${#l[@]}" -eq 3 ]
+	[ "${l[0]}" = 'the\n\\' ]
+	[ "${l[1]}" = '' ]
+	[ "${l[2]}" = ' the\n' ]
+	[ "$(tok-decode -m bl --lines <ids | wc -l)" -eq 3 ]
+	# printf %b gives the text back
+	[ "$(printf '%b' "${l[0]}")" = "$(printf '116 257 10 92\n' | tok-decode -m bl)" ]
+	# the last of -0, -l and -n wins
+	run -0 bash -c 'tok-decode -m bl -0 -l ids | od -An -c | tr -s " "'
+	[ "$output" = " t h e \\ n \\ \\ \n \n t h e \\ n \n" ]
+	run -0 bash -c 'tok-decode -m bl -l -0 ids | od -An -c | tr -s " "'
+	[ "$output" = " t h e \n \\ \0 \0 t h e \n \0" ]
+}
+
+@test "tok-decode: -l after llm-gen -P: one line per prompt, in input order" {
+	# echoed prompts holding newlines (13 is the built-in model's), of
+	# different lengths, so that records end at different steps
+	printf '1 403 13 425\n1 13 13\n\n1 403 427 289 13 403\n1 289 13\n' >p
+	run -1 --separate-stderr bash -c 'set -o pipefail; llm-gen -e -k -P 3 -n 6 --temp 0 <p | tok-decode -l'
+	mapfile -t l <<<"$output"
+	[ "${#l[@]}" -eq 5 ]
+	[ -z "${l[2]}" ]
+	[[ $stderr == *"record 3: empty prompt"* ]]
+	for i in 1 2 4 5; do
+		want=$(sed -n "${i}p" p | llm-gen -e -n 6 --temp 0 | tok-decode -l)
+		[ "${l[i - 1]}" = "$want" ]
+		[[ $want == *'\n'* ]]
+	done
+}
+
 @test "tok-decode: an id outside the vocabulary names it and its record" {
 	run -1 --separate-stderr bash -c 'printf "116\n116 267\n" | tok-decode -m bl'
 	[[ $stderr == *"record 2"*"267"* ]]
