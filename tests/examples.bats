@@ -37,13 +37,34 @@ setup() {
 	[ "${lines[0]}" = "$(printf '1\t')$(printf 'Once upon a time' | tok-encode -m "$M" | llm-gen -m "$M" -n 8 --temp 0 | tok-decode -m "$M")" ]
 	[[ ${lines[1]} == "3	"* ]]
 	[[ ${lines[2]} == "5	"* ]]
-	[[ $stderr == *"prompt 2: llm-text: empty prompt"* ]]
-	[[ $stderr == *"prompt 4: llm-gen: <stdin>: record 1: prompt of 602 tokens exceeds the context"* ]]
+	[[ $stderr == *"batch.sh: prompt 2: empty prompt"* ]]
+	[[ $stderr == *"batch.sh: prompt 4: prompt of 602 tokens exceeds the context"* ]]
 	[[ $stderr == *"2 of 5 prompts failed"* ]]
+	[ "$(grep -c . <<<"$stderr")" -eq 3 ]
 	# nothing of llm-gen -v's account (the meter's), failures or not
 	[[ $stderr != *"seed "* ]]
 	[[ $stderr != *"kernels"* ]]
 	[[ $stderr != *" ids, stop:"* ]]
+}
+
+@test "examples: batch.sh runs one llm-gen -P, a result a line (tok-decode -l)" {
+	# an llm-gen that notes how it was run
+	mkdir wrap
+	printf '#!/bin/sh
+echo "$*" >>"%s/runs"
+exec "%s/llm-gen" "$@"
+' "$PWD" "$BIN" >wrap/llm-gen
+	chmod +x wrap/llm-gen
+	# 'The dog' goes on past a newline (id 13) within 50 ids
+	printf 'The dog\nLily\n' >p.txt
+	PATH=$PWD/wrap:$PATH run -0 --separate-stderr "$EX/batch.sh" -j 4 -n 50 "$M" <p.txt
+	[ "$(wc -l <runs)" -eq 1 ]
+	[[ $(cat runs) == *"-P 4"* ]]
+	[ "${#lines[@]}" -eq 2 ]
+	want=$(printf 'The dog' | tok-encode -m "$M" | llm-gen -m "$M" -n 50 --temp 0 | tok-decode -m "$M" -l)
+	[[ $want == *'\n'* ]]
+	[ "${lines[0]}" = "$(printf '1\t')$want" ]
+	[[ ${lines[1]} == "2	"* ]]
 }
 
 @test "examples: batch.sh shows records done and tokens/s on a terminal" {
