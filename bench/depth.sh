@@ -30,30 +30,18 @@ peer=${LLAMA_BENCH:-$top/build/peer/llama-bench}
 model=$out/smollm2-135m-bf16
 gguf=$out/smollm2-135m-bf16.gguf
 me=bench/depth.sh
+. "$here/common.sh"
 
-say() { printf '%s: %s\n' "$me" "$*" >&2; }
-fail() { say "$*"; exit 1; }
-
-for v in "BENCH_REPS:$reps" "BENCH_DEPTH:$depth" "BENCH_DEPTH_N:$ngen" \
-    "BENCH_DEPTH_PREFILL:$npre"; do
-	case ${v#*:} in ''|*[!0-9]*|0) fail "${v%%:*}: ${v#*:}: not a positive number" ;; esac
-done
-for p in llm-gen llm-logits; do
-	[ -x "$bin/$p" ] || fail "$bin/$p: not built (run make first)"
-done
+posint BENCH_REPS "$reps"
+posint BENCH_DEPTH "$depth"
+posint BENCH_DEPTH_N "$ngen"
+posint BENCH_DEPTH_PREFILL "$npre"
+need_bin llm-gen llm-logits
 mkdir -p "$out"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 130' INT TERM
+workdir
 
-if ! [ -r "$model/config.json" ]; then
-	[ -x "$tools/mkmodel" ] || fail "$tools/mkmodel: not built (run make tools first)"
-	say "model: writing $model (smollm2-135m shape, random BF16)"
-	rm -rf "$model.tmp"
-	"$tools/mkmodel" -s 1 --preset smollm2-135m --dtype bf16 "$model.tmp" >/dev/null ||
-		fail "mkmodel failed"
-	mv "$model.tmp" "$model"
-fi
+[ -r "$model/config.json" ] || need_tools mkmodel
+mkrandom smollm2-135m "$model"
 cfg() { sed -n "s/.*\"$1\": *\([0-9]*\).*/\1/p" "$model/config.json"; }
 max=$(cfg max_position_embeddings)
 vocab=$(cfg vocab_size)
@@ -61,7 +49,7 @@ vocab=$(cfg vocab_size)
 	fail "BENCH_DEPTH $depth + BENCH_DEPTH_N $ngen or BENCH_DEPTH_PREFILL $npre: past the model's ${max:-?} positions"
 if [ "$peer" != none ] && [ -x "$peer" ]; then
 	if ! [ -r "$gguf" ] || [ "$model/model.safetensors" -nt "$gguf" ]; then
-		[ -x "$tools/mkgguf" ] || fail "$tools/mkgguf: not built (run make tools first)"
+		need_tools mkgguf
 		"$tools/mkgguf" "$model" "$gguf.tmp" >/dev/null || fail "mkgguf failed"
 		mv "$gguf.tmp" "$gguf"
 	fi
@@ -70,17 +58,9 @@ else
 	peer=none
 fi
 
-prompt() {	# n seed
-	awk -v n="$1" -v seed="$2" -v v="$vocab" 'BEGIN { x = seed
-		for (i = 0; i < n; i++) {
-			x = (x * 16807) % 2147483647
-			printf "%s%d", i ? " " : "", x % v
-		}
-		printf "\n" }'
-}
-prompt 128 12345 >"$tmp/p128"
-prompt "$depth" 4242 >"$tmp/pdeep"
-{ echo 1; prompt "$npre" 54321; } >"$tmp/wpre"
+prompt 12345 "$vocab" 128 >"$tmp/p128"
+prompt 4242 "$vocab" "$depth" >"$tmp/pdeep"
+{ echo 1; prompt 54321 "$vocab" "$npre"; } >"$tmp/wpre"
 
 F='\([0-9.][0-9.]*\)'
 num() { sed -n "s#.*$2.*#\1#p" "$1" | tail -n 1; }

@@ -42,13 +42,11 @@ lquant=${LLAMA_QUANTIZE:-$ldir/llama-quantize}
 types=${BENCH_GGUF_TYPES:-Q4_K_M Q4_0 Q6_K Q8_0}
 models=${BENCH_GGUF_MODELS:-smollm2-135m llama3.2-1b}
 me=bench/gguf.sh
-
-say() { printf '%s: %s\n' "$me" "$*" >&2; }
-fail() { say "$*"; exit 1; }
+. "$here/common.sh"
 
 # the arguments, before anything runs
-case $reps in ''|*[!0-9]*|0) fail "BENCH_REPS: $reps: not a positive number" ;; esac
-case $do1b in 0|1) ;; *) fail "BENCH_1B: $do1b: not 0 or 1" ;; esac
+posint BENCH_REPS "$reps"
+zero_one BENCH_1B "$do1b"
 [ -n "$types" ] || fail "BENCH_GGUF_TYPES: empty"
 for q in $types; do
 	# the types pipelm runs that llama-quantize writes without an
@@ -61,21 +59,15 @@ for q in $types; do
 done
 [ "$do1b" = 1 ] || models=$(echo $models | tr ' ' '\n' | grep -vx 'llama3.2-1b' | tr '\n' ' ')
 [ -n "$(echo $models)" ] || fail "BENCH_GGUF_MODELS: no model"
-for p in llm-gen llm-logits; do
-	[ -x "$bin/$p" ] || fail "$bin/$p: not built (run make first)"
-done
-for p in mkmodel mkgguf; do
-	[ -x "$tools/$p" ] || fail "$tools/$p: not built (run make tools first)"
-done
+need_bin llm-gen llm-logits
+need_tools mkmodel mkgguf
 if ! [ -x "$lquant" ] || ! [ -x "$peer" ]; then
 	say "no llama.cpp ($lquant, $peer: make peer): no llama-quantize files to run, the GGUF rows left out"
 	exit 0
 fi
 
 mkdir -p "$out"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 130' INT TERM
+workdir
 tstart=$(date +%s)
 
 # ---- the files, written once (renamed into place when complete) ----
@@ -87,11 +79,7 @@ mkm() {	# word
 	d=$(mdir "$1")
 	[ -r "$d/config.json" ] && return 0
 	case $1 in */*) fail "$1: no config.json" ;; esac
-	say "model: writing $d ($1 shape, random BF16)"
-	rm -rf "$d.tmp"
-	"$tools/mkmodel" -s 1 --preset "$1" --dtype bf16 "$d.tmp" >/dev/null ||
-		{ rm -rf "$d.tmp"; fail "mkmodel --preset $1 failed"; }
-	mv "$d.tmp" "$d"
+	mkrandom "$1" "$d"
 }
 mkgg() {	# folder out.gguf
 	[ -s "$2" ] && [ "$2" -nt "$1/config.json" ] && [ "$2" -nt "$tools/mkgguf" ] &&
@@ -123,16 +111,8 @@ for w in $models; do
 	done
 done
 
-# ---- prompts: random ids below each vocabulary, fixed seed (Park-Miller,
-# as bench/run.sh) ----
-prompt() {	# n seed vocab
-	awk -v n="$1" -v seed="$2" -v v="$3" 'BEGIN { x = seed
-		for (i = 0; i < n; i++) {
-			x = (x * 16807) % 2147483647
-			printf "%s%d", i ? " " : "", x % v
-		}
-		printf "\n" }'
-}
+# ---- prompts: random ids below each vocabulary, fixed seed (prompt,
+# bench/common.sh) ----
 F='\([0-9.][0-9.]*\)'
 num() { sed -n "s#.*$2.*#\1#p" "$1" | tail -n 1; }
 put() {	# name threads value
@@ -171,8 +151,8 @@ for w in $models; do
 	b=$(mname "$w")
 	v=$(sed -n 's/.*"vocab_size": *\([0-9]*\).*/\1/p' "$(mdir "$w")/config.json")
 	[ -n "$v" ] || fail "$(mdir "$w")/config.json: no vocab_size"
-	prompt 32 4242 "$v" >"$tmp/p32.$b"
-	{ echo 1; prompt 128 12345 "$v"; } >"$tmp/w128.$b"
+	prompt 4242 "$v" >"$tmp/p32.$b"
+	{ echo 1; prompt 12345 "$v" 128; } >"$tmp/w128.$b"
 done
 
 t0=$(date +%s)

@@ -40,23 +40,17 @@ cxx=${CXX:-c++}
 work=${GGUFKL_DIR:-$top/build/ggufkl}
 types=${GGUFKL_TYPES:-Q8_0 Q4_0 Q4_K_M Q6_K}
 me=bench/ggufkl.sh
+. "$here/common.sh"
 
-say() { printf '%s: %s\n' "$me" "$*" >&2; }
-fail() { say "$*"; exit 1; }
-
-[ -x "$bin/llm-logits" ] || fail "$bin/llm-logits: not built (run make first)"
-for p in mkmodel mkgguf; do
-	[ -x "$tools/$p" ] || fail "$tools/$p: not built (run make tools first)"
-done
+need_bin llm-logits
+need_tools mkmodel mkgguf
 l=$ldir/llama.cpp
 if ! [ -x "$ldir/llama-quantize" ] || ! [ -r "$l/build/src/libllama.a" ]; then
 	say "no llama.cpp in $ldir (make peer): nothing to compare"
 	exit 0
 fi
 mkdir -p "$work"
-tmp=$(mktemp -d "$work/run.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 130' INT TERM
+workdir "$work"
 
 say "building the llama.cpp probe (bench/llama-logits.c)"
 $cc -std=c11 -O2 -I"$l/include" -I"$l/ggml/include" \
@@ -74,21 +68,10 @@ census() {
 	sed -n 's/.*converting to \([a-zA-Z0-9_]*\) .*/\1/p' "$1" | sort | uniq -c |
 	    awk '{ printf "%s%d %s", (NR > 1 ? ", " : ""), $1, $2 }'
 }
-prompt() {	# seed vocab: 32 ids (Park-Miller, as bench/logerr.sh)
-	awk -v seed="$1" -v v="$2" 'BEGIN { x = seed
-		for (i = 0; i < 32; i++) {
-			x = (x * 16807) % 2147483647
-			printf "%s%d", i ? " " : "", x % v
-		}
-		printf "\n" }'
-}
 
 models=${GGUFKL_MODELS:-}
 if [ -z "$models" ]; then
-	for m in "$shared"/models/arch-*; do
-		[ -r "$m/config.json" ] && [ -r "$shared/golden/logits/${m##*/}.ids" ] &&
-			models="$models ${m##*/}"
-	done
+	models=$(golden_models)
 	[ -n "$models" ] || say "no golden models in $shared/models: only the built-in and random ones"
 	models="$models stories260K random-135m random-1b"
 fi
@@ -107,29 +90,16 @@ for name in $models; do
 	case $name in
 	random-135m)
 		src=$d/model
-		"$tools/mkmodel" -s 1 --preset smollm2-135m --dtype bf16 "$src" \
-		    >/dev/null || fail "mkmodel failed"
+		mkrandom smollm2-135m "$src"
 		prompt 1 49152 >"$d/ids" ;;
 	random-1b)
 		# rows of 2048 and 8192: whole superblocks, the K types as
 		# they are (the 135M shape's 576 falls back)
 		src=$d/model
-		"$tools/mkmodel" -s 1 --preset llama3.2-1b --dtype bf16 "$src" \
-		    >/dev/null || fail "mkmodel failed"
+		mkrandom llama3.2-1b "$src"
 		prompt 1 128256 >"$d/ids" ;;
-	stories260K)
-		src=$top/share/pipelm/stories260K
-		ids=$shared/golden/logits/stories260K.ids
-		if [ -r "$ids" ]; then
-			tr '\n' ' ' <"$ids" >"$d/ids"
-			echo >>"$d/ids"
-		else
-			prompt 7 512 >"$d/ids"
-		fi ;;
 	*)
-		src=$shared/models/$name
-		tr '\n' ' ' <"$shared/golden/logits/$name.ids" >"$d/ids"
-		echo >>"$d/ids" ;;
+		model_ids "$name" "$d" ;;
 	esac
 	[ -r "$src/config.json" ] || fail "$src: no model"
 	if ! "$tools/mkgguf" "$src" "$d/g.gguf" 2>"$tmp/err"; then

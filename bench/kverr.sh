@@ -26,17 +26,13 @@ shared=${SHARED:-$top/../shared}
 work=${KVERR_DIR:-$top/build/kverr}
 len=${KVERR_LEN:-256}
 me=bench/kverr.sh
+. "$here/common.sh"
 
-say() { printf '%s: %s\n' "$me" "$*" >&2; }
-fail() { say "$*"; exit 1; }
-
-case $len in ''|*[!0-9]*|0) fail "KVERR_LEN: $len: not a positive number" ;; esac
-[ -x "$bin/llm-logits" ] || fail "$bin/llm-logits: not built (run make first)"
-[ -x "$tools/mkmodel" ] || fail "$tools/mkmodel: not built (run make tools first)"
+posint KVERR_LEN "$len"
+need_bin llm-logits
+need_tools mkmodel
 mkdir -p "$work"
-tmp=$(mktemp -d "$work/run.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 130' INT TERM
+workdir "$work"
 
 # reference frames and another's (bench/lcmp.awk, as logerr.sh), the
 # worst position's KL left out
@@ -45,24 +41,8 @@ lcmp() {	# ref other -> "maxabs / rms / rel / kl / top1/n"
 	    awk '$1 == "-" { print; next }
 	    { print $1 " / " $2 " / " $3 " / " $4 " / " $6 }'
 }
-# n ids below v, fixed seed (Park-Miller, as bench/logerr.sh)
-prompt() {	# seed v n
-	awk -v seed="$1" -v v="$2" -v n="$3" 'BEGIN { x = seed
-		for (i = 0; i < n; i++) {
-			x = (x * 16807) % 2147483647
-			printf "%s%d", i ? " " : "", x % v
-		}
-		printf "\n" }'
-}
-
 models=${KVERR_MODELS:-}
-if [ -z "$models" ]; then
-	for m in "$shared"/models/arch-*; do
-		[ -r "$m/config.json" ] && [ -r "$shared/golden/logits/${m##*/}.ids" ] &&
-			models="$models ${m##*/}"
-	done
-	models="$models stories260K random-135m"
-fi
+[ -n "$models" ] || models="$(golden_models) stories260K random-135m"
 say "models:$models"
 echo "## 16-bit KV cache: logit error, $(date -u '+%Y-%m-%d %H:%M UTC') (bench/kverr.sh)"
 echo
@@ -77,20 +57,14 @@ for name in $models; do
 	case $name in
 	random-135m)
 		src=$work/random-135m
-		[ -r "$src/config.json" ] || {
-			rm -rf "$src.tmp"
-			"$tools/mkmodel" -s 1 --preset smollm2-135m --dtype bf16 \
-			    "$src.tmp" >/dev/null || fail "mkmodel failed"
-			mv "$src.tmp" "$src"
-		}
+		mkrandom smollm2-135m "$src"
 		prompt 1 49152 "$len" >"$d/ids" ;;
 	stories260K)
 		src=$top/share/pipelm/stories260K
 		prompt 7 512 "$len" >"$d/ids" ;;
 	*)
 		src=$shared/models/$name
-		tr '\n' ' ' <"$shared/golden/logits/$name.ids" >"$d/ids"
-		echo >>"$d/ids" ;;
+		golden_ids "$name" >"$d/ids" ;;
 	esac
 	[ -r "$src/config.json" ] || fail "$src: no model"
 	lg() { "$bin/llm-logits" -a -f text -t 2 -m "$src" --kv-type "$1" <"$d/ids" >"$d/$1"; }

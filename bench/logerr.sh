@@ -46,20 +46,12 @@ cc=${CC:-cc}
 cxx=${CXX:-c++}
 work=${LOGERR_DIR:-$top/build/logerr}
 me=bench/logerr.sh
+. "$here/common.sh"
 
-say() { printf '%s: %s\n' "$me" "$*" >&2; }
-fail() { say "$*"; exit 1; }
-
-for p in llm-logits llm-quant; do
-	[ -x "$bin/$p" ] || fail "$bin/$p: not built (run make first)"
-done
-for p in mkmodel mkgguf; do
-	[ -x "$tools/$p" ] || fail "$tools/$p: not built (run make first)"
-done
+need_bin llm-logits llm-quant
+need_tools mkmodel mkgguf
 mkdir -p "$work"
-tmp=$(mktemp -d "$work/run.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 130' INT TERM
+workdir "$work"
 
 # ---- llama.cpp: the probe, linked against the static libraries ----
 peer=none
@@ -102,22 +94,10 @@ census() {
 # ---- the models ----
 models=${LOGERR_MODELS:-}
 if [ -z "$models" ]; then
-	for m in "$shared"/models/arch-*; do
-		[ -r "$m/config.json" ] && [ -r "$shared/golden/logits/${m##*/}.ids" ] &&
-			models="$models ${m##*/}"
-	done
+	models=$(golden_models)
 	[ -n "$models" ] || say "no golden models in $shared/models: only the built-in and random ones"
 	models="$models stories260K random-135m-s1 random-135m-s2"
 fi
-# 32 ids below the vocabulary, fixed seed (Park-Miller, as bench/run.sh)
-prompt() {
-	awk -v seed="$1" -v v="$2" 'BEGIN { x = seed
-		for (i = 0; i < 32; i++) {
-			x = (x * 16807) % 2147483647
-			printf "%s%d", i ? " " : "", x % v
-		}
-		printf "\n" }'
-}
 
 say "models:$models"
 {
@@ -135,22 +115,10 @@ for name in $models; do
 	case $name in
 	random-135m-s*)
 		src=$d/model
-		"$tools/mkmodel" -s "${name#random-135m-s}" --preset smollm2-135m \
-		    --dtype bf16 "$src" >/dev/null || fail "mkmodel failed"
+		mkrandom smollm2-135m "$src" "${name#random-135m-s}"
 		prompt "${name#random-135m-s}" 49152 >"$d/ids" ;;
-	stories260K)
-		src=$top/share/pipelm/stories260K
-		ids=$shared/golden/logits/stories260K.ids
-		if [ -r "$ids" ]; then
-			tr '\n' ' ' <"$ids" >"$d/ids"
-			echo >>"$d/ids"
-		else
-			prompt 7 512 >"$d/ids"
-		fi ;;
 	*)
-		src=$shared/models/$name
-		tr '\n' ' ' <"$shared/golden/logits/$name.ids" >"$d/ids"
-		echo >>"$d/ids" ;;
+		model_ids "$name" "$d" ;;
 	esac
 	[ -r "$src/config.json" ] || fail "$src: no model"
 	say "$name: pipelm"

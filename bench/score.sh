@@ -28,15 +28,15 @@ out=${BENCH_DIR:-$top/build/bench}
 reps=${BENCH_REPS:-3}
 n=${BENCH_SCORE_N:-2000}
 par=${BENCH_SCORE_P:-16}
+me=bench/score.sh
+. "$here/common.sh"
 mkdir -p "$out"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT INT TERM
+workdir
 
 model=${BENCH_SCORE_MODEL:-}
 if [ -z "$model" ]; then
 	model=$out/smollm2-135m-bf16
-	[ -r "$model/config.json" ] ||
-	    "$tools/mkmodel" --preset smollm2-135m --dtype bf16 "$model" >/dev/null
+	mkrandom smollm2-135m "$model"
 fi
 vocab=$(sed -n 's/.*"vocab_size": *\([0-9]*\).*/\1/p' "$model/config.json" | head -1)
 [ -n "$vocab" ] || vocab=32000
@@ -48,22 +48,10 @@ awk -v n="$n" -v v="$vocab" 'BEGIN { srand(23)
 tokens=$(awk '{ t += NF - 1 } END { print t }' "$tmp/in")
 split -n l/2 "$tmp/in" "$tmp/half."
 
-now() { date +%s.%N; }
-
-# run NAME COMMAND: time COMMAND (its output to $tmp/NAME.out) reps
-# times; the seconds, one a line, into $tmp/NAME.t
-run() {
-	name=$1
-	shift
-	: >"$tmp/$name.t"
-	i=0
-	while [ $i -lt "$reps" ]; do
-		t0=$(now)
-		"$@" >"$tmp/$name.out"
-		t1=$(now)
-		echo "$t1 - $t0" | bc -l >>"$tmp/$name.t"
-		i=$((i + 1))
-	done
+# score THREADS P: llm-score on all the sentences (the input
+# redirected at each repetition)
+score() {
+	"$bin/llm-score" -m "$model" -t "$1" -P "$2" <"$tmp/in"
 }
 
 # two processes, one thread each, on the halves of the input, their
@@ -74,25 +62,15 @@ xargs2() {
 	cat "$tmp"/half.a?.out
 }
 
-# row LABEL NAME: median (min-max) seconds and tokens/s of run NAME
-row() {
-	sort -g "$tmp/$2.t" | awk -v l="$1" -v tok="$tokens" -v base="$3" '
-	    { t[NR] = $1 } END { m = t[int((NR + 1) / 2)]
-	      printf "| %s | %.2f (%.2f-%.2f) | %.0f | %s |\n", l, m, t[1], t[NR],
-	        tok / m, base ? sprintf("%.2fx", base / m) : "1.00x" }'
-}
-
-median() { sort -g "$tmp/$1.t" | awk '{ t[NR] = $1 } END { print t[int((NR + 1) / 2)] }'; }
-
 for t in 1 2; do
-	run "p1t$t" "$bin/llm-score" -m "$model" -t $t <"$tmp/in"
-	run "pNt$t" "$bin/llm-score" -m "$model" -t $t -P "$par" <"$tmp/in"
+	timed "p1t$t" score "$t" 1
+	timed "pNt$t" score "$t" "$par"
 	cmp -s "$tmp/p1t$t.out" "$tmp/pNt$t.out" ||
-	    { echo "score.sh: -P $par wrote other bytes than -P 1" >&2; exit 1; }
+	    fail "-P $par wrote other bytes than -P 1"
 done
-run xargs xargs2
+timed xargs xargs2
 cmp -s "$tmp/p1t1.out" "$tmp/xargs.out" ||
-    { echo "score.sh: xargs -P 2 wrote other bytes than -P 1" >&2; exit 1; }
+    fail "xargs -P 2 wrote other bytes than -P 1"
 
 b1=$(median p1t1)
 {
@@ -102,9 +80,9 @@ b1=$(median p1t1)
 	echo
 	echo "| run | seconds | tokens/s | vs -P 1, 1 thread |"
 	echo "|---|---|---|---|"
-	row "-P 1, 1 thread" p1t1 "$b1"
-	row "-P $par, 1 thread" pNt1 "$b1"
-	row "-P 1, 2 threads" p1t2 "$b1"
-	row "-P $par, 2 threads" pNt2 "$b1"
-	row "xargs -P 2, 1 thread each" xargs "$b1"
+	row "-P 1, 1 thread" p1t1 "$tokens" "$b1"
+	row "-P $par, 1 thread" pNt1 "$tokens" "$b1"
+	row "-P 1, 2 threads" p1t2 "$tokens" "$b1"
+	row "-P $par, 2 threads" pNt2 "$tokens" "$b1"
+	row "xargs -P 2, 1 thread each" xargs "$tokens" "$b1"
 } | tee "$out/score.md"

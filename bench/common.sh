@@ -1,0 +1,125 @@
+# shellcheck shell=sh disable=SC2154
+# bench/common.sh: what the bench scripts share, sourced by them
+# (. "$here/common.sh") once they have set me (their name in messages),
+# top, bin, tools and, where they use it, shared and reps.  Plain sh.
+
+say() { printf '%s: %s\n' "$me" "$*" >&2; }
+fail() { say "$*"; exit 1; }
+
+# ---- the arguments, checked before anything runs ----
+# posint NAME VALUE: fail unless VALUE is a positive number
+posint() {
+	case $2 in ''|*[!0-9]*|0) fail "$1: $2: not a positive number" ;; esac
+}
+# zero_one NAME VALUE: fail unless VALUE is 0 or 1
+zero_one() {
+	case $2 in 0|1) ;; *) fail "$1: $2: not 0 or 1" ;; esac
+}
+# need_bin PROG ...: fail unless each is built in $bin
+need_bin() {
+	for p; do
+		[ -x "$bin/$p" ] || fail "$bin/$p: not built (run make first)"
+	done
+}
+# need_tools PROG ...: fail unless each is built in $tools
+need_tools() {
+	for p; do
+		[ -x "$tools/$p" ] || fail "$tools/$p: not built (run make tools first)"
+	done
+}
+
+# workdir [PARENT]: tmp=, a new directory (in PARENT, else the system's),
+# removed at the end of the run
+workdir() {
+	tmp=$(mktemp -d ${1:+"$1/run.XXXXXX"})
+	trap 'rm -rf "$tmp"' EXIT
+	trap 'exit 130' INT TERM
+}
+
+# ---- models and prompts ----
+# prompt SEED VOCAB [N]: one record of N ids (32) below VOCAB, from SEED
+# (Park-Miller, as bench/run.sh)
+prompt() {
+	awk -v seed="$1" -v v="$2" -v n="${3:-32}" 'BEGIN { x = seed
+		for (i = 0; i < n; i++) {
+			x = (x * 16807) % 2147483647
+			printf "%s%d", i ? " " : "", x % v
+		}
+		printf "\n" }'
+}
+# golden_models: the names of $shared's models that have golden ids,
+# each after a space
+golden_models() {
+	for m in "$shared"/models/arch-*; do
+		[ -r "$m/config.json" ] && [ -r "$shared/golden/logits/${m##*/}.ids" ] &&
+			printf ' %s' "${m##*/}"
+	done
+	:
+}
+# golden_ids NAME: its golden ids ($shared), as one record
+golden_ids() {
+	tr '\n' ' ' <"$shared/golden/logits/$1.ids"
+	echo
+}
+# model_ids NAME DIR: src= the folder of a golden model or of the
+# built-in stories260K, and DIR/ids its prompt: the golden ids
+# (stories260K without $shared: 32 ids of seed 7).  1 for another name.
+model_ids() {
+	case $1 in
+	stories260K)
+		src=$top/share/pipelm/stories260K
+		if [ -r "$shared/golden/logits/stories260K.ids" ]; then
+			golden_ids stories260K >"$2/ids"
+		else
+			prompt 7 512 >"$2/ids"
+		fi ;;
+	random-*) return 1 ;;
+	*)
+		src=$shared/models/$1
+		golden_ids "$1" >"$2/ids" ;;
+	esac
+}
+# mkrandom PRESET DIR [SEED [MKMODEL-OPTION ...]]: a random BF16 model of
+# PRESET's shape (mkmodel -s SEED, 1) in DIR, unless there is one;
+# renamed into place when complete
+mkrandom() {
+	[ ! -r "$2/config.json" ] || return 0
+	mp=$1 md=$2 ms=${3:-1}
+	shift 2
+	[ $# -eq 0 ] || shift
+	say "model: writing $md ($mp shape, random BF16)"
+	rm -rf "$md.tmp"
+	"$tools/mkmodel" -s "$ms" --preset "$mp" --dtype bf16 "$@" "$md.tmp" >/dev/null ||
+		{ rm -rf "$md.tmp"; fail "mkmodel --preset $mp failed"; }
+	mv "$md.tmp" "$md"
+}
+
+# ---- timing ----
+now() { date +%s.%N; }
+# timed NAME COMMAND ...: run COMMAND $reps times, its output to
+# $tmp/NAME.out, its seconds one a line to $tmp/NAME.t
+timed() {
+	tn=$1
+	shift
+	: >"$tmp/$tn.t"
+	ti=0
+	while [ "$ti" -lt "$reps" ]; do
+		t0=$(now)
+		"$@" >"$tmp/$tn.out"
+		t1=$(now)
+		echo "$t1 - $t0" | bc -l >>"$tmp/$tn.t"
+		ti=$((ti + 1))
+	done
+}
+# median NAME: the median seconds of timed NAME
+median() {
+	sort -g "$tmp/$1.t" | awk '{ t[NR] = $1 } END { print t[int((NR + 1) / 2)] }'
+}
+# row LABEL NAME COUNT BASE: a table row of timed NAME: median (min-max)
+# seconds, COUNT a second, BASE seconds / its median
+row() {
+	sort -g "$tmp/$2.t" | awk -v l="$1" -v c="$3" -v base="$4" '
+	    { t[NR] = $1 } END { m = t[int((NR + 1) / 2)]
+	      printf "| %s | %.2f (%.2f-%.2f) | %.0f | %s |\n", l, m, t[1], t[NR],
+	        c / m, base ? sprintf("%.2fx", base / m) : "1.00x" }'
+}
