@@ -198,6 +198,10 @@ bench: all tools
 # llm-score -P 16 beside -P 1 and xargs -P 2 on short sentences (bench/score.sh)
 bench-score: all tools
 	@bench/score.sh
+# many prompts: a process each (xargs -P 2, GNU parallel) beside one
+# llm-gen -P N (bench/parallel.sh)
+bench-parallel: all tools
+	@bench/parallel.sh
 # llm-gen -P N beside llama.cpp's llama-batched-bench (bench/batch.sh)
 bench-batch: all tools
 	@bench/batch.sh
@@ -267,4 +271,4 @@ uninstall:
 	rm -f $(DESTDIR)$(INCDIR)/pipelm.h $(DESTDIR)$(MANPREFIX)/man3/pipelm.3
 clean:
 	rm -rf bin build/rel build/san build/fuzz build/static build/image $(IMAGE)
-.PHONY: all tools test check fuzz fuzz-build bench bench-batch bench-gguf bench-score bench-train peer peer-avx2 logerr ggufkl kverr kernbench image install uninstall clean
+.PHONY: all tools test check fuzz fuzz-build bench bench-batch bench-gguf bench-parallel bench-score bench-train peer peer-avx2 logerr ggufkl kverr kernbench image install uninstall clean

@@ -155,3 +155,19 @@ setup() {
 	"$BIN/st-inspect" "$d/tiny-q4_k_m.gguf" | grep -q '^token_embd.weight	q6_K'
 	"$BIN/st-inspect" "$d/tiny-q4_k_m.gguf" | grep -q '^blk.0.attn_q.weight	q4_K'
 }
+
+@test "parallel.sh: its numbers checked first; on the built-in model every way, the same lines as -P 1" {
+	local d=$BATS_TEST_TMPDIR/b p=$BATS_TEST_DIRNAME/../bench/parallel.sh
+	BENCH_DIR=$d BENCH_PARALLEL_P=x run -1 --separate-stderr "$p"
+	[[ $stderr == *"BENCH_PARALLEL_P: x: not a positive number"* ]]
+	[ ! -e "$d" ]
+	BENCH_DIR=$d BENCH_REPS=1 BENCH_PARALLEL_N=5 BENCH_PARALLEL_NEW=6 \
+	    BENCH_PARALLEL_P=3 BENCH_PARALLEL_MODEL=$BATS_TEST_DIRNAME/../share/pipelm/stories260K \
+	    PIPELM_BIN=$BIN run -0 --separate-stderr "$p"
+	[[ ${lines[0]} == "## llm-gen: 5 prompts, 6 ids each (30 generated)" ]]
+	for r in "-P 1, 1 thread" "xargs -P 2, a process a prompt" "-P 3, 1 thread" "-P 3, 2 threads"; do
+		grep -qF "| $r" <<<"$output" || { echo "no row: $r"; false; }
+	done
+	! command -v parallel >/dev/null || grep -qF "| GNU parallel -j 2 -k" <<<"$output"
+	cmp <(echo "$output") "$d/parallel.md"
+}
