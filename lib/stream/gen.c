@@ -2,6 +2,7 @@
  * record as llm-gen's generate() runs one alone: the prompt, then one
  * id a pass, sampled from the logits after the last, until a stop; the
  * passes of all slots are one seq_forward_batch each. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,18 +17,11 @@ struct gen_slot {
 	struct stoptext stx;	/* the stop strings, decoded apart */
 	int *ids;		/* the prompt, then the ids sampled */
 	size_t n, cap, np;	/* ids, room, of them the prompt's */
-	size_t out;		/* its record's place in g->q */
+	unsigned long long no;	/* its record's number, */
+	const char *name;	/* the input it came from, */
+	unsigned long long t;	/* its ticket in g->ord, */
+	FILE *f;		/* its output (text: as the ids come) */
 	int busy, next;		/* a record in it; the id it runs next */
-};
-
-struct gen_out {		/* a record read, in input order */
-	unsigned long long no;
-	char *name;		/* the input it came from */
-	int *ids;		/* what its output record holds (text: as
-				 * the ids come) */
-	size_t n, cap, put;	/* ids, room, of them written */
-	int done, dropped;	/* ended (or failed); after a failure
-				 * that stops the run: not written */
 };
 
 int
@@ -72,9 +66,7 @@ gen_free(struct gen *g)
 		free(g->slot[i].ids);
 	}
 	free(g->slot);
-	for (i = g->q0; i < g->qn; i++)
-		free(g->q[i].ids), free(g->q[i].name);
-	free(g->q);
+	order_free(&g->ord);
 	seq_batch_close(&g->b);
 	seq_kvpool_close(&g->pool);
 	memset(g, 0, sizeof(*g));
@@ -101,92 +93,84 @@ put_id(int **ids, size_t *n, size_t *cap, int id)
 	return 0;
 }
 
-/* A record read: its place in the output queue, or NULL after error(). */
-static struct gen_out *
-queue(struct gen *g, unsigned long long no, const char *name)
+/* End output record f empty: a record that failed under -k before
+ * it ran, as -P 1 leaves it. */
+static void
+endempty(const struct gen *g, FILE *f)
 {
-	struct gen_out *e;
-	int i;
-
-	if (g->q0 == g->qn)
-		g->q0 = g->qn = 0;
-	if (g->q0 > 0 && g->qn == g->qcap) {	/* the written ones go */
-		memmove(g->q, g->q + g->q0, (g->qn - g->q0) * sizeof(*g->q));
-		for (i = 0; i < g->n; i++)
-			if (g->slot[i].busy)
-				g->slot[i].out -= g->q0;
-		g->qn -= g->q0;
-		g->q0 = 0;
-	}
-	if (xgrow(&g->q, &g->qcap, g->qn + 1, sizeof(*g->q)) < 0)
-		return NULL;
-	e = &g->q[g->qn++];
-	memset(e, 0, sizeof(*e));
-	e->no = no;
-	if (!(e->name = xstrdup(name)))
-		return NULL;
-	return e;
+	if (g->o.fmt == REC_U32)
+		rec_write(f, g->o.fmt, NULL, 0);
+	else
+		rec_end(f);
 }
 
-/* Slot s's record has ended, why; the slot is free. */
+/* Slot s's record has ended, why: its output record complete; the slot
+ * is free. */
 static void
 end(struct gen *g, struct gen_slot *s, enum stop_why why)
 {
-	struct gen_out *e = &g->q[s->out];
+	size_t from = g->o.echo ? 0 : s->np;
 	char wbuf[128];
 
 	if (g->o.verbose)
-		warn("%s: record %llu: %zu ids, stop: %s", e->name, e->no,
+		warn("%s: record %llu: %zu ids, stop: %s", s->name, s->no,
 		    s->n - s->np, why == STOP_TEXT ? stoptext_hitname(&s->stx,
 		    wbuf, sizeof wbuf) : stop_name(why));
-	e->done = 1;
+	if (g->o.fmt == REC_U32)
+		rec_write(s->f, g->o.fmt, s->ids + from, s->n - from);
+	else
+		rec_end(s->f);
+	order_end(&g->ord, s->t);
 	s->busy = 0;
 	seq_release(&s->sq);
 }
 
-/* Record e failed (after its message), in slot s or before one: its
- * output as -P 1 leaves it; without -k, the records after it dropped. */
+/* Record t (output f) failed (after its message), in slot s or before
+ * one: its output as -P 1 leaves it (-k: ended, in u32 framing empty;
+ * else the ids so far, unended, or in u32 framing nothing); without -k,
+ * the records after it dropped. */
 static void
-fail(struct gen *g, struct gen_slot *s, struct gen_out *e, struct batch *b)
+fail(struct gen *g, struct gen_slot *s, unsigned long long t, FILE *f,
+    struct batch *b)
 {
-	size_t i;
+	int i;
 
-	if (g->o.fmt == REC_U32)
-		e->n = 0;		/* an empty record */
-	e->done = 1;
 	if (s) {
 		s->busy = 0;
 		seq_release(&s->sq);
 	}
-	if (batch_failed(b))
+	if (batch_failed(b)) {
+		endempty(g, f);	/* u32: nothing was written before */
+		order_end(&g->ord, t);
 		return;
-	if (!g->stop_at || e->no < g->stop_at)
-		g->stop_at = e->no;
-	for (i = g->q0; i < g->qn; i++)
-		if (g->q[i].no > g->stop_at)
-			g->q[i].dropped = g->q[i].done = 1;
-	for (i = 0; i < (size_t)g->n; i++)
-		if (g->slot[i].busy && g->q[g->slot[i].out].dropped) {
+	}
+	order_end(&g->ord, t);
+	if (g->stopped && g->stop_t < t)
+		return;
+	g->stopped = 1, g->stop_t = t;
+	order_cut(&g->ord, t);
+	for (i = 0; i < g->n; i++)
+		if (g->slot[i].busy && g->slot[i].t > t) {
 			g->slot[i].busy = 0;
 			seq_release(&g->slot[i].sq);
 		}
 }
 
-/* Take record r (from e) into slot s: 0, or -1 after a message (the
- * record failed). */
+/* Take record r (from input name, its output t and f) into slot s: 0,
+ * or -1 after a message (the record failed). */
 static int
 start(struct gen *g, struct gen_slot *s, const struct rec *r,
-    struct gen_out *e)
+    const char *name, unsigned long long t, FILE *f)
 {
 	size_t i;
 
-	if (rec_check(r, g->m->cfg.vocab_size, e->name) < 0)
+	if (rec_check(r, g->m->cfg.vocab_size, name) < 0)
 		return -1;
 	if (r->n == 0)
-		return error("%s: record %llu: empty prompt", e->name, e->no);
+		return error("%s: record %llu: empty prompt", name, r->no);
 	if (r->n > (size_t)g->o.ctx)
 		return error("%s: record %llu: prompt of %zu tokens exceeds "
-		    "the context of %d (see --ctx)", e->name, e->no, r->n,
+		    "the context of %d (see --ctx)", name, r->no, r->n,
 		    g->o.ctx);
 	seq_release(&s->sq);
 	sampler_reset(&s->smp);	/* each record as if run alone */
@@ -197,12 +181,11 @@ start(struct gen *g, struct gen_slot *s, const struct rec *r,
 			return -1;
 	s->np = r->n;
 	s->sq.span = (int)r->n;	/* longrope: the prompt's whole length */
-	s->out = (size_t)(e - g->q);
+	s->no = r->no, s->name = name, s->t = t, s->f = f;
 	if (g->o.stext && stoptext_start(&s->stx, g->o.tok, s->ids, s->n) < 0)
 		return -1;
-	for (i = 0; g->o.echo && i < r->n; i++)
-		if (put_id(&e->ids, &e->n, &e->cap, r->ids[i]) < 0)
-			return -1;
+	for (i = 0; g->o.echo && g->o.fmt == REC_TEXT && i < r->n; i++)
+		rec_put(f, r->ids[i], i == 0);
 	s->busy = 1;
 	if (stop_none(&s->st))
 		end(g, s, STOP_NONE);
@@ -214,7 +197,6 @@ start(struct gen *g, struct gen_slot *s, const struct rec *r,
 static int
 step(struct gen *g, struct gen_slot *s)
 {
-	struct gen_out *e = &g->q[s->out];
 	const float *lg = s->sq.logits;
 	enum stop_why why;
 	int id, t;
@@ -223,11 +205,12 @@ step(struct gen *g, struct gen_slot *s)
 	 * the next pass */
 	if ((id = sampler_next(&s->smp, s->sq.logits, s->ids, s->n)) < 0)
 		return error("%s: record %llu: position %zu: logit %d is %g (a "
-		    "weight that is not finite?)", e->name, e->no, s->n - 1,
+		    "weight that is not finite?)", s->name, s->no, s->n - 1,
 		    s->smp.bad, lg[s->smp.bad]);
-	if (put_id(&s->ids, &s->n, &s->cap, id) < 0 ||
-	    put_id(&e->ids, &e->n, &e->cap, id) < 0)
+	if (put_id(&s->ids, &s->n, &s->cap, id) < 0)
 		return -1;
+	if (g->o.fmt == REC_TEXT)
+		rec_put(s->f, id, !g->o.echo && s->n == s->np + 1);
 	if ((why = stop_check(&s->st, id)) != STOP_NONE) {
 		end(g, s, why);
 		return 0;
@@ -242,7 +225,7 @@ step(struct gen *g, struct gen_slot *s)
 	}
 	if (s->sq.pos >= s->sq.ctx) {
 		warn("%s: record %llu: context of %d positions is full",
-		    e->name, e->no, s->sq.ctx);
+		    s->name, s->no, s->sq.ctx);
 		end(g, s, STOP_NONE);
 		return 0;
 	}
@@ -272,7 +255,7 @@ pass(struct gen *g, struct batch *b)
 		s = &g->slot[i];
 		if (!s->busy || (size_t)s->sq.pos >= s->np)
 			continue;
-		for (k = np++; k > 0 && pv[k - 1]->out > s->out; k--)
+		for (k = np++; k > 0 && pv[k - 1]->t > s->t; k--)
 			pv[k] = pv[k - 1];
 		pv[k] = s;
 	}
@@ -293,38 +276,19 @@ pass(struct gen *g, struct batch *b)
 	for (i = 0; i < nv; i++) {
 		s = sv[i];
 		if (s->busy && (size_t)s->sq.pos >= s->np && step(g, s) < 0)
-			fail(g, s, &g->q[s->out], b);
+			fail(g, s, s->t, s->f, b);
 	}
 	return 0;
 }
 
-/* Write the records that can be, in order: 0, or 1 at the record that
- * stopped the run (its ids so far written, unended, as -P 1 leaves it). */
+/* Write what can go out, in order: 0, or -1 after error(). */
 static int
 flush(struct gen *g, FILE *out)
 {
-	struct gen_out *e;
-
-	for (; g->q0 < g->qn; g->q0++) {
-		e = &g->q[g->q0];
-		if (e->dropped)
-			continue;
-		for (; g->o.fmt == REC_TEXT && e->put < e->n; e->put++)
-			rec_put(out, e->ids[e->put], e->put == 0);
-		if (!e->done)
-			break;
-		if (e->no == g->stop_at) {
-			fflush(out);
-			return 1;
-		}
-		if (g->o.fmt == REC_U32)
-			rec_write(out, g->o.fmt, e->ids, e->n);
-		else
-			rec_end(out);
-		free(e->ids), free(e->name);
-		e->ids = NULL, e->name = NULL;
-	}
-	fflush(out);
+	if (order_flush(&g->ord) < 0)
+		return -1;
+	if (fflush(out) == EOF)
+		return errno == EPIPE ? -1 : error("<stdout>: write error:");
 	return 0;
 }
 
@@ -332,12 +296,14 @@ int
 gen_run(struct gen *g, struct batch *b, struct rec_files *rf, FILE *out)
 {
 	struct rec r = { 0 };
-	struct gen_out *e;
+	unsigned long long t;
+	FILE *f;
 	int i, got, eof = 0, ret = 0, busy;
 
+	order_init(&g->ord, out, "<stdout>");
 	for (;;) {
 		/* every free slot takes the next record */
-		for (i = 0; i < g->n && !eof && !g->stop_at; i++) {
+		for (i = 0; i < g->n && !eof && !g->stopped; i++) {
 			if (g->slot[i].busy)
 				continue;
 			if ((got = batch_next(b, rf, &r)) <= 0) {
@@ -345,28 +311,30 @@ gen_run(struct gen *g, struct batch *b, struct rec_files *rf, FILE *out)
 				ret = got < 0;
 				break;
 			}
-			if (!(e = queue(g, r.no, rf->fl.name))) {
+			if (!(f = order_begin(&g->ord, &t))) {
 				ret = -1;
 				goto out;
 			}
-			if (got == 2)	/* malformed, said and counted */
-				e->done = 1;
-			else if (start(g, &g->slot[i], &r, e) < 0)
-				fail(g, NULL, e, b);
+			if (got == 2) {	/* malformed, said and counted */
+				endempty(g, f);
+				order_end(&g->ord, t);
+			} else if (start(g, &g->slot[i], &r, rf->fl.name, t,
+			    f) < 0)
+				fail(g, NULL, t, f, b);
 			i--;	/* a failed record left the slot free */
 		}
 		for (i = 0, busy = 0; i < g->n; i++)
 			busy |= g->slot[i].busy;
-		if (!busy && (eof || g->stop_at))
+		if (!busy && (eof || g->stopped))
 			break;
-		if (busy && pass(g, b) < 0) {
+		if ((busy && pass(g, b) < 0) || flush(g, out) < 0) {
 			ret = -1;
 			goto out;
 		}
-		if (flush(g, out))
-			break;
 	}
-	if (flush(g, out) || g->stop_at)
+	if (flush(g, out) < 0)
+		ret = -1;
+	else if (g->stopped)
 		ret = 1;
 out:
 	rec_free(&r);

@@ -15,7 +15,8 @@
  * are those that one record at a time gives, whatever N, the threads
  * or the other records.
  *
- * Output is in input order: the oldest record not yet written streams
+ * Output is in input order (order.h, as llm-score -P and llm-logits -P
+ * write theirs): the oldest record not yet written streams
  * its ids as they come (text framing), later ones are held until it
  * ends.  A bad record (empty, an id outside the vocabulary, longer than
  * the context, a logit not finite) is said with its number and, under
@@ -29,6 +30,7 @@
 
 #include "model/seq.h"
 #include "stream/batch.h"
+#include "stream/order.h"
 #include "stream/rec.h"
 #include "stream/sample.h"
 #include "stream/stoptext.h"
@@ -49,7 +51,6 @@ struct gen_opts {
 };
 
 struct gen_slot;
-struct gen_out;
 
 struct gen {
 	const struct model *m;
@@ -58,10 +59,10 @@ struct gen {
 	struct seq_batch b;
 	struct gen_slot *slot;	/* (n) */
 	int n;
-	struct gen_out *q;	/* records read, not yet written, in order */
-	size_t qn, qcap, q0;	/* q[q0..qn) */
-	unsigned long long stop_at;	/* a record failed without -k: its
-					 * number (those after it dropped) */
+	struct order ord;	/* the records' output, in input order */
+	int stopped;		/* a record failed without -k: */
+	unsigned long long stop_t;	/* its ticket in ord (those after it
+					 * dropped) */
 };
 
 /* A generator of up to n records at once on m.  0, or -1 after error()
