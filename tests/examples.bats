@@ -96,7 +96,7 @@ exec "%s/llm-gen" "$@"
 	chmod +x ssh
 	long=$(printf 'a %.0s' $(seq 600))
 	printf 'Once upon a time\n\nThe dog\n%s\nLily' "$long" >p.txt
-	PARALLEL_SSH=$PWD/ssh run -1 --separate-stderr "$EX/parallel.sh" -S 1/h1,1/h2 -j 2 -n 6 "$M" <p.txt
+	PARALLEL_SSH=$PWD/ssh run -1 --separate-stderr "$EX/parallel.sh" -S 1/h1,1/h2 -j 2 -b 2 -n 6 "$M" <p.txt
 	[ "${#lines[@]}" -eq 3 ]
 	for i in 1 3 5; do
 		p=$(sed -n "${i}p" p.txt)
@@ -104,11 +104,12 @@ exec "%s/llm-gen" "$@"
 		printf '%s\t%s\n' "$i" "$want"
 	done >want.txt
 	[ "$output" = "$(cat want.txt)" ]
-	# each failure with its prompt's number and its cause, then counted
-	[[ $stderr == *"2	llm-text: empty prompt"* ]]
-	[[ $stderr == *"4	llm-gen: <stdin>: record 1: prompt of 602 tokens exceeds the context"* ]]
-	[[ $stderr == *"prompt 2 failed on h"* && $stderr == *"prompt 4 failed on h"* ]]
+	# each failure with its prompt's number, its host and its cause,
+	# then counted (an empty prompt is not sent)
+	[[ $stderr == *"parallel.sh: prompt 2: empty prompt"* ]]
+	[[ $stderr == *"parallel.sh: prompt 4 failed on h"?": prompt of 602 tokens exceeds the context"* ]]
 	[[ $stderr == *"2 of 5 prompts failed"* ]]
+	[ "$(grep -c . <<<"$stderr")" -eq 3 ]
 	[[ $stderr != *"prompt 1 failed"* && $stderr != *"prompt 3 failed"* ]]
 	grep -qx h1 hosts.log
 	grep -qx h2 hosts.log
@@ -121,11 +122,40 @@ exec "%s/llm-gen" "$@"
 	mkdir -p hub/models--org--stories/snapshots hub/models--org--stories/refs
 	cp -R "$M" hub/models--org--stories/snapshots/$c
 	printf '%s' $c >hub/models--org--stories/refs/main
-	HF_HUB_CACHE=$PWD/hub PARALLEL_SSH=$PWD/ssh run -0 --separate-stderr "$EX/parallel.sh" --slf hosts.txt -j 2 -n 6 org/stories <good.txt
+	HF_HUB_CACHE=$PWD/hub PARALLEL_SSH=$PWD/ssh run -0 --separate-stderr "$EX/parallel.sh" --slf hosts.txt -j 2 -b 2 -n 6 org/stories <good.txt
 	[ "$output" = "$(sed '2s/^3/2/; 3s/^5/3/' want.txt)" ]
 	[ -z "$stderr" ]
 	grep -qx h3 hosts.log
 	grep -qx h4 hosts.log
+}
+
+@test "examples: parallel.sh runs a block of prompts a job, one llm-gen -P each, a result a line" {
+	need_cmd parallel
+	cat >ssh <<-'EOF'
+	#!/bin/sh
+	while [ $# -gt 0 ]; do case $1 in -[oplF]) shift 2 ;; -*) shift ;; *) break ;; esac; done
+	shift
+	[ "${1:-}" = -- ] && shift
+	export SHELL=/bin/sh
+	exec sh -c "$*"
+	EOF
+	chmod +x ssh
+	# an llm-gen that notes how it was run
+	mkdir wrap
+	printf '#!/bin/sh\necho "$*" >>"%s/runs"\nexec "%s/llm-gen" "$@"\n' "$PWD" "$BIN" >wrap/llm-gen
+	chmod +x wrap/llm-gen
+	# 'The dog' goes on past a newline (id 13) within 50 ids
+	printf 'The dog\nLily\nOnce upon a time\n' >p.txt
+	PATH=$PWD/wrap:$PATH PARALLEL_SSH=$PWD/ssh run -0 --separate-stderr "$EX/parallel.sh" -S 1/h1,1/h2 -P 3 -b 2 -n 50 "$M" <p.txt
+	[ "${#lines[@]}" -eq 3 ]
+	# two blocks: two llm-gen -P 3
+	[ "$(wc -l <runs)" -eq 2 ]
+	[ "$(grep -c -- '-P 3 ' runs)" -eq 2 ]
+	want=$(printf 'The dog' | tok-encode -m "$M" | llm-gen -m "$M" -n 50 --temp 0 | tok-decode -m "$M" -l)
+	[[ $want == *'\n'* ]]
+	[ "${lines[0]}" = "$(printf '1\t')$want" ]
+	[[ ${lines[1]} == "2	"* && ${lines[2]} == "3	"* ]]
+	[ -z "$stderr" ]
 }
 
 @test "examples: parallel.sh -T sends the model folder to each host" {
@@ -150,7 +180,7 @@ exec "%s/llm-gen" "$@"
 	cp -R "$M" here/m
 	printf 'Once upon a time\nThe dog\n' >p.txt
 	cd here
-	PARALLEL_SSH=$BATS_TEST_TMPDIR/ssh run -0 --separate-stderr "$EX/parallel.sh" -S 1/h1,1/h2 -T -j 2 -n 6 m <../p.txt
+	PARALLEL_SSH=$BATS_TEST_TMPDIR/ssh run -0 --separate-stderr "$EX/parallel.sh" -S 1/h1,1/h2 -T -j 2 -b 1 -n 6 m <../p.txt
 	[ "${lines[0]}" = "$(printf '1\t')$(printf 'Once upon a time' | tok-encode -m "$M" | llm-gen -m "$M" -n 6 --temp 0 | tok-decode -m "$M")" ]
 	[ "${lines[1]}" = "$(printf '2\t')$(printf 'The dog' | tok-encode -m "$M" | llm-gen -m "$M" -n 6 --temp 0 | tok-decode -m "$M")" ]
 	for h in h1 h2; do
@@ -170,7 +200,7 @@ exec "%s/llm-gen" "$@"
 	# good prompts counted
 	last=$(printf '%s' "$output" | tr '\r' '\n' | grep -a 'records, ' | tail -n 1)
 	[[ $last == "3/3 records, 8 tokens, "[0-9]*.[0-9]" tokens/s"* ]]
-	[[ $output == *"2	llm-text: empty prompt"* ]]
+	[[ $output == *"parallel.sh: prompt 2: empty prompt"* ]]
 	[[ $output != *"llm-gen: model"* && $output != *"llm-gen: seed"* && $output != *" ids, stop"* ]]
 	[ "$(cut -f1 out.txt)" = "$(printf '1\n3')" ]
 }
