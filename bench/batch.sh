@@ -26,9 +26,7 @@ set -eu
 
 me=batch.sh
 here=$(cd "$(dirname "$0")" && pwd)
-top=$(dirname "$here")
-bin=${PIPELM_BIN:-$top/bin}
-tools=${PIPELM_TOOLS:-$top/build/rel}
+. "$here/common.sh"	# top, bin, tools, out; say, fail, ...
 dir=${BENCH_DIR:-$top/build/bench}
 npl=${BENCH_NPL:-1 4 16 64}
 modes=${BENCH_MODES:-exact q8_0 q4}
@@ -39,13 +37,9 @@ peer=${LLAMA_BATCHED_BENCH:-$top/build/peer/llama-batched-bench}
 quantize=${LLAMA_QUANTIZE:-$top/build/peer/llama-quantize}
 cc=${CC:-cc}
 
-say() { printf '%s: %s\n' "$me" "$*" >&2; }
-fail() { say "$*"; exit 1; }
-
-[ -x "$tools/mkmodel" ] && [ -x "$tools/mkgguf" ] ||
-	fail "$tools: mkmodel, mkgguf not built (run make tools first)"
+need_tools mkmodel mkgguf
 mkdir -p "$dir"
-tmp=$(mktemp -d) && trap 'rm -rf "$tmp"' EXIT
+workdir
 probe=$tmp/probe
 $cc -std=c11 -O2 -Wall -Wextra -pthread -D_POSIX_C_SOURCE=200809L \
     -D_DEFAULT_SOURCE -o "$probe" "$here/probe.c" -lm ||

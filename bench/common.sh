@@ -1,7 +1,15 @@
 # shellcheck shell=sh disable=SC2154
 # bench/common.sh: what the bench scripts share, sourced by them
-# (. "$here/common.sh") once they have set me (their name in messages),
-# top, bin, tools and, where they use it, shared and reps.  Plain sh.
+# (. "$here/common.sh", here their folder).  It sets top (the tree),
+# bin (PIPELM_BIN, else top/bin), tools (PIPELM_TOOLS, else
+# top/build/rel) and out (BENCH_DIR, else top/build/bench); its
+# functions use me (the script's name in messages) and, where they say
+# so, shared and reps.  Plain sh.
+
+top=$(cd "$here/.." && pwd)
+bin=${PIPELM_BIN:-$top/bin}
+tools=${PIPELM_TOOLS:-$top/build/rel}
+out=${BENCH_DIR:-$top/build/bench}
 
 say() { printf '%s: %s\n' "$me" "$*" >&2; }
 fail() { say "$*"; exit 1; }

@@ -18,10 +18,7 @@
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
-top=$(cd "$here/.." && pwd)
-bin=${PIPELM_BIN:-$top/bin}
-tools=${PIPELM_TOOLS:-$top/build/rel}
-out=${BENCH_DIR:-$top/build/bench}
+. "$here/common.sh"	# top, bin, tools, out; say, fail, ...
 reps=${BENCH_REPS:-5}
 depth=${BENCH_DEPTH:-4096}
 ngen=${BENCH_DEPTH_N:-32}
@@ -30,7 +27,6 @@ peer=${LLAMA_BENCH:-$top/build/peer/llama-bench}
 model=$out/smollm2-135m-bf16
 gguf=$out/smollm2-135m-bf16.gguf
 me=bench/depth.sh
-. "$here/common.sh"
 
 posint BENCH_REPS "$reps"
 posint BENCH_DEPTH "$depth"

@@ -30,10 +30,7 @@
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
-top=$(cd "$here/.." && pwd)
-bin=${PIPELM_BIN:-$top/bin}
-tools=${PIPELM_TOOLS:-$top/build/rel}
-out=${BENCH_DIR:-$top/build/bench}
+. "$here/common.sh"	# top, bin, tools, out; say, fail, ...
 reps=${BENCH_REPS:-3}
 do1b=${BENCH_1B:-1}
 ldir=${LLAMA_DIR:-$top/build/peer}
@@ -42,7 +39,6 @@ lquant=${LLAMA_QUANTIZE:-$ldir/llama-quantize}
 types=${BENCH_GGUF_TYPES:-Q4_K_M Q4_0 Q6_K Q8_0}
 models=${BENCH_GGUF_MODELS:-smollm2-135m llama3.2-1b}
 me=bench/gguf.sh
-. "$here/common.sh"
 
 # the arguments, before anything runs
 posint BENCH_REPS "$reps"

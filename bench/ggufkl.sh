@@ -30,9 +30,7 @@
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
-top=$(cd "$here/.." && pwd)
-bin=${PIPELM_BIN:-$top/bin}
-tools=${PIPELM_TOOLS:-$top/build/rel}
+. "$here/common.sh"	# top, bin, tools, out; say, fail, ...
 shared=${SHARED:-$top/../shared}
 ldir=${LLAMA_DIR:-$top/build/peer}
 cc=${CC:-cc}
@@ -40,7 +38,6 @@ cxx=${CXX:-c++}
 work=${GGUFKL_DIR:-$top/build/ggufkl}
 types=${GGUFKL_TYPES:-Q8_0 Q4_0 Q4_K_M Q6_K}
 me=bench/ggufkl.sh
-. "$here/common.sh"
 
 need_bin llm-logits
 need_tools mkmodel mkgguf

@@ -19,14 +19,11 @@
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
-top=$(cd "$here/.." && pwd)
-bin=${PIPELM_BIN:-$top/bin}
-tools=${PIPELM_TOOLS:-$top/build/rel}
+. "$here/common.sh"	# top, bin, tools, out; say, fail, ...
 shared=${SHARED:-$top/../shared}
 work=${KVERR_DIR:-$top/build/kverr}
 len=${KVERR_LEN:-256}
 me=bench/kverr.sh
-. "$here/common.sh"
 
 posint KVERR_LEN "$len"
 need_bin llm-logits

@@ -37,16 +37,13 @@
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
-top=$(cd "$here/.." && pwd)
-bin=${PIPELM_BIN:-$top/bin}
-tools=${PIPELM_TOOLS:-$top/build/rel}
+. "$here/common.sh"	# top, bin, tools, out; say, fail, ...
 shared=${SHARED:-$top/../shared}
 ldir=${LLAMA_DIR:-$top/build/peer}
 cc=${CC:-cc}
 cxx=${CXX:-c++}
 work=${LOGERR_DIR:-$top/build/logerr}
 me=bench/logerr.sh
-. "$here/common.sh"
 
 need_bin llm-logits llm-quant
 need_tools mkmodel mkgguf

@@ -26,16 +26,12 @@
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
-top=$(cd "$here/.." && pwd)
-bin=${PIPELM_BIN:-$top/bin}
-tools=${PIPELM_TOOLS:-$top/build/rel}
-out=${BENCH_DIR:-$top/build/bench}
+. "$here/common.sh"	# top, bin, tools, out; say, fail, ...
 reps=${BENCH_REPS:-3}
 n=${BENCH_PARALLEL_N:-64}
 new=${BENCH_PARALLEL_NEW:-64}
 par=${BENCH_PARALLEL_P:-16}
 me=bench/parallel.sh
-. "$here/common.sh"
 posint BENCH_REPS "$reps"
 posint BENCH_PARALLEL_N "$n"
 posint BENCH_PARALLEL_NEW "$new"

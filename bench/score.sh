@@ -21,15 +21,11 @@
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
-top=$(cd "$here/.." && pwd)
-bin=${PIPELM_BIN:-$top/bin}
-tools=${PIPELM_TOOLS:-$top/build/rel}
-out=${BENCH_DIR:-$top/build/bench}
+. "$here/common.sh"	# top, bin, tools, out; say, fail, ...
 reps=${BENCH_REPS:-3}
 n=${BENCH_SCORE_N:-2000}
 par=${BENCH_SCORE_P:-16}
 me=bench/score.sh
-. "$here/common.sh"
 mkdir -p "$out"
 workdir
 

@@ -8,6 +8,30 @@ setup() {
 	cd "$BATS_TEST_TMPDIR"
 }
 
+# ./ssh, a stand-in for ssh HOST [--] COMMAND: COMMAND run here, the
+# host noted in hosts.log
+stand_in_ssh() {
+	cat >ssh <<-'EOF'
+	#!/bin/sh
+	while [ $# -gt 0 ]; do case $1 in -[oplF]) shift 2 ;; -*) shift ;; *) break ;; esac; done
+	echo "$1" >>hosts.log
+	shift
+	[ "${1:-}" = -- ] && shift
+	# sshd sets SHELL from the password file; parallel's remote worker
+	# runs the command with it, and prints nothing when it is unset
+	export SHELL=/bin/sh
+	exec sh -c "$*"
+	EOF
+	chmod +x ssh
+}
+
+# wrap/llm-gen: llm-gen, each run's arguments noted in a line of ./runs
+noted_llm_gen() {
+	mkdir wrap
+	printf '#!/bin/sh\necho "$*" >>"%s/runs"\nexec "%s/llm-gen" "$@"\n' "$PWD" "$BIN" >wrap/llm-gen
+	chmod +x wrap/llm-gen
+}
+
 @test "examples: generate.sh tells the story" {
 	run -0 --separate-stderr "$EX/generate.sh" "$M"
 	[[ $output == ", there was a little girl named Lily"* ]]
@@ -48,13 +72,7 @@ setup() {
 }
 
 @test "examples: batch.sh runs one llm-gen -P, a result a line (tok-decode -l)" {
-	# an llm-gen that notes how it was run
-	mkdir wrap
-	printf '#!/bin/sh
-echo "$*" >>"%s/runs"
-exec "%s/llm-gen" "$@"
-' "$PWD" "$BIN" >wrap/llm-gen
-	chmod +x wrap/llm-gen
+	noted_llm_gen
 	# 'The dog' goes on past a newline (id 13) within 50 ids
 	printf 'The dog\nLily\n' >p.txt
 	PATH=$PWD/wrap:$PATH run -0 --separate-stderr "$EX/batch.sh" -j 4 -n 50 "$M" <p.txt
@@ -81,19 +99,7 @@ exec "%s/llm-gen" "$@"
 
 @test "examples: parallel.sh over two hosts (a local stand-in for ssh)" {
 	need_cmd parallel
-	cat >ssh <<-'EOF'
-	#!/bin/sh
-	# ssh HOST [--] COMMAND: run COMMAND here, noting the host
-	while [ $# -gt 0 ]; do case $1 in -[oplF]) shift 2 ;; -*) shift ;; *) break ;; esac; done
-	echo "$1" >>hosts.log
-	shift
-	[ "${1:-}" = -- ] && shift
-	# sshd sets SHELL from the password file; parallel's remote worker
-	# runs the command with it, and prints nothing when it is unset
-	export SHELL=/bin/sh
-	exec sh -c "$*"
-	EOF
-	chmod +x ssh
+	stand_in_ssh
 	long=$(printf 'a %.0s' $(seq 600))
 	printf 'Once upon a time\n\nThe dog\n%s\nLily' "$long" >p.txt
 	PARALLEL_SSH=$PWD/ssh run -1 --separate-stderr "$EX/parallel.sh" -S 1/h1,1/h2 -j 2 -b 2 -n 6 "$M" <p.txt
@@ -131,19 +137,8 @@ exec "%s/llm-gen" "$@"
 
 @test "examples: parallel.sh runs a block of prompts a job, one llm-gen -P each, a result a line" {
 	need_cmd parallel
-	cat >ssh <<-'EOF'
-	#!/bin/sh
-	while [ $# -gt 0 ]; do case $1 in -[oplF]) shift 2 ;; -*) shift ;; *) break ;; esac; done
-	shift
-	[ "${1:-}" = -- ] && shift
-	export SHELL=/bin/sh
-	exec sh -c "$*"
-	EOF
-	chmod +x ssh
-	# an llm-gen that notes how it was run
-	mkdir wrap
-	printf '#!/bin/sh\necho "$*" >>"%s/runs"\nexec "%s/llm-gen" "$@"\n' "$PWD" "$BIN" >wrap/llm-gen
-	chmod +x wrap/llm-gen
+	stand_in_ssh
+	noted_llm_gen
 	# 'The dog' goes on past a newline (id 13) within 50 ids
 	printf 'The dog\nLily\nOnce upon a time\n' >p.txt
 	PATH=$PWD/wrap:$PATH PARALLEL_SSH=$PWD/ssh run -0 --separate-stderr "$EX/parallel.sh" -S 1/h1,1/h2 -P 3 -b 2 -n 50 "$M" <p.txt
