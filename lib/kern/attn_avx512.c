@@ -196,9 +196,10 @@ part_t(float *acc, int lda, float *ml, const struct attn_tile *a,
 			_mm512_storeu_ps(arow[r] + c, _mm512_setzero_ps());
 	}
 	jb = a->p0 - a->p0 % 16;
-	attn_prefetch(a, a->p0, pend - jb < 16 ? pend : jb + 16);
+	if (!a->touched)
+		attn_prefetch(a, a->p0, pend - jb < 16 ? pend : jb + 16);
 	for (; jb < pend; jb += 16) {
-		if (jb + 16 < pend)	/* the next block */
+		if (jb + 16 < pend && !a->touched)	/* the next block */
 			attn_prefetch(a, jb + 16, pend - jb < 32 ? pend : jb + 32);
 		/* keys j0..j1 of the block exist; others point at key j0 and
 		 * are masked out */

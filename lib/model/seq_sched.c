@@ -464,6 +464,7 @@ attn_items(void *ctx, int i0, int i1)
 		a.win = m->layers[j->layer].window;
 		a.softcap = m->cfg.attn_logit_softcapping;
 		a.kvt = j->kv->kvt;
+		a.touched = j->T == 1;	/* attn_touch below */
 		if (j->nchunk) {	/* decode: keys of range i % n */
 			float *acc = j->att + (size_t)(i % n) * m->qdim + h0 * hd;
 
