@@ -137,6 +137,10 @@ $(UNIT): $(O)/%: tests/unit/%.c $(O)/libcore.a
 $(O)/kernbench: bench/kernbench.c $(O)/libcore.a $(HDR)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(O)/libcore.a $(LDLIBS)
 kernbench: $(O)/kernbench
+# Decode's attention alone at 128 and 4096 positions (bench/NOTES.md).
+$(O)/attnbench: bench/attnbench.c $(O)/libcore.a $(HDR)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(O)/libcore.a $(LDLIBS)
+attnbench: $(O)/attnbench
 # The Oniguruma oracle for lib/tok/regex.c (tests/regex.bats), built only
 # where pkg-config finds libonig; never linked into lib/ or the programs.
 ONIGLIBS := $(shell pkg-config --libs oniguruma 2>/dev/null)
@@ -162,7 +166,7 @@ endif
 # this build's, so that no two makes write one object), then the unit
 # tests under every kernel table the CPU has (PIPELM_KERNEL), then the
 # bats suites against $(BINDIR), then the man-page lint.
-test: all tools $(UNIT) $(O)/kernbench $(ONIGCHK)
+test: all tools $(UNIT) $(O)/kernbench $(O)/attnbench $(ONIGCHK)
 	$(MAKE) SAN= FUZZ= image
 	@for t in $(UNIT); do for k in portable avx2 avx512; do \
 		echo "$$t ($$k)"; PIPELM_KERNEL=$$k ./$$t || exit 1; done; done
@@ -271,4 +275,4 @@ uninstall:
 	rm -f $(DESTDIR)$(INCDIR)/pipelm.h $(DESTDIR)$(MANPREFIX)/man3/pipelm.3
 clean:
 	rm -rf bin build/rel build/san build/fuzz build/static build/image $(IMAGE)
-.PHONY: all tools test check fuzz fuzz-build bench bench-batch bench-gguf bench-parallel bench-score bench-train peer peer-avx2 logerr ggufkl kverr kernbench image install uninstall clean
+.PHONY: all tools test check fuzz fuzz-build bench bench-batch bench-gguf bench-parallel bench-score bench-train peer peer-avx2 logerr ggufkl kverr kernbench attnbench image install uninstall clean

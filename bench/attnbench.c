@@ -1,0 +1,179 @@
+/* attnbench: decode's attention on the SmolLM2-135M shape, alone.
+ *
+ *   make attnbench
+ *   PIPELM_KERNEL=avx512 build/rel/attnbench [-c] [-r reps] [-d depth]
+ *
+ * One decoded token's attention in every layer (30 layers, 9 query heads
+ * over 3 KV heads, head size 64) after 128 positions and after depth
+ * (4096), with each KV cache type: the cache in the model's layout
+ * (blocks of 64 positions, every layer's K and V rows of a block
+ * together, so a token's keys span the whole cache and come from memory
+ * as in decode), cut into the key ranges decode's step_attention cuts
+ * (at least 64 keys, at most 16 ranges a head), each tile read in
+ * address order first as its attn_touch does, then the table's part and
+ * attn_merge.  One thread.  Prints ms a token (the best of reps runs),
+ * what depth adds to 128 and that per key row (a KV head's key and value
+ * at one position, for its 3 query heads): the attention's share of
+ * issue 28's decode goal (decode after 4096 within 1.5x of after 128),
+ * without the weights.  -c times by CPU time instead of
+ * the clock, so that other processes on a shared machine count less. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../lib/kern/attn.h"
+#include "../lib/kern/kern.h"
+#include "../lib/kern/wtype.h"
+#include "../lib/base/util.h"
+
+#define L 30		/* layers */
+#define NKV 3		/* KV heads */
+#define NH 3		/* query heads a KV head */
+#define HD 64		/* head size */
+#define KVB 64		/* positions a cache block (SEQ_KVBLOCK) */
+
+static volatile unsigned sink;
+
+/* seq_sched.c's attn_touch: a byte of every line, K and V side by side */
+static void
+touch(const struct attn_tile *a)
+{
+	const unsigned char *k, *v;
+	unsigned s = 0;
+	size_t n, o;
+	int p, q;
+
+	for (p = a->p0; p < a->p1; p = q) {
+		q = (p / a->kvb + 1) * a->kvb;
+		q = q < a->p1 ? q : a->p1;
+		k = (const unsigned char *)attn_at(a, 0, p);
+		v = (const unsigned char *)attn_at(a, 1, p);
+		n = (size_t)(q - p) * a->ldkv * attn_esize(a->kvt);
+		for (o = 0; o < n; o += 64)
+			s += k[o] + v[o];
+		s += k[n - 1] + v[n - 1];
+	}
+	sink = s;
+}
+
+static double
+now(int cpu)
+{
+	struct timespec t;
+
+	clock_gettime(cpu ? CLOCK_PROCESS_CPUTIME_ID : CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
+/* The best time of reps tokens at position pos, ms. */
+static double
+run(const struct attn_kern *ak, const void *kv, enum wtype t, int pos,
+    int reps, int cpu)
+{
+	static float q[NKV * NH * HD], att[ATTN_NCHUNK * NKV * NH * HD],
+	    mls[ATTN_NCHUNK * NKV * NH * 2], out[NKV * NH * HD];
+	size_t es = attn_esize(t), bstride = (size_t)L * 2 * NKV * HD * KVB;
+	int n = pos + 1, chunk, nchunk, r, l, g, c, h, qdim = NKV * NH * HD;
+	double best = 1e30, t0;
+	float ml[2 * NH];
+	struct attn_tile a;
+
+	for (c = 0; c < qdim; c++)
+		q[c] = (float)(c * 7919 % 200) / 100 - 1;
+	chunk = (n + ATTN_NCHUNK - 1) / ATTN_NCHUNK;
+	chunk = chunk < ATTN_MINCHUNK ? ATTN_MINCHUNK : chunk;
+	chunk = (chunk + ATTN_BLOCK - 1) / ATTN_BLOCK * ATTN_BLOCK;
+	nchunk = (n + chunk - 1) / chunk;
+	for (r = 0; r < reps; r++) {
+		t0 = now(cpu);
+		for (l = 0; l < L; l++) {
+			for (g = 0; g < NKV; g++)
+				for (c = 0; c < nchunk; c++) {
+					memset(&a, 0, sizeof(a));
+					a.k = (const char *)kv + ((size_t)l * 2 *
+					    NKV + g) * KVB * HD * es;
+					a.v = (const char *)kv + (((size_t)l * 2 +
+					    1) * NKV + g) * KVB * HD * es;
+					a.ldkv = HD, a.kvb = KVB, a.bstride = bstride;
+					a.q = q + g * NH * HD, a.ldq = qdim;
+					a.hd = HD, a.nh = NH, a.T = 1, a.pos0 = pos;
+					a.p0 = c * chunk;
+					a.p1 = a.p0 + chunk < n ? a.p0 + chunk : n;
+					a.scale = 0.125f, a.kvt = t, a.touched = 1;
+					touch(&a);
+					ak->part(att + (size_t)c * qdim + g * NH * HD,
+					    qdim, ml, &a);
+					memcpy(mls + 2 * ((size_t)c * NKV * NH +
+					    g * NH), ml, sizeof(ml));
+				}
+			for (h = 0; h < NKV * NH; h++)
+				attn_merge(out + h * HD, att + h * HD, qdim,
+				    mls + 2 * h, 2 * NKV * NH, nchunk, HD);
+		}
+		t0 = now(cpu) - t0;
+		best = t0 < best ? t0 : best;
+	}
+	return best;
+}
+
+static void
+usage(void)
+{
+	fprintf(stderr, "usage: %s [-c] [-r reps] [-d depth]\n", argv0);
+	exit(2);
+}
+
+int
+main(int argc, char *argv[])
+{
+	static const enum wtype types[] = { W_F32, W_BF16, W_F16 };
+	int c, cpu = 0, reps = 10, depth = 4096, nb, e;
+	const struct attn_kern *ak;
+	size_t i, nel, es, j;
+	double t128, td;
+	float x[HD];
+	void *kv;
+
+	argv0 = argv[0];
+	while ((c = getopt(argc, argv, "cr:d:")) != -1) {
+		switch (c) {
+		case 'c': cpu = 1; break;
+		case 'r': reps = (int)estrtonum(optarg, 1, 1000000, "-r"); break;
+		case 'd': depth = (int)estrtonum(optarg, 129, 1 << 20, "-d"); break;
+		default: usage();
+		}
+	}
+	if (optind != argc)
+		usage();
+	if (kern_init(getenv("PIPELM_KERNEL")) < 0)
+		return 1;
+	ak = attn_find(kern.name);
+	nb = (depth + KVB) / KVB;
+	nel = (size_t)nb * L * 2 * NKV * HD * KVB;
+	printf("attnbench: attention of a decoded token, 135M shape, %s table, "
+	    "1 thread, ms (best of %d%s)\n", ak->name, reps, cpu ? ", CPU time" : "");
+	printf("| KV | after 128 | after %d | added | ns a key row |\n"
+	    "|---|---|---|---|---|\n", depth);
+	for (c = 0; c < 3; c++) {
+		es = attn_esize(types[c]);
+		kv = emalloc(nel * es);
+		for (i = 0; i < nel; i += HD) {
+			for (j = 0; j < HD; j++)
+				x[j] = (float)((i + j) * 2654435761u % 1000) / 500 - 1;
+			if (types[c] == W_F32)
+				memcpy((float *)kv + i, x, sizeof(x));
+			else
+				wtypes[types[c]].from_f32((uint16_t *)kv + i, x, HD);
+		}
+		t128 = run(ak, kv, types[c], 127, reps, cpu);
+		td = run(ak, kv, types[c], depth - 1, reps, cpu);
+		e = printf("| %s | %.3f | %.3f | %.3f | %.2f |\n",
+		    wtypes[types[c]].name, t128, td, td - t128,
+		    (td - t128) * 1e6 / ((double)L * NKV * (depth - 128)));
+		free(kv);
+	}
+	return e < 0 || fflush(stdout) != 0;
+}
