@@ -2,6 +2,7 @@
  *
  *   make attnbench
  *   PIPELM_KERNEL=avx512 build/rel/attnbench [-c] [-r reps] [-d depth]
+ *       [-l layers]
  *
  * One decoded token's attention in every layer (30 layers, 9 query heads
  * over 3 KV heads, head size 64) after 128 positions and after depth
@@ -16,7 +17,9 @@
  * at one position, for its 3 query heads): the attention's share of
  * issue 28's decode goal (decode after 4096 within 1.5x of after 128),
  * without the weights.  -c times by CPU time instead of
- * the clock, so that other processes on a shared machine count less. */
+ * the clock, so that other processes on a shared machine count less.
+ * -l 1 keeps one layer's cache (3-6 MB at 4096), which stays in the
+ * last-level cache: the tile's compute without the memory. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,13 +32,13 @@
 #include "../lib/kern/wtype.h"
 #include "../lib/base/util.h"
 
-#define L 30		/* layers */
 #define NKV 3		/* KV heads */
 #define NH 3		/* query heads a KV head */
 #define HD 64		/* head size */
 #define KVB 64		/* positions a cache block (SEQ_KVBLOCK) */
 
 static volatile unsigned sink;
+static int nlay = 30;	/* layers */
 
 /* seq_sched.c's attn_touch: a byte of every line, K and V side by side */
 static void
@@ -75,7 +78,7 @@ run(const struct attn_kern *ak, const void *kv, enum wtype t, int pos,
 {
 	static float q[NKV * NH * HD], att[ATTN_NCHUNK * NKV * NH * HD],
 	    mls[ATTN_NCHUNK * NKV * NH * 2], out[NKV * NH * HD];
-	size_t es = attn_esize(t), bstride = (size_t)L * 2 * NKV * HD * KVB;
+	size_t es = attn_esize(t), bstride = (size_t)nlay * 2 * NKV * HD * KVB;
 	int n = pos + 1, chunk, nchunk, r, l, g, c, h, qdim = NKV * NH * HD;
 	double best = 1e30, t0;
 	float ml[2 * NH];
@@ -89,7 +92,7 @@ run(const struct attn_kern *ak, const void *kv, enum wtype t, int pos,
 	nchunk = (n + chunk - 1) / chunk;
 	for (r = 0; r < reps; r++) {
 		t0 = now(cpu);
-		for (l = 0; l < L; l++) {
+		for (l = 0; l < nlay; l++) {
 			for (g = 0; g < NKV; g++)
 				for (c = 0; c < nchunk; c++) {
 					memset(&a, 0, sizeof(a));
@@ -122,7 +125,7 @@ run(const struct attn_kern *ak, const void *kv, enum wtype t, int pos,
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: %s [-c] [-r reps] [-d depth]\n", argv0);
+	fprintf(stderr, "usage: %s [-c] [-r reps] [-d depth] [-l layers]\n", argv0);
 	exit(2);
 }
 
@@ -138,11 +141,12 @@ main(int argc, char *argv[])
 	void *kv;
 
 	argv0 = argv[0];
-	while ((c = getopt(argc, argv, "cr:d:")) != -1) {
+	while ((c = getopt(argc, argv, "cr:d:l:")) != -1) {
 		switch (c) {
 		case 'c': cpu = 1; break;
 		case 'r': reps = (int)estrtonum(optarg, 1, 1000000, "-r"); break;
 		case 'd': depth = (int)estrtonum(optarg, 129, 1 << 20, "-d"); break;
+		case 'l': nlay = (int)estrtonum(optarg, 1, 1000, "-l"); break;
 		default: usage();
 		}
 	}
@@ -152,9 +156,10 @@ main(int argc, char *argv[])
 		return 1;
 	ak = attn_find(kern.name);
 	nb = (depth + KVB) / KVB;
-	nel = (size_t)nb * L * 2 * NKV * HD * KVB;
-	printf("attnbench: attention of a decoded token, 135M shape, %s table, "
-	    "1 thread, ms (best of %d%s)\n", ak->name, reps, cpu ? ", CPU time" : "");
+	nel = (size_t)nb * nlay * 2 * NKV * HD * KVB;
+	printf("attnbench: attention of a decoded token, 135M shape, %d layers, "
+	    "%s table, 1 thread, ms (best of %d%s)\n", nlay, ak->name, reps,
+	    cpu ? ", CPU time" : "");
 	printf("| KV | after 128 | after %d | added | ns a key row |\n"
 	    "|---|---|---|---|---|\n", depth);
 	for (c = 0; c < 3; c++) {
@@ -172,7 +177,7 @@ main(int argc, char *argv[])
 		td = run(ak, kv, types[c], depth - 1, reps, cpu);
 		e = printf("| %s | %.3f | %.3f | %.3f | %.2f |\n",
 		    wtypes[types[c]].name, t128, td, td - t128,
-		    (td - t128) * 1e6 / ((double)L * NKV * (depth - 128)));
+		    (td - t128) * 1e6 / ((double)nlay * NKV * (depth - 128)));
 		free(kv);
 	}
 	return e < 0 || fflush(stdout) != 0;
