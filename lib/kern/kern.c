@@ -309,6 +309,7 @@ geglu_tanh(float *h, const float *gate, const float *up, int n)
 		[W_GQ8_0I] = kern_gq8_0i_matmul, [W_Q4_0I] = kern_q4_0i_matmul, \
 		[W_Q5_0I] = kern_q5_0i_matmul, [W_Q4_KI] = kern_q4_ki_matmul, \
 		[W_Q6_KI] = kern_q6_ki_matmul }, \
+	.matvecs = { [W_Q4] = kern_q4_matvecs }, \
 	.dot = dot, \
 	.axpy = axpy, \
 	.rmsnorm = rmsnorm, \
@@ -566,6 +567,7 @@ kern_init(const char *want)
 		if (!has_vnni()) {	/* the same bits (kern.h) */
 			kern.matvec[W_Q4] = kern_avx2.matvec[W_Q4];
 			kern.matmul[W_Q4] = kern_avx2.matmul[W_Q4];
+			kern.matvecs[W_Q4] = kern_avx2.matvecs[W_Q4];
 			kern.matvec[W_Q8_0I] = kern_avx2.matvec[W_Q8_0I];
 			kern.matmul[W_Q8_0I] = kern_avx2.matmul[W_Q8_0I];
 			kern.matvec[W_Q4I] = kern_avx2.matvec[W_Q4I];

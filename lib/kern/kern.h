@@ -44,6 +44,13 @@ struct kern {
 	 * below). */
 	void (*matmul[W_NTYPES])(float *out, int ldo, const void *w,
 	    const float *x, int ldx, int n, int T, int r0, int r1);
+	/* T matvecs in one pass: out[t*ldo + r] is matvec's output for row
+	 * r and x + t*ldx, bit for bit, each row's weights read once for
+	 * all the tokens (a batch's decode rows, lib/model/seq_sched.c's
+	 * mat_rows).  Only where matmul's bits are not matvec's (W_Q4);
+	 * NULL: T matvec calls. */
+	void (*matvecs[W_NTYPES])(float *out, int ldo, const void *w,
+	    const float *x, int ldx, int n, int T, int r0, int r1);
 	/* Sum of a[i]*b[i], i < n. */
 	float (*dot)(const float *a, const float *b, int n);
 	/* y += a x over n floats. */
@@ -193,6 +200,8 @@ void kern_q4_matvec(float *out, const void *w, const float *x, int n,
     int r0, int r1);
 void kern_q4_matmul(float *out, int ldo, const void *w, const float *x,
     int ldx, int n, int T, int r0, int r1);
+void kern_q4_matvecs(float *out, int ldo, const void *w, const float *x,
+    int ldx, int n, int T, int r0, int r1);
 /* The tables' prefill: rows [r0, r1) dequantized by deq (row r into o,
  * n weights, and up to 15 floats of +0 past them) into panels of up to
  * KERN_Q4_PANEL floats, each multiplied by f32mm, the table's F32
@@ -211,12 +220,16 @@ void kern_q4_avx2_matvec(float *out, const void *w, const float *x, int n,
     int r0, int r1);
 void kern_q4_avx2_matmul(float *out, int ldo, const void *w, const float *x,
     int ldx, int n, int T, int r0, int r1);
+void kern_q4_avx2_matvecs(float *out, int ldo, const void *w,
+    const float *x, int ldx, int n, int T, int r0, int r1);
 /* kern_q4_prep on AVX2, byte for byte (x86-64 only; for the AVX2 and
  * AVX-512 tables' kernels and the unit test). */
 int kern_q4_avx2_prep(struct kern_q4x *xc, const float *x, int n);
 void kern_q4_avx512_matvec(float *out, const void *w, const float *x, int n,
     int r0, int r1);
 void kern_q4_avx512_matmul(float *out, int ldo, const void *w,
+    const float *x, int ldx, int n, int T, int r0, int r1);
+void kern_q4_avx512_matvecs(float *out, int ldo, const void *w,
     const float *x, int ldx, int n, int T, int r0, int r1);
 
 /* ---- --int8-act (lib/kern/kern_i8.c, its _avx2 and _avx512) ----

@@ -802,6 +802,7 @@ const struct kern kern_avx2 = {
 		kern_q4_k_avx2_matmul, [W_Q5_K] = kern_q5_k_avx2_matmul, [W_Q6_K] =
 		kern_q6_k_avx2_matmul, [W_IQ4_NL] = kern_iq4_nl_avx2_matmul,
 		[W_IQ4_XS] = kern_iq4_xs_avx2_matmul },
+	.matvecs = { [W_Q4] = kern_q4_avx2_matvecs },
 	.dot = dot,
 	.axpy = axpy,
 	.rmsnorm = rmsnorm,

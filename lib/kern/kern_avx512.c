@@ -721,6 +721,7 @@ const struct kern kern_avx512 = {
 		kern_q4_k_avx512_matmul, [W_Q5_K] = kern_q5_k_avx512_matmul,
 		[W_Q6_K] = kern_q6_k_avx512_matmul, [W_IQ4_NL] =
 		kern_iq4_nl_avx512_matmul, [W_IQ4_XS] = kern_iq4_xs_avx512_matmul },
+	.matvecs = { [W_Q4] = kern_q4_avx512_matvecs },
 	.dot = dot,
 	.axpy = axpy,
 	.rmsnorm = rmsnorm,

@@ -262,6 +262,41 @@ kern_q4_matmul(float *out, int ldo, const void *w, const float *x, int ldx,
 			    T - tt < TG ? T - tt : TG, r);
 }
 
+/* Each row against every token, the tokens prepared once (on the heap:
+ * a pool thread's stack may be small): kern_q4_matvec's bits for each,
+ * a token whose prep fails by its float path as alone. */
+void
+kern_q4_matvecs(float *out, int ldo, const void *w, const float *x, int ldx,
+    int n, int T, int r0, int r1)
+{
+	struct kern_q4x *xc = NULL;
+	int nc = KERN_Q4_NC(n), r, t, *ok;
+
+	if (kern_q4_int(w, n))
+		xc = aligned_alloc(64, ((size_t)T * nc + ((size_t)T *
+		    sizeof *ok + sizeof *xc - 1) / sizeof *xc) * sizeof *xc);
+	if (!xc) {
+		for (t = 0; t < T; t++)
+			kern_q4_matvec(out + (size_t)t * ldo, w, x + (size_t)t *
+			    ldx, n, r0, r1);
+		return;
+	}
+	ok = (int *)(xc + (size_t)T * nc);
+	for (t = 0; t < T; t++) {
+		ok[t] = kern_q4_prep(xc + (size_t)t * nc, x + (size_t)t * ldx,
+		    n) == 0;
+		if (!ok[t])
+			kern_q4_matvec(out + (size_t)t * ldo, w, x + (size_t)t *
+			    ldx, n, r0, r1);
+	}
+	for (r = r0; r < r1; r++)
+		for (t = 0; t < T; t++)
+			if (ok[t])
+				out[(size_t)t * ldo + r] = idot(w, r, xc +
+				    (size_t)t * nc, n);
+	free(xc);
+}
+
 /* ---- --int8-act (W_Q4I): one digit a activation ---- */
 
 int

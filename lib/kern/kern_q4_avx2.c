@@ -495,12 +495,13 @@ kern_q4i_avx2_matvec(float *out, const void *w, const float *x, int n,
 	vdispatch(1, out, w, xc, r0, r1);
 }
 
-/* --int8-act's prefill: row r against TT tokens (chunks xs[j], output
- * o[j][r]), each half of the row loaded once for all of them; per row
- * and token the steps of vblock. */
+/* Row r against TT tokens (chunks xs[j], output o[j][r]), each half of
+ * the row loaded once for all of them; per row and token the steps of
+ * vblock, so each token's bits are its matvec's: --int8-act's prefill
+ * (nd 1) and W_Q4's decode rows of a batch (nd 3, matvecs). */
 #define QT 3	/* tokens a pass */
 INLINE void
-tblock(int TT, int gm, enum wtype st, int asym, const struct kern_q4 *m,
+tblock(int nd, int TT, int gm, enum wtype st, int asym, const struct kern_q4 *m,
     const uint16_t *gt, const struct kern_q4x *const *xs, float *const *o,
     int r)
 {
@@ -518,24 +519,24 @@ tblock(int TT, int gm, enum wtype st, int asym, const struct kern_q4 *m,
 		hload(&h1, gm, st, asym, m, &rp, gt, W + 8);
 		UNROLL
 		for (j = 0; j < TT; j++) {
-			a0[j] = hdot(1, a0[j], &h0, asym, xs[j] + c, 0);
-			a1[j] = hdot(1, a1[j], &h1, asym, xs[j] + c, 1);
+			a0[j] = hdot(nd, a0[j], &h0, asym, xs[j] + c, 0);
+			a1[j] = hdot(nd, a1[j], &h1, asym, xs[j] + c, 1);
 		}
 	}
 	if (W + 8 <= wpr) {
 		hload(&h0, gm, st, asym, m, &rp, gt, W);
 		UNROLL
 		for (j = 0; j < TT; j++)
-			a0[j] = hdot(1, a0[j], &h0, asym, xs[j] + c, 0);
+			a0[j] = hdot(nd, a0[j], &h0, asym, xs[j] + c, 0);
 		W += 8;
 	}
 	if (W < wpr) {
 		hpart(&h0, m, &rp, W, wpr - W);
 		for (j = 0; j < TT; j++)
 			if (W % 16)
-				a1[j] = hdot(1, a1[j], &h0, asym, xs[j] + c, 1);
+				a1[j] = hdot(nd, a1[j], &h0, asym, xs[j] + c, 1);
 			else
-				a0[j] = hdot(1, a0[j], &h0, asym, xs[j] + c, 0);
+				a0[j] = hdot(nd, a0[j], &h0, asym, xs[j] + c, 0);
 	}
 	UNROLL
 	for (j = 0; j < TT; j++)
@@ -544,7 +545,7 @@ tblock(int TT, int gm, enum wtype st, int asym, const struct kern_q4 *m,
 
 /* Rows [r0, r1) against the nt tokens xs (outputs o). */
 INLINE void
-trows(int gm, enum wtype st, int asym, const struct kern_q4 *m,
+trows(int nd, int gm, enum wtype st, int asym, const struct kern_q4 *m,
     const struct kern_q4x *const *xs, float *const *o, int nt, int r0,
     int r1)
 {
@@ -555,44 +556,47 @@ trows(int gm, enum wtype st, int asym, const struct kern_q4 *m,
 		gtab(gt, m);
 	for (r = r0; r < r1; r++) {
 		for (j = 0; j + QT <= nt; j += QT)
-			tblock(QT, gm, st, asym, m, gt, xs + j, o + j, r);
+			tblock(nd, QT, gm, st, asym, m, gt, xs + j, o + j, r);
 		if (nt - j == 2)
-			tblock(2, gm, st, asym, m, gt, xs + j, o + j, r);
+			tblock(nd, 2, gm, st, asym, m, gt, xs + j, o + j, r);
 		else if (nt - j == 1)
-			tblock(1, gm, st, asym, m, gt, xs + j, o + j, r);
+			tblock(nd, 1, gm, st, asym, m, gt, xs + j, o + j, r);
 	}
 }
 
-static void
-tdispatch(const struct kern_q4 *m, const struct kern_q4x *const *xs,
+INLINE void
+tdispatch(int nd, const struct kern_q4 *m, const struct kern_q4x *const *xs,
     float *const *o, int nt, int r0, int r1)
 {
 	int gm = gmode(m), a = m->z != NULL;
 
 	if (gm == GM_32 && m->st == W_BF16 && !a)	/* --quant q4's */
-		trows(GM_32, W_BF16, 0, m, xs, o, nt, r0, r1);
+		trows(nd, GM_32, W_BF16, 0, m, xs, o, nt, r0, r1);
 	else if (gm == GM_32 && m->st == W_BF16)
-		trows(GM_32, W_BF16, 1, m, xs, o, nt, r0, r1);
+		trows(nd, GM_32, W_BF16, 1, m, xs, o, nt, r0, r1);
 	else if (gm == GM_32)
-		trows(GM_32, m->st, a, m, xs, o, nt, r0, r1);
+		trows(nd, GM_32, m->st, a, m, xs, o, nt, r0, r1);
 	else if (gm == GM_WIDE && !a)
-		trows(GM_WIDE, m->st, 0, m, xs, o, nt, r0, r1);
+		trows(nd, GM_WIDE, m->st, 0, m, xs, o, nt, r0, r1);
 	else if (gm == GM_WIDE)
-		trows(GM_WIDE, m->st, 1, m, xs, o, nt, r0, r1);
+		trows(nd, GM_WIDE, m->st, 1, m, xs, o, nt, r0, r1);
 	else if (gm == GM_ROW)
-		trows(GM_ROW, m->st, a, m, xs, o, nt, r0, r1);
+		trows(nd, GM_ROW, m->st, a, m, xs, o, nt, r0, r1);
 	else
-		trows(GM_ANY, m->st, a, m, xs, o, nt, r0, r1);
+		trows(nd, GM_ANY, m->st, a, m, xs, o, nt, r0, r1);
 }
 
 #define TB 64	/* tokens prepared at a time */
 
-/* Tokens in blocks of TB, prepared once (on the heap: a pool thread's
- * stack may be small); a token whose prep fails (a non-finite
- * activation) takes matvec's float path, as it would alone. */
-void
-kern_q4i_avx2_matmul(float *out, int ldo, const void *w, const float *x,
-    int ldx, int n, int T, int r0, int r1)
+/* T tokens, each row's words read once for up to TB of them, in blocks
+ * of TB prepared once (on the heap: a pool thread's stack may be
+ * small) by prep; a token whose prep fails (a non-finite activation)
+ * takes matvec's (mv's) float path, as it would alone. */
+static void
+many(int nd, float *out, int ldo, const void *w, const float *x, int ldx,
+    int n, int T, int r0, int r1,
+    int (*prep)(struct kern_q4x *xc, const float *x, int n),
+    kern_matvec_fn *mv)
 {
 	const struct kern_q4 *m = w;
 	const struct kern_q4x *xs[TB];
@@ -601,11 +605,12 @@ kern_q4i_avx2_matmul(float *out, int ldo, const void *w, const float *x,
 	int nc = KERN_Q4_NC(n), t0, t1, t, nt;
 
 	if (kern_q4_int(m, n))
-		xc = aligned_alloc(64, (size_t)TB * nc * sizeof *xc);
+		xc = aligned_alloc(64, (size_t)(T < TB ? T : TB) * nc *
+		    sizeof *xc);
 	if (!xc) {
 		for (t = 0; t < T; t++)
-			kern_q4i_avx2_matvec(out + (size_t)t * ldo, w,
-			    x + (size_t)t * ldx, n, r0, r1);
+			mv(out + (size_t)t * ldo, w, x + (size_t)t * ldx, n,
+			    r0, r1);
 		return;
 	}
 	for (t0 = 0; t0 < T; t0 = t1) {
@@ -613,9 +618,9 @@ kern_q4i_avx2_matmul(float *out, int ldo, const void *w, const float *x,
 		for (nt = 0, t = t0; t < t1; t++) {
 			struct kern_q4x *h = xc + (size_t)nt * nc;
 
-			if (kern_q4_prep8(h, x + (size_t)t * ldx, n) < 0) {
-				kern_q4i_avx2_matvec(out + (size_t)t * ldo, w,
-				    x + (size_t)t * ldx, n, r0, r1);
+			if (prep(h, x + (size_t)t * ldx, n) < 0) {
+				mv(out + (size_t)t * ldo, w, x + (size_t)t *
+				    ldx, n, r0, r1);
 				continue;
 			}
 			if (!m->z)
@@ -623,9 +628,25 @@ kern_q4i_avx2_matmul(float *out, int ldo, const void *w, const float *x,
 			xs[nt] = h;
 			o[nt++] = out + (size_t)t * ldo;
 		}
-		tdispatch(m, xs, o, nt, r0, r1);
+		tdispatch(nd, m, xs, o, nt, r0, r1);
 	}
 	free(xc);
+}
+
+void
+kern_q4i_avx2_matmul(float *out, int ldo, const void *w, const float *x,
+    int ldx, int n, int T, int r0, int r1)
+{
+	many(1, out, ldo, w, x, ldx, n, T, r0, r1, kern_q4_prep8,
+	    kern_q4i_avx2_matvec);
+}
+
+void
+kern_q4_avx2_matvecs(float *out, int ldo, const void *w, const float *x,
+    int ldx, int n, int T, int r0, int r1)
+{
+	many(3, out, ldo, w, x, ldx, n, T, r0, r1, kern_q4_avx2_prep,
+	    kern_q4_avx2_matvec);
 }
 
 /* ---- prefill: the float path (kern_q4_panels) ---- */

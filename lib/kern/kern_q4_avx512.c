@@ -428,12 +428,13 @@ kern_q4i_avx512_matvec(float *out, const void *w, const float *x, int n,
 	matvec(1, out, w, x, n, r0, r1, kern_q4_prep8);
 }
 
-/* --int8-act's prefill: row r against TT tokens (chunks xs[j], output
- * o[j][r]), each chunk of the row unpacked once for all of them; per row
- * and token the same steps as qblk's. */
+/* Row r against TT tokens (chunks xs[j], output o[j][r]), each chunk
+ * of the row unpacked once for all of them; per row and token the same
+ * steps as qblk's, so each token's bits are its matvec's: --int8-act's
+ * prefill (D 1) and W_Q4's decode rows of a batch (D 3, matvecs). */
 #define QT 4	/* tokens a pass */
 INLINE void
-qblkT(int K, int TT, const struct qm *q, int n, int r,
+qblkT(int D, int K, int TT, const struct qm *q, int n, int r,
     const struct kern_q4x *const *xs, float *const *o)
 {
 	const struct kern_q4 *m = q->m;
@@ -450,7 +451,7 @@ qblkT(int K, int TT, const struct qm *q, int n, int r,
 		rowc(K, q, r, qr, sp, c, &lo, &hi, &s, &z);
 		UNROLL
 		for (j = 0; j < TT; j++)
-			acc[j] = step(acc[j], wsum(1, lo, hi, xs[j] + c,
+			acc[j] = step(acc[j], wsum(D, lo, hi, xs[j] + c,
 			    zinit(K, m, z, xs[j] + c)), s, xs[j] + c);
 	}
 	UNROLL
@@ -460,30 +461,54 @@ qblkT(int K, int TT, const struct qm *q, int n, int r,
 
 /* Rows [r0, r1) against the nt tokens xs (outputs o). */
 INLINE void
-trows(int K, const struct qm *q, int n, int r0, int r1,
+trows(int D, int K, const struct qm *q, int n, int r0, int r1,
     const struct kern_q4x *const *xs, float *const *o, int nt)
 {
 	int r, j;
 
 	for (r = r0; r < r1; r++) {
 		for (j = 0; j + QT <= nt; j += QT)
-			qblkT(K, QT, q, n, r, xs + j, o + j);
+			qblkT(D, K, QT, q, n, r, xs + j, o + j);
 		switch (nt - j) {
-		case 3: qblkT(K, 3, q, n, r, xs + j, o + j); break;
-		case 2: qblkT(K, 2, q, n, r, xs + j, o + j); break;
-		case 1: qblkT(K, 1, q, n, r, xs + j, o + j); break;
+		case 3: qblkT(D, K, 3, q, n, r, xs + j, o + j); break;
+		case 2: qblkT(D, K, 2, q, n, r, xs + j, o + j); break;
+		case 1: qblkT(D, K, 1, q, n, r, xs + j, o + j); break;
 		}
+	}
+}
+
+INLINE void
+tkind(int D, const struct qm *q, int n, int r0, int r1,
+    const struct kern_q4x *const *xs, float *const *o, int nt)
+{
+	switch (kind(q->m)) {
+	case K_B32:
+		trows(D, K_B32, q, n, r0, r1, xs, o, nt);
+		break;
+	case K_B128:
+		trows(D, K_B128, q, n, r0, r1, xs, o, nt);
+		break;
+	case K_B32Z:
+		trows(D, K_B32Z, q, n, r0, r1, xs, o, nt);
+		break;
+	case K_B128Z:
+		trows(D, K_B128Z, q, n, r0, r1, xs, o, nt);
+		break;
+	default:
+		trows(D, K_ANY, q, n, r0, r1, xs, o, nt);
 	}
 }
 
 #define TB 64	/* tokens prepared at a time */
 
-/* Tokens in blocks of TB, prepared once (on the heap: a pool thread's
- * stack may be small); a token whose prep fails (a non-finite
- * activation) takes matvec's float path, as it would alone. */
-void
-kern_q4i_avx512_matmul(float *out, int ldo, const void *w, const float *x,
-    int ldx, int n, int T, int r0, int r1)
+/* T tokens, each row's words read once for up to TB of them, in blocks
+ * of TB prepared once (on the heap: a pool thread's stack may be
+ * small); a token whose prep fails (a non-finite activation) takes
+ * matvec's float path, as it would alone. */
+static void
+many(int D, float *out, int ldo, const void *w, const float *x, int ldx,
+    int n, int T, int r0, int r1,
+    int (*prep)(struct kern_q4x *xc, const float *x, int n))
 {
 	const struct kern_q4x *xs[TB];
 	float *o[TB];
@@ -492,44 +517,44 @@ kern_q4i_avx512_matmul(float *out, int ldo, const void *w, const float *x,
 	int nc = KERN_Q4_NC(n), t0, t1, t, nt;
 
 	if (kern_q4_int(w, n))
-		xc = aligned_alloc(64, (size_t)TB * nc * sizeof *xc);
+		xc = aligned_alloc(64, (size_t)(T < TB ? T : TB) * nc *
+		    sizeof *xc);
 	if (!xc) {
 		for (t = 0; t < T; t++)
-			matvec(1, out + (size_t)t * ldo, w, x + (size_t)t * ldx,
-			    n, r0, r1, kern_q4_prep8);
+			matvec(D, out + (size_t)t * ldo, w, x + (size_t)t * ldx,
+			    n, r0, r1, prep);
 		return;
 	}
 	qm_init(&q, w);
 	for (t0 = 0; t0 < T; t0 = t1) {
 		t1 = T - t0 > TB ? t0 + TB : T;
 		for (nt = 0, t = t0; t < t1; t++) {
-			if (kern_q4_prep8(xc + (size_t)nt * nc, x + (size_t)t *
-			    ldx, n) < 0) {
-				matvec(1, out + (size_t)t * ldo, w, x +
-				    (size_t)t * ldx, n, r0, r1, kern_q4_prep8);
+			if (prep(xc + (size_t)nt * nc, x + (size_t)t * ldx,
+			    n) < 0) {
+				matvec(D, out + (size_t)t * ldo, w, x +
+				    (size_t)t * ldx, n, r0, r1, prep);
 				continue;
 			}
 			xs[nt] = xc + (size_t)nt * nc;
 			o[nt++] = out + (size_t)t * ldo;
 		}
-		switch (kind(w)) {
-		case K_B32:
-			trows(K_B32, &q, n, r0, r1, xs, o, nt);
-			break;
-		case K_B128:
-			trows(K_B128, &q, n, r0, r1, xs, o, nt);
-			break;
-		case K_B32Z:
-			trows(K_B32Z, &q, n, r0, r1, xs, o, nt);
-			break;
-		case K_B128Z:
-			trows(K_B128Z, &q, n, r0, r1, xs, o, nt);
-			break;
-		default:
-			trows(K_ANY, &q, n, r0, r1, xs, o, nt);
-		}
+		tkind(D, &q, n, r0, r1, xs, o, nt);
 	}
 	free(xc);
+}
+
+void
+kern_q4i_avx512_matmul(float *out, int ldo, const void *w, const float *x,
+    int ldx, int n, int T, int r0, int r1)
+{
+	many(1, out, ldo, w, x, ldx, n, T, r0, r1, kern_q4_prep8);
+}
+
+void
+kern_q4_avx512_matvecs(float *out, int ldo, const void *w, const float *x,
+    int ldx, int n, int T, int r0, int r1)
+{
+	many(3, out, ldo, w, x, ldx, n, T, r0, r1, prep);
 }
 
 /* ---- prefill: the float path ---- */

@@ -68,8 +68,9 @@ mm_exact(enum wtype t)
 
 /* out[t*ldo + r] = W[r] . x_t for rows [r0, r1) and T tokens, the first
  * nvec of them one-row passes of their sequences: for a type whose
- * matmul differs from its matvec, each of those by matvec, as its
- * sequence alone would run it. */
+ * matmul differs from its matvec, each of those by matvec's bits, as
+ * its sequence alone would run it (all of them in one pass of the
+ * weights where the table has matvecs for the type). */
 static void
 mat_rows(const struct mat *w, float *out, int ldo, const float *x, int ldx,
     int T, int nvec, int r0, int r1)
@@ -82,9 +83,13 @@ mat_rows(const struct mat *w, float *out, int ldo, const float *x, int ldx,
 	}
 	if (mm_exact(w->t))
 		nvec = 0;
-	for (t = 0; t < nvec; t++)
-		kern.matvec[w->t](out + (size_t)t * ldo, w->w,
-		    x + (size_t)t * ldx, w->cols, r0, r1);
+	if (nvec > 1 && kern.matvecs[w->t])
+		kern.matvecs[w->t](out, ldo, w->w, x, ldx, w->cols, nvec, r0,
+		    r1);
+	else
+		for (t = 0; t < nvec; t++)
+			kern.matvec[w->t](out + (size_t)t * ldo, w->w,
+			    x + (size_t)t * ldx, w->cols, r0, r1);
 	if (T > nvec)
 		kern.matmul[w->t](out + (size_t)nvec * ldo, ldo, w->w,
 		    x + (size_t)nvec * ldx, ldx, w->cols, T - nvec, r0, r1);

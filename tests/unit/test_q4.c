@@ -237,6 +237,26 @@ test_kernels(void)
 		    "case %zu: matvec of whole ranges differs from the portable's",
 		    i);
 
+		/* a batch's decode rows: matvecs gives each token its
+		 * matvec's bits, over any row range and token count, the
+		 * NaN token by the float path */
+		if (kern.matvecs[W_Q4]) {
+			int tt;
+
+			for (tt = 1; tt <= T; tt += tt < 5 ? 1 : 4) {
+				memset(o2, 0, sz);
+				kern.matvecs[W_Q4](o2 + (T - tt) * rows, rows,
+				    &m.k, x + (size_t)(T - tt) * n, n, n, tt,
+				    rows / 4, rows);
+				for (t = T - tt; t < T; t++)
+					CHECKF(!memcmp(o + (size_t)t * rows +
+					    rows / 4, o2 + (size_t)t * rows +
+					    rows / 4, (size_t)(rows - rows / 4) *
+					    sizeof(float)), "case %zu: matvecs, "
+					    "T %d, token %d", i, tt, t);
+			}
+		}
+
 		/* prefill: the table's F32 matmul on the dequantized rows
 		 * (groups its vectors do not divide and rows longer than a
 		 * quarter panel go to the portable kernel, whose lanes
@@ -263,6 +283,19 @@ test_kernels(void)
 			CHECKF(!memcmp(o + (size_t)t * rows + rows / 3, o2 +
 			    (size_t)t * rows + rows / 3, (size_t)(rows - rows / 3) *
 			    sizeof(float)), "case %zu: token %d, matvec", i, t);
+		}
+		if (kern.matvecs[W_Q4]) {
+			memset(o2, 0, sz);
+			kern.matvecs[W_Q4](o2, rows, &m.k, x, n, n, T - 1,
+			    rows / 3, rows);
+			for (t = 0; t < T - 1; t++) {
+				kern_portable.matvec[W_Q4](o + (size_t)t * rows,
+				    &m.k, x + (size_t)t * n, n, rows / 3, rows);
+				CHECKF(!memcmp(o + (size_t)t * rows + rows / 3,
+				    o2 + (size_t)t * rows + rows / 3, (size_t)
+				    (rows - rows / 3) * sizeof(float)),
+				    "case %zu: token %d, matvecs", i, t);
+			}
 		}
 		kern.matmul[W_Q4](o, rows, &m.k, x, n, n, T - 1, 0, rows);
 		kern.matmul[W_Q4](o2, rows, &m.k, x, n, n, T - 1, rows / 3, rows);
