@@ -1,15 +1,16 @@
 /* kern_ggml_i8_int.h: the 256-bit kernels of --int8-act on ggml's
  * types (kern.h), included by kern_ggml_i8_avx2.c (vpmaddubsw, vpmaddwd)
  * and kern_ggml_i8_vnni_avx2.c (AVX-VNNI's vpdpbusd and vpdpwssd), which
- * set GI8_VNNI first; the AVX-512 table takes the latter where the CPU
- * has AVX512-VNNI.  Every integer they make is exact (no byte pair
- * reaches 2^15: unsigned weights are at most 63, and Q8_0's signed ones
- * take the activations' signs against |X| <= 127), so the two give the
- * same integers, and the float operations are the portable file's, in
- * its order: the same bits (test_i8 checks them against the portable
- * table).  One body for both instruction sets rather than two copies,
- * as zlib-ng's templates: a copy would have to be kept in the same
- * bits by hand. */
+ * set GI8_VNNI first (0, 1), and by kern_ggml_i8_avx512.c (2: AVX512-
+ * VNNI's encodings of the two on 256 bits for the superblocks, its own
+ * 512-bit code for the blocks of 32).  Every integer they make is exact
+ * (no byte pair reaches 2^15: unsigned weights are at most 63, and
+ * Q8_0's signed ones take the activations' signs against |X| <= 127),
+ * so all give the same integers, and the float operations are the
+ * portable file's, in its order: the same bits (test_i8 checks them
+ * against the portable table).  One body for the instruction sets
+ * rather than copies, as zlib-ng's templates: a copy would have to be
+ * kept in the same bits by hand. */
 #ifndef KERN_GGML_I8_INT_H
 #define KERN_GGML_I8_INT_H
 
@@ -40,7 +41,9 @@
 INLINE __m256i
 dpbusd(__m256i acc, __m256i u, __m256i s)
 {
-#if GI8_VNNI
+#if GI8_VNNI == 2
+	return _mm256_dpbusd_epi32(acc, u, s);
+#elif GI8_VNNI
 	return _mm256_dpbusd_avx_epi32(acc, u, s);
 #else
 	return _mm256_add_epi32(acc, _mm256_madd_epi16(_mm256_maddubs_epi16(
@@ -52,7 +55,9 @@ dpbusd(__m256i acc, __m256i u, __m256i s)
 INLINE __m256i
 dpwssd(__m256i acc, __m256i a, __m256i b)
 {
-#if GI8_VNNI
+#if GI8_VNNI == 2
+	return _mm256_dpwssd_epi32(acc, a, b);
+#elif GI8_VNNI
 	return _mm256_dpwssd_avx_epi32(acc, a, b);
 #else
 	return _mm256_add_epi32(acc, _mm256_madd_epi16(a, b));
