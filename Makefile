@@ -43,6 +43,7 @@ AVX512FLAGS = -mavx512f -mavx512bw -mavx512vl -mavx512dq -mavx512bf16 -mfma -mf1
 # other AVX-512 code can be compiled into it
 $(O)/lib/kern/kern_q4_avx512.o $(O)/pic/lib/kern/kern_q4_avx512.o: AVX512FLAGS += -mavx512vnni
 $(O)/lib/kern/kern_i8_avx512.o $(O)/pic/lib/kern/kern_i8_avx512.o: AVX512FLAGS += -mavx512vnni
+$(O)/lib/kern/kern_ggml_i8_avx512.o $(O)/pic/lib/kern/kern_ggml_i8_avx512.o: AVX512FLAGS += -mavx512vnni
 # AVX-VNNI (vpdpbusd on 256 bits) alike, its entries chosen by CPUID
 $(O)/lib/kern/kern_ggml_i8_vnni_avx2.o $(O)/pic/lib/kern/kern_ggml_i8_vnni_avx2.o: AVX2FLAGS += -mavxvnni
 

@@ -481,28 +481,34 @@ has_avxvnni(void)
 	return a >> 4 & 1;
 }
 
-/* --int8-act on ggml's types (kern.h): the AVX2 and AVX-512 tables take
- * the 256-bit kernels, with AVX-VNNI where the CPU has it (the same
- * bits); set here rather than in each table, one place for the
- * choice. */
+/* --int8-act on ggml's types (kern.h): the AVX2 table takes the 256-bit
+ * kernels, with AVX-VNNI where the CPU has it (vnni 1), the AVX-512
+ * table its own where the CPU has AVX512-VNNI (vnni 2), else the
+ * AVX2 table's (the same bits); set here rather than in each table, one
+ * place for the choice. */
 static void
 gi8_entries(int vnni)
 {
 	static const struct {
 		enum wtype t;
-		kern_matvec_fn *mv[2];
-		kern_matmul_fn *mm[2];
+		kern_matvec_fn *mv[3];
+		kern_matmul_fn *mm[3];
 	} e[] = {
-		{ W_GQ8_0I, { kern_gq8_0i_avx2_matvec, kern_gq8_0i_vnni_matvec },
-		    { kern_gq8_0i_avx2_matmul, kern_gq8_0i_vnni_matmul } },
-		{ W_Q4_0I, { kern_q4_0i_avx2_matvec, kern_q4_0i_vnni_matvec },
-		    { kern_q4_0i_avx2_matmul, kern_q4_0i_vnni_matmul } },
-		{ W_Q5_0I, { kern_q5_0i_avx2_matvec, kern_q5_0i_vnni_matvec },
-		    { kern_q5_0i_avx2_matmul, kern_q5_0i_vnni_matmul } },
-		{ W_Q4_KI, { kern_q4_ki_avx2_matvec, kern_q4_ki_vnni_matvec },
-		    { kern_q4_ki_avx2_matmul, kern_q4_ki_vnni_matmul } },
-		{ W_Q6_KI, { kern_q6_ki_avx2_matvec, kern_q6_ki_vnni_matvec },
-		    { kern_q6_ki_avx2_matmul, kern_q6_ki_vnni_matmul } },
+		{ W_GQ8_0I, { kern_gq8_0i_avx2_matvec, kern_gq8_0i_vnni_matvec,
+		    kern_gq8_0i_avx512_matvec }, { kern_gq8_0i_avx2_matmul,
+		    kern_gq8_0i_vnni_matmul, kern_gq8_0i_avx512_matmul } },
+		{ W_Q4_0I, { kern_q4_0i_avx2_matvec, kern_q4_0i_vnni_matvec,
+		    kern_q4_0i_avx512_matvec }, { kern_q4_0i_avx2_matmul,
+		    kern_q4_0i_vnni_matmul, kern_q4_0i_avx512_matmul } },
+		{ W_Q5_0I, { kern_q5_0i_avx2_matvec, kern_q5_0i_vnni_matvec,
+		    kern_q5_0i_avx512_matvec }, { kern_q5_0i_avx2_matmul,
+		    kern_q5_0i_vnni_matmul, kern_q5_0i_avx512_matmul } },
+		{ W_Q4_KI, { kern_q4_ki_avx2_matvec, kern_q4_ki_vnni_matvec,
+		    kern_q4_ki_avx512_matvec }, { kern_q4_ki_avx2_matmul,
+		    kern_q4_ki_vnni_matmul, kern_q4_ki_avx512_matmul } },
+		{ W_Q6_KI, { kern_q6_ki_avx2_matvec, kern_q6_ki_vnni_matvec,
+		    kern_q6_ki_avx512_matvec }, { kern_q6_ki_avx2_matmul,
+		    kern_q6_ki_vnni_matmul, kern_q6_ki_avx512_matmul } },
 	};
 	size_t i;
 
@@ -577,7 +583,7 @@ kern_init(const char *want)
 	else if (w == 1)
 		kern = kern_avx2;
 	if (w >= 1)
-		gi8_entries(has_avxvnni());
+		gi8_entries(w == 2 && has_vnni() ? 2 : has_avxvnni());
 #endif
 	/* entries a table lacks: the portable ones, else those of the
 	 * type whose bytes it shares (to_f32 of BF16A is BF16's) */

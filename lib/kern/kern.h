@@ -407,5 +407,14 @@ kern_matvec_fn kern_gq8_0i_vnni_matvec, kern_q4_0i_vnni_matvec,
     kern_q5_0i_vnni_matvec, kern_q4_ki_vnni_matvec, kern_q6_ki_vnni_matvec;
 kern_matmul_fn kern_gq8_0i_vnni_matmul, kern_q4_0i_vnni_matmul,
     kern_q5_0i_vnni_matmul, kern_q4_ki_vnni_matmul, kern_q6_ki_vnni_matmul;
+/* The AVX-512 table's where the CPU has AVX512-VNNI: the blocks of 32
+ * two blocks a zmm vpdpbusd, the superblocks as the 256-bit ones (the
+ * same bits). */
+kern_matvec_fn kern_gq8_0i_avx512_matvec, kern_q4_0i_avx512_matvec,
+    kern_q5_0i_avx512_matvec, kern_q4_ki_avx512_matvec,
+    kern_q6_ki_avx512_matvec;
+kern_matmul_fn kern_gq8_0i_avx512_matmul, kern_q4_0i_avx512_matmul,
+    kern_q5_0i_avx512_matmul, kern_q4_ki_avx512_matmul,
+    kern_q6_ki_avx512_matmul;
 
 #endif

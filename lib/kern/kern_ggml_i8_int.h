@@ -1,15 +1,16 @@
 /* kern_ggml_i8_int.h: the 256-bit kernels of --int8-act on ggml's
  * types (kern.h), included by kern_ggml_i8_avx2.c (vpmaddubsw, vpmaddwd)
  * and kern_ggml_i8_vnni_avx2.c (AVX-VNNI's vpdpbusd and vpdpwssd), which
- * set GI8_VNNI first; the AVX-512 table takes the latter where the CPU
- * has AVX512-VNNI.  Every integer they make is exact (no byte pair
- * reaches 2^15: unsigned weights are at most 63, and Q8_0's signed ones
- * take the activations' signs against |X| <= 127), so the two give the
- * same integers, and the float operations are the portable file's, in
- * its order: the same bits (test_i8 checks them against the portable
- * table).  One body for both instruction sets rather than two copies,
- * as zlib-ng's templates: a copy would have to be kept in the same
- * bits by hand. */
+ * set GI8_VNNI first (0, 1), and by kern_ggml_i8_avx512.c (2: AVX512-
+ * VNNI's encodings of the two on 256 bits for the superblocks, its own
+ * 512-bit code for the blocks of 32).  Every integer they make is exact
+ * (no byte pair reaches 2^15: unsigned weights are at most 63, and
+ * Q8_0's signed ones take the activations' signs against |X| <= 127),
+ * so all give the same integers, and the float operations are the
+ * portable file's, in its order: the same bits (test_i8 checks them
+ * against the portable table).  One body for the instruction sets
+ * rather than copies, as zlib-ng's templates: a copy would have to be
+ * kept in the same bits by hand. */
 #ifndef KERN_GGML_I8_INT_H
 #define KERN_GGML_I8_INT_H
 
@@ -21,8 +22,18 @@
 #include "kern/kern.h"
 #include "kern/kern_avx2_int.h"
 
-#define GR 2	/* rows per register block */
+#define GR 2	/* rows per register block (matmul) */
 #define GT 2	/* tokens per register block */
+/* Decode reads a share's rows as GV32 (blocks of 32) or GVK (superblocks)
+ * parts side by side, each from its start to its end: sequential streams
+ * far apart, which the hardware prefetcher keeps up with, where rows
+ * next to each other are streams a row apart in the same pages, which it
+ * does not (bench/NOTES.md, "Decode: how the rows are read"); each
+ * stream is also prefetched GPF bytes ahead. */
+#define GV32 4
+#define GVK 2
+#define GVMAX 4
+#define GPF 2048	/* bytes a decode stream is prefetched ahead */
 #define GXBUF (64 * 1024)	/* bytes of quantized activations (matmul) */
 
 /* acc + the sums of the four products of unsigned bytes u and signed
@@ -30,7 +41,9 @@
 INLINE __m256i
 dpbusd(__m256i acc, __m256i u, __m256i s)
 {
-#if GI8_VNNI
+#if GI8_VNNI == 2
+	return _mm256_dpbusd_epi32(acc, u, s);
+#elif GI8_VNNI
 	return _mm256_dpbusd_avx_epi32(acc, u, s);
 #else
 	return _mm256_add_epi32(acc, _mm256_madd_epi16(_mm256_maddubs_epi16(
@@ -42,7 +55,9 @@ dpbusd(__m256i acc, __m256i u, __m256i s)
 INLINE __m256i
 dpwssd(__m256i acc, __m256i a, __m256i b)
 {
-#if GI8_VNNI
+#if GI8_VNNI == 2
+	return _mm256_dpwssd_epi32(acc, a, b);
+#elif GI8_VNNI
 	return _mm256_dpwssd_avx_epi32(acc, a, b);
 #else
 	return _mm256_add_epi32(acc, _mm256_madd_epi16(a, b));
@@ -214,25 +229,35 @@ wblk(enum wtype t, const uint8_t *p)
 	return _mm256_or_si256(v, _mm256_and_si256(h, _mm256_set1_epi8(16)));
 }
 
-/* out[j*ldo + r + i] = row r + i of w (type t, rows of rb bytes) .
- * token j of the blocks at xq (ldxq bytes apart), i < R, j < TT. */
+/* Bring the line GPF bytes past p into the caches (an integer sum: the
+ * line may lie past the end of the matrix, where a prefetch is harmless
+ * but a pointer would not be). */
+INLINE void
+gahead(const void *p)
+{
+	_mm_prefetch((const char *)((uintptr_t)p + GPF), _MM_HINT_T0);
+}
+
+/* out[j*ldo + r + i*rs] = row r + i*rs of w (type t, rows of rb bytes) .
+ * token j of the blocks at xq (ldxq bytes apart), i < R, j < TT; pf:
+ * prefetch each row GPF bytes ahead (decode). */
 INLINE void
 gblock32(enum wtype t, int R, int TT, float *out, int ldo, const uint8_t *w,
-    size_t rb, const char *xq, size_t ldxq, int n, int r)
+    size_t rb, const char *xq, size_t ldxq, int n, int r, int rs, int pf)
 {
 	size_t nx = CONV_Q8_0_NB(n);
 	int nb = (n + 31) / 32, b, i, j, p, bytes = wtypes[t].bytes;
 	const __m256i off = _mm256_set1_epi8(t == W_Q4_0I ? 8 : 16);
-	const uint8_t *wr[GR];
+	const uint8_t *wr[GVMAX];
 	const float *xd[GT];
 	const int8_t *xv[GT];
-	__m256 acc[GR][GT][2];
-	__m256i wv[GR], x, ax, nc;
-	float dw[GR];
+	__m256 acc[GVMAX][GT][2];
+	__m256i wv[GVMAX], x, ax, nc;
+	float dw[GVMAX];
 
 	UNROLL
 	for (i = 0; i < R; i++) {
-		wr[i] = w + (size_t)(r + i) * rb;
+		wr[i] = w + (size_t)(r + i * rs) * rb;
 		UNROLL
 		for (j = 0; j < TT; j++)
 			acc[i][j][0] = acc[i][j][1] = _mm256_setzero_ps();
@@ -242,7 +267,11 @@ gblock32(enum wtype t, int R, int TT, float *out, int ldo, const uint8_t *w,
 		xd[j] = (const float *)(xq + (size_t)j * ldxq);
 		xv[j] = (const int8_t *)(xd[j] + nx);
 	}
-	for (b = 0; b < nb; b += 2)
+	for (b = 0; b < nb; b += 2) {
+		if (pf)
+			UNROLL
+			for (i = 0; i < R; i++)
+				gahead(wr[i] + (size_t)b * bytes);
 		UNROLL
 		for (p = 0; p < 2; p++) {
 			if (p && b + 1 >= nb)
@@ -279,11 +308,12 @@ gblock32(enum wtype t, int R, int TT, float *out, int ldo, const uint8_t *w,
 					    xd[j][b + p]), acc[i][j][p]);
 			}
 		}
+	}
 	UNROLL
 	for (i = 0; i < R; i++)
 		UNROLL
 		for (j = 0; j < TT; j++)
-			out[(size_t)j * ldo + r + i] = hsum(_mm256_add_ps(
+			out[(size_t)j * ldo + r + i * rs] = hsum(_mm256_add_ps(
 			    acc[i][j][0], acc[i][j][1]));
 }
 
@@ -313,18 +343,20 @@ static const uint8_t sc_pair[8][16] = {
 #undef P
 };
 
-/* Rows r .. r + R of w (type t) . tokens of the superblocks at y
- * (ldy apart), TT of them: kern.h's chain, a superblock at a time. */
+/* Rows r + i*rs (i < R) of w (type t) . tokens of the superblocks at
+ * y (ldy apart), TT of them: kern.h's chain, a superblock at a time;
+ * pf as gblock32's. */
 INLINE void
 gblockk(enum wtype t, int R, int TT, float *out, int ldo, const uint8_t *w,
-    size_t rb, const struct kern_q8k *y, size_t ldy, int n, int r)
+    size_t rb, const struct kern_q8k *y, size_t ldy, int n, int r, int rs,
+    int pf)
 {
 	int nb = n / 256, b, i, j, k, h;
 	const __m256i m4 = _mm256_set1_epi8(15), m30 = _mm256_set1_epi8(0x30);
-	const uint8_t *p[GR];
+	const uint8_t *p[GVMAX];
 	const struct kern_q8k *yj[GT];
-	float acc[GR][GT];
-	__m256i I[GR][GT], lo[GR], hi[GR], x;
+	float acc[GVMAX][GT];
+	__m256i I[GVMAX][GT], lo[GVMAX], hi[GVMAX], x;
 	__m128i bsp[GT], mv;
 	int32_t M;
 
@@ -339,14 +371,17 @@ gblockk(enum wtype t, int R, int TT, float *out, int ldo, const uint8_t *w,
 			yj[j] = y + (size_t)j * ldy + b;
 		UNROLL
 		for (i = 0; i < R; i++) {
-			p[i] = w + (size_t)(r + i) * rb + (size_t)b *
+			p[i] = w + (size_t)(r + i * rs) * rb + (size_t)b *
 			    wtypes[t].bytes;
+			if (pf)
+				for (k = 0; k < wtypes[t].bytes; k += 64)
+					gahead(p[i] + k);
 			UNROLL
 			for (j = 0; j < TT; j++)
 				I[i][j] = _mm256_setzero_si256();
 		}
 		if (t == W_Q4_KI) {
-			uint8_t sc[GR][8], mn[GR][8];
+			uint8_t sc[GVMAX][8], mn[GVMAX][8];
 
 			UNROLL
 			for (j = 0; j < TT; j++)
@@ -410,8 +445,8 @@ gblockk(enum wtype t, int R, int TT, float *out, int ldo, const uint8_t *w,
 		}
 		/* W_Q6_KI */
 		{
-			__m128i s8[GR];
-			__m256i s16[GR];
+			__m128i s8[GVMAX];
+			__m256i s16[GVMAX];
 
 			UNROLL
 			for (i = 0; i < R; i++) {
@@ -427,7 +462,8 @@ gblockk(enum wtype t, int R, int TT, float *out, int ldo, const uint8_t *w,
 					    (const __m256i *)yj[j]->bs)), 5));
 			}
 			for (h = 0; h < 2; h++) {
-				__m256i l0[GR], l1[GR], qh[GR], q[GR][4];
+				__m256i l0[GVMAX], l1[GVMAX], qh[GVMAX],
+				    q[GVMAX][4];
 
 				UNROLL
 				for (i = 0; i < R; i++) {
@@ -453,7 +489,7 @@ gblockk(enum wtype t, int R, int TT, float *out, int ldo, const uint8_t *w,
 				}
 				UNROLL
 				for (k = 0; k < 4; k++) {
-					__m256i sv[GR];
+					__m256i sv[GVMAX];
 
 					UNROLL
 					for (i = 0; i < R; i++)
@@ -489,7 +525,7 @@ gblockk(enum wtype t, int R, int TT, float *out, int ldo, const uint8_t *w,
 	for (i = 0; i < R; i++)
 		UNROLL
 		for (j = 0; j < TT; j++)
-			out[(size_t)j * ldo + r + i] = acc[i][j];
+			out[(size_t)j * ldo + r + i * rs] = acc[i][j];
 }
 
 /* ---- the entries' bodies ---- */
@@ -523,17 +559,44 @@ grows(enum wtype t, int TT, float *out, int ldo, const void *w,
 		for (r = r0; r + GR <= r1; r += GR)
 			gblockk(t, GR, TT, out, ldo, w, rb,
 			    (const struct kern_q8k *)xq, ld /
-			    sizeof(struct kern_q8k), n, r);
+			    sizeof(struct kern_q8k), n, r, 1, 0);
 		for (; r < r1; r++)
 			gblockk(t, 1, TT, out, ldo, w, rb,
 			    (const struct kern_q8k *)xq, ld /
-			    sizeof(struct kern_q8k), n, r);
+			    sizeof(struct kern_q8k), n, r, 1, 0);
 		return;
 	}
 	for (r = r0; r + GR <= r1; r += GR)
-		gblock32(t, GR, TT, out, ldo, w, rb, xq, ld, n, r);
+		gblock32(t, GR, TT, out, ldo, w, rb, xq, ld, n, r, 1, 0);
 	for (; r < r1; r++)
-		gblock32(t, 1, TT, out, ldo, w, rb, xq, ld, n, r);
+		gblock32(t, 1, TT, out, ldo, w, rb, xq, ld, n, r, 1, 0);
+}
+
+/* Decode: rows [r0, r1) in GV32 or GVK parts read side by side (above),
+ * each row its own accumulators, so the outputs are those of one row
+ * at a time. */
+INLINE void
+gvrows(enum wtype t, float *out, const void *w, const char *xq, int n,
+    int r0, int r1)
+{
+	size_t rb = wtype_rowsize(t, n);
+	int h, r;
+
+	if (wtypes[t].block == 256) {
+		h = (r1 - r0) / GVK;
+		for (r = r0; r < r0 + h; r++)
+			gblockk(t, GVK, 1, out, 0, w, rb,
+			    (const struct kern_q8k *)xq, 0, n, r, h, 1);
+		for (r = r0 + GVK * h; r < r1; r++)
+			gblockk(t, 1, 1, out, 0, w, rb,
+			    (const struct kern_q8k *)xq, 0, n, r, 1, 1);
+		return;
+	}
+	h = (r1 - r0) / GV32;
+	for (r = r0; r < r0 + h; r++)
+		gblock32(t, GV32, 1, out, 0, w, rb, xq, 0, n, r, h, 1);
+	for (r = r0 + GV32 * h; r < r1; r++)
+		gblock32(t, 1, 1, out, 0, w, rb, xq, 0, n, r, 1, 1);
 }
 
 INLINE void
@@ -548,7 +611,7 @@ gi8_matvec(enum wtype t, float *out, const void *w, const float *x, int n,
 		return;
 	}
 	gprep(t, xq, x, n);
-	grows(t, 1, out, 0, w, xq, 0, n, r0, r1);
+	gvrows(t, out, w, xq, n, r0, r1);
 }
 
 /* Token chunks prepared once, row panels that fit in L2, GT tokens at

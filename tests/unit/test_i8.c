@@ -481,6 +481,11 @@ main(void)
 		for (T = 1; T <= 70; T += T < 8 ? 1 : 9)
 			test_gi8(W_Q4_KI, 512, 7, T), test_gi8(W_Q4_0I, 96, 7, T);
 		test_gi8(W_Q6_KI, 4096, 5, 3);
+		/* an odd count of blocks: the AVX-512 pairs' half pair */
+		for (i = 0; i < 3; i++) {
+			test_gi8(gt[i], 32, 9, 1), test_gi8(gt[i], 32, 9, 6);
+			test_gi8(gt[i], 160, 11, 1), test_gi8(gt[i], 160, 11, 5);
+		}
 	}
 	return test_end("test_i8");
 }
