@@ -38,7 +38,7 @@ const struct wtype_info wtypes[W_NTYPES] = {
 		conv_q8_0_quant, 0, 1 },
 	[W_BF16A] = { "bf16-act", 1,  2, CONV_BF16ACT_MAXN, W_BF16, from_bf16, 0, 0 },
 	/* eight nibbles a word; no row conversion (model_mode.c and llm-quant make it with quant_row) */
-	[W_Q4]    = { "q4",       8,  4, 0,                W_Q4,   NULL, 1, 0 },
+	[W_Q4]    = { "q4",       8,  4, 0,                W_Q4,   NULL, 1, 0, 1 },
 	[W_GPTQ4] = { "gptq4",    8,  4, 0,                W_GPTQ4, NULL, 1, 0 },
 	[W_AWQ4]  = { "awq4",     8,  4, 0,                W_AWQ4, NULL, 1, 0 },
 	/* --int8-act: the bytes of Q8_0 and Q4, int8 activations */
@@ -53,9 +53,9 @@ const struct wtype_info wtypes[W_NTYPES] = {
 	[W_Q5_1]   = { "q5_1",      32,  24, 0, W_Q5_1,   conv_q5_1_quant, 0, 0 },
 	[W_Q2_K]   = { "q2_K",      256, 84, 0, W_Q2_K,   conv_q2_k_quant, 0, 0 },
 	[W_Q3_K]   = { "q3_K",      256, 110, 0, W_Q3_K,  conv_q3_k_quant, 0, 0 },
-	[W_Q4_K]   = { "q4_K",      256, 144, 0, W_Q4_K,  conv_q4_k_quant, 0, 0 },
+	[W_Q4_K]   = { "q4_K",      256, 144, 0, W_Q4_K,  conv_q4_k_quant, 0, 0, 1 },
 	[W_Q5_K]   = { "q5_K",      256, 176, 0, W_Q5_K,  conv_q5_k_quant, 0, 0 },
-	[W_Q6_K]   = { "q6_K",      256, 210, 0, W_Q6_K,  conv_q6_k_quant, 0, 0 },
+	[W_Q6_K]   = { "q6_K",      256, 210, 0, W_Q6_K,  conv_q6_k_quant, 0, 0, 1 },
 	[W_IQ4_NL] = { "iq4_nl",    32,  18, 0, W_IQ4_NL, conv_iq4_nl_quant, 0, 0 },
 	[W_IQ4_XS] = { "iq4_xs",    256, 136, 0, W_IQ4_XS, conv_iq4_xs_quant, 0, 0 },
 	/* --int8-act on ggml's blocks (kern.h): their matmul quantizes
