@@ -345,7 +345,8 @@ kern_matmul_fn kern_gq8_0_avx512_matmul, kern_q4_0_avx512_matmul,
  * the same bits whatever the row range.  Rows of n > KERN_KQ_MAXN (a
  * stack buffer) or not whole blocks take the fused kernels above. */
 #define KERN_KQ_MAXN 16384
-kern_matvec_fn kern_q4_k_avx512_kq, kern_q6_k_avx512_kq;
+kern_matvec_fn kern_q4_k_avx512_kq, kern_q6_k_avx512_kq, kern_q4_k_avx2_kq,
+    kern_q6_k_avx2_kq;
 
 /* The 16 lanes' tree of W_Q4 and --int8-act (above), as the portable
  * kernels compute it. */

@@ -21,7 +21,9 @@
 #include "kern/kern_avx512_int.h"
 #include "kern/kern_ggml_int.h"
 
+#ifndef KR
 #define KR 4	/* rows of a pass */
+#endif
 
 /* 2^-s for the shifts of the fields (s < 32) */
 static float
