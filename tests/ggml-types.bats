@@ -36,10 +36,14 @@ need_gguf() {
 		run -0 npycmp -a 1e-6 -r 1e-5 "$T/q1.npy" "$T/d.npy"
 		echo "$ty: $output"
 		[[ $output == *"argmax-mismatch 0"* ]]
-		# decode's matvec (a position a call) as prefill's matmul
+		# decode's matvec (a position a call) as prefill's matmul; Q4_K
+		# and Q6_K's factored decode (kern.h) sums in another order,
+		# off the F32 path's bits by as much as the portable and
+		# AVX-512 tables' F32 kernels are off each other (maxabs about
+		# 1e-5 here), so only npycmp's default absolute bound
 		tr ' ' '\n' <"$T/ids" |
 		    llm-logits -m "$T/q.gguf" -s -f npy -o "$T/s.npy"
-		run -0 npycmp -a 1e-6 -r 1e-5 "$T/s.npy" "$T/d.npy"
+		run -0 npycmp -r 1e-5 "$T/s.npy" "$T/d.npy"
 		# and not the logits of another type's weights (the check
 		# can fail)
 		if [ "$ty" = q4_K ]; then

@@ -75,6 +75,27 @@ same() {
 	same -m "$BATS_TEST_TMPDIR/g" -n 8 --temp 0 <"$RECS"
 }
 
+@test "parallel: GGUF K-quant files (factored decode), as -P 1" {
+	local f ty
+	# hidden 256 and inter 512: rows of whole superblocks, which the
+	# K types' decode sums in its own order (kern.h, wtypes' mvdiff):
+	# a batch's one-id passes must take matvec as -P 1 does
+	"$TOOLS/mkmodel" -s 21 --dtype f32 --hidden 256 --layers 2 --heads 4 \
+	    --kv-heads 2 --inter 512 --vocab 300 --ctx 512 "$BATS_TEST_TMPDIR/m" >/dev/null
+	for ty in q4_K q6_K; do
+		f=$BATS_TEST_TMPDIR/$ty.gguf
+		"$TOOLS/mkgguf" -t "$ty" "$BATS_TEST_TMPDIR/m" "$f"
+		same -m "$f" -n 9 --temp 0 <"$RECS"
+		same -m "$f" -n 9 --temp 0.9 --seed 5 <"$RECS"
+		# llm-logits -P: the logits themselves, byte for byte
+		llm-logits -m "$f" <"$RECS" >"$BATS_TEST_TMPDIR/l1"
+		llm-logits -m "$f" -P 4 <"$RECS" >"$BATS_TEST_TMPDIR/l4"
+		llm-logits -m "$f" -P 3 -t 2 <"$RECS" >"$BATS_TEST_TMPDIR/l3"
+		cmp "$BATS_TEST_TMPDIR/l1" "$BATS_TEST_TMPDIR/l4"
+		cmp "$BATS_TEST_TMPDIR/l1" "$BATS_TEST_TMPDIR/l3"
+	done
+}
+
 @test "parallel: prompts longer than a pass beside short ones, echo, u32" {
 	same -m "$BF16" -n 20 --temp 0.8 --seed 9 <"$LONG"
 	same -m "$F32" -e -n 5 --temp 0 <"$LONG"

@@ -61,6 +61,12 @@ struct wtype_info {
 	 * (Q8_0 quantizes them), whatever its rows, so that a dispatch
 	 * calls it once a thread (seq_sched.c), not on many small chunks */
 	int xprep;
+	/* 1: its matvec (decode) may not give the bits of its matmul
+	 * (prefill) on the same token, only the same sum to float32
+	 * rounding (W_Q4's integer decode, the K types' factored one:
+	 * kern.h); a batch then runs its sequences' one-token passes by
+	 * matvec (seq_sched.c) */
+	int mvdiff;
 };
 
 extern const struct wtype_info wtypes[W_NTYPES];

@@ -59,11 +59,11 @@ normed(struct seq *sq, unsigned long long op, const float *x, int ldx,
 }
 
 /* Whether type t's matmul gives each token matvec's bits (kern.h):
- * all but W_Q4, whose decode (matvec) sums in integers. */
+ * not where wtypes says its decode sums otherwise (mvdiff). */
 static int
 mm_exact(enum wtype t)
 {
-	return t != W_Q4;
+	return !wtypes[t].mvdiff;
 }
 
 /* out[t*ldo + r] = W[r] . x_t for rows [r0, r1) and T tokens, the first

@@ -511,27 +511,55 @@ kern_case(enum wtype t, int R, int n)
 			s += (double)wf[(size_t)r * n + k] * x[k];
 			a += fabs((double)wf[(size_t)r * n + k] * x[k]);
 		}
-		CHECKF(!memcmp(&o[r], &f32[r], sizeof(float)), "%s n %d row %d: "
-		    "matvec %.9g, F32 matvec %.9g", wtypes[t].name, n, r, o[r],
-		    f32[r]);
+		/* the factored decode of the K types (kern.h, mvdiff) sums
+		 * the blocks' integers and applies the scales per sub-block:
+		 * the same sum in another order, so within float32 rounding
+		 * of the products' magnitudes, not the F32 matvec's bits */
+		if (wtypes[t].mvdiff)
+			CHECKF(fabs(o[r] - f32[r]) <= 2e-6 * a + 1e-30, "%s n %d "
+			    "row %d: matvec %.9g, F32 matvec %.9g", wtypes[t].name,
+			    n, r, o[r], f32[r]);
+		else
+			CHECKF(!memcmp(&o[r], &f32[r], sizeof(float)), "%s n %d "
+			    "row %d: matvec %.9g, F32 matvec %.9g", wtypes[t].name,
+			    n, r, o[r], f32[r]);
 		CHECKF(fabs(o[r] - s) <= 1e-6 * a + 1e-30, "%s n %d row %d: "
 		    "%.9g, double %.9g", wtypes[t].name, n, r, o[r], s);
 		CHECKF(fabs(o[r] - ref[r]) <= 1e-6 * a + 1e-30, "%s n %d row %d: "
 		    "%.9g, portable %.9g", wtypes[t].name, n, r, o[r], ref[r]);
 	}
-	/* prefill: every T, whole and split row ranges, the matvec's bits */
+	/* decode over split row ranges (other groupings of the rows): the
+	 * same bits, as the threads need */
+	kern.matvec[t](o1, w, x, n, 0, 2);
+	kern.matvec[t](o1, w, x, n, 2, R);
+	for (r = 0; r < R; r++)
+		CHECKF(!memcmp(&o[r], &o1[r], sizeof(float)), "%s n %d row %d: "
+		    "matvec split %.9g, whole %.9g", wtypes[t].name, n, r, o1[r],
+		    o[r]);
+	/* prefill: every T, whole and split row ranges, the matvec's bits
+	 * (mvdiff: its sum to float32 rounding) */
 	for (T = 1; T <= 17; T++) {
 		r0 = T % 3 == 0 ? 1 : 0;
 		r1 = T % 5 == 0 ? R - 1 : R;
 		memset(o, 0, (size_t)17 * R * sizeof(float));
 		kern.matmul[t](o, R, w, x, n, n, T, r0, r1);
 		for (tt = 0; tt < T; tt++) {
-			kern.matvec[t](o1, w, x + (size_t)tt * n, n, 0, R);
-			for (r = r0; r < r1; r++)
-				CHECKF(!memcmp(&o[(size_t)tt * R + r], &o1[r],
+			const float *xt = x + (size_t)tt * n;
+
+			kern.matvec[t](o1, w, xt, n, 0, R);
+			for (r = r0; r < r1; r++) {
+				double a = 0;
+
+				for (k = 0; wtypes[t].mvdiff && k < n; k++)
+					a += fabs((double)wf[(size_t)r * n + k] *
+					    xt[k]);
+				CHECKF(wtypes[t].mvdiff ? fabs(o[(size_t)tt * R +
+				    r] - o1[r]) <= 2e-6 * a + 1e-30 :
+				    !memcmp(&o[(size_t)tt * R + r], &o1[r],
 				    sizeof(float)), "%s n %d T %d: token %d row %d: "
 				    "matmul %.9g, matvec %.9g", wtypes[t].name, n, T,
 				    tt, r, o[(size_t)tt * R + r], o1[r]);
+			}
 		}
 	}
 	free(w), free(wf), free(row), free(x), free(o), free(o1), free(ref);
@@ -553,6 +581,9 @@ test_kernels(void)
 	kern_case(W_Q4_0, 5, 32 * 7);
 	kern_case(W_Q5_0, 6, 32 * 37);
 	kern_case(W_Q4_K, 3, KERN_Q4_PANEL / 4 + 256);
+	/* the longest rows of the factored decode (kern.h) */
+	kern_case(W_Q4_K, 6, KERN_KQ_MAXN);
+	kern_case(W_Q6_K, 6, KERN_KQ_MAXN);
 	/* rows that end in a partial block (not in GGUF files, but the
 	 * kernels take them): the decode's buffered tail */
 	for (i = 0; i < NG; i++)

@@ -1,0 +1,289 @@
+/* kern_kq_avx2.c: the AVX2 table's factored decode of ggml's K blocks
+ * (Q4_K, Q6_K; kern.h): kern_kq_avx512.c's scheme in 8 lanes.  Each
+ * register of 32 quant bytes is 8 int32 lanes; a field of them masked
+ * in place is widened to float exactly and multiplied by the activation
+ * that weight meets, put once a call in the lanes' order and scaled by
+ * 2^-shift (exact); each register's lanes then belong to one or two
+ * sub-blocks, whose scales multiply the sums once, and the offsets
+ * (Q4_K's mins, Q6_K's -32) meet the sums of the activations over each
+ * sub-block, also made once a call. */
+#if defined(__x86_64__)
+
+#include <immintrin.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "kern/kern.h"
+#include "kern/kern_avx2_int.h"
+#include "kern/kern_ggml_int.h"
+
+#ifndef KR
+#define KR 4	/* rows of a pass */
+#endif
+
+/* 2^-s (s < 32) */
+static float
+p2(int s)
+{
+	union { uint32_t u; float f; } v = { (uint32_t)(127 - s) << 23 };
+
+	return v.f;
+}
+
+INLINE __m256
+cvt(__m256i v)
+{
+	return _mm256_cvtepi32_ps(v);
+}
+
+/* ---- Q4_K ----
+ *
+ * Register u < 4 of a block is quant bytes 32u .. 32u + 31: lane L
+ * bytes 4L + j, element 4L + j of the sub-blocks 2u (low nibbles) and
+ * 2u + 1 (high).  Field k = 2j + hi, at bit 4k: prepared activation
+ * 8 (8u + k) + L of the block, times 2^-4k (k < 7; the top field is
+ * shifted down, times 1). */
+static void
+prep_q4_k(float *xp, float *xs, const float *x, int nb)
+{
+	int b, u, k, L, j;
+	float s;
+
+	for (b = 0; b < nb; b++, x += 256, xp += 256, xs += 8) {
+		for (u = 0; u < 4; u++)
+			for (k = 0; k < 8; k++) {
+				s = k < 7 ? p2(4 * k) : 1;
+				for (L = 0; L < 8; L++)
+					xp[8 * (8 * u + k) + L] = x[32 * (2 * u +
+					    k % 2) + 4 * L + k / 2] * s;
+			}
+		for (j = 0; j < 8; j++)
+			xs[j] = hsum(_mm256_add_ps(_mm256_add_ps(_mm256_loadu_ps(
+			    x + 32 * j), _mm256_loadu_ps(x + 32 * j + 8)),
+			    _mm256_add_ps(_mm256_loadu_ps(x + 32 * j + 16),
+			    _mm256_loadu_ps(x + 32 * j + 24))));
+	}
+}
+
+/* Field k of the quants v, widened. */
+#define F4(v, k) cvt(_mm256_and_si256(v, _mm256_set1_epi32(0xf << 4 * (k))))
+
+INLINE void
+q4_k_rows(int R, float *out, const uint8_t *w, size_t rb, const float *xp,
+    const float *xs, int nb, int r, int rs)
+{
+	const uint8_t *p[KR];
+	_Alignas(32) float sc[8];
+	__m256 tot[KR], mn[KR], a0, a1, d, m;
+	__m128i k4;
+	__m256i v;
+	const float *xb;
+	int b, i, u;
+
+	UNROLL
+	for (i = 0; i < R; i++) {
+		p[i] = w + (size_t)(r + i * rs) * rb;
+		tot[i] = _mm256_setzero_ps();
+		mn[i] = _mm256_setzero_ps();
+	}
+	for (b = 0; b < nb; b++) {
+		UNROLL
+		for (i = 0; i < R; i++) {
+			const uint8_t *q = p[i];
+
+			k4 = k4scales(q + 4);
+			d = _mm256_mul_ps(_mm256_set1_ps(gh2f(q)),
+			    cvt(_mm256_cvtepu8_epi32(k4)));
+			m = _mm256_mul_ps(_mm256_set1_ps(gh2f(q + 2)),
+			    cvt(_mm256_cvtepu8_epi32(_mm_srli_si128(k4, 8))));
+			_mm256_store_ps(sc, d);
+			mn[i] = _mm256_fmadd_ps(m, _mm256_loadu_ps(xs + 8 * b),
+			    mn[i]);
+			UNROLL
+			for (u = 0; u < 4; u++) {
+				xb = xp + 256 * b + 64 * u;
+				v = _mm256_loadu_si256((const __m256i *)(q + 16 +
+				    32 * u));
+				a0 = _mm256_mul_ps(F4(v, 0), _mm256_loadu_ps(xb));
+				a1 = _mm256_mul_ps(F4(v, 1), _mm256_loadu_ps(xb +
+				    8));
+				a0 = _mm256_fmadd_ps(F4(v, 2), _mm256_loadu_ps(xb +
+				    16), a0);
+				a1 = _mm256_fmadd_ps(F4(v, 3), _mm256_loadu_ps(xb +
+				    24), a1);
+				a0 = _mm256_fmadd_ps(F4(v, 4), _mm256_loadu_ps(xb +
+				    32), a0);
+				a1 = _mm256_fmadd_ps(F4(v, 5), _mm256_loadu_ps(xb +
+				    40), a1);
+				a0 = _mm256_fmadd_ps(F4(v, 6), _mm256_loadu_ps(xb +
+				    48), a0);
+				a1 = _mm256_fmadd_ps(cvt(_mm256_srli_epi32(v, 28)),
+				    _mm256_loadu_ps(xb + 56), a1);
+				tot[i] = _mm256_fmadd_ps(a0, _mm256_broadcast_ss(sc +
+				    2 * u), tot[i]);
+				tot[i] = _mm256_fmadd_ps(a1, _mm256_broadcast_ss(sc +
+				    2 * u + 1), tot[i]);
+			}
+			p[i] += 144;
+		}
+	}
+	UNROLL
+	for (i = 0; i < R; i++)
+		out[r + i * rs] = hsum(_mm256_sub_ps(tot[i], mn[i]));
+}
+
+void
+kern_q4_k_avx2_kq(float *out, const void *w, const float *x, int n,
+    int r0, int r1)
+{
+	_Alignas(32) float xp[KERN_KQ_MAXN], xs[KERN_KQ_MAXN / 32];
+	int nb = n / 256, h = (r1 - r0) / KR, r;
+	size_t rb = wtype_rowsize(W_Q4_K, n);
+
+	if (n % 256 || n > KERN_KQ_MAXN) {
+		kern_q4_k_avx2_matvec(out, w, x, n, r0, r1);
+		return;
+	}
+	prep_q4_k(xp, xs, x, nb);
+	for (r = r0; r < r0 + h; r++)
+		q4_k_rows(KR, out, w, rb, xp, xs, nb, r, h);
+	for (r = r0 + KR * h; r < r1; r++)
+		q4_k_rows(1, out, w, rb, xp, xs, nb, r, 1);
+}
+
+/* ---- Q6_K ----
+ *
+ * Half h of a block gives four registers of 6-bit q in bytes, g < 4:
+ * byte l of register g is element 128h + 32g + l (ql's nibbles with
+ * qh's 2 bits, as ggml's dequantize_row_q6_K pairs them).  Lane L bytes
+ * 4L + j: sub-block 8h + 2g + L / 4; field j at bit 8j: prepared
+ * activation 128h + 32g + 8j + L of the block, times 2^-8j (j < 3; the
+ * top byte is shifted down). */
+static void
+prep_q6_k(float *xp, float *xs, const float *x, int nb)
+{
+	int b, g, j, L;
+	float s;
+
+	for (b = 0; b < nb; b++, x += 256, xp += 256, xs += 16) {
+		for (g = 0; g < 8; g++)		/* 128h + 32g as one */
+			for (j = 0; j < 4; j++) {
+				s = j < 3 ? p2(8 * j) : 1;
+				for (L = 0; L < 8; L++)
+					xp[32 * g + 8 * j + L] = x[32 * g + 4 * L +
+					    j] * s;
+			}
+		for (j = 0; j < 16; j++)
+			xs[j] = hsum(_mm256_add_ps(_mm256_loadu_ps(x + 16 * j),
+			    _mm256_loadu_ps(x + 16 * j + 8)));
+	}
+}
+
+/* The sum over one register of q bytes (32 weights) against xb. */
+INLINE __m256
+q6dot(__m256i q, const float *xb)
+{
+	__m256 a;
+
+	a = _mm256_mul_ps(cvt(_mm256_and_si256(q, _mm256_set1_epi32(0xff))),
+	    _mm256_loadu_ps(xb));
+	a = _mm256_fmadd_ps(cvt(_mm256_and_si256(q, _mm256_set1_epi32(
+	    0xff00))), _mm256_loadu_ps(xb + 8), a);
+	a = _mm256_fmadd_ps(cvt(_mm256_and_si256(q, _mm256_set1_epi32(
+	    0xff0000))), _mm256_loadu_ps(xb + 16), a);
+	return _mm256_fmadd_ps(cvt(_mm256_srli_epi32(q, 24)),
+	    _mm256_loadu_ps(xb + 24), a);
+}
+
+INLINE void
+q6_k_rows(int R, float *out, const uint8_t *w, size_t rb, const float *xp,
+    const float *xs, int nb, int r, int rs)
+{
+	const __m256i m4 = _mm256_set1_epi8(15), m30 = _mm256_set1_epi8(0x30);
+	const uint8_t *p[KR];
+	__m256 tot[KR], mn[KR], d, ds0, ds1, s;
+	__m256i A, B, H;
+	const float *xb;
+	int b, i, h, g;
+
+	UNROLL
+	for (i = 0; i < R; i++) {
+		p[i] = w + (size_t)(r + i * rs) * rb;
+		tot[i] = _mm256_setzero_ps();
+		mn[i] = _mm256_setzero_ps();
+	}
+	for (b = 0; b < nb; b++) {
+		UNROLL
+		for (i = 0; i < R; i++) {
+			const uint8_t *q = p[i];
+			__m128i sc = _mm_loadu_si128((const __m128i *)(q + 192));
+			__m256i Q[4];
+
+			/* d * sc_s, s < 8 in ds0, the others in ds1 */
+			d = _mm256_set1_ps(gh2f(q + 208));
+			ds0 = _mm256_mul_ps(d, cvt(_mm256_cvtepi8_epi32(sc)));
+			ds1 = _mm256_mul_ps(d, cvt(_mm256_cvtepi8_epi32(
+			    _mm_srli_si128(sc, 8))));
+			mn[i] = _mm256_fmadd_ps(ds0, _mm256_loadu_ps(xs + 16 * b),
+			    mn[i]);
+			mn[i] = _mm256_fmadd_ps(ds1, _mm256_loadu_ps(xs + 16 * b +
+			    8), mn[i]);
+			UNROLL
+			for (h = 0; h < 2; h++) {
+				xb = xp + 256 * b + 128 * h;
+				A = _mm256_loadu_si256((const __m256i *)(q + 64 * h));
+				B = _mm256_loadu_si256((const __m256i *)(q + 64 * h +
+				    32));
+				H = _mm256_loadu_si256((const __m256i *)(q + 128 +
+				    32 * h));
+				Q[0] = _mm256_or_si256(_mm256_and_si256(A, m4),
+				    _mm256_and_si256(_mm256_slli_epi16(H, 4), m30));
+				Q[1] = _mm256_or_si256(_mm256_and_si256(B, m4),
+				    _mm256_and_si256(_mm256_slli_epi16(H, 2), m30));
+				Q[2] = _mm256_or_si256(_mm256_and_si256(
+				    _mm256_srli_epi16(A, 4), m4), _mm256_and_si256(H,
+				    m30));
+				Q[3] = _mm256_or_si256(_mm256_and_si256(
+				    _mm256_srli_epi16(B, 4), m4), _mm256_and_si256(
+				    _mm256_srli_epi16(H, 2), m30));
+				UNROLL
+				for (g = 0; g < 4; g++) {
+					/* sub-blocks 8h + 2g (lanes 0-3) and the
+					 * next (4-7) */
+					s = _mm256_permutevar8x32_ps(h ? ds1 : ds0,
+					    _mm256_setr_epi32(2 * g, 2 * g, 2 * g,
+					    2 * g, 2 * g + 1, 2 * g + 1, 2 * g + 1,
+					    2 * g + 1));
+					tot[i] = _mm256_fmadd_ps(q6dot(Q[g], xb +
+					    32 * g), s, tot[i]);
+				}
+			}
+			p[i] += 210;
+		}
+	}
+	UNROLL
+	for (i = 0; i < R; i++)
+		out[r + i * rs] = hsum(_mm256_fnmadd_ps(_mm256_set1_ps(32), mn[i],
+		    tot[i]));
+}
+
+void
+kern_q6_k_avx2_kq(float *out, const void *w, const float *x, int n,
+    int r0, int r1)
+{
+	_Alignas(32) float xp[KERN_KQ_MAXN], xs[KERN_KQ_MAXN / 16];
+	int nb = n / 256, h = (r1 - r0) / KR, r;
+	size_t rb = wtype_rowsize(W_Q6_K, n);
+
+	if (n % 256 || n > KERN_KQ_MAXN) {
+		kern_q6_k_avx2_matvec(out, w, x, n, r0, r1);
+		return;
+	}
+	prep_q6_k(xp, xs, x, nb);
+	for (r = r0; r < r0 + h; r++)
+		q6_k_rows(KR, out, w, rb, xp, xs, nb, r, h);
+	for (r = r0 + KR * h; r < r1; r++)
+		q6_k_rows(1, out, w, rb, xp, xs, nb, r, 1);
+}
+
+#endif

@@ -1,0 +1,312 @@
+/* kern_kq_avx512.c: the AVX-512 table's decode of ggml's K blocks
+ * (Q4_K, Q6_K), factored (kern.h's "factored decode").
+ *
+ * A row's 16 int32 lanes each hold 4 bytes of the block's quants as
+ * they lie in memory; a field of them masked in place (q << s, never
+ * shifted down but for the top one) is widened to float exactly and
+ * multiplied by the activation that weight meets, which the call has
+ * put once, for all its rows, in the lanes' order and scaled by 2^-s
+ * (kq_prep: exact, a power of two).  So a weight costs a mask, a
+ * conversion and an FMA, no shuffle; the sub-blocks' scales are applied
+ * once per sub-block's sum (an FMA per 128 or 64 weights), and the
+ * offsets (Q4_K's mins, Q6_K's -32) once per block against the sums of
+ * the activations over each sub-block, also made once per call. */
+#if defined(__x86_64__)
+
+#include <immintrin.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "kern/kern.h"
+#include "kern/kern_avx512_int.h"
+#include "kern/kern_ggml_int.h"
+
+#ifndef KR
+#define KR 4	/* rows of a pass */
+#endif
+
+/* 2^-s for the shifts of the fields (s < 32) */
+static float
+p2(int s)
+{
+	union { uint32_t u; float f; } v = { (uint32_t)(127 - s) << 23 };
+
+	return v.f;
+}
+
+/* ---- Q4_K ----
+ *
+ * Half c of a block is 64 bytes of quants, lane L bytes 4L .. 4L+3;
+ * byte 4L + j is element l = 4 (L % 8) + j of the sub-blocks 2p (low
+ * nibble) and 2p + 1 (high), p = 2c + L / 8.  Field k = 2j + hi is at
+ * bit 4k: prepared activation 16 (8c + k) + L of the block, times
+ * 2^-4k (k < 7; the top field is shifted down, times 1).  Lanes 0-7 of
+ * field k's products are sub-block 4c + hi, lanes 8-15 4c + 2 + hi. */
+static void
+prep_q4_k(float *xp, float *xs, const float *x, int nb)
+{
+	int b, c, k, L, p, hi;
+	float s;
+
+	for (b = 0; b < nb; b++, x += 256, xp += 256, xs += 16) {
+		for (c = 0; c < 2; c++)
+			for (k = 0; k < 8; k++) {
+				hi = k % 2;
+				s = k < 7 ? p2(4 * k) : 1;
+				for (L = 0; L < 16; L++) {
+					p = 2 * c + L / 8;
+					xp[16 * (8 * c + k) + L] = x[32 * (2 * p +
+					    hi) + 4 * (L % 8) + k / 2] * s;
+				}
+			}
+		/* the sums of the 8 sub-blocks, in lanes 8-15 */
+		for (k = 0; k < 8; k++) {
+			xs[k] = 0;
+			xs[8 + k] = hsum(_mm512_add_ps(_mm512_loadu_ps(x +
+			    32 * k), _mm512_loadu_ps(x + 32 * k + 16)));
+		}
+	}
+}
+
+INLINE __m512
+cvt(__m512i v)
+{
+	return _mm512_cvtepi32_ps(v);
+}
+
+/* out[r + i*rs] for i < R */
+INLINE void
+q4_k_rows(int R, float *out, const uint8_t *w, size_t rb, const float *xp,
+    const float *xs, int nb, int r, int rs)
+{
+	const __m512i m0 = _mm512_set1_epi32(0xf), m1 = _mm512_set1_epi32(
+	    0xf0), m2 = _mm512_set1_epi32(0xf00), m3 = _mm512_set1_epi32(
+	    0xf000), m4 = _mm512_set1_epi32(0xf0000), m5 =
+	    _mm512_set1_epi32(0xf00000), m6 = _mm512_set1_epi32(0xf000000);
+	/* the scales of each half's two accumulators' lanes */
+	const __m512i i00 = _mm512_setr_epi32(0, 0, 0, 0, 0, 0, 0, 0, 2, 2,
+	    2, 2, 2, 2, 2, 2), i01 = _mm512_add_epi32(i00,
+	    _mm512_set1_epi32(1)), i10 = _mm512_add_epi32(i00,
+	    _mm512_set1_epi32(4)), i11 = _mm512_add_epi32(i00,
+	    _mm512_set1_epi32(5));
+	const uint8_t *p[KR];
+	__m512 tot[KR], mn[KR], sm, a0, a1, xsv;
+	__m512i v;
+	const float *xb;
+	int b, i;
+
+	UNROLL
+	for (i = 0; i < R; i++) {
+		p[i] = w + (size_t)(r + i * rs) * rb;
+		tot[i] = _mm512_setzero_ps();
+		mn[i] = _mm512_setzero_ps();
+	}
+	for (b = 0; b < nb; b++) {
+		xb = xp + 256 * b;
+		xsv = _mm512_loadu_ps(xs + 16 * b);
+		UNROLL
+		for (i = 0; i < R; i++) {
+			const uint8_t *q = p[i];
+
+			/* d * sc_j in lanes j, dmin * mn_j in lanes 8 + j */
+			sm = _mm512_mul_ps(_mm512_cvtepi32_ps(
+			    _mm512_cvtepu8_epi32(k4scales(q + 4))),
+			    _mm512_insertf32x8(_mm512_set1_ps(gh2f(q)),
+			    _mm256_set1_ps(gh2f(q + 2)), 1));
+			mn[i] = _mm512_mask3_fmadd_ps(sm, xsv, mn[i], 0xff00);
+			v = _mm512_loadu_si512(q + 16);
+			a0 = _mm512_mul_ps(cvt(_mm512_and_si512(v, m0)),
+			    _mm512_loadu_ps(xb));
+			a1 = _mm512_mul_ps(cvt(_mm512_and_si512(v, m1)),
+			    _mm512_loadu_ps(xb + 16));
+			a0 = _mm512_fmadd_ps(cvt(_mm512_and_si512(v, m2)),
+			    _mm512_loadu_ps(xb + 32), a0);
+			a1 = _mm512_fmadd_ps(cvt(_mm512_and_si512(v, m3)),
+			    _mm512_loadu_ps(xb + 48), a1);
+			a0 = _mm512_fmadd_ps(cvt(_mm512_and_si512(v, m4)),
+			    _mm512_loadu_ps(xb + 64), a0);
+			a1 = _mm512_fmadd_ps(cvt(_mm512_and_si512(v, m5)),
+			    _mm512_loadu_ps(xb + 80), a1);
+			a0 = _mm512_fmadd_ps(cvt(_mm512_and_si512(v, m6)),
+			    _mm512_loadu_ps(xb + 96), a0);
+			a1 = _mm512_fmadd_ps(cvt(_mm512_srli_epi32(v, 28)),
+			    _mm512_loadu_ps(xb + 112), a1);
+			tot[i] = _mm512_fmadd_ps(a0, _mm512_permutexvar_ps(i00,
+			    sm), tot[i]);
+			tot[i] = _mm512_fmadd_ps(a1, _mm512_permutexvar_ps(i01,
+			    sm), tot[i]);
+			v = _mm512_loadu_si512(q + 80);
+			a0 = _mm512_mul_ps(cvt(_mm512_and_si512(v, m0)),
+			    _mm512_loadu_ps(xb + 128));
+			a1 = _mm512_mul_ps(cvt(_mm512_and_si512(v, m1)),
+			    _mm512_loadu_ps(xb + 144));
+			a0 = _mm512_fmadd_ps(cvt(_mm512_and_si512(v, m2)),
+			    _mm512_loadu_ps(xb + 160), a0);
+			a1 = _mm512_fmadd_ps(cvt(_mm512_and_si512(v, m3)),
+			    _mm512_loadu_ps(xb + 176), a1);
+			a0 = _mm512_fmadd_ps(cvt(_mm512_and_si512(v, m4)),
+			    _mm512_loadu_ps(xb + 192), a0);
+			a1 = _mm512_fmadd_ps(cvt(_mm512_and_si512(v, m5)),
+			    _mm512_loadu_ps(xb + 208), a1);
+			a0 = _mm512_fmadd_ps(cvt(_mm512_and_si512(v, m6)),
+			    _mm512_loadu_ps(xb + 224), a0);
+			a1 = _mm512_fmadd_ps(cvt(_mm512_srli_epi32(v, 28)),
+			    _mm512_loadu_ps(xb + 240), a1);
+			tot[i] = _mm512_fmadd_ps(a0, _mm512_permutexvar_ps(i10,
+			    sm), tot[i]);
+			tot[i] = _mm512_fmadd_ps(a1, _mm512_permutexvar_ps(i11,
+			    sm), tot[i]);
+			p[i] += 144;
+		}
+	}
+	UNROLL
+	for (i = 0; i < R; i++)
+		out[r + i * rs] = hsum(_mm512_sub_ps(tot[i], mn[i]));
+}
+
+void
+kern_q4_k_avx512_kq(float *out, const void *w, const float *x, int n,
+    int r0, int r1)
+{
+	_Alignas(64) float xp[KERN_KQ_MAXN], xs[KERN_KQ_MAXN / 16];
+	int nb = n / 256, h = (r1 - r0) / KR, r;
+	size_t rb = wtype_rowsize(W_Q4_K, n);
+
+	if (n % 256 || n > KERN_KQ_MAXN) {
+		kern_q4_k_avx512_matvec(out, w, x, n, r0, r1);
+		return;
+	}
+	prep_q4_k(xp, xs, x, nb);
+	for (r = r0; r < r0 + h; r++)
+		q4_k_rows(KR, out, w, rb, xp, xs, nb, r, h);
+	for (r = r0 + KR * h; r < r1; r++)
+		q4_k_rows(1, out, w, rb, xp, xs, nb, r, 1);
+}
+
+/* ---- Q6_K ----
+ *
+ * Half h of a block: ql's 64 bytes and qh's 32 (both halves of a zmm
+ * get them, the upper shifted down 2) make the 6-bit q of elements
+ * 32g + l in bytes: g = 0 (lane bytes 0-31) and 1 (32-63) in one
+ * register, g = 2 and 3 in the other (gg = 1).  Lane L bytes 4L + j:
+ * element 128h + 32 (L / 8 + 2gg) + 4 (L % 8) + j, sub-block 8h + 4gg
+ * + L / 4; field j is at bit 8j: prepared activation 128h + 64gg + 16j
+ * + L of the block, times 2^-8j (j < 3; the top byte is shifted down). */
+static void
+prep_q6_k(float *xp, float *xs, const float *x, int nb)
+{
+	int b, h, gg, j, L;
+	float s;
+
+	for (b = 0; b < nb; b++, x += 256, xp += 256, xs += 16) {
+		for (h = 0; h < 2; h++)
+			for (gg = 0; gg < 2; gg++)
+				for (j = 0; j < 4; j++) {
+					s = j < 3 ? p2(8 * j) : 1;
+					for (L = 0; L < 16; L++)
+						xp[128 * h + 64 * gg + 16 * j + L] =
+						    x[128 * h + 32 * (L / 8 + 2 * gg) +
+						    4 * (L % 8) + j] * s;
+				}
+		/* the sums of the 16 sub-blocks */
+		for (j = 0; j < 16; j++)
+			xs[j] = hsum(_mm512_loadu_ps(x + 16 * j));
+	}
+}
+
+/* The sum over one register of q bytes (64 weights) against xb. */
+INLINE __m512
+q6dot(__m512i q, const float *xb)
+{
+	__m512 a;
+
+	a = _mm512_mul_ps(cvt(_mm512_and_si512(q, _mm512_set1_epi32(0xff))),
+	    _mm512_loadu_ps(xb));
+	a = _mm512_fmadd_ps(cvt(_mm512_and_si512(q, _mm512_set1_epi32(
+	    0xff00))), _mm512_loadu_ps(xb + 16), a);
+	a = _mm512_fmadd_ps(cvt(_mm512_and_si512(q, _mm512_set1_epi32(
+	    0xff0000))), _mm512_loadu_ps(xb + 32), a);
+	return _mm512_fmadd_ps(cvt(_mm512_srli_epi32(q, 24)),
+	    _mm512_loadu_ps(xb + 48), a);
+}
+
+INLINE void
+q6_k_rows(int R, float *out, const uint8_t *w, size_t rb, const float *xp,
+    const float *xs, int nb, int r, int rs)
+{
+	const __m512i m4 = _mm512_set1_epi8(15), m30 = _mm512_set1_epi8(0x30),
+	    sh = _mm512_setr_epi64(0, 0, 0, 0, 2, 2, 2, 2),
+	    i0 = _mm512_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3,
+	    3), i1 = _mm512_add_epi32(i0, _mm512_set1_epi32(4)),
+	    i2 = _mm512_add_epi32(i0, _mm512_set1_epi32(8)),
+	    i3 = _mm512_add_epi32(i0, _mm512_set1_epi32(12));
+	const uint8_t *p[KR];
+	__m512 tot[KR], mn[KR], ds, xsv;
+	__m512i ql, qh, lo, hi;
+	const float *xb;
+	int b, i, h;
+
+	UNROLL
+	for (i = 0; i < R; i++) {
+		p[i] = w + (size_t)(r + i * rs) * rb;
+		tot[i] = _mm512_setzero_ps();
+		mn[i] = _mm512_setzero_ps();
+	}
+	for (b = 0; b < nb; b++) {
+		xb = xp + 256 * b;
+		xsv = _mm512_loadu_ps(xs + 16 * b);
+		UNROLL
+		for (i = 0; i < R; i++) {
+			const uint8_t *q = p[i];
+
+			/* d * sc_s in lane s */
+			ds = _mm512_mul_ps(_mm512_set1_ps(gh2f(q + 208)),
+			    _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(
+			    _mm_loadu_si128((const __m128i *)(q + 192)))));
+			mn[i] = _mm512_fmadd_ps(ds, xsv, mn[i]);
+			UNROLL
+			for (h = 0; h < 2; h++) {
+				ql = _mm512_loadu_si512(q + 64 * h);
+				qh = _mm512_srlv_epi64(_mm512_broadcast_i64x4(
+				    _mm256_loadu_si256((const __m256i *)(q + 128 +
+				    32 * h))), sh);
+				/* (ql & 15) | (qh & 3) << 4, and the high
+				 * nibbles with the next 2 bits */
+				lo = _mm512_ternarylogic_epi32(ql, _mm512_and_si512(
+				    _mm512_slli_epi16(qh, 4), m30), m4, 0xec);
+				hi = _mm512_ternarylogic_epi32(_mm512_srli_epi16(ql,
+				    4), _mm512_and_si512(qh, m30), m4, 0xec);
+				tot[i] = _mm512_fmadd_ps(q6dot(lo, xb + 128 * h),
+				    _mm512_permutexvar_ps(h ? i2 : i0, ds), tot[i]);
+				tot[i] = _mm512_fmadd_ps(q6dot(hi, xb + 128 * h + 64),
+				    _mm512_permutexvar_ps(h ? i3 : i1, ds), tot[i]);
+			}
+			p[i] += 210;
+		}
+	}
+	UNROLL
+	for (i = 0; i < R; i++)
+		out[r + i * rs] = hsum(_mm512_fnmadd_ps(_mm512_set1_ps(32), mn[i],
+		    tot[i]));
+}
+
+void
+kern_q6_k_avx512_kq(float *out, const void *w, const float *x, int n,
+    int r0, int r1)
+{
+	_Alignas(64) float xp[KERN_KQ_MAXN], xs[KERN_KQ_MAXN / 16];
+	int nb = n / 256, h = (r1 - r0) / KR, r;
+	size_t rb = wtype_rowsize(W_Q6_K, n);
+
+	if (n % 256 || n > KERN_KQ_MAXN) {
+		kern_q6_k_avx512_matvec(out, w, x, n, r0, r1);
+		return;
+	}
+	prep_q6_k(xp, xs, x, nb);
+	for (r = r0; r < r0 + h; r++)
+		q6_k_rows(KR, out, w, rb, xp, xs, nb, r, h);
+	for (r = r0 + KR * h; r < r1; r++)
+		q6_k_rows(1, out, w, rb, xp, xs, nb, r, 1);
+}
+
+#endif
