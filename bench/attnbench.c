@@ -37,30 +37,7 @@
 #define HD 64		/* head size */
 #define KVB 64		/* positions a cache block (SEQ_KVBLOCK) */
 
-static volatile unsigned sink;
 static int nlay = 30;	/* layers */
-
-/* seq_sched.c's attn_touch: a byte of every line, K and V side by side */
-static void
-touch(const struct attn_tile *a)
-{
-	const unsigned char *k, *v;
-	unsigned s = 0;
-	size_t n, o;
-	int p, q;
-
-	for (p = a->p0; p < a->p1; p = q) {
-		q = (p / a->kvb + 1) * a->kvb;
-		q = q < a->p1 ? q : a->p1;
-		k = (const unsigned char *)attn_at(a, 0, p);
-		v = (const unsigned char *)attn_at(a, 1, p);
-		n = (size_t)(q - p) * a->ldkv * attn_esize(a->kvt);
-		for (o = 0; o < n; o += 64)
-			s += k[o] + v[o];
-		s += k[n - 1] + v[n - 1];
-	}
-	sink = s;
-}
 
 static double
 now(int cpu)
@@ -106,7 +83,7 @@ run(const struct attn_kern *ak, const void *kv, enum wtype t, int pos,
 					a.p0 = c * chunk;
 					a.p1 = a.p0 + chunk < n ? a.p0 + chunk : n;
 					a.scale = 0.125f, a.kvt = t, a.touched = 1;
-					touch(&a);
+					attn_touch(&a);
 					ak->part(att + (size_t)c * qdim + g * NH * HD,
 					    qdim, ml, &a);
 					memcpy(mls + 2 * ((size_t)c * NKV * NH +

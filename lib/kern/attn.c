@@ -170,3 +170,37 @@ attn_merge(float *out, const float *accs, size_t lda, const float *mls,
 	for (i = 0; i < hd; i++)
 		out[i] *= w;
 }
+
+/* Where attn_touch's loads go, so that they are made (one per
+ * thread: no two threads write the same variable). */
+static _Thread_local volatile unsigned touch_sink;
+
+/* Read one byte of every line of the tile's keys and values, K and V
+ * side by side in address order, one KV block's run at a time.  In
+ * decode the cache comes from memory (the weights have pushed it out
+ * since the last token), and part's own order, eight keys at a time a
+ * column apart, is one the hardware prefetcher does not follow, where
+ * two sequential streams it does: the tile then comes in at memory
+ * speed and part finds it in cache (bench/NOTES.md, "Decode
+ * attention: the tile read in order").  Software prefetch alone does
+ * not: a core keeps too few lines of it in flight. */
+void
+attn_touch(const struct attn_tile *a)
+{
+	const unsigned char *k, *v;
+	unsigned s = 0;
+	size_t n, o;
+	int p, q;
+
+	for (p = a->p0; p < a->p1; p = q) {
+		q = (p / a->kvb + 1) * a->kvb;
+		q = q < a->p1 ? q : a->p1;
+		k = (const unsigned char *)attn_at(a, 0, p);
+		v = (const unsigned char *)attn_at(a, 1, p);
+		n = (size_t)(q - p) * a->ldkv * attn_esize(a->kvt);
+		for (o = 0; o < n; o += 64)
+			s += k[o] + v[o];
+		s += k[n - 1] + v[n - 1];	/* a last line begun past o */
+	}
+	touch_sink = s;
+}

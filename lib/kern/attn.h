@@ -186,6 +186,10 @@ attn_prefetch(const struct attn_tile *a, int j0, int j1)
 	}
 }
 
+/* Read a byte of every line of the tile's keys and values in address
+ * order (decode's cache into cache before its tile: attn.c). */
+void attn_touch(const struct attn_tile *a);
+
 struct attn_kern {
 	const char *name;	/* the kern table name it goes with */
 	/* The unnormalized attention of a tile, nh * T <= ATTN_MAXROWS,

@@ -13,10 +13,6 @@
 #include "kern/pool.h"
 #include "model/seq_int.h"
 
-/* Where attn_touch's loads go, so that they are made (one per
- * thread: no two threads write the same variable). */
-static _Thread_local volatile unsigned touch_sink;
-
 #define kv_at seq_kv_at	/* seq_int.h */
 
 /* The first block's key (s = 0) or value (s = 1) rows of KV head g in
@@ -411,36 +407,6 @@ attn_range(const struct attn_job *j, int i, int *p0, int *p1)
 	*p0 = j->base + i % j->nchunk * j->chunk;
 	*p1 = *p0 + j->chunk < j->pos0 + 1 ? *p0 + j->chunk : j->pos0 + 1;
 	*p0 = *p0 > lo ? *p0 : lo;
-}
-
-/* Read one byte of every line of the tile's keys and values, K and V
- * side by side in address order, one KV block's run at a time.  In
- * decode the cache comes from memory (the weights have pushed it out
- * since the last token), and part's own order, eight keys at a time a
- * column apart, is one the hardware prefetcher does not follow, where
- * two sequential streams it does: the tile then comes in at memory
- * speed and part finds it in cache (bench/NOTES.md, "Decode
- * attention: the tile read in order").  Software prefetch alone does
- * not: a core keeps too few lines of it in flight. */
-static void
-attn_touch(const struct attn_tile *a)
-{
-	const unsigned char *k, *v;
-	unsigned s = 0;
-	size_t n, o;
-	int p, q;
-
-	for (p = a->p0; p < a->p1; p = q) {
-		q = (p / a->kvb + 1) * a->kvb;
-		q = q < a->p1 ? q : a->p1;
-		k = (const unsigned char *)attn_at(a, 0, p);
-		v = (const unsigned char *)attn_at(a, 1, p);
-		n = (size_t)(q - p) * a->ldkv * attn_esize(a->kvt);
-		for (o = 0; o < n; o += 64)
-			s += k[o] + v[o];
-		s += k[n - 1] + v[n - 1];	/* a last line begun past o */
-	}
-	touch_sink = s;
 }
 
 static void
