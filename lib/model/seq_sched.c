@@ -84,12 +84,14 @@ mat_rows(const struct mat *w, float *out, int ldo, const float *x, int ldx,
 		nvec = 0;
 	for (t = 0; t < nvec; t += n) {
 		n = nvec - t < MATVECS_MAX ? nvec - t : MATVECS_MAX;
-		if (n > 1 && kern.matvecs[w->t])
+		if (!kern.matvecs[w->t])
+			n = 1;
+		if (n > 1)
 			kern.matvecs[w->t](out + (size_t)t * ldo, ldo, w->w,
 			    x + (size_t)t * ldx, ldx, w->cols, n, r0, r1);
 		else
 			kern.matvec[w->t](out + (size_t)t * ldo, w->w,
-			    x + (size_t)t * ldx, w->cols, r0, r1), n = 1;
+			    x + (size_t)t * ldx, w->cols, r0, r1);
 	}
 	if (T > nvec)
 		kern.matmul[w->t](out + (size_t)nvec * ldo, ldo, w->w,
