@@ -12,6 +12,11 @@ VERSION = $(shell sed -n 's/^\#define PIPELM_VERSION "\(.*\)"$$/\1/p' lib/base/u
 # Objects go under $(O), so the plain and the sanitizer build live side by side.
 O = build/rel
 BINDIR = bin
+# An O of one's own (make CC=clang O=build/clang) puts the programs
+# beside its objects, not over the plain build's bin/.
+ifeq ($(origin O),command line)
+BINDIR = $(O)/bin
+endif
 ifeq ($(SAN),1)
 O = build/san
 BINDIR = build/san/bin

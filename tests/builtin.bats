@@ -91,6 +91,9 @@ setup() {
 	run -0 make -n -B -C "$R" O=build/x BINDIR=build/x/bin build/x/bin/tok-encode
 	[[ $output == *"ln -sfn $R/share build/x/bin/../share"* ]]
 	[ ! -e "$R/share/share" ]
+	# an O of one's own takes the programs with it, away from bin/
+	run -0 make -n -B -C "$R" O=build/y build/y/bin/tok-encode
+	[[ $output == *"-o build/y/bin/tok-encode "* ]]
 }
 
 @test "builtin: make builds the programs only; the tools come with test, bench and make tools" {
