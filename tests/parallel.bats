@@ -75,14 +75,15 @@ same() {
 	same -m "$BATS_TEST_TMPDIR/g" -n 8 --temp 0 <"$RECS"
 }
 
-@test "parallel: GGUF K-quant files (factored decode), as -P 1" {
+@test "parallel: GGUF files of the factored decode, as -P 1" {
 	local f ty
 	# hidden 256 and inter 512: rows of whole superblocks, which the
-	# K types' decode sums in its own order (kern.h, wtypes' mvdiff):
-	# a batch's one-id passes must take matvec as -P 1 does
+	# K types' decode sums in its own order, as the 32-weight blocks'
+	# (kern.h, wtypes' mvdiff): a batch's one-id passes must take
+	# matvec as -P 1 does
 	"$TOOLS/mkmodel" -s 21 --dtype f32 --hidden 256 --layers 2 --heads 4 \
 	    --kv-heads 2 --inter 512 --vocab 300 --ctx 512 "$BATS_TEST_TMPDIR/m" >/dev/null
-	for ty in q4_K q6_K; do
+	for ty in q4_K q6_K q4_0 q5_0 q8_0; do
 		f=$BATS_TEST_TMPDIR/$ty.gguf
 		"$TOOLS/mkgguf" -t "$ty" "$BATS_TEST_TMPDIR/m" "$f"
 		same -m "$f" -n 9 --temp 0 <"$RECS"

@@ -361,6 +361,20 @@ kern_matmul_fn kern_gq8_0_avx512_matmul, kern_q4_0_avx512_matmul,
 kern_matvec_fn kern_q4_k_avx512_kq, kern_q6_k_avx512_kq, kern_q4_k_avx2_kq,
     kern_q6_k_avx2_kq;
 
+/* Factored decode of the 32-weight blocks (lib/kern/kern_b32*.c): each
+ * block's scale applied once to the sum of its integers against x:
+ * d (sum q x - 8 sum x) for Q4_0 (-16: Q5_0), d sum q x + m sum x for
+ * Q4_1 and Q5_1, d sum q x for ggml's Q8_0; the nibble types'
+ * activations put once a call in the order the lanes meet them, with
+ * their sums.  As the K types' above: the float32 product of the
+ * dequantized weights to float32 rounding, not the F32 matvec's bits
+ * (wtypes' mvdiff), the same bits whatever the row range; rows of n >
+ * KERN_KQ_MAXN or not whole blocks take the fused kernels.  Q5_0 and
+ * Q5_1 on the AVX-512 table only (the AVX2 one keeps the fused). */
+kern_matvec_fn kern_q4_0_avx512_b32, kern_q4_1_avx512_b32,
+    kern_q5_0_avx512_b32, kern_q5_1_avx512_b32, kern_gq8_0_avx512_b32, kern_q4_0_avx2_b32, kern_q4_1_avx2_b32,
+    kern_gq8_0_avx2_b32;
+
 /* The 16 lanes' tree of W_Q4 and --int8-act (above), as the portable
  * kernels compute it. */
 float kern_sum16(const float l[16]);

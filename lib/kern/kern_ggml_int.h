@@ -326,4 +326,14 @@ k4scales(const uint8_t *s)
 	    (int)(u1 & 0x3f3f3f3f), (int)mn1);
 }
 
+/* 2^-s (s < 32): the factored decodes' activations scaled for a field
+ * masked in place at bit s (exact) */
+GINLINE float
+gp2(int s)
+{
+	union { uint32_t u; float f; } v = { (uint32_t)(127 - s) << 23 };
+
+	return v.f;
+}
+
 #endif

@@ -511,8 +511,9 @@ kern_case(enum wtype t, int R, int n)
 			s += (double)wf[(size_t)r * n + k] * x[k];
 			a += fabs((double)wf[(size_t)r * n + k] * x[k]);
 		}
-		/* the factored decode of the K types (kern.h, mvdiff) sums
-		 * the blocks' integers and applies the scales per sub-block:
+		/* the factored decode (kern.h, mvdiff: the K types, the
+		 * 32-weight blocks) sums the blocks' integers and applies
+		 * the scales per block or sub-block:
 		 * the same sum in another order, so within float32 rounding
 		 * of the products' magnitudes, not the F32 matvec's bits */
 		if (wtypes[t].mvdiff)
@@ -564,6 +565,38 @@ kern_case(enum wtype t, int R, int n)
 	}
 	free(w), free(wf), free(row), free(x), free(o), free(o1), free(ref);
 	free(f32);
+}
+
+/* A NaN or an infinity among the activations: every row's decode not
+ * finite, as the F32 matvec's (the factored decode may give NaN where
+ * it gives an infinity: the offset's sum of x meets the infinity too). */
+static void
+test_nonfinite(void)
+{
+	enum { R = 5, N = 32 * 9 };
+	static float x[N], row[N], o[R];
+	static uint8_t w[R * N * 2];
+	size_t i, rb;
+	int r, k, bad;
+
+	for (i = 0; i < NG; i++) {
+		rb = wtype_rowsize(gtypes[i], N);
+		for (r = 0; r < R; r++) {
+			for (k = 0; k < N; k++)
+				row[k] = rweight();
+			wtypes[gtypes[i]].from_f32(w + r * rb, row, N);
+		}
+		for (bad = 0; bad < 2; bad++) {
+			for (k = 0; k < N; k++)
+				x[k] = rnd();
+			x[37 + 100 * bad] = bad ? INFINITY : NAN;
+			kern.matvec[gtypes[i]](o, w, x, N, 0, R);
+			for (r = 0; r < R; r++)
+				CHECKF(!isfinite(o[r]), "%s row %d: x with %s, "
+				    "matvec %g", wtypes[gtypes[i]].name, r,
+				    bad ? "inf" : "NaN", o[r]);
+		}
+	}
 }
 
 static void
@@ -638,5 +671,6 @@ main(void)
 	test_quant_known();
 	test_roundtrip();
 	test_kernels();
+	test_nonfinite();
 	return test_end("test_ggml");
 }
