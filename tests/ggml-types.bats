@@ -36,8 +36,8 @@ need_gguf() {
 		run -0 npycmp -a 1e-6 -r 1e-5 "$T/q1.npy" "$T/d.npy"
 		echo "$ty: $output"
 		[[ $output == *"argmax-mismatch 0"* ]]
-		# decode's matvec (a position a call) as prefill's matmul; Q4_K
-		# and Q6_K's factored decode (kern.h) sums in another order,
+		# decode's matvec (a position a call) as prefill's matmul; Q4_K,
+		# Q5_K and Q6_K's factored decode (kern.h) sums in another order,
 		# off the F32 path's bits by as much as the portable and
 		# AVX-512 tables' F32 kernels are off each other (maxabs about
 		# 1e-5 here), so only npycmp's default absolute bound
