@@ -81,11 +81,15 @@ INLINE __m256
 k4dm(const uint8_t *q, float *sc)
 {
 	__m128i k4 = k4scales(q + 4);
+	__m256 dm;
+	uint32_t u;
 
-	_mm256_store_ps(sc, _mm256_mul_ps(_mm256_set1_ps(gh2f(q)), cvt(
-	    _mm256_cvtepu8_epi32(k4))));
-	return _mm256_mul_ps(_mm256_set1_ps(gh2f(q + 2)), cvt(
-	    _mm256_cvtepu8_epi32(_mm_srli_si128(k4, 8))));
+	memcpy(&u, q, 4);	/* d and dmin, widened together */
+	dm = _mm256_castps128_ps256(_mm_cvtph_ps(_mm_cvtsi32_si128((int)u)));
+	_mm256_store_ps(sc, _mm256_mul_ps(_mm256_permutevar8x32_ps(dm,
+	    _mm256_setzero_si256()), cvt(_mm256_cvtepu8_epi32(k4))));
+	return _mm256_mul_ps(_mm256_permutevar8x32_ps(dm, _mm256_set1_epi32(1)),
+	    cvt(_mm256_cvtepu8_epi32(_mm_srli_si128(k4, 8))));
 }
 
 /* Field k of the quants v, widened. */

@@ -88,9 +88,13 @@ cvt(__m512i v)
 INLINE __m512
 k4sm(const uint8_t *q)
 {
+	uint32_t dm;
+
+	memcpy(&dm, q, 4);	/* d and dmin, widened together */
 	return _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(
-	    k4scales(q + 4))), _mm512_insertf32x8(_mm512_set1_ps(gh2f(q)),
-	    _mm256_set1_ps(gh2f(q + 2)), 1));
+	    k4scales(q + 4))), _mm512_permutexvar_ps(_mm512_setr_epi32(0, 0, 0,
+	    0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1), _mm512_castps128_ps512(
+	    _mm_cvtph_ps(_mm_cvtsi32_si128((int)dm)))));
 }
 
 /* out[r + i*rs] for i < R */
