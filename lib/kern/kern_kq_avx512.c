@@ -375,7 +375,8 @@ q5_k_rows(int R, float *out, const uint8_t *w, size_t rb, const float *xp,
  *
  * A pass takes KR rows h apart (far-apart streams, which the hardware
  * prefetcher keeps up with: bench/NOTES.md "Decode: how the rows are
- * read"), the rest one at a time. */
+ * read"), the rest one at a time; rows too long for the buffer of x
+ * or not whole blocks take the fused kernel. */
 INLINE void
 rows(enum wtype t, int R, float *out, const uint8_t *w, size_t rb,
     const float *xp, const float *xs, int nb, int r, int rs)
@@ -388,13 +389,17 @@ rows(enum wtype t, int R, float *out, const uint8_t *w, size_t rb,
 }
 
 INLINE void
-kq(enum wtype t, float *out, const void *w, const float *x, int n, int r0,
-    int r1)
+kq(enum wtype t, kern_matvec_fn *fused, float *out, const void *w,
+    const float *x, int n, int r0, int r1)
 {
 	_Alignas(64) float xp[KERN_KQ_MAXN], xs[KERN_KQ_MAXN / 16];
 	int nb = n / 256, h = (r1 - r0) / KR, r;
 	size_t rb = wtype_rowsize(t, n);
 
+	if (n % 256 || n > KERN_KQ_MAXN) {
+		fused(out, w, x, n, r0, r1);
+		return;
+	}
 	switch (t) {
 	case W_Q4_K: prep_q4_k(xp, xs, x, nb); break;
 	case W_Q5_K: prep_q5_k(xp, xs, x, nb); break;
@@ -410,30 +415,21 @@ void
 kern_q4_k_avx512_kq(float *out, const void *w, const float *x, int n,
     int r0, int r1)
 {
-	if (n % 256 || n > KERN_KQ_MAXN)
-		kern_q4_k_avx512_matvec(out, w, x, n, r0, r1);
-	else
-		kq(W_Q4_K, out, w, x, n, r0, r1);
+	kq(W_Q4_K, kern_q4_k_avx512_matvec, out, w, x, n, r0, r1);
 }
 
 void
 kern_q5_k_avx512_kq(float *out, const void *w, const float *x, int n,
     int r0, int r1)
 {
-	if (n % 256 || n > KERN_KQ_MAXN)
-		kern_q5_k_avx512_matvec(out, w, x, n, r0, r1);
-	else
-		kq(W_Q5_K, out, w, x, n, r0, r1);
+	kq(W_Q5_K, kern_q5_k_avx512_matvec, out, w, x, n, r0, r1);
 }
 
 void
 kern_q6_k_avx512_kq(float *out, const void *w, const float *x, int n,
     int r0, int r1)
 {
-	if (n % 256 || n > KERN_KQ_MAXN)
-		kern_q6_k_avx512_matvec(out, w, x, n, r0, r1);
-	else
-		kq(W_Q6_K, out, w, x, n, r0, r1);
+	kq(W_Q6_K, kern_q6_k_avx512_matvec, out, w, x, n, r0, r1);
 }
 
 #endif
