@@ -371,6 +371,108 @@ q5_k_rows(int R, float *out, const uint8_t *w, size_t rb, const float *xp,
 		out[r + i * rs] = hsum(_mm512_sub_ps(tot[i], mn[i]));
 }
 
+/* ---- Q2_K ----
+ *
+ * Half n of a block is 32 bytes of 2-bit quants (at 16 + 32n): byte l
+ * holds element 128n + 32s + l in bits 2s.  The 32 bytes go to both
+ * halves of a register, the upper shifted down 2, so that field (j, t)
+ * at bit 8j + 4t of lane L is element 128n + 32s + 4 (L % 8) + j, s =
+ * 2t + L / 8, sub-block (of 16) 8n + 2s + (L % 8) / 4: prepared
+ * activation 128n + 64t + 16j + L of the block, times 2^-(8j + 4t) (no
+ * field reaches the sign bit).  A scale byte is d's multiple (low
+ * nibble) and dmin's (high); the mins meet the sums over the 16
+ * sub-blocks. */
+static void
+prep_q2_k(float *xp, float *xs, const float *x, int nb)
+{
+	int b, n, t, j, L;
+
+	for (b = 0; b < nb; b++, x += 256, xp += 256, xs += 16) {
+		for (n = 0; n < 2; n++)
+			for (t = 0; t < 2; t++)
+				for (j = 0; j < 4; j++)
+					for (L = 0; L < 16; L++)
+						xp[128 * n + 64 * t + 16 * j + L] =
+						    x[128 * n + 32 * (2 * t + L / 8) +
+						    4 * (L % 8) + j] * p2(8 * j + 4 * t);
+		for (j = 0; j < 16; j++)
+			xs[j] = hsum(_mm512_loadu_ps(x + 16 * j));
+	}
+}
+
+/* The sum of the 4 fields (j < 4) at bits 8j + 4t of v against xb. */
+INLINE __m512
+q2dot(__m512i v, int t, const float *xb)
+{
+	__m512 a;
+
+	a = _mm512_mul_ps(cvt(_mm512_and_si512(v, _mm512_set1_epi32(3 <<
+	    4 * t))), _mm512_loadu_ps(xb));
+	a = _mm512_fmadd_ps(cvt(_mm512_and_si512(v, _mm512_set1_epi32(3 <<
+	    (8 + 4 * t)))), _mm512_loadu_ps(xb + 16), a);
+	a = _mm512_fmadd_ps(cvt(_mm512_and_si512(v, _mm512_set1_epi32(3 <<
+	    (16 + 4 * t)))), _mm512_loadu_ps(xb + 32), a);
+	return _mm512_fmadd_ps(cvt(_mm512_and_si512(v, _mm512_set1_epi32(3 <<
+	    (24 + 4 * t)))), _mm512_loadu_ps(xb + 48), a);
+}
+
+INLINE void
+q2_k_rows(int R, float *out, const uint8_t *w, size_t rb, const float *xp,
+    const float *xs, int nb, int r, int rs)
+{
+	const __m512i sh = _mm512_setr_epi64(0, 0, 0, 0, 2, 2, 2, 2),
+	    i0 = _mm512_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3,
+	    3), m4 = _mm512_set1_epi32(15);
+	const uint8_t *p[KR];
+	__m512 tot[KR], mn[KR], ds, xsv;
+	__m512i sc, v;
+	__m128 dm;
+	uint32_t u;
+	const float *xb;
+	int b, i, n, t;
+
+	UNROLL
+	for (i = 0; i < R; i++) {
+		p[i] = w + (size_t)(r + i * rs) * rb;
+		tot[i] = _mm512_setzero_ps();
+		mn[i] = _mm512_setzero_ps();
+	}
+	for (b = 0; b < nb; b++) {
+		xb = xp + 256 * b;
+		xsv = _mm512_loadu_ps(xs + 16 * b);
+		UNROLL
+		for (i = 0; i < R; i++) {
+			const uint8_t *q = p[i];
+
+			memcpy(&u, q + 80, 4);	/* d and dmin */
+			dm = _mm_cvtph_ps(_mm_cvtsi32_si128((int)u));
+			sc = _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)
+			    q));
+			ds = _mm512_mul_ps(_mm512_broadcastss_ps(dm), cvt(
+			    _mm512_and_si512(sc, m4)));
+			mn[i] = _mm512_fmadd_ps(_mm512_mul_ps(_mm512_broadcastss_ps(
+			    _mm_movehdup_ps(dm)), cvt(_mm512_srli_epi32(sc, 4))),
+			    xsv, mn[i]);
+			UNROLL
+			for (n = 0; n < 2; n++) {
+				v = _mm512_srlv_epi64(_mm512_broadcast_i64x4(
+				    _mm256_loadu_si256((const __m256i *)(q + 16 +
+				    32 * n))), sh);
+				UNROLL
+				for (t = 0; t < 2; t++)
+					tot[i] = _mm512_fmadd_ps(q2dot(v, t, xb +
+					    128 * n + 64 * t), _mm512_permutexvar_ps(
+					    _mm512_add_epi32(i0, _mm512_set1_epi32(8 *
+					    n + 4 * t)), ds), tot[i]);
+			}
+			p[i] += 84;
+		}
+	}
+	UNROLL
+	for (i = 0; i < R; i++)
+		out[r + i * rs] = hsum(_mm512_sub_ps(tot[i], mn[i]));
+}
+
 /* ---- the entries ----
  *
  * A pass takes KR rows h apart (far-apart streams, which the hardware
@@ -382,6 +484,7 @@ rows(enum wtype t, int R, float *out, const uint8_t *w, size_t rb,
     const float *xp, const float *xs, int nb, int r, int rs)
 {
 	switch (t) {
+	case W_Q2_K: q2_k_rows(R, out, w, rb, xp, xs, nb, r, rs); break;
 	case W_Q4_K: q4_k_rows(R, out, w, rb, xp, xs, nb, r, rs); break;
 	case W_Q5_K: q5_k_rows(R, out, w, rb, xp, xs, nb, r, rs); break;
 	default: q6_k_rows(R, out, w, rb, xp, xs, nb, r, rs); break;
@@ -401,6 +504,7 @@ kq(enum wtype t, kern_matvec_fn *fused, float *out, const void *w,
 		return;
 	}
 	switch (t) {
+	case W_Q2_K: prep_q2_k(xp, xs, x, nb); break;
 	case W_Q4_K: prep_q4_k(xp, xs, x, nb); break;
 	case W_Q5_K: prep_q5_k(xp, xs, x, nb); break;
 	default: prep_q6_k(xp, xs, x, nb); break;
@@ -409,6 +513,13 @@ kq(enum wtype t, kern_matvec_fn *fused, float *out, const void *w,
 		rows(t, KR, out, w, rb, xp, xs, nb, r, h);
 	for (r = r0 + KR * h; r < r1; r++)
 		rows(t, 1, out, w, rb, xp, xs, nb, r, 1);
+}
+
+void
+kern_q2_k_avx512_kq(float *out, const void *w, const float *x, int n,
+    int r0, int r1)
+{
+	kq(W_Q2_K, kern_q2_k_avx512_matvec, out, w, x, n, r0, r1);
 }
 
 void
