@@ -1,5 +1,5 @@
 /* kern_kq_avx512.c: the AVX-512 table's decode of ggml's K blocks
- * (Q4_K, Q5_K, Q6_K), factored (kern.h's "factored decode").
+ * (Q2_K, Q4_K, Q5_K, Q6_K), factored (kern.h's "factored decode").
  *
  * A row's 16 int32 lanes each hold 4 bytes of the block's quants as
  * they lie in memory; a field of them masked in place (q << s, never
