@@ -190,7 +190,7 @@ modelrun(const char *dir, int threads)
 		"gate_proj", "up_proj", "down_proj", "lm_head" };
 	double t0, t1, t2, best[2] = { 1e9, 1e9 }, bytes = 0;
 	double kt[8] = { 0 }, kb[8] = { 0 };
-	int n, i, rep, pass, q;
+	int n, i, rep, pass, q, rows = 0;
 
 	if (model_load(&m, dir, threads) < 0 ||
 	    (qflag && model_set_mode(&m, MODEL_Q4) < 0) ||
@@ -198,7 +198,9 @@ modelrun(const char *dir, int threads)
 		exit(1);
 	n = model_mats(&m, v, (int)LEN(v));
 	x = ecalloc(1 << 16, sizeof *x);
-	out = ecalloc((size_t)m.cfg.vocab_size + 64, sizeof *out);
+	for (i = 0; i < n; i++)	/* the head is not always the tallest */
+		rows = v[i]->rows > rows ? v[i]->rows : rows;
+	out = ecalloc((size_t)rows + 64, sizeof *out);
 	for (i = 0; i < 1 << 16; i++)	/* activations of a plausible size */
 		x[i] = (float)((i * 2654435761u >> 16) % 2001) / 1000.0f - 1.0f;
 	for (i = 0; i < n; i++)

@@ -37,8 +37,8 @@ need_gguf() {
 		echo "$ty: $output"
 		[[ $output == *"argmax-mismatch 0"* ]]
 		# decode's matvec (a position a call) as prefill's matmul; the
-		# factored decode (kern.h: Q4_K, Q6_K and the 32-weight blocks
-		# but IQ4_NL) sums in another order,
+		# factored decode (kern.h: Q2_K, Q4_K, Q5_K, Q6_K and the
+		# 32-weight blocks but IQ4_NL) sums in another order,
 		# off the F32 path's bits by as much as the portable and
 		# AVX-512 tables' F32 kernels are off each other (maxabs about
 		# 1e-5 here), so only npycmp's default absolute bound

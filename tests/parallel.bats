@@ -83,7 +83,7 @@ same() {
 	# matvec as -P 1 does
 	"$TOOLS/mkmodel" -s 21 --dtype f32 --hidden 256 --layers 2 --heads 4 \
 	    --kv-heads 2 --inter 512 --vocab 300 --ctx 512 "$BATS_TEST_TMPDIR/m" >/dev/null
-	for ty in q4_K q6_K q4_0 q5_0 q8_0; do
+	for ty in q2_K q4_K q5_K q6_K q4_0 q5_0 q8_0; do
 		f=$BATS_TEST_TMPDIR/$ty.gguf
 		"$TOOLS/mkgguf" -t "$ty" "$BATS_TEST_TMPDIR/m" "$f"
 		same -m "$f" -n 9 --temp 0 <"$RECS"

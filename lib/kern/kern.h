@@ -348,7 +348,8 @@ kern_matmul_fn kern_gq8_0_avx512_matmul, kern_q4_0_avx512_matmul,
 
 /* Factored decode of the K types (lib/kern/kern_kq*.c): a row's sum is
  * taken over the blocks' integers, sum_j (d sc_j) (q . x)_j - sum_j
- * (dmin mn_j) (sum x)_j (Q4_K; Q6_K: d sc_j ((q . x)_j - 32 (sum x)_j)),
+ * (dmin mn_j) (sum x)_j (Q4_K, Q5_K, Q2_K (AVX-512 only); Q6_K: d sc_j
+ * ((q . x)_j - 32 (sum x)_j)),
  * the activations put once a call in the order the kernel's lanes meet
  * the quants and their sums over each sub-block made once for all rows.
  * So these outputs are the float32 product of the dequantized weights to
@@ -358,7 +359,8 @@ kern_matmul_fn kern_gq8_0_avx512_matmul, kern_q4_0_avx512_matmul,
  * the same bits whatever the row range.  Rows of n > KERN_KQ_MAXN (a
  * stack buffer) or not whole blocks take the fused kernels above. */
 #define KERN_KQ_MAXN 16384
-kern_matvec_fn kern_q4_k_avx512_kq, kern_q6_k_avx512_kq, kern_q4_k_avx2_kq,
+kern_matvec_fn kern_q2_k_avx512_kq, kern_q4_k_avx512_kq, kern_q5_k_avx512_kq,
+    kern_q6_k_avx512_kq, kern_q4_k_avx2_kq, kern_q5_k_avx2_kq,
     kern_q6_k_avx2_kq;
 
 /* Factored decode of the 32-weight blocks (lib/kern/kern_b32*.c): each

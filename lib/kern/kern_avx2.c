@@ -786,7 +786,7 @@ const struct kern kern_avx2 = {
 		kern_q4_0_avx2_b32, [W_Q4_1] = kern_q4_1_avx2_b32, [W_Q5_0] =
 		kern_q5_0_avx2_matvec, [W_Q5_1] = kern_q5_1_avx2_matvec, [W_Q2_K] =
 		kern_q2_k_avx2_matvec, [W_Q3_K] = kern_q3_k_avx2_matvec, [W_Q4_K] =
-		kern_q4_k_avx2_kq, [W_Q5_K] = kern_q5_k_avx2_matvec, [W_Q6_K] =
+		kern_q4_k_avx2_kq, [W_Q5_K] = kern_q5_k_avx2_kq, [W_Q6_K] =
 		kern_q6_k_avx2_kq, [W_IQ4_NL] = kern_iq4_nl_avx2_matvec,
 		[W_IQ4_XS] = kern_iq4_xs_avx2_matvec },
 	.matmul = { matmul_f32, matmul_f16, matmul_bf16, matmul_q8_0,

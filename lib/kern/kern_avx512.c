@@ -702,9 +702,9 @@ const struct kern kern_avx512 = {
 		[W_GQ8_0] = kern_gq8_0_avx512_b32, [W_Q4_0] =
 		kern_q4_0_avx512_b32, [W_Q4_1] = kern_q4_1_avx512_b32,
 		[W_Q5_0] = kern_q5_0_avx512_b32, [W_Q5_1] =
-		kern_q5_1_avx512_b32, [W_Q2_K] = kern_q2_k_avx512_matvec,
+		kern_q5_1_avx512_b32, [W_Q2_K] = kern_q2_k_avx512_kq,
 		[W_Q3_K] = kern_q3_k_avx512_matvec, [W_Q4_K] =
-		kern_q4_k_avx512_kq, [W_Q5_K] = kern_q5_k_avx512_matvec,
+		kern_q4_k_avx512_kq, [W_Q5_K] = kern_q5_k_avx512_kq,
 		[W_Q6_K] = kern_q6_k_avx512_kq, [W_IQ4_NL] =
 		kern_iq4_nl_avx512_matvec, [W_IQ4_XS] = kern_iq4_xs_avx512_matvec },
 	.matmul = { matmul_f32, matmul_f16, matmul_bf16, matmul_q8_0,

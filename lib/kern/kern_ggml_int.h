@@ -309,21 +309,23 @@ gtof32(enum wtype t, float *out, const void *w, size_t n)
 }
 
 /* The 8 scales and 8 mins of a q4_K / q5_K block's 12 bytes s (6 bits
- * each: gk4), as bytes 0-7 and 8-15. */
+ * each: gk4), as bytes 0-7 and 8-15; reads 16 bytes (the block's
+ * quants follow).  In 32-bit lanes u0, u1, u2 of s: scales 0-3 are u0's
+ * low 6 bits a byte, mins 0-3 u1's; scales 4-7 the low nibbles of u2
+ * with u0's top 2 bits above them, mins 4-7 u2's high nibbles with
+ * u1's. */
 GINLINE __m128i
 k4scales(const uint8_t *s)
 {
-	uint32_t u0, u1, u2, sc1, mn1;
+	__m128i v = _mm_loadu_si128((const __m128i *)s),
+	    lo = _mm_shuffle_epi32(v, _MM_SHUFFLE(2, 1, 2, 0)),	/* u0 u2 u1 u2 */
+	    hi = _mm_shuffle_epi32(v, _MM_SHUFFLE(1, 1, 0, 0));	/* u0 u0 u1 u1 */
 
-	memcpy(&u0, s, 4);
-	memcpy(&u1, s + 4, 4);
-	memcpy(&u2, s + 8, 4);
-	/* j >= 4: low 4 bits from bytes 8-11, high 2 from the top bits
-	 * of bytes 0-3 (scales) and 4-7 (mins) */
-	sc1 = (u2 & 0x0f0f0f0f) | (u0 >> 6 & 0x03030303) << 4;
-	mn1 = (u2 >> 4 & 0x0f0f0f0f) | (u1 >> 6 & 0x03030303) << 4;
-	return _mm_setr_epi32((int)(u0 & 0x3f3f3f3f), (int)sc1,
-	    (int)(u1 & 0x3f3f3f3f), (int)mn1);
+	lo = _mm_and_si128(_mm_srlv_epi32(lo, _mm_setr_epi32(0, 0, 0, 4)),
+	    _mm_setr_epi32(0x3f3f3f3f, 0x0f0f0f0f, 0x3f3f3f3f, 0x0f0f0f0f));
+	hi = _mm_and_si128(_mm_srli_epi32(hi, 2), _mm_setr_epi32(0,
+	    0x30303030, 0, 0x30303030));
+	return _mm_or_si128(lo, hi);
 }
 
 /* 2^-s (s < 32): the factored decodes' activations scaled for a field

@@ -1,11 +1,11 @@
 /* kern_kq_avx2.c: the AVX2 table's factored decode of ggml's K blocks
- * (Q4_K, Q6_K; kern.h): kern_kq_avx512.c's scheme in 8 lanes.  Each
+ * (Q4_K, Q5_K, Q6_K; kern.h): kern_kq_avx512.c's scheme in 8 lanes.  Each
  * register of 32 quant bytes is 8 int32 lanes; a field of them masked
  * in place is widened to float exactly and multiplied by the activation
  * that weight meets, put once a call in the lanes' order and scaled by
  * 2^-shift (exact); each register's lanes then belong to one or two
  * sub-blocks, whose scales multiply the sums once, and the offsets
- * (Q4_K's mins, Q6_K's -32) meet the sums of the activations over each
+ * (Q4_K's and Q5_K's mins, Q6_K's -32) meet the sums of the activations over each
  * sub-block, also made once a call. */
 #if defined(__x86_64__)
 
@@ -43,10 +43,24 @@ cvt(__m256i v)
  * 2u + 1 (high).  Field k = 2j + hi, at bit 4k: prepared activation
  * 8 (8u + k) + L of the block, times 2^-4k (k < 7; the top field is
  * shifted down, times 1). */
+/* A block's sums of x over its 8 sub-blocks of 32 (Q4_K's and Q5_K's
+ * mins meet them). */
+static void
+sums32(float *xs, const float *x)
+{
+	int j;
+
+	for (j = 0; j < 8; j++)
+		xs[j] = hsum(_mm256_add_ps(_mm256_add_ps(_mm256_loadu_ps(x +
+		    32 * j), _mm256_loadu_ps(x + 32 * j + 8)), _mm256_add_ps(
+		    _mm256_loadu_ps(x + 32 * j + 16), _mm256_loadu_ps(x + 32 * j +
+		    24))));
+}
+
 static void
 prep_q4_k(float *xp, float *xs, const float *x, int nb)
 {
-	int b, u, k, L, j;
+	int b, u, k, L;
 	float s;
 
 	for (b = 0; b < nb; b++, x += 256, xp += 256, xs += 8) {
@@ -57,12 +71,25 @@ prep_q4_k(float *xp, float *xs, const float *x, int nb)
 					xp[8 * (8 * u + k) + L] = x[32 * (2 * u +
 					    k % 2) + 4 * L + k / 2] * s;
 			}
-		for (j = 0; j < 8; j++)
-			xs[j] = hsum(_mm256_add_ps(_mm256_add_ps(_mm256_loadu_ps(
-			    x + 32 * j), _mm256_loadu_ps(x + 32 * j + 8)),
-			    _mm256_add_ps(_mm256_loadu_ps(x + 32 * j + 16),
-			    _mm256_loadu_ps(x + 32 * j + 24))));
+		sums32(xs, x);
 	}
+}
+
+/* A Q4_K or Q5_K block q's d * sc_j into sc[j]; returned, dmin * mn_j
+ * in lane j. */
+INLINE __m256
+k4dm(const uint8_t *q, float *sc)
+{
+	__m128i k4 = k4scales(q + 4);
+	__m256 dm;
+	uint32_t u;
+
+	memcpy(&u, q, 4);	/* d and dmin, widened together */
+	dm = _mm256_castps128_ps256(_mm_cvtph_ps(_mm_cvtsi32_si128((int)u)));
+	_mm256_store_ps(sc, _mm256_mul_ps(_mm256_permutevar8x32_ps(dm,
+	    _mm256_setzero_si256()), cvt(_mm256_cvtepu8_epi32(k4))));
+	return _mm256_mul_ps(_mm256_permutevar8x32_ps(dm, _mm256_set1_epi32(1)),
+	    cvt(_mm256_cvtepu8_epi32(_mm_srli_si128(k4, 8))));
 }
 
 /* Field k of the quants v, widened. */
@@ -74,8 +101,7 @@ q4_k_rows(int R, float *out, const uint8_t *w, size_t rb, const float *xp,
 {
 	const uint8_t *p[KR];
 	_Alignas(32) float sc[8];
-	__m256 tot[KR], mn[KR], a0, a1, d, m;
-	__m128i k4;
+	__m256 tot[KR], mn[KR], a0, a1;
 	__m256i v;
 	const float *xb;
 	int b, i, u;
@@ -91,14 +117,8 @@ q4_k_rows(int R, float *out, const uint8_t *w, size_t rb, const float *xp,
 		for (i = 0; i < R; i++) {
 			const uint8_t *q = p[i];
 
-			k4 = k4scales(q + 4);
-			d = _mm256_mul_ps(_mm256_set1_ps(gh2f(q)),
-			    cvt(_mm256_cvtepu8_epi32(k4)));
-			m = _mm256_mul_ps(_mm256_set1_ps(gh2f(q + 2)),
-			    cvt(_mm256_cvtepu8_epi32(_mm_srli_si128(k4, 8))));
-			_mm256_store_ps(sc, d);
-			mn[i] = _mm256_fmadd_ps(m, _mm256_loadu_ps(xs + 8 * b),
-			    mn[i]);
+			mn[i] = _mm256_fmadd_ps(k4dm(q, sc), _mm256_loadu_ps(xs +
+			    8 * b), mn[i]);
 			UNROLL
 			for (u = 0; u < 4; u++) {
 				xb = xp + 256 * b + 64 * u;
@@ -132,25 +152,6 @@ q4_k_rows(int R, float *out, const uint8_t *w, size_t rb, const float *xp,
 		out[r + i * rs] = hsum(_mm256_sub_ps(tot[i], mn[i]));
 }
 
-void
-kern_q4_k_avx2_kq(float *out, const void *w, const float *x, int n,
-    int r0, int r1)
-{
-	_Alignas(32) float xp[KERN_KQ_MAXN], xs[KERN_KQ_MAXN / 32];
-	int nb = n / 256, h = (r1 - r0) / KR, r;
-	size_t rb = wtype_rowsize(W_Q4_K, n);
-
-	if (n % 256 || n > KERN_KQ_MAXN) {
-		kern_q4_k_avx2_matvec(out, w, x, n, r0, r1);
-		return;
-	}
-	prep_q4_k(xp, xs, x, nb);
-	for (r = r0; r < r0 + h; r++)
-		q4_k_rows(KR, out, w, rb, xp, xs, nb, r, h);
-	for (r = r0 + KR * h; r < r1; r++)
-		q4_k_rows(1, out, w, rb, xp, xs, nb, r, 1);
-}
-
 /* ---- Q6_K ----
  *
  * Half h of a block gives four registers of 6-bit q in bytes, g < 4:
@@ -158,21 +159,30 @@ kern_q4_k_avx2_kq(float *out, const void *w, const float *x, int n,
  * qh's 2 bits, as ggml's dequantize_row_q6_K pairs them).  Lane L bytes
  * 4L + j: sub-block 8h + 2g + L / 4; field j at bit 8j: prepared
  * activation 128h + 32g + 8j + L of the block, times 2^-8j (j < 3; the
- * top byte is shifted down). */
+ * top byte is shifted down).  order_bytes puts a block's x so for any 8
+ * registers of q in bytes, byte l of register g element 32g + l (Q5_K's
+ * too). */
+static void
+order_bytes(float *xp, const float *x)
+{
+	int g, j, L;
+	float s;
+
+	for (g = 0; g < 8; g++)		/* 128h + 32g as one */
+		for (j = 0; j < 4; j++) {
+			s = j < 3 ? p2(8 * j) : 1;
+			for (L = 0; L < 8; L++)
+				xp[32 * g + 8 * j + L] = x[32 * g + 4 * L + j] * s;
+		}
+}
+
 static void
 prep_q6_k(float *xp, float *xs, const float *x, int nb)
 {
-	int b, g, j, L;
-	float s;
+	int b, j;
 
 	for (b = 0; b < nb; b++, x += 256, xp += 256, xs += 16) {
-		for (g = 0; g < 8; g++)		/* 128h + 32g as one */
-			for (j = 0; j < 4; j++) {
-				s = j < 3 ? p2(8 * j) : 1;
-				for (L = 0; L < 8; L++)
-					xp[32 * g + 8 * j + L] = x[32 * g + 4 * L +
-					    j] * s;
-			}
+		order_bytes(xp, x);
 		for (j = 0; j < 16; j++)
 			xs[j] = hsum(_mm256_add_ps(_mm256_loadu_ps(x + 16 * j),
 			    _mm256_loadu_ps(x + 16 * j + 8)));
@@ -267,23 +277,130 @@ q6_k_rows(int R, float *out, const uint8_t *w, size_t rb, const float *xp,
 		    tot[i]));
 }
 
+/* ---- Q5_K ----
+ *
+ * Sub-block g < 8 of a block is register g of 5-bit q in bytes: chunk
+ * g / 2's nibbles (32 bytes at 48 + 16g, low for even g) with bit g of
+ * qh's bytes at bit 4, byte l element 32g + l (order_bytes); the
+ * scales and mins as Q4_K's. */
+static void
+prep_q5_k(float *xp, float *xs, const float *x, int nb)
+{
+	int b;
+
+	for (b = 0; b < nb; b++, x += 256, xp += 256, xs += 8) {
+		order_bytes(xp, x);
+		sums32(xs, x);
+	}
+}
+
+INLINE void
+q5_k_rows(int R, float *out, const uint8_t *w, size_t rb, const float *xp,
+    const float *xs, int nb, int r, int rs)
+{
+	const __m256i m4 = _mm256_set1_epi8(15), m10 = _mm256_set1_epi8(0x10);
+	const uint8_t *p[KR];
+	_Alignas(32) float sc[8];
+	__m256 tot[KR], mn[KR];
+	__m256i qh, ql = _mm256_setzero_si256(), hb, v;
+	int b, i, g;
+
+	UNROLL
+	for (i = 0; i < R; i++) {
+		p[i] = w + (size_t)(r + i * rs) * rb;
+		tot[i] = _mm256_setzero_ps();
+		mn[i] = _mm256_setzero_ps();
+	}
+	for (b = 0; b < nb; b++) {
+		UNROLL
+		for (i = 0; i < R; i++) {
+			const uint8_t *q = p[i];
+
+			mn[i] = _mm256_fmadd_ps(k4dm(q, sc), _mm256_loadu_ps(xs +
+			    8 * b), mn[i]);
+			qh = _mm256_loadu_si256((const __m256i *)(q + 16));
+			UNROLL
+			for (g = 0; g < 8; g++) {
+				if (g % 2 == 0)
+					ql = _mm256_loadu_si256((const __m256i *)(q +
+					    48 + 16 * g));
+				v = g % 2 ? _mm256_srli_epi16(ql, 4) : ql;
+				/* qh's bit g at bit 4 (in 16-bit lanes: no bit
+				 * of the other byte reaches it) */
+				hb = g <= 4 ? _mm256_slli_epi16(qh, 4 - g) :
+				    _mm256_srli_epi16(qh, g - 4);
+				v = _mm256_or_si256(_mm256_and_si256(v, m4),
+				    _mm256_and_si256(hb, m10));
+				tot[i] = _mm256_fmadd_ps(q6dot(v, xp + 256 * b +
+				    32 * g), _mm256_broadcast_ss(sc + g), tot[i]);
+			}
+			p[i] += 176;
+		}
+	}
+	UNROLL
+	for (i = 0; i < R; i++)
+		out[r + i * rs] = hsum(_mm256_sub_ps(tot[i], mn[i]));
+}
+
+/* ---- the entries ----
+ *
+ * A pass takes KR rows h apart (far-apart streams, which the hardware
+ * prefetcher keeps up with: bench/NOTES.md "Decode: how the rows are
+ * read"), the rest one at a time; rows too long for the buffer of x
+ * or not whole blocks take the fused kernel. */
+INLINE void
+rows(enum wtype t, int R, float *out, const uint8_t *w, size_t rb,
+    const float *xp, const float *xs, int nb, int r, int rs)
+{
+	switch (t) {
+	case W_Q4_K: q4_k_rows(R, out, w, rb, xp, xs, nb, r, rs); break;
+	case W_Q5_K: q5_k_rows(R, out, w, rb, xp, xs, nb, r, rs); break;
+	default: q6_k_rows(R, out, w, rb, xp, xs, nb, r, rs); break;
+	}
+}
+
+INLINE void
+kq(enum wtype t, kern_matvec_fn *fused, float *out, const void *w,
+    const float *x, int n, int r0, int r1)
+{
+	_Alignas(32) float xp[KERN_KQ_MAXN], xs[KERN_KQ_MAXN / 16];
+	int nb = n / 256, h = (r1 - r0) / KR, r;
+	size_t rb = wtype_rowsize(t, n);
+
+	if (n % 256 || n > KERN_KQ_MAXN) {
+		fused(out, w, x, n, r0, r1);
+		return;
+	}
+	switch (t) {
+	case W_Q4_K: prep_q4_k(xp, xs, x, nb); break;
+	case W_Q5_K: prep_q5_k(xp, xs, x, nb); break;
+	default: prep_q6_k(xp, xs, x, nb); break;
+	}
+	for (r = r0; r < r0 + h; r++)
+		rows(t, KR, out, w, rb, xp, xs, nb, r, h);
+	for (r = r0 + KR * h; r < r1; r++)
+		rows(t, 1, out, w, rb, xp, xs, nb, r, 1);
+}
+
+void
+kern_q4_k_avx2_kq(float *out, const void *w, const float *x, int n,
+    int r0, int r1)
+{
+	kq(W_Q4_K, kern_q4_k_avx2_matvec, out, w, x, n, r0, r1);
+}
+
+void
+kern_q5_k_avx2_kq(float *out, const void *w, const float *x, int n,
+    int r0, int r1)
+{
+	kq(W_Q5_K, kern_q5_k_avx2_matvec, out, w, x, n, r0, r1);
+}
+
 void
 kern_q6_k_avx2_kq(float *out, const void *w, const float *x, int n,
     int r0, int r1)
 {
-	_Alignas(32) float xp[KERN_KQ_MAXN], xs[KERN_KQ_MAXN / 16];
-	int nb = n / 256, h = (r1 - r0) / KR, r;
-	size_t rb = wtype_rowsize(W_Q6_K, n);
-
-	if (n % 256 || n > KERN_KQ_MAXN) {
-		kern_q6_k_avx2_matvec(out, w, x, n, r0, r1);
-		return;
-	}
-	prep_q6_k(xp, xs, x, nb);
-	for (r = r0; r < r0 + h; r++)
-		q6_k_rows(KR, out, w, rb, xp, xs, nb, r, h);
-	for (r = r0 + KR * h; r < r1; r++)
-		q6_k_rows(1, out, w, rb, xp, xs, nb, r, 1);
+	kq(W_Q6_K, kern_q6_k_avx2_matvec, out, w, x, n, r0, r1);
 }
 
 #endif

@@ -615,7 +615,9 @@ test_kernels(void)
 	kern_case(W_Q5_0, 6, 32 * 37);
 	kern_case(W_Q4_K, 3, KERN_Q4_PANEL / 4 + 256);
 	/* the longest rows of the factored decode (kern.h) */
+	kern_case(W_Q2_K, 6, KERN_KQ_MAXN);
 	kern_case(W_Q4_K, 6, KERN_KQ_MAXN);
+	kern_case(W_Q5_K, 6, KERN_KQ_MAXN);
 	kern_case(W_Q6_K, 6, KERN_KQ_MAXN);
 	/* rows that end in a partial block (not in GGUF files, but the
 	 * kernels take them): the decode's buffered tail */
