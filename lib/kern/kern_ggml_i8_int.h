@@ -2,8 +2,8 @@
  * types (kern.h), included by kern_ggml_i8_avx2.c (vpmaddubsw, vpmaddwd)
  * and kern_ggml_i8_vnni_avx2.c (AVX-VNNI's vpdpbusd and vpdpwssd), which
  * set GI8_VNNI first (0, 1), and by kern_ggml_i8_avx512.c (2: AVX512-
- * VNNI's encodings of the two on 256 bits for the superblocks, its own
- * 512-bit code for the blocks of 32).  Every integer they make is exact
+ * VNNI's encodings of the two on 256 bits; it takes the activations'
+ * code and has its own 512-bit kernels).  Every integer they make is exact
  * (no byte pair reaches 2^15: unsigned weights are at most 63, and
  * Q8_0's signed ones take the activations' signs against |X| <= 127),
  * so all give the same integers, and the float operations are the
