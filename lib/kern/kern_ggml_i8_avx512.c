@@ -79,16 +79,53 @@ zwblk(enum wtype t, const uint8_t *p0, const uint8_t *p1, int one)
 	    (uint64_t)h1 << 32), z, _mm512_set1_epi8(16));
 }
 
+/* A row panel's weights unpacked for the prefill GEMM (zunpack): each
+ * row the nbp = ceil(nb / 2) pairs of blocks as zwblk lays them out, all
+ * unsigned (Q8_0's q + 128), then their nbp pairs of float scales; made
+ * once a panel and chunk of tokens, where the packed blocks would be
+ * unpacked again for every ZT tokens. */
+#define ZUBUF (96 * 1024)	/* bytes: 4 rows of KERN_GI8_MAXN fit */
+#define ZUROW(nb) ((size_t)((nb) + 1) / 2 * (64 + 8))	/* bytes a row */
+
+static void
+zunpack(enum wtype t, uint8_t *u, const uint8_t *w, size_t rb, int n,
+    int r0, int r1)
+{
+	int nb = (n + 31) / 32, nbp = (nb + 1) / 2, bytes = wtypes[t].bytes, r, k;
+	const uint8_t *p;
+	float *d;
+	__m512i z;
+
+	for (r = r0; r < r1; r++, u += ZUROW(nb)) {
+		d = (float *)(u + 64 * (size_t)nbp);
+		for (k = 0; k < nbp; k++) {
+			p = w + (size_t)r * rb + (size_t)2 * k * bytes;
+			z = zwblk(t, p, p + bytes, 2 * k + 1 >= nb);
+			if (t == W_GQ8_0I)
+				z = _mm512_xor_si512(z, _mm512_set1_epi8(
+				    (char)0x80));
+			_mm512_storeu_si512(u + 64 * (size_t)k, z);
+			d[2 * k] = gf16(p);
+			d[2 * k + 1] = 2 * k + 1 >= nb ? 0.0f : gf16(p + bytes);
+		}
+	}
+}
+
 /* out[j*ldo + r + i*rs] = row r + i*rs of w (type t, rows of rb bytes)
  * . token j of the blocks at xq (ldxq bytes apart, conv_q8_0_quant's
- * layout), i < R, j < TT; pf: prefetch each row GPF bytes ahead. */
+ * layout), i < R, j < TT; pf: prefetch each row GPF bytes ahead.  un:
+ * w is zunpack's rows (rb = ZUROW): the weights unsigned, the offset
+ * (Q8_0's 128 too) taken off as the sums of X times it. */
 INLINE void
 zblock(enum wtype t, int R, int TT, float *out, int ldo, const uint8_t *w,
-    size_t rb, const char *xq, size_t ldxq, int n, int r, int rs, int pf)
+    size_t rb, const char *xq, size_t ldxq, int n, int r, int rs, int pf,
+    int un)
 {
 	size_t nx = CONV_Q8_0_NB(n);
 	int nb = (n + 31) / 32, b, i, j, one, bytes = wtypes[t].bytes;
-	const __m512i off = _mm512_set1_epi8(t == W_Q4_0I ? 8 : 16);
+	int sgn = t == W_GQ8_0I && !un;	/* Q8_0's signed q: vpsignb's way */
+	const __m512i off = _mm512_set1_epi8((char)(t == W_Q4_0I ? 8 :
+	    t == W_Q5_0I ? 16 : 128));
 	const uint8_t *wr[ZR];
 	const float *xd[ZT];
 	const int8_t *xv[ZT];
@@ -115,6 +152,13 @@ zblock(enum wtype t, int R, int TT, float *out, int ldo, const uint8_t *w,
 		for (i = 0; i < R; i++) {
 			const uint8_t *p0 = wr[i] + (size_t)b * bytes;
 
+			if (un) {
+				wv[i] = _mm512_loadu_si512(wr[i] + 32 * (size_t)b);
+				dw[i] = pair8(_mm_castsi128_ps(_mm_loadl_epi64(
+				    (const __m128i *)(wr[i] + 64 * (size_t)((nb +
+				    1) / 2) + 4 * (size_t)b))));
+				continue;
+			}
 			if (pf)
 				gahead(p0);
 			wv[i] = zwblk(t, p0, p0 + bytes, one);
@@ -126,7 +170,7 @@ zblock(enum wtype t, int R, int TT, float *out, int ldo, const uint8_t *w,
 			x = _mm512_loadu_si512(xv[j] + 32 * b);
 			s = pair8(_mm_castsi128_ps(_mm_loadl_epi64(
 			    (const __m128i *)(xd[j] + b))));
-			if (t == W_GQ8_0I) {
+			if (sgn) {
 				ax = _mm512_abs_epi8(x);
 				neg = _mm512_movepi8_mask(x);
 			} else {
@@ -137,7 +181,7 @@ zblock(enum wtype t, int R, int TT, float *out, int ldo, const uint8_t *w,
 			}
 			UNROLL
 			for (i = 0; i < R; i++) {
-				if (t == W_GQ8_0I)
+				if (sgn)
 					P = _mm512_dpbusd_epi32(
 					    _mm512_setzero_si512(), ax,
 					    _mm512_mask_sub_epi8(wv[i], neg,
@@ -178,60 +222,62 @@ zmatvec(enum wtype t, float *out, const void *w, const float *x, int n,
 	}
 	prep32(xq, x, n);
 	for (r = r0; r < r0 + h; r++)
-		zblock(t, GV32, 1, out, 0, w, rb, xq, 0, n, r, h, 1);
+		zblock(t, GV32, 1, out, 0, w, rb, xq, 0, n, r, h, 1, 0);
 	for (r = r0 + GV32 * h; r < r1; r++)
-		zblock(t, 1, 1, out, 0, w, rb, xq, 0, n, r, 1, 1);
+		zblock(t, 1, 1, out, 0, w, rb, xq, 0, n, r, 1, 1, 0);
 }
 
-/* Rows [p0, p1) against TT tokens prepared at xq, ld bytes apart. */
+/* Rows [p0, p1) of w against TT tokens prepared at xq, ld bytes apart;
+ * u: those rows unpacked (zunpack). */
 INLINE void
-zrows(enum wtype t, int TT, float *out, int ldo, const void *w,
+zrows(enum wtype t, int TT, float *out, int ldo, const uint8_t *u,
     const char *xq, size_t ld, int n, int p0, int p1)
 {
-	size_t rb = wtype_rowsize(t, n);
+	size_t ru = ZUROW((n + 31) / 32);
 	int r;
 
-	for (r = p0; r + ZR <= p1; r += ZR)
-		zblock(t, ZR, TT, out, ldo, w, rb, xq, ld, n, r, 1, 0);
-	for (; r < p1; r++)
-		zblock(t, 1, TT, out, ldo, w, rb, xq, ld, n, r, 1, 0);
+	for (r = 0; r + ZR <= p1 - p0; r += ZR)
+		zblock(t, ZR, TT, out + p0, ldo, u, ru, xq, ld, n, r, 1, 0, 1);
+	for (; r < p1 - p0; r++)
+		zblock(t, 1, TT, out + p0, ldo, u, ru, xq, ld, n, r, 1, 0, 1);
 }
 
-/* Prefill: a chunk of tokens prepared once, then row panels that fit
- * in L2 against ZT tokens at a time (gi8_matmul's shape). */
+/* Prefill: a chunk of tokens prepared once, then row panels unpacked
+ * once (zunpack, in L2) against ZT tokens at a time. */
 INLINE void
 zmatmul(enum wtype t, float *out, int ldo, const void *w, const float *x,
     int ldx, int n, int T, int r0, int r1)
 {
 	char xq[GXBUF] __attribute__((aligned(64)));
-	size_t ld = conv_q8_0_rowsize(n);
-	int P = (int)((kern_l2 / 2) / wtype_rowsize(t, n)), TB = (int)(GXBUF /
-	    ld);
+	uint8_t u[ZUBUF] __attribute__((aligned(64)));
+	size_t ld = conv_q8_0_rowsize(n), rb = wtype_rowsize(t, n);
+	int P = (int)(ZUBUF / ZUROW((n + 31) / 32)), TB = (int)(GXBUF / ld);
 	int t0, t1, p0, p1, j;
 
-	if (n > KERN_GI8_MAXN || TB < 1) {
+	if (n > KERN_GI8_MAXN || TB < 1 || P < ZR) {
 		kern_portable.matmul[t](out, ldo, w, x, ldx, n, T, r0, r1);
 		return;
 	}
-	P = P < ZR ? ZR : P / ZR * ZR;
+	P = P / ZR * ZR;
 	for (t0 = 0; t0 < T; t0 = t1) {
 		t1 = T - t0 > TB ? t0 + TB : T;
 		for (j = t0; j < t1; j++)
 			prep32(xq + (size_t)(j - t0) * ld, x + (size_t)j * ldx, n);
 		for (p0 = r0; p0 < r1; p0 = p1) {
 			p1 = r1 - p0 > P ? p0 + P : r1;
+			zunpack(t, u, w, rb, n, p0, p1);
 			for (j = t0; j < t1; j += ZT) {
 				float *o = out + (size_t)j * ldo;
 				const char *xj = xq + (size_t)(j - t0) * ld;
 
 				switch (t1 - j) {
-				case 1: zrows(t, 1, o, ldo, w, xj, ld, n, p0, p1);
+				case 1: zrows(t, 1, o, ldo, u, xj, ld, n, p0, p1);
 					break;
-				case 2: zrows(t, 2, o, ldo, w, xj, ld, n, p0, p1);
+				case 2: zrows(t, 2, o, ldo, u, xj, ld, n, p0, p1);
 					break;
-				case 3: zrows(t, 3, o, ldo, w, xj, ld, n, p0, p1);
+				case 3: zrows(t, 3, o, ldo, u, xj, ld, n, p0, p1);
 					break;
-				default: zrows(t, ZT, o, ldo, w, xj, ld, n, p0,
+				default: zrows(t, ZT, o, ldo, u, xj, ld, n, p0,
 				    p1);
 				}
 			}
