@@ -85,6 +85,10 @@ zwblk(enum wtype t, const uint8_t *p0, const uint8_t *p1, int one)
  * once a panel and chunk of tokens, where the packed blocks would be
  * unpacked again for every ZT tokens. */
 #define ZUBUF (96 * 1024)	/* bytes: 4 rows of KERN_GI8_MAXN fit */
+/* Bytes of a chunk of prepared tokens (prefill): each panel is unpacked
+ * once a chunk, so a chunk is as large as the stack allows well (113
+ * tokens of 2048, 28 of 8192) */
+#define ZXBUF (256 * 1024)
 #define ZUROW(nb) ((size_t)((nb) + 1) / 2 * (64 + 8))	/* bytes a row */
 
 static void
@@ -248,10 +252,10 @@ INLINE void
 zmatmul(enum wtype t, float *out, int ldo, const void *w, const float *x,
     int ldx, int n, int T, int r0, int r1)
 {
-	char xq[GXBUF] __attribute__((aligned(64)));
+	char xq[ZXBUF] __attribute__((aligned(64)));
 	uint8_t u[ZUBUF] __attribute__((aligned(64)));
 	size_t ld = conv_q8_0_rowsize(n), rb = wtype_rowsize(t, n);
-	int P = (int)(ZUBUF / ZUROW((n + 31) / 32)), TB = (int)(GXBUF / ld);
+	int P = (int)(ZUBUF / ZUROW((n + 31) / 32)), TB = (int)(ZXBUF / ld);
 	int t0, t1, p0, p1, j;
 
 	if (n > KERN_GI8_MAXN || TB < 1 || P < ZR) {
