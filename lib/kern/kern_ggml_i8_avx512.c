@@ -381,6 +381,65 @@ zkw(enum wtype t, const uint8_t *p, int c)
 	    _mm512_and_si512(h, m30));
 }
 
+INLINE float
+zf(const uint8_t *p)
+{
+	float f;
+
+	memcpy(&f, p, sizeof f);
+	return f;
+}
+
+/* The sub-block scales of the superblock at p as int16 (Q4_K's 8 and
+ * its 8 mins, Q6_K's 16). */
+INLINE void
+zkscales(enum wtype t, const uint8_t *p, __m512i *sc16, __m128i *mn16)
+{
+	uint8_t sc[8], mn[8];
+
+	if (t != W_Q4_KI) {
+		*sc16 = _mm512_zextsi256_si512(_mm256_cvtepi8_epi16(
+		    _mm_loadu_si128((const __m128i *)(p + 192))));
+		*mn16 = _mm_setzero_si128();
+		return;
+	}
+	k4_scales(sc, mn, p + 4);
+	*sc16 = _mm512_zextsi128_si512(_mm_cvtepu8_epi16(_mm_loadl_epi64(
+	    (const __m128i *)sc)));
+	*mn16 = _mm_cvtepu8_epi16(_mm_loadl_epi64((const __m128i *)mn));
+}
+
+/* A superblock unpacked for the prefill GEMM (zkunpack): its 4 zmm of
+ * weights as zkw makes them (bytes 0-255), its scales as zkscales (256:
+ * 16 int16; 288: Q4_K's 8 mins), d (304) and Q4_K's dmin (308) as
+ * floats; a row panel of them made once a chunk of tokens. */
+#define ZKU 320
+
+static void
+zkunpack(enum wtype t, uint8_t *u, const uint8_t *w, size_t rb, int n,
+    int r0, int r1)
+{
+	int nb = n / 256, r, b, c;
+	const uint8_t *p;
+	__m512i sc16;
+	__m128i mn16;
+	float d[2];
+
+	for (r = r0; r < r1; r++)
+		for (b = 0; b < nb; b++, u += ZKU) {
+			p = w + (size_t)r * rb + (size_t)b * wtypes[t].bytes;
+			for (c = 0; c < 4; c++)
+				_mm512_store_si512(u + 64 * c, zkw(t, p, c));
+			zkscales(t, p, &sc16, &mn16);
+			_mm256_store_si256((__m256i *)(u + 256),
+			    _mm512_castsi512_si256(sc16));
+			_mm_store_si128((__m128i *)(u + 288), mn16);
+			d[0] = gf16(t == W_Q4_KI ? p : p + 208);
+			d[1] = t == W_Q4_KI ? gf16(p + 2) : 0.0f;
+			memcpy(u + 304, d, sizeof d);
+		}
+}
+
 /* out[j*ldo + r + i*rs] = row r + i*rs of w (type t, rows of rb bytes)
  * . token j of zprepk's superblocks at y (ldy apart), i < R, j < TT;
  * pf: prefetch each row GPF bytes ahead.  Pair q = i TT + j is lane
@@ -388,7 +447,7 @@ zkw(enum wtype t, const uint8_t *p, int c)
 INLINE void
 zblockk(enum wtype t, int R, int TT, float *out, int ldo, const uint8_t *w,
     size_t rb, const struct kern_q8k *y, size_t ldy, int n, int r, int rs,
-    int pf)
+    int pf, int un)
 {
 	int nb = n / 256, b, i, j, k, c, q, g, NG = (R * TT + 3) / 4;
 	const uint8_t *p[ZR];
@@ -408,26 +467,18 @@ zblockk(enum wtype t, int R, int TT, float *out, int ldo, const uint8_t *w,
 		UNROLL
 		for (i = 0; i < R; i++) {
 			p[i] = w + (size_t)(r + i * rs) * rb + (size_t)b *
-			    wtypes[t].bytes;
+			    (un ? ZKU : wtypes[t].bytes);
 			if (pf)
 				for (k = 0; k < wtypes[t].bytes; k += 64)
 					gahead(p[i] + k);
-			if (t == W_Q4_KI) {
-				uint8_t sc[8], mn[8];
-
-				k4_scales(sc, mn, p[i] + 4);
-				sc16[i] = _mm512_zextsi128_si512(
-				    _mm_cvtepu8_epi16(_mm_loadl_epi64(
-				    (const __m128i *)sc)));
-				mn16[i] = _mm_cvtepu8_epi16(_mm_loadl_epi64(
-				    (const __m128i *)mn));
-			} else {
-				__m256i s16 = _mm256_cvtepi8_epi16(
-				    _mm_loadu_si128((const __m128i *)
-				    (p[i] + 192)));
-
-				sc16[i] = _mm512_zextsi256_si512(s16);
-			}
+			if (un) {
+				sc16[i] = _mm512_zextsi256_si512(
+				    _mm256_load_si256((const __m256i *)
+				    (p[i] + 256)));
+				mn16[i] = _mm_load_si128((const __m128i *)
+				    (p[i] + 288));
+			} else
+				zkscales(t, p[i], &sc16[i], &mn16[i]);
 			UNROLL
 			for (j = 0; j < TT; j++)
 				/* Q6_K: minus 32 sum_j sc_j (sum of X over j) */
@@ -446,7 +497,8 @@ zblockk(enum wtype t, int R, int TT, float *out, int ldo, const uint8_t *w,
 				x[j] = _mm512_loadu_si512(yj[j]->q + 64 * c);
 			UNROLL
 			for (i = 0; i < R; i++) {
-				wv = zkw(t, p[i], c);
+				wv = un ? _mm512_load_si512(p[i] + 64 * c) :
+				    zkw(t, p[i], c);
 				sv = _mm512_permutexvar_epi16(_mm512_loadu_si512(
 				    zk_sc[t != W_Q4_KI][c]), sc16[i]);
 				UNROLL
@@ -474,8 +526,9 @@ zblockk(enum wtype t, int R, int TT, float *out, int ldo, const uint8_t *w,
 				v[k] = I[q];
 				dx[k] = yj[j]->d;
 				if (t == W_Q4_KI) {
-					dw[k] = gf16(p[i]);
-					dm[k] = gf16(p[i] + 2);
+					dw[k] = un ? zf(p[i] + 304) : gf16(p[i]);
+					dm[k] = un ? zf(p[i] + 308) : gf16(p[i] +
+					    2);
 					/* sum_j mn_j (sum of X over j) */
 					M[k] = _mm_madd_epi16(mn16[i],
 					    _mm_hadd_epi16(_mm_loadu_si128(
@@ -483,7 +536,8 @@ zblockk(enum wtype t, int R, int TT, float *out, int ldo, const uint8_t *w,
 					    _mm_loadu_si128((const __m128i *)
 					    (yj[j]->bs + 8))));
 				} else
-					dw[k] = gf16(p[i] + 208);
+					dw[k] = un ? zf(p[i] + 304) : gf16(p[i] +
+					    208);
 			}
 			acc[g] = _mm_fmadd_ps(_mm_cvtepi32_ps(zhsum4(v[0], v[1],
 			    v[2], v[3])), _mm_mul_ps(_mm_loadu_ps(dw),
@@ -525,23 +579,24 @@ zkmatvec(enum wtype t, float *out, const void *w, const float *x, int n,
 	}
 	zprepk(t, (struct kern_q8k *)xq, x, n);
 	for (r = r0; r < r0 + h; r++)
-		zblockk(t, ZVK, 1, out, 0, w, rb, y, 0, n, r, h, 1);
+		zblockk(t, ZVK, 1, out, 0, w, rb, y, 0, n, r, h, 1, 0);
 	for (r = r0 + ZVK * h; r < r1; r++)
-		zblockk(t, 1, 1, out, 0, w, rb, y, 0, n, r, 1, 1);
+		zblockk(t, 1, 1, out, 0, w, rb, y, 0, n, r, 1, 1, 0);
 }
 
-/* Rows [p0, p1) against TT tokens prepared at y, ldy apart. */
+/* Rows [p0, p1) against TT tokens prepared at y, ldy apart; u: those
+ * rows unpacked (zkunpack). */
 INLINE void
-zkrows(enum wtype t, int TT, float *out, int ldo, const void *w,
+zkrows(enum wtype t, int TT, float *out, int ldo, const uint8_t *u,
     const struct kern_q8k *y, size_t ldy, int n, int p0, int p1)
 {
-	size_t rb = wtype_rowsize(t, n);
+	size_t ru = (size_t)n / 256 * ZKU;
 	int r;
 
-	for (r = p0; r + ZR <= p1; r += ZR)
-		zblockk(t, ZR, TT, out, ldo, w, rb, y, ldy, n, r, 1, 0);
-	for (; r < p1; r++)
-		zblockk(t, 1, TT, out, ldo, w, rb, y, ldy, n, r, 1, 0);
+	for (r = 0; r + ZR <= p1 - p0; r += ZR)
+		zblockk(t, ZR, TT, out + p0, ldo, u, ru, y, ldy, n, r, 1, 0, 1);
+	for (; r < p1 - p0; r++)
+		zblockk(t, 1, TT, out + p0, ldo, u, ru, y, ldy, n, r, 1, 0, 1);
 }
 
 /* Prefill: zmatmul's shape on the superblocks. */
@@ -549,17 +604,19 @@ INLINE void
 zkmatmul(enum wtype t, float *out, int ldo, const void *w, const float *x,
     int ldx, int n, int T, int r0, int r1)
 {
-	char xq[GXBUF] __attribute__((aligned(64)));
+	char xq[ZXBUF] __attribute__((aligned(64)));
+	uint8_t u[ZUBUF] __attribute__((aligned(64)));
 	const struct kern_q8k *y = (const struct kern_q8k *)xq;
 	size_t ld = (size_t)n / 256;	/* superblocks a token */
-	int P = (int)((kern_l2 / 2) / wtype_rowsize(t, n));
-	int TB = (int)(GXBUF / (ld * sizeof *y + !ld)), t0, t1, p0, p1, j;
+	size_t rb = wtype_rowsize(t, n);
+	int P = (int)(ZUBUF / (ld * ZKU + !ld));
+	int TB = (int)(ZXBUF / (ld * sizeof *y + !ld)), t0, t1, p0, p1, j;
 
-	if (n > KERN_GI8_MAXN || n % 256 || TB < 1) {
+	if (n > KERN_GI8_MAXN || n % 256 || TB < 1 || P < ZR) {
 		kern_portable.matmul[t](out, ldo, w, x, ldx, n, T, r0, r1);
 		return;
 	}
-	P = P < ZR ? ZR : P / ZR * ZR;
+	P = P / ZR * ZR;
 	for (t0 = 0; t0 < T; t0 = t1) {
 		t1 = T - t0 > TB ? t0 + TB : T;
 		for (j = t0; j < t1; j++)
@@ -567,22 +624,23 @@ zkmatmul(enum wtype t, float *out, int ldo, const void *w, const float *x,
 			    x + (size_t)j * ldx, n);
 		for (p0 = r0; p0 < r1; p0 = p1) {
 			p1 = r1 - p0 > P ? p0 + P : r1;
+			zkunpack(t, u, w, rb, n, p0, p1);
 			for (j = t0; j < t1; j += ZT) {
 				float *o = out + (size_t)j * ldo;
 				const struct kern_q8k *yj = y + (size_t)(j -
 				    t0) * ld;
 
 				switch (t1 - j) {
-				case 1: zkrows(t, 1, o, ldo, w, yj, ld, n, p0,
+				case 1: zkrows(t, 1, o, ldo, u, yj, ld, n, p0,
 				    p1);
 					break;
-				case 2: zkrows(t, 2, o, ldo, w, yj, ld, n, p0,
+				case 2: zkrows(t, 2, o, ldo, u, yj, ld, n, p0,
 				    p1);
 					break;
-				case 3: zkrows(t, 3, o, ldo, w, yj, ld, n, p0,
+				case 3: zkrows(t, 3, o, ldo, u, yj, ld, n, p0,
 				    p1);
 					break;
-				default: zkrows(t, ZT, o, ldo, w, yj, ld, n, p0,
+				default: zkrows(t, ZT, o, ldo, u, yj, ld, n, p0,
 				    p1);
 				}
 			}

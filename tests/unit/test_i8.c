@@ -490,6 +490,7 @@ main(void)
 		test_gi8(W_GQ8_0I, KERN_GI8_MAXN, 9, 3);
 		test_gi8(W_Q4_KI, 4096, 9, 17);
 		test_gi8(W_Q4_KI, KERN_GI8_MAXN, 61, 2);
+		test_gi8(W_Q6_KI, 4096, 45, 6);
 		/* an odd count of blocks: the AVX-512 pairs' half pair */
 		for (i = 0; i < 3; i++) {
 			test_gi8(gt[i], 32, 9, 1), test_gi8(gt[i], 32, 9, 6);
