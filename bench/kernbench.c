@@ -2,7 +2,7 @@
  *
  *   make kernbench
  *   PIPELM_KERNEL=avx512 build/rel/kernbench [-cH] [-t threads] [-T tokens]
- *       [-w f32|f16|bf16|q4_K|q6_K|...] [-m dir [-q | -8]]
+ *       [-w f32|f16|bf16|q4_K|q6_K|...] [-s ROWSxCOLS] [-m dir [-q | -8]]
  *
  * First the memory floor: a plain streaming read of 512 MB (kern.dot
  * over float chunks, split over the threads).  Then for each shape:
@@ -22,7 +22,10 @@
  * converts them as --quant q4 does, -8 as --quant q8_0.  -w takes the
  * float types and ggml's block types (q8_0-ggml, q4_0, q4_1, q5_0, q5_1,
  * q2_K .. q6_K, iq4_nl, iq4_xs; GB/s counts their bytes, the blocks
- * filled with finite bytes, rows of 576 as ceil(576 / block) blocks). */
+ * filled with finite bytes, rows of 576 as ceil(576 / block) blocks).
+ * -s ROWSxCOLS runs that one shape instead, and not the weight set (the
+ * K-quants' int8 kernels need rows of whole superblocks: -s 8192x2048,
+ * the Llama-3.2-1B shapes). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -317,12 +320,14 @@ main(int argc, char *argv[])
 	int c, threads = 2, T = 64, rows, n, rep, k;
 	const char *mdir = NULL;
 	enum wtype t = W_BF16;
+	int one[2] = { 0, 0 };	/* -s: rows, cols */
+	char *e;
 	double t0, best, bytes;
 	unsigned char *wall;
 	float *x, *out;
 
 	argv0 = "kernbench";
-	while ((c = getopt(argc, argv, "8cHm:qt:T:w:")) != -1) {
+	while ((c = getopt(argc, argv, "8cHm:qs:t:T:w:")) != -1) {
 		switch (c) {
 		case 'c': cflag = 1; break;
 		case 'H': hflag = 1; break;
@@ -333,6 +338,13 @@ main(int argc, char *argv[])
 			threads = (int)estrtonum(optarg, 1, 64, "threads");
 			break;
 		case 'T': T = (int)estrtonum(optarg, 1, 4096, "tokens"); break;
+		case 's':
+			one[0] = (int)strtol(optarg, &e, 10);
+			one[1] = *e == 'x' ? (int)strtol(e + 1, &e, 10) : 0;
+			if (*e || one[0] < 1 || one[0] > 1 << 20 || one[1] < 1 ||
+			    one[1] > 1 << 16)
+				edie(2, "bad shape '%s' (ROWSxCOLS)", optarg);
+			break;
 		case 'w':
 			/* the float types and ggml's blocks: rows of bytes */
 			if ((k = wtype_parse(optarg)) < 0 || (k > W_BF16 &&
@@ -342,7 +354,8 @@ main(int argc, char *argv[])
 			break;
 		default:
 			fprintf(stderr, "usage: %s [-c] [-t threads] "
-			    "[-T tokens] [-w type] [-H] [-m dir [-q | -8]]\n", argv0);
+			    "[-T tokens] [-w type] [-s ROWSxCOLS] [-H] "
+			    "[-m dir [-q | -8]]\n", argv0);
 			return 2;
 		}
 	}
@@ -406,9 +419,9 @@ main(int argc, char *argv[])
 	}
 	printf("%-11s %10s %10s %10s %10s\n", "shape", "hot GB/s", "cold GB/s",
 	    "mv GFLOP/s", "mm GFLOP/s");
-	for (s = 0; s < LEN(shapes); s++) {
-		rows = shapes[s][0];
-		n = shapes[s][1];
+	for (s = 0; s < (one[0] ? 1 : LEN(shapes)); s++) {
+		rows = one[0] ? one[0] : shapes[s][0];
+		n = one[0] ? one[1] : shapes[s][1];
 		wb = (size_t)rows * wtype_rowsize(t, n);
 		ncopy = (512u << 20) / wb + 1;
 		wall = bigalloc(ncopy * wb);
@@ -458,7 +471,8 @@ main(int argc, char *argv[])
 		free(x);
 		free(out);
 	}
-	model(p, t, T);
+	if (!one[0])
+		model(p, t, T);
 	pool_free(p);
 	return 0;
 }

@@ -1,8 +1,8 @@
 /* kern_ggml_i8_avx512.c: --int8-act on ggml's types, the AVX-512
  * table's entries where the CPU has AVX512-VNNI (kern_init): the blocks
  * of 32 (Q8_0, Q4_0, Q5_0) on 512 bits, two blocks a vpdpbusd, and the
- * superblocks as kern_ggml_i8_int.h's 256-bit bodies with AVX512-VNNI's
- * encodings.
+ * superblocks (Q4_K, Q6_K) on 512 bits, 64 weights a vpdpwssd (below);
+ * the activations prepared by kern_ggml_i8_int.h's code.
  *
  * Two blocks b and b + 1 in one zmm register, element e of block b + p
  * in byte 32p + e, give int32 lane 8p + l the sum of the products of
@@ -79,16 +79,57 @@ zwblk(enum wtype t, const uint8_t *p0, const uint8_t *p1, int one)
 	    (uint64_t)h1 << 32), z, _mm512_set1_epi8(16));
 }
 
+/* A row panel's weights unpacked for the prefill GEMM (zunpack): each
+ * row the nbp = ceil(nb / 2) pairs of blocks as zwblk lays them out, all
+ * unsigned (Q8_0's q + 128), then their nbp pairs of float scales; made
+ * once a panel and chunk of tokens, where the packed blocks would be
+ * unpacked again for every ZT tokens. */
+#define ZUBUF (96 * 1024)	/* bytes: 4 rows of KERN_GI8_MAXN fit */
+/* Bytes of a chunk of prepared tokens (prefill): each panel is unpacked
+ * once a chunk, so a chunk is as large as the stack allows well (113
+ * tokens of 2048, 28 of 8192) */
+#define ZXBUF (256 * 1024)
+#define ZUROW(nb) ((size_t)((nb) + 1) / 2 * (64 + 8))	/* bytes a row */
+
+static void
+zunpack(enum wtype t, uint8_t *u, const uint8_t *w, size_t rb, int n,
+    int r0, int r1)
+{
+	int nb = (n + 31) / 32, nbp = (nb + 1) / 2, bytes = wtypes[t].bytes, r, k;
+	const uint8_t *p;
+	float *d;
+	__m512i z;
+
+	for (r = r0; r < r1; r++, u += ZUROW(nb)) {
+		d = (float *)(u + 64 * (size_t)nbp);
+		for (k = 0; k < nbp; k++) {
+			p = w + (size_t)r * rb + (size_t)2 * k * bytes;
+			z = zwblk(t, p, p + bytes, 2 * k + 1 >= nb);
+			if (t == W_GQ8_0I)
+				z = _mm512_xor_si512(z, _mm512_set1_epi8(
+				    (char)0x80));
+			_mm512_storeu_si512(u + 64 * (size_t)k, z);
+			d[2 * k] = gf16(p);
+			d[2 * k + 1] = 2 * k + 1 >= nb ? 0.0f : gf16(p + bytes);
+		}
+	}
+}
+
 /* out[j*ldo + r + i*rs] = row r + i*rs of w (type t, rows of rb bytes)
  * . token j of the blocks at xq (ldxq bytes apart, conv_q8_0_quant's
- * layout), i < R, j < TT; pf: prefetch each row GPF bytes ahead. */
+ * layout), i < R, j < TT; pf: prefetch each row GPF bytes ahead.  un:
+ * w is zunpack's rows (rb = ZUROW): the weights unsigned, the offset
+ * (Q8_0's 128 too) taken off as the sums of X times it. */
 INLINE void
 zblock(enum wtype t, int R, int TT, float *out, int ldo, const uint8_t *w,
-    size_t rb, const char *xq, size_t ldxq, int n, int r, int rs, int pf)
+    size_t rb, const char *xq, size_t ldxq, int n, int r, int rs, int pf,
+    int un)
 {
 	size_t nx = CONV_Q8_0_NB(n);
 	int nb = (n + 31) / 32, b, i, j, one, bytes = wtypes[t].bytes;
-	const __m512i off = _mm512_set1_epi8(t == W_Q4_0I ? 8 : 16);
+	int sgn = t == W_GQ8_0I && !un;	/* Q8_0's signed q: vpsignb's way */
+	const __m512i off = _mm512_set1_epi8((char)(t == W_Q4_0I ? 8 :
+	    t == W_Q5_0I ? 16 : 128));
 	const uint8_t *wr[ZR];
 	const float *xd[ZT];
 	const int8_t *xv[ZT];
@@ -115,6 +156,13 @@ zblock(enum wtype t, int R, int TT, float *out, int ldo, const uint8_t *w,
 		for (i = 0; i < R; i++) {
 			const uint8_t *p0 = wr[i] + (size_t)b * bytes;
 
+			if (un) {
+				wv[i] = _mm512_loadu_si512(wr[i] + 32 * (size_t)b);
+				dw[i] = pair8(_mm_castsi128_ps(_mm_loadl_epi64(
+				    (const __m128i *)(wr[i] + 64 * (size_t)((nb +
+				    1) / 2) + 4 * (size_t)b))));
+				continue;
+			}
 			if (pf)
 				gahead(p0);
 			wv[i] = zwblk(t, p0, p0 + bytes, one);
@@ -126,7 +174,7 @@ zblock(enum wtype t, int R, int TT, float *out, int ldo, const uint8_t *w,
 			x = _mm512_loadu_si512(xv[j] + 32 * b);
 			s = pair8(_mm_castsi128_ps(_mm_loadl_epi64(
 			    (const __m128i *)(xd[j] + b))));
-			if (t == W_GQ8_0I) {
+			if (sgn) {
 				ax = _mm512_abs_epi8(x);
 				neg = _mm512_movepi8_mask(x);
 			} else {
@@ -137,7 +185,7 @@ zblock(enum wtype t, int R, int TT, float *out, int ldo, const uint8_t *w,
 			}
 			UNROLL
 			for (i = 0; i < R; i++) {
-				if (t == W_GQ8_0I)
+				if (sgn)
 					P = _mm512_dpbusd_epi32(
 					    _mm512_setzero_si512(), ax,
 					    _mm512_mask_sub_epi8(wv[i], neg,
@@ -178,60 +226,421 @@ zmatvec(enum wtype t, float *out, const void *w, const float *x, int n,
 	}
 	prep32(xq, x, n);
 	for (r = r0; r < r0 + h; r++)
-		zblock(t, GV32, 1, out, 0, w, rb, xq, 0, n, r, h, 1);
+		zblock(t, GV32, 1, out, 0, w, rb, xq, 0, n, r, h, 1, 0);
 	for (r = r0 + GV32 * h; r < r1; r++)
-		zblock(t, 1, 1, out, 0, w, rb, xq, 0, n, r, 1, 1);
+		zblock(t, 1, 1, out, 0, w, rb, xq, 0, n, r, 1, 1, 0);
 }
 
-/* Rows [p0, p1) against TT tokens prepared at xq, ld bytes apart. */
+/* Rows [p0, p1) of w against TT tokens prepared at xq, ld bytes apart;
+ * u: those rows unpacked (zunpack). */
 INLINE void
-zrows(enum wtype t, int TT, float *out, int ldo, const void *w,
+zrows(enum wtype t, int TT, float *out, int ldo, const uint8_t *u,
     const char *xq, size_t ld, int n, int p0, int p1)
 {
-	size_t rb = wtype_rowsize(t, n);
+	size_t ru = ZUROW((n + 31) / 32);
 	int r;
 
-	for (r = p0; r + ZR <= p1; r += ZR)
-		zblock(t, ZR, TT, out, ldo, w, rb, xq, ld, n, r, 1, 0);
-	for (; r < p1; r++)
-		zblock(t, 1, TT, out, ldo, w, rb, xq, ld, n, r, 1, 0);
+	for (r = 0; r + ZR <= p1 - p0; r += ZR)
+		zblock(t, ZR, TT, out + p0, ldo, u, ru, xq, ld, n, r, 1, 0, 1);
+	for (; r < p1 - p0; r++)
+		zblock(t, 1, TT, out + p0, ldo, u, ru, xq, ld, n, r, 1, 0, 1);
 }
 
-/* Prefill: a chunk of tokens prepared once, then row panels that fit
- * in L2 against ZT tokens at a time (gi8_matmul's shape). */
+/* Prefill: a chunk of tokens prepared once, then row panels unpacked
+ * once (zunpack, in L2) against ZT tokens at a time. */
 INLINE void
 zmatmul(enum wtype t, float *out, int ldo, const void *w, const float *x,
     int ldx, int n, int T, int r0, int r1)
 {
-	char xq[GXBUF] __attribute__((aligned(64)));
-	size_t ld = conv_q8_0_rowsize(n);
-	int P = (int)((kern_l2 / 2) / wtype_rowsize(t, n)), TB = (int)(GXBUF /
-	    ld);
+	char xq[ZXBUF] __attribute__((aligned(64)));
+	uint8_t u[ZUBUF] __attribute__((aligned(64)));
+	size_t ld = conv_q8_0_rowsize(n), rb = wtype_rowsize(t, n);
+	int P = (int)(ZUBUF / ZUROW((n + 31) / 32)), TB = (int)(ZXBUF / ld);
 	int t0, t1, p0, p1, j;
 
-	if (n > KERN_GI8_MAXN || TB < 1) {
+	if (n > KERN_GI8_MAXN || TB < 1 || P < ZR) {
 		kern_portable.matmul[t](out, ldo, w, x, ldx, n, T, r0, r1);
 		return;
 	}
-	P = P < ZR ? ZR : P / ZR * ZR;
+	P = P / ZR * ZR;
 	for (t0 = 0; t0 < T; t0 = t1) {
 		t1 = T - t0 > TB ? t0 + TB : T;
 		for (j = t0; j < t1; j++)
 			prep32(xq + (size_t)(j - t0) * ld, x + (size_t)j * ldx, n);
 		for (p0 = r0; p0 < r1; p0 = p1) {
 			p1 = r1 - p0 > P ? p0 + P : r1;
+			zunpack(t, u, w, rb, n, p0, p1);
 			for (j = t0; j < t1; j += ZT) {
 				float *o = out + (size_t)j * ldo;
 				const char *xj = xq + (size_t)(j - t0) * ld;
 
 				switch (t1 - j) {
-				case 1: zrows(t, 1, o, ldo, w, xj, ld, n, p0, p1);
+				case 1: zrows(t, 1, o, ldo, u, xj, ld, n, p0, p1);
 					break;
-				case 2: zrows(t, 2, o, ldo, w, xj, ld, n, p0, p1);
+				case 2: zrows(t, 2, o, ldo, u, xj, ld, n, p0, p1);
 					break;
-				case 3: zrows(t, 3, o, ldo, w, xj, ld, n, p0, p1);
+				case 3: zrows(t, 3, o, ldo, u, xj, ld, n, p0, p1);
 					break;
-				default: zrows(t, ZT, o, ldo, w, xj, ld, n, p0,
+				default: zrows(t, ZT, o, ldo, u, xj, ld, n, p0,
+				    p1);
+				}
+			}
+		}
+	}
+}
+
+/* ---- superblocks of 256 on 512 bits ----
+ *
+ * 64 weights a zmm, vpmaddubsw's pairs then vpdpwssd with the sub-block
+ * scales as int16 (kern_ggml_i8_int.h's integers, so the same sums),
+ * and the superblock's int32 lanes of 4 (row, token) pairs summed
+ * together (zhsum4) for one 4-wide FMA: each lane the portable chain of
+ * its row and token.  Q4_K's 64 bytes of q unpack as sub-blocks [0 | 2]
+ * (low nibbles) and [1 | 3] (high): zprepk lays the activations of each
+ * 128 out in that order. */
+
+#define ZVK 4	/* decode: a share's rows as 4 parts side by side */
+
+/* prepk's superblocks; for Q4_K each 128 of X as sub-blocks 0 2 1 3 */
+static void
+zprepk(enum wtype t, struct kern_q8k *y, const float *x, int n)
+{
+	int b, h;
+	__m256i a;
+
+	prepk(y, x, n);
+	if (t != W_Q4_KI)
+		return;
+	for (b = 0; b < n / 256; b++)
+		for (h = 0; h < 2; h++) {
+			int8_t *q = y[b].q + 128 * h;
+
+			a = _mm256_loadu_si256((const __m256i *)(q + 32));
+			_mm256_storeu_si256((__m256i *)(q + 32),
+			    _mm256_loadu_si256((const __m256i *)(q + 64)));
+			_mm256_storeu_si256((__m256i *)(q + 64), a);
+		}
+}
+
+/* The sums of the 16 int32 lanes of a, b, c and d, in that order. */
+INLINE __m128i
+zhsum4(__m512i a, __m512i b, __m512i c, __m512i d)
+{
+	__m512i ab = _mm512_add_epi32(_mm512_unpacklo_epi32(a, b),
+	    _mm512_unpackhi_epi32(a, b));
+	__m512i cd = _mm512_add_epi32(_mm512_unpacklo_epi32(c, d),
+	    _mm512_unpackhi_epi32(c, d));
+	__m512i s = _mm512_add_epi32(_mm512_unpacklo_epi64(ab, cd),
+	    _mm512_unpackhi_epi64(ab, cd));
+	__m256i h = _mm256_add_epi32(_mm512_castsi512_si256(s),
+	    _mm512_extracti64x4_epi64(s, 1));
+
+	return _mm_add_epi32(_mm256_castsi256_si128(h),
+	    _mm256_extracti128_si256(h, 1));
+}
+
+/* Which scale each int16 lane of vpmaddubsw's output takes, for the 4
+ * zmm of weights zkw makes of a superblock */
+#define R8(a) a, a, a, a, a, a, a, a
+#define R16(a) R8(a), R8(a)
+static const int16_t zk_sc[2][4][32] = {
+	{ { R16(0), R16(2) }, { R16(1), R16(3) }, { R16(4), R16(6) },
+	  { R16(5), R16(7) } },		/* Q4_K: zprepk's order */
+	{ { R8(0), R8(1), R8(2), R8(3) }, { R8(4), R8(5), R8(6), R8(7) },
+	  { R8(8), R8(9), R8(10), R8(11) },
+	  { R8(12), R8(13), R8(14), R8(15) } },	/* Q6_K: element / 16 */
+};
+#undef R16
+#undef R8
+
+/* Weights c (of 4) of the superblock at p as unsigned bytes, in the
+ * order of the activations: Q4_K's q, zprepk's order; Q6_K's q (0..63),
+ * elements 64c .. 64c + 63. */
+INLINE __m512i
+zkw(enum wtype t, const uint8_t *p, int c)
+{
+	const __m512i m4 = _mm512_set1_epi8(15), m30 = _mm512_set1_epi8(0x30);
+	__m512i z, h;
+	__m256i qh;
+
+	if (t == W_Q4_KI) {
+		z = _mm512_loadu_si512(p + 16 + 64 * (c / 2));
+		return _mm512_and_si512(c % 2 ? _mm512_srli_epi16(z, 4) : z,
+		    m4);
+	}
+	/* ql's low nibbles are elements 128h .. 128h + 63, its high ones
+	 * the next 64; their two high bits from qh, and qh >> 2 */
+	z = _mm512_loadu_si512(p + 64 * (c / 2));
+	qh = _mm256_loadu_si256((const __m256i *)(p + 128 + 32 * (c / 2)));
+	h = _mm512_inserti64x4(_mm512_castsi256_si512(qh), _mm256_srli_epi16(
+	    qh, 2), 1);
+	if (c % 2 == 0)
+		return _mm512_or_si512(_mm512_and_si512(z, m4),
+		    _mm512_and_si512(_mm512_slli_epi16(h, 4), m30));
+	return _mm512_or_si512(_mm512_and_si512(_mm512_srli_epi16(z, 4), m4),
+	    _mm512_and_si512(h, m30));
+}
+
+INLINE float
+zf(const uint8_t *p)
+{
+	float f;
+
+	memcpy(&f, p, sizeof f);
+	return f;
+}
+
+/* The sub-block scales of the superblock at p as int16 (Q4_K's 8 and
+ * its 8 mins, Q6_K's 16). */
+INLINE void
+zkscales(enum wtype t, const uint8_t *p, __m512i *sc16, __m128i *mn16)
+{
+	uint8_t sc[8], mn[8];
+
+	if (t != W_Q4_KI) {
+		*sc16 = _mm512_zextsi256_si512(_mm256_cvtepi8_epi16(
+		    _mm_loadu_si128((const __m128i *)(p + 192))));
+		*mn16 = _mm_setzero_si128();
+		return;
+	}
+	k4_scales(sc, mn, p + 4);
+	*sc16 = _mm512_zextsi128_si512(_mm_cvtepu8_epi16(_mm_loadl_epi64(
+	    (const __m128i *)sc)));
+	*mn16 = _mm_cvtepu8_epi16(_mm_loadl_epi64((const __m128i *)mn));
+}
+
+/* A superblock unpacked for the prefill GEMM (zkunpack): its 4 zmm of
+ * weights as zkw makes them (bytes 0-255), its scales as zkscales (256:
+ * 16 int16; 288: Q4_K's 8 mins), d (304) and Q4_K's dmin (308) as
+ * floats; a row panel of them made once a chunk of tokens. */
+#define ZKU 320
+
+static void
+zkunpack(enum wtype t, uint8_t *u, const uint8_t *w, size_t rb, int n,
+    int r0, int r1)
+{
+	int nb = n / 256, r, b, c;
+	const uint8_t *p;
+	__m512i sc16;
+	__m128i mn16;
+	float d[2];
+
+	for (r = r0; r < r1; r++)
+		for (b = 0; b < nb; b++, u += ZKU) {
+			p = w + (size_t)r * rb + (size_t)b * wtypes[t].bytes;
+			for (c = 0; c < 4; c++)
+				_mm512_store_si512(u + 64 * c, zkw(t, p, c));
+			zkscales(t, p, &sc16, &mn16);
+			_mm256_store_si256((__m256i *)(u + 256),
+			    _mm512_castsi512_si256(sc16));
+			_mm_store_si128((__m128i *)(u + 288), mn16);
+			d[0] = gf16(t == W_Q4_KI ? p : p + 208);
+			d[1] = t == W_Q4_KI ? gf16(p + 2) : 0.0f;
+			memcpy(u + 304, d, sizeof d);
+		}
+}
+
+/* out[j*ldo + r + i*rs] = row r + i*rs of w (type t, rows of rb bytes)
+ * . token j of zprepk's superblocks at y (ldy apart), i < R, j < TT;
+ * pf: prefetch each row GPF bytes ahead.  Pair q = i TT + j is lane
+ * q % 4 of group q / 4. */
+INLINE void
+zblockk(enum wtype t, int R, int TT, float *out, int ldo, const uint8_t *w,
+    size_t rb, const struct kern_q8k *y, size_t ldy, int n, int r, int rs,
+    int pf, int un)
+{
+	int nb = n / 256, b, i, j, k, c, q, g, NG = (R * TT + 3) / 4;
+	const uint8_t *p[ZR];
+	const struct kern_q8k *yj[ZT];
+	__m512i I[ZR * ZT], x[ZT], wv, sv, sc16[ZR];
+	__m128i mn16[ZR], M[4];
+	__m128 acc[ZR * ZT / 4];
+	float a[4];
+
+	UNROLL
+	for (g = 0; g < NG; g++)
+		acc[g] = _mm_setzero_ps();
+	for (b = 0; b < nb; b++) {
+		UNROLL
+		for (j = 0; j < TT; j++)
+			yj[j] = y + (size_t)j * ldy + b;
+		UNROLL
+		for (i = 0; i < R; i++) {
+			p[i] = w + (size_t)(r + i * rs) * rb + (size_t)b *
+			    (un ? ZKU : wtypes[t].bytes);
+			if (pf)
+				for (k = 0; k < wtypes[t].bytes; k += 64)
+					gahead(p[i] + k);
+			if (un) {
+				sc16[i] = _mm512_zextsi256_si512(
+				    _mm256_load_si256((const __m256i *)
+				    (p[i] + 256)));
+				mn16[i] = _mm_load_si128((const __m128i *)
+				    (p[i] + 288));
+			} else
+				zkscales(t, p[i], &sc16[i], &mn16[i]);
+			UNROLL
+			for (j = 0; j < TT; j++)
+				/* Q6_K: minus 32 sum_j sc_j (sum of X over j) */
+				I[i * TT + j] = t == W_Q4_KI ?
+				    _mm512_setzero_si512() :
+				    _mm512_zextsi256_si512(_mm256_sub_epi32(
+				    _mm256_setzero_si256(), _mm256_slli_epi32(
+				    _mm256_madd_epi16(_mm512_castsi512_si256(
+				    sc16[i]), _mm256_loadu_si256(
+				    (const __m256i *)yj[j]->bs)), 5)));
+		}
+		UNROLL
+		for (c = 0; c < 4; c++) {
+			UNROLL
+			for (j = 0; j < TT; j++)
+				x[j] = _mm512_loadu_si512(yj[j]->q + 64 * c);
+			UNROLL
+			for (i = 0; i < R; i++) {
+				wv = un ? _mm512_load_si512(p[i] + 64 * c) :
+				    zkw(t, p[i], c);
+				sv = _mm512_permutexvar_epi16(_mm512_loadu_si512(
+				    zk_sc[t != W_Q4_KI][c]), sc16[i]);
+				UNROLL
+				for (j = 0; j < TT; j++)
+					I[i * TT + j] = _mm512_dpwssd_epi32(
+					    I[i * TT + j], _mm512_maddubs_epi16(
+					    wv, x[j]), sv);
+			}
+		}
+		UNROLL
+		for (g = 0; g < NG; g++) {
+			__m512i v[4];
+			float dw[4], dx[4], dm[4];
+
+			UNROLL
+			for (k = 0; k < 4; k++) {
+				q = 4 * g + k;
+				i = q / TT, j = q % TT;
+				if (q >= R * TT) {
+					v[k] = _mm512_setzero_si512();
+					M[k] = _mm_setzero_si128();
+					dw[k] = dx[k] = dm[k] = 0;
+					continue;
+				}
+				v[k] = I[q];
+				dx[k] = yj[j]->d;
+				if (t == W_Q4_KI) {
+					dw[k] = un ? zf(p[i] + 304) : gf16(p[i]);
+					dm[k] = un ? zf(p[i] + 308) : gf16(p[i] +
+					    2);
+					/* sum_j mn_j (sum of X over j) */
+					M[k] = _mm_madd_epi16(mn16[i],
+					    _mm_hadd_epi16(_mm_loadu_si128(
+					    (const __m128i *)yj[j]->bs),
+					    _mm_loadu_si128((const __m128i *)
+					    (yj[j]->bs + 8))));
+				} else
+					dw[k] = un ? zf(p[i] + 304) : gf16(p[i] +
+					    208);
+			}
+			acc[g] = _mm_fmadd_ps(_mm_cvtepi32_ps(zhsum4(v[0], v[1],
+			    v[2], v[3])), _mm_mul_ps(_mm_loadu_ps(dw),
+			    _mm_loadu_ps(dx)), acc[g]);
+			if (t == W_Q4_KI)
+				acc[g] = _mm_fmadd_ps(_mm_cvtepi32_ps(
+				    _mm_sub_epi32(_mm_setzero_si128(),
+				    _mm_hadd_epi32(_mm_hadd_epi32(M[0], M[1]),
+				    _mm_hadd_epi32(M[2], M[3])))), _mm_mul_ps(
+				    _mm_loadu_ps(dm), _mm_loadu_ps(dx)), acc[g]);
+		}
+	}
+	UNROLL
+	for (g = 0; g < NG; g++) {
+		_mm_storeu_ps(a, acc[g]);
+		UNROLL
+		for (k = 0; k < 4; k++) {
+			i = (4 * g + k) / TT, j = (4 * g + k) % TT;
+			if (4 * g + k < R * TT)
+				out[(size_t)j * ldo + r + i * rs] = a[k];
+		}
+	}
+}
+
+/* Decode: rows [r0, r1) in ZVK parts read side by side, each row its
+ * own lane. */
+INLINE void
+zkmatvec(enum wtype t, float *out, const void *w, const float *x, int n,
+    int r0, int r1)
+{
+	char xq[GXVEC] __attribute__((aligned(64)));
+	const struct kern_q8k *y = (const struct kern_q8k *)xq;
+	size_t rb = wtype_rowsize(t, n);
+	int h = (r1 - r0) / ZVK, r;
+
+	if (n > KERN_GI8_MAXN || n % 256) {
+		kern_portable.matvec[t](out, w, x, n, r0, r1);
+		return;
+	}
+	zprepk(t, (struct kern_q8k *)xq, x, n);
+	for (r = r0; r < r0 + h; r++)
+		zblockk(t, ZVK, 1, out, 0, w, rb, y, 0, n, r, h, 1, 0);
+	for (r = r0 + ZVK * h; r < r1; r++)
+		zblockk(t, 1, 1, out, 0, w, rb, y, 0, n, r, 1, 1, 0);
+}
+
+/* Rows [p0, p1) against TT tokens prepared at y, ldy apart; u: those
+ * rows unpacked (zkunpack). */
+INLINE void
+zkrows(enum wtype t, int TT, float *out, int ldo, const uint8_t *u,
+    const struct kern_q8k *y, size_t ldy, int n, int p0, int p1)
+{
+	size_t ru = (size_t)n / 256 * ZKU;
+	int r;
+
+	for (r = 0; r + ZR <= p1 - p0; r += ZR)
+		zblockk(t, ZR, TT, out + p0, ldo, u, ru, y, ldy, n, r, 1, 0, 1);
+	for (; r < p1 - p0; r++)
+		zblockk(t, 1, TT, out + p0, ldo, u, ru, y, ldy, n, r, 1, 0, 1);
+}
+
+/* Prefill: zmatmul's shape on the superblocks. */
+INLINE void
+zkmatmul(enum wtype t, float *out, int ldo, const void *w, const float *x,
+    int ldx, int n, int T, int r0, int r1)
+{
+	char xq[ZXBUF] __attribute__((aligned(64)));
+	uint8_t u[ZUBUF] __attribute__((aligned(64)));
+	const struct kern_q8k *y = (const struct kern_q8k *)xq;
+	size_t ld = (size_t)n / 256;	/* superblocks a token */
+	size_t rb = wtype_rowsize(t, n);
+	int P = (int)(ZUBUF / (ld * ZKU + !ld));
+	int TB = (int)(ZXBUF / (ld * sizeof *y + !ld)), t0, t1, p0, p1, j;
+
+	if (n > KERN_GI8_MAXN || n % 256 || TB < 1 || P < ZR) {
+		kern_portable.matmul[t](out, ldo, w, x, ldx, n, T, r0, r1);
+		return;
+	}
+	P = P / ZR * ZR;
+	for (t0 = 0; t0 < T; t0 = t1) {
+		t1 = T - t0 > TB ? t0 + TB : T;
+		for (j = t0; j < t1; j++)
+			zprepk(t, (struct kern_q8k *)xq + (size_t)(j - t0) * ld,
+			    x + (size_t)j * ldx, n);
+		for (p0 = r0; p0 < r1; p0 = p1) {
+			p1 = r1 - p0 > P ? p0 + P : r1;
+			zkunpack(t, u, w, rb, n, p0, p1);
+			for (j = t0; j < t1; j += ZT) {
+				float *o = out + (size_t)j * ldo;
+				const struct kern_q8k *yj = y + (size_t)(j -
+				    t0) * ld;
+
+				switch (t1 - j) {
+				case 1: zkrows(t, 1, o, ldo, u, yj, ld, n, p0,
+				    p1);
+					break;
+				case 2: zkrows(t, 2, o, ldo, u, yj, ld, n, p0,
+				    p1);
+					break;
+				case 3: zkrows(t, 3, o, ldo, u, yj, ld, n, p0,
+				    p1);
+					break;
+				default: zkrows(t, ZT, o, ldo, u, yj, ld, n, p0,
 				    p1);
 				}
 			}
@@ -285,28 +694,28 @@ void
 kern_q4_ki_avx512_matvec(float *out, const void *w, const float *x, int n,
     int r0, int r1)
 {
-	gi8_matvec(W_Q4_KI, out, w, x, n, r0, r1);
+	zkmatvec(W_Q4_KI, out, w, x, n, r0, r1);
 }
 
 void
 kern_q4_ki_avx512_matmul(float *out, int ldo, const void *w,
     const float *x, int ldx, int n, int T, int r0, int r1)
 {
-	gi8_matmul(W_Q4_KI, out, ldo, w, x, ldx, n, T, r0, r1);
+	zkmatmul(W_Q4_KI, out, ldo, w, x, ldx, n, T, r0, r1);
 }
 
 void
 kern_q6_ki_avx512_matvec(float *out, const void *w, const float *x, int n,
     int r0, int r1)
 {
-	gi8_matvec(W_Q6_KI, out, w, x, n, r0, r1);
+	zkmatvec(W_Q6_KI, out, w, x, n, r0, r1);
 }
 
 void
 kern_q6_ki_avx512_matmul(float *out, int ldo, const void *w,
     const float *x, int ldx, int n, int T, int r0, int r1)
 {
-	gi8_matmul(W_Q6_KI, out, ldo, w, x, ldx, n, T, r0, r1);
+	zkmatmul(W_Q6_KI, out, ldo, w, x, ldx, n, T, r0, r1);
 }
 
 #endif

@@ -2,8 +2,8 @@
  * types (kern.h), included by kern_ggml_i8_avx2.c (vpmaddubsw, vpmaddwd)
  * and kern_ggml_i8_vnni_avx2.c (AVX-VNNI's vpdpbusd and vpdpwssd), which
  * set GI8_VNNI first (0, 1), and by kern_ggml_i8_avx512.c (2: AVX512-
- * VNNI's encodings of the two on 256 bits for the superblocks, its own
- * 512-bit code for the blocks of 32).  Every integer they make is exact
+ * VNNI's encodings of the two on 256 bits; it takes the activations'
+ * code and has its own 512-bit kernels).  Every integer they make is exact
  * (no byte pair reaches 2^15: unsigned weights are at most 63, and
  * Q8_0's signed ones take the activations' signs against |X| <= 127),
  * so all give the same integers, and the float operations are the
@@ -35,6 +35,11 @@
 #define GVMAX 4
 #define GPF 2048	/* bytes a decode stream is prefetched ahead */
 #define GXBUF (64 * 1024)	/* bytes of quantized activations (matmul) */
+/* Bytes of one token's prepared activations, rows of at most
+ * KERN_GI8_MAXN, either layout (the superblocks' take more a weight) */
+#define GXVEC (KERN_GI8_MAXN / 256 * sizeof(struct kern_q8k) > \
+	CONV_Q8_0_NB(KERN_GI8_MAXN) * (4 + 32) ? KERN_GI8_MAXN / 256 * \
+	sizeof(struct kern_q8k) : CONV_Q8_0_NB(KERN_GI8_MAXN) * (4 + 32))
 
 /* acc + the sums of the four products of unsigned bytes u and signed
  * s, per int32 lane. */
@@ -603,8 +608,7 @@ INLINE void
 gi8_matvec(enum wtype t, float *out, const void *w, const float *x, int n,
     int r0, int r1)
 {
-	char xq[CONV_Q8_0_NB(KERN_GI8_MAXN) * (4 + 32)]
-	    __attribute__((aligned(32)));
+	char xq[GXVEC] __attribute__((aligned(32)));
 
 	if (n > KERN_GI8_MAXN || (wtypes[t].block == 256 && n % 256)) {
 		kern_portable.matvec[t](out, w, x, n, r0, r1);

@@ -481,6 +481,16 @@ main(void)
 		for (T = 1; T <= 70; T += T < 8 ? 1 : 9)
 			test_gi8(W_Q4_KI, 512, 7, T), test_gi8(W_Q4_0I, 96, 7, T);
 		test_gi8(W_Q6_KI, 4096, 5, 3);
+		/* the longest rows: the superblocks' activations are the
+		 * larger buffer */
+		test_gi8(W_Q4_KI, KERN_GI8_MAXN, 3, 1);
+		test_gi8(W_Q6_KI, KERN_GI8_MAXN, 3, 2);
+		/* several row panels and chunks of tokens in one matmul */
+		test_gi8(W_Q5_0I, 4096, 45, 20);
+		test_gi8(W_GQ8_0I, KERN_GI8_MAXN, 9, 3);
+		test_gi8(W_Q4_KI, 4096, 9, 17);
+		test_gi8(W_Q4_KI, KERN_GI8_MAXN, 61, 2);
+		test_gi8(W_Q6_KI, 4096, 45, 6);
 		/* an odd count of blocks: the AVX-512 pairs' half pair */
 		for (i = 0; i < 3; i++) {
 			test_gi8(gt[i], 32, 9, 1), test_gi8(gt[i], 32, 9, 6);
