@@ -1,7 +1,7 @@
 /* attnbench: decode's attention on the SmolLM2-135M shape, alone.
  *
  *   make attnbench
- *   PIPELM_KERNEL=avx512 build/rel/attnbench [-c] [-r reps] [-d depth]
+ *   PIPELM_KERNEL=avx512 build/rel/attnbench [-ct] [-r reps] [-d depth]
  *       [-l layers]
  *
  * One decoded token's attention in every layer (30 layers, 9 query heads
@@ -38,6 +38,7 @@
 #define KVB 64		/* positions a cache block (SEQ_KVBLOCK) */
 
 static int nlay = 30;	/* layers */
+static int touch;	/* -t: every tile read first, none ahead */
 
 static double
 now(int cpu)
@@ -59,7 +60,9 @@ run(const struct attn_kern *ak, const void *kv, enum wtype t, int pos,
 	int n = pos + 1, chunk, nchunk, r, l, g, c, h, qdim = NKV * NH * HD;
 	double best = 1e30, t0;
 	float ml[2 * NH];
-	struct attn_tile a;
+	static struct attn_tile tl[NKV * ATTN_NCHUNK];
+	struct attn_tile *a;
+	int i, ahead;
 
 	for (c = 0; c < qdim; c++)
 		q[c] = (float)(c * 7919 % 200) / 100 - 1;
@@ -72,23 +75,31 @@ run(const struct attn_kern *ak, const void *kv, enum wtype t, int pos,
 		for (l = 0; l < nlay; l++) {
 			for (g = 0; g < NKV; g++)
 				for (c = 0; c < nchunk; c++) {
-					memset(&a, 0, sizeof(a));
-					a.k = (const char *)kv + ((size_t)l * 2 *
+					a = &tl[g * nchunk + c];
+					memset(a, 0, sizeof(*a));
+					a->k = (const char *)kv + ((size_t)l * 2 *
 					    NKV + g) * KVB * HD * es;
-					a.v = (const char *)kv + (((size_t)l * 2 +
+					a->v = (const char *)kv + (((size_t)l * 2 +
 					    1) * NKV + g) * KVB * HD * es;
-					a.ldkv = HD, a.kvb = KVB, a.bstride = bstride;
-					a.q = q + g * NH * HD, a.ldq = qdim;
-					a.hd = HD, a.nh = NH, a.T = 1, a.pos0 = pos;
-					a.p0 = c * chunk;
-					a.p1 = a.p0 + chunk < n ? a.p0 + chunk : n;
-					a.scale = 0.125f, a.kvt = t, a.touched = 1;
-					attn_touch(&a);
-					ak->part(att + (size_t)c * qdim + g * NH * HD,
-					    qdim, ml, &a);
-					memcpy(mls + 2 * ((size_t)c * NKV * NH +
-					    g * NH), ml, sizeof(ml));
+					a->ldkv = HD, a->kvb = KVB, a->bstride = bstride;
+					a->q = q + g * NH * HD, a->ldq = qdim;
+					a->hd = HD, a->nh = NH, a->T = 1, a->pos0 = pos;
+					a->p0 = c * chunk;
+					a->p1 = a->p0 + chunk < n ? a->p0 + chunk : n;
+					a->scale = 0.125f, a->kvt = t, a->touched = 1;
 				}
+			for (i = 0; i < NKV * nchunk; i++) {
+				a = &tl[i];
+				ahead = !touch && t != W_F32;
+				if (i == 0 || !ahead)
+					attn_touch(a);
+				if (ahead && i + 1 < NKV * nchunk)
+					a->ahead = &tl[i + 1];
+				ak->part(att + (size_t)(i % nchunk) * qdim +
+				    i / nchunk * NH * HD, qdim, ml, a);
+				memcpy(mls + 2 * ((size_t)(i % nchunk) * NKV * NH +
+				    i / nchunk * NH), ml, sizeof(ml));
+			}
 			for (h = 0; h < NKV * NH; h++)
 				attn_merge(out + h * HD, att + h * HD, qdim,
 				    mls + 2 * h, 2 * NKV * NH, nchunk, HD);
@@ -102,7 +113,7 @@ run(const struct attn_kern *ak, const void *kv, enum wtype t, int pos,
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: %s [-c] [-r reps] [-d depth] [-l layers]\n", argv0);
+	fprintf(stderr, "usage: %s [-ct] [-r reps] [-d depth] [-l layers]\n", argv0);
 	exit(2);
 }
 
@@ -118,9 +129,10 @@ main(int argc, char *argv[])
 	void *kv;
 
 	argv0 = argv[0];
-	while ((c = getopt(argc, argv, "cr:d:l:")) != -1) {
+	while ((c = getopt(argc, argv, "ctr:d:l:")) != -1) {
 		switch (c) {
 		case 'c': cpu = 1; break;
+		case 't': touch = 1; break;
 		case 'r': reps = (int)estrtonum(optarg, 1, 1000000, "-r"); break;
 		case 'd': depth = (int)estrtonum(optarg, 129, 1 << 20, "-d"); break;
 		case 'l': nlay = (int)estrtonum(optarg, 1, 1000, "-l"); break;

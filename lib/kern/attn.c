@@ -90,6 +90,8 @@ part(float *acc, int lda, float *ml, const struct attn_tile *a)
 {
 	int t, h, end;
 
+	if (a->ahead)	/* the next tile's keys at once: a row goes all of them */
+		attn_prefetch(a->ahead, a->ahead->p0, a->ahead->p1);
 	for (t = 0; t < a->T; t++) {
 		end = a->pos0 + t + 1 < a->p1 ? a->pos0 + t + 1 : a->p1;
 		for (h = 0; h < a->nh; h++)

@@ -56,6 +56,11 @@ struct attn_tile {
 	int touched;		/* 1: the caller has just read the tile in
 				 * address order (decode's attn_touch), so it
 				 * is in cache: no prefetch a block */
+	const struct attn_tile *ahead;	/* NULL, or the tile the caller
+				 * runs next (decode, T = 1): its keys and
+				 * values prefetched a key block's share at
+				 * a time while this one computes
+				 * (attn_ahead) */
 };
 
 /* Bytes of one element of a KV cache of type t (W_F32, W_BF16, W_F16). */
@@ -184,6 +189,35 @@ attn_prefetch(const struct attn_tile *a, int j0, int j1)
 		if (left > 1)
 			k += rs, v += rs;
 	}
+}
+
+/* The positions [*p, *q) of tile a->ahead to prefetch while tile a
+ * (T = 1) computes its key block jb: the next tile's block of the same
+ * rank, and with a's last block all of the next tile that is left, so
+ * that a's blocks together cover the next tile once. */
+static inline void
+attn_ahead_span(const struct attn_tile *a, int jb, int *p, int *q)
+{
+	const struct attn_tile *n = a->ahead;
+
+	*p = n->p0 + (jb - (a->p0 - a->p0 % ATTN_BLOCK));
+	*q = jb + ATTN_BLOCK >= a->p1 ? n->p1 : *p + ATTN_BLOCK;
+	*q = *q < n->p1 ? *q : n->p1;
+}
+
+/* Prefetch the next tile's share of block jb (attn_ahead_span).  In
+ * decode a tile's cache comes from memory; read in address order
+ * before the tile (attn_touch) its reading and the tile's compute take
+ * turns, where a key block of the next tile a block of this one keeps
+ * the loads in flight under the compute (bench/NOTES.md, "Decode at
+ * 4,096 positions: the next tile prefetched under this one"). */
+static inline __attribute__((always_inline)) void
+attn_ahead(const struct attn_tile *a, int jb)
+{
+	int p, q;
+
+	attn_ahead_span(a, jb, &p, &q);
+	attn_prefetch(a->ahead, p, q);
 }
 
 /* Read a byte of every line of the tile's keys and values in address

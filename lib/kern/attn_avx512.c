@@ -204,6 +204,8 @@ part_t(float *acc, int lda, float *ml, const struct attn_tile *a,
 	for (; jb < pend; jb += 16) {
 		if (jb + 16 < pend && !a->touched)	/* the next block */
 			attn_prefetch(a, jb + 16, pend - jb < 32 ? pend : jb + 32);
+		if (a->ahead)	/* the next tile's share of this block */
+			attn_ahead(a, jb);
 		/* keys j0..j1 of the block exist; others point at key j0 and
 		 * are masked out */
 		j0 = a->p0 > jb ? a->p0 - jb : 0;

@@ -411,54 +411,95 @@ attn_range(const struct attn_job *j, int i, int *p0, int *p1)
 	*p0 = *p0 > lo ? *p0 : lo;
 }
 
+/* Item i's tile of job j, all but its rows and keys (a.q, T, pos0,
+ * p0, p1); its first query head. */
+static int
+attn_tile_at(const struct attn_job *j, int i, struct attn_tile *a)
+{
+	const struct model *m = j->sq->m;
+	int hd = m->hd, kv_mul = m->qdim / m->kvdim, h0, nh, g;
+	int n = j->nchunk ? j->nchunk : j->nqb, sub = i / n % j->nsub;
+
+	g = i / n / j->nsub;
+	h0 = g * kv_mul + sub * j->hpt;
+	nh = kv_mul - sub * j->hpt;
+	nh = nh < j->hpt ? nh : j->hpt;
+	memset(a, 0, sizeof(*a));
+	a->k = kv_head(j->kv, j->layer, 0, g);
+	a->v = kv_head(j->kv, j->layer, 1, g);
+	a->btab = j->kv->btab;
+	a->ldkv = hd;
+	a->kvb = SEQ_KVBLOCK;
+	a->bstride = (size_t)m->cfg.num_hidden_layers * 2 * m->kvdim *
+	    SEQ_KVBLOCK;
+	a->ldq = m->qdim;
+	a->hd = hd;
+	a->nh = nh;
+	a->scale = m->attn_scale;
+	a->win = m->layers[j->layer].window;
+	a->softcap = m->cfg.attn_logit_softcapping;
+	a->kvt = j->kv->kvt;
+	a->touched = j->T == 1;	/* decode: read before or during the
+				 * tile before it (decode_items) */
+	if (j->nchunk) {	/* decode: keys of range i % n */
+		a->q = j->q + h0 * hd;
+		a->T = 1;
+		a->pos0 = j->pos0;
+		attn_range(j, i, &a->p0, &a->p1);
+	}
+	return h0;
+}
+
+/* Decode's items i0 <= i < i1, key ranges, in order.  The first tile
+ * is read into cache in address order (attn_touch); over a 16-bit
+ * cache each tile then prefetches the next one a key block at a time
+ * while it computes (attn_tile.ahead), so that the cache's reading and
+ * the tiles' compute overlap; a float32 cache's tiles are each read
+ * first (a key block of it is twice the lines, and prefetching them
+ * alongside was no faster: bench/NOTES.md). */
+static void
+decode_items(const struct attn_job *j, int i0, int i1)
+{
+	const struct model *m = j->sq->m;
+	int heads = m->cfg.num_attention_heads, i, c = 0, h[2];
+	float ml[2 * ATTN_MAXROWS];
+	struct attn_tile t[2], *a;
+
+	h[0] = attn_tile_at(j, i0, &t[0]);
+	attn_touch(&t[0]);
+	for (i = i0; i < i1; i++, c ^= 1) {
+		a = &t[c];
+		if (i + 1 < i1) {
+			h[c ^ 1] = attn_tile_at(j, i + 1, &t[c ^ 1]);
+			a->ahead = a->kvt != W_F32 ? &t[c ^ 1] : NULL;
+		}
+		m->attn->part(j->att + (size_t)(i % j->nchunk) * m->qdim +
+		    h[c] * m->hd, m->qdim, ml, a);
+		memcpy(j->attml + 2 * ((size_t)(i % j->nchunk) * heads + h[c]),
+		    ml, 2 * a->nh * sizeof(float));
+		if (i + 1 < i1 && !a->ahead)
+			attn_touch(&t[c ^ 1]);
+	}
+}
+
 static void
 attn_items(void *ctx, int i0, int i1)
 {
 	const struct attn_job *j = ctx;
-	struct seq *sq = j->sq;
-	const struct model *m = sq->m;
-	int hd = m->hd, kv_mul = m->qdim / m->kvdim, i, g, h0, nh, qb, t0;
+	const struct model *m = j->sq->m;
+	int hd = m->hd, i, h0, qb, t0;
 	float ml[2 * ATTN_MAXROWS], *out;
 	struct attn_tile a;
 
+	if (j->nchunk) {
+		if (i0 < i1)
+			decode_items(j, i0, i1);
+		return;
+	}
 	for (i = i0; i < i1; i++) {
-		int n = j->nchunk ? j->nchunk : j->nqb, sub = i / n % j->nsub;
-
-		g = i / n / j->nsub;
-		h0 = g * kv_mul + sub * j->hpt;
-		nh = kv_mul - sub * j->hpt;
-		nh = nh < j->hpt ? nh : j->hpt;
-		a.k = kv_head(j->kv, j->layer, 0, g);
-		a.v = kv_head(j->kv, j->layer, 1, g);
-		a.btab = j->kv->btab;
-		a.ldkv = hd;
-		a.kvb = SEQ_KVBLOCK;
-		a.bstride = (size_t)m->cfg.num_hidden_layers * 2 * m->kvdim *
-		    SEQ_KVBLOCK;
-		a.ldq = m->qdim;
-		a.hd = hd;
-		a.nh = nh;
-		a.scale = m->attn_scale;
-		a.win = m->layers[j->layer].window;
-		a.softcap = m->cfg.attn_logit_softcapping;
-		a.kvt = j->kv->kvt;
-		a.touched = j->T == 1;	/* attn_touch below */
-		if (j->nchunk) {	/* decode: keys of range i % n */
-			float *acc = j->att + (size_t)(i % n) * m->qdim + h0 * hd;
-
-			a.q = j->q + h0 * hd;
-			a.T = 1;
-			a.pos0 = j->pos0;
-			attn_range(j, i, &a.p0, &a.p1);
-			attn_touch(&a);
-			m->attn->part(acc, m->qdim, ml, &a);
-			memcpy(j->attml + 2 * ((size_t)(i % n) *
-			    m->cfg.num_attention_heads + h0), ml,
-			    2 * nh * sizeof(float));
-			continue;
-		}
-		qb = i % n;	/* 0, n-1, 1, n-2, ... */
-		qb = qb % 2 ? n - 1 - qb / 2 : qb / 2;
+		h0 = attn_tile_at(j, i, &a);
+		qb = i % j->nqb;	/* 0, n-1, 1, n-2, ... */
+		qb = qb % 2 ? j->nqb - 1 - qb / 2 : qb / 2;
 		t0 = qb * j->tq;
 		a.q = j->q + (size_t)t0 * m->qdim + h0 * hd;
 		a.T = j->T - t0 < j->tq ? j->T - t0 : j->tq;
@@ -469,7 +510,7 @@ attn_items(void *ctx, int i0, int i1)
 		if (j->T == 1)
 			attn_touch(&a);
 		m->attn->part(out, m->qdim, ml, &a);
-		attn_norm(out, m->qdim, ml, hd, nh, a.T);
+		attn_norm(out, m->qdim, ml, hd, a.nh, a.T);
 	}
 }
 

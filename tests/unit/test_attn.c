@@ -109,7 +109,7 @@ tile(const struct fix *f, int t0, int T, int p0, int p1)
 	struct attn_tile a = { f->q + (size_t)t0 * f->ldq, f->ldq, f->kv,
 		f->kv + f->voff, f->ld, f->bstride, f->kvb, f->hd, f->nh, T,
 		f->pos0 + t0, p0, p1, 1 / sqrtf((float)f->hd), f->win, f->cap,
-		NULL, f->kvt, 0 };
+		NULL, f->kvt, 0, NULL };
 
 	if (f->kvt != W_F32) {
 		a.k = f->kv16;
@@ -344,6 +344,62 @@ test_kv(enum wtype t, int hd, int nh, int T, int pos0, int win, float cap)
 	fix_free(&f);
 }
 
+/* attn_ahead_span over tile a's key blocks, as the tables walk them
+ * (T = 1): the spans of the next tile n come in order, none overlaps,
+ * and together they are n's keys [np0, np1) exactly. */
+static void
+test_ahead_span(int ap0, int ap1, int np0, int np1)
+{
+	struct attn_tile a = { 0 }, n = { 0 };
+	int jb, p, q, at = np0;
+
+	a.p0 = ap0, a.p1 = ap1, a.pos0 = ap1 - 1, a.T = 1;
+	n.p0 = np0, n.p1 = np1;
+	a.ahead = &n;
+	for (jb = ap0 - ap0 % ATTN_BLOCK; jb < ap1; jb += ATTN_BLOCK) {
+		attn_ahead_span(&a, jb, &p, &q);
+		if (p >= q)
+			continue;
+		CHECKF(p == at && q <= np1, "tile [%d, %d), next [%d, %d): "
+		    "block %d's span [%d, %d) where [%d, ...) was due", ap0,
+		    ap1, np0, np1, jb, p, q, at);
+		at = q > at ? q : at;
+	}
+	CHECKF(at == np1, "tile [%d, %d), next [%d, %d): spans end at %d",
+	    ap0, ap1, np0, np1, at);
+}
+
+/* A tile that prefetches the next (attn_tile.ahead, decode) gives the
+ * bits it gives alone, for every cache type; the next tile's span past
+ * the cache's last block is never dereferenced (ASan). */
+static void
+test_ahead(enum wtype t, int hd, int nh, int pos0, int cut)
+{
+	struct fix f;
+	struct attn_tile a, n;
+	int lda = nh * hd;
+	float *o1 = emalloc((size_t)lda * sizeof(float));
+	float *o2 = emalloc((size_t)lda * sizeof(float));
+	float ml1[2 * 64], ml2[2 * 64];
+
+	fix_make(&f, hd, nh, 1, pos0);
+	if (t != W_F32)
+		fix_round(&f, t);
+	f.kvt = t;
+	a = tile(&f, 0, 1, 0, cut);
+	a.touched = 1;
+	ak->part(o1, lda, ml1, &a);
+	n = tile(&f, 0, 1, cut, pos0 + 1);
+	a.ahead = &n;
+	ak->part(o2, lda, ml2, &a);
+	CHECKF(!memcmp(o1, o2, lda * sizeof(float)) &&
+	    !memcmp(ml1, ml2, 2 * nh * sizeof(float)), "%s cache, hd %d nh %d "
+	    "pos0 %d, cut %d: the tile with its next one ahead differs",
+	    wtypes[t].name, hd, nh, pos0, cut);
+	free(o1), free(o2);
+	fix_free(&f);
+}
+
 int
 main(void)
 {
@@ -397,5 +453,23 @@ main(void)
 		test_tile_wc(hds[a], 3, 8, 37, 0, 2.5f);
 		test_tile_wc(hds[a], 2, 5, 30, 9, 50);
 	}
+	/* decode's next tile prefetched under this one: its spans, and
+	 * no bit moved (ranges of a block multiple, odd ones, windows'
+	 * unaligned starts, a next tile shorter and longer) */
+	test_ahead_span(0, 256, 256, 512);
+	test_ahead_span(0, 256, 256, 300);
+	test_ahead_span(0, 64, 64, 600);
+	test_ahead_span(5, 261, 261, 262);
+	test_ahead_span(37, 40, 40, 97);
+	test_ahead_span(0, 1, 1, 2);
+	test_ahead_span(100, 116, 7, 23);
+	test_ahead_span(250, 1000, 1000, 1001);
+	for (a = 0; a < sizeof(hds) / sizeof(*hds); a++)
+		for (b = 0; b < 3; b++) {
+			test_ahead(b == 0 ? W_F32 : b == 1 ? W_BF16 : W_F16,
+			    hds[a], 3, 200, 64);
+			test_ahead(b == 0 ? W_F32 : b == 1 ? W_BF16 : W_F16,
+			    hds[a], 1, 90, 37);
+		}
 	return test_end("test_attn");
 }
