@@ -82,6 +82,31 @@ mv(void *ctx, int r0, int r1)
 	kern.matvec[j->t](j->out, j->w, j->x, j->n, r0, r1);
 }
 
+/* A batch's T decode rows: T matvecs, or kern.matvecs' one pass where
+ * the table has it (j->ldo: the tokens' output stride). */
+static void
+mvT(void *ctx, int r0, int r1)
+{
+	struct job *j = ctx;
+	int t;
+
+	for (t = 0; t < j->T; t++)
+		kern.matvec[j->t](j->out + (size_t)t * j->ldo, j->w, j->x +
+		    (size_t)t * j->n, j->n, r0, r1);
+}
+
+static void
+mvs(void *ctx, int r0, int r1)
+{
+	struct job *j = ctx;
+
+	if (!kern.matvecs[j->t])
+		mvT(ctx, r0, r1);
+	else
+		kern.matvecs[j->t](j->out, j->ldo, j->w, j->x, j->n, j->n,
+		    j->T, r0, r1);
+}
+
 static void
 mm(void *ctx, int r0, int r1)
 {
@@ -181,9 +206,10 @@ matbytes(const struct mat *w)
 
 /* -m DIR: a decode token's matrix-vector products over the model's own
  * weights, as seq_forward maps and orders them, against a plain read
- * of the same rows. */
+ * of the same rows; with -T, a batch's T decode rows instead: one
+ * kern.matvecs pass (where the table has one) against T matvecs. */
 static void
-modelrun(const char *dir, int threads)
+modelrun(const char *dir, int threads, int T)
 {
 	struct model m;
 	struct mat *v[7 * 256 + 1];
@@ -192,7 +218,7 @@ modelrun(const char *dir, int threads)
 	static const char *kind[8] = { "q_proj", "k_proj", "v_proj", "o_proj",
 		"gate_proj", "up_proj", "down_proj", "lm_head" };
 	double t0, t1, t2, best[2] = { 1e9, 1e9 }, bytes = 0;
-	double kt[8] = { 0 }, kb[8] = { 0 };
+	double kt[2][8] = { { 0 } }, kb[8] = { 0 };
 	int n, i, rep, pass, q, rows = 0;
 
 	if (model_load(&m, dir, threads) < 0 ||
@@ -200,11 +226,11 @@ modelrun(const char *dir, int threads)
 	    (q8flag && model_set_mode(&m, MODEL_Q8_0) < 0))
 		exit(1);
 	n = model_mats(&m, v, (int)LEN(v));
-	x = ecalloc(1 << 16, sizeof *x);
+	x = ecalloc((size_t)T << 16, sizeof *x);
 	for (i = 0; i < n; i++)	/* the head is not always the tallest */
 		rows = v[i]->rows > rows ? v[i]->rows : rows;
-	out = ecalloc((size_t)rows + 64, sizeof *out);
-	for (i = 0; i < 1 << 16; i++)	/* activations of a plausible size */
+	out = ecalloc(((size_t)rows + 64) * T, sizeof *out);
+	for (i = 0; i < T << 16; i++)	/* activations of a plausible size */
 		x[i] = (float)((i * 2654435761u >> 16) % 2001) / 1000.0f - 1.0f;
 	for (i = 0; i < n; i++)
 		bytes += matbytes(v[i]);
@@ -213,29 +239,41 @@ modelrun(const char *dir, int threads)
 			t0 = now();
 			for (i = 0; i < n; i++) {
 				/* a W_Q4 plain read: its packed words */
-				j = (struct job){ v[i]->t, out, pass &&
-				    v[i]->t == W_Q4 ? (const void *)((const
+				j = (struct job){ v[i]->t, out, pass && T ==
+				    1 && v[i]->t == W_Q4 ? (const void *)((const
 				    struct kern_q4 *)v[i]->w)->q : v[i]->w, x,
-				    v[i]->cols, 1, 0 };
+				    v[i]->cols, T, v[i]->rows };
 				t1 = now();
-				pool_for(m.pool, v[i]->rows, 16, pass ? rd : mv,
-				    &j);
-				if (!pass && rep) {	/* per kind; rep 0 faults */
+				pool_for(m.pool, v[i]->rows, 16, T > 1 ? pass ?
+				    mvT : mvs : pass ? rd : mv, &j);
+				if ((!pass || T > 1) && rep) {	/* per kind;
+								 * rep 0 faults */
 					t2 = now();
 					q = i == n - 1 ? 7 : i % 7;
-					kt[q] += t2 - t1;
-					kb[q] += matbytes(v[i]);
+					kt[pass][q] += t2 - t1;
+					kb[q] += pass ? 0 : matbytes(v[i]);
 				}
 			}
 			t0 = now() - t0;
 			best[pass] = t0 < best[pass] ? t0 : best[pass];
 		}
-	printf("%s: %.1f MB per token; matvec %.2f ms, %.1f GB/s; plain read "
-	    "%.2f ms, %.1f GB/s\n", dir, bytes / 1e6, best[0] * 1e3,
-	    bytes / best[0] * 1e-9, best[1] * 1e3, bytes / best[1] * 1e-9);
+	if (T > 1)
+		printf("%s: %.1f MB per step of %d decode rows; matvecs %.2f "
+		    "ms, %d matvecs %.2f ms\n", dir, bytes / 1e6, T, best[0] *
+		    1e3, T, best[1] * 1e3);
+	else
+		printf("%s: %.1f MB per token; matvec %.2f ms, %.1f GB/s; "
+		    "plain read %.2f ms, %.1f GB/s\n", dir, bytes / 1e6,
+		    best[0] * 1e3, bytes / best[0] * 1e-9, best[1] * 1e3,
+		    bytes / best[1] * 1e-9);
 	for (q = 0; q < 8; q++)	/* the mean over repetitions 1.. */
-		printf("  %-9s %6.1f GB/s %6.3f ms/token\n", kind[q],
-		    kb[q] / kt[q] * 1e-9, kt[q] / (rep - 1) * 1e3);
+		if (T > 1)
+			printf("  %-9s matvecs %6.3f ms, %d matvecs %6.3f ms\n",
+			    kind[q], kt[0][q] / (rep - 1) * 1e3, T, kt[1][q] /
+			    (rep - 1) * 1e3);
+		else
+			printf("  %-9s %6.1f GB/s %6.3f ms/token\n", kind[q],
+			    kb[q] / kt[0][q] * 1e-9, kt[0][q] / (rep - 1) * 1e3);
 	free(x);
 	free(out);
 	model_close(&m);
@@ -317,7 +355,7 @@ main(int argc, char *argv[])
 	struct pool *p;
 	struct job j;
 	size_t s, i, wb, ncopy;
-	int c, threads = 2, T = 64, rows, n, rep, k;
+	int c, threads = 2, T = 64, Tset = 0, rows, n, rep, k;
 	const char *mdir = NULL;
 	enum wtype t = W_BF16;
 	int one[2] = { 0, 0 };	/* -s: rows, cols */
@@ -337,7 +375,10 @@ main(int argc, char *argv[])
 		case 't':
 			threads = (int)estrtonum(optarg, 1, 64, "threads");
 			break;
-		case 'T': T = (int)estrtonum(optarg, 1, 4096, "tokens"); break;
+		case 'T':
+			T = (int)estrtonum(optarg, 1, 4096, "tokens");
+			Tset = 1;
+			break;
 		case 's':
 			one[0] = (int)strtol(optarg, &e, 10);
 			one[1] = *e == 'x' ? (int)strtol(e + 1, &e, 10) : 0;
@@ -365,7 +406,7 @@ main(int argc, char *argv[])
 		edie(2, "-c needs -t 1 (CPU time of spinning workers is not "
 		    "work)");
 	if (mdir) {
-		modelrun(mdir, threads);
+		modelrun(mdir, threads, Tset ? T : 1);
 		return 0;
 	}
 	if (!(p = pool_new(threads)))

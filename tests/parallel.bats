@@ -162,3 +162,29 @@ same() {
 	[[ $stderr == *"record 5: empty prompt"* ]]
 	[[ $stderr != *"record 6"* ]]
 }
+
+@test "parallel: more records in flight than the output ring's first 16 (-P 40), llm-gen, llm-score, llm-logits" {
+	# lib/stream/order.c grows its ring of records begun at 16, 32, ...:
+	# each record's stream writes where it was opened, so the entries
+	# must not move (they did, and -P 64 lost records); and W_Q4's
+	# decode rows of 40 records in one pass of the weights (matvecs:
+	# panels of rows against blocks of tokens)
+	local in=$BATS_TEST_TMPDIR/in p q
+	for i in $(seq 1 40); do
+		seq 1 $((i % 7 + 2)) | awk -v s="$i" '{ printf "%s%d", (NR > 1 ? " " : ""), ($1 * 31 + s * 17) % 250 + 3 } END { print "" }'
+	done >"$in"
+	for q in "" "--quant q4"; do
+		llm-gen -m "$BF16" $q -n 5 --temp 0.8 --seed 3 -P 1 <"$in" >"$BATS_TEST_TMPDIR/g1"
+		[ "$(wc -l <"$BATS_TEST_TMPDIR/g1")" = 40 ]
+		for p in "-P 17" "-P 40" "-P 40 -t 2"; do
+			llm-gen -m "$BF16" $q -n 5 --temp 0.8 --seed 3 $p <"$in" >"$BATS_TEST_TMPDIR/g"
+			cmp "$BATS_TEST_TMPDIR/g1" "$BATS_TEST_TMPDIR/g"
+		done
+	done
+	llm-score -m "$BF16" -P 1 <"$in" >"$BATS_TEST_TMPDIR/s1"
+	llm-score -m "$BF16" -P 40 <"$in" >"$BATS_TEST_TMPDIR/s"
+	cmp "$BATS_TEST_TMPDIR/s1" "$BATS_TEST_TMPDIR/s"
+	llm-logits -m "$BF16" -P 1 -f bin <"$in" >"$BATS_TEST_TMPDIR/l1"
+	llm-logits -m "$BF16" -P 40 -f bin <"$in" >"$BATS_TEST_TMPDIR/l"
+	cmp "$BATS_TEST_TMPDIR/l1" "$BATS_TEST_TMPDIR/l"
+}

@@ -165,6 +165,13 @@ struct kern_q4 {
  * weight meets one token, they cost less (bench/NOTES.md). */
 #define KERN_Q4_XMAX 8355711	/* 127 (2^16 + 2^8 + 1) */
 #define KERN_Q4_MAXN 16384	/* longest row of the integer path */
+/* Bytes of packed words in a panel of rows that matvecs runs against
+ * each block of tokens before the next panel: a row at a time against
+ * all T tokens read T prepared chunks (512 bytes each) per 64 bytes of
+ * weights, from L2 once T tokens' chunks outgrew L1 (slower than T
+ * matvecs from 16 tokens up); a panel keeps one block's activations in
+ * L1 and the panel's rows in L2 (bench/NOTES.md 2026-12-02 21:00). */
+#define KERN_Q4_TPANEL 16384
 
 /* The activations of one token, 128 at a time (16 words), as the byte
  * dot products read them: element 2i + p of the chunk in byte i of

@@ -550,17 +550,24 @@ trows(int nd, int gm, enum wtype st, int asym, const struct kern_q4 *m,
     int r1)
 {
 	uint16_t gt[KERN_Q4_MAXN / 64];
-	int r, j;
+	int r, j, p0, p1, P = KERN_Q4_TPANEL / (m->wpr * 4);
 
 	if (gm == GM_WIDE)
 		gtab(gt, m);
-	for (r = r0; r < r1; r++) {
+	P = P < 1 ? 1 : P;
+	for (p0 = r0; p0 < r1; p0 = p1) {
+		p1 = r1 - p0 > P ? p0 + P : r1;
 		for (j = 0; j + QT <= nt; j += QT)
-			tblock(nd, QT, gm, st, asym, m, gt, xs + j, o + j, r);
-		if (nt - j == 2)
-			tblock(nd, 2, gm, st, asym, m, gt, xs + j, o + j, r);
-		else if (nt - j == 1)
-			tblock(nd, 1, gm, st, asym, m, gt, xs + j, o + j, r);
+			for (r = p0; r < p1; r++)
+				tblock(nd, QT, gm, st, asym, m, gt, xs + j,
+				    o + j, r);
+		for (r = p0; r < p1; r++)
+			if (nt - j == 2)
+				tblock(nd, 2, gm, st, asym, m, gt, xs + j,
+				    o + j, r);
+			else if (nt - j == 1)
+				tblock(nd, 1, gm, st, asym, m, gt, xs + j,
+				    o + j, r);
 	}
 }
 

@@ -433,30 +433,57 @@ kern_q4i_avx512_matvec(float *out, const void *w, const float *x, int n,
  * steps as qblk's, so each token's bits are its matvec's: --int8-act's
  * prefill (D 1) and W_Q4's decode rows of a batch (D 3, matvecs). */
 #define QT 4	/* tokens a pass */
+#define QR 2	/* rows a pass */
 INLINE void
-qblkT(int D, int K, int TT, const struct qm *q, int n, int r,
+qblkT(int D, int K, int RR, int TT, const struct qm *q, int n, int r,
     const struct kern_q4x *const *xs, float *const *o)
 {
 	const struct kern_q4 *m = q->m;
-	const uint32_t *qr = m->q + (size_t)r * m->wpr;
-	const uint16_t *sp = (const uint16_t *)m->s + (size_t)r * m->ng;
-	__m512 acc[QT], s;
-	__m512i lo, hi, z;
-	int nc = KERN_Q4_NC(n), c, j;
+	const uint32_t *qr[QR];
+	const uint16_t *sp[QR];
+	__m512 acc[QR][QT], s[QR];
+	__m512i lo[QR], hi[QR], z[QR];
+	int nc = KERN_Q4_NC(n), c, i, j;
 
 	UNROLL
-	for (j = 0; j < TT; j++)
-		acc[j] = _mm512_setzero_ps();
-	for (c = 0; c < nc; c++) {
-		rowc(K, q, r, qr, sp, c, &lo, &hi, &s, &z);
+	for (i = 0; i < RR; i++) {
+		qr[i] = m->q + (size_t)(r + i) * m->wpr;
+		sp[i] = (const uint16_t *)m->s + (size_t)(r + i) * m->ng;
 		UNROLL
 		for (j = 0; j < TT; j++)
-			acc[j] = step(acc[j], wsum(D, lo, hi, xs[j] + c,
-			    zinit(K, m, z, xs[j] + c)), s, xs[j] + c);
+			acc[i][j] = _mm512_setzero_ps();
+	}
+	for (c = 0; c < nc; c++) {
+		UNROLL
+		for (i = 0; i < RR; i++)
+			rowc(K, q, r + i, qr[i], sp[i], c, &lo[i], &hi[i], &s[i],
+			    &z[i]);
+		UNROLL
+		for (j = 0; j < TT; j++)
+			UNROLL
+			for (i = 0; i < RR; i++)
+				acc[i][j] = step(acc[i][j], wsum(D, lo[i], hi[i],
+				    xs[j] + c, zinit(K, m, z[i], xs[j] + c)),
+				    s[i], xs[j] + c);
 	}
 	UNROLL
-	for (j = 0; j < TT; j++)
-		o[j][r] = hsum(acc[j]);
+	for (i = 0; i < RR; i++)
+		UNROLL
+		for (j = 0; j < TT; j++)
+			o[j][r + i] = hsum(acc[i][j]);
+}
+
+/* Rows [p0, p1) against tokens xs[0 .. TT), QR rows a pass. */
+INLINE void
+tpanel(int D, int K, int TT, const struct qm *q, int n, int p0, int p1,
+    const struct kern_q4x *const *xs, float *const *o)
+{
+	int r;
+
+	for (r = p0; r + QR <= p1; r += QR)
+		qblkT(D, K, QR, TT, q, n, r, xs, o);
+	for (; r < p1; r++)
+		qblkT(D, K, 1, TT, q, n, r, xs, o);
 }
 
 /* Rows [r0, r1) against the nt tokens xs (outputs o). */
@@ -464,15 +491,17 @@ INLINE void
 trows(int D, int K, const struct qm *q, int n, int r0, int r1,
     const struct kern_q4x *const *xs, float *const *o, int nt)
 {
-	int r, j;
+	int j, p0, p1, P = KERN_Q4_TPANEL / (q->m->wpr * 4);
 
-	for (r = r0; r < r1; r++) {
+	P = P < 1 ? 1 : P;
+	for (p0 = r0; p0 < r1; p0 = p1) {
+		p1 = r1 - p0 > P ? p0 + P : r1;
 		for (j = 0; j + QT <= nt; j += QT)
-			qblkT(D, K, QT, q, n, r, xs + j, o + j);
+			tpanel(D, K, QT, q, n, p0, p1, xs + j, o + j);
 		switch (nt - j) {
-		case 3: qblkT(D, K, 3, q, n, r, xs + j, o + j); break;
-		case 2: qblkT(D, K, 2, q, n, r, xs + j, o + j); break;
-		case 1: qblkT(D, K, 1, q, n, r, xs + j, o + j); break;
+		case 3: tpanel(D, K, 3, q, n, p0, p1, xs + j, o + j); break;
+		case 2: tpanel(D, K, 2, q, n, p0, p1, xs + j, o + j); break;
+		case 1: tpanel(D, K, 1, q, n, p0, p1, xs + j, o + j); break;
 		}
 	}
 }

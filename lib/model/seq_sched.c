@@ -66,15 +66,12 @@ mm_exact(enum wtype t)
  * nvec of them one-row passes of their sequences: for a type whose
  * matmul differs from its matvec, each of those by matvec's bits, as
  * its sequence alone would run it (all of them in one pass of the
- * weights where the table has matvecs for the type, MATVECS_MAX rows a
- * call: W_Q4's was faster than separate matvecs on 4 rows and slower
- * on 16 and 64, bench/NOTES.md 2026-12-02 16:55). */
-#define MATVECS_MAX 4
+ * weights where the table has matvecs for the type). */
 static void
 mat_rows(const struct mat *w, float *out, int ldo, const float *x, int ldx,
     int T, int nvec, int r0, int r1)
 {
-	int t, n;
+	int t;
 
 	if (T == 1) {
 		kern.matvec[w->t](out, w->w, x, w->cols, r0, r1);
@@ -82,17 +79,13 @@ mat_rows(const struct mat *w, float *out, int ldo, const float *x, int ldx,
 	}
 	if (mm_exact(w->t))
 		nvec = 0;
-	for (t = 0; t < nvec; t += n) {
-		n = nvec - t < MATVECS_MAX ? nvec - t : MATVECS_MAX;
-		if (!kern.matvecs[w->t])
-			n = 1;
-		if (n > 1)
-			kern.matvecs[w->t](out + (size_t)t * ldo, ldo, w->w,
-			    x + (size_t)t * ldx, ldx, w->cols, n, r0, r1);
-		else
+	if (nvec > 1 && kern.matvecs[w->t])
+		kern.matvecs[w->t](out, ldo, w->w, x, ldx, w->cols, nvec, r0,
+		    r1);
+	else
+		for (t = 0; t < nvec; t++)
 			kern.matvec[w->t](out + (size_t)t * ldo, w->w,
 			    x + (size_t)t * ldx, w->cols, r0, r1);
-	}
 	if (T > nvec)
 		kern.matmul[w->t](out + (size_t)nvec * ldo, ldo, w->w,
 		    x + (size_t)nvec * ldx, ldx, w->cols, T - nvec, r0, r1);

@@ -21,13 +21,13 @@ ent(const struct order *o, unsigned long long t)
 {
 	if (t < o->first || t - o->first >= o->n)
 		return NULL;
-	return &o->q[(o->head + (size_t)(t - o->first)) % o->cap];
+	return o->q[(o->head + (size_t)(t - o->first)) % o->cap];
 }
 
 FILE *
 order_begin(struct order *o, unsigned long long *t)
 {
-	struct order_ent *q, *e;
+	struct order_ent **q, *e;
 	size_t i;
 
 	if (o->n == o->cap) {	/* grow the ring, the oldest first again */
@@ -40,12 +40,16 @@ order_begin(struct order *o, unsigned long long *t)
 		o->q = q, o->head = 0;
 		o->cap = o->cap ? 2 * o->cap : 16;
 	}
-	e = &o->q[(o->head + o->n) % o->cap];
-	memset(e, 0, sizeof(*e));
-	if (!(e->f = open_memstream(&e->buf, &e->len))) {
-		error("cannot buffer a record's output:");
+	if (!(e = calloc(1, sizeof(*e)))) {
+		error("cannot allocate a record's output:");
 		return NULL;
 	}
+	if (!(e->f = open_memstream(&e->buf, &e->len))) {
+		error("cannot buffer a record's output:");
+		free(e);
+		return NULL;
+	}
+	o->q[(o->head + o->n) % o->cap] = e;
 	*t = o->first + o->n++;
 	return e->f;
 }
@@ -74,7 +78,7 @@ order_flush(struct order *o)
 	struct order_ent *e;
 
 	while (o->n) {
-		e = &o->q[o->head];
+		e = o->q[o->head];
 		if (!e->cut) {
 			if (fflush(e->f) == EOF)
 				return error("cannot buffer a record's output:");
@@ -88,6 +92,7 @@ order_flush(struct order *o)
 			break;
 		fclose(e->f);
 		free(e->buf);
+		free(e);
 		o->head = (o->head + 1) % o->cap;
 		o->n--, o->first++;
 	}
@@ -106,9 +111,10 @@ order_free(struct order *o)
 	struct order_ent *e;
 
 	for (; o->n; o->n--, o->head = (o->head + 1) % o->cap) {
-		e = &o->q[o->head];
+		e = o->q[o->head];
 		fclose(e->f);
 		free(e->buf);
+		free(e);
 	}
 	free(o->q);
 	memset(o, 0, sizeof(*o));

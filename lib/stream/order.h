@@ -20,8 +20,10 @@ struct order_ent {		/* a record begun and not yet written whole */
 struct order {
 	FILE *out;
 	const char *name;	/* out's, for messages */
-	struct order_ent *q;	/* ring of cap: the records begun, the
-				 * oldest at head */
+	struct order_ent **q;	/* ring of cap: the records begun, the
+				 * oldest at head; each entry allocated
+				 * alone, since its stream writes to its
+				 * buf and len where it was opened */
 	size_t cap, head, n;
 	unsigned long long first;	/* the ticket of q[head] */
 };

@@ -309,6 +309,53 @@ test_kernels(void)
 }
 
 /* The activations' integers: the exponent's edges, the digits. */
+/* matvecs over many tokens: more than a block of prepared tokens (64),
+ * panels of rows cut inside the range (KERN_Q4_TPANEL bytes of words:
+ * 16 rows of 2048, 7 of 4160), a row range from inside, a token of the
+ * float path among them; each token matvec's bits. */
+static void
+test_matvecs(void)
+{
+	static const struct { int rows, cols, g, st, asym; } c[] = {
+		{ 67, 576, 32, W_BF16, 0 }, { 35, 2048, 128, W_BF16, 1 },
+		{ 9, 4160, 64, W_BF16, 1 }, { 13, 1029, 128, W_F16, 0 },
+		{ 40, 1536, 32, W_BF16, 0 },
+	};
+	static const int Ts[] = { 6, 7, 31, 64, 66 };
+	size_t i, k;
+	int t;
+
+	if (!kern.matvecs[W_Q4])
+		return;
+	for (i = 0; i < LEN(c); i++) {
+		int rows = c[i].rows, n = c[i].cols, T = 66, r0 = rows / 5;
+		size_t sz = (size_t)T * rows * sizeof(float);
+		float *x = emalloc((size_t)T * n * sizeof(float));
+		float *o = emalloc(sz), *o2 = emalloc(sz);
+		struct qm m;
+
+		make(&m, rows, n, c[i].g, (enum wtype)c[i].st, c[i].asym);
+		for (t = 0; t < T; t++)
+			xfill(x + (size_t)t * n, n, t);
+		x[(size_t)29 * n + n / 2] = NAN;	/* the float path */
+		for (t = 0; t < T; t++)
+			kern_portable.matvec[W_Q4](o + (size_t)t * rows, &m.k,
+			    x + (size_t)t * n, n, r0, rows);
+		for (k = 0; k < LEN(Ts); k++) {
+			memset(o2, 0, sz);
+			kern.matvecs[W_Q4](o2, rows, &m.k, x, n, n, Ts[k], r0,
+			    rows);
+			for (t = 0; t < Ts[k]; t++)
+				CHECKF(!memcmp(o + (size_t)t * rows + r0, o2 +
+				    (size_t)t * rows + r0, (size_t)(rows - r0) *
+				    sizeof(float)), "matvecs %dx%d, T %d, token "
+				    "%d", rows, n, Ts[k], t);
+		}
+		unmake(&m);
+		free(x), free(o), free(o2);
+	}
+}
+
 static void
 test_prep(void)
 {
@@ -404,5 +451,6 @@ main(void)
 	test_prep();
 	test_prep_avx2();
 	test_kernels();
+	test_matvecs();
 	return test_end("test_q4");
 }
