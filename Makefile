@@ -12,24 +12,11 @@ VERSION = $(shell sed -n 's/^\#define PIPELM_VERSION "\(.*\)"$$/\1/p' lib/base/u
 # Objects go under $(O), so the plain and the sanitizer build live side by side.
 O = build/rel
 BINDIR = bin
-# An O of one's own (make CC=clang O=build/clang) puts the programs
-# beside its objects, not over the plain build's bin/.
-ifeq ($(origin O),command line)
-BINDIR = $(O)/bin
-endif
 ifeq ($(SAN),1)
 O = build/san
 BINDIR = build/san/bin
 CFLAGS += -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
 LDFLAGS += -fsanitize=address,undefined
-endif
-# Static programs (make STATIC=1): the plain build's objects (-static is
-# a choice of the link alone) linked -static and stripped into
-# build/static/bin, a folder to copy to a machine without a compiler;
-# the programs only, no tools.
-ifeq ($(STATIC),1)
-BINDIR = build/static/bin
-LDFLAGS += -static -s
 endif
 # The fuzzing build (make fuzz): clang, the library instrumented for
 # libFuzzer's coverage and checked by ASan and UBSan.
@@ -38,6 +25,20 @@ O = build/fuzz
 BINDIR = build/fuzz/bin
 CC = clang
 CFLAGS += -O1 -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
+endif
+# An O of one's own (make CC=clang O=build/clang) puts the programs
+# beside its objects, not over the plain build's bin/
+# (nor the sanitizer build's: make test SAN=1 O=build/x).
+ifeq ($(origin O),command line)
+BINDIR = $(O)/bin
+endif
+# Static programs (make STATIC=1): the plain build's objects (-static is
+# a choice of the link alone) linked -static and stripped into
+# build/static/bin, a folder to copy to a machine without a compiler;
+# the programs only, no tools.
+ifeq ($(STATIC),1)
+BINDIR = build/static/bin
+LDFLAGS += -static -s
 endif
 FUZZ_SECONDS = 60
 
