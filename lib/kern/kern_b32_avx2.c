@@ -17,10 +17,7 @@
 #include "kern/kern.h"
 #include "kern/kern_avx2_int.h"
 #include "kern/kern_ggml_int.h"
-
-#ifndef BR
-#define BR 4	/* rows of a pass */
-#endif
+#include "kern/kern_dec_int.h"
 
 INLINE __m256
 cvt(__m256i v)
@@ -110,78 +107,42 @@ nib_group(enum wtype t, int R, int nk, __m256 *tot, const uint8_t **p,
 	}
 }
 
-/* out[r + i*rs] for i < R */
+/* The sums of R rows (kdec_rows_fn) */
 INLINE void
-nib_rows(enum wtype t, int R, float *out, const uint8_t *w, size_t rb,
-    const float *xp, const float *xs, int nb, int r, int rs)
+nib_rows(enum wtype t, int R, float *sum, const uint8_t **p,
+    const float *xp, const float *xs, int n)
 {
-	const uint8_t *p[BR];
-	__m256 tot[BR];
-	int G, i;
+	__m256 tot[KDEC_R];
+	int nb = n / 32, G, i;
 
 	UNROLL
-	for (i = 0; i < R; i++) {
-		p[i] = w + (size_t)(r + i * rs) * rb;
+	for (i = 0; i < R; i++)
 		tot[i] = _mm256_setzero_ps();
-	}
 	for (G = 0; G < nb / 2; G++)
 		nib_group(t, R, 2, tot, p, xp + 64 * G, xs + 8 * G);
 	if (nb % 2)
 		nib_group(t, R, 1, tot, p, xp + 64 * G, xs + 8 * G);
 	UNROLL
 	for (i = 0; i < R; i++)
-		out[r + i * rs] = hsum(tot[i]);
+		sum[i] = hsum(tot[i]);
 }
 
+/* ggml's Q8_0, the sums of R rows (x as it lies: no xs): d sum q x a
+ * block (the rows' bytes at one offset o from their starts: one index
+ * for all) */
 INLINE void
-nib_matvec(enum wtype t, float *out, const void *w, const float *x, int n,
-    int r0, int r1, kern_matvec_fn fused)
+q8_rows(enum wtype t, int R, float *sum, const uint8_t **p, const float *x,
+    const float *xs, int n)
 {
-	_Alignas(32) float xp[KERN_KQ_MAXN + 32], xs[(KERN_KQ_MAXN + 32) / 8];
-	int nb = n / 32, h = (r1 - r0) / BR, r;
-	size_t rb = wtype_rowsize(t, n);
-
-	if (n % 32 || n > KERN_KQ_MAXN) {
-		fused(out, w, x, n, r0, r1);
-		return;
-	}
-	prep8(xp, xs, x, nb, t == W_Q4_0 ? -8 : 1);
-	for (r = r0; r < r0 + h; r++)
-		nib_rows(t, BR, out, w, rb, xp, xs, nb, r, h);
-	for (r = r0 + BR * h; r < r1; r++)
-		nib_rows(t, 1, out, w, rb, xp, xs, nb, r, 1);
-}
-
-void
-kern_q4_0_avx2_b32(float *out, const void *w, const float *x, int n,
-    int r0, int r1)
-{
-	nib_matvec(W_Q4_0, out, w, x, n, r0, r1, kern_q4_0_avx2_matvec);
-}
-
-void
-kern_q4_1_avx2_b32(float *out, const void *w, const float *x, int n,
-    int r0, int r1)
-{
-	nib_matvec(W_Q4_1, out, w, x, n, r0, r1, kern_q4_1_avx2_matvec);
-}
-
-/* ggml's Q8_0, out[r + i*rs] for i < R: d sum q x a block (the rows'
- * bytes at one offset o from their starts: one index for all) */
-INLINE void
-q8_rows(int R, float *out, const uint8_t *w, size_t rb, const float *x,
-    int nb, int r, int rs)
-{
-	const uint8_t *p[BR];
-	__m256 tot[BR], a;
+	__m256 tot[KDEC_R], a;
 	size_t o;
-	int b, i, k;
+	int nb = n / 32, b, i, k;
+
+	(void)t, (void)xs;
 
 	UNROLL
-	for (i = 0; i < R; i++) {
-		p[i] = w + (size_t)(r + i * rs) * rb;
+	for (i = 0; i < R; i++)
 		tot[i] = _mm256_setzero_ps();
-	}
 	for (b = 0, o = 0; b < nb; b++, x += 32, o += 34) {
 		UNROLL
 		for (i = 0; i < R; i++) {
@@ -197,24 +158,40 @@ q8_rows(int R, float *out, const uint8_t *w, size_t rb, const float *x,
 	}
 	UNROLL
 	for (i = 0; i < R; i++)
-		out[r + i * rs] = hsum(tot[i]);
+		sum[i] = hsum(tot[i]);
+}
+
+/* ---- the entries (kern_dec_int.h: rows too long for the buffers of x
+ * or not whole blocks take the fused kernel; Q8_0 takes x as it lies) */
+
+INLINE void
+prep(enum wtype t, float *xp, float *xs, const float *x, int nb)
+{
+	prep8(xp, xs, x, nb, t == W_Q4_0 ? -8 : 1);
 }
 
 void
 kern_gq8_0_avx2_b32(float *out, const void *w, const float *x, int n,
     int r0, int r1)
 {
-	int nb = n / 32, h = (r1 - r0) / BR, r;
-	size_t rb = wtype_rowsize(W_GQ8_0, n);
+	kdec_matvec(W_GQ8_0, 32, NULL, q8_rows, kern_gq8_0_avx2_matvec, out,
+	    w, x, n, r0, r1);
+}
 
-	if (n % 32) {
-		kern_gq8_0_avx2_matvec(out, w, x, n, r0, r1);
-		return;
-	}
-	for (r = r0; r < r0 + h; r++)
-		q8_rows(BR, out, w, rb, x, nb, r, h);
-	for (r = r0 + BR * h; r < r1; r++)
-		q8_rows(1, out, w, rb, x, nb, r, 1);
+void
+kern_q4_0_avx2_b32(float *out, const void *w, const float *x, int n,
+    int r0, int r1)
+{
+	kdec_matvec(W_Q4_0, 32, prep, nib_rows, kern_q4_0_avx2_matvec, out,
+	    w, x, n, r0, r1);
+}
+
+void
+kern_q4_1_avx2_b32(float *out, const void *w, const float *x, int n,
+    int r0, int r1)
+{
+	kdec_matvec(W_Q4_1, 32, prep, nib_rows, kern_q4_1_avx2_matvec, out,
+	    w, x, n, r0, r1);
 }
 
 #endif

@@ -23,10 +23,7 @@
 #include "kern/kern.h"
 #include "kern/kern_avx512_int.h"
 #include "kern/kern_ggml_int.h"
-
-#ifndef BR
-#define BR 4	/* rows of a pass */
-#endif
+#include "kern/kern_dec_int.h"
 
 /* Activations of the nibble blocks as their lanes meet them: block
  * b's byte l (16 int32 lanes, one byte each) holds elements l (low
@@ -88,28 +85,25 @@ nib_f(enum wtype t)
 	return t == W_Q4_0 ? -8 : t == W_Q5_0 ? -16 : 1;
 }
 
-/* out[r + i*rs] for i < R, t one of Q4_0, Q4_1, Q5_0, Q5_1: the fifth
- * bit of element l (< 16: bit 4 of lane l) and of l + 16 (bit 8, in
+/* The sums of R rows (kdec_rows_fn), t one of Q4_0, Q4_1, Q5_0, Q5_1:
+ * the fifth bit of element l (< 16: bit 4 of lane l) and of l + 16 (bit 8, in
  * place as its nibble) set by a masked or, the bits the mask */
 INLINE void
-nib_rows(enum wtype t, int R, float *out, const uint8_t *w, size_t rb,
-    const float *xp, const float *xs, int nb, int r, int rs)
+nib_rows(enum wtype t, int R, float *sum, const uint8_t **p,
+    const float *xp, const float *xs, int n)
 {
 	const int by = wtypes[t].bytes, qo = nib_qo(t), ho = nib_ho(t);
 	const __m512i m0 = _mm512_set1_epi32(0xf), m1 = _mm512_set1_epi32(0xf0),
 	    b0 = _mm512_set1_epi32(0x10), b1 = _mm512_set1_epi32(0x100);
-	const uint8_t *p[BR];
-	__m512 tot[BR], a, xsv, x0, x1;
+	__m512 tot[KDEC_R], a, xsv, x0, x1;
 	__m512i v, f0, f1;
 	uint16_t h0, h1;
 	size_t o;
-	int b, i;
+	int nb = n / 32, b, i;
 
 	UNROLL
-	for (i = 0; i < R; i++) {
-		p[i] = w + (size_t)(r + i * rs) * rb;
+	for (i = 0; i < R; i++)
 		tot[i] = _mm512_setzero_ps();
-	}
 	for (b = 0, o = 0; b < nb; b++, o += (size_t)by) {
 		x0 = _mm512_loadu_ps(xp + 32 * b);
 		x1 = _mm512_loadu_ps(xp + 32 * b + 16);
@@ -139,70 +133,23 @@ nib_rows(enum wtype t, int R, float *out, const uint8_t *w, size_t rb,
 	}
 	UNROLL
 	for (i = 0; i < R; i++)
-		out[r + i * rs] = hsum(tot[i]);
+		sum[i] = hsum(tot[i]);
 }
 
+/* ggml's Q8_0, the sums of R rows (x as it lies: no xs): d sum q x a
+ * block */
 INLINE void
-nib_matvec(enum wtype t, float *out, const void *w, const float *x, int n,
-    int r0, int r1, kern_matvec_fn fused)
+q8_rows(enum wtype t, int R, float *sum, const uint8_t **p, const float *x,
+    const float *xs, int n)
 {
-	_Alignas(64) float xp[KERN_KQ_MAXN], xs[KERN_KQ_MAXN / 2];
-	int nb = n / 32, h = (r1 - r0) / BR, r;
-	size_t rb = wtype_rowsize(t, n);
+	__m512 tot[KDEC_R], a;
+	int nb = n / 32, b, i;
 
-	if (n % 32 || n > KERN_KQ_MAXN) {
-		fused(out, w, x, n, r0, r1);
-		return;
-	}
-	prep16(xp, xs, x, nb, nib_f(t));
-	for (r = r0; r < r0 + h; r++)
-		nib_rows(t, BR, out, w, rb, xp, xs, nb, r, h);
-	for (r = r0 + BR * h; r < r1; r++)
-		nib_rows(t, 1, out, w, rb, xp, xs, nb, r, 1);
-}
-
-void
-kern_q4_0_avx512_b32(float *out, const void *w, const float *x, int n,
-    int r0, int r1)
-{
-	nib_matvec(W_Q4_0, out, w, x, n, r0, r1, kern_q4_0_avx512_matvec);
-}
-
-void
-kern_q4_1_avx512_b32(float *out, const void *w, const float *x, int n,
-    int r0, int r1)
-{
-	nib_matvec(W_Q4_1, out, w, x, n, r0, r1, kern_q4_1_avx512_matvec);
-}
-
-void
-kern_q5_0_avx512_b32(float *out, const void *w, const float *x, int n,
-    int r0, int r1)
-{
-	nib_matvec(W_Q5_0, out, w, x, n, r0, r1, kern_q5_0_avx512_matvec);
-}
-
-void
-kern_q5_1_avx512_b32(float *out, const void *w, const float *x, int n,
-    int r0, int r1)
-{
-	nib_matvec(W_Q5_1, out, w, x, n, r0, r1, kern_q5_1_avx512_matvec);
-}
-
-/* ggml's Q8_0, out[r + i*rs] for i < R: d sum q x a block */
-INLINE void
-q8_rows(int R, float *out, const uint8_t *w, size_t rb, const float *x,
-    int nb, int r, int rs)
-{
-	const uint8_t *p[BR];
-	__m512 tot[BR], a;
-	int b, i;
+	(void)t, (void)xs;
 
 	UNROLL
-	for (i = 0; i < R; i++) {
-		p[i] = w + (size_t)(r + i * rs) * rb;
+	for (i = 0; i < R; i++)
 		tot[i] = _mm512_setzero_ps();
-	}
 	for (b = 0; b < nb; b++, x += 32) {
 		UNROLL
 		for (i = 0; i < R; i++) {
@@ -217,24 +164,56 @@ q8_rows(int R, float *out, const uint8_t *w, size_t rb, const float *x,
 	}
 	UNROLL
 	for (i = 0; i < R; i++)
-		out[r + i * rs] = hsum(tot[i]);
+		sum[i] = hsum(tot[i]);
+}
+
+/* ---- the entries (kern_dec_int.h: rows too long for the buffers of x
+ * or not whole blocks take the fused kernel; Q8_0 takes x as it lies) */
+
+INLINE void
+prep(enum wtype t, float *xp, float *xs, const float *x, int nb)
+{
+	prep16(xp, xs, x, nb, nib_f(t));
 }
 
 void
 kern_gq8_0_avx512_b32(float *out, const void *w, const float *x, int n,
     int r0, int r1)
 {
-	int nb = n / 32, h = (r1 - r0) / BR, r;
-	size_t rb = wtype_rowsize(W_GQ8_0, n);
+	kdec_matvec(W_GQ8_0, 32, NULL, q8_rows, kern_gq8_0_avx512_matvec, out,
+	    w, x, n, r0, r1);
+}
 
-	if (n % 32) {
-		kern_gq8_0_avx512_matvec(out, w, x, n, r0, r1);
-		return;
-	}
-	for (r = r0; r < r0 + h; r++)
-		q8_rows(BR, out, w, rb, x, nb, r, h);
-	for (r = r0 + BR * h; r < r1; r++)
-		q8_rows(1, out, w, rb, x, nb, r, 1);
+void
+kern_q4_0_avx512_b32(float *out, const void *w, const float *x, int n,
+    int r0, int r1)
+{
+	kdec_matvec(W_Q4_0, 32, prep, nib_rows, kern_q4_0_avx512_matvec, out,
+	    w, x, n, r0, r1);
+}
+
+void
+kern_q4_1_avx512_b32(float *out, const void *w, const float *x, int n,
+    int r0, int r1)
+{
+	kdec_matvec(W_Q4_1, 32, prep, nib_rows, kern_q4_1_avx512_matvec, out,
+	    w, x, n, r0, r1);
+}
+
+void
+kern_q5_0_avx512_b32(float *out, const void *w, const float *x, int n,
+    int r0, int r1)
+{
+	kdec_matvec(W_Q5_0, 32, prep, nib_rows, kern_q5_0_avx512_matvec, out,
+	    w, x, n, r0, r1);
+}
+
+void
+kern_q5_1_avx512_b32(float *out, const void *w, const float *x, int n,
+    int r0, int r1)
+{
+	kdec_matvec(W_Q5_1, 32, prep, nib_rows, kern_q5_1_avx512_matvec, out,
+	    w, x, n, r0, r1);
 }
 
 #endif

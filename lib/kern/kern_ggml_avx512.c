@@ -15,12 +15,9 @@
 #include "kern/kern.h"
 #include "kern/kern_avx512_int.h"
 #include "kern/kern_ggml_int.h"
+#include "kern/kern_dec_int.h"
 
 extern const struct kern kern_avx512;
-
-#ifndef VS
-#define VS 4	/* rows of a decode matvec read side by side */
-#endif
 
 /* ---- decode, fused: the blocks' integers widened in registers ----
  *
@@ -390,20 +387,17 @@ fq6_k(int R, struct gout *o, const uint8_t **p, const float *x, int nb)
 	}
 }
 
-/* out[r + i*rs] = dot(W[r + i*rs], x) for i < R (a constant after
- * inlining). */
+/* The sums of R rows (kdec_rows_fn): dot(W[row], x), x as it lies. */
 INLINE void
-vblock(enum wtype t, int R, float *out, const void *w, const float *x,
-    int n, int r, int rs)
+vrows(enum wtype t, int R, float *sum, const uint8_t **p, const float *x,
+    const float *xs, int n)
 {
 	int bs = wtypes[t].block, by = wtypes[t].bytes, nb = n / bs, b, i;
-	size_t rb = wtype_rowsize(t, n);
-	const uint8_t *p[VS];
-	struct gout o[VS];
+	struct gout o[KDEC_R];
 
+	(void)xs;
 	UNROLL
 	for (i = 0; i < R; i++) {
-		p[i] = (const uint8_t *)w + (size_t)(r + i * rs) * rb;
 		o[i].lanes = 16;
 		o[i].acc16 = _mm512_setzero_ps();
 	}
@@ -433,19 +427,14 @@ vblock(enum wtype t, int R, float *out, const void *w, const float *x,
 		gtail(t, R, o, p, x + nb * bs, n - nb * bs);
 	UNROLL
 	for (i = 0; i < R; i++)
-		out[r + i * rs] = hsum(o[i].acc16);
+		sum[i] = hsum(o[i].acc16);
 }
 
 INLINE void
 matvec(enum wtype t, float *out, const void *w, const float *x, int n,
     int r0, int r1)
 {
-	int h = (r1 - r0) / VS, r;
-
-	for (r = r0; r < r0 + h; r++)
-		vblock(t, VS, out, w, x, n, r, h);
-	for (r = r0 + VS * h; r < r1; r++)
-		vblock(t, 1, out, w, x, n, r, 1);
+	kdec_split(t, vrows, out, w, x, NULL, n, r0, r1);
 }
 
 void

@@ -16,19 +16,7 @@
 #include "kern/kern.h"
 #include "kern/kern_avx2_int.h"
 #include "kern/kern_ggml_int.h"
-
-#ifndef KR
-#define KR 4	/* rows of a pass */
-#endif
-
-/* 2^-s (s < 32) */
-static float
-p2(int s)
-{
-	union { uint32_t u; float f; } v = { (uint32_t)(127 - s) << 23 };
-
-	return v.f;
-}
+#include "kern/kern_dec_int.h"
 
 INLINE __m256
 cvt(__m256i v)
@@ -66,7 +54,7 @@ prep_q4_k(float *xp, float *xs, const float *x, int nb)
 	for (b = 0; b < nb; b++, x += 256, xp += 256, xs += 8) {
 		for (u = 0; u < 4; u++)
 			for (k = 0; k < 8; k++) {
-				s = k < 7 ? p2(4 * k) : 1;
+				s = k < 7 ? gp2(4 * k) : 1;
 				for (L = 0; L < 8; L++)
 					xp[8 * (8 * u + k) + L] = x[32 * (2 * u +
 					    k % 2) + 4 * L + k / 2] * s;
@@ -96,19 +84,17 @@ k4dm(const uint8_t *q, float *sc)
 #define F4(v, k) cvt(_mm256_and_si256(v, _mm256_set1_epi32(0xf << 4 * (k))))
 
 INLINE void
-q4_k_rows(int R, float *out, const uint8_t *w, size_t rb, const float *xp,
-    const float *xs, int nb, int r, int rs)
+q4_k_rows(int R, float *sum, const uint8_t **p, const float *xp,
+    const float *xs, int nb)
 {
-	const uint8_t *p[KR];
 	_Alignas(32) float sc[8];
-	__m256 tot[KR], mn[KR], a0, a1;
+	__m256 tot[KDEC_R], mn[KDEC_R], a0, a1;
 	__m256i v;
 	const float *xb;
 	int b, i, u;
 
 	UNROLL
 	for (i = 0; i < R; i++) {
-		p[i] = w + (size_t)(r + i * rs) * rb;
 		tot[i] = _mm256_setzero_ps();
 		mn[i] = _mm256_setzero_ps();
 	}
@@ -149,7 +135,7 @@ q4_k_rows(int R, float *out, const uint8_t *w, size_t rb, const float *xp,
 	}
 	UNROLL
 	for (i = 0; i < R; i++)
-		out[r + i * rs] = hsum(_mm256_sub_ps(tot[i], mn[i]));
+		sum[i] = hsum(_mm256_sub_ps(tot[i], mn[i]));
 }
 
 /* ---- Q6_K ----
@@ -170,7 +156,7 @@ order_bytes(float *xp, const float *x)
 
 	for (g = 0; g < 8; g++)		/* 128h + 32g as one */
 		for (j = 0; j < 4; j++) {
-			s = j < 3 ? p2(8 * j) : 1;
+			s = j < 3 ? gp2(8 * j) : 1;
 			for (L = 0; L < 8; L++)
 				xp[32 * g + 8 * j + L] = x[32 * g + 4 * L + j] * s;
 		}
@@ -206,19 +192,17 @@ q6dot(__m256i q, const float *xb)
 }
 
 INLINE void
-q6_k_rows(int R, float *out, const uint8_t *w, size_t rb, const float *xp,
-    const float *xs, int nb, int r, int rs)
+q6_k_rows(int R, float *sum, const uint8_t **p, const float *xp,
+    const float *xs, int nb)
 {
 	const __m256i m4 = _mm256_set1_epi8(15), m30 = _mm256_set1_epi8(0x30);
-	const uint8_t *p[KR];
-	__m256 tot[KR], mn[KR], d, ds0, ds1, s;
+	__m256 tot[KDEC_R], mn[KDEC_R], d, ds0, ds1, s;
 	__m256i A, B, H;
 	const float *xb;
 	int b, i, h, g;
 
 	UNROLL
 	for (i = 0; i < R; i++) {
-		p[i] = w + (size_t)(r + i * rs) * rb;
 		tot[i] = _mm256_setzero_ps();
 		mn[i] = _mm256_setzero_ps();
 	}
@@ -273,7 +257,7 @@ q6_k_rows(int R, float *out, const uint8_t *w, size_t rb, const float *xp,
 	}
 	UNROLL
 	for (i = 0; i < R; i++)
-		out[r + i * rs] = hsum(_mm256_fnmadd_ps(_mm256_set1_ps(32), mn[i],
+		sum[i] = hsum(_mm256_fnmadd_ps(_mm256_set1_ps(32), mn[i],
 		    tot[i]));
 }
 
@@ -295,19 +279,17 @@ prep_q5_k(float *xp, float *xs, const float *x, int nb)
 }
 
 INLINE void
-q5_k_rows(int R, float *out, const uint8_t *w, size_t rb, const float *xp,
-    const float *xs, int nb, int r, int rs)
+q5_k_rows(int R, float *sum, const uint8_t **p, const float *xp,
+    const float *xs, int nb)
 {
 	const __m256i m4 = _mm256_set1_epi8(15), m10 = _mm256_set1_epi8(0x10);
-	const uint8_t *p[KR];
 	_Alignas(32) float sc[8];
-	__m256 tot[KR], mn[KR];
+	__m256 tot[KDEC_R], mn[KDEC_R];
 	__m256i qh, ql = _mm256_setzero_si256(), hb, v;
 	int b, i, g;
 
 	UNROLL
 	for (i = 0; i < R; i++) {
-		p[i] = w + (size_t)(r + i * rs) * rb;
 		tot[i] = _mm256_setzero_ps();
 		mn[i] = _mm256_setzero_ps();
 	}
@@ -339,68 +321,57 @@ q5_k_rows(int R, float *out, const uint8_t *w, size_t rb, const float *xp,
 	}
 	UNROLL
 	for (i = 0; i < R; i++)
-		out[r + i * rs] = hsum(_mm256_sub_ps(tot[i], mn[i]));
+		sum[i] = hsum(_mm256_sub_ps(tot[i], mn[i]));
 }
 
-/* ---- the entries ----
- *
- * A pass takes KR rows h apart (far-apart streams, which the hardware
- * prefetcher keeps up with: bench/NOTES.md "Decode: how the rows are
- * read"), the rest one at a time; rows too long for the buffer of x
- * or not whole blocks take the fused kernel. */
-INLINE void
-rows(enum wtype t, int R, float *out, const uint8_t *w, size_t rb,
-    const float *xp, const float *xs, int nb, int r, int rs)
-{
-	switch (t) {
-	case W_Q4_K: q4_k_rows(R, out, w, rb, xp, xs, nb, r, rs); break;
-	case W_Q5_K: q5_k_rows(R, out, w, rb, xp, xs, nb, r, rs); break;
-	default: q6_k_rows(R, out, w, rb, xp, xs, nb, r, rs); break;
-	}
-}
+/* ---- the entries (kern_dec_int.h: rows too long for the buffers of x
+ * or not whole blocks take the fused kernel) ---- */
 
 INLINE void
-kq(enum wtype t, kern_matvec_fn *fused, float *out, const void *w,
-    const float *x, int n, int r0, int r1)
+prep(enum wtype t, float *xp, float *xs, const float *x, int nb)
 {
-	_Alignas(32) float xp[KERN_KQ_MAXN], xs[KERN_KQ_MAXN / 16];
-	int nb = n / 256, h = (r1 - r0) / KR, r;
-	size_t rb = wtype_rowsize(t, n);
-
-	if (n % 256 || n > KERN_KQ_MAXN) {
-		fused(out, w, x, n, r0, r1);
-		return;
-	}
 	switch (t) {
 	case W_Q4_K: prep_q4_k(xp, xs, x, nb); break;
 	case W_Q5_K: prep_q5_k(xp, xs, x, nb); break;
 	default: prep_q6_k(xp, xs, x, nb); break;
 	}
-	for (r = r0; r < r0 + h; r++)
-		rows(t, KR, out, w, rb, xp, xs, nb, r, h);
-	for (r = r0 + KR * h; r < r1; r++)
-		rows(t, 1, out, w, rb, xp, xs, nb, r, 1);
+}
+
+INLINE void
+rows(enum wtype t, int R, float *sum, const uint8_t **p, const float *xp,
+    const float *xs, int n)
+{
+	int nb = n / 256;
+
+	switch (t) {
+	case W_Q4_K: q4_k_rows(R, sum, p, xp, xs, nb); break;
+	case W_Q5_K: q5_k_rows(R, sum, p, xp, xs, nb); break;
+	default: q6_k_rows(R, sum, p, xp, xs, nb); break;
+	}
 }
 
 void
 kern_q4_k_avx2_kq(float *out, const void *w, const float *x, int n,
     int r0, int r1)
 {
-	kq(W_Q4_K, kern_q4_k_avx2_matvec, out, w, x, n, r0, r1);
+	kdec_matvec(W_Q4_K, 256, prep, rows, kern_q4_k_avx2_matvec, out,
+	    w, x, n, r0, r1);
 }
 
 void
 kern_q5_k_avx2_kq(float *out, const void *w, const float *x, int n,
     int r0, int r1)
 {
-	kq(W_Q5_K, kern_q5_k_avx2_matvec, out, w, x, n, r0, r1);
+	kdec_matvec(W_Q5_K, 256, prep, rows, kern_q5_k_avx2_matvec, out,
+	    w, x, n, r0, r1);
 }
 
 void
 kern_q6_k_avx2_kq(float *out, const void *w, const float *x, int n,
     int r0, int r1)
 {
-	kq(W_Q6_K, kern_q6_k_avx2_matvec, out, w, x, n, r0, r1);
+	kdec_matvec(W_Q6_K, 256, prep, rows, kern_q6_k_avx2_matvec, out,
+	    w, x, n, r0, r1);
 }
 
 #endif

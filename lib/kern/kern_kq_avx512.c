@@ -20,19 +20,7 @@
 #include "kern/kern.h"
 #include "kern/kern_avx512_int.h"
 #include "kern/kern_ggml_int.h"
-
-#ifndef KR
-#define KR 4	/* rows of a pass */
-#endif
-
-/* 2^-s for the shifts of the fields (s < 32) */
-static float
-p2(int s)
-{
-	union { uint32_t u; float f; } v = { (uint32_t)(127 - s) << 23 };
-
-	return v.f;
-}
+#include "kern/kern_dec_int.h"
 
 /* ---- Q4_K ----
  *
@@ -66,7 +54,7 @@ prep_q4_k(float *xp, float *xs, const float *x, int nb)
 		for (c = 0; c < 2; c++)
 			for (k = 0; k < 8; k++) {
 				hi = k % 2;
-				s = k < 7 ? p2(4 * k) : 1;
+				s = k < 7 ? gp2(4 * k) : 1;
 				for (L = 0; L < 16; L++) {
 					p = 2 * c + L / 8;
 					xp[16 * (8 * c + k) + L] = x[32 * (2 * p +
@@ -99,8 +87,8 @@ k4sm(const uint8_t *q)
 
 /* out[r + i*rs] for i < R */
 INLINE void
-q4_k_rows(int R, float *out, const uint8_t *w, size_t rb, const float *xp,
-    const float *xs, int nb, int r, int rs)
+q4_k_rows(int R, float *sum, const uint8_t **p, const float *xp,
+    const float *xs, int nb)
 {
 	const __m512i m0 = _mm512_set1_epi32(0xf), m1 = _mm512_set1_epi32(
 	    0xf0), m2 = _mm512_set1_epi32(0xf00), m3 = _mm512_set1_epi32(
@@ -112,15 +100,13 @@ q4_k_rows(int R, float *out, const uint8_t *w, size_t rb, const float *xp,
 	    _mm512_set1_epi32(1)), i10 = _mm512_add_epi32(i00,
 	    _mm512_set1_epi32(4)), i11 = _mm512_add_epi32(i00,
 	    _mm512_set1_epi32(5));
-	const uint8_t *p[KR];
-	__m512 tot[KR], mn[KR], sm, a0, a1, xsv;
+	__m512 tot[KDEC_R], mn[KDEC_R], sm, a0, a1, xsv;
 	__m512i v;
 	const float *xb;
 	int b, i;
 
 	UNROLL
 	for (i = 0; i < R; i++) {
-		p[i] = w + (size_t)(r + i * rs) * rb;
 		tot[i] = _mm512_setzero_ps();
 		mn[i] = _mm512_setzero_ps();
 	}
@@ -180,7 +166,7 @@ q4_k_rows(int R, float *out, const uint8_t *w, size_t rb, const float *xp,
 	}
 	UNROLL
 	for (i = 0; i < R; i++)
-		out[r + i * rs] = hsum(_mm512_sub_ps(tot[i], mn[i]));
+		sum[i] = hsum(_mm512_sub_ps(tot[i], mn[i]));
 }
 
 /* ---- Q6_K ----
@@ -202,7 +188,7 @@ order_bytes(float *xp, const float *x)
 
 	for (u = 0; u < 4; u++)		/* 128h + 64gg as 64u */
 		for (j = 0; j < 4; j++) {
-			s = j < 3 ? p2(8 * j) : 1;
+			s = j < 3 ? gp2(8 * j) : 1;
 			for (L = 0; L < 16; L++)
 				xp[64 * u + 16 * j + L] = x[64 * u + 32 * (L / 8) +
 				    4 * (L % 8) + j] * s;
@@ -239,8 +225,8 @@ q6dot(__m512i q, const float *xb)
 }
 
 INLINE void
-q6_k_rows(int R, float *out, const uint8_t *w, size_t rb, const float *xp,
-    const float *xs, int nb, int r, int rs)
+q6_k_rows(int R, float *sum, const uint8_t **p, const float *xp,
+    const float *xs, int nb)
 {
 	const __m512i m4 = _mm512_set1_epi8(15), m30 = _mm512_set1_epi8(0x30),
 	    sh = _mm512_setr_epi64(0, 0, 0, 0, 2, 2, 2, 2),
@@ -248,15 +234,13 @@ q6_k_rows(int R, float *out, const uint8_t *w, size_t rb, const float *xp,
 	    3), i1 = _mm512_add_epi32(i0, _mm512_set1_epi32(4)),
 	    i2 = _mm512_add_epi32(i0, _mm512_set1_epi32(8)),
 	    i3 = _mm512_add_epi32(i0, _mm512_set1_epi32(12));
-	const uint8_t *p[KR];
-	__m512 tot[KR], mn[KR], ds, xsv;
+	__m512 tot[KDEC_R], mn[KDEC_R], ds, xsv;
 	__m512i ql, qh, lo, hi;
 	const float *xb;
 	int b, i, h;
 
 	UNROLL
 	for (i = 0; i < R; i++) {
-		p[i] = w + (size_t)(r + i * rs) * rb;
 		tot[i] = _mm512_setzero_ps();
 		mn[i] = _mm512_setzero_ps();
 	}
@@ -294,7 +278,7 @@ q6_k_rows(int R, float *out, const uint8_t *w, size_t rb, const float *xp,
 	}
 	UNROLL
 	for (i = 0; i < R; i++)
-		out[r + i * rs] = hsum(_mm512_fnmadd_ps(_mm512_set1_ps(32), mn[i],
+		sum[i] = hsum(_mm512_fnmadd_ps(_mm512_set1_ps(32), mn[i],
 		    tot[i]));
 }
 
@@ -318,23 +302,21 @@ prep_q5_k(float *xp, float *xs, const float *x, int nb)
 }
 
 INLINE void
-q5_k_rows(int R, float *out, const uint8_t *w, size_t rb, const float *xp,
-    const float *xs, int nb, int r, int rs)
+q5_k_rows(int R, float *sum, const uint8_t **p, const float *xp,
+    const float *xs, int nb)
 {
 	const __m512i m4 = _mm512_set1_epi8(15), m1 = _mm512_set1_epi8(1),
 	    sq = _mm512_setr_epi64(0, 0, 0, 0, 4, 4, 4, 4),
 	    sh = _mm512_setr_epi64(0, 0, 0, 0, 1, 1, 1, 1),
 	    i0 = _mm512_setr_epi32(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1,
 	    1, 1);
-	const uint8_t *p[KR];
-	__m512 tot[KR], mn[KR], sm, xsv;
+	__m512 tot[KDEC_R], mn[KDEC_R], sm, xsv;
 	__m512i qh, lo, hb;
 	const float *xb;
 	int b, i, u;
 
 	UNROLL
 	for (i = 0; i < R; i++) {
-		p[i] = w + (size_t)(r + i * rs) * rb;
 		tot[i] = _mm512_setzero_ps();
 		mn[i] = _mm512_setzero_ps();
 	}
@@ -368,7 +350,7 @@ q5_k_rows(int R, float *out, const uint8_t *w, size_t rb, const float *xp,
 	}
 	UNROLL
 	for (i = 0; i < R; i++)
-		out[r + i * rs] = hsum(_mm512_sub_ps(tot[i], mn[i]));
+		sum[i] = hsum(_mm512_sub_ps(tot[i], mn[i]));
 }
 
 /* ---- Q2_K ----
@@ -394,7 +376,7 @@ prep_q2_k(float *xp, float *xs, const float *x, int nb)
 					for (L = 0; L < 16; L++)
 						xp[128 * n + 64 * t + 16 * j + L] =
 						    x[128 * n + 32 * (2 * t + L / 8) +
-						    4 * (L % 8) + j] * p2(8 * j + 4 * t);
+						    4 * (L % 8) + j] * gp2(8 * j + 4 * t);
 		for (j = 0; j < 16; j++)
 			xs[j] = hsum(_mm512_loadu_ps(x + 16 * j));
 	}
@@ -417,14 +399,13 @@ q2dot(__m512i v, int t, const float *xb)
 }
 
 INLINE void
-q2_k_rows(int R, float *out, const uint8_t *w, size_t rb, const float *xp,
-    const float *xs, int nb, int r, int rs)
+q2_k_rows(int R, float *sum, const uint8_t **p, const float *xp,
+    const float *xs, int nb)
 {
 	const __m512i sh = _mm512_setr_epi64(0, 0, 0, 0, 2, 2, 2, 2),
 	    i0 = _mm512_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3,
 	    3), m4 = _mm512_set1_epi32(15);
-	const uint8_t *p[KR];
-	__m512 tot[KR], mn[KR], ds, xsv;
+	__m512 tot[KDEC_R], mn[KDEC_R], ds, xsv;
 	__m512i sc, v;
 	__m128 dm;
 	uint32_t u;
@@ -433,7 +414,6 @@ q2_k_rows(int R, float *out, const uint8_t *w, size_t rb, const float *xp,
 
 	UNROLL
 	for (i = 0; i < R; i++) {
-		p[i] = w + (size_t)(r + i * rs) * rb;
 		tot[i] = _mm512_setzero_ps();
 		mn[i] = _mm512_setzero_ps();
 	}
@@ -470,77 +450,67 @@ q2_k_rows(int R, float *out, const uint8_t *w, size_t rb, const float *xp,
 	}
 	UNROLL
 	for (i = 0; i < R; i++)
-		out[r + i * rs] = hsum(_mm512_sub_ps(tot[i], mn[i]));
+		sum[i] = hsum(_mm512_sub_ps(tot[i], mn[i]));
 }
 
-/* ---- the entries ----
- *
- * A pass takes KR rows h apart (far-apart streams, which the hardware
- * prefetcher keeps up with: bench/NOTES.md "Decode: how the rows are
- * read"), the rest one at a time; rows too long for the buffer of x
- * or not whole blocks take the fused kernel. */
-INLINE void
-rows(enum wtype t, int R, float *out, const uint8_t *w, size_t rb,
-    const float *xp, const float *xs, int nb, int r, int rs)
-{
-	switch (t) {
-	case W_Q2_K: q2_k_rows(R, out, w, rb, xp, xs, nb, r, rs); break;
-	case W_Q4_K: q4_k_rows(R, out, w, rb, xp, xs, nb, r, rs); break;
-	case W_Q5_K: q5_k_rows(R, out, w, rb, xp, xs, nb, r, rs); break;
-	default: q6_k_rows(R, out, w, rb, xp, xs, nb, r, rs); break;
-	}
-}
+/* ---- the entries (kern_dec_int.h: rows too long for the buffers of x
+ * or not whole blocks take the fused kernel) ---- */
 
 INLINE void
-kq(enum wtype t, kern_matvec_fn *fused, float *out, const void *w,
-    const float *x, int n, int r0, int r1)
+prep(enum wtype t, float *xp, float *xs, const float *x, int nb)
 {
-	_Alignas(64) float xp[KERN_KQ_MAXN], xs[KERN_KQ_MAXN / 16];
-	int nb = n / 256, h = (r1 - r0) / KR, r;
-	size_t rb = wtype_rowsize(t, n);
-
-	if (n % 256 || n > KERN_KQ_MAXN) {
-		fused(out, w, x, n, r0, r1);
-		return;
-	}
 	switch (t) {
 	case W_Q2_K: prep_q2_k(xp, xs, x, nb); break;
 	case W_Q4_K: prep_q4_k(xp, xs, x, nb); break;
 	case W_Q5_K: prep_q5_k(xp, xs, x, nb); break;
 	default: prep_q6_k(xp, xs, x, nb); break;
 	}
-	for (r = r0; r < r0 + h; r++)
-		rows(t, KR, out, w, rb, xp, xs, nb, r, h);
-	for (r = r0 + KR * h; r < r1; r++)
-		rows(t, 1, out, w, rb, xp, xs, nb, r, 1);
+}
+
+INLINE void
+rows(enum wtype t, int R, float *sum, const uint8_t **p, const float *xp,
+    const float *xs, int n)
+{
+	int nb = n / 256;
+
+	switch (t) {
+	case W_Q2_K: q2_k_rows(R, sum, p, xp, xs, nb); break;
+	case W_Q4_K: q4_k_rows(R, sum, p, xp, xs, nb); break;
+	case W_Q5_K: q5_k_rows(R, sum, p, xp, xs, nb); break;
+	default: q6_k_rows(R, sum, p, xp, xs, nb); break;
+	}
 }
 
 void
 kern_q2_k_avx512_kq(float *out, const void *w, const float *x, int n,
     int r0, int r1)
 {
-	kq(W_Q2_K, kern_q2_k_avx512_matvec, out, w, x, n, r0, r1);
+	kdec_matvec(W_Q2_K, 256, prep, rows, kern_q2_k_avx512_matvec, out,
+	    w, x, n, r0, r1);
 }
 
 void
 kern_q4_k_avx512_kq(float *out, const void *w, const float *x, int n,
     int r0, int r1)
 {
-	kq(W_Q4_K, kern_q4_k_avx512_matvec, out, w, x, n, r0, r1);
+	kdec_matvec(W_Q4_K, 256, prep, rows, kern_q4_k_avx512_matvec, out,
+	    w, x, n, r0, r1);
 }
 
 void
 kern_q5_k_avx512_kq(float *out, const void *w, const float *x, int n,
     int r0, int r1)
 {
-	kq(W_Q5_K, kern_q5_k_avx512_matvec, out, w, x, n, r0, r1);
+	kdec_matvec(W_Q5_K, 256, prep, rows, kern_q5_k_avx512_matvec, out,
+	    w, x, n, r0, r1);
 }
 
 void
 kern_q6_k_avx512_kq(float *out, const void *w, const float *x, int n,
     int r0, int r1)
 {
-	kq(W_Q6_K, kern_q6_k_avx512_matvec, out, w, x, n, r0, r1);
+	kdec_matvec(W_Q6_K, 256, prep, rows, kern_q6_k_avx512_matvec, out,
+	    w, x, n, r0, r1);
 }
 
 #endif
