@@ -70,6 +70,25 @@ kdec_split(enum wtype t, kdec_rows_fn *rows, float *out, const void *w,
 		kdec_pass(t, rows, 1, out, w, rb, xp, xs, n, r, 1);
 }
 
+/* nb whole blocks of R rows (p[i], advanced) into o[i] (kern_ggml_*.c),
+ * for a type without a fused function on the table: each weight into
+ * its FMA as it is made (gdeq) */
+GINLINE void
+kdec_gdeq(enum wtype t, int R, struct gout *o, const uint8_t **p,
+    const float *x, int nb)
+{
+	int bs = wtypes[t].block, by = wtypes[t].bytes, b, i;
+
+	for (b = 0; b < nb; b++) {
+		UNROLL
+		for (i = 0; i < R; i++) {
+			o[i].x = x + b * bs;
+			gdeq(t, &o[i], p[i]);
+			p[i] += by;
+		}
+	}
+}
+
 /* A factored decode's call (kern.h): rows that are not whole blocks of
  * bs, or, where x is prepared (prep), too long for its buffers
  * (KERN_KQ_MAXN), take the fused kernel; else x is prepared once for

@@ -392,7 +392,7 @@ INLINE void
 vrows(enum wtype t, int R, float *sum, const uint8_t **p, const float *x,
     const float *xs, int n)
 {
-	int bs = wtypes[t].block, by = wtypes[t].bytes, nb = n / bs, b, i;
+	int bs = wtypes[t].block, nb = n / bs, i;
 	struct gout o[KDEC_R];
 
 	(void)xs;
@@ -412,16 +412,7 @@ vrows(enum wtype t, int R, float *sum, const uint8_t **p, const float *x,
 	case W_Q5_1: fq5_1(R, o, p, x, nb); break;
 	case W_Q5_K: fq5_k(R, o, p, x, nb); break;
 	case W_IQ4_XS: fiq4_xs(R, o, p, x, nb); break;
-	default:
-		/* each weight into its FMA as it is made */
-		for (b = 0; b < nb; b++) {
-			UNROLL
-			for (i = 0; i < R; i++) {
-				o[i].x = x + b * bs;
-				gdeq(t, &o[i], p[i]);
-				p[i] += by;
-			}
-		}
+	default: kdec_gdeq(t, R, o, p, x, nb); break;
 	}
 	if (nb * bs < n)
 		gtail(t, R, o, p, x + nb * bs, n - nb * bs);
