@@ -18,8 +18,9 @@
  * puts the big buffers in huge pages (mem_map) instead of malloc's 4 KiB
  * pages.  -m dir instead runs a decode token's matrix-vector products
  * over a model folder's own weights, mapped and ordered as
- * seq_forward has them, with the time per kind of matrix; -q first
- * converts them as --quant q4 does, -8 as --quant q8_0.  -w takes the
+ * seq_forward has them, with the time per kind of matrix (with -T, a
+ * batch's T decode rows, as the batch runs them, against T matvecs);
+ * -q first converts them as --quant q4 does, -8 as --quant q8_0.  -w takes the
  * float types and ggml's block types (q8_0-ggml, q4_0, q4_1, q5_0, q5_1,
  * q2_K .. q6_K, iq4_nl, iq4_xs; GB/s counts their bytes, the blocks
  * filled with finite bytes, rows of 576 as ceil(576 / block) blocks).
@@ -95,16 +96,22 @@ mvT(void *ctx, int r0, int r1)
 		    (size_t)t * j->n, j->n, r0, r1);
 }
 
+/* The decode rows as a batch runs them (seq_sched.c's mat_rows): one
+ * matvecs pass where the table has it, else matmul where it gives
+ * matvec's bits (wtypes' mvdiff 0), else T matvecs. */
 static void
 mvs(void *ctx, int r0, int r1)
 {
 	struct job *j = ctx;
 
-	if (!kern.matvecs[j->t])
-		mvT(ctx, r0, r1);
-	else
+	if (kern.matvecs[j->t])
 		kern.matvecs[j->t](j->out, j->ldo, j->w, j->x, j->n, j->n,
 		    j->T, r0, r1);
+	else if (!wtypes[j->t].mvdiff)
+		kern.matmul[j->t](j->out, j->ldo, j->w, j->x, j->n, j->n,
+		    j->T, r0, r1);
+	else
+		mvT(ctx, r0, r1);
 }
 
 static void
@@ -206,8 +213,8 @@ matbytes(const struct mat *w)
 
 /* -m DIR: a decode token's matrix-vector products over the model's own
  * weights, as seq_forward maps and orders them, against a plain read
- * of the same rows; with -T, a batch's T decode rows instead: one
- * kern.matvecs pass (where the table has one) against T matvecs. */
+ * of the same rows; with -T, a batch's T decode rows instead, as the
+ * batch runs them (mvs: "batch") against T matvecs. */
 static void
 modelrun(const char *dir, int threads, int T)
 {
@@ -258,7 +265,7 @@ modelrun(const char *dir, int threads, int T)
 			best[pass] = t0 < best[pass] ? t0 : best[pass];
 		}
 	if (T > 1)
-		printf("%s: %.1f MB per step of %d decode rows; matvecs %.2f "
+		printf("%s: %.1f MB per step of %d decode rows; batch %.2f "
 		    "ms, %d matvecs %.2f ms\n", dir, bytes / 1e6, T, best[0] *
 		    1e3, T, best[1] * 1e3);
 	else
@@ -268,7 +275,7 @@ modelrun(const char *dir, int threads, int T)
 		    bytes / best[1] * 1e-9);
 	for (q = 0; q < 8; q++)	/* the mean over repetitions 1.. */
 		if (T > 1)
-			printf("  %-9s matvecs %6.3f ms, %d matvecs %6.3f ms\n",
+			printf("  %-9s batch %6.3f ms, %d matvecs %6.3f ms\n",
 			    kind[q], kt[0][q] / (rep - 1) * 1e3, T, kt[1][q] /
 			    (rep - 1) * 1e3);
 		else

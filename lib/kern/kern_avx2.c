@@ -332,25 +332,29 @@ ahead_step(struct ahead *a)
 	}
 }
 
-/* R rows against tb tokens, NT at a time. */
+/* R rows against tb tokens in blocks of equal size, at most NT: a
+ * block of 1 after blocks of 3 (4 tokens: 3 + 1) would leave the FMAs
+ * waiting on the latency of its R accumulators. */
 INLINE void
 tiles(int R, float *out, int ldo, const float *p, int kp, const float *x,
     int ldx, int kc, int tb, __m256 *sv, int first, int last,
     struct ahead *a)
 {
-	int j;
+	int nb = (tb + NT - 1) / NT, b, j, tt;
 
-	for (j = 0; j + NT <= tb; j += NT) {
+	for (b = j = 0; j < tb; b++, j += tt) {
+		tt = (tb - j + nb - b - 1) / (nb - b);
 		ahead_step(a);
-		tile(R, NT, out + (size_t)j * ldo, ldo, p, kp, x + (size_t)j * ldx,
-		    ldx, kc, sv + j, first, last);
+		if (tt == NT)
+			tile(R, NT, out + (size_t)j * ldo, ldo, p, kp,
+			    x + (size_t)j * ldx, ldx, kc, sv + j, first, last);
+		else if (tt == 2)
+			tile(R, 2, out + (size_t)j * ldo, ldo, p, kp,
+			    x + (size_t)j * ldx, ldx, kc, sv + j, first, last);
+		else
+			tile(R, 1, out + (size_t)j * ldo, ldo, p, kp,
+			    x + (size_t)j * ldx, ldx, kc, sv + j, first, last);
 	}
-	if (tb - j == 2)
-		tile(R, 2, out + (size_t)j * ldo, ldo, p, kp, x + (size_t)j * ldx,
-		    ldx, kc, sv + j, first, last);
-	else if (tb - j == 1)
-		tile(R, 1, out + (size_t)j * ldo, ldo, p, kp, x + (size_t)j * ldx,
-		    ldx, kc, sv + j, first, last);
 }
 
 /* Prefill: blocks of tokens, panels of PR rows, chunks of KC
@@ -393,7 +397,7 @@ matmul(enum wtype t, float *out, int ldo, const void *w, const float *x,
 				nk = last ? 0 : k0 + kc;
 				np = !last ? p0 : p0 + pr < r1 ? p0 + pr :
 				    t0 + tb < T ? r0 : r1;
-				nt = (pr / NR + pr % NR) * (tb / NT);
+				nt = (pr / NR + pr % NR) * ((tb + NT - 1) / NT);
 				ahead_set(&a, t, w, n, np, np < r1 ? (r1 - np <
 				    PR ? r1 - np : PR) : 0, nk, n - nk < ck ?
 				    n - nk : ck, nt);

@@ -84,11 +84,39 @@ store(int R, int TT, float *out, int ldo, int r, int rs,
 	}
 }
 
+/* The lines of the next panel of rows, fetched a share per step of the
+ * register blocks that run over this one (the batched decode below). */
+struct ahead {
+	uintptr_t next, due, end;	/* the next line, how far the steps
+					 * so far are due, the panel's end */
+	size_t adv;			/* bytes due a step */
+};
+
+/* [w, w + len) over nstep steps: the first line is the one w is in. */
+INLINE void
+ahead_set(struct ahead *a, const void *w, size_t len, size_t nstep)
+{
+	a->next = a->due = (uintptr_t)w & ~(uintptr_t)63;
+	a->end = len ? (uintptr_t)w + len : a->next;
+	a->adv = (a->end - a->next + nstep - 1) / (nstep ? nstep : 1);
+}
+
+/* One step: the lines that have fallen due.  (Integers, not pointers:
+ * a prefetch past an object is harmless, a pointer there is not.) */
+INLINE void
+ahead_step(struct ahead *a)
+{
+	a->due += a->adv;
+	for (; a->next < a->due && a->next < a->end; a->next += 64)
+		_mm_prefetch((const char *)a->next, _MM_HINT_T0);
+}
+
 /* out[j*ldo + r + i*rs] = dot(W[r + i*rs], x + j*ldx) for i < R, j < TT.
- * R and TT are constants after inlining (R <= MR, TT <= MT). */
+ * R and TT are constants after inlining (R <= MR, TT <= MT); a, if not
+ * NULL, takes a step of its prefetch a step of the sums. */
 INLINE void
 block(enum wtype t, int R, int TT, float *out, int ldo, const void *w,
-    const float *x, int ldx, int n, int r, int rs)
+    const float *x, int ldx, int n, int r, int rs, struct ahead *a)
 {
 	__m512 acc[MR][MT], wv[MR], xv;
 	size_t row[MR];
@@ -103,6 +131,8 @@ block(enum wtype t, int R, int TT, float *out, int ldo, const void *w,
 			acc[i][j] = _mm512_setzero_ps();
 	}
 	for (k = 0; k + 16 <= n; k += 16) {
+		if (a)
+			ahead_step(a);
 		UNROLL
 		for (i = 0; i < R; i++)
 			wv[i] = wload(t, w, row[i] + k);
@@ -132,17 +162,17 @@ block(enum wtype t, int R, int TT, float *out, int ldo, const void *w,
 	store(R, TT, out, ldo, r, rs, acc);
 }
 
-/* Rows [r0, r1) against TT tokens, MR rows at a time. */
+/* Rows [r0, r1) against TT tokens, MR rows at a time (a: block's). */
 INLINE void
 rows(enum wtype t, int TT, float *out, int ldo, const void *w,
-    const float *x, int ldx, int n, int r0, int r1)
+    const float *x, int ldx, int n, int r0, int r1, struct ahead *a)
 {
 	int r;
 
 	for (r = r0; r + MR <= r1; r += MR)
-		block(t, MR, TT, out, ldo, w, x, ldx, n, r, 1);
+		block(t, MR, TT, out, ldo, w, x, ldx, n, r, 1, a);
 	for (; r < r1; r++)
-		block(t, 1, TT, out, ldo, w, x, ldx, n, r, 1);
+		block(t, 1, TT, out, ldo, w, x, ldx, n, r, 1, a);
 }
 
 /* Decode: the rows in two halves read side by side, each from its start
@@ -160,35 +190,70 @@ matvec(enum wtype t, float *out, const void *w, const float *x, int n,
 	int h = (r1 - r0) / 2, r;
 
 	for (r = r0; r < r0 + h; r++)
-		block(t, 2, 1, out, 0, w, x, 0, n, r, h);
+		block(t, 2, 1, out, 0, w, x, 0, n, r, h, NULL);
 	if ((r1 - r0) % 2)
-		block(t, 1, 1, out, 0, w, x, 0, n, r1 - 1, 1);
+		block(t, 1, 1, out, 0, w, x, 0, n, r1 - 1, 1, NULL);
 }
 
 /* Rows [p0, p1) against the TT <= MT tokens at x. */
 INLINE void
 tokens(enum wtype t, int TT, float *out, int ldo, const void *w,
-    const float *x, int ldx, int n, int p0, int p1)
+    const float *x, int ldx, int n, int p0, int p1, struct ahead *a)
 {
 	switch (TT) {
 	case 1:
-		rows(t, 1, out, ldo, w, x, ldx, n, p0, p1);
+		rows(t, 1, out, ldo, w, x, ldx, n, p0, p1, a);
 		break;
 	case 2:
-		rows(t, 2, out, ldo, w, x, ldx, n, p0, p1);
+		rows(t, 2, out, ldo, w, x, ldx, n, p0, p1, a);
 		break;
 	case 3:
-		rows(t, 3, out, ldo, w, x, ldx, n, p0, p1);
+		rows(t, 3, out, ldo, w, x, ldx, n, p0, p1, a);
 		break;
 	case 4:
-		rows(t, 4, out, ldo, w, x, ldx, n, p0, p1);
+		rows(t, 4, out, ldo, w, x, ldx, n, p0, p1, a);
 		break;
 	case 5:
-		rows(t, 5, out, ldo, w, x, ldx, n, p0, p1);
+		rows(t, 5, out, ldo, w, x, ldx, n, p0, p1, a);
 		break;
 	default:
-		rows(t, MT, out, ldo, w, x, ldx, n, p0, p1);
+		rows(t, MT, out, ldo, w, x, ldx, n, p0, p1, a);
 		break;
+	}
+}
+
+/* Batched decode: a few tokens (T <= TFEW), a batch's decode rows, one
+ * a sequence.  Prefill's order below reads a panel from memory on its
+ * first block of tokens, the FMAs waiting, and from L2 on the others: a
+ * step of 4 or 16 rows cost the weights' read plus the FMAs.  Here the
+ * rows go in panels of about PANEL bytes against all T tokens, in
+ * blocks of tokens of equal size (at most MT), and the next panel's
+ * lines are prefetched a share per step of this panel's register
+ * blocks, so that memory reads it under this one's FMAs.  Each output
+ * is still one block()'s sum. */
+#define TFEW 64	/* most tokens of the batched decode */
+#define PANEL (16u << 10)	/* bytes of weights a panel */
+INLINE void
+few(enum wtype t, float *out, int ldo, const void *w, const float *x,
+    int ldx, int n, int T, int r0, int r1)
+{
+	size_t rowb = wtype_rowsize(t, n);
+	int P = (int)(PANEL / rowb) / MR * MR;
+	int nb = (T + MT - 1) / MT, p0, p1, p2, b, j, TT;
+	struct ahead a;
+
+	P = P < MR ? MR : P;
+	for (p0 = r0; p0 < r1; p0 = p1) {
+		p1 = r1 - p0 > P ? p0 + P : r1;
+		p2 = r1 - p1 > P ? p1 + P : r1;
+		ahead_set(&a, (const char *)w + (size_t)p1 * rowb,
+		    (size_t)(p2 - p1) * rowb, (size_t)nb * ((p1 - p0) / MR +
+		    (p1 - p0) % MR) * (n / 16));
+		for (b = j = 0; j < T; b++, j += TT) {
+			TT = (T - j + nb - b - 1) / (nb - b);
+			tokens(t, TT, out + (size_t)j * ldo, ldo, w,
+			    x + (size_t)j * ldx, ldx, n, p0, p1, &a);
+		}
 	}
 }
 
@@ -205,6 +270,10 @@ matmul(enum wtype t, float *out, int ldo, const void *w, const float *x,
 	int TB = (int)((512u << 10) / ((size_t)n * 4 + 1));
 	int t0, t1, p0, p1, j;
 
+	if (T <= TFEW) {
+		few(t, out, ldo, w, x, ldx, n, T, r0, r1);
+		return;
+	}
 	P = P < MR ? MR : P / MR * MR;
 	TB = TB < MT ? MT : TB / MT * MT;
 	for (t0 = 0; t0 < T; t0 = t1) {
@@ -214,7 +283,7 @@ matmul(enum wtype t, float *out, int ldo, const void *w, const float *x,
 			for (j = t0; j < t1; j += MT)
 				tokens(t, t1 - j < MT ? t1 - j : MT,
 				    out + (size_t)j * ldo, ldo, w,
-				    x + (size_t)j * ldx, ldx, n, p0, p1);
+				    x + (size_t)j * ldx, ldx, n, p0, p1, NULL);
 		}
 	}
 }

@@ -122,9 +122,11 @@ test_matvec(enum wtype t, int n, int rows)
 }
 
 /* matmul over T tokens with strides; each output equals matvec of the
- * same row and token, bit for bit, for any row split. */
+ * same row and token, bit for bit, for any row split.  odd: some
+ * activations NaN and infinite (the bits still matvec's; the portable
+ * comparison within a tolerance left out). */
 static void
-test_matmul(enum wtype t, int n, int rows, int T)
+test_mm(enum wtype t, int n, int rows, int T, int odd)
 {
 	int ldx = n + 3, ldo = rows + 5, r, r0, r1, k, i, bad = 0;
 	float *wf = emalloc(sizeof(float) * rows * n);
@@ -138,6 +140,11 @@ test_matmul(enum wtype t, int n, int rows, int T)
 
 	for (i = 0; i < ldx * T; i++)
 		x[i] = frand();
+	if (odd) {
+		x[n / 2] = NAN;
+		x[(size_t)(T - 1) * ldx + n - 1] = INFINITY;
+		x[(size_t)(T / 2) * ldx] = -INFINITY;
+	}
 	for (i = 0; i < ldo * T; i++)
 		out[i] = out2[i] = -7.0f;
 	kern.matmul[t](out, ldo, w, x, ldx, n, T, 0, rows);
@@ -149,7 +156,7 @@ test_matmul(enum wtype t, int n, int rows, int T)
 		for (r = rows; r < ldo; r++)
 			if (out[(size_t)k * ldo + r] != -7.0f)
 				bad += 1000;
-		for (r = 0; r < rows; r++) {
+		for (r = 0; r < rows && !odd; r++) {
 			a = 0;
 			for (i = 0; i < n; i++)
 				a += fabs((double)wf[(size_t)r * n + i] *
@@ -187,6 +194,32 @@ test_matmul(enum wtype t, int n, int rows, int T)
 	free(out2);
 	free(mv);
 	free(pm);
+}
+
+static void
+test_matmul(enum wtype t, int n, int rows, int T)
+{
+	test_mm(t, n, rows, T, 0);
+}
+
+/* The batched decode's few tokens (T <= 64: kern_avx512.c's panels of
+ * rows against all of them): odd row counts over several panels, with
+ * non-finite activations too. */
+static void
+test_few(void)
+{
+	static const int Ts[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 31, 64 };
+	static const int shapes[][2] = { { 17, 5 }, { 576, 37 }, { 100, 203 },
+		{ 1100, 11 } };
+	size_t i, k;
+	enum wtype t;
+
+	for (t = 0; t < W_Q8_0; t++)
+		for (i = 0; i < LEN(shapes); i++)
+			for (k = 0; k < LEN(Ts); k++) {
+				test_mm(t, shapes[i][0], shapes[i][1], Ts[k], 0);
+				test_mm(t, shapes[i][0], shapes[i][1], Ts[k], 1);
+			}
 }
 
 static void
@@ -911,6 +944,7 @@ main(void)
 	test_geglu();
 	test_wtypes();
 	test_matrix();
+	test_few();
 	test_bf16acts();
 	test_q8s();
 	return test_end("test_kern");
