@@ -86,6 +86,16 @@ extern const struct kern kern_portable;	/* always available */
  * threads start. */
 int kern_init(const char *want);
 
+/* Room for the prepared activations of T tokens, ld bytes each, in
+ * one piece, so that a matmul reads its weights from memory once for
+ * all of them (a batch's decode rows, T up to 64, would otherwise read
+ * a matrix of long rows once per few tokens): stack (cap bytes, the
+ * caller's) where they fit, else the heap, 64-byte aligned (a pool
+ * thread's stack may be small).  *tb: the tokens it holds, T, or where
+ * the heap has no room the stack's share (super-blocks, each reading
+ * the weights again).  The caller frees what is not stack. */
+void *kern_xroom(void *stack, size_t cap, size_t ld, int T, int *tb);
+
 /* Softmax of x[0..n) in place, max-subtracted; n >= 1. */
 void kern_softmax(float *x, int n);
 /* h[i] = silu(gate[i]) * up[i], silu(g) = g / (1 + exp(-g)); h may

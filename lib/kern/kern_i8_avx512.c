@@ -16,6 +16,7 @@
 #include <immintrin.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "kern/kern.h"
@@ -194,23 +195,26 @@ qrows(int TT, float *out, int ldo, const void *w, const char *xq,
 		qblock(1, TT, out, ldo, w, xq, ld, n, r, 1);
 }
 
-/* Token super-blocks quantized once, row panels that fit in L2, QT
- * tokens at a time. */
+/* All T tokens quantized once (kern_xroom), row panels that fit in L2,
+ * QT tokens at a time: the weights come from memory once a call. */
 void
 kern_i8_avx512_matmul(float *out, int ldo, const void *w, const float *x,
     int ldx, int n, int T, int r0, int r1)
 {
-	char xq[XQBUF] __attribute__((aligned(64)));
+	char stk[XQBUF] __attribute__((aligned(64)));
 	size_t ld = conv_q8_0_rowsize(n);
-	int P = (int)((kern_l2 / 2) / ld), TB = (int)(XQBUF / ld);
+	int P = (int)((kern_l2 / 2) / ld), TB;
 	int t0, t1, p0, p1, j;
 	const char *xj;
+	char *xq;
 	float *o;
 
-	if (n > CONV_Q8_0_MAXN || TB < 1)
+	if (n > CONV_Q8_0_MAXN)
 		return;
+	xq = kern_xroom(stk, sizeof(stk), ld, T, &TB);
 	P = P < MR ? MR : P / MR * MR;
-	TB = TB < QT ? TB : TB / QT * QT;
+	if (TB < T)
+		TB = TB < QT ? TB : TB / QT * QT;
 	for (t0 = 0; t0 < T; t0 = t1) {
 		t1 = T - t0 > TB ? t0 + TB : T;
 		for (j = t0; j < t1; j++)
@@ -229,6 +233,8 @@ kern_i8_avx512_matmul(float *out, int ldo, const void *w, const float *x,
 			}
 		}
 	}
+	if (xq != stk)
+		free(xq);
 }
 
 #endif

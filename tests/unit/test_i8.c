@@ -453,6 +453,13 @@ main(void)
 		test_q8i(ns[i], 37, 9);
 	}
 	test_q8i(4096, 9, 5);
+	/* a batch's decode rows: every T to 70 (the register blocks'
+	 * remainders), and more tokens than the stack's buffer holds
+	 * (kern_xroom's heap) */
+	for (i = 1; i <= 70; i += i < 8 ? 1 : 7)
+		test_q8i(96, 7, (int)i);
+	test_q8i(4096, 9, 37);
+	test_q8i(CONV_Q8_0_MAXN, 5, 20);
 	test_prep8();
 	for (i = 0; i < sizeof ns / sizeof *ns; i++) {
 		test_q4i(ns[i], 13, 7, 32, W_BF16, 0);
