@@ -23,7 +23,10 @@
 #include "kern/kern_avx512_int.h"
 
 #define MR 4	/* rows per register block */
-#define QT 3	/* tokens per register block */
+/* tokens per register block: 4 x 4 accumulators, the rows' weights,
+ * their 128-sums and scales in registers or folded loads (3 took 1.25x
+ * as long at T = 4, a batch's 3 + 1, bench/NOTES.md) */
+#define QT 4
 #define XQBUF (64 * 1024)	/* bytes of quantized activations (matmul) */
 
 /* One block of conv_q8_0_quant, scalar: where an activation is not
@@ -224,12 +227,12 @@ kern_i8_avx512_matmul(float *out, int ldo, const void *w, const float *x,
 			for (j = t0; j < t1; j += QT) {
 				xj = xq + (size_t)(j - t0) * ld;
 				o = out + (size_t)j * ldo;
-				if (t1 - j >= 3)
-					qrows(3, o, ldo, w, xj, ld, n, p0, p1);
-				else if (t1 - j == 2)
-					qrows(2, o, ldo, w, xj, ld, n, p0, p1);
-				else
-					qrows(1, o, ldo, w, xj, ld, n, p0, p1);
+				switch (t1 - j < QT ? t1 - j : QT) {	/* QT 4 */
+				case 1: qrows(1, o, ldo, w, xj, ld, n, p0, p1); break;
+				case 2: qrows(2, o, ldo, w, xj, ld, n, p0, p1); break;
+				case 3: qrows(3, o, ldo, w, xj, ld, n, p0, p1); break;
+				default: qrows(QT, o, ldo, w, xj, ld, n, p0, p1); break;
+				}
 			}
 		}
 	}
