@@ -242,8 +242,9 @@ void kern_q4_avx2_matvecs(float *out, int ldo, const void *w,
 /* kern_q4_prep on AVX2, byte for byte (x86-64 only; for the AVX2 and
  * AVX-512 tables' kernels and the unit test). */
 int kern_q4_avx2_prep(struct kern_q4x *xc, const float *x, int n);
-/* kern_q4_prep8 on AVX-512, byte for byte (the AVX-512 table's W_Q4I
+/* kern_q4_prep8 on AVX2 and on AVX-512, byte for byte (their W_Q4I
  * entries; the unit test). */
+int kern_q4_avx2_prep8(struct kern_q4x *xc, const float *x, int n);
 int kern_q4_avx512_prep8(struct kern_q4x *xc, const float *x, int n);
 void kern_q4_avx512_matvec(float *out, const void *w, const float *x, int n,
     int r0, int r1);
