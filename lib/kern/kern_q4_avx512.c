@@ -317,6 +317,28 @@ nsx(struct kern_q4x *h, int nd)
 	_mm512_store_si512(h->nsx, _mm512_sub_epi32(_mm512_setzero_si512(), s));
 }
 
+/* Block b of x[0..n) into v0, v1 (zero past n); its largest magnitude,
+ * or -1 if an activation is not finite. */
+INLINE float
+blockmax(__m512 *v0, __m512 *v1, const float *x, int n, int b)
+{
+	const __m512 big = _mm512_set1_ps(FLT_MAX);
+	int e = n - b * 32;
+	__mmask16 k0 = e >= 16 ? 0xffff : (__mmask16)((1u << e) - 1);
+	__mmask16 k1 = e >= 32 ? 0xffff : e > 16 ?
+	    (__mmask16)((1u << (e - 16)) - 1) : 0;
+	__m512 a0, a1;
+
+	*v0 = _mm512_maskz_loadu_ps(k0, x + b * 32);
+	*v1 = _mm512_maskz_loadu_ps(k1, x + b * 32 + 16);
+	a0 = _mm512_abs_ps(*v0);
+	a1 = _mm512_abs_ps(*v1);
+	if (_mm512_cmp_ps_mask(a0, big, _CMP_NLE_UQ) |
+	    _mm512_cmp_ps_mask(a1, big, _CMP_NLE_UQ))
+		return -1;
+	return _mm512_reduce_max_ps(_mm512_max_ps(a0, a1));
+}
+
 /* kern_q4_prep's bytes. */
 static int
 prep(struct kern_q4x *xc, const float *x, int n)
@@ -325,27 +347,17 @@ prep(struct kern_q4x *xc, const float *x, int n)
 	    20, 22, 24, 26, 28, 30);
 	const __m512i od = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17,
 	    19, 21, 23, 25, 27, 29, 31);
-	const __m512 big = _mm512_set1_ps(FLT_MAX);
-	int nc = KERN_Q4_NC(n), b, k, e, c, i;
-	__m512 v0, v1, a0, a1, p;
+	int nc = KERN_Q4_NC(n), b, k, c, i;
+	__m512 v0, v1, p;
 	__m512i X0, X1;
-	__mmask16 k0, k1;
 	struct kern_q4x *h;
-	float ef;
+	float ef, mx;
 
 	memset(xc + nc - 1, 0, sizeof *xc);
 	for (b = 0; b * 32 < n; b++) {
-		e = n - b * 32;
-		k0 = e >= 16 ? 0xffff : (__mmask16)((1u << e) - 1);
-		k1 = e >= 32 ? 0xffff : e > 16 ? (__mmask16)((1u << (e - 16)) - 1) : 0;
-		v0 = _mm512_maskz_loadu_ps(k0, x + b * 32);
-		v1 = _mm512_maskz_loadu_ps(k1, x + b * 32 + 16);
-		a0 = _mm512_abs_ps(v0);
-		a1 = _mm512_abs_ps(v1);
-		if (_mm512_cmp_ps_mask(a0, big, _CMP_NLE_UQ) |
-		    _mm512_cmp_ps_mask(a1, big, _CMP_NLE_UQ))
+		if ((mx = blockmax(&v0, &v1, x, n, b)) < 0)
 			return -1;
-		k = kern_q4_xk(_mm512_reduce_max_ps(_mm512_max_ps(a0, a1)));
+		k = kern_q4_xk(mx);
 		p = _mm512_castsi512_ps(_mm512_set1_epi32((k + 127) << 23));
 		X0 = _mm512_cvtps_epi32(_mm512_mul_ps(v0, p));
 		X1 = _mm512_cvtps_epi32(_mm512_mul_ps(v1, p));
@@ -378,27 +390,17 @@ kern_q4_avx512_prep8(struct kern_q4x *xc, const float *x, int n)
 	const __m512i od = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17,
 	    19, 21, 23, 25, 27, 29, 31);
 	const __m512i lo = _mm512_set1_epi32(-127), hi = _mm512_set1_epi32(127);
-	const __m512 big = _mm512_set1_ps(FLT_MAX);
-	int nc = KERN_Q4_NC(n), b, e, c, i;
-	__m512 v0, v1, a0, a1, s;
+	int nc = KERN_Q4_NC(n), b, c, i;
+	__m512 v0, v1, s;
 	__m512i X0, X1;
-	__mmask16 k0, k1;
 	struct kern_q4x *h;
 	float d, id;
 
 	memset(xc, 0, (size_t)nc * sizeof *xc);
 	for (b = 0; b * 32 < n; b++) {
-		e = n - b * 32;
-		k0 = e >= 16 ? 0xffff : (__mmask16)((1u << e) - 1);
-		k1 = e >= 32 ? 0xffff : e > 16 ? (__mmask16)((1u << (e - 16)) - 1) : 0;
-		v0 = _mm512_maskz_loadu_ps(k0, x + b * 32);
-		v1 = _mm512_maskz_loadu_ps(k1, x + b * 32 + 16);
-		a0 = _mm512_abs_ps(v0);
-		a1 = _mm512_abs_ps(v1);
-		if (_mm512_cmp_ps_mask(a0, big, _CMP_NLE_UQ) |
-		    _mm512_cmp_ps_mask(a1, big, _CMP_NLE_UQ))
+		if ((d = blockmax(&v0, &v1, x, n, b)) < 0)
 			return -1;
-		d = _mm512_reduce_max_ps(_mm512_max_ps(a0, a1)) / 127.0f;
+		d /= 127.0f;
 		id = d > 0 ? 1.0f / d : 0.0f;
 		s = _mm512_set1_ps(id);
 		X0 = _mm512_min_epi32(hi, _mm512_max_epi32(lo,
