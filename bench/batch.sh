@@ -5,8 +5,12 @@
 # default) the Llama-3.2-1B shape (random BF16, as bench/run.sh makes
 # them) and their GGUFs (tools/mkgguf; -q for Q8_0; llama-quantize's
 # Q4_0 beside --quant q4), for N in BENCH_NPL (1 4 16 64), 1 and 2
-# threads, in the modes of BENCH_MODES ("exact q8_0 q4": BF16 weights,
-# --quant q8_0, --quant q4).  pipelm's aggregate decode rate is N * 63 ids
+# threads, in the modes of BENCH_MODES ("exact q8_0 q4 bf16-act
+# q8_0-int8 q4-int8": BF16 weights, --quant q8_0, --quant q4 with
+# float32 activations, then llama.cpp's own numeric classes (bench/NOTES.md,
+# issue 28): --bf16-act beside the BF16 GGUF (both round the activations
+# to bf16), --quant q8_0 --int8-act and --quant q4 --int8-act beside
+# Q8_0 and Q4_0 (both put them in int8)).  pipelm's aggregate decode rate is N * 63 ids
 # over the time of the -n 64 run less that of the -n 1 run (the load
 # and the prompts cancel out); llama.cpp's is llama-batched-bench's S_TG
 # for -npp 32 -ntg 64 -npl N.  Beside them: the fraction of the float32
@@ -18,7 +22,8 @@
 # 16th written 2 s after them, its prompt filling the context (-c 300, a
 # 299-id prompt) so that its first id ends it and -v says so at once;
 # beside the same record alone.  Run with nothing else on the machine:
-# about 25 minutes on 2 cores with the 1B shape, 6 without.
+# about 50 minutes on 2 cores with the 1B shape and the six modes, 12
+# without the 1B shape.
 # BENCH_DIR (build/bench), PIPELM_BIN, PIPELM_TOOLS, CC as bench/run.sh;
 # BENCH_THREADS ("1 2"); BENCH_PRESET (smollm2-135m; tiny checks the
 # script in seconds).
@@ -29,7 +34,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/common.sh"	# top, bin, tools, out; say, fail, ...
 dir=${BENCH_DIR:-$top/build/bench}
 npl=${BENCH_NPL:-1 4 16 64}
-modes=${BENCH_MODES:-exact q8_0 q4}
+modes=${BENCH_MODES:-exact q8_0 q4 bf16-act q8_0-int8 q4-int8}
 do1b=${BENCH_1B:-1}
 dottft=${BENCH_TTFT:-1}
 threads=${BENCH_THREADS:-1 2}
@@ -55,11 +60,11 @@ mk() {
 	fi
 	[ -r "$2.gguf" ] && [ "$2.gguf" -nt "$2/model.safetensors" ] ||
 		"$tools/mkgguf" "$2" "$2.gguf" >/dev/null
-	case " $modes " in *" q8_0 "*)
+	case " $modes " in *" q8_0 "* | *" q8_0-int8 "*)
 		[ -r "$2-Q8_0.gguf" ] && [ "$2-Q8_0.gguf" -nt "$2/model.safetensors" ] ||
 			"$tools/mkgguf" -q "$2" "$2-Q8_0.gguf" >/dev/null ;;
 	esac
-	case " $modes " in *" q4 "*)
+	case " $modes " in *" q4 "* | *" q4-int8 "*)
 		if [ -x "$quantize" ] && { [ ! -r "$2-Q4_0.gguf" ] ||
 		    [ "$2.gguf" -nt "$2-Q4_0.gguf" ]; }; then
 			"$quantize" "$2.gguf" "$2-Q4_0.gguf" Q4_0 >/dev/null 2>&1 ||
@@ -106,10 +111,18 @@ table() {	# NAME MODEL
 		exact) opt='' g=$m.gguf ;;
 		q8_0) opt="--quant q8_0" g=$m-Q8_0.gguf ;;
 		q4) opt="--quant q4" g=$m-Q4_0.gguf ;;
-		*) fail "BENCH_MODES: $mode: not exact, q8_0 or q4" ;;
+		bf16-act) opt="--bf16-act" g=$m.gguf ;;
+		q8_0-int8) opt="--quant q8_0 --int8-act" g=$m-Q8_0.gguf ;;
+		q4-int8) opt="--quant q4 --int8-act" g=$m-Q4_0.gguf ;;
+		*) fail "BENCH_MODES: $mode: not exact, q8_0, q4, bf16-act, q8_0-int8 or q4-int8" ;;
 		esac
 		echo
-		echo "$name, $mode (${opt:-BF16 weights}; llama.cpp: $(basename "$g"))"
+		case $mode in	# the roof column stays float32 FMAs
+		bf16-act) roofnote="; FMA roof: float32's, vdpbf16ps's is 2x" ;;
+		*-int8) roofnote="; FMA roof: float32's, vpdpbusd's is 4x" ;;
+		*) roofnote= ;;
+		esac
+		echo "$name, $mode (${opt:-BF16 weights}; llama.cpp: $(basename "$g")$roofnote)"
 		echo
 		echo "| threads | N | pipelm decode ids/s | x its N=1 | FMA roof | llama.cpp S_TG | pipelm / llama.cpp | peak RSS pipelm / llama.cpp MiB |"
 		echo "|---|---|---|---|---|---|---|---|"

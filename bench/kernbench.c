@@ -2,7 +2,8 @@
  *
  *   make kernbench
  *   PIPELM_KERNEL=avx512 build/rel/kernbench [-cH] [-t threads] [-T tokens]
- *       [-w f32|f16|bf16|q4_K|q6_K|...] [-s ROWSxCOLS] [-m dir [-q | -8]]
+ *       [-w f32|f16|bf16|q4_K|q6_K|...] [-s ROWSxCOLS]
+ *       [-m dir [-q | -8 | -b] [-i]]
  *
  * First the memory floor: a plain streaming read of 512 MB (kern.dot
  * over float chunks, split over the threads).  Then for each shape:
@@ -20,9 +21,11 @@
  * over a model folder's own weights, mapped and ordered as
  * seq_forward has them, with the time per kind of matrix (with -T, a
  * batch's T decode rows, as the batch runs them, against T matvecs);
- * -q first converts them as --quant q4 does, -8 as --quant q8_0.  -w takes the
- * float types and ggml's block types (q8_0-ggml, q4_0, q4_1, q5_0, q5_1,
- * q2_K .. q6_K, iq4_nl, iq4_xs; GB/s counts their bytes, the blocks
+ * -q first converts them as --quant q4 does, -8 as --quant q8_0, -b as
+ * --bf16-act, and -i then as --int8-act.  -w takes the
+ * float types, bf16-act, q8_0, q8_0+int8 (--int8-act's) and ggml's
+ * block types (q8_0-ggml, q4_0, q4_1, q5_0, q5_1, q2_K .. q6_K, iq4_nl,
+ * iq4_xs, and their +int8; GB/s counts their bytes, the blocks
  * filled with finite bytes, rows of 576 as ceil(576 / block) blocks).
  * -s ROWSxCOLS runs that one shape instead, and not the weight set (the
  * K-quants' int8 kernels need rows of whole superblocks: -s 8192x2048,
@@ -45,6 +48,8 @@
 static int hflag;	/* -H: big buffers in huge pages (mem_map), as the model's */
 static int qflag;	/* -q: -m's folder converted as --quant q4 does */
 static int q8flag;	/* -8: as --quant q8_0 does */
+static int bflag;	/* -b: as --bf16-act does */
+static int iflag;	/* -i: then as --int8-act does */
 
 static void *
 bigalloc(size_t n)
@@ -96,30 +101,28 @@ mvT(void *ctx, int r0, int r1)
 		    (size_t)t * j->n, j->n, r0, r1);
 }
 
-/* The decode rows as a batch runs them (seq_sched.c's mat_rows): one
- * matvecs pass where the table has it, else matmul where it gives
- * matvec's bits (wtypes' mvdiff 0), else T matvecs. */
-static void
-mvs(void *ctx, int r0, int r1)
-{
-	struct job *j = ctx;
-
-	if (kern.matvecs[j->t])
-		kern.matvecs[j->t](j->out, j->ldo, j->w, j->x, j->n, j->n,
-		    j->T, r0, r1);
-	else if (!wtypes[j->t].mvdiff)
-		kern.matmul[j->t](j->out, j->ldo, j->w, j->x, j->n, j->n,
-		    j->T, r0, r1);
-	else
-		mvT(ctx, r0, r1);
-}
-
 static void
 mm(void *ctx, int r0, int r1)
 {
 	struct job *j = ctx;
 
 	kern.matmul[j->t](j->out, j->ldo, j->w, j->x, j->n, j->n, j->T, r0, r1);
+}
+
+/* The T decode rows as a batch runs them (seq_sched.c's mat_rows):
+ * matmul where its bits are matvec's, else matvecs or T matvecs. */
+static void
+mvs(void *ctx, int r0, int r1)
+{
+	struct job *j = ctx;
+
+	if (!wtypes[j->t].mvdiff)
+		mm(ctx, r0, r1);
+	else if (!kern.matvecs[j->t])
+		mvT(ctx, r0, r1);
+	else
+		kern.matvecs[j->t](j->out, j->ldo, j->w, j->x, j->n, j->n,
+		    j->T, r0, r1);
 }
 
 #if defined(__x86_64__)
@@ -213,8 +216,9 @@ matbytes(const struct mat *w)
 
 /* -m DIR: a decode token's matrix-vector products over the model's own
  * weights, as seq_forward maps and orders them, against a plain read
- * of the same rows; with -T, a batch's T decode rows instead, as the
- * batch runs them (mvs: "batch") against T matvecs. */
+ * of the same rows; with -T, a batch's T decode rows instead: one pass
+ * as a batch runs them (mvs: matmul, or kern.matvecs where the table
+ * has one) against T matvecs. */
 static void
 modelrun(const char *dir, int threads, int T)
 {
@@ -230,7 +234,9 @@ modelrun(const char *dir, int threads, int T)
 
 	if (model_load(&m, dir, threads) < 0 ||
 	    (qflag && model_set_mode(&m, MODEL_Q4) < 0) ||
-	    (q8flag && model_set_mode(&m, MODEL_Q8_0) < 0))
+	    (q8flag && model_set_mode(&m, MODEL_Q8_0) < 0) ||
+	    (bflag && model_set_mode(&m, MODEL_BF16ACT) < 0) ||
+	    (iflag && model_set_int8act(&m) < 0))
 		exit(1);
 	n = model_mats(&m, v, (int)LEN(v));
 	x = ecalloc((size_t)T << 16, sizeof *x);
@@ -372,13 +378,15 @@ main(int argc, char *argv[])
 	float *x, *out;
 
 	argv0 = "kernbench";
-	while ((c = getopt(argc, argv, "8cHm:qs:t:T:w:")) != -1) {
+	while ((c = getopt(argc, argv, "8bcHim:qs:t:T:w:")) != -1) {
 		switch (c) {
 		case 'c': cflag = 1; break;
 		case 'H': hflag = 1; break;
 		case 'm': mdir = optarg; break;
 		case 'q': qflag = 1; break;
 		case '8': q8flag = 1; break;
+		case 'b': bflag = 1; break;
+		case 'i': iflag = 1; break;
 		case 't':
 			threads = (int)estrtonum(optarg, 1, 64, "threads");
 			break;
@@ -394,21 +402,24 @@ main(int argc, char *argv[])
 				edie(2, "bad shape '%s' (ROWSxCOLS)", optarg);
 			break;
 		case 'w':
-			/* the float types and ggml's blocks: rows of bytes */
-			if ((k = wtype_parse(optarg)) < 0 || (k > W_BF16 &&
-			    k < W_GQ8_0) || wtypes[k].indirect)
+			/* the types whose matrix is rows of bytes: the float
+			 * ones, bf16-act, q8_0 (+int8), ggml's blocks (+int8) */
+			if ((k = wtype_parse(optarg)) < 0 || wtypes[k].indirect)
 				edie(2, "bad weight type '%s'", optarg);
 			t = k;
 			break;
 		default:
 			fprintf(stderr, "usage: %s [-c] [-t threads] "
 			    "[-T tokens] [-w type] [-s ROWSxCOLS] [-H] "
-			    "[-m dir [-q | -8]]\n", argv0);
+			    "[-m dir [-q | -8 | -b] [-i]]\n", argv0);
 			return 2;
 		}
 	}
 	if (kern_init(getenv("PIPELM_KERNEL")) < 0)
 		return 1;
+	if (!kern.matvec[t] || !kern.matmul[t])
+		edie(1, "the %s table has no kernels for %s", kern.name,
+		    wtypes[t].name);
 	if (cflag && threads > 1)
 		edie(2, "-c needs -t 1 (CPU time of spinning workers is not "
 		    "work)");

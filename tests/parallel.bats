@@ -97,6 +97,35 @@ same() {
 	done
 }
 
+@test "parallel: llama.cpp's numeric classes (--bf16-act, --int8-act on --quant and GGUF blocks), as -P 1" {
+	local q f ty
+	# each mode's decode rows of a batch go through its matmul, T
+	# tokens a pass (kern.h: those bits are matvec's); greedy, sampled
+	# and llm-logits -P's logits byte for byte
+	for q in "--bf16-act" "--quant q8_0 --int8-act" "--quant q4 --int8-act"; do
+		same -m "$BF16" $q -c 128 -n 9 --temp 0 <"$RECS"
+		same -m "$F32" $q -n 12 --temp 0.9 --seed 5 <"$RECS"
+		same -m "$BF16" $q -n 20 --temp 0.8 --seed 9 <"$LONG"
+		llm-logits -m "$F16" $q <"$RECS" >"$BATS_TEST_TMPDIR/l1"
+		llm-logits -m "$F16" $q -P 4 <"$RECS" >"$BATS_TEST_TMPDIR/l4"
+		llm-logits -m "$F16" $q -P 3 -t 2 <"$RECS" >"$BATS_TEST_TMPDIR/l3"
+		cmp "$BATS_TEST_TMPDIR/l1" "$BATS_TEST_TMPDIR/l4"
+		cmp "$BATS_TEST_TMPDIR/l1" "$BATS_TEST_TMPDIR/l3"
+	done
+	# GGUF blocks with --int8-act (hidden 256: whole superblocks)
+	"$TOOLS/mkmodel" -s 24 --dtype f32 --hidden 256 --layers 2 --heads 4 \
+	    --kv-heads 2 --inter 512 --vocab 300 --ctx 512 "$BATS_TEST_TMPDIR/m" >/dev/null
+	for ty in q8_0 q4_0 q5_0 q6_K; do
+		f=$BATS_TEST_TMPDIR/$ty.gguf
+		"$TOOLS/mkgguf" -t "$ty" "$BATS_TEST_TMPDIR/m" "$f"
+		same -m "$f" --int8-act -n 9 --temp 0 <"$RECS"
+		same -m "$f" --int8-act -n 9 --temp 0.9 --seed 5 <"$RECS"
+		llm-logits -m "$f" --int8-act <"$RECS" >"$BATS_TEST_TMPDIR/l1"
+		llm-logits -m "$f" --int8-act -P 3 -t 2 <"$RECS" >"$BATS_TEST_TMPDIR/l3"
+		cmp "$BATS_TEST_TMPDIR/l1" "$BATS_TEST_TMPDIR/l3"
+	done
+}
+
 @test "parallel: prompts longer than a pass beside short ones, echo, u32" {
 	same -m "$BF16" -n 20 --temp 0.8 --seed 9 <"$LONG"
 	same -m "$F32" -e -n 5 --temp 0 <"$LONG"

@@ -7,6 +7,7 @@
  * TG tokens. */
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -337,6 +338,20 @@ struct kern kern = PORTABLE;
 size_t kern_l2 = 512u << 10;
 
 /* ---- helpers, not dispatched ---- */
+
+void *
+kern_xroom(void *stack, size_t cap, size_t ld, int T, int *tb)
+{
+	size_t need = (size_t)T * ld;
+	void *p;
+
+	if (need > cap && (p = aligned_alloc(64, (need + 63) / 64 * 64))) {
+		*tb = T;
+		return p;
+	}
+	*tb = (int)(cap / ld);
+	return stack;
+}
 
 void
 kern_softmax(float *x, int n)

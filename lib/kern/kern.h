@@ -86,6 +86,16 @@ extern const struct kern kern_portable;	/* always available */
  * threads start. */
 int kern_init(const char *want);
 
+/* Room for the prepared activations of T tokens, ld bytes each, in
+ * one piece, so that a matmul reads its weights from memory once for
+ * all of them (a batch's decode rows, T up to 64, would otherwise read
+ * a matrix of long rows once per few tokens): stack (cap bytes, the
+ * caller's) where they fit, else the heap, 64-byte aligned (a pool
+ * thread's stack may be small).  *tb: the tokens it holds, T, or where
+ * the heap has no room the stack's share (super-blocks, each reading
+ * the weights again).  The caller frees what is not stack. */
+void *kern_xroom(void *stack, size_t cap, size_t ld, int T, int *tb);
+
 /* Softmax of x[0..n) in place, max-subtracted; n >= 1. */
 void kern_softmax(float *x, int n);
 /* h[i] = silu(gate[i]) * up[i], silu(g) = g / (1 + exp(-g)); h may
@@ -232,6 +242,10 @@ void kern_q4_avx2_matvecs(float *out, int ldo, const void *w,
 /* kern_q4_prep on AVX2, byte for byte (x86-64 only; for the AVX2 and
  * AVX-512 tables' kernels and the unit test). */
 int kern_q4_avx2_prep(struct kern_q4x *xc, const float *x, int n);
+/* kern_q4_prep8 on AVX2 and on AVX-512, byte for byte (their W_Q4I
+ * entries; the unit test). */
+int kern_q4_avx2_prep8(struct kern_q4x *xc, const float *x, int n);
+int kern_q4_avx512_prep8(struct kern_q4x *xc, const float *x, int n);
 void kern_q4_avx512_matvec(float *out, const void *w, const float *x, int n,
     int r0, int r1);
 void kern_q4_avx512_matmul(float *out, int ldo, const void *w,

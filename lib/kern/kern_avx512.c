@@ -15,6 +15,7 @@
 #include <immintrin.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "kern/gptq.h"
@@ -590,25 +591,29 @@ matvec_bf16act(float *out, const void *w, const float *x, int n, int r0,
 /* Activations of one token super-block, rounded: TB * XPAD(n) <= XBUF. */
 #define XBUF (64 * 1024)
 
-/* The prefill path: tokens in super-blocks of TB whose bf16 activations
- * (at most 128 KiB, L2) are rounded once, rows in panels of P whose
- * weights fit in L1 (32 KiB) and serve every token group of the
- * super-block, then MR x MT register blocks. */
+/* Prefill and a batch's decode rows: the bf16 activations of all T
+ * tokens rounded once (kern_xroom: the stack's 128 KiB, else the heap),
+ * rows in panels of P whose weights fit in L1 (32 KiB) and serve every
+ * token group, then MR x MT register blocks; so the weights come from
+ * memory once a call.  (The stack alone held 6 tokens of rows of 8192,
+ * Llama-3.2-1B's down_proj: -P 64's decode read it 11 times a step.) */
 static void
 matmul_bf16act(float *out, int ldo, const void *w, const float *x, int ldx,
     int n, int T, int r0, int r1)
 {
-	uint16_t xs[XBUF] __attribute__((aligned(64)));
+	uint16_t stk[XBUF] __attribute__((aligned(64)));
 	size_t ld = XPAD(n);
 	int P = (int)((32u << 10) / ((size_t)n * 2));
-	int TB = (int)(XBUF / ld);
-	int t0, t1, p0, p1, j, TT;
+	int t0, t1, p0, p1, j, TT, TB;
+	uint16_t *xs;
 	float *o;
 
-	if (n > CONV_BF16ACT_MAXN || TB < 1)
+	if (n > CONV_BF16ACT_MAXN)
 		return;
+	xs = kern_xroom(stk, sizeof(stk), ld * sizeof(*xs), T, &TB);
 	P = P < MR ? MR : P / MR * MR;
-	TB = TB < MT ? TB : TB / MT * MT;
+	if (TB < T)	/* super-blocks of whole token groups */
+		TB = TB < MT ? TB : TB / MT * MT;
 	for (t0 = 0; t0 < T; t0 = t1) {
 		t1 = T - t0 > TB ? t0 + TB : T;
 		for (j = t0; j < t1; j++)
@@ -632,6 +637,8 @@ matmul_bf16act(float *out, int ldo, const void *w, const float *x, int ldx,
 			}
 		}
 	}
+	if (xs != stk)
+		free(xs);
 }
 
 /* ---- Q8_0 ----

@@ -14,6 +14,7 @@
 #include <immintrin.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "kern/kern.h"
@@ -106,21 +107,23 @@ kern_i8_avx2_matvec(float *out, const void *w, const float *x, int n,
 		qblock(1, 1, out, 0, w, xq, 0, n, r, 1);
 }
 
-/* Token super-blocks quantized once, row panels that fit in L2, QR x QT
- * register blocks. */
+/* All T tokens quantized once (kern_xroom), row panels that fit in L2,
+ * QR x QT register blocks: the weights come from memory once a call. */
 void
 kern_i8_avx2_matmul(float *out, int ldo, const void *w, const float *x,
     int ldx, int n, int T, int r0, int r1)
 {
-	char xq[XQBUF] __attribute__((aligned(32)));
+	char stk[XQBUF] __attribute__((aligned(64)));
 	size_t ld = conv_q8_0_rowsize(n);
-	int P = (int)((kern_l2 / 2) / ld), TB = (int)(XQBUF / ld);
+	int P = (int)((kern_l2 / 2) / ld), TB;
 	int t0, t1, p0, p1, j, r;
 	const char *xj;
+	char *xq;
 	float *o;
 
-	if (n > CONV_Q8_0_MAXN || TB < 1)
+	if (n > CONV_Q8_0_MAXN)
 		return;
+	xq = kern_xroom(stk, sizeof(stk), ld, T, &TB);
 	P = P < QR ? QR : P / QR * QR;
 	for (t0 = 0; t0 < T; t0 = t1) {
 		t1 = T - t0 > TB ? t0 + TB : T;
@@ -149,6 +152,8 @@ kern_i8_avx2_matmul(float *out, int ldo, const void *w, const float *x,
 			}
 		}
 	}
+	if (xq != stk)
+		free(xq);
 }
 
 #endif

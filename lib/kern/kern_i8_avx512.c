@@ -16,13 +16,17 @@
 #include <immintrin.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "kern/kern.h"
 #include "kern/kern_avx512_int.h"
 
 #define MR 4	/* rows per register block */
-#define QT 3	/* tokens per register block */
+/* tokens per register block: 4 x 4 accumulators, the rows' weights,
+ * their 128-sums and scales in registers or folded loads (3 took 1.25x
+ * as long at T = 4, a batch's 3 + 1, bench/NOTES.md) */
+#define QT 4
 #define XQBUF (64 * 1024)	/* bytes of quantized activations (matmul) */
 
 /* One block of conv_q8_0_quant, scalar: where an activation is not
@@ -194,23 +198,26 @@ qrows(int TT, float *out, int ldo, const void *w, const char *xq,
 		qblock(1, TT, out, ldo, w, xq, ld, n, r, 1);
 }
 
-/* Token super-blocks quantized once, row panels that fit in L2, QT
- * tokens at a time. */
+/* All T tokens quantized once (kern_xroom), row panels that fit in L2,
+ * QT tokens at a time: the weights come from memory once a call. */
 void
 kern_i8_avx512_matmul(float *out, int ldo, const void *w, const float *x,
     int ldx, int n, int T, int r0, int r1)
 {
-	char xq[XQBUF] __attribute__((aligned(64)));
+	char stk[XQBUF] __attribute__((aligned(64)));
 	size_t ld = conv_q8_0_rowsize(n);
-	int P = (int)((kern_l2 / 2) / ld), TB = (int)(XQBUF / ld);
+	int P = (int)((kern_l2 / 2) / ld), TB;
 	int t0, t1, p0, p1, j;
 	const char *xj;
+	char *xq;
 	float *o;
 
-	if (n > CONV_Q8_0_MAXN || TB < 1)
+	if (n > CONV_Q8_0_MAXN)
 		return;
+	xq = kern_xroom(stk, sizeof(stk), ld, T, &TB);
 	P = P < MR ? MR : P / MR * MR;
-	TB = TB < QT ? TB : TB / QT * QT;
+	if (TB < T)
+		TB = TB < QT ? TB : TB / QT * QT;
 	for (t0 = 0; t0 < T; t0 = t1) {
 		t1 = T - t0 > TB ? t0 + TB : T;
 		for (j = t0; j < t1; j++)
@@ -220,15 +227,17 @@ kern_i8_avx512_matmul(float *out, int ldo, const void *w, const float *x,
 			for (j = t0; j < t1; j += QT) {
 				xj = xq + (size_t)(j - t0) * ld;
 				o = out + (size_t)j * ldo;
-				if (t1 - j >= 3)
-					qrows(3, o, ldo, w, xj, ld, n, p0, p1);
-				else if (t1 - j == 2)
-					qrows(2, o, ldo, w, xj, ld, n, p0, p1);
-				else
-					qrows(1, o, ldo, w, xj, ld, n, p0, p1);
+				switch (t1 - j < QT ? t1 - j : QT) {	/* QT 4 */
+				case 1: qrows(1, o, ldo, w, xj, ld, n, p0, p1); break;
+				case 2: qrows(2, o, ldo, w, xj, ld, n, p0, p1); break;
+				case 3: qrows(3, o, ldo, w, xj, ld, n, p0, p1); break;
+				default: qrows(QT, o, ldo, w, xj, ld, n, p0, p1); break;
+				}
 			}
 		}
 	}
+	if (xq != stk)
+		free(xq);
 }
 
 #endif

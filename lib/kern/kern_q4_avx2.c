@@ -68,15 +68,61 @@ split8(int8_t *e, int8_t *o, __m256i v0, __m256i v1, __m256i v2, __m256i v3)
 	_mm_storeu_si128((__m128i *)o, _mm_unpackhi_epi16(a, b));
 }
 
+/* Block b of x[0..n) into v[4] (zero past n, never a load past x[n -
+ * 1]); the bits of its largest magnitude, at least 0x7f800000 if one is
+ * not finite. */
+INLINE uint32_t
+blockmax(__m256 v[4], const float *x, int n, int b)
+{
+	const __m256i ab = _mm256_set1_epi32(0x7fffffff);
+	__m256i m;
+	__m128i t;
+	int i, e;
+
+	if ((e = n - 32 * b) >= 32)
+		for (i = 0; i < 4; i++)
+			v[i] = _mm256_loadu_ps(x + 32 * b + 8 * i);
+	else
+		for (i = 0; i < 4; i++) {
+			m = _mm256_cmpgt_epi32(_mm256_set1_epi32(e - 8 * i),
+			    _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+			v[i] = e > 8 * i ? _mm256_maskload_ps(x + 32 * b +
+			    8 * i, m) : _mm256_setzero_ps();
+		}
+	/* |x| as integers order as the floats, and NaN above inf */
+	m = _mm256_max_epi32(_mm256_max_epi32(_mm256_and_si256(
+	    _mm256_castps_si256(v[0]), ab), _mm256_and_si256(
+	    _mm256_castps_si256(v[1]), ab)), _mm256_max_epi32(
+	    _mm256_and_si256(_mm256_castps_si256(v[2]), ab),
+	    _mm256_and_si256(_mm256_castps_si256(v[3]), ab)));
+	t = _mm_max_epi32(_mm256_castsi256_si128(m),
+	    _mm256_extracti128_si256(m, 1));
+	t = _mm_max_epi32(t, _mm_shuffle_epi32(t, 0x4e));
+	t = _mm_max_epi32(t, _mm_shuffle_epi32(t, 0xb1));
+	return (uint32_t)_mm_cvtsi128_si32(t);
+}
+
+/* Block bb of chunk c: minus each word's sum of X[4], and the scale ef
+ * of its four words. */
+INLINE void
+blocksum(struct kern_q4x *c, int bb, const __m256i X[4], float ef)
+{
+	__m256i s = _mm256_hadd_epi32(_mm256_hadd_epi32(X[0], X[1]),
+	    _mm256_hadd_epi32(X[2], X[3]));
+	__m128i t = _mm_sub_epi32(_mm_setzero_si128(), _mm_add_epi32(
+	    _mm256_castsi256_si128(s), _mm256_extracti128_si256(s, 1)));
+
+	_mm_storeu_si128((__m128i *)(c->nsx + 4 * bb), t);
+	_mm_storeu_ps(c->ef + 4 * bb, _mm_set1_ps(ef));
+}
+
 int
 kern_q4_avx2_prep(struct kern_q4x *xc, const float *x, int n)
 {
-	const __m256i ab = _mm256_set1_epi32(0x7fffffff);
 	const __m256i h = _mm256_set1_epi32(128);
-	__m256i X[4], m, s;
+	__m256i X[4];
 	__m256 v[4], p;
-	__m128i t;
-	int b, i, k, e, nb = (n + 31) / 32;
+	int b, i, k, nb = (n + 31) / 32;
 	uint32_t mb;
 	float mx, ef;
 
@@ -86,29 +132,7 @@ kern_q4_avx2_prep(struct kern_q4x *xc, const float *x, int n)
 		struct kern_q4x *c = xc + b / 4;
 		int bb = b % 4;
 
-		if ((e = n - 32 * b) >= 32)
-			for (i = 0; i < 4; i++)
-				v[i] = _mm256_loadu_ps(x + 32 * b + 8 * i);
-		else
-			/* the row's end: never a load past x[n - 1] */
-			for (i = 0; i < 4; i++) {
-				m = _mm256_cmpgt_epi32(_mm256_set1_epi32(e - 8 * i),
-				    _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-				v[i] = e > 8 * i ? _mm256_maskload_ps(x + 32 * b +
-				    8 * i, m) : _mm256_setzero_ps();
-			}
-		/* |x| as integers order as the floats, and NaN above inf */
-		m = _mm256_max_epi32(_mm256_max_epi32(_mm256_and_si256(
-		    _mm256_castps_si256(v[0]), ab), _mm256_and_si256(
-		    _mm256_castps_si256(v[1]), ab)), _mm256_max_epi32(
-		    _mm256_and_si256(_mm256_castps_si256(v[2]), ab),
-		    _mm256_and_si256(_mm256_castps_si256(v[3]), ab)));
-		t = _mm_max_epi32(_mm256_castsi256_si128(m),
-		    _mm256_extracti128_si256(m, 1));
-		t = _mm_max_epi32(t, _mm_shuffle_epi32(t, 0x4e));
-		t = _mm_max_epi32(t, _mm_shuffle_epi32(t, 0xb1));
-		mb = (uint32_t)_mm_cvtsi128_si32(t);
-		if (mb >= 0x7f800000)
+		if ((mb = blockmax(v, x, n, b)) >= 0x7f800000)
 			return -1;
 		memcpy(&mx, &mb, sizeof mx);
 		k = kern_q4_xk(mx);
@@ -118,13 +142,7 @@ kern_q4_avx2_prep(struct kern_q4x *xc, const float *x, int n)
 		memcpy(&ef, &mb, sizeof ef);
 		for (i = 0; i < 4; i++)
 			X[i] = _mm256_cvtps_epi32(_mm256_mul_ps(v[i], p));
-		/* minus each word's sum of X */
-		s = _mm256_hadd_epi32(_mm256_hadd_epi32(X[0], X[1]),
-		    _mm256_hadd_epi32(X[2], X[3]));
-		t = _mm_sub_epi32(_mm_setzero_si128(), _mm_add_epi32(
-		    _mm256_castsi256_si128(s), _mm256_extracti128_si256(s, 1)));
-		_mm_storeu_si128((__m128i *)(c->nsx + 4 * bb), t);
-		_mm_storeu_ps(c->ef + 4 * bb, _mm_set1_ps(ef));
+		blocksum(c, bb, X, ef);
 		/* X = a 2^16 + b 2^8 + c, digits in [-128, 127]: c is X's
 		 * low byte, X1 = (X - c) / 2^8 = (X + 128) >> 8, ... */
 		split8(c->d[0][0] + 16 * bb, c->d[0][1] + 16 * bb, X[0], X[1],
@@ -137,6 +155,38 @@ kern_q4_avx2_prep(struct kern_q4x *xc, const float *x, int n)
 			X[i] = _mm256_srai_epi32(_mm256_add_epi32(X[i], h), 8);
 		split8(c->d[2][0] + 16 * bb, c->d[2][1] + 16 * bb, X[0], X[1],
 		    X[2], X[3]);
+	}
+	return 0;
+}
+
+/* kern_q4_prep8's bytes, a block of 32 at once (dx = max / 127, X =
+ * nearest-even(x / dx) by vcvtps2dq, clamped as the portable code). */
+int
+kern_q4_avx2_prep8(struct kern_q4x *xc, const float *x, int n)
+{
+	const __m256i lo = _mm256_set1_epi32(-127), hi = _mm256_set1_epi32(127);
+	__m256i X[4];
+	__m256 v[4], s;
+	int b, i, nb = (n + 31) / 32;
+	uint32_t mb;
+	float d, id;
+
+	memset(xc, 0, (size_t)KERN_Q4_NC(n) * sizeof *xc);
+	for (b = 0; b < nb; b++) {
+		struct kern_q4x *c = xc + b / 4;
+
+		if ((mb = blockmax(v, x, n, b)) >= 0x7f800000)
+			return -1;
+		memcpy(&d, &mb, sizeof d);
+		d /= 127.0f;
+		id = d > 0 ? 1.0f / d : 0.0f;
+		s = _mm256_set1_ps(id);
+		for (i = 0; i < 4; i++)
+			X[i] = _mm256_min_epi32(hi, _mm256_max_epi32(lo,
+			    _mm256_cvtps_epi32(_mm256_mul_ps(v[i], s))));
+		blocksum(c, b % 4, X, d);
+		split8(c->d[0][0] + 16 * (b % 4), c->d[0][1] + 16 * (b % 4),
+		    X[0], X[1], X[2], X[3]);
 	}
 	return 0;
 }
@@ -485,7 +535,7 @@ kern_q4i_avx2_matvec(float *out, const void *w, const float *x, int n,
 	struct kern_q4x xc[KERN_Q4_NC(KERN_Q4_MAXN)];
 	int r;
 
-	if (!kern_q4_int(w, n) || kern_q4_prep8(xc, x, n) < 0) {
+	if (!kern_q4_int(w, n) || kern_q4_avx2_prep8(xc, x, n) < 0) {
 		for (r = r0; r < r1; r++)
 			out[r] = kern_q4_fdot(w, r, x, n);
 		return;
@@ -644,7 +694,7 @@ void
 kern_q4i_avx2_matmul(float *out, int ldo, const void *w, const float *x,
     int ldx, int n, int T, int r0, int r1)
 {
-	many(1, out, ldo, w, x, ldx, n, T, r0, r1, kern_q4_prep8,
+	many(1, out, ldo, w, x, ldx, n, T, r0, r1, kern_q4_avx2_prep8,
 	    kern_q4i_avx2_matvec);
 }
 

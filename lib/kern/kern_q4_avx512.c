@@ -299,6 +299,46 @@ digits(int8_t *o, __m512i v)
 	}
 }
 
+/* Minus each word's sum of X of chunk h, from its first planes' bytes
+ * (d[i][0], d[i][1], digit i of weight 2^8i, i < nd). */
+INLINE void
+nsx(struct kern_q4x *h, int nd)
+{
+	const __m512i one = _mm512_set1_epi8(1);
+	__m512i s = _mm512_setzero_si512(), t;
+	int i;
+
+	for (i = 0; i < nd; i++) {
+		t = _mm512_dpbusd_epi32(_mm512_dpbusd_epi32(
+		    _mm512_setzero_si512(), one, _mm512_load_si512(h->d[i][0])),
+		    one, _mm512_load_si512(h->d[i][1]));
+		s = _mm512_add_epi32(s, _mm512_slli_epi32(t, 8 * i));
+	}
+	_mm512_store_si512(h->nsx, _mm512_sub_epi32(_mm512_setzero_si512(), s));
+}
+
+/* Block b of x[0..n) into v0, v1 (zero past n); its largest magnitude,
+ * or -1 if an activation is not finite. */
+INLINE float
+blockmax(__m512 *v0, __m512 *v1, const float *x, int n, int b)
+{
+	const __m512 big = _mm512_set1_ps(FLT_MAX);
+	int e = n - b * 32;
+	__mmask16 k0 = e >= 16 ? 0xffff : (__mmask16)((1u << e) - 1);
+	__mmask16 k1 = e >= 32 ? 0xffff : e > 16 ?
+	    (__mmask16)((1u << (e - 16)) - 1) : 0;
+	__m512 a0, a1;
+
+	*v0 = _mm512_maskz_loadu_ps(k0, x + b * 32);
+	*v1 = _mm512_maskz_loadu_ps(k1, x + b * 32 + 16);
+	a0 = _mm512_abs_ps(*v0);
+	a1 = _mm512_abs_ps(*v1);
+	if (_mm512_cmp_ps_mask(a0, big, _CMP_NLE_UQ) |
+	    _mm512_cmp_ps_mask(a1, big, _CMP_NLE_UQ))
+		return -1;
+	return _mm512_reduce_max_ps(_mm512_max_ps(a0, a1));
+}
+
 /* kern_q4_prep's bytes. */
 static int
 prep(struct kern_q4x *xc, const float *x, int n)
@@ -307,28 +347,17 @@ prep(struct kern_q4x *xc, const float *x, int n)
 	    20, 22, 24, 26, 28, 30);
 	const __m512i od = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17,
 	    19, 21, 23, 25, 27, 29, 31);
-	const __m512 big = _mm512_set1_ps(FLT_MAX);
-	const __m512i one = _mm512_set1_epi8(1);
-	int nc = KERN_Q4_NC(n), b, k, e, c, i;
-	__m512 v0, v1, a0, a1, p;
-	__m512i X0, X1, t[3];
-	__mmask16 k0, k1;
+	int nc = KERN_Q4_NC(n), b, k, c, i;
+	__m512 v0, v1, p;
+	__m512i X0, X1;
 	struct kern_q4x *h;
-	float ef;
+	float ef, mx;
 
 	memset(xc + nc - 1, 0, sizeof *xc);
 	for (b = 0; b * 32 < n; b++) {
-		e = n - b * 32;
-		k0 = e >= 16 ? 0xffff : (__mmask16)((1u << e) - 1);
-		k1 = e >= 32 ? 0xffff : e > 16 ? (__mmask16)((1u << (e - 16)) - 1) : 0;
-		v0 = _mm512_maskz_loadu_ps(k0, x + b * 32);
-		v1 = _mm512_maskz_loadu_ps(k1, x + b * 32 + 16);
-		a0 = _mm512_abs_ps(v0);
-		a1 = _mm512_abs_ps(v1);
-		if (_mm512_cmp_ps_mask(a0, big, _CMP_NLE_UQ) |
-		    _mm512_cmp_ps_mask(a1, big, _CMP_NLE_UQ))
+		if ((mx = blockmax(&v0, &v1, x, n, b)) < 0)
 			return -1;
-		k = kern_q4_xk(_mm512_reduce_max_ps(_mm512_max_ps(a0, a1)));
+		k = kern_q4_xk(mx);
 		p = _mm512_castsi512_ps(_mm512_set1_epi32((k + 127) << 23));
 		X0 = _mm512_cvtps_epi32(_mm512_mul_ps(v0, p));
 		X1 = _mm512_cvtps_epi32(_mm512_mul_ps(v1, p));
@@ -342,18 +371,52 @@ prep(struct kern_q4x *xc, const float *x, int n)
 		for (i = 0; i < 4; i++)
 			h->ef[4 * (b % 4) + i] = ef;
 	}
-	/* minus each word's sum of X, from its digits */
-	for (c = 0; c < nc; c++) {
-		h = xc + c;
-		for (i = 0; i < 3; i++)
-			t[i] = _mm512_dpbusd_epi32(_mm512_dpbusd_epi32(
-			    _mm512_setzero_si512(), one,
-			    _mm512_load_si512(h->d[i][0])), one,
-			    _mm512_load_si512(h->d[i][1]));
-		_mm512_store_si512(h->nsx, _mm512_sub_epi32(_mm512_setzero_si512(),
-		    _mm512_add_epi32(t[0], _mm512_add_epi32(
-		    _mm512_slli_epi32(t[1], 8), _mm512_slli_epi32(t[2], 16)))));
+	for (c = 0; c < nc; c++)
+		nsx(xc + c, 3);
+	return 0;
+}
+
+/* kern_q4_prep8's bytes, a block of 32 at once: its largest magnitude,
+ * dx = max / 127 and X = nearest-even(x / dx) as the portable code
+ * rounds them (vcvtps2dq under the default rounding is nearbyintf),
+ * the even and the odd elements into the two planes of digit c.  (The
+ * portable one, scalar and through libm's nearbyintf, took as long as
+ * the products of a batch of 16 on the 135M shape.) */
+int
+kern_q4_avx512_prep8(struct kern_q4x *xc, const float *x, int n)
+{
+	const __m512i ev = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18,
+	    20, 22, 24, 26, 28, 30);
+	const __m512i od = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17,
+	    19, 21, 23, 25, 27, 29, 31);
+	const __m512i lo = _mm512_set1_epi32(-127), hi = _mm512_set1_epi32(127);
+	int nc = KERN_Q4_NC(n), b, c, i;
+	__m512 v0, v1, s;
+	__m512i X0, X1;
+	struct kern_q4x *h;
+	float d, id;
+
+	memset(xc, 0, (size_t)nc * sizeof *xc);
+	for (b = 0; b * 32 < n; b++) {
+		if ((d = blockmax(&v0, &v1, x, n, b)) < 0)
+			return -1;
+		d /= 127.0f;
+		id = d > 0 ? 1.0f / d : 0.0f;
+		s = _mm512_set1_ps(id);
+		X0 = _mm512_min_epi32(hi, _mm512_max_epi32(lo,
+		    _mm512_cvtps_epi32(_mm512_mul_ps(v0, s))));
+		X1 = _mm512_min_epi32(hi, _mm512_max_epi32(lo,
+		    _mm512_cvtps_epi32(_mm512_mul_ps(v1, s))));
+		h = xc + b / 4;
+		_mm_storeu_si128((__m128i *)(h->d[0][0] + 16 * (b % 4)),
+		    _mm512_cvtepi32_epi8(_mm512_permutex2var_epi32(X0, ev, X1)));
+		_mm_storeu_si128((__m128i *)(h->d[0][1] + 16 * (b % 4)),
+		    _mm512_cvtepi32_epi8(_mm512_permutex2var_epi32(X0, od, X1)));
+		for (i = 0; i < 4; i++)
+			h->ef[4 * (b % 4) + i] = d;
 	}
+	for (c = 0; c < nc; c++)
+		nsx(xc + c, 1);
 	return 0;
 }
 
@@ -425,7 +488,7 @@ void
 kern_q4i_avx512_matvec(float *out, const void *w, const float *x, int n,
     int r0, int r1)
 {
-	matvec(1, out, w, x, n, r0, r1, kern_q4_prep8);
+	matvec(1, out, w, x, n, r0, r1, kern_q4_avx512_prep8);
 }
 
 /* Row r against TT tokens (chunks xs[j], output o[j][r]), each chunk
@@ -576,7 +639,7 @@ void
 kern_q4i_avx512_matmul(float *out, int ldo, const void *w, const float *x,
     int ldx, int n, int T, int r0, int r1)
 {
-	many(1, out, ldo, w, x, ldx, n, T, r0, r1, kern_q4_prep8);
+	many(1, out, ldo, w, x, ldx, n, T, r0, r1, kern_q4_avx512_prep8);
 }
 
 void

@@ -206,6 +206,52 @@ test_prep8(void)
 	CHECK(kern_q4_prep8(xc, x, n) < 0);
 }
 
+#if defined(__x86_64__)
+/* prep against kern_q4_prep8 (test_prep8_simd). */
+static void
+test_prep8_with(int (*prep)(struct kern_q4x *, const float *, int),
+    const char *name)
+{
+	static struct kern_q4x a[4], b[4];
+	float x[400];
+	int n, t, j, ra, rb;
+
+	for (t = 0; t < 7; t++)
+		for (n = 1; n <= 400; n++) {
+			xfill(x, n, t);
+			if (t == 4)
+				x[n - 1] = n % 2 ? NAN : -INFINITY;
+			if (t == 5)
+				x[n / 2] = n % 3 ? -0.0f : 0x1p-149f;
+			if (t == 6)	/* 127 in each block: halves are ties */
+				for (j = 0; j < n; j++)
+					x[j] = j % 32 ? (float)(j % 255 - 127) / 4 : 63.5f;
+			memset(a, 0x55, sizeof a), memset(b, 0xaa, sizeof b);
+			ra = kern_q4_prep8(a, x, n);
+			rb = prep(b, x, n);
+			EQ(rb, ra);
+			if (ra == 0)
+				CHECKF(!memcmp(a, b, (size_t)KERN_Q4_NC(n) *
+				    sizeof *a), "%s prep8: t %d, n %d", name, t, n);
+		}
+}
+#endif
+
+/* The AVX2 and AVX-512 tables' conversions against the portable one,
+ * byte for byte: every length up to three chunks, the edges xfill
+ * makes, ties (x / dx at k + 1/2), a non-finite activation, -0 and
+ * subnormals. */
+static void
+test_prep8_simd(void)
+{
+#if defined(__x86_64__)
+	if (!strcmp(kern.name, "avx2") || !strcmp(kern.name, "avx512"))
+		test_prep8_with(kern_q4_avx2_prep8, "avx2");
+	if (kern.matvec[W_Q4I] == kern_q4i_avx512_matvec)	/* VNNI */
+		test_prep8_with(kern_q4_avx512_prep8, "avx512");
+#endif
+}
+
 /* A rows x n 4-bit matrix in groups of g (scales st, zero points if
  * asym), through quant_row; deq its dequantized rows. */
 static void
@@ -453,7 +499,15 @@ main(void)
 		test_q8i(ns[i], 37, 9);
 	}
 	test_q8i(4096, 9, 5);
+	/* a batch's decode rows: every T to 70 (the register blocks'
+	 * remainders), and more tokens than the stack's buffer holds
+	 * (kern_xroom's heap) */
+	for (i = 1; i <= 70; i += i < 8 ? 1 : 7)
+		test_q8i(96, 7, (int)i);
+	test_q8i(4096, 9, 37);
+	test_q8i(CONV_Q8_0_MAXN, 5, 20);
 	test_prep8();
+	test_prep8_simd();
 	for (i = 0; i < sizeof ns / sizeof *ns; i++) {
 		test_q4i(ns[i], 13, 7, 32, W_BF16, 0);
 		test_q4i(ns[i], 11, 3, 32, W_BF16, 1);

@@ -755,6 +755,11 @@ test_bf16acts(void)
 			    Ts[k]);
 	/* the longest row, a few tokens (panels of one register block) */
 	test_bf16act(CONV_BF16ACT_MAXN, 5, 7);
+	/* more tokens than the stack's buffer holds (kern_xroom's heap):
+	 * a batch's decode rows on long rows, odd T */
+	test_bf16act(4096, 7, 33);
+	test_bf16act(8192, 5, 17);
+	test_bf16act(2048, 6, 64);
 }
 
 

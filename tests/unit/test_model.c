@@ -1103,13 +1103,13 @@ batch_round(const struct shape *s, const char *what, struct seq_batch *b,
  * rows a pass), a one-id prompt, one of SEQ_MAXBATCH + 1 ids (a lone
  * last id, decode's attention) where the shape is long enough, their
  * KV blocks from one pool; in the exact mode and, where the model
- * allows, Q8_0 and Q4 (whose decode products are integer sums: those
- * rows keep the matvec). */
+ * and the CPU allow, bf16-act, Q8_0 and Q4 (whose decode products are
+ * integer sums: those rows keep the matvec) and Q8_0 and Q4 with
+ * --int8-act (every row through their matmul, kern.h). */
 static void
 batch_mode(const struct shape *s, const char *dir, const int *ids0,
-    int threads, enum model_mode mode)
+    int threads, enum model_mode mode, int int8act)
 {
-	static const char *names[] = { "exact", "bf16-act", "q8_0", "q4" };
 	size_t V = (size_t)s->vocab, rb = V * sizeof(float);
 	int n = s->n, k, i, c, vn[2], vids[3];
 	struct brec r[NB];
@@ -1125,12 +1125,13 @@ batch_mode(const struct shape *s, const char *dir, const int *ids0,
 		CHECKF(0, "%s: model_load failed", s->name);
 		return;
 	}
-	if (model_set_mode(&m, mode) < 0 || m.mode != mode) {
+	if (model_set_mode(&m, mode) < 0 || m.mode != mode ||
+	    m.mode_fallback || (int8act && model_set_int8act(&m) < 0)) {
 		model_close(&m);	/* a mode the model cannot take */
 		return;
 	}
-	snprintf(what, sizeof(what), "%s, %d thread%s", names[mode], threads,
-	    threads > 1 ? "s" : "");
+	snprintf(what, sizeof(what), "%s, %d thread%s", model_mode_name(&m),
+	    threads, threads > 1 ? "s" : "");
 	r[0].p = n / 3, r[0].len = n, r[0].join = 0;
 	r[1].p = n - n / 3, r[1].len = n, r[1].join = 0;
 	r[2].p = 1, r[2].len = n < 20 ? n : 20, r[2].join = 2;
@@ -1203,9 +1204,12 @@ test_batch(const struct shape *s, const char *dir, const int *ids)
 	int threads;
 
 	for (threads = 1; threads <= 2; threads++) {
-		batch_mode(s, dir, ids, threads, MODEL_EXACT);
-		batch_mode(s, dir, ids, threads, MODEL_Q8_0);
-		batch_mode(s, dir, ids, threads, MODEL_Q4);
+		batch_mode(s, dir, ids, threads, MODEL_EXACT, 0);
+		batch_mode(s, dir, ids, threads, MODEL_BF16ACT, 0);
+		batch_mode(s, dir, ids, threads, MODEL_Q8_0, 0);
+		batch_mode(s, dir, ids, threads, MODEL_Q4, 0);
+		batch_mode(s, dir, ids, threads, MODEL_Q8_0, 1);
+		batch_mode(s, dir, ids, threads, MODEL_Q4, 1);
 	}
 }
 
