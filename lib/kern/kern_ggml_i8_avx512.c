@@ -298,20 +298,26 @@ zprep(int8_t *q, float *s, const float *x, int n)
 	}
 }
 
-/* Row i's dw dx of pairs [k0, k1) and each of ZT tokens into dd: the
- * row's scales at wd times the tokens' at sx. */
+/* Rows' dw dx of pairs [k0, k1) and each of ZT tokens into dd: the
+ * scales at wd[i] (i < R) times the tokens' at sx, a pair at a time (a
+ * row at a time, reading sx again for each, was slower). */
 INLINE void
-zdd(double dd[][ZR][ZT], int i, const float *wd, const float *sx, int k0,
-    int k1)
+zdd(int R, double dd[][ZR][ZT], const float *const *wd, const float *sx,
+    int k0, int k1)
 {
+	__m256 xs;
 	double w2;
-	int k;
+	int i, k;
 
 	for (k = k0; k < k1; k++) {
-		memcpy(&w2, wd + 2 * k, sizeof w2);
-		_mm256_store_pd(dd[k - k0][i], _mm256_castps_pd(_mm256_mul_ps(
-		    _mm256_castpd_ps(_mm256_set1_pd(w2)), _mm256_loadu_ps(sx +
-		    2 * ZT * k))));
+		xs = _mm256_loadu_ps(sx + 2 * ZT * k);
+		UNROLL
+		for (i = 0; i < R; i++) {
+			memcpy(&w2, wd[i] + 2 * k, sizeof w2);
+			_mm256_store_pd(dd[k - k0][i], _mm256_castps_pd(
+			    _mm256_mul_ps(_mm256_castpd_ps(_mm256_set1_pd(w2)),
+			    xs)));
+		}
 	}
 }
 
@@ -347,9 +353,7 @@ zgemm(int R, int TT, float *out, int ldo, const uint8_t *u, size_t ru,
 	}
 	for (k0 = 0; k0 < nbp; k0 = k1) {
 		k1 = nbp - k0 > ZKB ? k0 + ZKB : nbp;
-		UNROLL
-		for (i = 0; i < R; i++)
-			zdd(dd, i, wd[i], sx, k0, k1);
+		zdd(R, dd, wd, sx, k0, k1);
 		for (k = k0; k < k1; k++) {
 			/* an odd last block: its pair's second half not summed */
 			m = 2 * k + 1 < nb ? 0xffff : 0x5555;
