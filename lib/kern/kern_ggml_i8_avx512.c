@@ -647,16 +647,10 @@ zblockk(enum wtype t, int R, int TT, float *out, int ldo, const uint8_t *w,
 	for (g = 0; g < NG; g++)
 		acc[g] = _mm_setzero_ps();
 	for (b = 0; b < nb; b++) {
-		UNROLL
-		for (j = 0; j < TT; j++)
-			yj[j] = y + (size_t)j * ldy + b;
+		gkplaces(R, TT, yj, y, ldy, p, w, rb, un ? ZKU : wtypes[t].bytes,
+		    r, rs, b, pf ? wtypes[t].bytes : 0);
 		UNROLL
 		for (i = 0; i < R; i++) {
-			p[i] = w + (size_t)(r + i * rs) * rb + (size_t)b *
-			    (un ? ZKU : wtypes[t].bytes);
-			if (pf)
-				for (k = 0; k < wtypes[t].bytes; k += 64)
-					gahead(p[i] + k);
 			if (un) {
 				sc16[i] = _mm512_zextsi256_si512(
 				    _mm256_load_si256((const __m256i *)
