@@ -9,9 +9,11 @@
 # Q6_K, rows not whole superblocks falling back); on each file, for 1 and
 # 2 threads: prefill of 128 ids (llm-logits, warm: a one-id record
 # first) and decode of 128 ids after a 32-id prompt (llm-gen --ignore-eos
-# --temp 0), beside llama-bench -p 128 -n 0 and -p 0 -n 128 -d 32 on the
-# file, run right after pipelm's with the same thread count; the ratio
-# pipelm / llama.cpp.  Cells: median (min-max) of the repetitions.
+# --temp 0), each in float32 and with --int8-act (activations rounded to
+# int8 per block, integer products: llama.cpp's own class on these
+# files), beside llama-bench -p 128 -n 0 and -p 0 -n 128 -d 32 on the
+# file, run right after pipelm's with the same thread count; the ratios
+# pipelm / llama.cpp, of each.  Cells: median (min-max) of the repetitions.
 # Without llama.cpp (make peer) there are no such files: said, and
 # nothing run (exit 0).  The table goes to stdout and to
 # BENCH_DIR/gguf.md.
@@ -23,10 +25,10 @@
 # BENCH_GGUF_TYPES (llama-quantize's type names, "Q4_K_M Q4_0 Q6_K
 # Q8_0"), BENCH_GGUF_MODELS (mkmodel presets or model folders, "smollm2-135m
 # llama3.2-1b": a folder's files are written under BENCH_DIR by its
-# name).  Takes, on 2 idle cores, roughly 2 minutes a repetition for the
-# 135M shape and 5 to 10 for the 1B one (estimated, not yet timed idle),
-# and the files once (about 8 GB for the 1B shape, shared with
-# bench/run.sh's).
+# name).  Takes, on 2 idle cores, about 5 minutes a repetition of both
+# shapes without the --int8-act runs (294 s, bench/NOTES.md 2026-12-02
+# 22:22 UTC), which add pipelm's share of that again, and the files once
+# (about 8 GB for the 1B shape, shared with bench/run.sh's).
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -132,15 +134,26 @@ lb() {	# NAME THREADS GGUF args...
 	put "$pn" "$pt" "$(awk -F, 'NR == 1 { ok = $(NF - 1) == "avg_ts"; next }
 	    ok { v = $(NF - 1); gsub(/"/, "", v); print v }' "$tmp/csv")"
 }
-run() {	# base gguf tag threads
-	"$bin/llm-logits" -m "$2" -t "$4" --timing <"$tmp/w128.$1" >/dev/null \
-	    2>"$tmp/err" || fail "llm-logits -m $2 -t $4 failed: $(cat "$tmp/err")"
-	put "p.$3" "$4" "$(num "$tmp/err" "prefill [0-9]* tokens, $F tokens/s")"
-	lb "lp.$3" "$4" "$2" -p 128 -n 0
+# pipelm's prefill and decode of a file, as prefix v ("" float, "i"
+# --int8-act) of the figures
+pre() {	# base gguf tag threads v [--int8-act]
+	"$bin/llm-logits" -m "$2" -t "$4" --timing ${6:-} <"$tmp/w128.$1" \
+	    >/dev/null 2>"$tmp/err" ||
+		fail "llm-logits -m $2 -t $4 ${6:+$6 }failed: $(cat "$tmp/err")"
+	put "${5}p.$3" "$4" "$(num "$tmp/err" "prefill [0-9]* tokens, $F tokens/s")"
+}
+dec() {	# base gguf tag threads v [--int8-act]
 	"$bin/llm-gen" -m "$2" -t "$4" --timing --ignore-eos -n 128 --temp 0 \
-	    <"$tmp/p32.$1" >/dev/null 2>"$tmp/err" ||
-		fail "llm-gen -m $2 -t $4 failed: $(cat "$tmp/err")"
-	put "d.$3" "$4" "$(num "$tmp/err" "decode [0-9]* tokens, $F tokens/s")"
+	    ${6:-} <"$tmp/p32.$1" >/dev/null 2>"$tmp/err" ||
+		fail "llm-gen -m $2 -t $4 ${6:+$6 }failed: $(cat "$tmp/err")"
+	put "${5}d.$3" "$4" "$(num "$tmp/err" "decode [0-9]* tokens, $F tokens/s")"
+}
+run() {	# base gguf tag threads
+	pre "$@" ""
+	pre "$@" i --int8-act
+	lb "lp.$3" "$4" "$2" -p 128 -n 0
+	dec "$@" ""
+	dec "$@" i --int8-act
 	lb "ld.$3" "$4" "$2" -p 0 -n 128 -d 32
 }
 for w in $models; do
@@ -192,18 +205,21 @@ echo
 echo "- pipelm's ${kern:-?} kernels$(git -C "$top" rev-parse --short HEAD 2>/dev/null | sed 's/^/, commit /'); llama.cpp ${peerv:-(version unknown)} ($peer); load average after: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?')"
 echo "- the files: llama-quantize's own from mkgguf's BF16 GGUF of each random BF16 model; $reps repetition(s), $(( $(date +%s) - tstart )) s in all; cells median (min-max), tokens/s; ratio pipelm / llama.cpp"
 echo
-echo "| model | file | threads | prefill 128 pipelm | llama.cpp | ratio | decode 128 after 32 pipelm | llama.cpp | ratio |"
-echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+echo "| model | file | threads | prefill 128 pipelm | --int8-act | llama.cpp | ratio | ratio --int8-act | decode 128 after 32 pipelm | --int8-act | llama.cpp | ratio | ratio --int8-act |"
+echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 for w in $models; do
 	b=$(mname "$w")
 	for q in $types; do
 		for t in 1 2; do
 			k=$b.$q
-			printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' \
+			printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' \
 			    "${b%-bf16}" "$q" "$t" "$(cell "p.$k" $t)" \
-			    "$(cell "lp.$k" $t)" "$(ratio "p.$k" "lp.$k" $t)" \
-			    "$(cell "d.$k" $t)" "$(cell "ld.$k" $t)" \
-			    "$(ratio "d.$k" "ld.$k" $t)"
+			    "$(cell "ip.$k" $t)" "$(cell "lp.$k" $t)" \
+			    "$(ratio "p.$k" "lp.$k" $t)" \
+			    "$(ratio "ip.$k" "lp.$k" $t)" \
+			    "$(cell "d.$k" $t)" "$(cell "id.$k" $t)" \
+			    "$(cell "ld.$k" $t)" "$(ratio "d.$k" "ld.$k" $t)" \
+			    "$(ratio "id.$k" "ld.$k" $t)"
 		done
 	done
 done

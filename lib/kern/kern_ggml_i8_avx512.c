@@ -80,16 +80,44 @@ zwblk(enum wtype t, const uint8_t *p0, const uint8_t *p1, int one)
 }
 
 /* A row panel's weights unpacked for the prefill GEMM (zunpack): each
- * row the nbp = ceil(nb / 2) pairs of blocks as zwblk lays them out, all
- * unsigned (Q8_0's q + 128), then their nbp pairs of float scales; made
- * once a panel and chunk of tokens, where the packed blocks would be
- * unpacked again for every ZT tokens. */
+ * row the nbp = ceil(nb / 2) pairs of blocks as zwblk lays them out but
+ * with their 4-byte groups interleaved (zilv), all unsigned (Q8_0's q +
+ * 128), then their nbp pairs of float scales; made once a panel and
+ * chunk of tokens, where the packed blocks would be unpacked again for
+ * every ZT tokens. */
 #define ZUBUF (96 * 1024)	/* bytes: 4 rows of KERN_GI8_MAXN fit */
 /* Bytes of a chunk of prepared tokens (prefill): each panel is unpacked
- * once a chunk, so a chunk is as large as the stack allows well (113
- * tokens of 2048, 28 of 8192) */
+ * once a chunk, so a chunk is as large as the stack allows well (the
+ * blocks of 32: 128 tokens of 2048, 32 of 8192) */
 #define ZXBUF (256 * 1024)
 #define ZUROW(nb) ((size_t)((nb) + 1) / 2 * (64 + 8))	/* bytes a row */
+
+/* A pair's 64 bytes from zwblk's layout (block b + p's group l in int32
+ * lane 8p + l) to the prefill's (lane 2l + p), so that a lane's scale is
+ * the pair's scales alternating, one 8-byte broadcast (zgemm); zgemm's
+ * accumulators go back by zunilv before the sum. */
+INLINE __m512i
+zilv(__m512i z)
+{
+	return _mm512_permutexvar_epi32(_mm512_setr_epi32(0, 8, 1, 9, 2, 10,
+	    3, 11, 4, 12, 5, 13, 6, 14, 7, 15), z);
+}
+
+INLINE __m512
+zunilv(__m512 a)
+{
+	return _mm512_permutexvar_ps(_mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12,
+	    14, 1, 3, 5, 7, 9, 11, 13, 15), a);
+}
+
+/* The sum of zmm accumulator a as kern.h's chain ends it: its halves
+ * added, then kern_avx2_int.h's hsum. */
+INLINE float
+zhsum(__m512 a)
+{
+	return hsum(_mm256_add_ps(_mm512_castps512_ps256(a), _mm256_castpd_ps(
+	    _mm512_extractf64x4_pd(_mm512_castps_pd(a), 1))));
+}
 
 static void
 zunpack(enum wtype t, uint8_t *u, const uint8_t *w, size_t rb, int n,
@@ -108,7 +136,7 @@ zunpack(enum wtype t, uint8_t *u, const uint8_t *w, size_t rb, int n,
 			if (t == W_GQ8_0I)
 				z = _mm512_xor_si512(z, _mm512_set1_epi8(
 				    (char)0x80));
-			_mm512_storeu_si512(u + 64 * (size_t)k, z);
+			_mm512_storeu_si512(u + 64 * (size_t)k, zilv(z));
 			d[2 * k] = gf16(p);
 			d[2 * k + 1] = 2 * k + 1 >= nb ? 0.0f : gf16(p + bytes);
 		}
@@ -117,26 +145,21 @@ zunpack(enum wtype t, uint8_t *u, const uint8_t *w, size_t rb, int n,
 
 /* out[j*ldo + r + i*rs] = row r + i*rs of w (type t, rows of rb bytes)
  * . token j of the blocks at xq (ldxq bytes apart, conv_q8_0_quant's
- * layout), i < R, j < TT; pf: prefetch each row GPF bytes ahead.  un:
- * w is zunpack's rows (rb = ZUROW): the weights unsigned, the offset
- * (Q8_0's 128 too) taken off as the sums of X times it. */
+ * layout), i < R, j < TT; pf: prefetch each row GPF bytes ahead. */
 INLINE void
 zblock(enum wtype t, int R, int TT, float *out, int ldo, const uint8_t *w,
-    size_t rb, const char *xq, size_t ldxq, int n, int r, int rs, int pf,
-    int un)
+    size_t rb, const char *xq, size_t ldxq, int n, int r, int rs, int pf)
 {
 	size_t nx = CONV_Q8_0_NB(n);
 	int nb = (n + 31) / 32, b, i, j, one, bytes = wtypes[t].bytes;
-	int sgn = t == W_GQ8_0I && !un;	/* Q8_0's signed q: vpsignb's way */
-	const __m512i off = _mm512_set1_epi8((char)(t == W_Q4_0I ? 8 :
-	    t == W_Q5_0I ? 16 : 128));
+	int sgn = t == W_GQ8_0I;	/* Q8_0's signed q: vpsignb's way */
+	const __m512i off = _mm512_set1_epi8((char)(t == W_Q4_0I ? 8 : 16));
 	const uint8_t *wr[ZR];
 	const float *xd[ZT];
 	const int8_t *xv[ZT];
 	__m512 acc[ZR][ZT], dw[ZR], s;
 	__m512i wv[ZR], x, ax, nc, P;
 	__mmask64 neg;
-	__m256 h;
 
 	UNROLL
 	for (i = 0; i < R; i++) {
@@ -156,13 +179,6 @@ zblock(enum wtype t, int R, int TT, float *out, int ldo, const uint8_t *w,
 		for (i = 0; i < R; i++) {
 			const uint8_t *p0 = wr[i] + (size_t)b * bytes;
 
-			if (un) {
-				wv[i] = _mm512_loadu_si512(wr[i] + 32 * (size_t)b);
-				dw[i] = pair8(_mm_castsi128_ps(_mm_loadl_epi64(
-				    (const __m128i *)(wr[i] + 64 * (size_t)((nb +
-				    1) / 2) + 4 * (size_t)b))));
-				continue;
-			}
 			if (pf)
 				gahead(p0);
 			wv[i] = zwblk(t, p0, p0 + bytes, one);
@@ -201,12 +217,8 @@ zblock(enum wtype t, int R, int TT, float *out, int ldo, const uint8_t *w,
 	UNROLL
 	for (i = 0; i < R; i++)
 		UNROLL
-		for (j = 0; j < TT; j++) {
-			h = _mm256_add_ps(_mm512_castps512_ps256(acc[i][j]),
-			    _mm256_castpd_ps(_mm512_extractf64x4_pd(
-			    _mm512_castps_pd(acc[i][j]), 1)));
-			out[(size_t)j * ldo + r + i * rs] = hsum(h);
-		}
+		for (j = 0; j < TT; j++)
+			out[(size_t)j * ldo + r + i * rs] = zhsum(acc[i][j]);
 }
 
 /* Decode: rows [r0, r1) in GV32 parts read side by side
@@ -226,63 +238,237 @@ zmatvec(enum wtype t, float *out, const void *w, const float *x, int n,
 	}
 	prep32(xq, x, n);
 	for (r = r0; r < r0 + h; r++)
-		zblock(t, GV32, 1, out, 0, w, rb, xq, 0, n, r, h, 1, 0);
+		zblock(t, GV32, 1, out, 0, w, rb, xq, 0, n, r, h, 1);
 	for (r = r0 + GV32 * h; r < r1; r++)
-		zblock(t, 1, 1, out, 0, w, rb, xq, 0, n, r, 1, 1, 0);
+		zblock(t, 1, 1, out, 0, w, rb, xq, 0, n, r, 1, 1);
 }
 
-/* Rows [p0, p1) of w against TT tokens prepared at xq, ld bytes apart;
- * u: those rows unpacked (zunpack). */
+/* ---- the blocks of 32's prefill GEMM ----
+ *
+ * A chunk of tokens is prepared once (zprep): each token's pairs of
+ * blocks of X as zilv lays them out (ZXROW bytes a token), and their
+ * scales in a table of groups of ZT tokens, for each pair the ZT tokens'
+ * two scales side by side (32 bytes), so that one 256-bit multiply by a
+ * row's pair of scales makes the pair's dw dx of ZT tokens, kern.h's
+ * products, and each (row, token)'s 16 lanes take theirs as one 8-byte
+ * broadcast.  Each group's offset sums are made once a row panel
+ * (zrows).  A step of R x TT is then, for each pair of blocks, a
+ * vpdpbusd, a subtraction and an FMA a row and token (and a multiply a
+ * row, before): each lane the chain of kern.h in its order.
+ *
+ * On Zen 5 (bench/NOTES.md) vpdpbusd, the FMA, the multiplies and
+ * vcvtdq2ps share two ports: what bounds the step is their count, so
+ * each of the others is made where it is made fewer times. */
+#define ZXROW(nbp) ((size_t)(nbp) * 64)	/* bytes of a token's X */
+#define ZSBUF (32 * 1024)	/* bytes of the chunk's table of scales */
+/* The bits of the float 1.5 * 2^23, where each lane's sum P starts, so
+ * that (|P| < 2^18: 4 bytes of at most 255 times 128, and the offset's
+ * sums) it ends as the bits of the float 1.5 * 2^23 + P, exactly: that
+ * float minus 1.5 * 2^23, on the add ports, is P's float as vcvtdq2ps
+ * would make it, off the multiply ports. */
+#define ZMAGIC 0x4b400000
+#define ZKB 32		/* pairs of blocks whose dw dx zgemm makes at once */
+#define ZNCMAX 2048	/* longest rows whose sums' starts zrows makes */
+
+/* A pair's sums' start for X x: ZMAGIC minus the offset off times the
+ * sums of X (the weights unsigned, zunpack). */
+INLINE __m512i
+zstart(__m512i off, __m512i x)
+{
+	return _mm512_sub_epi32(_mm512_set1_epi32(ZMAGIC), _mm512_dpbusd_epi32(
+	    _mm512_setzero_si512(), off, x));
+}
+
+/* Token x's blocks (conv_q8_0_quant's bytes, prep32) into zgemm's
+ * layout: its X at q, its pairs of scales at s, ZT tokens apart. */
+static void
+zprep(int8_t *q, float *s, const float *x, int n)
+{
+	char t[CONV_Q8_0_NB(KERN_GI8_MAXN) * (4 + 32)]
+	    __attribute__((aligned(64)));
+	size_t nx = CONV_Q8_0_NB(n), k;
+	const float *d = (const float *)t;
+	const int8_t *v = (const int8_t *)(d + nx);
+
+	prep32(t, x, n);
+	for (k = 0; k < nx / 2; k++) {
+		_mm512_storeu_si512(q + 64 * k, zilv(_mm512_loadu_si512(v +
+		    64 * k)));
+		memcpy(s + 2 * ZT * k, d + 2 * k, 2 * sizeof *d);
+	}
+}
+
+/* Rows' dw dx of pairs [k0, k1) and each of ZT tokens into dd: the
+ * scales at wd[i] (i < R) times the tokens' at sx, a pair at a time (a
+ * row at a time, reading sx again for each, was slower). */
+INLINE void
+zdd(int R, double dd[][ZR][ZT], const float *const *wd, const float *sx,
+    int k0, int k1)
+{
+	__m256 xs;
+	double w2;
+	int i, k;
+
+	for (k = k0; k < k1; k++) {
+		xs = _mm256_loadu_ps(sx + 2 * ZT * k);
+		UNROLL
+		for (i = 0; i < R; i++) {
+			memcpy(&w2, wd[i] + 2 * k, sizeof w2);
+			_mm256_store_pd(dd[k - k0][i], _mm256_castps_pd(
+			    _mm256_mul_ps(_mm256_castpd_ps(_mm256_set1_pd(w2)),
+			    xs)));
+		}
+	}
+}
+
+/* out[j*ldo + r + i] = row r + i of the unpacked rows u (ru bytes each)
+ * . token j of zprep's X at xq (ldx bytes apart) with the scales' table
+ * sx and zrows' sums' starts nc (or, null, made here from the offset
+ * off), i < R, j < TT. */
+INLINE void
+zgemm(int R, int TT, float *out, int ldo, const uint8_t *u, size_t ru,
+    const int8_t *xq, size_t ldx, const float *sx, const __m512i *nc,
+    __m512i off, int nb, int r)
+{
+	int nbp = (nb + 1) / 2, k, k0, k1, i, j;
+	const __m512 magic = _mm512_castsi512_ps(_mm512_set1_epi32(ZMAGIC));
+	const uint8_t *wr[ZR];
+	const float *wd[ZR];
+	/* each pair's dw dx of each row and token, made before the sums
+	 * read them: then each is one broadcast load, where read right
+	 * after their store (or kept in registers, taken apart by
+	 * shuffles) they held the loop up */
+	double dd[ZKB][ZR][ZT] __attribute__((aligned(32)));
+	__m512 acc[ZR][ZT];
+	__m512i nk[ZT], xv[ZT], wv, P;
+	__mmask16 m;
+
+	UNROLL
+	for (i = 0; i < R; i++) {
+		wr[i] = u + (size_t)(r + i) * ru;
+		wd[i] = (const float *)(wr[i] + 64 * (size_t)nbp);
+		UNROLL
+		for (j = 0; j < TT; j++)
+			acc[i][j] = _mm512_setzero_ps();
+	}
+	for (k0 = 0; k0 < nbp; k0 = k1) {
+		k1 = nbp - k0 > ZKB ? k0 + ZKB : nbp;
+		zdd(R, dd, wd, sx, k0, k1);
+		for (k = k0; k < k1; k++) {
+			/* an odd last block: its pair's second half not summed */
+			m = 2 * k + 1 < nb ? 0xffff : 0x5555;
+			/* X in registers, each loaded once a pair, not again
+			 * for every row */
+			UNROLL
+			for (j = 0; j < TT; j++) {
+				xv[j] = _mm512_loadu_si512(xq + (size_t)j * ldx +
+				    64 * (size_t)k);
+				__asm__("" : "+v"(xv[j]));
+				nk[j] = nc ? _mm512_load_si512(nc + (size_t)ZT *
+				    k + j) : zstart(off, xv[j]);
+			}
+			UNROLL
+			for (i = 0; i < R; i++) {
+				wv = _mm512_loadu_si512(wr[i] + 64 * (size_t)k);
+				UNROLL
+				for (j = 0; j < TT; j++) {
+					P = _mm512_dpbusd_epi32(nk[j], wv, xv[j]);
+					acc[i][j] = _mm512_mask3_fmadd_ps(
+					    _mm512_sub_ps(_mm512_castsi512_ps(P),
+					    magic), _mm512_castpd_ps(
+					    _mm512_set1_pd(dd[k - k0][i][j])),
+					    acc[i][j], m);
+				}
+			}
+		}
+	}
+	UNROLL
+	for (i = 0; i < R; i++)
+		UNROLL
+		for (j = 0; j < TT; j++)
+			out[(size_t)j * ldo + r + i] = zhsum(zunilv(acc[i][j]));
+}
+
+/* Rows [p0, p1) of w (type t) against TT tokens prepared at xq, ldx
+ * bytes apart, sx their scales; u: those rows unpacked (zunpack).  The
+ * sums' starts of each pair and token made here once for all the
+ * panel's rows where rows are short (ZNCMAX); on longer ones they and
+ * X would no longer stay in L1 together, and zgemm makes them. */
 INLINE void
 zrows(enum wtype t, int TT, float *out, int ldo, const uint8_t *u,
-    const char *xq, size_t ld, int n, int p0, int p1)
+    const int8_t *xq, size_t ldx, const float *sx, int n, int p0, int p1)
 {
-	size_t ru = ZUROW((n + 31) / 32);
-	int r;
+	__m512i nc[ZNCMAX / 64][ZT];
+	const __m512i off = _mm512_set1_epi8((char)(t == W_Q4_0I ? 8 :
+	    t == W_Q5_0I ? 16 : 128));
+	int nb = (n + 31) / 32, nbp = (nb + 1) / 2, k, j, r;
+	const __m512i *ncp = n <= ZNCMAX ? nc[0] : 0;
+	size_t ru = ZUROW(nb);
 
+	if (ncp)
+		for (k = 0; k < nbp; k++)
+			for (j = 0; j < TT; j++)
+				nc[k][j] = zstart(off, _mm512_loadu_si512(xq +
+				    (size_t)j * ldx + 64 * (size_t)k));
 	for (r = 0; r + ZR <= p1 - p0; r += ZR)
-		zblock(t, ZR, TT, out + p0, ldo, u, ru, xq, ld, n, r, 1, 0, 1);
+		zgemm(ZR, TT, out + p0, ldo, u, ru, xq, ldx, sx, ncp, off, nb,
+		    r);
 	for (; r < p1 - p0; r++)
-		zblock(t, 1, TT, out + p0, ldo, u, ru, xq, ld, n, r, 1, 0, 1);
+		zgemm(1, TT, out + p0, ldo, u, ru, xq, ldx, sx, ncp, off, nb,
+		    r);
 }
 
-/* Prefill: a chunk of tokens prepared once, then row panels unpacked
- * once (zunpack, in L2) against ZT tokens at a time. */
+/* Prefill: a chunk of tokens prepared once (zprep), then row panels
+ * unpacked once (zunpack, in L2) against ZT tokens at a time. */
 INLINE void
 zmatmul(enum wtype t, float *out, int ldo, const void *w, const float *x,
     int ldx, int n, int T, int r0, int r1)
 {
-	char xq[ZXBUF] __attribute__((aligned(64)));
+	int8_t xq[ZXBUF] __attribute__((aligned(64)));
+	float sx[ZSBUF / sizeof(float)] __attribute__((aligned(64)));
 	uint8_t u[ZUBUF] __attribute__((aligned(64)));
-	size_t ld = conv_q8_0_rowsize(n), rb = wtype_rowsize(t, n);
-	int P = (int)(ZUBUF / ZUROW((n + 31) / 32)), TB = (int)(ZXBUF / ld);
+	int nb = (n + 31) / 32, nbp = (nb + 1) / 2;
+	size_t ld = ZXROW(nbp), rb = wtype_rowsize(t, n), sg = 2 * ZT *
+	    (size_t)nbp;	/* floats of a group's scales */
+	int P = (int)(ZUBUF / ZUROW(nb)), TB = (int)(ZXBUF / ld);
 	int t0, t1, p0, p1, j;
 
-	if (n > KERN_GI8_MAXN || TB < 1 || P < ZR) {
+	if ((int)(ZSBUF / sizeof(float) / sg) * ZT < TB)
+		TB = (int)(ZSBUF / sizeof(float) / sg) * ZT;
+	if (n > KERN_GI8_MAXN || TB < ZT || P < ZR) {
 		kern_portable.matmul[t](out, ldo, w, x, ldx, n, T, r0, r1);
 		return;
 	}
 	P = P / ZR * ZR;
 	for (t0 = 0; t0 < T; t0 = t1) {
 		t1 = T - t0 > TB ? t0 + TB : T;
+		/* a last group's missing tokens: scales read, never used */
+		memset(sx, 0, (size_t)(t1 - t0 + ZT - 1) / ZT * sg *
+		    sizeof(float));
 		for (j = t0; j < t1; j++)
-			prep32(xq + (size_t)(j - t0) * ld, x + (size_t)j * ldx, n);
+			zprep(xq + (size_t)(j - t0) * ld, sx + (size_t)(j - t0) /
+			    ZT * sg + 2 * (size_t)((j - t0) % ZT),
+			    x + (size_t)j * ldx, n);
 		for (p0 = r0; p0 < r1; p0 = p1) {
 			p1 = r1 - p0 > P ? p0 + P : r1;
 			zunpack(t, u, w, rb, n, p0, p1);
 			for (j = t0; j < t1; j += ZT) {
 				float *o = out + (size_t)j * ldo;
-				const char *xj = xq + (size_t)(j - t0) * ld;
+				const int8_t *xj = xq + (size_t)(j - t0) * ld;
+				const float *sj = sx + (size_t)(j - t0) / ZT * sg;
 
 				switch (t1 - j) {
-				case 1: zrows(t, 1, o, ldo, u, xj, ld, n, p0, p1);
-					break;
-				case 2: zrows(t, 2, o, ldo, u, xj, ld, n, p0, p1);
-					break;
-				case 3: zrows(t, 3, o, ldo, u, xj, ld, n, p0, p1);
-					break;
-				default: zrows(t, ZT, o, ldo, u, xj, ld, n, p0,
+				case 1: zrows(t, 1, o, ldo, u, xj, ld, sj, n, p0,
 				    p1);
+					break;
+				case 2: zrows(t, 2, o, ldo, u, xj, ld, sj, n, p0,
+				    p1);
+					break;
+				case 3: zrows(t, 3, o, ldo, u, xj, ld, sj, n, p0,
+				    p1);
+					break;
+				default: zrows(t, ZT, o, ldo, u, xj, ld, sj, n,
+				    p0, p1);
 				}
 			}
 		}
@@ -461,16 +647,10 @@ zblockk(enum wtype t, int R, int TT, float *out, int ldo, const uint8_t *w,
 	for (g = 0; g < NG; g++)
 		acc[g] = _mm_setzero_ps();
 	for (b = 0; b < nb; b++) {
-		UNROLL
-		for (j = 0; j < TT; j++)
-			yj[j] = y + (size_t)j * ldy + b;
+		gkplaces(R, TT, yj, y, ldy, p, w, rb, un ? ZKU : wtypes[t].bytes,
+		    r, rs, b, pf ? wtypes[t].bytes : 0);
 		UNROLL
 		for (i = 0; i < R; i++) {
-			p[i] = w + (size_t)(r + i * rs) * rb + (size_t)b *
-			    (un ? ZKU : wtypes[t].bytes);
-			if (pf)
-				for (k = 0; k < wtypes[t].bytes; k += 64)
-					gahead(p[i] + k);
 			if (un) {
 				sc16[i] = _mm512_zextsi256_si512(
 				    _mm256_load_si256((const __m256i *)

@@ -348,6 +348,28 @@ static const uint8_t sc_pair[8][16] = {
 #undef P
 };
 
+/* Superblock b's places: yj[j] of token j (j < TT; tokens ldy
+ * superblocks apart from y) and p[i] of row r + i*rs (i < R) of w, rows
+ * rb bytes apart and superblocks sb; each row's next pfb bytes
+ * prefetched GPF ahead (decode; 0: none). */
+INLINE void
+gkplaces(int R, int TT, const struct kern_q8k **yj, const struct kern_q8k *y,
+    size_t ldy, const uint8_t **p, const uint8_t *w, size_t rb, size_t sb,
+    int r, int rs, int b, int pfb)
+{
+	int i, j, k;
+
+	UNROLL
+	for (j = 0; j < TT; j++)
+		yj[j] = y + (size_t)j * ldy + b;
+	UNROLL
+	for (i = 0; i < R; i++) {
+		p[i] = w + (size_t)(r + i * rs) * rb + (size_t)b * sb;
+		for (k = 0; k < pfb; k += 64)
+			gahead(p[i] + k);
+	}
+}
+
 /* Rows r + i*rs (i < R) of w (type t) . tokens of the superblocks at
  * y (ldy apart), TT of them: kern.h's chain, a superblock at a time;
  * pf as gblock32's. */
@@ -371,20 +393,13 @@ gblockk(enum wtype t, int R, int TT, float *out, int ldo, const uint8_t *w,
 		for (j = 0; j < TT; j++)
 			acc[i][j] = 0;
 	for (b = 0; b < nb; b++) {
+		gkplaces(R, TT, yj, y, ldy, p, w, rb, wtypes[t].bytes, r, rs, b,
+		    pf ? wtypes[t].bytes : 0);
 		UNROLL
-		for (j = 0; j < TT; j++)
-			yj[j] = y + (size_t)j * ldy + b;
-		UNROLL
-		for (i = 0; i < R; i++) {
-			p[i] = w + (size_t)(r + i * rs) * rb + (size_t)b *
-			    wtypes[t].bytes;
-			if (pf)
-				for (k = 0; k < wtypes[t].bytes; k += 64)
-					gahead(p[i] + k);
+		for (i = 0; i < R; i++)
 			UNROLL
 			for (j = 0; j < TT; j++)
 				I[i][j] = _mm256_setzero_si256();
-		}
 		if (t == W_Q4_KI) {
 			uint8_t sc[GVMAX][8], mn[GVMAX][8];
 
