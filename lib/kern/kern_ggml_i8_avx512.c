@@ -152,14 +152,16 @@ zblock(enum wtype t, int R, int TT, float *out, int ldo, const uint8_t *w,
 {
 	size_t nx = CONV_Q8_0_NB(n);
 	int nb = (n + 31) / 32, b, i, j, one, bytes = wtypes[t].bytes;
-	int sgn = t == W_GQ8_0I;	/* Q8_0's signed q: vpsignb's way */
+	/* Q8_0's signed q: |q| against X given q's sign (X is never -128,
+	 * where a file's q may be) */
+	int sgn = t == W_GQ8_0I;
 	const __m512i off = _mm512_set1_epi8((char)(t == W_Q4_0I ? 8 : 16));
 	const uint8_t *wr[ZR];
 	const float *xd[ZT];
 	const int8_t *xv[ZT];
 	__m512 acc[ZR][ZT], dw[ZR], s;
-	__m512i wv[ZR], x, ax, nc, P;
-	__mmask64 neg;
+	__m512i wv[ZR], aw[ZR], x, nc, P;
+	__mmask64 neg[ZR];
 
 	UNROLL
 	for (i = 0; i < R; i++) {
@@ -183,6 +185,10 @@ zblock(enum wtype t, int R, int TT, float *out, int ldo, const uint8_t *w,
 				gahead(p0);
 			wv[i] = zwblk(t, p0, p0 + bytes, one);
 			dw[i] = zdw(p0, p0 + bytes, one);
+			if (sgn) {
+				aw[i] = _mm512_abs_epi8(wv[i]);
+				neg[i] = _mm512_movepi8_mask(wv[i]);
+			}
 		}
 		UNROLL
 		for (j = 0; j < TT; j++) {
@@ -190,10 +196,7 @@ zblock(enum wtype t, int R, int TT, float *out, int ldo, const uint8_t *w,
 			x = _mm512_loadu_si512(xv[j] + 32 * b);
 			s = pair8(_mm_castsi128_ps(_mm_loadl_epi64(
 			    (const __m128i *)(xd[j] + b))));
-			if (sgn) {
-				ax = _mm512_abs_epi8(x);
-				neg = _mm512_movepi8_mask(x);
-			} else {
+			if (!sgn) {
 				/* minus offset times the sums of X */
 				nc = _mm512_sub_epi32(_mm512_setzero_si512(),
 				    _mm512_dpbusd_epi32(_mm512_setzero_si512(),
@@ -203,9 +206,9 @@ zblock(enum wtype t, int R, int TT, float *out, int ldo, const uint8_t *w,
 			for (i = 0; i < R; i++) {
 				if (sgn)
 					P = _mm512_dpbusd_epi32(
-					    _mm512_setzero_si512(), ax,
-					    _mm512_mask_sub_epi8(wv[i], neg,
-					    _mm512_setzero_si512(), wv[i]));
+					    _mm512_setzero_si512(), aw[i],
+					    _mm512_mask_sub_epi8(x, neg[i],
+					    _mm512_setzero_si512(), x));
 				else
 					P = _mm512_dpbusd_epi32(nc, wv[i], x);
 				acc[i][j] = _mm512_mask3_fmadd_ps(

@@ -257,7 +257,7 @@ gblock32(enum wtype t, int R, int TT, float *out, int ldo, const uint8_t *w,
 	const float *xd[GT];
 	const int8_t *xv[GT];
 	__m256 acc[GVMAX][GT][2];
-	__m256i wv[GVMAX], x, ax, nc;
+	__m256i wv[GVMAX], aw[GVMAX], x, nc;
 	float dw[GVMAX];
 
 	UNROLL
@@ -285,19 +285,22 @@ gblock32(enum wtype t, int R, int TT, float *out, int ldo, const uint8_t *w,
 			for (i = 0; i < R; i++) {
 				wv[i] = wblk(t, wr[i] + (size_t)(b + p) * bytes);
 				dw[i] = gf16(wr[i] + (size_t)(b + p) * bytes);
+				/* Q8_0: |q| against X given q's sign, as
+				 * X is never -128 where a file's q may be */
+				if (t == W_GQ8_0I)
+					aw[i] = _mm256_abs_epi8(wv[i]);
 			}
 			UNROLL
 			for (j = 0; j < TT; j++) {
 				x = _mm256_loadu_si256((const __m256i *)
 				    (xv[j] + 32 * (b + p)));
 				if (t == W_GQ8_0I) {
-					ax = _mm256_abs_epi8(x);
 					UNROLL
 					for (i = 0; i < R; i++)
 						acc[i][j][p] = _mm256_fmadd_ps(
 						    _mm256_cvtepi32_ps(dpbusd(
-						    _mm256_setzero_si256(), ax,
-						    _mm256_sign_epi8(wv[i], x))),
+						    _mm256_setzero_si256(), aw[i],
+						    _mm256_sign_epi8(x, wv[i]))),
 						    _mm256_set1_ps(dw[i] *
 						    xd[j][b + p]), acc[i][j][p]);
 					continue;
