@@ -272,7 +272,20 @@ matmul(enum wtype t, float *out, int ldo, const void *w, const float *x,
 	int t0, t1, p0, p1, j;
 
 	if (T <= TFEW) {
-		few(t, out, ldo, w, x, ldx, n, T, r0, r1);
+		/* Every panel streams all the tokens' activations: where
+		 * they would not stay in half of L2 (-P 64 on rows of 8192),
+		 * the tokens go in groups of equal size that do, each group
+		 * reading the weights again. */
+		size_t half = kern_l2 / 2;
+		int ng = (int)(((size_t)T * n * sizeof(float) + half - 1) /
+		    half), g, tt;
+
+		ng = ng < T ? ng : T;
+		for (g = 0, j = 0; j < T; g++, j += tt) {
+			tt = (T - j + ng - g - 1) / (ng - g);
+			few(t, out + (size_t)j * ldo, ldo, w, x + (size_t)j *
+			    ldx, ldx, n, tt, r0, r1);
+		}
 		return;
 	}
 	P = P < MR ? MR : P / MR * MR;
