@@ -12,7 +12,9 @@
 # to bf16), --quant q8_0 --int8-act and --quant q4 --int8-act beside
 # Q8_0 and Q4_0 (both put them in int8)).  pipelm's aggregate decode rate is N * 63 ids
 # over the time of the -n 64 run less that of the -n 1 run (the load
-# and the prompts cancel out); llama.cpp's is llama-batched-bench's S_TG
+# and the prompts cancel out; with BENCH_REPS=R, the fastest of R runs
+# of each, alternating: one run of each is at the mercy of a noisy
+# neighbour, as the difference of two); llama.cpp's is llama-batched-bench's S_TG
 # for -npp 32 -ntg 64 -npl N.  Beside them: the fraction of the float32
 # FMA roof (bench/probe.c roof, the widest ISA) that the decode rows'
 # real FLOPs make (2 per weight of every matrix and the output one, a
@@ -22,11 +24,11 @@
 # 16th written 2 s after them, its prompt filling the context (-c 300, a
 # 299-id prompt) so that its first id ends it and -v says so at once;
 # beside the same record alone.  Run with nothing else on the machine:
-# about 50 minutes on 2 cores with the 1B shape and the six modes, 12
+# about 70 minutes on 2 cores with the 1B shape and the six modes, 12
 # without the 1B shape.
 # BENCH_DIR (build/bench), PIPELM_BIN, PIPELM_TOOLS, CC as bench/run.sh;
-# BENCH_THREADS ("1 2"); BENCH_PRESET (smollm2-135m; tiny checks the
-# script in seconds).
+# BENCH_THREADS ("1 2"); BENCH_REPS (1); BENCH_PRESET (smollm2-135m;
+# tiny checks the script in seconds).
 set -eu
 
 me=batch.sh
@@ -38,6 +40,7 @@ modes=${BENCH_MODES:-exact q8_0 q4 bf16-act q8_0-int8 q4-int8}
 do1b=${BENCH_1B:-1}
 dottft=${BENCH_TTFT:-1}
 threads=${BENCH_THREADS:-1 2}
+reps=${BENCH_REPS:-1}
 peer=${LLAMA_BATCHED_BENCH:-$top/build/peer/llama-batched-bench}
 quantize=${LLAMA_QUANTIZE:-$top/build/peer/llama-quantize}
 cc=${CC:-cc}
@@ -100,6 +103,17 @@ run() {
 	    --ignore-eos $5 <"$tmp/in.$2" 2>/dev/null | tail -n 1
 }
 
+# fastest LINE LINE: the probe line of the shorter wall time (the first
+# may be empty)
+fastest() {
+	if [ -n "$1" ] && awk -v a="$(kv wall_ms "$1")" -v b="$(kv wall_ms "$2")" \
+	    'BEGIN { exit !(a <= b) }'; then
+		echo "$1"
+	else
+		echo "$2"
+	fi
+}
+
 roof1=$("$probe" roof -t 1 | head -n 1)
 roof2=$("$probe" roof -t 2 | head -n 1)
 say "FMA roof: 1 thread $(kv best_gflops "$roof1") GFLOP/s, 2 threads $(kv best_gflops "$roof2") ($(kv isa "$roof1"))"
@@ -135,8 +149,12 @@ table() {	# NAME MODEL
 				    s = ""; for (j = 0; j < 32; j++) s = s (j ? " " : "") int(1 + rand() * (V - 2))
 				    print s } }' >"$tmp/in.$n"
 				run "$m" "$n" "$t" 1 "$opt" >/dev/null	# warm the page cache
-				a=$(run "$m" "$n" "$t" 1 "$opt")
-				b=$(run "$m" "$n" "$t" 64 "$opt")
+				a= b= r=0
+				while [ "$r" -lt "$reps" ]; do
+					a=$(fastest "$a" "$(run "$m" "$n" "$t" 1 "$opt")")
+					b=$(fastest "$b" "$(run "$m" "$n" "$t" 64 "$opt")")
+					r=$((r + 1))
+				done
 				tps=$(echo "$(kv wall_ms "$a") $(kv wall_ms "$b") $n" |
 				    awk '{ printf "%.1f", $3 * 63 / ($2 - $1) * 1000 }')
 				[ -n "$base" ] || base=$tps
