@@ -1,15 +1,17 @@
 /* attnbench: decode's attention on the SmolLM2-135M shape, alone.
  *
  *   make attnbench
- *   PIPELM_KERNEL=avx512 build/rel/attnbench [-ct] [-r reps] [-d depth]
+ *   PIPELM_KERNEL=avx512 build/rel/attnbench [-Hoct] [-r reps] [-d depth]
  *       [-l layers]
  *
  * One decoded token's attention in every layer (30 layers, 9 query heads
  * over 3 KV heads, head size 64) after 128 positions and after depth
  * (4096), with each KV cache type: the cache in the model's layout
- * (blocks of 64 positions, every layer's K and V rows of a block
- * together, so a token's keys span the whole cache and come from memory
- * as in decode), cut into the key ranges decode's step_attention cuts
+ * (seq.h: each layer's keys, and values, of a KV head in one run, in
+ * blocks of 64 positions; base pages; a token's keys span the whole
+ * cache and come from memory as in decode; -o: the layout before, a
+ * block's rows of every layer together, 1.5 MB apart; -H: 2 MB pages),
+ * cut into the key ranges decode's step_attention cuts
  * (at least 64 keys, at most 16 ranges a head), each tile read in
  * address order first as its attn_touch does, then the table's part and
  * attn_merge.  One thread.  Prints ms a token (the best of reps runs),
@@ -39,6 +41,10 @@
 
 static int nlay = 30;	/* layers */
 static int touch;	/* -t: every tile read first, none ahead */
+static int old;		/* -o: the layout before 2026-12-03, a block's
+			 * rows of every layer together */
+static int nb;		/* blocks of KVB positions */
+static int huge;	/* -H: the cache in 2 MB pages (mem_map) */
 
 static double
 now(int cpu)
@@ -56,7 +62,8 @@ run(const struct attn_kern *ak, const void *kv, enum wtype t, int pos,
 {
 	static float q[NKV * NH * HD], att[ATTN_NCHUNK * NKV * NH * HD],
 	    mls[ATTN_NCHUNK * NKV * NH * 2], out[NKV * NH * HD];
-	size_t es = attn_esize(t), bstride = (size_t)nlay * 2 * NKV * HD * KVB;
+	size_t es = attn_esize(t), bstride = (size_t)nlay * 2 * NKV * HD * KVB,
+	    head = (size_t)KVB * HD;
 	int n = pos + 1, chunk, nchunk, r, l, g, c, h, qdim = NKV * NH * HD;
 	double best = 1e30, t0;
 	float ml[2 * NH];
@@ -64,6 +71,8 @@ run(const struct attn_kern *ak, const void *kv, enum wtype t, int pos,
 	struct attn_tile *a;
 	int i, ahead;
 
+	if (!old)
+		bstride = (size_t)KVB * HD, head = (size_t)nb * KVB * HD;
 	for (c = 0; c < qdim; c++)
 		q[c] = (float)(c * 7919 % 200) / 100 - 1;
 	chunk = (n + ATTN_NCHUNK - 1) / ATTN_NCHUNK;
@@ -78,9 +87,9 @@ run(const struct attn_kern *ak, const void *kv, enum wtype t, int pos,
 					a = &tl[g * nchunk + c];
 					memset(a, 0, sizeof(*a));
 					a->k = (const char *)kv + ((size_t)l * 2 *
-					    NKV + g) * KVB * HD * es;
+					    NKV + g) * head * es;
 					a->v = (const char *)kv + (((size_t)l * 2 +
-					    1) * NKV + g) * KVB * HD * es;
+					    1) * NKV + g) * head * es;
 					a->ldkv = HD, a->kvb = KVB, a->bstride = bstride;
 					a->q = q + g * NH * HD, a->ldq = qdim;
 					a->hd = HD, a->nh = NH, a->T = 1, a->pos0 = pos;
@@ -113,7 +122,7 @@ run(const struct attn_kern *ak, const void *kv, enum wtype t, int pos,
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: %s [-ct] [-r reps] [-d depth] [-l layers]\n", argv0);
+	fprintf(stderr, "usage: %s [-Hoct] [-r reps] [-d depth] [-l layers]\n", argv0);
 	exit(2);
 }
 
@@ -121,7 +130,7 @@ int
 main(int argc, char *argv[])
 {
 	static const enum wtype types[] = { W_F32, W_BF16, W_F16 };
-	int c, cpu = 0, reps = 10, depth = 4096, nb, e;
+	int c, cpu = 0, reps = 10, depth = 4096, e;
 	const struct attn_kern *ak;
 	size_t i, nel, es, j;
 	double t128, td;
@@ -129,8 +138,10 @@ main(int argc, char *argv[])
 	void *kv;
 
 	argv0 = argv[0];
-	while ((c = getopt(argc, argv, "ctr:d:l:")) != -1) {
+	while ((c = getopt(argc, argv, "Hoctr:d:l:")) != -1) {
 		switch (c) {
+		case 'o': old = 1; break;
+		case 'H': huge = 1; break;
 		case 'c': cpu = 1; break;
 		case 't': touch = 1; break;
 		case 'r': reps = (int)estrtonum(optarg, 1, 1000000, "-r"); break;
@@ -153,7 +164,9 @@ main(int argc, char *argv[])
 	    "|---|---|---|---|---|\n", depth);
 	for (c = 0; c < 3; c++) {
 		es = attn_esize(types[c]);
-		kv = emalloc(nel * es);
+		kv = huge ? mem_map(nel * es) : emalloc(nel * es);
+		if (!kv)
+			return 1;
 		for (i = 0; i < nel; i += HD) {
 			for (j = 0; j < HD; j++)
 				x[j] = (float)((i + j) * 2654435761u % 1000) / 500 - 1;
@@ -167,7 +180,10 @@ main(int argc, char *argv[])
 		e = printf("| %s | %.3f | %.3f | %.3f | %.2f |\n",
 		    wtypes[types[c]].name, t128, td, td - t128,
 		    (td - t128) * 1e6 / ((double)nlay * NKV * (depth - 128)));
-		free(kv);
+		if (huge)
+			mem_unmap(kv, nel * es);
+		else
+			free(kv);
 	}
 	return e < 0 || fflush(stdout) != 0;
 }

@@ -426,7 +426,7 @@ mem_roundup(size_t n)
 }
 
 static void *
-map_anon(size_t n, int flags)
+map_anon(size_t n, int flags, int huge)
 {
 	void *p;
 
@@ -436,7 +436,7 @@ map_anon(size_t n, int flags)
 	if (p == MAP_FAILED)
 		return NULL;
 #ifdef MADV_HUGEPAGE
-	if (n >= (size_t)2 << 20)
+	if (huge && n >= (size_t)2 << 20)
 		madvise(p, n, MADV_HUGEPAGE);
 #endif
 	return p;
@@ -445,13 +445,25 @@ map_anon(size_t n, int flags)
 void *
 mem_map(size_t n)
 {
-	return map_anon(n, 0);
+	return map_anon(n, 0, 1);
+}
+
+void *
+mem_map_sparse(size_t n)
+{
+	return map_anon(n, 0, 0);
 }
 
 void *
 mem_reserve(size_t n)
 {
-	return map_anon(n, MAP_NORESERVE);
+	return map_anon(n, MAP_NORESERVE, 1);
+}
+
+void *
+mem_reserve_sparse(size_t n)
+{
+	return map_anon(n, MAP_NORESERVE, 0);
 }
 
 void

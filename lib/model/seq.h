@@ -67,10 +67,15 @@ struct seq {
 	const struct model *m;	/* the model it runs on */
 	int ctx;		/* positions the KV cache holds */
 	int pos;		/* positions filled */
-	void *kv;		/* KV cache: blocks of SEQ_KVBLOCK positions, each
-				 * (layers, 2, kv_heads, SEQ_KVBLOCK, head_dim):
-				 * a head's keys are contiguous in a block, and a
-				 * growing sequence fills memory block by block */
+	void *kv;		/* KV cache: (layers, 2, kv_heads, kvnblk,
+				 * SEQ_KVBLOCK, head_dim): each layer's keys
+				 * (and values) of a KV head in a run of their
+				 * own, cut in blocks of SEQ_KVBLOCK positions,
+				 * so that decode's attention reads one stream a
+				 * head (bench/NOTES.md, "a KV head's rows in
+				 * one run") */
+	unsigned kvnblk;	/* blocks each head's run holds: the pool's
+				 * nmax, or the context's */
 	enum wtype kvt;		/* its elements: W_F32, or rounded to W_BF16
 				 * or W_F16 as they are stored (--kv-type) */
 	size_t kvsize;		/* its bytes (reserved, touched as filled) */
@@ -117,7 +122,8 @@ struct seq {
 };
 
 /* KV memory for several sequences, in blocks of SEQ_KVBLOCK positions
- * (each (layers, 2, kv_heads, SEQ_KVBLOCK, head_dim) floats): reserved
+ * (a block b is (layers, 2, kv_heads) runs of SEQ_KVBLOCK rows, at
+ * block b of each head's run: seq.kv's layout): reserved
  * for nmax, touched only as taken; a sequence takes a block as it grows
  * into it and gives all back at seq_release, the blocks given back
  * taken first, so the memory in use follows the positions in use. */

@@ -37,22 +37,20 @@ void seq_pass(struct seq *w, const int *ids, int T, int all);
 void seq_rope_long(struct seq *s, int n);
 
 /* Key (s = 0) or value (s = 1) of KV head g in layer l at position p
- * of sq's cache: a block of SEQ_KVBLOCK positions is (layers, 2,
- * kv_heads, SEQ_KVBLOCK, head_dim), the p / SEQ_KVBLOCK-th of the
- * sequence's own mapping, or the block its table names in a pool's;
- * elements of type sq->kvt. */
+ * of sq's cache: in the run of (layer l, key or value, head g), block
+ * p / SEQ_KVBLOCK of the sequence's own mapping, or the block its table
+ * names in a pool's (seq.kv's layout); elements of type sq->kvt. */
 static inline void *
 seq_kv_at(const struct seq *sq, int l, int s, int g, int p)
 {
 	const struct model *m = sq->m;
-	size_t blk = (size_t)m->cfg.num_hidden_layers * 2 * m->kvdim *
-	    SEQ_KVBLOCK, b = p / SEQ_KVBLOCK;
+	size_t b = p / SEQ_KVBLOCK;
 
 	if (sq->btab)
 		b = sq->btab[b];
-	return (char *)sq->kv + (b * blk + (((size_t)l * 2 + s) *
-	    m->cfg.num_key_value_heads + g) * SEQ_KVBLOCK * m->hd +
-	    (size_t)(p % SEQ_KVBLOCK) * m->hd) * attn_esize(sq->kvt);
+	return (char *)sq->kv + (((((size_t)l * 2 + s) *
+	    m->cfg.num_key_value_heads + g) * sq->kvnblk + b) * SEQ_KVBLOCK +
+	    (size_t)(p % SEQ_KVBLOCK)) * m->hd * attn_esize(sq->kvt);
 }
 
 /* Bytes of the decode attention scratch of parts parts (seq.h's

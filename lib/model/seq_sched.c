@@ -24,8 +24,8 @@ kv_head(const struct seq *sq, int l, int s, int g)
 	const struct model *m = sq->m;
 
 	return (const char *)sq->kv + (((size_t)l * 2 + s) *
-	    m->cfg.num_key_value_heads + g) * SEQ_KVBLOCK * m->hd *
-	    attn_esize(sq->kvt);
+	    m->cfg.num_key_value_heads + g) * sq->kvnblk * SEQ_KVBLOCK *
+	    m->hd * attn_esize(sq->kvt);
 }
 
 /* RMSNorm with weight w of the T rows of the residual stream at x (ldx
@@ -423,8 +423,7 @@ attn_tile_at(const struct attn_job *j, int i, struct attn_tile *a)
 	a->btab = j->kv->btab;
 	a->ldkv = hd;
 	a->kvb = SEQ_KVBLOCK;
-	a->bstride = (size_t)m->cfg.num_hidden_layers * 2 * m->kvdim *
-	    SEQ_KVBLOCK;
+	a->bstride = (size_t)SEQ_KVBLOCK * hd;
 	a->ldq = m->qdim;
 	a->hd = hd;
 	a->nh = nh;

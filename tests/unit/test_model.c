@@ -1440,7 +1440,7 @@ test_window_reads(const char *tmp)
 	long pg = sysconf(_SC_PAGESIZE);
 	struct sigaction sa, old;
 	int ids[N], i, p, l, kv, threads;
-	size_t blk, off;
+	size_t run, off;
 	struct model m;
 	struct seq sq;
 	char dir[512];
@@ -1465,7 +1465,8 @@ test_window_reads(const char *tmp)
 			break;
 		}
 		EQ(m.hd * PAGEPOS * (long)sizeof(float), pg);
-		blk = (size_t)s.layers * 2 * m.kvdim * SEQ_KVBLOCK;
+		run = (size_t)sq.kvnblk * SEQ_KVBLOCK;
+		EQ(m.cfg.num_key_value_heads, 1);
 		CHECK(seq_forward(&sq, ids, PREFILL) != NULL);
 		for (p = PREFILL; p < N; p++) {
 			/* the token at p sees p - window + 1 .. p */
@@ -1474,9 +1475,11 @@ test_window_reads(const char *tmp)
 			for (q = 0; q + PAGEPOS <= lo; q += PAGEPOS)
 				for (l = 0; l < s.layers; l++)
 					for (kv = 0; kv < 2; kv++) {
-						off = (size_t)(q / SEQ_KVBLOCK) * blk +
-						    ((size_t)l * 2 + kv) * SEQ_KVBLOCK *
-						    m.hd + (size_t)(q % SEQ_KVBLOCK) * m.hd;
+						/* seq.h: each (layer, key or
+						 * value, head)'s own run */
+						off = (((size_t)l * 2 + kv) *
+						    m.cfg.num_key_value_heads *
+						    run + (size_t)q) * m.hd;
 						if (mprotect((float *)sq.kv + off, pg, PROT_NONE) < 0)
 							die("mprotect:");
 					}
