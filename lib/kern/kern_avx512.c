@@ -329,7 +329,7 @@ tokens(enum wtype t, int TT, float *out, int ldo, const void *w,
  * first block of tokens, the FMAs waiting, and from L2 on the others: a
  * step of 4 or 16 rows cost the weights' read plus the FMAs.
  *
- * Up to MT tokens, one register block of them, bound by memory: the
+ * Up to PAIRT tokens, one register block of them, bound by memory: the
  * rows are read as matvec reads them, in two halves side by side (two
  * sequential streams far apart, which the hardware prefetcher runs
  * ahead of), pairs r, r + h against all the tokens.  More: the rows go
@@ -341,6 +341,10 @@ tokens(enum wtype t, int TT, float *out, int ldo, const void *w,
  * rows' takes). */
 #define TFEW 64	/* most tokens of the batched decode */
 #define PANEL (16u << 10)	/* bytes of weights a panel */
+/* The most tokens read as pairs: --bf16-act's a register block (MT); of
+ * float activations 2 (at 4 and 6 the pairs' rereads of x, twice the
+ * panels' and of 4-byte elements, made a step slower, bench/NOTES.md). */
+#define PAIRT(t) ((t) == W_BF16A ? MT : 2)
 INLINE void
 few(enum wtype t, float *out, int ldo, const void *w, const void *x,
     int ldx, int n, int T, int r0, int r1)
@@ -350,7 +354,7 @@ few(enum wtype t, float *out, int ldo, const void *w, const void *x,
 	int nb = (T + MT - 1) / MT, p0, p1, p2, b, j, TT;
 	struct ahead a;
 
-	if (T <= MT) {
+	if (T <= PAIRT(t)) {
 		tokens(t, T, out, ldo, w, x, ldx, n, r0, r0 + h, h, NULL);
 		if ((r1 - r0) % 2)
 			tokens(t, T, out, ldo, w, x, ldx, n, r1 - 1, r1, 0,
