@@ -166,7 +166,7 @@ block(enum wtype t, int R, int TT, float *out, int ldo, const void *w,
 /* ---- the --bf16-act path (AVX512-BF16) ----
  *
  * The activations are rounded to bf16 (vcvtneps2bf16, nearest even) into
- * a zero-padded stack buffer, a token group at a time; vdpbf16ps then
+ * a zero-padded buffer, once a call (matmul_bf16act); vdpbf16ps then
  * adds the products of element pairs 2i, 2i+1 into float lane i, 32
  * elements per instruction, in order, the tail through a masked
  * (zero-filled) weight load; the lanes are reduced by the tree above. */
