@@ -163,17 +163,118 @@ block(enum wtype t, int R, int TT, float *out, int ldo, const void *w,
 	store(R, TT, out, ldo, r, rs, acc);
 }
 
-/* Rows [r0, r1) against TT tokens, MR rows at a time (a: block's). */
+/* ---- the --bf16-act path (AVX512-BF16) ----
+ *
+ * The activations are rounded to bf16 (vcvtneps2bf16, nearest even) into
+ * a zero-padded buffer, once a call (matmul_bf16act); vdpbf16ps then
+ * adds the products of element pairs 2i, 2i+1 into float lane i, 32
+ * elements per instruction, in order, the tail through a masked
+ * (zero-filled) weight load; the lanes are reduced by the tree above. */
+
+#define XPAD(n) (((size_t)(n) + 31) / 32 * 32)
+
+/* o[0..XPAD(n)) = x[0..n) rounded to bf16, zero-padded. */
+INLINE void
+xtobf16(uint16_t *o, const float *x, int n)
+{
+	__mmask16 m;
+	int k;
+
+	for (k = 0; k + 16 <= n; k += 16)
+		_mm256_storeu_si256((__m256i *)(o + k),
+		    (__m256i)_mm512_cvtneps_pbh(_mm512_loadu_ps(x + k)));
+	if (k < n) {
+		m = (__mmask16)((1u << (n - k)) - 1);
+		_mm256_storeu_si256((__m256i *)(o + k),
+		    (__m256i)_mm512_cvtneps_pbh(_mm512_maskz_loadu_ps(m,
+		    x + k)));
+		k += 16;
+	}
+	for (; (size_t)k < XPAD(n); k++)
+		o[k] = 0;
+}
+
+/* As block, for bf16 weights w and bf16 activations xs (stride ldxs,
+ * zero-padded to a multiple of 32); a step is 32 elements. */
+INLINE void
+bblock(int R, int TT, float *out, int ldo, const uint16_t *w,
+    const uint16_t *xs, size_t ldxs, int n, int r, int rs, struct ahead *a)
+{
+	__m512 acc[MR][MT];
+	__m512bh wv[MR], xv;
+	size_t row[MR];
+	__mmask32 m;
+	int i, j, k;
+
+	UNROLL
+	for (i = 0; i < R; i++) {
+		row[i] = (size_t)(r + i * rs) * n;
+		UNROLL
+		for (j = 0; j < TT; j++)
+			acc[i][j] = _mm512_setzero_ps();
+	}
+	for (k = 0; k + 32 <= n; k += 32) {
+		if (a)
+			ahead_step(a);
+		UNROLL
+		for (i = 0; i < R; i++)
+			wv[i] = (__m512bh)_mm512_loadu_si512(w + row[i] + k);
+		UNROLL
+		for (j = 0; j < TT; j++) {
+			xv = (__m512bh)_mm512_loadu_si512(xs + j * ldxs + k);
+			UNROLL
+			for (i = 0; i < R; i++)
+				acc[i][j] = _mm512_dpbf16_ps(acc[i][j], wv[i],
+				    xv);
+		}
+	}
+	if (k < n) {
+		m = (__mmask32)((1u << (n - k)) - 1);
+		UNROLL
+		for (i = 0; i < R; i++)
+			wv[i] = (__m512bh)_mm512_maskz_loadu_epi16(m,
+			    w + row[i] + k);
+		UNROLL
+		for (j = 0; j < TT; j++) {
+			xv = (__m512bh)_mm512_loadu_si512(xs + j * ldxs + k);
+			UNROLL
+			for (i = 0; i < R; i++)
+				acc[i][j] = _mm512_dpbf16_ps(acc[i][j], wv[i],
+				    xv);
+		}
+	}
+	store(R, TT, out, ldo, r, rs, acc);
+}
+
+/* The activations' element: float, or W_BF16A's rounded bf16. */
+#define XSIZE(t) ((t) == W_BF16A ? sizeof(uint16_t) : sizeof(float))
+
+/* block, or for W_BF16A bblock: rows r + i*rs, i < R, against TT
+ * tokens. */
+INLINE void
+tblock(enum wtype t, int R, int TT, float *out, int ldo, const void *w,
+    const void *x, int ldx, int n, int r, int rs, struct ahead *a)
+{
+	if (t == W_BF16A)
+		bblock(R, TT, out, ldo, w, x, (size_t)ldx, n, r, rs, a);
+	else
+		block(t, R, TT, out, ldo, w, x, ldx, n, r, rs, a);
+}
+
+/* Rows [r0, r1) against TT tokens, MR rows at a time, or with h the
+ * pairs r, r + h (few()'s); x and ldx in XSIZE(t) elements, a: block's. */
 INLINE void
 rows(enum wtype t, int TT, float *out, int ldo, const void *w,
-    const float *x, int ldx, int n, int r0, int r1, struct ahead *a)
+    const void *x, int ldx, int n, int r0, int r1, int h, struct ahead *a)
 {
 	int r;
 
-	for (r = r0; r + MR <= r1; r += MR)
-		block(t, MR, TT, out, ldo, w, x, ldx, n, r, 1, a);
-	for (; r < r1; r++)
-		block(t, 1, TT, out, ldo, w, x, ldx, n, r, 1, a);
+	for (r = r0; h && r < r1; r++)
+		tblock(t, 2, TT, out, ldo, w, x, ldx, n, r, h, a);
+	for (r = r0; !h && r + MR <= r1; r += MR)
+		tblock(t, MR, TT, out, ldo, w, x, ldx, n, r, 1, a);
+	for (; !h && r < r1; r++)
+		tblock(t, 1, TT, out, ldo, w, x, ldx, n, r, 1, a);
 }
 
 /* Decode: the rows in two halves read side by side, each from its start
@@ -196,29 +297,29 @@ matvec(enum wtype t, float *out, const void *w, const float *x, int n,
 		block(t, 1, 1, out, 0, w, x, 0, n, r1 - 1, 1, NULL);
 }
 
-/* Rows [p0, p1) against the TT <= MT tokens at x. */
+/* rows() with TT <= MT a constant. */
 INLINE void
 tokens(enum wtype t, int TT, float *out, int ldo, const void *w,
-    const float *x, int ldx, int n, int p0, int p1, struct ahead *a)
+    const void *x, int ldx, int n, int p0, int p1, int h, struct ahead *a)
 {
 	switch (TT) {
 	case 1:
-		rows(t, 1, out, ldo, w, x, ldx, n, p0, p1, a);
+		rows(t, 1, out, ldo, w, x, ldx, n, p0, p1, h, a);
 		break;
 	case 2:
-		rows(t, 2, out, ldo, w, x, ldx, n, p0, p1, a);
+		rows(t, 2, out, ldo, w, x, ldx, n, p0, p1, h, a);
 		break;
 	case 3:
-		rows(t, 3, out, ldo, w, x, ldx, n, p0, p1, a);
+		rows(t, 3, out, ldo, w, x, ldx, n, p0, p1, h, a);
 		break;
 	case 4:
-		rows(t, 4, out, ldo, w, x, ldx, n, p0, p1, a);
+		rows(t, 4, out, ldo, w, x, ldx, n, p0, p1, h, a);
 		break;
 	case 5:
-		rows(t, 5, out, ldo, w, x, ldx, n, p0, p1, a);
+		rows(t, 5, out, ldo, w, x, ldx, n, p0, p1, h, a);
 		break;
 	default:
-		rows(t, MT, out, ldo, w, x, ldx, n, p0, p1, a);
+		rows(t, MT, out, ldo, w, x, ldx, n, p0, p1, h, a);
 		break;
 	}
 }
@@ -226,35 +327,72 @@ tokens(enum wtype t, int TT, float *out, int ldo, const void *w,
 /* Batched decode: a few tokens (T <= TFEW), a batch's decode rows, one
  * a sequence.  Prefill's order below reads a panel from memory on its
  * first block of tokens, the FMAs waiting, and from L2 on the others: a
- * step of 4 or 16 rows cost the weights' read plus the FMAs.  Here the
- * rows go in panels of about PANEL bytes against all T tokens, in
- * blocks of tokens of equal size (at most MT), and the next panel's
- * lines are prefetched a share per step of this panel's register
- * blocks, so that memory reads it under this one's FMAs.  Each output
- * is still one block()'s sum. */
+ * step of 4 or 16 rows cost the weights' read plus the FMAs.
+ *
+ * Up to PAIRT tokens, one register block of them, bound by memory: the
+ * rows are read as matvec reads them, in two halves side by side (two
+ * sequential streams far apart, which the hardware prefetcher runs
+ * ahead of), pairs r, r + h against all the tokens.  More: the rows go
+ * in panels of about PANEL bytes against all T tokens, in blocks of
+ * tokens of equal size (at most MT), MR rows a register block, and the
+ * next panel's lines are prefetched a share per step of this panel's
+ * register blocks, so that memory reads it under this one's FMAs.
+ * Each output is still one block()'s sum (W_BF16A: bblock()'s; x as
+ * rows' takes). */
 #define TFEW 64	/* most tokens of the batched decode */
 #define PANEL (16u << 10)	/* bytes of weights a panel */
+/* The most tokens read as pairs: --bf16-act's a register block (MT); of
+ * float activations 2 (at 4 and 6 the pairs' rereads of x, twice the
+ * panels' and of 4-byte elements, made a step slower, bench/NOTES.md). */
+#define PAIRT(t) ((t) == W_BF16A ? MT : 2)
 INLINE void
-few(enum wtype t, float *out, int ldo, const void *w, const float *x,
+few(enum wtype t, float *out, int ldo, const void *w, const void *x,
     int ldx, int n, int T, int r0, int r1)
 {
-	size_t rowb = wtype_rowsize(t, n);
-	int P = (int)(PANEL / rowb) / MR * MR;
+	size_t rowb = wtype_rowsize(t, n), ks = 64 / XSIZE(t);
+	int P = (int)(PANEL / rowb) / MR * MR, h = (r1 - r0) / 2;
 	int nb = (T + MT - 1) / MT, p0, p1, p2, b, j, TT;
 	struct ahead a;
 
+	if (T <= PAIRT(t)) {
+		tokens(t, T, out, ldo, w, x, ldx, n, r0, r0 + h, h, NULL);
+		if ((r1 - r0) % 2)
+			tokens(t, T, out, ldo, w, x, ldx, n, r1 - 1, r1, 0,
+			    NULL);
+		return;
+	}
 	P = P < MR ? MR : P;
 	for (p0 = r0; p0 < r1; p0 = p1) {
 		p1 = r1 - p0 > P ? p0 + P : r1;
 		p2 = r1 - p1 > P ? p1 + P : r1;
 		ahead_set(&a, (const char *)w + (size_t)p1 * rowb,
 		    (size_t)(p2 - p1) * rowb, (size_t)nb * ((p1 - p0) / MR +
-		    (p1 - p0) % MR) * (n / 16));
+		    (p1 - p0) % MR) * (n / ks));
 		for (b = j = 0; j < T; b++, j += TT) {
 			TT = (T - j + nb - b - 1) / (nb - b);
 			tokens(t, TT, out + (size_t)j * ldo, ldo, w,
-			    x + (size_t)j * ldx, ldx, n, p0, p1, &a);
+			    (const char *)x + (size_t)j * ldx * XSIZE(t), ldx,
+			    n, p0, p1, 0, &a);
 		}
+	}
+}
+
+/* few() over T <= TFEW tokens at x (ldx: rows'), in groups of equal size
+ * whose activations stay in half of L2.  Every panel streams all its
+ * tokens' activations: where they would not stay there (-P 64 on rows of
+ * 8192), each group reads the weights again instead. */
+INLINE void
+fewgroups(enum wtype t, float *out, int ldo, const void *w, const void *x,
+    int ldx, int n, int T, int r0, int r1)
+{
+	size_t half = kern_l2 / 2;
+	int ng = (int)(((size_t)T * n * XSIZE(t) + half - 1) / half), g, j, tt;
+
+	ng = ng < T ? ng : T;
+	for (g = 0, j = 0; j < T; g++, j += tt) {
+		tt = (T - j + ng - g - 1) / (ng - g);
+		few(t, out + (size_t)j * ldo, ldo, w, (const char *)x +
+		    (size_t)j * ldx * XSIZE(t), ldx, n, tt, r0, r1);
 	}
 }
 
@@ -272,20 +410,7 @@ matmul(enum wtype t, float *out, int ldo, const void *w, const float *x,
 	int t0, t1, p0, p1, j;
 
 	if (T <= TFEW) {
-		/* Every panel streams all the tokens' activations: where
-		 * they would not stay in half of L2 (-P 64 on rows of 8192),
-		 * the tokens go in groups of equal size that do, each group
-		 * reading the weights again. */
-		size_t half = kern_l2 / 2;
-		int ng = (int)(((size_t)T * n * sizeof(float) + half - 1) /
-		    half), g, tt;
-
-		ng = ng < T ? ng : T;
-		for (g = 0, j = 0; j < T; g++, j += tt) {
-			tt = (T - j + ng - g - 1) / (ng - g);
-			few(t, out + (size_t)j * ldo, ldo, w, x + (size_t)j *
-			    ldx, ldx, n, tt, r0, r1);
-		}
+		fewgroups(t, out, ldo, w, x, ldx, n, T, r0, r1);
 		return;
 	}
 	P = P < MR ? MR : P / MR * MR;
@@ -297,7 +422,7 @@ matmul(enum wtype t, float *out, int ldo, const void *w, const float *x,
 			for (j = t0; j < t1; j += MT)
 				tokens(t, t1 - j < MT ? t1 - j : MT,
 				    out + (size_t)j * ldo, ldo, w,
-				    x + (size_t)j * ldx, ldx, n, p0, p1, NULL);
+				    x + (size_t)j * ldx, ldx, n, p0, p1, 0, NULL);
 		}
 	}
 }
@@ -491,99 +616,6 @@ tof32_bf16(float *out, const void *w, size_t n)
 	widen(W_BF16, out, w, n);
 }
 
-/* ---- the --bf16-act path (AVX512-BF16) ----
- *
- * The activations are rounded to bf16 (vcvtneps2bf16, nearest even) into
- * a zero-padded stack buffer, a token group at a time; vdpbf16ps then
- * adds the products of element pairs 2i, 2i+1 into float lane i, 32
- * elements per instruction, in order, the tail through a masked
- * (zero-filled) weight load; the lanes are reduced by the tree above. */
-
-#define XPAD(n) (((size_t)(n) + 31) / 32 * 32)
-
-/* o[0..XPAD(n)) = x[0..n) rounded to bf16, zero-padded. */
-INLINE void
-xtobf16(uint16_t *o, const float *x, int n)
-{
-	__mmask16 m;
-	int k;
-
-	for (k = 0; k + 16 <= n; k += 16)
-		_mm256_storeu_si256((__m256i *)(o + k),
-		    (__m256i)_mm512_cvtneps_pbh(_mm512_loadu_ps(x + k)));
-	if (k < n) {
-		m = (__mmask16)((1u << (n - k)) - 1);
-		_mm256_storeu_si256((__m256i *)(o + k),
-		    (__m256i)_mm512_cvtneps_pbh(_mm512_maskz_loadu_ps(m,
-		    x + k)));
-		k += 16;
-	}
-	for (; (size_t)k < XPAD(n); k++)
-		o[k] = 0;
-}
-
-/* As block, for bf16 weights w and bf16 activations xs (stride ldxs,
- * zero-padded to a multiple of 32). */
-INLINE void
-bblock(int R, int TT, float *out, int ldo, const uint16_t *w,
-    const uint16_t *xs, size_t ldxs, int n, int r, int rs)
-{
-	__m512 acc[MR][MT];
-	__m512bh wv[MR], xv;
-	size_t row[MR];
-	__mmask32 m;
-	int i, j, k;
-
-	UNROLL
-	for (i = 0; i < R; i++) {
-		row[i] = (size_t)(r + i * rs) * n;
-		UNROLL
-		for (j = 0; j < TT; j++)
-			acc[i][j] = _mm512_setzero_ps();
-	}
-	for (k = 0; k + 32 <= n; k += 32) {
-		UNROLL
-		for (i = 0; i < R; i++)
-			wv[i] = (__m512bh)_mm512_loadu_si512(w + row[i] + k);
-		UNROLL
-		for (j = 0; j < TT; j++) {
-			xv = (__m512bh)_mm512_loadu_si512(xs + j * ldxs + k);
-			UNROLL
-			for (i = 0; i < R; i++)
-				acc[i][j] = _mm512_dpbf16_ps(acc[i][j], wv[i],
-				    xv);
-		}
-	}
-	if (k < n) {
-		m = (__mmask32)((1u << (n - k)) - 1);
-		UNROLL
-		for (i = 0; i < R; i++)
-			wv[i] = (__m512bh)_mm512_maskz_loadu_epi16(m,
-			    w + row[i] + k);
-		UNROLL
-		for (j = 0; j < TT; j++) {
-			xv = (__m512bh)_mm512_loadu_si512(xs + j * ldxs + k);
-			UNROLL
-			for (i = 0; i < R; i++)
-				acc[i][j] = _mm512_dpbf16_ps(acc[i][j], wv[i],
-				    xv);
-		}
-	}
-	store(R, TT, out, ldo, r, rs, acc);
-}
-
-INLINE void
-brows(int TT, float *out, int ldo, const uint16_t *w, const uint16_t *xs,
-    size_t ldxs, int n, int r0, int r1)
-{
-	int r;
-
-	for (r = r0; r + MR <= r1; r += MR)
-		bblock(MR, TT, out, ldo, w, xs, ldxs, n, r, 1);
-	for (; r < r1; r++)
-		bblock(1, TT, out, ldo, w, xs, ldxs, n, r, 1);
-}
-
 static void
 matvec_bf16act(float *out, const void *w, const float *x, int n, int r0,
     int r1)
@@ -596,9 +628,9 @@ matvec_bf16act(float *out, const void *w, const float *x, int n, int r0,
 	xtobf16(xs, x, n);
 	h = (r1 - r0) / 2;	/* two streams, as matvec */
 	for (r = r0; r < r0 + h; r++)
-		bblock(2, 1, out, 0, w, xs, 0, n, r, h);
+		bblock(2, 1, out, 0, w, xs, 0, n, r, h, NULL);
 	if ((r1 - r0) % 2)
-		bblock(1, 1, out, 0, w, xs, 0, n, r1 - 1, 1);
+		bblock(1, 1, out, 0, w, xs, 0, n, r1 - 1, 1, NULL);
 }
 
 /* Activations of one token super-block, rounded: TB * XPAD(n) <= XBUF. */
@@ -606,10 +638,12 @@ matvec_bf16act(float *out, const void *w, const float *x, int n, int r0,
 
 /* Prefill and a batch's decode rows: the bf16 activations of all T
  * tokens rounded once (kern_xroom: the stack's 128 KiB, else the heap),
- * rows in panels of P whose weights fit in L1 (32 KiB) and serve every
- * token group, then MR x MT register blocks; so the weights come from
- * memory once a call.  (The stack alone held 6 tokens of rows of 8192,
- * Llama-3.2-1B's down_proj: -P 64's decode read it 11 times a step.) */
+ * so the weights come from memory once a call.  (The stack alone held
+ * 6 tokens of rows of 8192, Llama-3.2-1B's down_proj: -P 64's decode
+ * read it 11 times a step.)  A batch's decode rows (T <= TFEW) then go
+ * as few()'s, the next panel prefetched under this one's products;
+ * prefill's in panels of P rows whose weights fit in L1 (32 KiB) and
+ * serve every token group, MR x MT register blocks. */
 static void
 matmul_bf16act(float *out, int ldo, const void *w, const float *x, int ldx,
     int n, int T, int r0, int r1)
@@ -617,9 +651,8 @@ matmul_bf16act(float *out, int ldo, const void *w, const float *x, int ldx,
 	uint16_t stk[XBUF] __attribute__((aligned(64)));
 	size_t ld = XPAD(n);
 	int P = (int)((32u << 10) / ((size_t)n * 2));
-	int t0, t1, p0, p1, j, TT, TB;
+	int t0, t1, p0, p1, j, TB;
 	uint16_t *xs;
-	float *o;
 
 	if (n > CONV_BF16ACT_MAXN)
 		return;
@@ -632,22 +665,18 @@ matmul_bf16act(float *out, int ldo, const void *w, const float *x, int ldx,
 		for (j = t0; j < t1; j++)
 			xtobf16(xs + (size_t)(j - t0) * ld, x + (size_t)j * ldx,
 			    n);
+		if (T <= TFEW) {
+			fewgroups(W_BF16A, out + (size_t)t0 * ldo, ldo, w, xs,
+			    (int)ld, n, t1 - t0, r0, r1);
+			continue;
+		}
 		for (p0 = r0; p0 < r1; p0 = p1) {
 			p1 = r1 - p0 > P ? p0 + P : r1;
-			for (j = t0; j < t1; j += MT) {
-				const uint16_t *xj = xs + (size_t)(j - t0) * ld;
-
-				TT = t1 - j < MT ? t1 - j : MT;
-				o = out + (size_t)j * ldo;
-				switch (TT) {
-				case 1: brows(1, o, ldo, w, xj, ld, n, p0, p1); break;
-				case 2: brows(2, o, ldo, w, xj, ld, n, p0, p1); break;
-				case 3: brows(3, o, ldo, w, xj, ld, n, p0, p1); break;
-				case 4: brows(4, o, ldo, w, xj, ld, n, p0, p1); break;
-				case 5: brows(5, o, ldo, w, xj, ld, n, p0, p1); break;
-				default: brows(MT, o, ldo, w, xj, ld, n, p0, p1); break;
-				}
-			}
+			for (j = t0; j < t1; j += MT)
+				tokens(W_BF16A, t1 - j < MT ? t1 - j : MT,
+				    out + (size_t)j * ldo, ldo, w, xs +
+				    (size_t)(j - t0) * ld, (int)ld, n, p0, p1,
+				    0, NULL);
 		}
 	}
 	if (xs != stk)

@@ -682,9 +682,11 @@ test_convert(void)
 /* matvec_bf16act against a double reference of the bf16-rounded math
  * (bf16 weights times bf16(x), products exact in float, float sums: the
  * error bound is that of float accumulation), matmul_bf16act equal to
- * it bit for bit over strides, row splits and token splits. */
+ * it bit for bit over strides, row splits and token splits.  odd: some
+ * activations NaN and infinite (the bits still matvec's; the reference
+ * left out). */
 static void
-test_bf16act(int n, int rows, int T)
+test_bf16act(int n, int rows, int T, int odd)
 {
 	int ldx = n + 3, ldo = rows + 5, r, r0, r1, k, i, bad = 0;
 	float *wf = emalloc(sizeof(float) * rows * n);
@@ -697,6 +699,11 @@ test_bf16act(int n, int rows, int T)
 
 	for (i = 0; i < ldx * T; i++)
 		x[i] = frand() * 3.0f;
+	if (odd) {
+		x[n / 2] = NAN;
+		x[(size_t)(T - 1) * ldx + n - 1] = INFINITY;
+		x[(size_t)(T / 2) * ldx] = -INFINITY;
+	}
 	for (i = 0; i < ldo * T; i++)
 		out[i] = out2[i] = -7.0f;
 	kern.matmul[W_BF16A](out, ldo, w, x, ldx, n, T, 0, rows);
@@ -710,7 +717,7 @@ test_bf16act(int n, int rows, int T)
 		for (r = rows; r < ldo; r++)
 			if (out[(size_t)k * ldo + r] != -7.0f)
 				bad += 1000;
-		for (r = 0; r < rows; r++) {
+		for (r = 0; r < rows && !odd; r++) {
 			a = s = 0;
 			for (i = 0; i < n; i++) {
 				xb = conv_bf16_to_f32(conv_f32_to_bf16(
@@ -747,6 +754,32 @@ test_bf16act(int n, int rows, int T)
 	free(mv);
 }
 
+/* A batch's decode rows (T <= 64: kern_avx512.c's few(), up to 6
+ * tokens as pairs of rows from two halves, more in panels): as
+ * test_few, odd row counts over several panels and an odd row left of
+ * the pairs, with non-finite activations too, under this machine's L2
+ * and one of 64 KiB (the tokens in groups). */
+static void
+test_bf16few(void)
+{
+	static const int Ts[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 31, 64 };
+	static const int shapes[][2] = { { 17, 5 }, { 576, 37 }, { 100, 203 },
+		{ 1100, 11 }, { 8192, 3 } };
+	size_t i, k, l, l2 = kern_l2;
+
+	for (l = 0; l < 2; l++) {
+		kern_l2 = l ? 64u << 10 : l2;
+		for (i = 0; i < LEN(shapes); i++)
+			for (k = 0; k < LEN(Ts); k++) {
+				test_bf16act(shapes[i][0], shapes[i][1], Ts[k],
+				    0);
+				test_bf16act(shapes[i][0], shapes[i][1], Ts[k],
+				    1);
+			}
+	}
+	kern_l2 = l2;
+}
+
 static void
 test_bf16acts(void)
 {
@@ -761,14 +794,15 @@ test_bf16acts(void)
 	for (i = 0; i < LEN(ns); i++)
 		for (k = 0; k < LEN(Ts); k++)
 			test_bf16act(ns[i], ns[i] > 600 ? 9 : 13 + (int)k,
-			    Ts[k]);
+			    Ts[k], 0);
 	/* the longest row, a few tokens (panels of one register block) */
-	test_bf16act(CONV_BF16ACT_MAXN, 5, 7);
+	test_bf16act(CONV_BF16ACT_MAXN, 5, 7, 0);
 	/* more tokens than the stack's buffer holds (kern_xroom's heap):
 	 * a batch's decode rows on long rows, odd T */
-	test_bf16act(4096, 7, 33);
-	test_bf16act(8192, 5, 17);
-	test_bf16act(2048, 6, 64);
+	test_bf16act(4096, 7, 33, 0);
+	test_bf16act(8192, 5, 17, 0);
+	test_bf16act(2048, 6, 64, 0);
+	test_bf16few();
 }
 
 
