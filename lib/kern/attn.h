@@ -38,7 +38,11 @@
  * of type kvt: W_F32 (0, the default), W_BF16 or W_F16 (--kv-type),
  * offsets counted in elements; a 16-bit key or value is widened to
  * float32 exactly as it is loaded, so a tile over a 16-bit cache gives
- * the bits the same tile gives over a float32 copy of it. */
+ * the bits the same tile gives over a float32 copy of it, but for the
+ * one-token tile (T = 1, decode's) of the AVX-512 table, which sums in
+ * an order of its own there (the 16-bit caches are not the exact mode;
+ * attn_avx512.c): its bits depend on its key range alone, not on a
+ * tile of more tokens' (a prompt's row) nor on a float32 copy's. */
 struct attn_tile {
 	const float *q;
 	int ldq;
