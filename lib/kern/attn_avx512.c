@@ -303,11 +303,15 @@ qorder(float *qp, const float *q, int hd, enum wtype t)
 
 /* acc rows (nr) = acc * alpha + sum_j P[i][j] v_j over the n keys
  * j0 <= j < j0 + n of vr, for the G vectors from column c, each (row,
- * vector) one accumulator in a register across the keys. */
+ * vector) one accumulator in a register across the keys.  With ah
+ * (the tile a's step from key jb0 has a next tile), the next tile's
+ * values of each key block as it begins: the key blocks' share of the
+ * next tile spread over this one's two passes, not all in flight
+ * at once. */
 INLINE void
 pv1(int nr, int G, float *acc, int hd, const float *alpha,
     const float (*P)[SB], const void *const *vr, int j0, int n, int c,
-    enum wtype t)
+    enum wtype t, const struct attn_tile *a, int jb0, int ah)
 {
 	__m512 o[R1][4], x[4], pj;
 	int i, j, g;
@@ -319,6 +323,8 @@ pv1(int nr, int G, float *acc, int hd, const float *alpha,
 			o[i][g] = _mm512_mul_ps(_mm512_loadu_ps(acc + i * hd + c +
 			    16 * g), _mm512_set1_ps(alpha[i]));
 	for (j = j0; j < j0 + n; j++) {
+		if (ah && (j == j0 || !(j & 15)))
+			attn_ahead_kv(a, jb0 + (j & ~15), ATTN_V);
 #pragma GCC unroll 4
 		for (g = 0; g < G; g += 2)
 			kvload32(vr[j], c + 16 * g, t, &x[g], &x[g + 1]);
@@ -337,17 +343,21 @@ pv1(int nr, int G, float *acc, int hd, const float *alpha,
 			_mm512_storeu_ps(acc + i * hd + c + 16 * g, o[i][g]);
 }
 
-/* pv1 over all hd columns of rows r0 <= r < r0 + nr. */
+/* pv1 over all hd columns of the nr rows, the next tile's values
+ * prefetched in the first pass (its blocks before j0's first). */
 INLINE void
 pv1rows(int nr, float *acc, int hd, const float *alpha, const float (*P)[SB],
-    const void *const *vr, int j0, int n, enum wtype t)
+    const void *const *vr, int j0, int n, enum wtype t,
+    const struct attn_tile *a, int jb0)
 {
-	int c, G = nr <= 4 ? 4 : 2;
+	int c, jb, ah = a->ahead != NULL, G = nr <= 4 ? 4 : 2;
 
-	for (c = 0; c + 16 * G <= hd; c += 16 * G)
-		pv1(nr, G, acc, hd, alpha, P, vr, j0, n, c, t);
-	for (; c < hd; c += 32)
-		pv1(nr, 2, acc, hd, alpha, P, vr, j0, n, c, t);
+	for (jb = 0; ah && jb + 16 <= j0; jb += 16)
+		attn_ahead_kv(a, jb0 + jb, ATTN_V);
+	for (c = 0; c + 16 * G <= hd; c += 16 * G, ah = 0)
+		pv1(nr, G, acc, hd, alpha, P, vr, j0, n, c, t, a, jb0, ah);
+	for (; c < hd; c += 32, ah = 0)
+		pv1(nr, 2, acc, hd, alpha, P, vr, j0, n, c, t, a, jb0, ah);
 }
 
 /* Step [jb0, jb0 + nb) (whole key blocks) of the one-token tile: its
@@ -366,8 +376,9 @@ step_scores(const struct attn_tile *a, int jb0, int nb, int s, int e, int R,
 	for (jb = jb0; jb < jb0 + nb; jb += 16) {
 		if (jb + 16 < e && !a->touched)	/* the next block */
 			attn_prefetch(a, jb + 16, e - jb < 32 ? e : jb + 32);
-		if (a->ahead)	/* the next tile's share of this block */
-			attn_ahead(a, jb);
+		if (a->ahead)	/* the next tile's keys of this block (its
+				 * values under pv1's) */
+			attn_ahead_kv(a, jb, ATTN_K);
 		jr = s - jb > 0 ? s - jb : 0;
 		jn = e - jb < 16 ? e - jb : 16;
 		if (jn <= jr) {		/* before a window's first key */
@@ -467,19 +478,30 @@ part1(float *acc, float *ml, const struct attn_tile *a, enum wtype kt,
 		step_scores(a, jb, nb, s, e, R, qp, hd, kt, S, mx, vr);
 		j0 = s - jb > 0 ? s - jb : 0;
 		n = (e - jb < nb ? e - jb : nb) - j0;
-		if (n <= 0)		/* before a window's first key */
+		if (n <= 0) {	/* before a window's first key */
+			for (c = 0; a->ahead && c < nb; c += 16)
+				attn_ahead_kv(a, jb + c, ATTN_V);
 			continue;
+		}
 		for (r = 0; r < R; r++)
 			step_softmax(S[r], nb, mx[r], &m[r], &l[r], &alpha[r]);
 		switch (R) {	/* constant row counts: registers */
-		case 8: pv1rows(8, acc, hd, alpha, S, vr, j0, n, kt); break;
-		case 7: pv1rows(7, acc, hd, alpha, S, vr, j0, n, kt); break;
-		case 6: pv1rows(6, acc, hd, alpha, S, vr, j0, n, kt); break;
-		case 5: pv1rows(5, acc, hd, alpha, S, vr, j0, n, kt); break;
-		case 4: pv1rows(4, acc, hd, alpha, S, vr, j0, n, kt); break;
-		case 3: pv1rows(3, acc, hd, alpha, S, vr, j0, n, kt); break;
-		case 2: pv1rows(2, acc, hd, alpha, S, vr, j0, n, kt); break;
-		default: pv1rows(1, acc, hd, alpha, S, vr, j0, n, kt); break;
+		case 8: pv1rows(8, acc, hd, alpha, S, vr, j0, n, kt, a,
+		    jb); break;
+		case 7: pv1rows(7, acc, hd, alpha, S, vr, j0, n, kt, a,
+		    jb); break;
+		case 6: pv1rows(6, acc, hd, alpha, S, vr, j0, n, kt, a,
+		    jb); break;
+		case 5: pv1rows(5, acc, hd, alpha, S, vr, j0, n, kt, a,
+		    jb); break;
+		case 4: pv1rows(4, acc, hd, alpha, S, vr, j0, n, kt, a,
+		    jb); break;
+		case 3: pv1rows(3, acc, hd, alpha, S, vr, j0, n, kt, a,
+		    jb); break;
+		case 2: pv1rows(2, acc, hd, alpha, S, vr, j0, n, kt, a,
+		    jb); break;
+		default: pv1rows(1, acc, hd, alpha, S, vr, j0, n, kt, a,
+		    jb); break;
 		}
 	}
 	for (r = 0; r < R; r++) {
