@@ -198,8 +198,9 @@ kvload32(const void *p, int c, enum wtype t, __m512 *x0, __m512 *x1)
 	}
 }
 
-/* (a + b) of a vector pair, half of each kept: the lanes of k from b,
- * the others from a, plus the others' partners (perm) */
+/* One level of the scores' fold, two blends, one shuffle and one add:
+ * each lane plus its partner (perm swaps the partners, k holds one of
+ * each pair), a's sums in the lanes outside k, b's in those of k. */
 #define FOLD(a, b, k, perm) _mm512_add_ps(_mm512_mask_blend_ps(k, a, b), \
 	perm(_mm512_mask_blend_ps(k, b, a)))
 #define SWAP256(u) _mm512_shuffle_f32x4(u, u, 0x4e)
