@@ -38,7 +38,11 @@
  * of type kvt: W_F32 (0, the default), W_BF16 or W_F16 (--kv-type),
  * offsets counted in elements; a 16-bit key or value is widened to
  * float32 exactly as it is loaded, so a tile over a 16-bit cache gives
- * the bits the same tile gives over a float32 copy of it. */
+ * the bits the same tile gives over a float32 copy of it, but for the
+ * one-token tile (T = 1, decode's) of the AVX-512 table, which sums in
+ * an order of its own there (the 16-bit caches are not the exact mode;
+ * attn_avx512.c): its bits depend on its key range alone, not on a
+ * tile of more tokens' (a prompt's row) nor on a float32 copy's. */
 struct attn_tile {
 	const float *q;
 	int ldq;
@@ -153,8 +157,11 @@ attn_rows(const struct attn_tile *a, int jb, int j0, int j1,
  * the head size: the model's) are one run of lines each for K and V,
  * a prefetch a line; the loop a row and a line cost decode's tile 13%
  * of its instructions. */
+#define ATTN_K 1	/* attn_prefetch_kv's keys */
+#define ATTN_V 2	/* its values */
+
 static inline __attribute__((always_inline)) void
-attn_prefetch(const struct attn_tile *a, int j0, int j1)
+attn_prefetch_kv(const struct attn_tile *a, int j0, int j1, int kv)
 {
 	size_t rs = a->ldkv * attn_esize(a->kvt), o, len;
 	const char *k = NULL, *v = NULL;
@@ -167,12 +174,16 @@ attn_prefetch(const struct attn_tile *a, int j0, int j1)
 		v = attn_at(a, 1, j0);
 		len = (size_t)(j1 - j0) * rs;
 		for (o = 0; o < len; o += 64) {
-			__builtin_prefetch(k + o, 0, 3);
-			__builtin_prefetch(v + o, 0, 3);
+			if (kv & ATTN_K)
+				__builtin_prefetch(k + o, 0, 3);
+			if (kv & ATTN_V)
+				__builtin_prefetch(v + o, 0, 3);
 		}
 		if (((uintptr_t)k | len) & 63) {	/* a last line begun */
-			__builtin_prefetch(k + len - 1, 0, 3);
-			__builtin_prefetch(v + len - 1, 0, 3);
+			if (kv & ATTN_K)
+				__builtin_prefetch(k + len - 1, 0, 3);
+			if (kv & ATTN_V)
+				__builtin_prefetch(v + len - 1, 0, 3);
 		}
 		return;
 	}
@@ -183,12 +194,21 @@ attn_prefetch(const struct attn_tile *a, int j0, int j1)
 			left = a->kvb - j % a->kvb;
 		}
 		for (c = 0; c < n; c += 64) {
-			__builtin_prefetch(k + c, 0, 3);
-			__builtin_prefetch(v + c, 0, 3);
+			if (kv & ATTN_K)
+				__builtin_prefetch(k + c, 0, 3);
+			if (kv & ATTN_V)
+				__builtin_prefetch(v + c, 0, 3);
 		}
 		if (left > 1)
 			k += rs, v += rs;
 	}
+}
+
+/* Both (attn_prefetch_kv: the keys, the values, or both). */
+static inline __attribute__((always_inline)) void
+attn_prefetch(const struct attn_tile *a, int j0, int j1)
+{
+	attn_prefetch_kv(a, j0, j1, ATTN_K | ATTN_V);
 }
 
 /* The positions [*p, *q) of tile a->ahead to prefetch while tile a
@@ -212,12 +232,18 @@ attn_ahead_span(const struct attn_tile *a, int jb, int *p, int *q)
  * the loads in flight under the compute (bench/NOTES.md, "Decode at
  * 4,096 positions: the next tile prefetched under this one"). */
 static inline __attribute__((always_inline)) void
-attn_ahead(const struct attn_tile *a, int jb)
+attn_ahead_kv(const struct attn_tile *a, int jb, int kv)
 {
 	int p, q;
 
 	attn_ahead_span(a, jb, &p, &q);
-	attn_prefetch(a->ahead, p, q);
+	attn_prefetch_kv(a->ahead, p, q, kv);
+}
+
+static inline __attribute__((always_inline)) void
+attn_ahead(const struct attn_tile *a, int jb)
+{
+	attn_ahead_kv(a, jb, ATTN_K | ATTN_V);
 }
 
 /* Read a byte of every line of the tile's keys and values in address

@@ -164,6 +164,361 @@ pvrows(int nr, int G, float *const *acc, const float *alpha,
 		pv(nr, 1, acc, alpha, P, vp, j0, j1, c, t);
 }
 
+/* The one-token tile over a 16-bit cache (decode, T = 1): all its rows
+ * share one key range, so a step of the softmax takes up to SB keys
+ * (not ATTN_BLOCK): every score of the step first, into S, then one
+ * max, one exp pass and one sum a row, then P.V with the accumulators
+ * in registers across the step.  The order of the sums differs from
+ * the tiles above (the 16-bit caches are not the exact mode): the
+ * scores' lanes are folded by blends and one shuffle an add, and a
+ * bf16 row is read as its even and its odd elements (a shift and a
+ * mask, no widening shuffle), the query and the accumulators in that
+ * order too (unpermuted at the end). */
+#define SB 256		/* keys a softmax step of the one-token tile */
+#define R1 8		/* its rows, at most */
+#define HD1 256		/* its head size, at most */
+
+/* 32 elements from p + c of a 16-bit cache row: bf16's even and odd
+ * elements, f16's in order. */
+INLINE void
+kvload32(const void *p, int c, enum wtype t, __m512 *x0, __m512 *x1)
+{
+	const uint16_t *h = (const uint16_t *)p + c;
+	__m512i x;
+
+	if (t == W_BF16) {
+		x = _mm512_loadu_si512(h);
+		*x0 = _mm512_castsi512_ps(_mm512_slli_epi32(x, 16));
+		*x1 = _mm512_castsi512_ps(_mm512_and_si512(x,
+		    _mm512_set1_epi32((int)0xffff0000u)));
+	} else {
+		*x0 = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)h));
+		*x1 = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(h +
+		    16)));
+	}
+}
+
+/* One level of the scores' fold, two blends, one shuffle and one add:
+ * each lane plus its partner (perm swaps the partners, k holds one of
+ * each pair), a's sums in the lanes outside k, b's in those of k. */
+#define FOLD(a, b, k, perm) _mm512_add_ps(_mm512_mask_blend_ps(k, a, b), \
+	perm(_mm512_mask_blend_ps(k, b, a)))
+#define SWAP256(u) _mm512_shuffle_f32x4(u, u, 0x4e)
+#define SWAP128(u) _mm512_shuffle_f32x4(u, u, 0xb1)
+#define SWAP64(u) _mm512_permute_ps(u, 0x4e)
+#define SWAP32(u) _mm512_permute_ps(u, 0xb1)
+
+/* 16 elements from c of each of two bf16 cache rows pa and pb side by
+ * side: lanes 0-7 of x0 pa's even ones, 8-15 pb's, x1 their odd ones. */
+INLINE void
+kvpair16(const void *pa, const void *pb, int c, __m512 *x0, __m512 *x1)
+{
+	__m512i x = _mm512_inserti64x4(_mm512_castsi256_si512(
+	    _mm256_loadu_si256((const __m256i *)((const uint16_t *)pa + c))),
+	    _mm256_loadu_si256((const __m256i *)((const uint16_t *)pb + c)), 1);
+
+	*x0 = _mm512_castsi512_ps(_mm512_slli_epi32(x, 16));
+	*x1 = _mm512_castsi512_ps(_mm512_and_si512(x,
+	    _mm512_set1_epi32((int)0xffff0000u)));
+}
+
+/* The scores of nr rows of qp (rows 2 hd apart, in qorder's order)
+ * against the 16 keys kp[0..16): out[i] lane j is row i . key j.  Four
+ * keys at a time, folded two levels into one vector (bf16: two keys a
+ * vector from the loads on, the first level for free); the fold's lane
+ * L holds its input bitrev(L), so the keys go in that order. */
+INLINE void
+scores1(int nr, __m512 *out, const float *qp, const void *const *kp, int hd,
+    enum wtype t)
+{
+	static const unsigned char br[16] = { 0, 8, 4, 12, 2, 10, 6, 14, 1,
+		9, 5, 13, 3, 11, 7, 15 };
+	const void *const *k;
+	__m512 s[NR][4], g[4][NR], k0, k1, q0, q1;
+	int i, j, c, j0;
+
+#pragma GCC unroll 4
+	for (j0 = 0; j0 < 4; j0++) {
+		k = kp;
+#pragma GCC unroll 4
+		for (i = 0; i < nr; i++)
+#pragma GCC unroll 4
+			for (j = 0; j < 4; j++)
+				s[i][j] = _mm512_setzero_ps();
+		for (c = 0; t == W_BF16 && c < hd; c += 16)
+#pragma GCC unroll 2
+			for (j = 0; j < 2; j++) {
+				kvpair16(k[br[4 * j0 + 2 * j]],
+				    k[br[4 * j0 + 2 * j + 1]], c, &k0, &k1);
+#pragma GCC unroll 4
+				for (i = 0; i < nr; i++) {
+					q0 = _mm512_loadu_ps(qp + 2 * i * hd + 2 * c);
+					q1 = _mm512_loadu_ps(qp + 2 * i * hd + 2 * c + 16);
+					s[i][j] = _mm512_fmadd_ps(q0, k0, s[i][j]);
+					s[i][j] = _mm512_fmadd_ps(q1, k1, s[i][j]);
+				}
+			}
+		for (c = 0; t != W_BF16 && c < hd; c += 32)
+#pragma GCC unroll 4
+			for (j = 0; j < 4; j++) {
+				kvload32(k[br[4 * j0 + j]], c, t, &k0, &k1);
+#pragma GCC unroll 4
+				for (i = 0; i < nr; i++) {
+					q0 = _mm512_loadu_ps(qp + 2 * i * hd + c);
+					q1 = _mm512_loadu_ps(qp + 2 * i * hd + c + 16);
+					s[i][j] = _mm512_fmadd_ps(q0, k0, s[i][j]);
+					s[i][j] = _mm512_fmadd_ps(q1, k1, s[i][j]);
+				}
+			}
+#pragma GCC unroll 4
+		for (i = 0; i < nr; i++)
+			g[j0][i] = t == W_BF16 ?
+			    FOLD(s[i][0], s[i][1], 0xf0f0, SWAP128) :
+			    FOLD(FOLD(s[i][0], s[i][1], 0xff00, SWAP256),
+			    FOLD(s[i][2], s[i][3], 0xff00, SWAP256), 0xf0f0,
+			    SWAP128);
+	}
+#pragma GCC unroll 4
+	for (i = 0; i < nr; i++)
+		out[i] = FOLD(FOLD(g[0][i], g[1][i], 0xcccc, SWAP64),
+		    FOLD(g[2][i], g[3][i], 0xcccc, SWAP64), 0xaaaa, SWAP32);
+}
+
+/* Query row q (hd floats) in scores1's order into qp (2 hd): bf16 a
+ * pair of vectors each 16 elements, their even ones twice over and
+ * their odd ones twice over (kvpair16); f16 as it is. */
+INLINE void
+qorder(float *qp, const float *q, int hd, enum wtype t)
+{
+	int c, i;
+
+	for (c = 0; c < hd; c += 16)
+		for (i = 0; i < 16; i++)
+			if (t == W_BF16) {
+				qp[2 * c + i] = q[c + 2 * (i % 8)];
+				qp[2 * c + 16 + i] = q[c + 2 * (i % 8) + 1];
+			} else {
+				qp[c + i] = q[c + i];
+			}
+}
+
+/* acc rows (nr) = acc * alpha + sum_j P[i][j] v_j over the n keys
+ * j0 <= j < j0 + n of vr, for the G vectors from column c, each (row,
+ * vector) one accumulator in a register across the keys.  With ah
+ * (the tile a's step from key jb0 has a next tile), the next tile's
+ * values of each key block as it begins: the key blocks' share of the
+ * next tile spread over this one's two passes, not all in flight
+ * at once. */
+INLINE void
+pv1(int nr, int G, float *acc, int hd, const float *alpha,
+    const float (*P)[SB], const void *const *vr, int j0, int n, int c,
+    enum wtype t, const struct attn_tile *a, int jb0, int ah)
+{
+	__m512 o[R1][4], x[4], pj;
+	int i, j, g;
+
+#pragma GCC unroll 8
+	for (i = 0; i < nr; i++)
+#pragma GCC unroll 4
+		for (g = 0; g < G; g++)
+			o[i][g] = _mm512_mul_ps(_mm512_loadu_ps(acc + i * hd + c +
+			    16 * g), _mm512_set1_ps(alpha[i]));
+	for (j = j0; j < j0 + n; j++) {
+		if (ah && (j == j0 || !(j & 15)))
+			attn_ahead_kv(a, jb0 + (j & ~15), ATTN_V);
+#pragma GCC unroll 4
+		for (g = 0; g < G; g += 2)
+			kvload32(vr[j], c + 16 * g, t, &x[g], &x[g + 1]);
+#pragma GCC unroll 8
+		for (i = 0; i < nr; i++) {
+			pj = _mm512_set1_ps(P[i][j]);
+#pragma GCC unroll 4
+			for (g = 0; g < G; g++)
+				o[i][g] = _mm512_fmadd_ps(pj, x[g], o[i][g]);
+		}
+	}
+#pragma GCC unroll 8
+	for (i = 0; i < nr; i++)
+#pragma GCC unroll 4
+		for (g = 0; g < G; g++)
+			_mm512_storeu_ps(acc + i * hd + c + 16 * g, o[i][g]);
+}
+
+/* pv1 over all hd columns of the nr rows, the next tile's values
+ * prefetched in the first pass (its blocks before j0's first). */
+INLINE void
+pv1rows(int nr, float *acc, int hd, const float *alpha, const float (*P)[SB],
+    const void *const *vr, int j0, int n, enum wtype t,
+    const struct attn_tile *a, int jb0)
+{
+	int c, jb, ah = a->ahead != NULL, G = nr <= 4 ? 4 : 2;
+
+	for (jb = 0; ah && jb + 16 <= j0; jb += 16)
+		attn_ahead_kv(a, jb0 + jb, ATTN_V);
+	for (c = 0; c + 16 * G <= hd; c += 16 * G, ah = 0)
+		pv1(nr, G, acc, hd, alpha, P, vr, j0, n, c, t, a, jb0, ah);
+	for (; c < hd; c += 32, ah = 0)
+		pv1(nr, 2, acc, hd, alpha, P, vr, j0, n, c, t, a, jb0, ah);
+}
+
+/* Step [jb0, jb0 + nb) (whole key blocks) of the one-token tile: its
+ * scores into S (scaled, soft-capped, -inf outside [s, e)), the rows'
+ * maxima into mx, the rows of its values into vr. */
+INLINE void
+step_scores(const struct attn_tile *a, int jb0, int nb, int s, int e, int R,
+    const float *qp, int hd, enum wtype kt, float (*S)[SB], __m512 *mx,
+    const void **vr)
+{
+	const void *kp[16];
+	__m512 sc[R1], x;
+	__mmask16 valid;
+	int jb, jr, jn, r, nr;
+
+	for (jb = jb0; jb < jb0 + nb; jb += 16) {
+		if (jb + 16 < e && !a->touched)	/* the next block */
+			attn_prefetch(a, jb + 16, e - jb < 32 ? e : jb + 32);
+		if (a->ahead)	/* the next tile's keys of this block (its
+				 * values under pv1's) */
+			attn_ahead_kv(a, jb, ATTN_K);
+		jr = s - jb > 0 ? s - jb : 0;
+		jn = e - jb < 16 ? e - jb : 16;
+		if (jn <= jr) {		/* before a window's first key */
+			for (r = 0; r < R; r++)
+				_mm512_storeu_ps(S[r] + (jb - jb0),
+				    _mm512_set1_ps(-INFINITY));
+			continue;
+		}
+		attn_rows(a, jb, jr, jn, kp, vr + (jb - jb0));
+		for (r = 0; r < R; r += nr) {
+			nr = R - r < NR ? R - r : NR;
+			switch (nr) {
+			case 4: scores1(4, sc + r, qp + 2 * r * hd, kp, hd, kt); break;
+			case 3: scores1(3, sc + r, qp + 2 * r * hd, kp, hd, kt); break;
+			case 2: scores1(2, sc + r, qp + 2 * r * hd, kp, hd, kt); break;
+			default: scores1(1, sc + r, qp + 2 * r * hd, kp, hd, kt); break;
+			}
+		}
+		valid = (__mmask16)((0xffffu << jr) & (0xffffu >> (16 - jn)));
+		for (r = 0; r < R; r++) {
+			x = _mm512_mul_ps(sc[r], _mm512_set1_ps(a->scale));
+			if (a->softcap) {
+				float c16[16];
+
+				_mm512_storeu_ps(c16, x);
+				attn_softcap(c16, 16, a->softcap);
+				x = _mm512_loadu_ps(c16);
+			}
+			x = _mm512_mask_mov_ps(_mm512_set1_ps(-INFINITY), valid, x);
+			_mm512_storeu_ps(S[r] + (jb - jb0), x);
+			mx[r] = _mm512_max_ps(mx[r], x);
+		}
+	}
+}
+
+/* Row r's new max m from its step's maximum mx, the factor alpha of
+ * what was summed before, S's scores made probabilities (0 outside the
+ * range) and l updated. */
+INLINE void
+step_softmax(float *S, int nb, __m512 mx, float *m, float *l, float *alpha)
+{
+	__m512 ninf = _mm512_set1_ps(-INFINITY), mv, ls = _mm512_setzero_ps(),
+	    x, p;
+	float bm = _mm512_reduce_max_ps(mx);
+	int j;
+
+	if (bm > *m) {
+		*alpha = *m == -INFINITY ? 0 : expf(*m - bm);
+		*m = bm;
+	} else {
+		*alpha = 1;
+	}
+	mv = _mm512_set1_ps(*m);
+	for (j = 0; j < nb; j += 16) {
+		x = _mm512_loadu_ps(S + j);
+		p = vexp16(_mm512_sub_ps(x, mv));
+		/* -inf is outside the range; a NaN score stays NaN (as
+		 * expf gives it: vexp16 clamps it to a number) */
+		p = _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(x, ninf,
+		    _CMP_NEQ_UQ), p);
+		p = _mm512_mask_mov_ps(p, _mm512_cmp_ps_mask(x, x,
+		    _CMP_UNORD_Q), x);
+		ls = _mm512_add_ps(ls, p);
+		_mm512_storeu_ps(S + j, p);
+	}
+	*l = *l * *alpha + _mm512_reduce_add_ps(ls);
+}
+
+/* The one-token tile, R <= R1 rows, hd % 32 == 0, hd <= HD1. */
+INLINE void
+part1(float *acc, float *ml, const struct attn_tile *a, enum wtype kt,
+    int hd)
+{
+	static const int lo[16] = { 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21,
+		6, 22, 7, 23 };
+	float S[R1][SB], qp[2 * R1 * HD1], m[R1], l[R1], alpha[R1];
+	const void *vr[SB];
+	int R = a->nh, r, c, s = attn_start(a, 0), jb, nb, j0, n;
+	int e = a->pos0 + 1 < a->p1 ? a->pos0 + 1 : a->p1;
+	__m512 mx[R1], x0, x1;
+	__m512i ilo = _mm512_loadu_si512(lo), ihi;
+
+	ihi = _mm512_add_epi32(ilo, _mm512_set1_epi32(8));
+	for (r = 0; r < R; r++) {
+		m[r] = -INFINITY, l[r] = 0;
+		for (c = 0; c < hd; c += 16)
+			_mm512_storeu_ps(acc + r * hd + c, _mm512_setzero_ps());
+		qorder(qp + 2 * r * hd, a->q + r * hd, hd, kt);
+	}
+	jb = a->p0 - a->p0 % 16;
+	if (!a->touched)
+		attn_prefetch(a, a->p0, e - jb < 16 ? e : jb + 16);
+	for (; jb < e; jb += nb) {
+		nb = e - jb < SB ? (e - jb + 15) / 16 * 16 : SB;
+		for (r = 0; r < R; r++)
+			mx[r] = _mm512_set1_ps(-INFINITY);
+		step_scores(a, jb, nb, s, e, R, qp, hd, kt, S, mx, vr);
+		j0 = s - jb > 0 ? s - jb : 0;
+		n = (e - jb < nb ? e - jb : nb) - j0;
+		if (n <= 0) {	/* before a window's first key */
+			for (c = 0; a->ahead && c < nb; c += 16)
+				attn_ahead_kv(a, jb + c, ATTN_V);
+			continue;
+		}
+		for (r = 0; r < R; r++)
+			step_softmax(S[r], nb, mx[r], &m[r], &l[r], &alpha[r]);
+		switch (R) {	/* constant row counts: registers */
+		case 8: pv1rows(8, acc, hd, alpha, S, vr, j0, n, kt, a,
+		    jb); break;
+		case 7: pv1rows(7, acc, hd, alpha, S, vr, j0, n, kt, a,
+		    jb); break;
+		case 6: pv1rows(6, acc, hd, alpha, S, vr, j0, n, kt, a,
+		    jb); break;
+		case 5: pv1rows(5, acc, hd, alpha, S, vr, j0, n, kt, a,
+		    jb); break;
+		case 4: pv1rows(4, acc, hd, alpha, S, vr, j0, n, kt, a,
+		    jb); break;
+		case 3: pv1rows(3, acc, hd, alpha, S, vr, j0, n, kt, a,
+		    jb); break;
+		case 2: pv1rows(2, acc, hd, alpha, S, vr, j0, n, kt, a,
+		    jb); break;
+		default: pv1rows(1, acc, hd, alpha, S, vr, j0, n, kt, a,
+		    jb); break;
+		}
+	}
+	for (r = 0; r < R; r++) {
+		ml[2 * r] = m[r];
+		ml[2 * r + 1] = l[r];
+		for (c = 0; kt == W_BF16 && c < hd; c += 32) {
+			x0 = _mm512_loadu_ps(acc + r * hd + c);
+			x1 = _mm512_loadu_ps(acc + r * hd + c + 16);
+			_mm512_storeu_ps(acc + r * hd + c,
+			    _mm512_permutex2var_ps(x0, ilo, x1));
+			_mm512_storeu_ps(acc + r * hd + c + 16,
+			    _mm512_permutex2var_ps(x0, ihi, x1));
+		}
+	}
+}
+
 INLINE void
 part_t(float *acc, int lda, float *ml, const struct attn_tile *a,
     enum wtype kt, int HD)
@@ -182,6 +537,10 @@ part_t(float *acc, int lda, float *ml, const struct attn_tile *a,
 
 	if (hd % 16 || R > ATTN_MAXROWS || R < 1) {
 		attn_portable.part(acc, lda, ml, a);
+		return;
+	}
+	if (a->T == 1 && kt != W_F32 && R <= R1 && hd % 32 == 0 && hd <= HD1) {
+		part1(acc, ml, a, kt, hd);
 		return;
 	}
 	pend = a->pos0 + a->T < a->p1 ? a->pos0 + a->T : a->p1;
