@@ -34,7 +34,7 @@
 #define GVK 2
 #define GVMAX 4
 #define GPF 2048	/* bytes a decode stream is prefetched ahead */
-#define GXBUF (64 * 1024)	/* bytes of quantized activations (matmul) */
+#define GXBUF (256 * 1024)	/* bytes of quantized activations (matmul) */
 /* Bytes of one token's prepared activations, rows of at most
  * KERN_GI8_MAXN, either layout (the superblocks' take more a weight) */
 #define GXVEC (KERN_GI8_MAXN / 256 * sizeof(struct kern_q8k) > \
