@@ -301,27 +301,78 @@ zprep(int8_t *q, float *s, const float *x, int n)
 	}
 }
 
-/* Rows' dw dx of pairs [k0, k1) and each of ZT tokens into dd: the
- * scales at wd[i] (i < R) times the tokens' at sx, a pair at a time (a
- * row at a time, reading sx again for each, was slower). */
+/* Rows' dw dx of pairs [k0, k1) (k0 even) and each of ZT tokens into
+ * dd, pair k's of row i at dd[(k - k0) / 2][i][k % 2]: the scales at
+ * wd[i] (i < R) times the tokens' at sx, two pairs a 512-bit multiply
+ * (the rows' four scales put in place by one permute), the last odd
+ * one alone (a row at a time, reading sx again for each, was slower;
+ * a pair a 256-bit multiply took 11% of the GEMM's samples). */
 INLINE void
-zdd(int R, double dd[][ZR][ZT], const float *const *wd, const float *sx,
+zdd(int R, double dd[][ZR][2][ZT], const float *const *wd, const float *sx,
     int k0, int k1)
 {
-	__m256 xs;
+	const __m512i idx = _mm512_setr_epi32(0, 1, 0, 1, 0, 1, 0, 1, 2, 3, 2,
+	    3, 2, 3, 2, 3);
+	__m512 xs;
 	double w2;
 	int i, k;
 
-	for (k = k0; k < k1; k++) {
-		xs = _mm256_loadu_ps(sx + 2 * ZT * k);
+	for (k = k0; k + 1 < k1; k += 2) {
+		xs = _mm512_loadu_ps(sx + 2 * ZT * k);
+		UNROLL
+		for (i = 0; i < R; i++)
+			_mm512_store_ps((float *)dd[(k - k0) / 2][i], _mm512_mul_ps(
+			    _mm512_permutexvar_ps(idx, _mm512_castps128_ps512(
+			    _mm_loadu_ps(wd[i] + 2 * k))), xs));
+	}
+	if (k < k1) {
+		__m256 xl = _mm256_loadu_ps(sx + 2 * ZT * k);
+
 		UNROLL
 		for (i = 0; i < R; i++) {
 			memcpy(&w2, wd[i] + 2 * k, sizeof w2);
-			_mm256_store_pd(dd[k - k0][i], _mm256_castps_pd(
+			_mm256_store_pd(dd[(k - k0) / 2][i][0], _mm256_castps_pd(
 			    _mm256_mul_ps(_mm256_castpd_ps(_mm256_set1_pd(w2)),
-			    xs)));
+			    xl)));
 		}
 	}
+}
+
+/* The sums of 16 of zgemm's accumulators at once, each zunilv's lanes
+ * in kern_sum16's tree with its operands in its order (the additions
+ * of zhsum(zunilv(a)), the same bits): a[zslot[4j + i]] lands in lane
+ * 4j + i.  45 shuffles and adds, where one at a time took about 150
+ * (on the 135M shape's rows of 576, 9 pairs, zgemm's sums one at a
+ * time were 17% of its samples). */
+static const int zslot[16] = { 0, 1, 8, 9, 2, 3, 10, 11, 4, 5, 12, 13, 6,
+	7, 14, 15 };
+
+INLINE __m512
+zhsum16(const __m512 *a)
+{
+	__m512 A[8], B[4], C[2];
+	int k;
+
+	/* c[l] + c[l + 8], lanes 2l and 2l + 1 (zilv) */
+	UNROLL
+	for (k = 0; k < 8; k++)
+		A[k] = _mm512_add_ps(_mm512_shuffle_ps(a[2 * k], a[2 * k + 1],
+		    0x88), _mm512_shuffle_ps(a[2 * k], a[2 * k + 1], 0xdd));
+	/* a[i] + a[i + 4]: the low 256 bits and the high ones */
+	UNROLL
+	for (k = 0; k < 4; k++)
+		B[k] = _mm512_add_ps(_mm512_shuffle_f32x4(A[2 * k], A[2 * k +
+		    1], 0x44), _mm512_shuffle_f32x4(A[2 * k], A[2 * k + 1],
+		    0xee));
+	/* b[0] + b[2], b[1] + b[3] */
+	UNROLL
+	for (k = 0; k < 2; k++)
+		C[k] = _mm512_add_ps(_mm512_shuffle_f32x4(B[2 * k], B[2 * k +
+		    1], 0x88), _mm512_shuffle_f32x4(B[2 * k], B[2 * k + 1],
+		    0xdd));
+	/* and those two */
+	return _mm512_add_ps(_mm512_shuffle_ps(C[0], C[1], 0x88),
+	    _mm512_shuffle_ps(C[0], C[1], 0xdd));
 }
 
 /* out[j*ldo + r + i] = row r + i of the unpacked rows u (ru bytes each)
@@ -341,7 +392,7 @@ zgemm(int R, int TT, float *out, int ldo, const uint8_t *u, size_t ru,
 	 * read them: then each is one broadcast load, where read right
 	 * after their store (or kept in registers, taken apart by
 	 * shuffles) they held the loop up */
-	double dd[ZKB][ZR][ZT] __attribute__((aligned(32)));
+	double dd[ZKB / 2][ZR][2][ZT] __attribute__((aligned(64)));
 	__m512 acc[ZR][ZT];
 	__m512i nk[ZT], xv[ZT], wv, P;
 	__mmask16 m;
@@ -379,11 +430,28 @@ zgemm(int R, int TT, float *out, int ldo, const uint8_t *u, size_t ru,
 					acc[i][j] = _mm512_mask3_fmadd_ps(
 					    _mm512_sub_ps(_mm512_castsi512_ps(P),
 					    magic), _mm512_castpd_ps(
-					    _mm512_set1_pd(dd[k - k0][i][j])),
+					    _mm512_set1_pd(dd[(k - k0) / 2][i][(k - k0) %
+					    2][j])),
 					    acc[i][j], m);
 				}
 			}
 		}
+	}
+	if (R == ZR && TT == ZT) {
+		__m512 a[ZR * ZT];
+		float f[ZR * ZT] __attribute__((aligned(64)));
+
+		UNROLL
+		for (i = 0; i < ZR; i++)
+			UNROLL
+			for (j = 0; j < ZT; j++)
+				a[zslot[ZR * j + i]] = acc[i][j];
+		_mm512_store_ps(f, zhsum16(a));
+		UNROLL
+		for (j = 0; j < ZT; j++)
+			_mm_storeu_ps(out + (size_t)j * ldo + r, _mm_load_ps(f +
+			    ZR * j));
+		return;
 	}
 	UNROLL
 	for (i = 0; i < R; i++)
@@ -421,8 +489,26 @@ zrows(enum wtype t, int TT, float *out, int ldo, const uint8_t *u,
 		    r);
 }
 
+/* Part k of parts of rows [p0, p1) of w (rb bytes each) brought into
+ * the caches: the next panel's packed weights, fetched from memory
+ * while this panel's products run, where zunpack would wait for each
+ * line (the hardware prefetcher does not run far enough ahead: in a
+ * 1B-shape prefill zunpack took 9% of the samples, nearly all on the
+ * weights' loads; 4-5% with this, and into L1 rather than L2: the
+ * panel is read at once). */
+INLINE void
+zahead(const uint8_t *w, size_t rb, int p0, int p1, int k, int parts)
+{
+	size_t a = (size_t)p0 * rb, len = (size_t)(p1 - p0) * rb;
+	size_t s = a + len * k / parts, e = a + len * (k + 1) / parts;
+
+	for (s = s > a ? s & ~(size_t)63 : s; s < e; s += 64)
+		_mm_prefetch((const char *)(w + s), _MM_HINT_T0);
+}
+
 /* Prefill: a chunk of tokens prepared once (zprep), then row panels
- * unpacked once (zunpack, in L2) against ZT tokens at a time. */
+ * unpacked once (zunpack, in L2) against ZT tokens at a time, the next
+ * panel's weights fetched meanwhile (zahead). */
 INLINE void
 zmatmul(enum wtype t, float *out, int ldo, const void *w, const float *x,
     int ldx, int n, int T, int r0, int r1)
@@ -434,7 +520,7 @@ zmatmul(enum wtype t, float *out, int ldo, const void *w, const float *x,
 	size_t ld = ZXROW(nbp), rb = wtype_rowsize(t, n), sg = 2 * ZT *
 	    (size_t)nbp;	/* floats of a group's scales */
 	int P = (int)(ZUBUF / ZUROW(nb)), TB = (int)(ZXBUF / ld);
-	int t0, t1, p0, p1, j;
+	int t0, t1, p0, p1, q0, q1, j, ng;
 
 	if ((int)(ZSBUF / sizeof(float) / sg) * ZT < TB)
 		TB = (int)(ZSBUF / sizeof(float) / sg) * ZT;
@@ -452,13 +538,19 @@ zmatmul(enum wtype t, float *out, int ldo, const void *w, const float *x,
 			zprep(xq + (size_t)(j - t0) * ld, sx + (size_t)(j - t0) /
 			    ZT * sg + 2 * (size_t)((j - t0) % ZT),
 			    x + (size_t)j * ldx, n);
+		ng = (t1 - t0 + ZT - 1) / ZT;
 		for (p0 = r0; p0 < r1; p0 = p1) {
 			p1 = r1 - p0 > P ? p0 + P : r1;
+			/* the next panel: this chunk's, or the next one's first */
+			q0 = p1 < r1 ? p1 : t1 < T ? r0 : r1;
+			q1 = r1 - q0 > P ? q0 + P : r1;
 			zunpack(t, u, w, rb, n, p0, p1);
 			for (j = t0; j < t1; j += ZT) {
 				float *o = out + (size_t)j * ldo;
 				const int8_t *xj = xq + (size_t)(j - t0) * ld;
 				const float *sj = sx + (size_t)(j - t0) / ZT * sg;
+
+				zahead(w, rb, q0, q1, (j - t0) / ZT, ng);
 
 				switch (t1 - j) {
 				case 1: zrows(t, 1, o, ldo, u, xj, ld, sj, n, p0,

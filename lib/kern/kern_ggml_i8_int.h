@@ -34,7 +34,7 @@
 #define GVK 2
 #define GVMAX 4
 #define GPF 2048	/* bytes a decode stream is prefetched ahead */
-#define GXBUF (64 * 1024)	/* bytes of quantized activations (matmul) */
+#define GXBUF (256 * 1024)	/* bytes of quantized activations (matmul) */
 /* Bytes of one token's prepared activations, rows of at most
  * KERN_GI8_MAXN, either layout (the superblocks' take more a weight) */
 #define GXVEC (KERN_GI8_MAXN / 256 * sizeof(struct kern_q8k) > \
@@ -243,6 +243,21 @@ gahead(const void *p)
 	_mm_prefetch((const char *)((uintptr_t)p + GPF), _MM_HINT_T0);
 }
 
+/* Token j's scales xd[j] and blocks xv[j] (j < TT) of the prepared
+ * tokens at xq, ldxq bytes apart, nx blocks each. */
+INLINE void
+gxplaces(int TT, const float **xd, const int8_t **xv, const char *xq,
+    size_t ldxq, size_t nx)
+{
+	int j;
+
+	UNROLL
+	for (j = 0; j < TT; j++) {
+		xd[j] = (const float *)(xq + (size_t)j * ldxq);
+		xv[j] = (const int8_t *)(xd[j] + nx);
+	}
+}
+
 /* out[j*ldo + r + i*rs] = row r + i*rs of w (type t, rows of rb bytes) .
  * token j of the blocks at xq (ldxq bytes apart), i < R, j < TT; pf:
  * prefetch each row GPF bytes ahead (decode). */
@@ -267,11 +282,7 @@ gblock32(enum wtype t, int R, int TT, float *out, int ldo, const uint8_t *w,
 		for (j = 0; j < TT; j++)
 			acc[i][j][0] = acc[i][j][1] = _mm256_setzero_ps();
 	}
-	UNROLL
-	for (j = 0; j < TT; j++) {
-		xd[j] = (const float *)(xq + (size_t)j * ldxq);
-		xv[j] = (const int8_t *)(xd[j] + nx);
-	}
+	gxplaces(TT, xd, xv, xq, ldxq, nx);
 	for (b = 0; b < nb; b += 2) {
 		if (pf)
 			UNROLL
@@ -636,13 +647,141 @@ gi8_matvec(enum wtype t, float *out, const void *w, const float *x, int n,
 	gvrows(t, out, w, xq, n, r0, r1);
 }
 
+/* ---- the blocks of 32's prefill GEMM on unpacked panels ----
+ *
+ * A row panel unpacked once a chunk of tokens (yunpack: each block's 32
+ * weights as unsigned bytes, Q8_0's q + 128, then the row's float
+ * scales), where gblock32 unpacks every block again for every GT
+ * tokens; each (row, token, block) then a load, a vpdpbusd from the
+ * token's start (minus the offset times its sums of X), and
+ * gblock32's float operations in its order: the same integers, the
+ * same bits. */
+#define YUBUF (64 * 1024)	/* bytes of an unpacked row panel */
+#define YUROW(nb) ((size_t)(nb) * (32 + 4))	/* bytes of a row */
+
+static void
+yunpack(enum wtype t, uint8_t *u, const uint8_t *w, size_t rb, int n,
+    int r0, int r1)
+{
+	int nb = (n + 31) / 32, bytes = wtypes[t].bytes, r, b;
+	const uint8_t *p;
+	float *d;
+	__m256i v;
+
+	for (r = r0; r < r1; r++, u += YUROW(nb)) {
+		d = (float *)(u + 32 * (size_t)nb);
+		for (b = 0; b < nb; b++) {
+			p = w + (size_t)r * rb + (size_t)b * bytes;
+			v = wblk(t, p);
+			if (t == W_GQ8_0I)
+				v = _mm256_xor_si256(v, _mm256_set1_epi8(
+				    (char)0x80));
+			_mm256_storeu_si256((__m256i *)(u + 32 * (size_t)b), v);
+			d[b] = gf16(p);
+		}
+	}
+}
+
+/* out[j*ldo + r + i] = unpacked row r + i of u (ru bytes each) . token
+ * j of the blocks at xq (ldxq apart), i < R, j < TT; off: the weights'
+ * offset (8, 16, 128). */
+INLINE void
+ygemm(int R, int TT, float *out, int ldo, const uint8_t *u, size_t ru,
+    const char *xq, size_t ldxq, __m256i off, int n, int r)
+{
+	size_t nx = CONV_Q8_0_NB(n);
+	int nb = (n + 31) / 32, b, i, j, p;
+	const uint8_t *wr[GR];
+	const float *wd[GR], *xd[GT];
+	const int8_t *xv[GT];
+	__m256 acc[GR][GT][2];
+	__m256i x[GT], nc[GT], wv;
+
+	UNROLL
+	for (i = 0; i < R; i++) {
+		wr[i] = u + (size_t)(r + i) * ru;
+		wd[i] = (const float *)(wr[i] + 32 * (size_t)nb);
+		UNROLL
+		for (j = 0; j < TT; j++)
+			acc[i][j][0] = acc[i][j][1] = _mm256_setzero_ps();
+	}
+	gxplaces(TT, xd, xv, xq, ldxq, nx);
+	for (b = 0; b < nb; b += 2)
+		UNROLL
+		for (p = 0; p < 2; p++) {
+			if (p && b + 1 >= nb)
+				break;
+			UNROLL
+			for (j = 0; j < TT; j++) {
+				x[j] = _mm256_loadu_si256((const __m256i *)
+				    (xv[j] + 32 * (b + p)));
+				nc[j] = _mm256_sub_epi32(_mm256_setzero_si256(),
+				    dpbusd(_mm256_setzero_si256(), off, x[j]));
+			}
+			UNROLL
+			for (i = 0; i < R; i++) {
+				wv = _mm256_loadu_si256((const __m256i *)(wr[i] +
+				    32 * (b + p)));
+				UNROLL
+				for (j = 0; j < TT; j++)
+					acc[i][j][p] = _mm256_fmadd_ps(
+					    _mm256_cvtepi32_ps(dpbusd(nc[j], wv,
+					    x[j])), _mm256_set1_ps(wd[i][b + p] *
+					    xd[j][b + p]), acc[i][j][p]);
+			}
+		}
+	UNROLL
+	for (i = 0; i < R; i++)
+		UNROLL
+		for (j = 0; j < TT; j++)
+			out[(size_t)j * ldo + r + i] = hsum(_mm256_add_ps(
+			    acc[i][j][0], acc[i][j][1]));
+}
+
+/* Rows [p0, p1) unpacked at u against the tokens [t0, t1) of the
+ * chunk at xq (ld bytes a token), GT at a time. */
+INLINE void
+ypanel(enum wtype t, float *out, int ldo, const uint8_t *u, const char *xq,
+    size_t ld, int n, int p0, int p1, int T)
+{
+	const __m256i off = _mm256_set1_epi8((char)(t == W_Q4_0I ? 8 :
+	    t == W_Q5_0I ? 16 : 128));
+	size_t ru = YUROW((n + 31) / 32);
+	int j, r;
+
+	for (j = 0; j < T; j += GT) {
+		float *o = out + (size_t)j * ldo + p0;
+		const char *xj = xq + (size_t)j * ld;
+
+		if (T - j >= GT) {
+			for (r = 0; r + GR <= p1 - p0; r += GR)
+				ygemm(GR, GT, o, ldo, u, ru, xj, ld, off, n, r);
+			for (; r < p1 - p0; r++)
+				ygemm(1, GT, o, ldo, u, ru, xj, ld, off, n, r);
+		} else
+			for (r = 0; r < p1 - p0; r++)
+				ygemm(1, 1, o, ldo, u, ru, xj, ld, off, n, r);
+	}
+}
+
+/* Whether type t's rows of n take ypanel: blocks of 32 whose panel of
+ * GR rows fits, and Q8_0 only where vpdpbusd makes the sums (its q +
+ * 128 times X would saturate vpmaddubsw's pairs). */
+INLINE int
+yfits(enum wtype t, int n)
+{
+	return wtypes[t].block == 32 && (GI8_VNNI || t != W_GQ8_0I) &&
+	    YUBUF / YUROW((n + 31) / 32) >= GR;
+}
+
 /* Token chunks prepared once, row panels that fit in L2, GT tokens at
- * a time. */
+ * a time; the blocks of 32 on panels unpacked once a chunk (above). */
 INLINE void
 gi8_matmul(enum wtype t, float *out, int ldo, const void *w, const float *x,
     int ldx, int n, int T, int r0, int r1)
 {
 	char xq[GXBUF] __attribute__((aligned(32)));
+	uint8_t u[YUBUF] __attribute__((aligned(32)));
 	size_t ld = gxsize(t, n);
 	int P = (int)((kern_l2 / 2) / wtype_rowsize(t, n)), TB = (int)(GXBUF /
 	    ld);
@@ -654,11 +793,22 @@ gi8_matmul(enum wtype t, float *out, int ldo, const void *w, const float *x,
 		return;
 	}
 	P = P < GR ? GR : P / GR * GR;
+	if (yfits(t, n))
+		P = (int)(YUBUF / YUROW((n + 31) / 32)) / GR * GR;
 	for (t0 = 0; t0 < T; t0 = t1) {
 		t1 = T - t0 > TB ? t0 + TB : T;
 		for (j = t0; j < t1; j++)
 			gprep(t, xq + (size_t)(j - t0) * ld, x + (size_t)j * ldx,
 			    n);
+		if (yfits(t, n)) {
+			for (p0 = r0; p0 < r1; p0 = p1) {
+				p1 = r1 - p0 > P ? p0 + P : r1;
+				yunpack(t, u, w, wtype_rowsize(t, n), n, p0, p1);
+				ypanel(t, out + (size_t)t0 * ldo, ldo, u, xq, ld,
+				    n, p0, p1, t1 - t0);
+			}
+			continue;
+		}
 		for (p0 = r0; p0 < r1; p0 = p1) {
 			p1 = r1 - p0 > P ? p0 + P : r1;
 			for (j = t0; j < t1; j += GT)
