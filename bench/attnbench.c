@@ -1,16 +1,17 @@
 /* attnbench: decode's attention on the SmolLM2-135M shape, alone.
  *
  *   make attnbench
- *   PIPELM_KERNEL=avx512 build/rel/attnbench [-Hoct] [-r reps] [-d depth]
+ *   PIPELM_KERNEL=avx512 build/rel/attnbench [-oct] [-r reps] [-d depth]
  *       [-l layers]
  *
  * One decoded token's attention in every layer (30 layers, 9 query heads
  * over 3 KV heads, head size 64) after 128 positions and after depth
  * (4096), with each KV cache type: the cache in the model's layout
- * (seq.h: each layer's keys, and values, of a KV head in one run, in
- * blocks of 64 positions; base pages; a token's keys span the whole
- * cache and come from memory as in decode; -o: the layout before, a
- * block's rows of every layer together, 1.5 MB apart; -H: 2 MB pages),
+ * (seq.h: segments of 4 blocks of 64 positions, a segment's keys, and
+ * values, of a layer's KV head in one run; 2 MB pages; a token's keys
+ * span the whole cache and come from memory as in decode; -o: the
+ * layout before 2026-12-03, a block's rows of every layer together,
+ * 1.5 MB apart),
  * cut into the key ranges decode's step_attention cuts
  * (at least 64 keys, at most 16 ranges a head), each tile read in
  * address order first as its attn_touch does, then the table's part and
@@ -38,13 +39,14 @@
 #define NH 3		/* query heads a KV head */
 #define HD 64		/* head size */
 #define KVB 64		/* positions a cache block (SEQ_KVBLOCK) */
+#define SEGSHIFT 2	/* log2 of the blocks a segment (SEQ_KVSEGSHIFT) */
+#define SEG (1 << SEGSHIFT)
 
 static int nlay = 30;	/* layers */
 static int touch;	/* -t: every tile read first, none ahead */
 static int old;		/* -o: the layout before 2026-12-03, a block's
 			 * rows of every layer together */
 static int nb;		/* blocks of KVB positions */
-static int huge;	/* -H: the cache in 2 MB pages (mem_map) */
 
 static double
 now(int cpu)
@@ -63,7 +65,7 @@ run(const struct attn_kern *ak, const void *kv, enum wtype t, int pos,
 	static float q[NKV * NH * HD], att[ATTN_NCHUNK * NKV * NH * HD],
 	    mls[ATTN_NCHUNK * NKV * NH * 2], out[NKV * NH * HD];
 	size_t es = attn_esize(t), bstride = (size_t)nlay * 2 * NKV * HD * KVB,
-	    head = (size_t)KVB * HD;
+	    head = (size_t)KVB * HD, segstride = 0;
 	int n = pos + 1, chunk, nchunk, r, l, g, c, h, qdim = NKV * NH * HD;
 	double best = 1e30, t0;
 	float ml[2 * NH];
@@ -71,8 +73,10 @@ run(const struct attn_kern *ak, const void *kv, enum wtype t, int pos,
 	struct attn_tile *a;
 	int i, ahead;
 
-	if (!old)
-		bstride = (size_t)KVB * HD, head = (size_t)nb * KVB * HD;
+	if (!old) {	/* seq.h's segments of SEG blocks */
+		bstride = (size_t)KVB * HD, head = (size_t)SEG * KVB * HD;
+		segstride = (size_t)nlay * 2 * NKV * SEG * KVB * HD;
+	}
 	for (c = 0; c < qdim; c++)
 		q[c] = (float)(c * 7919 % 200) / 100 - 1;
 	chunk = (n + ATTN_NCHUNK - 1) / ATTN_NCHUNK;
@@ -91,6 +95,7 @@ run(const struct attn_kern *ak, const void *kv, enum wtype t, int pos,
 					a->v = (const char *)kv + (((size_t)l * 2 +
 					    1) * NKV + g) * head * es;
 					a->ldkv = HD, a->kvb = KVB, a->bstride = bstride;
+					a->segstride = segstride, a->segshift = SEGSHIFT;
 					a->q = q + g * NH * HD, a->ldq = qdim;
 					a->hd = HD, a->nh = NH, a->T = 1, a->pos0 = pos;
 					a->p0 = c * chunk;
@@ -122,7 +127,7 @@ run(const struct attn_kern *ak, const void *kv, enum wtype t, int pos,
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: %s [-Hoct] [-r reps] [-d depth] [-l layers]\n", argv0);
+	fprintf(stderr, "usage: %s [-oct] [-r reps] [-d depth] [-l layers]\n", argv0);
 	exit(2);
 }
 
@@ -138,10 +143,9 @@ main(int argc, char *argv[])
 	void *kv;
 
 	argv0 = argv[0];
-	while ((c = getopt(argc, argv, "Hoctr:d:l:")) != -1) {
+	while ((c = getopt(argc, argv, "octr:d:l:")) != -1) {
 		switch (c) {
 		case 'o': old = 1; break;
-		case 'H': huge = 1; break;
 		case 'c': cpu = 1; break;
 		case 't': touch = 1; break;
 		case 'r': reps = (int)estrtonum(optarg, 1, 1000000, "-r"); break;
@@ -155,7 +159,7 @@ main(int argc, char *argv[])
 	if (kern_init(getenv("PIPELM_KERNEL")) < 0)
 		return 1;
 	ak = attn_find(kern.name);
-	nb = (depth + KVB) / KVB;
+	nb = ((depth + KVB) / KVB + SEG - 1) / SEG * SEG;
 	nel = (size_t)nb * nlay * 2 * NKV * HD * KVB;
 	printf("attnbench: attention of a decoded token, 135M shape, %d layers, "
 	    "%s table, 1 thread, ms (best of %d%s)\n", nlay, ak->name, reps,
@@ -164,7 +168,7 @@ main(int argc, char *argv[])
 	    "|---|---|---|---|---|\n", depth);
 	for (c = 0; c < 3; c++) {
 		es = attn_esize(types[c]);
-		kv = huge ? mem_map(nel * es) : emalloc(nel * es);
+		kv = mem_map(nel * es);	/* the model's: 2 MB pages */
 		if (!kv)
 			return 1;
 		for (i = 0; i < nel; i += HD) {
@@ -180,10 +184,7 @@ main(int argc, char *argv[])
 		e = printf("| %s | %.3f | %.3f | %.3f | %.2f |\n",
 		    wtypes[types[c]].name, t128, td, td - t128,
 		    (td - t128) * 1e6 / ((double)nlay * NKV * (depth - 128)));
-		if (huge)
-			mem_unmap(kv, nel * es);
-		else
-			free(kv);
+		mem_unmap(kv, nel * es);
 	}
 	return e < 0 || fflush(stdout) != 0;
 }

@@ -383,7 +383,7 @@ pipelm_seq_reset(pipelm_seq *ps)
 size_t
 pipelm_seq_kv_bytes(const pipelm_seq *ps)
 {
-	return ps->s.kvsize;
+	return seq_kv_bytes(ps->s.m, ps->s.ctx, ps->s.kvt);
 }
 
 int

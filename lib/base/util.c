@@ -426,7 +426,7 @@ mem_roundup(size_t n)
 }
 
 static void *
-map_anon(size_t n, int flags, int huge)
+map_anon(size_t n, int flags)
 {
 	void *p;
 
@@ -436,7 +436,7 @@ map_anon(size_t n, int flags, int huge)
 	if (p == MAP_FAILED)
 		return NULL;
 #ifdef MADV_HUGEPAGE
-	if (huge && n >= (size_t)2 << 20)
+	if (n >= (size_t)2 << 20)
 		madvise(p, n, MADV_HUGEPAGE);
 #endif
 	return p;
@@ -445,25 +445,13 @@ map_anon(size_t n, int flags, int huge)
 void *
 mem_map(size_t n)
 {
-	return map_anon(n, 0, 1);
-}
-
-void *
-mem_map_sparse(size_t n)
-{
-	return map_anon(n, 0, 0);
+	return map_anon(n, 0);
 }
 
 void *
 mem_reserve(size_t n)
 {
-	return map_anon(n, MAP_NORESERVE, 1);
-}
-
-void *
-mem_reserve_sparse(size_t n)
-{
-	return map_anon(n, MAP_NORESERVE, 0);
+	return map_anon(n, MAP_NORESERVE);
 }
 
 void

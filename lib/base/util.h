@@ -75,12 +75,6 @@ void *mem_map(size_t n);
  * refuse; a page touched when memory is gone is then a SIGBUS/OOM, not a
  * NULL here.  Free with mem_unmap. */
 void *mem_reserve(size_t n);
-/* As mem_map and mem_reserve, in base pages (no huge pages advised):
- * for memory touched in many small runs far apart (a KV cache, each
- * head's rows a run of its own), where a 2 MiB page at each run's first
- * touch would make the whole mapping resident at once. */
-void *mem_map_sparse(size_t n);
-void *mem_reserve_sparse(size_t n);
 /* mmap len bytes of fd from offset 0, read-only and private, at an
  * address aligned to 2 MiB and with transparent huge pages advised: when
  * the kernel reads the file into the page cache through such a mapping

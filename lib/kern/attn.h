@@ -30,7 +30,10 @@
  * q[t*ldq + h*hd]; the cache is cut into blocks of kvb positions, and
  * the key and value of position p are at k[o] and v[o] with
  * o = b * bstride + (p % kvb) * ldkv, b = p / kvb, or btab[p / kvb]
- * where the blocks come from a pool (one block: kvb >= p1).
+ * where the blocks come from a pool (one block: kvb >= p1); with
+ * segstride, blocks go in segments of 1 << segshift, segstride apart:
+ * o = (b >> segshift) * segstride + (b % (1 << segshift)) * bstride +
+ * (p % kvb) * ldkv.
  * Token t sits at position pos0 + t and sees the keys p with
  * p0 <= p < p1 and p <= pos0 + t, and with a window (win > 0) only the
  * win latest of them, p > pos0 + t - win (HF masking_utils'
@@ -65,6 +68,8 @@ struct attn_tile {
 				 * values prefetched a key block's share at
 				 * a time while this one computes
 				 * (attn_ahead) */
+	size_t segstride;	/* 0, or a segment of blocks' elements */
+	int segshift;		/* log2 of the blocks a segment */
 };
 
 /* Bytes of one element of a KV cache of type t (W_F32, W_BF16, W_F16). */
@@ -99,8 +104,12 @@ static inline size_t
 attn_off(const struct attn_tile *a, int p)
 {
 	size_t b = a->btab ? a->btab[p / a->kvb] : (size_t)(p / a->kvb);
+	size_t o = (size_t)(p % a->kvb) * a->ldkv;
 
-	return b * a->bstride + (size_t)(p % a->kvb) * a->ldkv;
+	if (a->segstride)
+		return (b >> a->segshift) * a->segstride + (b & (((size_t)1 <<
+		    a->segshift) - 1)) * a->bstride + o;
+	return b * a->bstride + o;
 }
 
 /* Where the key (v 0) or value (v 1) of position p starts. */

@@ -102,14 +102,13 @@ open_seq(struct seq *s, const struct model *m, int ctx, enum wtype kvt,
 	if (p) {	/* blocks from the pool as the sequence grows */
 		s->pool = p;
 		s->kv = p->base;
-		s->kvnblk = p->nmax;
 		if (!(s->btab = calloc((s->ctx + SEQ_KVBLOCK - 1) / SEQ_KVBLOCK,
 		    sizeof(*s->btab))))
 			return error("cannot allocate a KV block table");
 	/* KV cache: reserved for the whole context, touched only as filled */
-	} else if (!(s->kvnblk = (s->ctx + SEQ_KVBLOCK - 1) / SEQ_KVBLOCK) ||
-	    !(s->kvsize = seq_kv_bytes(m, s->ctx, kvt)) ||
-	    !(s->kv = mem_map_sparse(s->kvsize))) {
+	} else if (size_mul(&s->kvsize, ((size_t)s->ctx + SEQ_KVSEG - 1) /
+	    SEQ_KVSEG, seq_kv_bytes(m, SEQ_KVSEG, kvt)) < 0 || !s->kvsize ||
+	    !(s->kv = mem_map(s->kvsize))) {
 		s->kv = NULL;
 		return error("cannot allocate KV cache for %d positions (%.1f GiB)",
 		    s->ctx, (double)s->ctx * c->num_hidden_layers * 2 * m->kvdim *

@@ -21,6 +21,8 @@ struct seq_part;		/* seq_int.h */
 
 #define SEQ_MAXBATCH 256	/* positions per pass of the forward */
 #define SEQ_KVBLOCK 64		/* positions per KV cache block */
+#define SEQ_KVSEGSHIFT 2	/* log2 of the KV blocks a segment */
+#define SEQ_KVSEG (SEQ_KVBLOCK << SEQ_KVSEGSHIFT)	/* its positions */
 
 /* Taps: named points of the forward pass, each handed to a function as
  * its rows are made (seq_tap.c), after TransformerLens's hook names.
@@ -67,15 +69,15 @@ struct seq {
 	const struct model *m;	/* the model it runs on */
 	int ctx;		/* positions the KV cache holds */
 	int pos;		/* positions filled */
-	void *kv;		/* KV cache: (layers, 2, kv_heads, kvnblk,
-				 * SEQ_KVBLOCK, head_dim): each layer's keys
-				 * (and values) of a KV head in a run of their
-				 * own, cut in blocks of SEQ_KVBLOCK positions,
-				 * so that decode's attention reads one stream a
-				 * head (bench/NOTES.md, "a KV head's rows in
-				 * one run") */
-	unsigned kvnblk;	/* blocks each head's run holds: the pool's
-				 * nmax, or the context's */
+	void *kv;		/* KV cache: segments of 1 << SEQ_KVSEGSHIFT
+				 * blocks of SEQ_KVBLOCK positions, each
+				 * (layers, 2, kv_heads, blocks, SEQ_KVBLOCK,
+				 * head_dim): a layer's keys (and values) of a
+				 * KV head for a segment's positions in one run,
+				 * so decode's attention reads a stream a head,
+				 * and a growing sequence fills memory segment
+				 * by segment (2 MB pages: bench/NOTES.md, "a
+				 * KV head's rows in runs") */
 	enum wtype kvt;		/* its elements: W_F32, or rounded to W_BF16
 				 * or W_F16 as they are stored (--kv-type) */
 	size_t kvsize;		/* its bytes (reserved, touched as filled) */
@@ -122,8 +124,7 @@ struct seq {
 };
 
 /* KV memory for several sequences, in blocks of SEQ_KVBLOCK positions
- * (a block b is (layers, 2, kv_heads) runs of SEQ_KVBLOCK rows, at
- * block b of each head's run: seq.kv's layout): reserved
+ * (block b is in segment b >> SEQ_KVSEGSHIFT: seq.kv's layout): reserved
  * for nmax, touched only as taken; a sequence takes a block as it grows
  * into it and gives all back at seq_release, the blocks given back
  * taken first, so the memory in use follows the positions in use. */

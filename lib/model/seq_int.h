@@ -37,19 +37,22 @@ void seq_pass(struct seq *w, const int *ids, int T, int all);
 void seq_rope_long(struct seq *s, int n);
 
 /* Key (s = 0) or value (s = 1) of KV head g in layer l at position p
- * of sq's cache: in the run of (layer l, key or value, head g), block
- * p / SEQ_KVBLOCK of the sequence's own mapping, or the block its table
- * names in a pool's (seq.kv's layout); elements of type sq->kvt. */
+ * of sq's cache: block p / SEQ_KVBLOCK of the sequence's own mapping,
+ * or the block its table names in a pool's, in its segment's run of
+ * (layer l, key or value, head g) (seq.kv's layout); elements of type
+ * sq->kvt. */
 static inline void *
 seq_kv_at(const struct seq *sq, int l, int s, int g, int p)
 {
 	const struct model *m = sq->m;
-	size_t b = p / SEQ_KVBLOCK;
+	size_t b = p / SEQ_KVBLOCK, runs = (size_t)m->cfg.num_hidden_layers * 2 *
+	    m->cfg.num_key_value_heads;
 
 	if (sq->btab)
 		b = sq->btab[b];
-	return (char *)sq->kv + (((((size_t)l * 2 + s) *
-	    m->cfg.num_key_value_heads + g) * sq->kvnblk + b) * SEQ_KVBLOCK +
+	return (char *)sq->kv + (((((b >> SEQ_KVSEGSHIFT) * runs + ((size_t)l *
+	    2 + s) * m->cfg.num_key_value_heads + g) << SEQ_KVSEGSHIFT) +
+	    (b & ((1u << SEQ_KVSEGSHIFT) - 1))) * SEQ_KVBLOCK +
 	    (size_t)(p % SEQ_KVBLOCK)) * m->hd * attn_esize(sq->kvt);
 }
 

@@ -5,7 +5,6 @@
  * so N sequences hold the positions they use, not N contexts.  Either
  * way a position's rows are found by seq_kv_at (seq_int.h), and a
  * tile's by its block table (attn.h's attn_off). */
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -27,8 +26,9 @@ seq_kvpool_open(struct seq_kvpool *p, const struct model *m,
 		    kvt >= 0 && kvt < W_NTYPES ? wtypes[kvt].name : "?");
 	p->kvt = kvt;
 	p->blkbytes = seq_kv_bytes(m, SEQ_KVBLOCK, kvt);
+	n = (n + (1u << SEQ_KVSEGSHIFT) - 1) >> SEQ_KVSEGSHIFT << SEQ_KVSEGSHIFT;
 	if (n == 0 || n > (unsigned)-1 || size_mul(&bytes, n, p->blkbytes) < 0 ||
-	    !(p->base = mem_reserve_sparse(bytes)))
+	    !(p->base = mem_reserve(bytes)))
 		return error("cannot allocate a KV cache for %zu positions "
 		    "(%.1f GiB)", positions, (double)n * p->blkbytes / (1 << 30));
 	p->nmax = (unsigned)n;
@@ -80,8 +80,7 @@ seq_kv_used(const struct seq *s)
 void
 seq_release(struct seq *s)
 {
-	uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE), a, e;
-	size_t n, r, runs;
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE), n;
 
 	seq_reset(s);
 	if (s->pool) {
@@ -90,18 +89,13 @@ seq_release(struct seq *s)
 			s->pool->free[s->pool->nfree++] = s->btab[--s->nblk];
 			s->pool->used--;
 		}
-	} else if (s->kv && s->kvtop > 0) {
-		/* the used start of each head's run, its pages whole (the
-		 * runs are all this sequence's) */
-		runs = (size_t)s->m->cfg.num_hidden_layers * 2 *
-		    s->m->cfg.num_key_value_heads;
-		n = seq_kv_used(s) / runs;
-		for (r = 0; r < runs; r++) {
-			a = (uintptr_t)s->kv + r * (s->kvsize / runs);
-			e = (a + n + pg - 1) & ~(pg - 1);
-			a &= ~(pg - 1);
-			mem_drop((void *)a, e - a);
-		}
+	} else if (s->kv) {
+		/* the segments touched, the last page too: the mapping runs
+		 * to its end */
+		n = ((size_t)s->kvtop + SEQ_KVSEG - 1) / SEQ_KVSEG *
+		    seq_kv_bytes(s->m, SEQ_KVSEG, s->kvt);
+		n = n < s->kvsize ? n : s->kvsize;
+		mem_drop(s->kv, (n + pg - 1) / pg * pg);
 	}
 	s->kvtop = 0;
 }

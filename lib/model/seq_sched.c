@@ -15,7 +15,7 @@
 
 #define kv_at seq_kv_at	/* seq_int.h */
 
-/* The first block's key (s = 0) or value (s = 1) rows of KV head g in
+/* The first segment's key (s = 0) or value (s = 1) rows of KV head g in
  * layer l, from which a tile's offsets count (attn_off, in elements of
  * type sq->kvt). */
 static const void *
@@ -23,8 +23,8 @@ kv_head(const struct seq *sq, int l, int s, int g)
 {
 	const struct model *m = sq->m;
 
-	return (const char *)sq->kv + (((size_t)l * 2 + s) *
-	    m->cfg.num_key_value_heads + g) * sq->kvnblk * SEQ_KVBLOCK *
+	return (const char *)sq->kv + ((((size_t)l * 2 + s) *
+	    m->cfg.num_key_value_heads + g) << SEQ_KVSEGSHIFT) * SEQ_KVBLOCK *
 	    m->hd * attn_esize(sq->kvt);
 }
 
@@ -424,6 +424,9 @@ attn_tile_at(const struct attn_job *j, int i, struct attn_tile *a)
 	a->ldkv = hd;
 	a->kvb = SEQ_KVBLOCK;
 	a->bstride = (size_t)SEQ_KVBLOCK * hd;
+	a->segshift = SEQ_KVSEGSHIFT;
+	a->segstride = (size_t)m->cfg.num_hidden_layers * 2 * m->kvdim *
+	    (SEQ_KVBLOCK << SEQ_KVSEGSHIFT);
 	a->ldq = m->qdim;
 	a->hd = hd;
 	a->nh = nh;

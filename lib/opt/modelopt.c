@@ -125,7 +125,7 @@ modelopt_load(struct model *m, struct seq *s, const struct modelopt *mo)
 		    " (no AVX512-BF16 for --bf16-act)" : "");
 	/* reserved for the whole context, in memory as it fills */
 	if (mo->verbose && s) {
-		double b = (double)s->kvsize;
+		double b = (double)seq_kv_bytes(m, s->ctx, s->kvt);
 		int u = b >= 1 << 30 ? 30 : b >= 1 << 20 ? 20 : 10;
 
 		warn("context %d positions (max_position_embeddings %d), KV "

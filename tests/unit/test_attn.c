@@ -109,7 +109,7 @@ tile(const struct fix *f, int t0, int T, int p0, int p1)
 	struct attn_tile a = { f->q + (size_t)t0 * f->ldq, f->ldq, f->kv,
 		f->kv + f->voff, f->ld, f->bstride, f->kvb, f->hd, f->nh, T,
 		f->pos0 + t0, p0, p1, 1 / sqrtf((float)f->hd), f->win, f->cap,
-		NULL, f->kvt, 0, NULL };
+		NULL, f->kvt, 0, NULL, 0, 0 };
 
 	if (f->kvt != W_F32) {
 		a.k = f->kv16;

@@ -1440,7 +1440,7 @@ test_window_reads(const char *tmp)
 	long pg = sysconf(_SC_PAGESIZE);
 	struct sigaction sa, old;
 	int ids[N], i, p, l, kv, threads;
-	size_t run, off;
+	size_t off;
 	struct model m;
 	struct seq sq;
 	char dir[512];
@@ -1465,7 +1465,6 @@ test_window_reads(const char *tmp)
 			break;
 		}
 		EQ(m.hd * PAGEPOS * (long)sizeof(float), pg);
-		run = (size_t)sq.kvnblk * SEQ_KVBLOCK;
 		EQ(m.cfg.num_key_value_heads, 1);
 		CHECK(seq_forward(&sq, ids, PREFILL) != NULL);
 		for (p = PREFILL; p < N; p++) {
@@ -1475,11 +1474,13 @@ test_window_reads(const char *tmp)
 			for (q = 0; q + PAGEPOS <= lo; q += PAGEPOS)
 				for (l = 0; l < s.layers; l++)
 					for (kv = 0; kv < 2; kv++) {
-						/* seq.h: each (layer, key or
-						 * value, head)'s own run */
-						off = (((size_t)l * 2 + kv) *
-						    m.cfg.num_key_value_heads *
-						    run + (size_t)q) * m.hd;
+						/* seq.h: a segment's run of
+						 * each (layer, key or value,
+						 * head) */
+						off = (((size_t)(q / SEQ_KVSEG) *
+						    s.layers * 2 + (size_t)l * 2 +
+						    kv) * SEQ_KVSEG + (size_t)(q %
+						    SEQ_KVSEG)) * m.hd;
 						if (mprotect((float *)sq.kv + off, pg, PROT_NONE) < 0)
 							die("mprotect:");
 					}
