@@ -46,7 +46,6 @@ static int nlay = 30;	/* layers */
 static int touch;	/* -t: every tile read first, none ahead */
 static int old;		/* -o: the layout before 2026-12-03, a block's
 			 * rows of every layer together */
-static int nb;		/* blocks of KVB positions */
 
 static double
 now(int cpu)
@@ -135,7 +134,7 @@ int
 main(int argc, char *argv[])
 {
 	static const enum wtype types[] = { W_F32, W_BF16, W_F16 };
-	int c, cpu = 0, reps = 10, depth = 4096, e;
+	int c, cpu = 0, reps = 10, depth = 4096, nb, e;
 	const struct attn_kern *ak;
 	size_t i, nel, es, j;
 	double t128, td;

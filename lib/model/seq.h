@@ -76,8 +76,8 @@ struct seq {
 				 * KV head for a segment's positions in one run,
 				 * so decode's attention reads a stream a head,
 				 * and a growing sequence fills memory segment
-				 * by segment (2 MB pages: bench/NOTES.md, "a
-				 * KV head's rows in runs") */
+				 * by segment (2 MB pages: bench/NOTES.md, "The
+				 * KV cache's runs a head in segments") */
 	enum wtype kvt;		/* its elements: W_F32, or rounded to W_BF16
 				 * or W_F16 as they are stored (--kv-type) */
 	size_t kvsize;		/* its bytes (reserved, touched as filled) */

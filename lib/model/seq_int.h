@@ -36,24 +36,43 @@ void seq_pass(struct seq *w, const int *ids, int T, int all);
  * (of a run reaching s->span). */
 void seq_rope_long(struct seq *s, int n);
 
+/* Elements of one segment of m's KV cache (seq.kv's layout): what
+ * separates a run's segments. */
+static inline size_t
+seq_kv_segstride(const struct model *m)
+{
+	return (size_t)m->cfg.num_hidden_layers * 2 * m->kvdim * SEQ_KVSEG;
+}
+
+/* The first segment's run of key (s = 0) or value (s = 1) rows of KV
+ * head g in layer l, from which its positions' offsets count (a tile's
+ * attn_off, seq_kv_at). */
+static inline void *
+seq_kv_head(const struct seq *sq, int l, int s, int g)
+{
+	const struct model *m = sq->m;
+
+	return (char *)sq->kv + (((size_t)l * 2 + s) *
+	    m->cfg.num_key_value_heads + g) * SEQ_KVSEG * m->hd *
+	    attn_esize(sq->kvt);
+}
+
 /* Key (s = 0) or value (s = 1) of KV head g in layer l at position p
  * of sq's cache: block p / SEQ_KVBLOCK of the sequence's own mapping,
  * or the block its table names in a pool's, in its segment's run of
- * (layer l, key or value, head g) (seq.kv's layout); elements of type
- * sq->kvt. */
+ * (layer l, key or value, head g) (seq.kv's layout, as attn_off counts
+ * it); elements of type sq->kvt. */
 static inline void *
 seq_kv_at(const struct seq *sq, int l, int s, int g, int p)
 {
-	const struct model *m = sq->m;
-	size_t b = p / SEQ_KVBLOCK, runs = (size_t)m->cfg.num_hidden_layers * 2 *
-	    m->cfg.num_key_value_heads;
+	size_t b = p / SEQ_KVBLOCK;
 
 	if (sq->btab)
 		b = sq->btab[b];
-	return (char *)sq->kv + (((((b >> SEQ_KVSEGSHIFT) * runs + ((size_t)l *
-	    2 + s) * m->cfg.num_key_value_heads + g) << SEQ_KVSEGSHIFT) +
-	    (b & ((1u << SEQ_KVSEGSHIFT) - 1))) * SEQ_KVBLOCK +
-	    (size_t)(p % SEQ_KVBLOCK)) * m->hd * attn_esize(sq->kvt);
+	return (char *)seq_kv_head(sq, l, s, g) + ((b >> SEQ_KVSEGSHIFT) *
+	    seq_kv_segstride(sq->m) + ((b & ((1u << SEQ_KVSEGSHIFT) - 1)) *
+	    SEQ_KVBLOCK + (size_t)(p % SEQ_KVBLOCK)) * sq->m->hd) *
+	    attn_esize(sq->kvt);
 }
 
 /* Bytes of the decode attention scratch of parts parts (seq.h's

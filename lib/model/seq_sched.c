@@ -15,19 +15,6 @@
 
 #define kv_at seq_kv_at	/* seq_int.h */
 
-/* The first segment's key (s = 0) or value (s = 1) rows of KV head g in
- * layer l, from which a tile's offsets count (attn_off, in elements of
- * type sq->kvt). */
-static const void *
-kv_head(const struct seq *sq, int l, int s, int g)
-{
-	const struct model *m = sq->m;
-
-	return (const char *)sq->kv + ((((size_t)l * 2 + s) *
-	    m->cfg.num_key_value_heads + g) << SEQ_KVSEGSHIFT) * SEQ_KVBLOCK *
-	    m->hd * attn_esize(sq->kvt);
-}
-
 /* RMSNorm with weight w of the T rows of the residual stream at x (ldx
  * apart) into the calling thread's own buffer (hidden apart).  Each
  * thread of a dispatch normalizes all T rows itself, the same floats in
@@ -418,15 +405,14 @@ attn_tile_at(const struct attn_job *j, int i, struct attn_tile *a)
 	nh = kv_mul - sub * j->hpt;
 	nh = nh < j->hpt ? nh : j->hpt;
 	memset(a, 0, sizeof(*a));
-	a->k = kv_head(j->kv, j->layer, 0, g);
-	a->v = kv_head(j->kv, j->layer, 1, g);
+	a->k = seq_kv_head(j->kv, j->layer, 0, g);
+	a->v = seq_kv_head(j->kv, j->layer, 1, g);
 	a->btab = j->kv->btab;
 	a->ldkv = hd;
 	a->kvb = SEQ_KVBLOCK;
 	a->bstride = (size_t)SEQ_KVBLOCK * hd;
 	a->segshift = SEQ_KVSEGSHIFT;
-	a->segstride = (size_t)m->cfg.num_hidden_layers * 2 * m->kvdim *
-	    (SEQ_KVBLOCK << SEQ_KVSEGSHIFT);
+	a->segstride = seq_kv_segstride(m);
 	a->ldq = m->qdim;
 	a->hd = hd;
 	a->nh = nh;
