@@ -6,7 +6,8 @@
  *
  * One decoded token's attention in every layer (30 layers, 9 query heads
  * over 3 KV heads, head size 64) after 128 positions and after depth
- * (4096), with each KV cache type: the cache in the model's layout
+ * (4096), with each KV cache type (f32, bf16, f16, q8_0): the cache
+ * in the model's layout
  * (seq.h: segments of 4 blocks of 64 positions, a segment's keys, and
  * values, of a layer's KV head in one run; 2 MB pages; a token's keys
  * span the whole cache and come from memory as in decode; -o: the
@@ -63,7 +64,7 @@ run(const struct attn_kern *ak, const void *kv, enum wtype t, int pos,
 {
 	static float q[NKV * NH * HD], att[ATTN_NCHUNK * NKV * NH * HD],
 	    mls[ATTN_NCHUNK * NKV * NH * 2], out[NKV * NH * HD];
-	size_t es = attn_esize(t), bstride = (size_t)nlay * 2 * NKV * HD * KVB,
+	size_t bstride = (size_t)nlay * 2 * NKV * HD * KVB,
 	    head = (size_t)KVB * HD, segstride = 0;
 	int n = pos + 1, chunk, nchunk, r, l, g, c, h, qdim = NKV * NH * HD;
 	double best = 1e30, t0;
@@ -89,10 +90,10 @@ run(const struct attn_kern *ak, const void *kv, enum wtype t, int pos,
 				for (c = 0; c < nchunk; c++) {
 					a = &tl[g * nchunk + c];
 					memset(a, 0, sizeof(*a));
-					a->k = (const char *)kv + ((size_t)l * 2 *
-					    NKV + g) * head * es;
-					a->v = (const char *)kv + (((size_t)l * 2 +
-					    1) * NKV + g) * head * es;
+					a->k = (const char *)kv + attn_kvbytes(t,
+					    ((size_t)l * 2 * NKV + g) * head);
+					a->v = (const char *)kv + attn_kvbytes(t,
+					    (((size_t)l * 2 + 1) * NKV + g) * head);
 					a->ldkv = HD, a->kvb = KVB, a->bstride = bstride;
 					a->segstride = segstride, a->segshift = SEGSHIFT;
 					a->q = q + g * NH * HD, a->ldq = qdim;
@@ -133,10 +134,10 @@ usage(void)
 int
 main(int argc, char *argv[])
 {
-	static const enum wtype types[] = { W_F32, W_BF16, W_F16 };
+	static const enum wtype types[] = { W_F32, W_BF16, W_F16, W_GQ8_0 };
 	int c, cpu = 0, reps = 10, depth = 4096, nb, e;
 	const struct attn_kern *ak;
-	size_t i, nel, es, j;
+	size_t i, nel, bytes, j;
 	double t128, td;
 	float x[HD];
 	void *kv;
@@ -165,25 +166,23 @@ main(int argc, char *argv[])
 	    cpu ? ", CPU time" : "");
 	printf("| KV | after 128 | after %d | added | ns a key row |\n"
 	    "|---|---|---|---|---|\n", depth);
-	for (c = 0; c < 3; c++) {
-		es = attn_esize(types[c]);
-		kv = mem_map(nel * es);	/* the model's: 2 MB pages */
+	for (c = 0; c < 4; c++) {
+		bytes = attn_kvbytes(types[c], nel);
+		kv = mem_map(bytes);	/* the model's: 2 MB pages */
 		if (!kv)
 			return 1;
 		for (i = 0; i < nel; i += HD) {
 			for (j = 0; j < HD; j++)
 				x[j] = (float)((i + j) * 2654435761u % 1000) / 500 - 1;
-			if (types[c] == W_F32)
-				memcpy((float *)kv + i, x, sizeof(x));
-			else
-				wtypes[types[c]].from_f32((uint16_t *)kv + i, x, HD);
+			attn_kvstore((char *)kv + attn_kvbytes(types[c], i), x,
+			    HD, types[c]);
 		}
 		t128 = run(ak, kv, types[c], 127, reps, cpu);
 		td = run(ak, kv, types[c], depth - 1, reps, cpu);
 		e = printf("| %s | %.3f | %.3f | %.3f | %.2f |\n",
-		    wtypes[types[c]].name, t128, td, td - t128,
+		    attn_kvname(types[c]), t128, td, td - t128,
 		    (td - t128) * 1e6 / ((double)nlay * NKV * (depth - 128)));
-		mem_unmap(kv, nel * es);
+		mem_unmap(kv, bytes);
 	}
 	return e < 0 || fflush(stdout) != 0;
 }

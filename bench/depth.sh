@@ -4,13 +4,14 @@
 # model of bench/run.sh, for 1 and 2 threads: prefill 512 (warm), and
 # decode of BENCH_DEPTH_N tokens (32) after prompts of 128 and of
 # BENCH_DEPTH positions (4096), pipelm with the float32 KV cache (exact)
-# and with --kv-type bf16 and f16; beside llama.cpp's llama-bench on mkgguf's
-# BF16 GGUF of the same weights: pp512, and tg32 at -d 128 and -d 4096
-# (its defaults: F16 KV cache, flash attention auto).  The issue's goal
+# and with --kv-type bf16, f16 and q8_0; beside llama.cpp's llama-bench on
+# mkgguf's BF16 GGUF of the same weights: pp512, and tg32 at -d 128 and
+# -d 4096 (its defaults: F16 KV cache, flash attention auto; and with
+# -ctk q8_0 -ctv q8_0 -fa 1, q8_0's peer).  The issue's goal
 # is the ratio: decode after 4096 within 1.5x of decode after 128.
 # Medians (min-max) of BENCH_REPS repetitions (5; each takes a few
-# minutes on 2 cores: the prefill of 4096 positions, three times per
-# thread count for pipelm, once for llama.cpp).  The table goes to stdout.
+# minutes on 2 cores: the prefill of 4096 positions, four times per
+# thread count for pipelm, twice for llama.cpp).  The table goes to stdout.
 #
 # Environment: as bench/run.sh (PIPELM_BIN, PIPELM_TOOLS, BENCH_DIR,
 # BENCH_REPS, LLAMA_BENCH, PIPELM_KERNEL), and BENCH_DEPTH (4096),
@@ -103,9 +104,13 @@ while [ "$r" -le "$reps" ]; do
 		gen bdeep "$t" "$tmp/pdeep" --kv-type bf16
 		gen h128 "$t" "$tmp/p128" --kv-type f16
 		gen hdeep "$t" "$tmp/pdeep" --kv-type f16
+		gen q128 "$t" "$tmp/p128" --kv-type q8_0
+		gen qdeep "$t" "$tmp/pdeep" --kv-type q8_0
 		lb lprefill "$t" tps -p "$npre" -n 0
 		lb l128 "$t" ms -p 0 -n "$ngen" -d 128
 		lb ldeep "$t" ms -p 0 -n "$ngen" -d "$depth"
+		lb lq128 "$t" ms -p 0 -n "$ngen" -d 128 -ctk q8_0 -ctv q8_0 -fa 1
+		lb lqdeep "$t" ms -p 0 -n "$ngen" -d "$depth" -ctk q8_0 -ctv q8_0 -fa 1
 	done
 	r=$((r + 1))
 done
@@ -143,9 +148,16 @@ row "after $depth / after 128, bf16 KV (goal 1.5x)" "$(ratio bdeep b128 1)" "$(r
 row "decode $ngen after 128, pipelm --kv-type f16" "$(cell h128 1)" "$(cell h128 2)"
 row "decode $ngen after $depth, pipelm --kv-type f16" "$(cell hdeep 1)" "$(cell hdeep 2)"
 row "after $depth / after 128, f16 KV (goal 1.5x)" "$(ratio hdeep h128 1)" "$(ratio hdeep h128 2)"
+row "decode $ngen after 128, pipelm --kv-type q8_0" "$(cell q128 1)" "$(cell q128 2)"
+row "decode $ngen after $depth, pipelm --kv-type q8_0" "$(cell qdeep 1)" "$(cell qdeep 2)"
+row "after $depth / after 128, q8_0 KV (goal 1.5x)" "$(ratio qdeep q128 1)" "$(ratio qdeep q128 2)"
 row "llama.cpp BF16 tg$ngen at -d 128" "$(cell l128 1)" "$(cell l128 2)"
 row "llama.cpp BF16 tg$ngen at -d $depth" "$(cell ldeep 1)" "$(cell ldeep 2)"
 row "llama.cpp -d $depth / -d 128" "$(ratio ldeep l128 1)" "$(ratio ldeep l128 2)"
 row "after $depth: pipelm f32 KV speed / llama.cpp's" "$(ratio ldeep ddeep 1)" "$(ratio ldeep ddeep 2)"
 row "after $depth: pipelm bf16 KV speed / llama.cpp's" "$(ratio ldeep bdeep 1)" "$(ratio ldeep bdeep 2)"
 row "after $depth: pipelm f16 KV speed / llama.cpp's (both F16 KV)" "$(ratio ldeep hdeep 1)" "$(ratio ldeep hdeep 2)"
+row "llama.cpp BF16 tg$ngen at -d 128, -ctk q8_0 -ctv q8_0 -fa 1" "$(cell lq128 1)" "$(cell lq128 2)"
+row "llama.cpp BF16 tg$ngen at -d $depth, -ctk q8_0 -ctv q8_0 -fa 1" "$(cell lqdeep 1)" "$(cell lqdeep 2)"
+row "llama.cpp q8_0 KV -d $depth / -d 128" "$(ratio lqdeep lq128 1)" "$(ratio lqdeep lq128 2)"
+row "after $depth: pipelm q8_0 KV speed / llama.cpp's (both q8_0 KV)" "$(ratio lqdeep qdeep 1)" "$(ratio lqdeep qdeep 2)"

@@ -1,7 +1,7 @@
 #!/bin/sh
-# bench/kverr.sh: how far a 16-bit KV cache (--kv-type bf16, f16) puts
-# the logits from the float32 cache's, as bench/logerr.sh measures the
-# 4-bit forms: every position's logits over a prompt, against pipelm's
+# bench/kverr.sh: how far a 16-bit or Q8_0 KV cache (--kv-type bf16, f16,
+# q8_0) puts the logits from the float32 cache's, as bench/logerr.sh
+# measures the 4-bit forms: every position's logits over a prompt, against pipelm's
 # exact forward pass (--kv-type f32).  The models: ../shared's golden
 # ones (the arch-* models over their golden ids), the built-in
 # stories260K, and a random SmolLM2-135M-shaped BF16 model (mkmodel seed
@@ -41,12 +41,12 @@ lcmp() {	# ref other -> "maxabs / rms / rel / kl / top1/n"
 models=${KVERR_MODELS:-}
 [ -n "$models" ] || models="$(golden_models) stories260K random-135m"
 say "models:$models"
-echo "## 16-bit KV cache: logit error, $(date -u '+%Y-%m-%d %H:%M UTC') (bench/kverr.sh)"
+echo "## 16-bit and Q8_0 KV caches: logit error, $(date -u '+%Y-%m-%d %H:%M UTC') (bench/kverr.sh)"
 echo
 echo "Against --kv-type f32 (exact), every position of the prompt; each cell: max |logit difference| / RMS difference / worst position's ||a - b|| / ||b|| / mean KL(f32 || form) / positions whose argmax agrees."
 echo
-echo "| model | positions | --kv-type bf16 | --kv-type f16 |"
-echo "| --- | --- | --- | --- |"
+echo "| model | positions | --kv-type bf16 | --kv-type f16 | --kv-type q8_0 |"
+echo "| --- | --- | --- | --- | --- |"
 for name in $models; do
 	d=$tmp/m
 	rm -rf "$d"
@@ -68,6 +68,7 @@ for name in $models; do
 	lg f32 || fail "$name: llm-logits --kv-type f32 failed"
 	lg bf16 || fail "$name: llm-logits --kv-type bf16 failed"
 	lg f16 || fail "$name: llm-logits --kv-type f16 failed"
-	echo "| $name | $(wc -w <"$d/ids") | $(lcmp "$d/f32" "$d/bf16") | $(lcmp "$d/f32" "$d/f16") |"
-	rm -f "$d/f32" "$d/bf16" "$d/f16"
+	lg q8_0 || fail "$name: llm-logits --kv-type q8_0 failed"
+	echo "| $name | $(wc -w <"$d/ids") | $(lcmp "$d/f32" "$d/bf16") | $(lcmp "$d/f32" "$d/f16") | $(lcmp "$d/f32" "$d/q8_0") |"
+	rm -f "$d/f32" "$d/bf16" "$d/f16" "$d/q8_0"
 done

@@ -70,7 +70,7 @@ usage(int status)
 		    "      --ignore-eos      do not stop at the end-of-sequence token\n"
 		    "  -c, --ctx=N, --ctx-size=N\n"
 		    "                        context positions\n"
-		    "      --kv-type=f32|bf16|f16\n"
+		    "      --kv-type=f32|bf16|f16|q8_0\n"
 		    "                        the KV cache's element type (default f32: exact)\n"
 		    "  -t, --threads=N       worker threads\n"
 		    "      --bf16-act, --quant=q8_0|q4, --int8-act\n"

@@ -93,10 +93,11 @@ every() {
 	every "$F32" --quant q4
 }
 
-@test "batch-score: -P N with a 16-bit KV cache (--kv-type) writes what -P 1 writes" {
+@test "batch-score: -P N with a 16-bit or Q8_0 KV cache (--kv-type) writes what -P 1 writes" {
 	recs 260 40 2 258 17 3 70 9
 	every "$BF16" --kv-type bf16
 	every "$F16" --kv-type f16
+	every "$F32" --kv-type q8_0
 	# the blocks of the pool hold the rounded keys: not f32's logits
 	llm-logits -m "$BF16" -t 1 -P 3 --all -f bin <"$T/in" >"$T/a"
 	llm-logits -m "$BF16" -t 1 -P 3 --all -f bin --kv-type bf16 <"$T/in" >"$T/b"

@@ -436,9 +436,9 @@ upto() {
 	[[ $stderr == *", 1 thread, load "* ]]
 }
 
-@test "llm-gen: --kv-type bf16 and f16: the KV cache gives what recomputing gives, threads agree, -v sizes it" {
+@test "llm-gen: --kv-type bf16, f16 and q8_0: the KV cache gives what recomputing gives, threads agree, -v sizes it" {
 	local t m got want seq id
-	for t in bf16 f16; do
+	for t in bf16 f16 q8_0; do
 		for m in "$GQA" "$F32B"; do
 			got=$(llm-gen -m "$m" --kv-type "$t" -n 8 --temp 0 --ignore-eos <<<"3 1 4 1 5")
 			seq="3 1 4 1 5" want=""
@@ -459,11 +459,21 @@ upto() {
 	[ "$a" != "$b" ]
 	c=$(llm-logits -m "$GQA" --kv-type f32 -f text <<<"3 1 4 1 5 9 2 6" | md5sum)
 	[ "$a" = "$c" ]
+	# and q8_0's quantization: neither f32's nor bf16's; threads agree
+	c=$(llm-logits -m "$GQA" --kv-type q8_0 -t 1 -f text <<<"3 1 4 1 5 9 2 6" | md5sum)
+	[ "$a" != "$c" ] && [ "$b" != "$c" ]
+	d=$(llm-logits -m "$GQA" --kv-type q8_0 -t 2 -f text <<<"3 1 4 1 5 9 2 6" | md5sum)
+	[ "$c" = "$d" ]
 	# GQA: 2 layers, K and V, 2 KV heads of 16: 512 bytes a position
 	run -0 --separate-stderr llm-gen -v -m "$GQA" -n 1 <<<"1 2 3"
 	[[ $stderr == *"context 128 positions (max_position_embeddings 128), KV cache f32: 64.0 KiB when full, 512 bytes a position"* ]]
 	run -0 --separate-stderr llm-gen -v -m "$GQA" --kv-type f16 -c 64 -n 1 <<<"1 2 3"
 	[[ $stderr == *"context 64 positions (max_position_embeddings 128), KV cache f16: 16.0 KiB when full, 256 bytes a position"* ]]
-	run -2 --separate-stderr llm-gen -m "$GQA" --kv-type q8_0 <<<"1 2 3"
-	[[ $stderr == *"invalid --kv-type 'q8_0' (f32, bf16, f16)"* ]]
+	# q8_0: heads of 16 padded to a block of 32, 34 bytes: 272 a position
+	run -0 --separate-stderr llm-gen -v -m "$GQA" --kv-type q8_0 -c 64 -n 1 <<<"1 2 3"
+	[[ $stderr == *"context 64 positions (max_position_embeddings 128), KV cache q8_0: 17.0 KiB when full, 272 bytes a position"* ]]
+	run -2 --separate-stderr llm-gen -m "$GQA" --kv-type q4_0 <<<"1 2 3"
+	[[ $stderr == *"invalid --kv-type 'q4_0' (f32, bf16, f16, q8_0)"* ]]
+	run -2 --separate-stderr llm-logits -m "$GQA" --kv-type q8_0-ggml <<<"1 2 3"
+	[[ $stderr == *"invalid --kv-type 'q8_0-ggml' (f32, bf16, f16, q8_0)"* ]]
 }

@@ -170,6 +170,7 @@ same() {
 	done >"$BATS_TEST_TMPDIR/p"
 	same -n 24 --temp 1 --seed 9 --ignore-eos <"$BATS_TEST_TMPDIR/p"
 	same -n 24 --temp 0 --ignore-eos --kv-type bf16 <"$BATS_TEST_TMPDIR/p"
+	same -n 24 --temp 0 --ignore-eos --kv-type q8_0 <"$BATS_TEST_TMPDIR/p"
 }
 
 @test "parallel: a batch where records fail midway, with and without -k" {

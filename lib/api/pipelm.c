@@ -9,6 +9,7 @@
 #include "api/pipelm.h"
 #include "base/util.h"
 #include "chat/chat.h"
+#include "kern/attn.h"
 #include "kern/kern.h"
 #include "kern/wtype.h"
 #include "model/model.h"
@@ -348,11 +349,10 @@ pipelm_seq_open_kv(pipelm_seq **out, pipelm_model *pm, int ctx,
 	if (ctx < 0)
 		return error("invalid context length %d", ctx);
 	if (kv_type) {		/* --kv-type's names */
-		if (strcmp(kv_type, "f32") && strcmp(kv_type, "bf16") &&
-		    strcmp(kv_type, "f16"))
-			return error("invalid KV cache type '%s' (f32, bf16, "
-			    "f16)", kv_type);
-		kvt = (enum wtype)wtype_parse(kv_type);
+		if (attn_kvparse(kv_type) < 0)
+			return error("invalid KV cache type '%s' (" ATTN_KVNAMES
+			    ")", kv_type);
+		kvt = (enum wtype)attn_kvparse(kv_type);
 	}
 	if (!(ps = xcalloc(1, sizeof *ps)))
 		return -1;

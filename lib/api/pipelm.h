@@ -71,7 +71,9 @@ int pipelm_chat_tokenize(pipelm_model *m, const char *json, size_t jlen,
 int pipelm_seq_open(pipelm_seq **out, pipelm_model *m, int ctx);
 /* The same with a KV cache of elements of type kv_type, as --kv-type
  * names it: "f32" (or NULL: pipelm_seq_open's, exact), "bf16" or "f16"
- * (half the memory, the keys and values rounded to nearest even). */
+ * (half the memory, the keys and values rounded to nearest even), or
+ * "q8_0" (about a quarter: ggml's Q8_0 blocks of 32, a head size of
+ * whole blocks). */
 int pipelm_seq_open_kv(pipelm_seq **out, pipelm_model *m, int ctx,
     const char *kv_type);
 void pipelm_seq_close(pipelm_seq *s);		/* NULL is fine */

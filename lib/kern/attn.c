@@ -16,16 +16,7 @@ extern const struct attn_kern attn_avx2;
 extern const struct attn_kern attn_avx512;
 #endif
 
-/* Element i of a cache row of type t, as float32 (exact). */
-static inline float
-ld(const void *p, int i, enum wtype t)
-{
-	if (t == W_BF16)
-		return conv_bf16_to_f32(((const uint16_t *)p)[i]);
-	if (t == W_F16)
-		return conv_f16_to_f32(((const uint16_t *)p)[i]);
-	return ((const float *)p)[i];
-}
+#define ld attn_kvload	/* attn.h */
 
 static float
 dot(const float *a, const void *b, int n, enum wtype t)
@@ -103,6 +94,45 @@ part(float *acc, int lda, float *ml, const struct attn_tile *a)
 }
 
 const struct attn_kern attn_portable = { "portable", part };
+
+void
+attn_kvstore(void *dst, const float *x, int n, enum wtype t)
+{
+	int i, j;
+
+	wtypes[t].from_f32(dst, x, n);
+	for (i = 0; t == W_GQ8_0 && i < n; i += 32)
+		for (j = i; j < n && j < i + 32; j++)
+			if (!isfinite(x[j])) {
+				memcpy((char *)dst + i / 32 * 34,
+				    &(uint16_t){ 0x7e00 }, 2);	/* f16 NaN */
+				break;
+			}
+}
+
+int
+attn_kvparse(const char *name)
+{
+	static const enum wtype t[] = { W_F32, W_BF16, W_F16, W_GQ8_0 };
+	size_t i;
+
+	for (i = 0; i < sizeof(t) / sizeof(*t); i++)
+		if (!strcmp(attn_kvname(t[i]), name))
+			return t[i];
+	return -1;
+}
+
+/* q8_0 is ggml's Q8_0 (W_GQ8_0, "q8_0-ggml" as a weight type): the
+ * name llama.cpp's -ctk gives it */
+const char *
+attn_kvname(enum wtype t)
+{
+	if (t == W_GQ8_0)
+		return "q8_0";
+	if (t == W_F32 || t == W_BF16 || t == W_F16)
+		return wtypes[t].name;
+	return NULL;
+}
 
 const struct attn_kern *
 attn_find(const char *kname)
@@ -199,7 +229,7 @@ attn_touch(const struct attn_tile *a)
 		q = q < a->p1 ? q : a->p1;
 		k = (const unsigned char *)attn_at(a, 0, p);
 		v = (const unsigned char *)attn_at(a, 1, p);
-		n = (size_t)(q - p) * a->ldkv * attn_esize(a->kvt);
+		n = attn_kvbytes(a->kvt, (size_t)(q - p) * a->ldkv);
 		for (o = 0; o < n; o += 64)
 			s += k[o] + v[o];
 		s += k[n - 1] + v[n - 1];	/* a last line begun past o */

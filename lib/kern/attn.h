@@ -17,7 +17,9 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
+#include "kern/conv.h"
 #include "kern/wtype.h"
 
 #define ATTN_BLOCK 16		/* key positions per online-softmax step */
@@ -38,14 +40,18 @@
  * p0 <= p < p1 and p <= pos0 + t, and with a window (win > 0) only the
  * win latest of them, p > pos0 + t - win (HF masking_utils'
  * sliding_window_overlay); p1 <= pos0 + T.  The cache's elements are
- * of type kvt: W_F32 (0, the default), W_BF16 or W_F16 (--kv-type),
- * offsets counted in elements; a 16-bit key or value is widened to
- * float32 exactly as it is loaded, so a tile over a 16-bit cache gives
- * the bits the same tile gives over a float32 copy of it, but for the
- * one-token tile (T = 1, decode's) of the AVX-512 table, which sums in
- * an order of its own there (the 16-bit caches are not the exact mode;
- * attn_avx512.c): its bits depend on its key range alone, not on a
- * tile of more tokens' (a prompt's row) nor on a float32 copy's. */
+ * of type kvt: W_F32 (0, the default), W_BF16, W_F16 or W_GQ8_0
+ * (--kv-type q8_0: ggml's Q8_0 blocks, an F16 scale d then 32 int8 q,
+ * element i of a block d * q[i]; ldkv, bstride and segstride then
+ * multiples of 32, a row attn_kvrow's whole blocks), offsets counted in
+ * elements (attn_kvbytes makes them bytes).  A 16-bit or Q8_0 key or value is widened to float32
+ * exactly as it is loaded (d * q is exact: 11 and 8 significant bits),
+ * so a tile over such a cache gives the bits the same tile gives over a
+ * float32 copy of its values, but for the one-token tile (T = 1,
+ * decode's) of the AVX-512 table, which sums in an order of its own
+ * there (these caches are not the exact mode; attn_avx512.c): its bits
+ * depend on its key range alone, not on a tile of more tokens' (a
+ * prompt's row) nor on a float32 copy's. */
 struct attn_tile {
 	const float *q;
 	int ldq;
@@ -72,12 +78,61 @@ struct attn_tile {
 	int segshift;		/* log2 of the blocks a segment */
 };
 
-/* Bytes of one element of a KV cache of type t (W_F32, W_BF16, W_F16). */
+/* Bytes of n elements of a KV cache of type t (W_F32, W_BF16, W_F16;
+ * W_GQ8_0: n / 32 blocks of 34 bytes, n a multiple of 32). */
 static inline size_t
-attn_esize(enum wtype t)
+attn_kvbytes(enum wtype t, size_t n)
 {
-	return t == W_F32 ? sizeof(float) : 2;
+	if (t == W_GQ8_0)
+		return n / 32 * 34;
+	return n * (t == W_F32 ? sizeof(float) : 2);
 }
+
+/* Elements a cache row of hd takes in type t: hd, or for W_GQ8_0
+ * whole blocks of 32, a last one partly padding (zeros). */
+static inline int
+attn_kvrow(enum wtype t, int hd)
+{
+	return t == W_GQ8_0 ? (hd + 31) / 32 * 32 : hd;
+}
+
+/* Element i of a cache row p of type t, as float32 (exact). */
+static inline float
+attn_kvload(const void *p, int i, enum wtype t)
+{
+	const unsigned char *b;
+	uint16_t d;
+
+	if (t == W_BF16)
+		return conv_bf16_to_f32(((const uint16_t *)p)[i]);
+	if (t == W_F16)
+		return conv_f16_to_f32(((const uint16_t *)p)[i]);
+	if (t == W_GQ8_0) {
+		b = (const unsigned char *)p + i / 32 * 34;
+		memcpy(&d, b, sizeof(d));
+		return conv_f16_to_f32(d) * (float)(signed char)b[2 + i % 32];
+	}
+	return ((const float *)p)[i];
+}
+
+/* The KV cache types --kv-type names (llama.cpp's -ctk/-ctv f32, bf16,
+ * f16, q8_0), for messages. */
+#define ATTN_KVNAMES "f32, bf16, f16, q8_0"
+
+/* A key or value row x of n floats into a cache row dst of type t:
+ * rounded to nearest even (bf16, f16), or quantized as ggml's
+ * quantize_row_q8_0_ref (q8_0; a partial last block padded with zeros)
+ * but that a block with a non-finite value gets a NaN scale, so that
+ * it reads as NaN where float32's cache would make NaN or inf scores
+ * or outputs, not as 0 (ggml's weights' rule). */
+void attn_kvstore(void *dst, const float *x, int n, enum wtype t);
+
+/* The cache type called name (ATTN_KVNAMES), or -1. */
+int attn_kvparse(const char *name);
+
+/* The --kv-type name of cache type t, or NULL for a type no cache
+ * has. */
+const char *attn_kvname(enum wtype t);
 
 /* The first key token t of tile a sees. */
 static inline int
@@ -116,8 +171,8 @@ attn_off(const struct attn_tile *a, int p)
 static inline const char *
 attn_at(const struct attn_tile *a, int v, int p)
 {
-	return (const char *)(v ? a->v : a->k) + attn_off(a, p) *
-	    attn_esize(a->kvt);
+	return (const char *)(v ? a->v : a->k) + attn_kvbytes(a->kvt,
+	    attn_off(a, p));
 }
 
 /* The key and value rows of block jb's ATTN_BLOCK positions (jb a
@@ -131,7 +186,7 @@ static inline __attribute__((always_inline)) void
 attn_rows(const struct attn_tile *a, int jb, int j0, int j1,
     const void **kp, const void **vp)
 {
-	size_t es = attn_esize(a->kvt), rs = a->ldkv * es;
+	size_t rs = attn_kvbytes(a->kvt, a->ldkv);
 	const char *k, *v;
 	int j, jn;
 
@@ -172,9 +227,9 @@ attn_rows(const struct attn_tile *a, int jb, int j0, int j1,
 static inline __attribute__((always_inline)) void
 attn_prefetch_kv(const struct attn_tile *a, int j0, int j1, int kv)
 {
-	size_t rs = a->ldkv * attn_esize(a->kvt), o, len;
+	size_t rs = attn_kvbytes(a->kvt, a->ldkv), o, len;
 	const char *k = NULL, *v = NULL;
-	int j, c, left = 0, n = a->hd * (int)attn_esize(a->kvt);
+	int j, c, left = 0, n = (int)attn_kvbytes(a->kvt, a->hd);
 
 	if (j0 >= j1)
 		return;
@@ -262,7 +317,7 @@ void attn_touch(const struct attn_tile *a);
 struct attn_kern {
 	const char *name;	/* the kern table name it goes with */
 	/* The unnormalized attention of a tile, nh * T <= ATTN_MAXROWS,
-	 * over a cache of any of the three element types:
+	 * over a cache of any of the four element types:
 	 * for each row (t, h), with s_p its scores over its keys,
 	 *   ml[2r] = m = max_p s_p,  ml[2r+1] = l = sum_p exp(s_p - m),
 	 *   acc[t*lda + h*hd + i] = sum_p exp(s_p - m) v_p[i],

@@ -12,6 +12,7 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "kern/attn.h"
 #include "kern/vexp.h"
@@ -26,10 +27,20 @@
 
 #define NR 3		/* query rows whose scores share a key's loads */
 
-/* 8 elements from p + c of a cache row of type t, as float32. */
+/* 8 elements from p + c of a cache row of type t, as float32 (q8_0:
+ * its block's int8 widened times its scale, exact: attn.h). */
 INLINE __m256
 kvload(const void *p, int c, enum wtype t)
 {
+	const unsigned char *b = (const unsigned char *)p + c / 32 * 34;
+	uint16_t d;
+
+	if (t == W_GQ8_0) {
+		memcpy(&d, b, sizeof(d));
+		return _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(
+		    _mm_loadl_epi64((const __m128i *)(b + 2 + c % 32)))),
+		    _mm256_set1_ps(_cvtsh_ss(d)));
+	}
 	return wload(t, p, (size_t)c);
 }
 
@@ -333,6 +344,9 @@ part(float *acc, int lda, float *ml, const struct attn_tile *a)
 	else if (a->kvt == W_F16)
 		h64 ? part_t(acc, lda, ml, a, W_F16, 64) :
 		    part_t(acc, lda, ml, a, W_F16, 0);
+	else if (a->kvt == W_GQ8_0)
+		h64 ? part_t(acc, lda, ml, a, W_GQ8_0, 64) :
+		    part_t(acc, lda, ml, a, W_GQ8_0, 0);
 	else
 		h64 ? part_t(acc, lda, ml, a, W_F32, 64) :
 		    part_t(acc, lda, ml, a, W_F32, 0);

@@ -14,6 +14,7 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "kern/attn.h"
 #include "kern/vexp.h"
@@ -28,10 +29,38 @@
 
 #define NR 4		/* query rows whose scores share a key's loads */
 
+/* The scale of the Q8_0 block of element c of cache row p, in every
+ * lane, and where its 32 int8 start. */
+INLINE __m512
+q8scale(const void *p, int c, const int8_t **q)
+{
+	const unsigned char *b = (const unsigned char *)p + c / 32 * 34;
+	uint16_t d;
+
+	memcpy(&d, b, sizeof(d));
+	*q = (const int8_t *)b + 2;
+	return _mm512_set1_ps(_cvtsh_ss(d));
+}
+
+/* 16 int8 at q, as float32 times d (exact: attn.h). */
+INLINE __m512
+q8widen(const int8_t *q, __m512 d)
+{
+	return _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(
+	    _mm_loadu_si128((const __m128i *)q))), d);
+}
+
 /* 16 elements from p + c of a cache row of type t, as float32. */
 INLINE __m512
 kvload(const void *p, int c, enum wtype t)
 {
+	const int8_t *q;
+	__m512 d;
+
+	if (t == W_GQ8_0) {
+		d = q8scale(p, c, &q);
+		return q8widen(q + c % 32, d);
+	}
 	return wload(t, p, (size_t)c);
 }
 
@@ -164,12 +193,14 @@ pvrows(int nr, int G, float *const *acc, const float *alpha,
 		pv(nr, 1, acc, alpha, P, vp, j0, j1, c, t);
 }
 
-/* The one-token tile over a 16-bit cache (decode, T = 1): all its rows
+/* The one-token tile over a 16-bit or Q8_0 cache (decode, T = 1; q8_0
+ * a block a 32 columns, its int8 widened and scaled in registers, the
+ * float path's sums: bench/NOTES.md "Q8_0 KV cache"): all its rows
  * share one key range, so a step of the softmax takes up to SB keys
  * (not ATTN_BLOCK): every score of the step first, into S, then one
  * max, one exp pass and one sum a row, then P.V with the accumulators
  * in registers across the step.  The order of the sums differs from
- * the tiles above (the 16-bit caches are not the exact mode): the
+ * the tiles above (these caches are not the exact mode): the
  * scores' lanes are folded by blends and one shuffle an add, and a
  * bf16 row is read as its even and its odd elements (a shift and a
  * mask, no widening shuffle), the query and the accumulators in that
@@ -178,15 +209,22 @@ pvrows(int nr, int G, float *const *acc, const float *alpha,
 #define R1 8		/* its rows, at most */
 #define HD1 256		/* its head size, at most */
 
-/* 32 elements from p + c of a 16-bit cache row: bf16's even and odd
- * elements, f16's in order. */
+/* 32 elements from p + c of a 16-bit or Q8_0 cache row: bf16's even
+ * and odd elements, f16's and q8_0's (one block, c a multiple of 32)
+ * in order. */
 INLINE void
 kvload32(const void *p, int c, enum wtype t, __m512 *x0, __m512 *x1)
 {
 	const uint16_t *h = (const uint16_t *)p + c;
+	const int8_t *q;
 	__m512i x;
+	__m512 d;
 
-	if (t == W_BF16) {
+	if (t == W_GQ8_0) {
+		d = q8scale(p, c, &q);
+		*x0 = q8widen(q, d);
+		*x1 = q8widen(q + 16, d);
+	} else if (t == W_BF16) {
 		x = _mm512_loadu_si512(h);
 		*x0 = _mm512_castsi512_ps(_mm512_slli_epi32(x, 16));
 		*x1 = _mm512_castsi512_ps(_mm512_and_si512(x,
@@ -654,6 +692,9 @@ part(float *acc, int lda, float *ml, const struct attn_tile *a)
 	else if (a->kvt == W_F16)
 		h64 ? part_t(acc, lda, ml, a, W_F16, 64) :
 		    part_t(acc, lda, ml, a, W_F16, 0);
+	else if (a->kvt == W_GQ8_0)
+		h64 ? part_t(acc, lda, ml, a, W_GQ8_0, 64) :
+		    part_t(acc, lda, ml, a, W_GQ8_0, 0);
 	else
 		h64 ? part_t(acc, lda, ml, a, W_F32, 64) :
 		    part_t(acc, lda, ml, a, W_F32, 0);

@@ -47,7 +47,8 @@ seq_kv_bytes(const struct model *m, int ctx, enum wtype kvt)
 
 	if (ctx < 1 || size_mul(&n, ((size_t)ctx + SEQ_KVBLOCK - 1) /
 	    SEQ_KVBLOCK * SEQ_KVBLOCK, (size_t)m->cfg.num_hidden_layers) < 0 ||
-	    size_mul(&n, n, 2 * (size_t)m->kvdim * attn_esize(kvt)) < 0)
+	    size_mul(&n, n, attn_kvbytes(kvt, 2 * (size_t)attn_kvrow(kvt,
+	    m->hd) * m->cfg.num_key_value_heads)) < 0)
 		return 0;
 	return n;
 }
@@ -95,9 +96,8 @@ open_seq(struct seq *s, const struct model *m, int ctx, enum wtype kvt,
 	memset(s, 0, sizeof(*s));
 	s->m = m;
 	s->ctx = ctx > 0 ? ctx : m->ctx;
-	if (kvt != W_F32 && kvt != W_BF16 && kvt != W_F16)
-		return error("KV cache type %s: not f32, bf16 or f16",
-		    kvt >= 0 && kvt < W_NTYPES ? wtypes[kvt].name : "?");
+	if (seq_kv_type(kvt) < 0)
+		return -1;
 	s->kvt = kvt;
 	if (p) {	/* blocks from the pool as the sequence grows */
 		s->pool = p;
@@ -111,8 +111,9 @@ open_seq(struct seq *s, const struct model *m, int ctx, enum wtype kvt,
 	    !(s->kv = mem_map(s->kvsize))) {
 		s->kv = NULL;
 		return error("cannot allocate KV cache for %d positions (%.1f GiB)",
-		    s->ctx, (double)s->ctx * c->num_hidden_layers * 2 * m->kvdim *
-		    attn_esize(kvt) / (1 << 30));
+		    s->ctx, (double)s->ctx * c->num_hidden_layers * 2 *
+		    c->num_key_value_heads * attn_kvbytes(kvt,
+		    attn_kvrow(kvt, m->hd)) / (1 << 30));
 	}
 
 	/* scratch: one mapping cut into pieces */

@@ -36,12 +36,21 @@ void seq_pass(struct seq *w, const int *ids, int T, int all);
  * (of a run reaching s->span). */
 void seq_rope_long(struct seq *s, int n);
 
-/* Elements of one segment of m's KV cache (seq.kv's layout): what
+/* Elements of a row of sq's KV cache (attn_kvrow: the head size, for
+ * q8_0 in whole blocks). */
+static inline int
+seq_kv_row(const struct seq *sq)
+{
+	return attn_kvrow(sq->kvt, sq->m->hd);
+}
+
+/* Elements of one segment of sq's KV cache (seq.kv's layout): what
  * separates a run's segments. */
 static inline size_t
-seq_kv_segstride(const struct model *m)
+seq_kv_segstride(const struct seq *sq)
 {
-	return (size_t)m->cfg.num_hidden_layers * 2 * m->kvdim * SEQ_KVSEG;
+	return (size_t)sq->m->cfg.num_hidden_layers * 2 *
+	    sq->m->cfg.num_key_value_heads * seq_kv_row(sq) * SEQ_KVSEG;
 }
 
 /* The first segment's run of key (s = 0) or value (s = 1) rows of KV
@@ -52,9 +61,8 @@ seq_kv_head(const struct seq *sq, int l, int s, int g)
 {
 	const struct model *m = sq->m;
 
-	return (char *)sq->kv + (((size_t)l * 2 + s) *
-	    m->cfg.num_key_value_heads + g) * SEQ_KVSEG * m->hd *
-	    attn_esize(sq->kvt);
+	return (char *)sq->kv + attn_kvbytes(sq->kvt, (((size_t)l * 2 + s) *
+	    m->cfg.num_key_value_heads + g) * SEQ_KVSEG * seq_kv_row(sq));
 }
 
 /* Key (s = 0) or value (s = 1) of KV head g in layer l at position p
@@ -69,11 +77,15 @@ seq_kv_at(const struct seq *sq, int l, int s, int g, int p)
 
 	if (sq->btab)
 		b = sq->btab[b];
-	return (char *)seq_kv_head(sq, l, s, g) + ((b >> SEQ_KVSEGSHIFT) *
-	    seq_kv_segstride(sq->m) + ((b & ((1u << SEQ_KVSEGSHIFT) - 1)) *
-	    SEQ_KVBLOCK + (size_t)(p % SEQ_KVBLOCK)) * sq->m->hd) *
-	    attn_esize(sq->kvt);
+	return (char *)seq_kv_head(sq, l, s, g) + attn_kvbytes(sq->kvt,
+	    (b >> SEQ_KVSEGSHIFT) * seq_kv_segstride(sq) + ((b &
+	    ((1u << SEQ_KVSEGSHIFT) - 1)) * SEQ_KVBLOCK +
+	    (size_t)(p % SEQ_KVBLOCK)) * seq_kv_row(sq));
 }
+
+/* 0 if m can have a KV cache of type kvt (attn_kvname's), else -1
+ * after error(). */
+int seq_kv_type(enum wtype kvt);
 
 /* Bytes of the decode attention scratch of parts parts (seq.h's
  * attparts): att's (parts * nchunk_max, qdim) floats, then attml's

@@ -15,15 +15,23 @@
 #include "base/util.h"
 
 int
+seq_kv_type(enum wtype kvt)
+{
+	if (kvt < 0 || kvt >= W_NTYPES || !attn_kvname(kvt))
+		return error("KV cache type %s: not one of " ATTN_KVNAMES,
+		    kvt >= 0 && kvt < W_NTYPES ? wtypes[kvt].name : "?");
+	return 0;
+}
+
+int
 seq_kvpool_open(struct seq_kvpool *p, const struct model *m,
     size_t positions, enum wtype kvt)
 {
 	size_t n = (positions + SEQ_KVBLOCK - 1) / SEQ_KVBLOCK, bytes;
 
 	memset(p, 0, sizeof(*p));
-	if (kvt != W_F32 && kvt != W_BF16 && kvt != W_F16)
-		return error("KV cache type %s: not f32, bf16 or f16",
-		    kvt >= 0 && kvt < W_NTYPES ? wtypes[kvt].name : "?");
+	if (seq_kv_type(kvt) < 0)
+		return -1;
 	p->kvt = kvt;
 	p->blkbytes = seq_kv_bytes(m, SEQ_KVBLOCK, kvt);
 	n = (n + (1u << SEQ_KVSEGSHIFT) - 1) >> SEQ_KVSEGSHIFT << SEQ_KVSEGSHIFT;

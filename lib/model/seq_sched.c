@@ -168,9 +168,10 @@ heads(const struct op *o, int h0, int h1)
 					break;
 				case H_CACHE:	/* rounded to the cache's type */
 					if (h >= nq)
-						wtypes[pt->s->kvt].from_f32(
-						    kv_at(pt->s, o->layer, s, g,
-						    pt->s->pos + t - pt->t0), x, hd);
+						attn_kvstore(kv_at(pt->s,
+						    o->layer, s, g, pt->s->pos +
+						    t - pt->t0), x, hd,
+						    pt->s->kvt);
 					break;
 				case H_END:
 					break;
@@ -408,11 +409,11 @@ attn_tile_at(const struct attn_job *j, int i, struct attn_tile *a)
 	a->k = seq_kv_head(j->kv, j->layer, 0, g);
 	a->v = seq_kv_head(j->kv, j->layer, 1, g);
 	a->btab = j->kv->btab;
-	a->ldkv = hd;
+	a->ldkv = seq_kv_row(j->kv);
 	a->kvb = SEQ_KVBLOCK;
-	a->bstride = (size_t)SEQ_KVBLOCK * hd;
+	a->bstride = (size_t)SEQ_KVBLOCK * a->ldkv;
 	a->segshift = SEQ_KVSEGSHIFT;
-	a->segstride = seq_kv_segstride(m);
+	a->segstride = seq_kv_segstride(j->kv);
 	a->ldq = m->qdim;
 	a->hd = hd;
 	a->nh = nh;
@@ -622,7 +623,7 @@ attn_fetch(struct seq *sq, int l, int pos0)
 	struct attn_job j;
 	int n = attn_job(sq, sq, NULL, NULL, l, 1, pos0, &j), i, i0, i1, p, p1,
 	    c, g;
-	size_t bytes = (size_t)m->hd * attn_esize(sq->kvt), budget = FETCH_MAX;
+	size_t bytes = attn_kvbytes(sq->kvt, seq_kv_row(sq)), budget = FETCH_MAX;
 	const char *k, *v;
 
 	pool_share(m->pool, n, 1, pool_self(), &i0, &i1);

@@ -124,13 +124,7 @@ put_added(struct seq *s, enum seq_tap_name name, int l, int T,
 static float
 key_at(const struct seq *sq, int l, int g, int p, int i)
 {
-	const void *k = seq_kv_at(sq, l, 0, g, p);
-
-	if (sq->kvt == W_BF16)
-		return conv_bf16_to_f32(((const uint16_t *)k)[i]);
-	if (sq->kvt == W_F16)
-		return conv_f16_to_f32(((const uint16_t *)k)[i]);
-	return ((const float *)k)[i];
+	return attn_kvload(seq_kv_at(sq, l, 0, g, p), i, sq->kvt);
 }
 
 /* The attention probabilities of the T positions from s->pos in layer

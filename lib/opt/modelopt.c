@@ -2,6 +2,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "kern/attn.h"
 #include "kern/kern.h"
 #include "opt/modelopt.h"
 #include "base/util.h"
@@ -62,10 +63,11 @@ modelopt_parse(struct modelopt *mo, int c, const char *arg)
 	case MOPT_INT8ACT:
 		mo->int8act = 1;
 		return 1;
-	case MOPT_KVTYPE:	/* llama.cpp's -ctk/-ctv f32, bf16, f16 */
-		if (strcmp(arg, "f32") && strcmp(arg, "bf16") && strcmp(arg, "f16"))
-			return error("invalid --kv-type '%s' (f32, bf16, f16)", arg);
-		mo->kvt = wtype_parse(arg);
+	case MOPT_KVTYPE:	/* llama.cpp's -ctk/-ctv f32, bf16, f16, q8_0 */
+		if (attn_kvparse(arg) < 0)
+			return error("invalid --kv-type '%s' (" ATTN_KVNAMES ")",
+			    arg);
+		mo->kvt = attn_kvparse(arg);
 		return 1;
 	case MOPT_TIMING:
 		mo->timing = 1;
@@ -130,7 +132,7 @@ modelopt_load(struct model *m, struct seq *s, const struct modelopt *mo)
 
 		warn("context %d positions (max_position_embeddings %d), KV "
 		    "cache %s: %.1f %s when full, %zu bytes a position",
-		    s->ctx, m->cfg.max_position_embeddings, wtypes[s->kvt].name,
+		    s->ctx, m->cfg.max_position_embeddings, attn_kvname(s->kvt),
 		    b / ((size_t)1 << u), u == 30 ? "GiB" : u == 20 ? "MiB" :
 		    "KiB", seq_kv_bytes(m, SEQ_KVBLOCK, s->kvt) / SEQ_KVBLOCK);
 	}

@@ -33,7 +33,7 @@ enum { MOPT_BF16ACT = 0x200, MOPT_QUANT, MOPT_TIMING, MOPT_INT8ACT,
 	"  -t, --threads=N       worker threads (default $PIPELM_THREADS, else the CPUs)\n" \
 	"  -c, --ctx=N, --ctx-size=N\n" \
 	"                        most positions a sequence may have (default the model's)\n" \
-	"      --kv-type=f32|bf16|f16\n" \
+	"      --kv-type=f32|bf16|f16|q8_0\n" \
 	"                        the KV cache's element type (default f32: exact)\n" \
 	"      --timing          print load, prefill and decode times on stderr\n" \
 	"      --bf16-act        fast mode: bfloat16 activations (AVX512-BF16)\n" \
@@ -49,7 +49,8 @@ enum { MOPT_BF16ACT = 0x200, MOPT_QUANT, MOPT_TIMING, MOPT_INT8ACT,
 struct modelopt {
 	const char *model;	/* -m, NULL for $PIPELM_MODEL */
 	int ctx;		/* --ctx, 0 for the model's */
-	enum wtype kvt;		/* --kv-type: W_F32 (default), W_BF16, W_F16 */
+	enum wtype kvt;		/* --kv-type: W_F32 (default), W_BF16, W_F16,
+				 * W_GQ8_0 (q8_0) */
 	int threads;		/* -t, else default_threads() (modelopt_finish) */
 	enum model_mode mode;	/* --bf16-act, --quant q8_0, --quant q4 */
 	int int8act;		/* --int8-act */

@@ -124,6 +124,15 @@ def _check(r):
     return r
 
 
+KV_TYPES = ("f32", "bf16", "f16", "q8_0")   # --kv-type's names
+
+
+def _check_kv_type(kv_type):
+    if kv_type not in KV_TYPES:
+        raise Error("kv_type: one of %s, not %r" % (", ".join(KV_TYPES),
+                                                   kv_type))
+
+
 def _ids(ids):
     """ids as a C int array and its length; Error for what is not ids."""
     if isinstance(ids, (str, bytes)):
@@ -188,7 +197,8 @@ class Model:
     "q8_0+int8-act" or "q4+int8-act" (--quant with --int8-act), or
     "int8-act" for a model whose weights are 4-bit already.  kv_type:
     the KV cache's elements, "f32" (exact), "bf16" or "f16" (half the
-    memory, keys and values rounded: --kv-type), for its sequences.
+    memory, keys and values rounded: --kv-type) or "q8_0" (about a
+    quarter, in blocks of 32 with a scale each), for its sequences.
     Results do not depend on threads.  A Model is used from any number of
     threads; each Sequence by one at a time.
     """
@@ -205,8 +215,7 @@ class Model:
             raise Error("threads: a positive integer, not %r" % (threads,))
         if ctx is not None and (not isinstance(ctx, int) or ctx < 1):
             raise Error("ctx: a positive integer, not %r" % (ctx,))
-        if kv_type not in ("f32", "bf16", "f16"):
-            raise Error("kv_type: 'f32', 'bf16' or 'f16', not %r" % (kv_type,))
+        _check_kv_type(kv_type)
         h = _P()
         _check(_lib.pipelm_model_open(
             ctypes.byref(h), model.encode() if model is not None else None,
@@ -428,8 +437,7 @@ class Sequence:
         self._h = None
         self.model = model
         kv_type = kv_type or model.kv_type
-        if kv_type not in ("f32", "bf16", "f16"):
-            raise Error("kv_type: 'f32', 'bf16' or 'f16', not %r" % (kv_type,))
+        _check_kv_type(kv_type)
         h = _P()
         _check(_lib.pipelm_seq_open_kv(ctypes.byref(h), model._handle(),
                                        ctx or model.ctx, kv_type.encode()))

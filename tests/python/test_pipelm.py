@@ -197,7 +197,9 @@ class TestModel(Fixture):
     def test_kv_type_is_llm_logits_kv_type(self):
         ids = self.ids("qwen3")
         want = {}
-        for kv in ("f32", "bf16", "f16"):
+        # bytes an element against f32's 4: 2, or 34 a block of 32
+        per4 = {"f32": 4 * 32, "bf16": 2 * 32, "f16": 2 * 32, "q8_0": 34}
+        for kv in ("f32", "bf16", "f16", "q8_0"):
             with pipelm.Model(self.models["qwen3"], threads=2, kv_type=kv) as m:
                 got = m.logits(ids, all=True)
                 with m.sequence() as s:
@@ -206,7 +208,7 @@ class TestModel(Fixture):
                     self.assertEqual(s.ctx, 64)
                     b64 = s.kv_bytes
                 with m.sequence(ctx=64) as s:
-                    self.assertEqual(s.kv_bytes * (2 if kv != "f32" else 1), b64)
+                    self.assertEqual(s.kv_bytes * 4 * 32, b64 * per4[kv])
             self.assertGreater(b, 0)
             out = os.path.join(self.tmp, "kv.npy")
             run("llm-logits", ["-m", self.models["qwen3"], "-f", "npy", "-o",
@@ -422,7 +424,7 @@ class TestErrors(Fixture):
             (lambda: m.score([1, 600]), "600"),
             (lambda: m.piece(100000), "100000"),
             (lambda: pipelm.Model(BUILTIN, threads=0), "threads"),
-            (lambda: pipelm.Model(BUILTIN, kv_type="q8_0"), "kv_type"),
+            (lambda: pipelm.Model(BUILTIN, kv_type="q4_0"), "kv_type"),
             (lambda: m.sequence(kv_type="f8"), "kv_type"),
         ]
         for f, what in bad:

@@ -18,6 +18,10 @@
 
 static const struct attn_kern *ak;
 
+/* test_kv's bound on a q8_0 cache's error (of the largest output):
+ * the largest seen here (3.9e-2; bf16 1.1e-2, f16 1.4e-3) by about 2x */
+#define QBOUND 8e-2
+
 static uint64_t rs = 0x9e3779b97f4a7c15ull;
 
 /* Uniform in [-1, 1) (xorshift64*). */
@@ -39,9 +43,9 @@ struct fix {
 	size_t bstride;
 	int win;		/* 0, or the sliding window */
 	float cap;		/* 0, or the scores' soft-cap */
-	enum wtype kvt;		/* W_F32: tiles read kv; else kv16, the
+	enum wtype kvt;		/* W_F32: tiles read kv; else kvr, the
 				 * cache in that type (fix_round) */
-	uint16_t *kv16;
+	void *kvr;
 	size_t nkv;		/* elements of kv */
 };
 
@@ -52,22 +56,26 @@ off(const struct fix *f, int p)
 	return (size_t)(p / f->kvb) * f->bstride + (size_t)(p % f->kvb) * f->ld;
 }
 
+/* A fixture whose cache can be made of type t (fix_round): for q8_0
+ * rows of whole blocks, strides of whole blocks with a block's gap. */
 static void
-fix_make(struct fix *f, int hd, int nh, int T, int pos0)
+fix_make_t(struct fix *f, enum wtype t, int hd, int nh, int T, int pos0)
 {
 	size_t i, n = (size_t)(pos0 + T);
+	int row = attn_kvrow(t, hd), q8 = t == W_GQ8_0;
 
 	f->hd = hd, f->nh = nh, f->T = T, f->pos0 = pos0;
 	f->win = 0, f->cap = 0;
-	f->kvt = W_F32, f->kv16 = NULL;
-	f->ld = 2 * hd + 5;		/* odd strides: nothing assumes alignment */
-	f->voff = hd + 3;
+	f->kvt = W_F32, f->kvr = NULL;
+	/* odd strides: nothing assumes alignment */
+	f->ld = q8 ? 2 * row + 32 : 2 * hd + 5;
+	f->voff = q8 ? row + 32 : hd + 3;
 	f->ldq = nh * hd + 7;
 	/* blocks of 7 positions with a gap after each, or of 32 (whole
 	 * key blocks: attn_rows' one offset a block) for odd nh (hd 2:
 	 * one block) */
 	f->kvb = hd == 2 ? (int)n : nh % 2 ? 32 : 7;
-	f->bstride = (size_t)f->kvb * f->ld + 13;
+	f->bstride = (size_t)f->kvb * f->ld + (q8 ? 32 : 13);
 	n = ((n + f->kvb - 1) / f->kvb) * f->bstride;
 	f->nkv = n;
 	f->kv = emalloc(n * sizeof(float));
@@ -79,28 +87,39 @@ fix_make(struct fix *f, int hd, int nh, int T, int pos0)
 }
 
 static void
+fix_make(struct fix *f, int hd, int nh, int T, int pos0)
+{
+	fix_make_t(f, W_F32, hd, nh, T, pos0);
+}
+
+static void
 fix_free(struct fix *f)
 {
 	free(f->kv);
-	free(f->kv16);
+	free(f->kvr);
 	free(f->q);
 }
 
-/* The cache in type t (W_BF16, W_F16) into kv16, rounded to nearest
- * even, and kv the float32 values of those 16 bits: a tile over either
- * must give the same bits. */
+/* The cache in type t (W_BF16, W_F16 rounded to nearest even; W_GQ8_0
+ * quantized, of a fixture made for it) into kvr, as a model stores its
+ * rows (attn_kvstore), and kv the float32 values of what was stored: a
+ * tile over either must give the same bits. */
 static void
 fix_round(struct fix *f, enum wtype t)
 {
-	size_t i;
+	size_t i, o;
+	int p, s;
 
-	f->kv16 = emalloc(f->nkv * sizeof(uint16_t));
-	for (i = 0; i < f->nkv; i++) {
-		f->kv16[i] = t == W_BF16 ? conv_f32_to_bf16(f->kv[i]) :
-		    conv_f32_to_f16(f->kv[i]);
-		f->kv[i] = t == W_BF16 ? conv_bf16_to_f32(f->kv16[i]) :
-		    conv_f16_to_f32(f->kv16[i]);
-	}
+	f->kvr = ecalloc(attn_kvbytes(t, f->nkv), 1);
+	for (p = 0; p < f->pos0 + f->T; p++)
+		for (s = 0; s < 2; s++) {
+			o = off(f, p) + (s ? f->voff : 0);
+			attn_kvstore((char *)f->kvr + attn_kvbytes(t, o),
+			    f->kv + o, f->hd, t);
+			for (i = 0; i < (size_t)f->hd; i++)
+				f->kv[o + i] = attn_kvload((char *)f->kvr +
+				    attn_kvbytes(t, o), i, t);
+		}
 }
 
 static struct attn_tile
@@ -112,8 +131,8 @@ tile(const struct fix *f, int t0, int T, int p0, int p1)
 		NULL, f->kvt, 0, NULL, 0, 0 };
 
 	if (f->kvt != W_F32) {
-		a.k = f->kv16;
-		a.v = f->kv16 + f->voff;
+		a.k = f->kvr;
+		a.v = (const char *)f->kvr + attn_kvbytes(f->kvt, f->voff);
 	}
 	return a;
 }
@@ -289,7 +308,7 @@ test_extremes(void)
 	fix_free(&f);
 }
 
-/* A cache of type t (bf16, f16): the tile over it gives the bits of the
+/* A cache of type t (bf16, f16, q8_0): the tile over it gives the bits of the
  * float32 tile over its values widened, for a whole tile and a token
  * alone; that is the reference's accuracy over the rounded cache, and
  * within the rounding's error of the unrounded one (bound: the
@@ -304,9 +323,9 @@ test_kv(enum wtype t, int hd, int nh, int T, int pos0, int win, float cap)
 	float *o16 = emalloc(n * sizeof(float)), *o32 = emalloc(n * sizeof(float));
 	float *ml = emalloc((size_t)2 * nh * T * sizeof(float)), *orig;
 	double *ref = emalloc(hd * sizeof(double)), err, scale, worst = 0;
-	double bound = t == W_BF16 ? 4e-2 : 6e-3;
+	double bound = t == W_BF16 ? 4e-2 : t == W_GQ8_0 ? QBOUND : 6e-3;
 
-	fix_make(&f, hd, nh, T, pos0);
+	fix_make_t(&f, t, hd, nh, T, pos0);
 	f.win = win, f.cap = cap;
 	orig = emalloc(f.nkv * sizeof(float));
 	memcpy(orig, f.kv, f.nkv * sizeof(float));
@@ -384,7 +403,7 @@ test_one(enum wtype t, int hd, int nh, int pos0, int p0, int p1, int cut,
 	float *accs = emalloc((size_t)2 * lda * sizeof(float));
 	float ml[2 * 64], mls[2 * 2 * 64], wml[2 * 64], err, scale;
 
-	fix_make(&f, hd, nh, 1, pos0);
+	fix_make_t(&f, t, hd, nh, 1, pos0);
 	f.win = win, f.cap = cap;
 	if (nan)
 		f.kv[off(&f, p0) + (nan == 2 ? f.voff : 0) + 1] = NAN;
@@ -437,6 +456,51 @@ test_one(enum wtype t, int hd, int nh, int pos0, int p0, int p1, int cut,
 	fix_free(&f);
 }
 
+/* --kv-type's names both ways, and attn_kvstore's q8_0 rows: ggml's
+ * blocks (conv_gq8_0_quant), a partial last block padded with zeros, a
+ * block with a NaN or inf read as NaN, the others as they were. */
+static void
+test_kvstore(void)
+{
+	static const char *names[] = { "f32", "bf16", "f16", "q8_0" };
+	float x[80], y[80];
+	unsigned char row[3 * 34], want[3 * 34];
+	size_t i;
+
+	for (i = 0; i < 4; i++)
+		CHECKF(attn_kvparse(names[i]) >= 0 &&
+		    !strcmp(attn_kvname(attn_kvparse(names[i])), names[i]),
+		    "kv type %s: not parsed back", names[i]);
+	CHECK(attn_kvparse("q8_0-ggml") < 0 && attn_kvparse("q4_0") < 0 &&
+	    attn_kvparse("") < 0 && !attn_kvname(W_Q4_0));
+	CHECK(attn_kvrow(W_GQ8_0, 8) == 32 && attn_kvrow(W_GQ8_0, 64) == 64 &&
+	    attn_kvrow(W_GQ8_0, 80) == 96 && attn_kvrow(W_BF16, 80) == 80);
+	CHECK(attn_kvbytes(W_GQ8_0, 96) == 102 && attn_kvbytes(W_F16, 8) == 16);
+	for (i = 0; i < 80; i++)
+		x[i] = 2 * frand();
+	memset(row, 0xa5, sizeof(row));
+	attn_kvstore(row, x, 80, W_GQ8_0);
+	conv_gq8_0_quant(want, x, 80);
+	CHECK(!memcmp(row, want, sizeof(row)));
+	for (i = 80; i < 96; i++)
+		CHECKF(attn_kvload(row, (int)i, W_GQ8_0) == 0, "q8_0 padding "
+		    "element %zu not 0", i);
+	/* half a step d of at most 2/127, and d rounded to f16 times 127 */
+	for (i = 0; i < 80; i++)
+		CHECKF(fabsf(attn_kvload(row, (int)i, W_GQ8_0) - x[i]) <=
+		    (0.5f + 127.0f / 2048) * 2 / 127, "q8_0 element %zu: %g for %g", i,
+		    attn_kvload(row, (int)i, W_GQ8_0), x[i]);
+	memcpy(y, x, sizeof(y));
+	y[33] = NAN, y[70] = INFINITY;
+	attn_kvstore(row, y, 80, W_GQ8_0);
+	for (i = 0; i < 80; i++)
+		CHECKF(i < 32 ? attn_kvload(row, (int)i, W_GQ8_0) ==
+		    attn_kvload(want, (int)i, W_GQ8_0) :
+		    isnan(attn_kvload(row, (int)i, W_GQ8_0)), "q8_0 with a NaN "
+		    "and an inf: element %zu %g", i, attn_kvload(row, (int)i,
+		    W_GQ8_0));
+}
+
 /* attn_ahead_span over tile a's key blocks, as the tables walk them
  * (T = 1): the spans of the next tile n come in order, none overlaps,
  * and together they are n's keys [np0, np1) exactly. */
@@ -475,7 +539,7 @@ test_ahead(enum wtype t, int hd, int nh, int pos0, int cut)
 	float *o2 = emalloc((size_t)lda * sizeof(float));
 	float ml1[2 * 64], ml2[2 * 64];
 
-	fix_make(&f, hd, nh, 1, pos0);
+	fix_make_t(&f, t, hd, nh, 1, pos0);
 	if (t != W_F32)
 		fix_round(&f, t);
 	f.kvt = t;
@@ -528,6 +592,7 @@ main(void)
 		test_ranges(hds[a], 2, 70, 3, cut3);
 	}
 	test_extremes();
+	test_kvstore();
 	/* 16-bit caches: every head size (the tables' loads and the
 	 * portable fallbacks), GQA groups, windows and soft-caps */
 	for (a = 0; a < sizeof(hds) / sizeof(*hds); a++)
@@ -536,6 +601,9 @@ main(void)
 			test_kv(W_F16, hds[a], nhs[b], 5, 37, 0, 0);
 			test_kv(W_BF16, hds[a], nhs[b], 8, 100, 17, 0);
 			test_kv(W_F16, hds[a], nhs[b], 1, 200, 0, 2.5f);
+			test_kv(W_GQ8_0, hds[a], nhs[b], 5, 37, 0, 0);
+			test_kv(W_GQ8_0, hds[a], nhs[b], 8, 100, 17, 0);
+			test_kv(W_GQ8_0, hds[a], nhs[b], 1, 200, 0, 2.5f);
 		}
 	/* decode's one-token tile over a 16-bit cache: every head size
 	 * (32 and 96: a pass of 32 columns; others the tiles above), row
@@ -547,8 +615,9 @@ main(void)
 
 		for (a = 0; a < sizeof(hd1) / sizeof(*hd1); a++)
 			for (b = 0; b < sizeof(nh1) / sizeof(*nh1); b++)
-				for (c = 0; c < 2; c++) {
-					enum wtype t = c ? W_F16 : W_BF16;
+				for (c = 0; c < 3; c++) {
+					enum wtype t = c == 2 ? W_GQ8_0 :
+					    c ? W_F16 : W_BF16;
 
 					test_one(t, hd1[a], nh1[b], 37, 0, 38, 16, 0, 0, 0);
 					test_one(t, hd1[a], nh1[b], 600, 0, 601, 299, 0, 0, 0);
@@ -583,11 +652,12 @@ main(void)
 	test_ahead_span(100, 116, 7, 23);
 	test_ahead_span(250, 1000, 1000, 1001);
 	for (a = 0; a < sizeof(hds) / sizeof(*hds); a++)
-		for (b = 0; b < 3; b++) {
-			test_ahead(b == 0 ? W_F32 : b == 1 ? W_BF16 : W_F16,
-			    hds[a], 3, 200, 64);
-			test_ahead(b == 0 ? W_F32 : b == 1 ? W_BF16 : W_F16,
-			    hds[a], 1, 90, 37);
+		for (b = 0; b < 4; b++) {
+			enum wtype t = b == 0 ? W_F32 : b == 1 ? W_BF16 :
+			    b == 2 ? W_F16 : W_GQ8_0;
+
+			test_ahead(t, hds[a], 3, 200, 64);
+			test_ahead(t, hds[a], 1, 90, 37);
 		}
 	return test_end("test_attn");
 }
