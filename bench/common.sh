@@ -131,3 +131,28 @@ row() {
 	      printf "| %s | %.2f (%.2f-%.2f) | %.0f | %s |\n", l, m, t[1], t[NR],
 	        c / m, base ? sprintf("%.2fx", base / m) : "1.00x" }'
 }
+
+# llama_probe LLAMA_DIR CC CXX: bench/llama-logits.c built into $tmp
+# against the static libraries `make peer` leaves in LLAMA_DIR
+# (logerr.sh, kverr.sh): peer its path (none when LLAMA_DIR is none or
+# it cannot be built, said), peerv llama.cpp's tag.
+llama_probe() {
+	peer=none peerv=
+	if [ "$1" != none ] && [ -x "$1/llama-quantize" ] &&
+	    [ -r "$1/llama.cpp/build/src/libllama.a" ]; then
+		l=$1/llama.cpp
+		say "building the llama.cpp probe (bench/llama-logits.c)"
+		if $2 -std=c11 -O2 -I"$l/include" -I"$l/ggml/include" \
+		    -c "$here/llama-logits.c" -o "$tmp/ll.o" 2>"$tmp/err" &&
+		    $3 -o "$tmp/llama-logits" "$tmp/ll.o" "$l/build/src/libllama.a" \
+		    "$l/build/ggml/src/libggml.a" "$l/build/ggml/src/libggml-cpu.a" \
+		    "$l/build/ggml/src/libggml-base.a" -fopenmp -lpthread -lm 2>>"$tmp/err"; then
+			peer=$tmp/llama-logits
+			peerv=$(sed -n 's/.*"tag": "\(.*\)".*/\1/p' "$l/llama.cpp.info.json" 2>/dev/null || :)
+		else
+			say "cannot build the probe, llama.cpp left out: $(tail -n 3 "$tmp/err")"
+		fi
+	elif [ "$1" != none ]; then
+		say "no llama.cpp in $1 (make peer): llama.cpp left out"
+	fi
+}

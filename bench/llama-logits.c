@@ -5,12 +5,15 @@
  * libllama that `make peer` builds (its public C API only); not part of
  * pipelm.
  *
- * usage: llama-logits [-t threads] model.gguf <ids
+ * usage: llama-logits [-t threads] [-k f32|f16|bf16|q8_0] model.gguf <ids
  *
  * The context is set up for an exact comparison, as bench/NOTES.md's
  * earlier probe was: F32 K and V caches (llama.cpp's default F16 rounds
  * them), flash attention off, a full-size sliding-window cache, and the
- * record decoded as one batch with every position's logits requested. */
+ * record decoded as one batch with every position's logits requested.
+ * -k: K and V caches of that type (-ctk and -ctv), flash attention on
+ * (llama.cpp's quantized V needs it): bench/kverr.sh's peer, against
+ * -k f32 (F32 caches, flash attention on too). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,16 +40,24 @@ main(int argc, char *argv[])
 	struct llama_model *model;
 	struct llama_context *ctx;
 	struct llama_batch batch;
-	int i, j, n = 0, nv, threads = 1;
+	static const struct { const char *name; enum ggml_type t; } kt[] = {
+		{ "f32", GGML_TYPE_F32 }, { "f16", GGML_TYPE_F16 },
+		{ "bf16", GGML_TYPE_BF16 }, { "q8_0", GGML_TYPE_Q8_0 } };
+	int i, j, n = 0, nv, threads = 1, k = -1;
 	long v;
 
-	if (argc == 4 && !strcmp(argv[1], "-t")) {
-		threads = atoi(argv[2]);
+	while (argc >= 4 && (!strcmp(argv[1], "-t") || !strcmp(argv[1], "-k"))) {
+		if (argv[1][1] == 't')
+			threads = atoi(argv[2]);
+		for (i = 0; argv[1][1] == 'k' && i < 4; i++)
+			k = strcmp(argv[2], kt[i].name) ? k : i;
+		if (argv[1][1] == 'k' && k < 0)
+			threads = 0;	/* a usage error */
 		argv += 2;
 		argc -= 2;
 	}
 	if (argc != 2 || threads < 1) {
-		fprintf(stderr, "usage: llama-logits [-t threads] model.gguf <ids\n");
+		fprintf(stderr, "usage: llama-logits [-t threads] [-k f32|f16|bf16|q8_0] model.gguf <ids\n");
 		return 2;
 	}
 	while (scanf("%ld", &v) == 1) {
@@ -78,8 +89,9 @@ main(int argc, char *argv[])
 	cp.n_ctx = cp.n_batch = cp.n_ubatch = (uint32_t)(n < 256 ? 256 : n);
 	cp.n_seq_max = 1;
 	cp.n_threads = cp.n_threads_batch = threads;
-	cp.type_k = cp.type_v = GGML_TYPE_F32;
-	cp.flash_attn_type = LLAMA_FLASH_ATTN_TYPE_DISABLED;
+	cp.type_k = cp.type_v = k < 0 ? GGML_TYPE_F32 : kt[k].t;
+	cp.flash_attn_type = k < 0 ? LLAMA_FLASH_ATTN_TYPE_DISABLED :
+	    LLAMA_FLASH_ATTN_TYPE_ENABLED;
 	cp.swa_full = true;
 	if (!(ctx = llama_init_from_model(model, cp))) {
 		fprintf(stderr, "llama-logits: %s: cannot make a context\n", argv[1]);

@@ -50,25 +50,8 @@ need_tools mkmodel mkgguf
 mkdir -p "$work"
 workdir "$work"
 
-# ---- llama.cpp: the probe, linked against the static libraries ----
-peer=none
-if [ "$ldir" != none ] && [ -x "$ldir/llama-quantize" ] &&
-    [ -r "$ldir/llama.cpp/build/src/libllama.a" ]; then
-	l=$ldir/llama.cpp
-	say "building the llama.cpp probe (bench/llama-logits.c)"
-	if $cc -std=c11 -O2 -I"$l/include" -I"$l/ggml/include" \
-	    -c "$here/llama-logits.c" -o "$tmp/ll.o" 2>"$tmp/err" &&
-	    $cxx -o "$tmp/llama-logits" "$tmp/ll.o" "$l/build/src/libllama.a" \
-	    "$l/build/ggml/src/libggml.a" "$l/build/ggml/src/libggml-cpu.a" \
-	    "$l/build/ggml/src/libggml-base.a" -fopenmp -lpthread -lm 2>>"$tmp/err"; then
-		peer=$tmp/llama-logits
-		peerv=$(sed -n 's/.*"tag": "\(.*\)".*/\1/p' "$l/llama.cpp.info.json" 2>/dev/null || :)
-	else
-		say "cannot build the probe, llama.cpp left out: $(tail -n 3 "$tmp/err")"
-	fi
-elif [ "$ldir" != none ]; then
-	say "no llama.cpp in $ldir (make peer): llama.cpp left out"
-fi
+# ---- llama.cpp: the probe (common.sh) ----
+llama_probe "$ldir" "$cc" "$cxx"
 
 # ---- the comparison: reference frames and another's, interleaved ----
 lcmp() {	# ref other -> "maxabs rms rel kl maxkl top1/n"

@@ -1198,6 +1198,91 @@ out:
 	model_close(&m);
 }
 
+/* The logits of a q8_0 KV cache (--kv-type q8_0) at every position:
+ * the prompt's first half at once, then one id a step; into out (n
+ * rows).  The cache its own mapping, or blocks from a pool of q8_0
+ * blocks.  0, or -1. */
+static int
+q8_run(struct model *m, const int *ids, int n, int pooled, float *out)
+{
+	size_t V = (size_t)m->cfg.vocab_size;
+	struct seq_kvpool pool = { 0 };
+	struct seq sq = { 0 };
+	const float *lg;
+	int i, h = n / 2, ok = 0;
+
+	if (pooled ? seq_kvpool_open(&pool, m, (size_t)n, W_GQ8_0) < 0 ||
+	    seq_open_pool(&sq, m, n, &pool) < 0 :
+	    seq_open_kv(&sq, m, n, W_GQ8_0) < 0)
+		goto out;
+	if (!(lg = seq_forward(&sq, ids, h)))
+		goto out;
+	memcpy(out + (h - 1) * V, lg, V * sizeof(float));
+	for (i = h; i < n && (lg = seq_forward(&sq, ids + i, 1)); i++)
+		memcpy(out + i * V, lg, V * sizeof(float));
+	ok = i == n;
+	/* a q8_0 position: 2 rows a layer and KV head of whole blocks of
+	 * 32 (34 bytes each) */
+	EQ(seq_kv_used(&sq), (size_t)(n + SEQ_KVBLOCK - 1) / SEQ_KVBLOCK *
+	    SEQ_KVBLOCK * m->cfg.num_hidden_layers * 2 *
+	    m->cfg.num_key_value_heads * ((m->hd + 31) / 32) * 34);
+out:
+	seq_close(&sq);
+	seq_kvpool_close(&pool);
+	return ok ? 0 : -1;
+}
+
+/* A q8_0 KV cache: the same bits from a pool's blocks as from the
+ * sequence's own mapping and whatever the threads, and logits near the
+ * float32 cache's (the quantization's error: bench/NOTES.md, "Q8_0 KV
+ * cache"; bound about 4x the largest seen on these shapes). */
+static void
+test_kv_q8(const struct shape *s, const char *dir, const int *ids,
+    const double *want)
+{
+	size_t V = (size_t)s->vocab, rb = (size_t)s->n * V * sizeof(float);
+	float *a = emalloc(rb), *b = emalloc(rb);
+	double e2, w2, worst = 0, e;
+	struct model m;
+	int threads, pooled, i, h = s->n / 2, k;
+
+	for (threads = 1; threads <= 2; threads++) {
+		if (model_load(&m, dir, threads) < 0) {
+			CHECKF(0, "%s: model_load failed", s->name);
+			break;
+		}
+		for (pooled = 0; pooled < 2; pooled++) {
+			if (q8_run(&m, ids, s->n, pooled, threads + pooled == 1 ?
+			    a : b) < 0) {
+				CHECKF(0, "%s: q8_0 KV cache, %d threads, pool %d: "
+				    "run failed", s->name, threads, pooled);
+				continue;
+			}
+			if (threads + pooled > 1)
+				CHECKF(!memcmp(a + (h - 1) * V, b + (h - 1) * V,
+				    (size_t)(s->n - h + 1) * V * sizeof(float)),
+				    "%s: q8_0 KV cache, %d threads, pool %d: "
+				    "differs from 1 thread's own mapping",
+				    s->name, threads, pooled);
+		}
+		model_close(&m);
+	}
+	for (i = h - 1; i < s->n; i++) {
+		for (e2 = w2 = 0, k = 0; k < s->vocab; k++) {
+			e = a[(size_t)i * V + k] - want[(size_t)i * V + k];
+			e2 += e * e;
+			w2 += want[(size_t)i * V + k] * want[(size_t)i * V + k];
+		}
+		worst = sqrt(e2 / w2) > worst ? sqrt(e2 / w2) : worst;
+	}
+	CHECKF(worst <= 0.1, "%s: q8_0 KV cache: relative error %.3g of the "
+	    "logits, over 0.1", s->name, worst);
+	if (getenv("TEST_MODEL_VERBOSE"))
+		printf("%s: q8_0 KV cache: worst relative error %.3g\n",
+		    s->name, worst);
+	free(a), free(b);
+}
+
 static void
 test_batch(const struct shape *s, const char *dir, const int *ids)
 {
@@ -1392,6 +1477,7 @@ test_shape(const char *tmp, const struct shape *s)
 			    want + (size_t)i * V);
 	}
 	near_logprobs(s, ids, all[1], want);
+	test_kv_q8(s, dir, ids, want);
 	test_batch(s, dir, ids);
 	test_batch_all(s, dir, ids);
 	CHECKF(!memcmp(all[1], all[2], (size_t)n * V * sizeof(float)),
