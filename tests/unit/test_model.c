@@ -1235,7 +1235,7 @@ out:
 /* A q8_0 KV cache: the same bits from a pool's blocks as from the
  * sequence's own mapping and whatever the threads, and logits near the
  * float32 cache's (the quantization's error: bench/NOTES.md, "Q8_0 KV
- * cache"; bound about 4x the largest seen on these shapes). */
+ * cache"; the largest seen on these shapes 0.021, avx512, by 2.4x). */
 static void
 test_kv_q8(const struct shape *s, const char *dir, const int *ids,
     const double *want)
@@ -1275,8 +1275,8 @@ test_kv_q8(const struct shape *s, const char *dir, const int *ids,
 		}
 		worst = sqrt(e2 / w2) > worst ? sqrt(e2 / w2) : worst;
 	}
-	CHECKF(worst <= 0.1, "%s: q8_0 KV cache: relative error %.3g of the "
-	    "logits, over 0.1", s->name, worst);
+	CHECKF(worst <= 0.05, "%s: q8_0 KV cache: relative error %.3g of the "
+	    "logits, over 0.05", s->name, worst);
 	if (getenv("TEST_MODEL_VERBOSE"))
 		printf("%s: q8_0 KV cache: worst relative error %.3g\n",
 		    s->name, worst);
