@@ -15,12 +15,34 @@
 
 #define kv_at seq_kv_at	/* seq_int.h */
 
-/* RMSNorm with weight w of the T rows of the residual stream at x (ldx
- * apart) into the calling thread's own buffer (hidden apart).  Each
- * thread of a dispatch normalizes all T rows itself, the same floats in
- * each, so that the rows it multiplies next sit in its own cache and no
- * thread waits for a serial pass: the stream's columns were written by
- * all the threads, and a core reads another's lines slowly here. */
+/* The calling thread's buffer of normalized rows (hidden apart). */
+static float *
+own_rows(struct seq *sq)
+{
+	return sq->xn + (size_t)pool_self() * SEQ_MAXBATCH * sq->m->dim;
+}
+
+/* RMSNorm with weight w of rows [t0, t1) of the residual stream at x
+ * (ldx apart) into own_rows, row t at t; own_rows. */
+static float *
+norm_rows(struct seq *sq, const float *x, int ldx, const float *w, int t0,
+    int t1)
+{
+	const struct model *m = sq->m;
+	float *o = own_rows(sq);
+	int t;
+
+	for (t = t0; t < t1; t++)
+		kern.rmsnorm(o + (size_t)t * m->dim, x + (size_t)t * ldx, w,
+		    m->dim, m->cfg.rms_norm_eps);
+	return o;
+}
+
+/* The T rows of the stream normalized by norm_rows.  Each thread of a
+ * dispatch normalizes all T rows itself, the same floats in each, so
+ * that the rows it multiplies next sit in its own cache and no thread
+ * waits for a serial pass: the stream's columns were written by all the
+ * threads, and a core reads another's lines slowly here. */
 static const float *
 normed(struct seq *sq, unsigned long long op, const float *x, int ldx,
     const float *w, int T)
@@ -28,17 +50,11 @@ normed(struct seq *sq, unsigned long long op, const float *x, int ldx,
 	/* the dispatch whose input this thread's buffer holds: a thread
 	 * taking several chunks of one (pool_for_dyn) normalizes once */
 	static _Thread_local unsigned long long done;
-	const struct model *m = sq->m;
-	float *o = sq->xn + (size_t)pool_self() * SEQ_MAXBATCH * m->dim;
-	int t;
 
 	if (done == op)
-		return o;
-	for (t = 0; t < T; t++)
-		kern.rmsnorm(o + (size_t)t * m->dim, x + (size_t)t * ldx, w,
-		    m->dim, m->cfg.rms_norm_eps);
+		return own_rows(sq);
 	done = op;
-	return o;
+	return norm_rows(sq, x, ldx, w, 0, T);
 }
 
 /* Whether type t's matmul gives each token matvec's bits (kern.h):
@@ -53,13 +69,18 @@ mm_exact(enum wtype t)
  * nvec of them one-row passes of their sequences: for a type whose
  * matmul differs from its matvec, each of those by matvec's bits, as
  * its sequence alone would run it (all of them in one pass of the
- * weights where the table has matvecs for the type). */
+ * weights where the table has matvecs for the type).  xp: the tokens
+ * prepared once for all the threads (kern.xprep; prep_op), x unread. */
 static void
 mat_rows(const struct mat *w, float *out, int ldo, const float *x, int ldx,
-    int T, int nvec, int r0, int r1)
+    const void *xp, int T, int nvec, int r0, int r1)
 {
 	int t;
 
+	if (xp) {	/* T > 1; its matmul is its matvec (prep_op) */
+		kern.matmulx[w->t](out, ldo, w->w, xp, w->cols, T, r0, r1);
+		return;
+	}
 	if (T == 1) {
 		kern.matvec[w->t](out, w->w, x, w->cols, r0, r1);
 		return;
@@ -108,6 +129,8 @@ struct op {
 	int layer, pos0;
 	unsigned long long id;		/* dispatch's number for it, never 0
 					 * and never reused */
+	const void *xp;			/* the input prepared once (prep_op),
+					 * or NULL */
 };
 
 static void attn_fetch(struct seq *sq, int l, int pos0);
@@ -191,7 +214,7 @@ op_rows(void *ctx, int r0, int r1)
 
 	if (o->fetch)
 		attn_fetch(sq->parts[0].s, o->layer, o->pos0);
-	if (o->in.norm) {
+	if (o->in.norm && !o->xp) {
 		x = normed(sq, o->id, x, ldx, o->in.norm, T);
 		ldx = m->dim;
 	}
@@ -199,8 +222,10 @@ op_rows(void *ctx, int r0, int r1)
 		const float *b1 = o->p[0].b, *b3 = o->p[1].b;
 		int ff = o->p[0].ldo;
 
-		mat_rows(o->p[0].w, o->p[0].out, ff, x, ldx, T, sq->nvec, r0, r1);
-		mat_rows(o->p[1].w, o->p[1].out, ff, x, ldx, T, sq->nvec, r0, r1);
+		mat_rows(o->p[0].w, o->p[0].out, ff, x, ldx, o->xp, T, sq->nvec,
+		    r0, r1);
+		mat_rows(o->p[1].w, o->p[1].out, ff, x, ldx, o->xp, T, sq->nvec,
+		    r0, r1);
 		for (t = 0; t < T; t++) {
 			float *h = o->p[0].out + (size_t)t * ff;
 			float *u = o->p[1].out + (size_t)t * ff;
@@ -226,8 +251,8 @@ op_rows(void *ctx, int r0, int r1)
 		if (i0 < w->rows && i1 > 0) {
 			i0 = i0 < 0 ? 0 : i0;
 			i1 = i1 > w->rows ? w->rows : i1;
-			mat_rows(w, o->p[k].out, o->p[k].ldo, x, ldx, T,
-			    sq->nvec, i0, i1);
+			mat_rows(w, o->p[k].out, o->p[k].ldo, x, ldx, o->xp,
+			    T, sq->nvec, i0, i1);
 		}
 		base += w->rows;
 	}
@@ -248,20 +273,62 @@ op_rows(void *ctx, int r0, int r1)
 	}
 }
 
+/* Tokens [t0, t1) of op o's input, normalized where it says, prepared
+ * into the scratch's xq by kern.xprep. */
+static void
+prep_rows(void *ctx, int t0, int t1)
+{
+	const struct op *o = ctx;
+	const struct mat *w = o->p[0].w;
+	const float *x = o->in.x;
+	int ldx = o->in.ldx;
+
+	if (o->in.norm) {
+		x = norm_rows(o->sq, x, ldx, o->in.norm, t0, t1);
+		ldx = o->sq->m->dim;
+	}
+	kern.xprep[w->t](o->sq->xq, x, ldx, w->cols, o->in.T, t0, t1);
+}
+
+/* A prefill's input prepared once for all the op's products (q, k and
+ * v; gate and up) and all the threads, each a share of the tokens,
+ * where the table has a preparation of every product's type and it is
+ * one (--int8-act's blocks of 32: each thread quantized all T tokens
+ * for each matrix it had rows of, 4-5% of a 135M prefill at 2 threads,
+ * bench/NOTES.md); those types' matmul is their matvec (mm_exact), so
+ * nvec has nothing to do.  Whether it did. */
+static int
+prep_op(struct op *o)
+{
+	kern_xprep_fn *f = kern.xprep[o->p[0].w->t];
+	int k;
+
+	if (o->in.T < 2 || !f)
+		return 0;
+	for (k = 1; k < o->n; k++)
+		if (kern.xprep[o->p[k].w->t] != f)
+			return 0;
+	/* tokens in 16s: no two threads write one line of the scales */
+	pool_for(o->sq->m->pool, o->in.T, 16, prep_rows, o);
+	o->xp = o->sq->xq;
+	return 1;
+}
+
 /* Run op o over its rows in chunks of align.  A prefill takes them as
  * the threads come free (pool_for_dyn): its dispatches are long, and
  * a thread the machine slows down would hold the others at the
  * barrier; but not where each call first prepares all T activations
- * (wtypes' xprep).  A decode step keeps one fixed share a thread:
- * attn_fetch prepares the attention items pool_share says a thread
- * gets, and the matvec's streams are laid out over the whole share. */
+ * (wtypes' xprep) unless prep_op prepared them once for all.  A decode
+ * step keeps one fixed share a thread: attn_fetch prepares the
+ * attention items pool_share says a thread gets, and the matvec's
+ * streams are laid out over the whole share. */
 static void
 dispatch(struct op *o, int rows, int align)
 {
 	static _Atomic unsigned long long ids;
 
 	o->id = atomic_fetch_add(&ids, 1) + 1;
-	if (o->in.T > 1 && !wtypes[o->p[0].w->t].xprep)
+	if (o->in.T > 1 && (prep_op(o) || !wtypes[o->p[0].w->t].xprep))
 		pool_for_dyn(o->sq->m->pool, rows, align, op_rows, o);
 	else
 		pool_for(o->sq->m->pool, rows, align, op_rows, o);
@@ -285,7 +352,7 @@ step_qkv(struct seq *sq, int l, struct in in, const struct mat *wq,
 		{ wq, sq->q, m->qdim, NULL },
 		{ wk, kn, 2 * kvdim, NULL },
 		{ wv, kn + kvdim, 2 * kvdim, NULL } },
-		NULL, steps, 0, 0, l, sq->parts[0].s->pos, 0 };
+		NULL, steps, 0, 0, l, sq->parts[0].s->pos, 0, NULL };
 
 	if (in.T > 1) {
 		o.own = 1;
@@ -305,7 +372,7 @@ step_add(struct seq *sq, float *x, struct in in, const struct mat *w,
 {
 	const struct model *m = sq->m;
 	struct op o = { sq, in, norm ? EPI_OUT : EPI_ADD, 1,
-		{ { w, sq->xb2, w->rows, b } }, x, NULL, 0, 0, 0, 0, 0 };
+		{ { w, sq->xb2, w->rows, b } }, x, NULL, 0, 0, 0, 0, 0, NULL };
 	int d = w->rows, t, r;
 	float *y;
 
@@ -329,7 +396,8 @@ step_glu(struct seq *sq, float *h, struct in in, const struct mat *wg,
 {
 	struct op o = { sq, in, EPI_GLU, 2, {
 		{ wg, h, wg->rows, bg },
-		{ wu, sq->hb2, wg->rows, bu } }, NULL, NULL, 0, 0, 0, 0, 0 };
+		{ wu, sq->hb2, wg->rows, bu } }, NULL, NULL, 0, 0, 0, 0, 0,
+		NULL };
 
 	dispatch(&o, wg->rows, 16);
 }
@@ -339,7 +407,7 @@ step_out(struct seq *sq, float *out, int ldo, struct in in,
     const struct mat *w)
 {
 	struct op o = { sq, in, EPI_OUT, 1, { { w, out, ldo, NULL } }, NULL,
-		NULL, 0, 0, 0, 0, 0 };
+		NULL, 0, 0, 0, 0, 0, NULL };
 
 	dispatch(&o, w->rows, 16);
 }
