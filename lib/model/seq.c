@@ -131,11 +131,12 @@ open_seq(struct seq *s, const struct model *m, int ctx, enum wtype kvt,
 	sizes[11] = (size_t)threads * B * m->dim;	bufs[11] = &s->xn;
 	sizes[12] = m->inv_freq_local ? (size_t)B * m->hd : 0;
 	bufs[12] = &s->rope_local;
-	/* a prefill's input prepared once (seq_sched.c), reserved: touched
-	 * only where the table prepares the model's types */
+	/* a prefill's input prepared a thread (seq_sched.c), reserved:
+	 * touched only where the table prepares the model's types */
 	wide = m->qdim > m->dim ? m->qdim : m->dim;
 	wide = c->intermediate_size > wide ? c->intermediate_size : wide;
-	sizes[13] = KERN_XPBYTES(wide, B) / sizeof(float);
+	s->xqbytes = (KERN_XPBYTES(wide, B) + 63) / 64 * 64;
+	sizes[13] = (size_t)threads * s->xqbytes / sizeof(float);
 	bufs[13] = &s->xq;
 	s->logits_rows = 1;
 	for (i = 0, bytes = 0; i < NBUF; i++) {

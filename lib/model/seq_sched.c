@@ -15,34 +15,12 @@
 
 #define kv_at seq_kv_at	/* seq_int.h */
 
-/* The calling thread's buffer of normalized rows (hidden apart). */
-static float *
-own_rows(struct seq *sq)
-{
-	return sq->xn + (size_t)pool_self() * SEQ_MAXBATCH * sq->m->dim;
-}
-
-/* RMSNorm with weight w of rows [t0, t1) of the residual stream at x
- * (ldx apart) into own_rows, row t at t; own_rows. */
-static float *
-norm_rows(struct seq *sq, const float *x, int ldx, const float *w, int t0,
-    int t1)
-{
-	const struct model *m = sq->m;
-	float *o = own_rows(sq);
-	int t;
-
-	for (t = t0; t < t1; t++)
-		kern.rmsnorm(o + (size_t)t * m->dim, x + (size_t)t * ldx, w,
-		    m->dim, m->cfg.rms_norm_eps);
-	return o;
-}
-
-/* The T rows of the stream normalized by norm_rows.  Each thread of a
- * dispatch normalizes all T rows itself, the same floats in each, so
- * that the rows it multiplies next sit in its own cache and no thread
- * waits for a serial pass: the stream's columns were written by all the
- * threads, and a core reads another's lines slowly here. */
+/* RMSNorm with weight w of the T rows of the residual stream at x (ldx
+ * apart) into the calling thread's own buffer (hidden apart).  Each
+ * thread of a dispatch normalizes all T rows itself, the same floats in
+ * each, so that the rows it multiplies next sit in its own cache and no
+ * thread waits for a serial pass: the stream's columns were written by
+ * all the threads, and a core reads another's lines slowly here. */
 static const float *
 normed(struct seq *sq, unsigned long long op, const float *x, int ldx,
     const float *w, int T)
@@ -50,11 +28,17 @@ normed(struct seq *sq, unsigned long long op, const float *x, int ldx,
 	/* the dispatch whose input this thread's buffer holds: a thread
 	 * taking several chunks of one (pool_for_dyn) normalizes once */
 	static _Thread_local unsigned long long done;
+	const struct model *m = sq->m;
+	float *o = sq->xn + (size_t)pool_self() * SEQ_MAXBATCH * m->dim;
+	int t;
 
 	if (done == op)
-		return own_rows(sq);
+		return o;
+	for (t = 0; t < T; t++)
+		kern.rmsnorm(o + (size_t)t * m->dim, x + (size_t)t * ldx, w,
+		    m->dim, m->cfg.rms_norm_eps);
 	done = op;
-	return norm_rows(sq, x, ldx, w, 0, T);
+	return o;
 }
 
 /* Whether type t's matmul gives each token matvec's bits (kern.h):
@@ -70,14 +54,14 @@ mm_exact(enum wtype t)
  * matmul differs from its matvec, each of those by matvec's bits, as
  * its sequence alone would run it (all of them in one pass of the
  * weights where the table has matvecs for the type).  xp: the tokens
- * prepared once for all the threads (kern.xprep; prep_op), x unread. */
+ * prepared (kern.xprep; prepared()), x unread. */
 static void
 mat_rows(const struct mat *w, float *out, int ldo, const float *x, int ldx,
     const void *xp, int T, int nvec, int r0, int r1)
 {
 	int t;
 
-	if (xp) {	/* T > 1; its matmul is its matvec (prep_op) */
+	if (xp) {	/* T > 1; its matmul is its matvec (one_prep) */
 		kern.matmulx[w->t](out, ldo, w->w, xp, w->cols, T, r0, r1);
 		return;
 	}
@@ -129,9 +113,11 @@ struct op {
 	int layer, pos0;
 	unsigned long long id;		/* dispatch's number for it, never 0
 					 * and never reused */
-	const void *xp;			/* the input prepared once (prep_op),
-					 * or NULL */
+	int prep;			/* T > 1 and one kern.xprep for all
+					 * the products (one_prep) */
 };
+
+static const void *prepared(const struct op *o);
 
 static void attn_fetch(struct seq *sq, int l, int pos0);
 
@@ -210,11 +196,12 @@ op_rows(void *ctx, int r0, int r1)
 	struct seq *sq = o->sq;
 	const struct model *m = sq->m;
 	const float *x = o->in.x;
+	const void *xp = o->prep ? prepared(o) : NULL;
 	int ldx = o->in.ldx, T = o->in.T, k, base = 0, t, r;
 
 	if (o->fetch)
 		attn_fetch(sq->parts[0].s, o->layer, o->pos0);
-	if (o->in.norm && !o->xp) {
+	if (o->in.norm && !xp) {
 		x = normed(sq, o->id, x, ldx, o->in.norm, T);
 		ldx = m->dim;
 	}
@@ -222,9 +209,9 @@ op_rows(void *ctx, int r0, int r1)
 		const float *b1 = o->p[0].b, *b3 = o->p[1].b;
 		int ff = o->p[0].ldo;
 
-		mat_rows(o->p[0].w, o->p[0].out, ff, x, ldx, o->xp, T, sq->nvec,
+		mat_rows(o->p[0].w, o->p[0].out, ff, x, ldx, xp, T, sq->nvec,
 		    r0, r1);
-		mat_rows(o->p[1].w, o->p[1].out, ff, x, ldx, o->xp, T, sq->nvec,
+		mat_rows(o->p[1].w, o->p[1].out, ff, x, ldx, xp, T, sq->nvec,
 		    r0, r1);
 		for (t = 0; t < T; t++) {
 			float *h = o->p[0].out + (size_t)t * ff;
@@ -251,7 +238,7 @@ op_rows(void *ctx, int r0, int r1)
 		if (i0 < w->rows && i1 > 0) {
 			i0 = i0 < 0 ? 0 : i0;
 			i1 = i1 > w->rows ? w->rows : i1;
-			mat_rows(w, o->p[k].out, o->p[k].ldo, x, ldx, o->xp,
+			mat_rows(w, o->p[k].out, o->p[k].ldo, x, ldx, xp,
 			    T, sq->nvec, i0, i1);
 		}
 		base += w->rows;
@@ -273,32 +260,43 @@ op_rows(void *ctx, int r0, int r1)
 	}
 }
 
-/* Tokens [t0, t1) of op o's input, normalized where it says, prepared
- * into the scratch's xq by kern.xprep. */
-static void
-prep_rows(void *ctx, int t0, int t1)
+/* Op o's input prepared by kern.xprep for its products, once a thread
+ * (a thread taking several chunks of a pool_for_dyn prepares once, as
+ * normed normalizes once), in the thread's own part of the scratch's
+ * xq: all T tokens, normalized first where the op says.  Each thread
+ * prepares all of them, as each normalizes all of them (normed): a
+ * share a thread, put together behind a pool_for's barrier, took a
+ * little less work but waited at that barrier (bench/NOTES.md). */
+static const void *
+prepared(const struct op *o)
 {
-	const struct op *o = ctx;
+	static _Thread_local unsigned long long done;
+	struct seq *sq = o->sq;
 	const struct mat *w = o->p[0].w;
+	char *xp = (char *)sq->xq + (size_t)pool_self() * sq->xqbytes;
 	const float *x = o->in.x;
 	int ldx = o->in.ldx;
 
+	if (done == o->id)
+		return xp;
 	if (o->in.norm) {
-		x = norm_rows(o->sq, x, ldx, o->in.norm, t0, t1);
-		ldx = o->sq->m->dim;
+		x = normed(sq, o->id, x, ldx, o->in.norm, o->in.T);
+		ldx = sq->m->dim;
 	}
-	kern.xprep[w->t](o->sq->xq, x, ldx, w->cols, o->in.T, t0, t1);
+	kern.xprep[w->t](xp, x, ldx, w->cols, o->in.T, 0, o->in.T);
+	done = o->id;
+	return xp;
 }
 
-/* A prefill's input prepared once for all the op's products (q, k and
- * v; gate and up) and all the threads, each a share of the tokens,
- * where the table has a preparation of every product's type and it is
- * one (--int8-act's blocks of 32: each thread quantized all T tokens
- * for each matrix it had rows of, 4-5% of a 135M prefill at 2 threads,
- * bench/NOTES.md); those types' matmul is their matvec (mm_exact), so
- * nvec has nothing to do.  Whether it did. */
+/* Whether op o's products (q, k and v; gate and up) can read one
+ * preparation of a prefill's input (prepared): the table has one, and
+ * the same, for each of their types.  Where each product's matmul
+ * prepared all T tokens again, each thread quantized them three times
+ * for q, k and v, twice for gate and up (--int8-act's blocks of 32:
+ * 4-5% of a 135M prefill).  Those types' matmul is their matvec
+ * (mm_exact), so nvec has nothing to do. */
 static int
-prep_op(struct op *o)
+one_prep(const struct op *o)
 {
 	kern_xprep_fn *f = kern.xprep[o->p[0].w->t];
 	int k;
@@ -308,9 +306,6 @@ prep_op(struct op *o)
 	for (k = 1; k < o->n; k++)
 		if (kern.xprep[o->p[k].w->t] != f)
 			return 0;
-	/* tokens in 16s: no two threads write one line of the scales */
-	pool_for(o->sq->m->pool, o->in.T, 16, prep_rows, o);
-	o->xp = o->sq->xq;
 	return 1;
 }
 
@@ -318,8 +313,8 @@ prep_op(struct op *o)
  * the threads come free (pool_for_dyn): its dispatches are long, and
  * a thread the machine slows down would hold the others at the
  * barrier; but not where each call first prepares all T activations
- * (wtypes' xprep) unless prep_op prepared them once for all.  A decode
- * step keeps one fixed share a thread: attn_fetch prepares the
+ * (wtypes' xprep), unless a thread prepares them once (one_prep).  A
+ * decode step keeps one fixed share a thread: attn_fetch prepares the
  * attention items pool_share says a thread gets, and the matvec's
  * streams are laid out over the whole share. */
 static void
@@ -328,7 +323,8 @@ dispatch(struct op *o, int rows, int align)
 	static _Atomic unsigned long long ids;
 
 	o->id = atomic_fetch_add(&ids, 1) + 1;
-	if (o->in.T > 1 && (prep_op(o) || !wtypes[o->p[0].w->t].xprep))
+	o->prep = one_prep(o);
+	if (o->in.T > 1 && (o->prep || !wtypes[o->p[0].w->t].xprep))
 		pool_for_dyn(o->sq->m->pool, rows, align, op_rows, o);
 	else
 		pool_for(o->sq->m->pool, rows, align, op_rows, o);
@@ -352,7 +348,7 @@ step_qkv(struct seq *sq, int l, struct in in, const struct mat *wq,
 		{ wq, sq->q, m->qdim, NULL },
 		{ wk, kn, 2 * kvdim, NULL },
 		{ wv, kn + kvdim, 2 * kvdim, NULL } },
-		NULL, steps, 0, 0, l, sq->parts[0].s->pos, 0, NULL };
+		NULL, steps, 0, 0, l, sq->parts[0].s->pos, 0, 0 };
 
 	if (in.T > 1) {
 		o.own = 1;
@@ -372,7 +368,7 @@ step_add(struct seq *sq, float *x, struct in in, const struct mat *w,
 {
 	const struct model *m = sq->m;
 	struct op o = { sq, in, norm ? EPI_OUT : EPI_ADD, 1,
-		{ { w, sq->xb2, w->rows, b } }, x, NULL, 0, 0, 0, 0, 0, NULL };
+		{ { w, sq->xb2, w->rows, b } }, x, NULL, 0, 0, 0, 0, 0, 0 };
 	int d = w->rows, t, r;
 	float *y;
 
@@ -396,8 +392,7 @@ step_glu(struct seq *sq, float *h, struct in in, const struct mat *wg,
 {
 	struct op o = { sq, in, EPI_GLU, 2, {
 		{ wg, h, wg->rows, bg },
-		{ wu, sq->hb2, wg->rows, bu } }, NULL, NULL, 0, 0, 0, 0, 0,
-		NULL };
+		{ wu, sq->hb2, wg->rows, bu } }, NULL, NULL, 0, 0, 0, 0, 0, 0 };
 
 	dispatch(&o, wg->rows, 16);
 }
@@ -407,7 +402,7 @@ step_out(struct seq *sq, float *out, int ldo, struct in in,
     const struct mat *w)
 {
 	struct op o = { sq, in, EPI_OUT, 1, { { w, out, ldo, NULL } }, NULL,
-		NULL, 0, 0, 0, 0, 0, NULL };
+		NULL, 0, 0, 0, 0, 0, 0 };
 
 	dispatch(&o, w->rows, 16);
 }
