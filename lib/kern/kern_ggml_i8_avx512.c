@@ -579,24 +579,22 @@ zchunk(enum wtype t, float *out, int ldo, const void *w, const int8_t *xq,
 	}
 }
 
-/* Prefill on T tokens prepared at xp (zxprep), in chunks of
- * zchunk_tokens; n <= KERN_GI8_MAXN. */
+/* Prefill on T tokens prepared at xp (zxprep), n <= KERN_GI8_MAXN: all
+ * of them one chunk, each panel unpacked once (in chunks of
+ * zchunk_tokens, as zmatmul's stack holds them, the 1B shape's down
+ * projection unpacked each panel 4 times and ran at 0.85x: its tokens'
+ * X streamed from L3 once a panel costs less, bench/NOTES.md). */
 static void
 zmatmulx(enum wtype t, float *out, int ldo, const void *w, const void *xp,
     int n, int T, int r0, int r1)
 {
-	int nb = (n + 31) / 32, nbp = (nb + 1) / 2, TB = zchunk_tokens(n), t0, nt;
+	int nb = (n + 31) / 32, nbp = (nb + 1) / 2;
 	int P = (int)(ZUBUF / ZUROW(nb)) / ZR * ZR;
-	size_t ld = ZXROW(nbp), sg = 2 * ZT * (size_t)nbp;
+	size_t ld = ZXROW(nbp);
 	const int8_t *xq = xp;
-	const float *sx = (const float *)(xq + (size_t)T * ld);
 
-	for (t0 = 0; t0 < T; t0 += TB) {
-		nt = T - t0 > TB ? TB : T - t0;
-		zchunk(t, out + (size_t)t0 * ldo, ldo, w, xq + (size_t)t0 * ld,
-		    ld, sx + (size_t)(t0 / ZT) * sg, sg, n, nt, r0, r1, P,
-		    t0 + nt < T);
-	}
+	zchunk(t, out, ldo, w, xq, ld, (const float *)(xq + (size_t)T * ld),
+	    2 * ZT * (size_t)nbp, n, T, r0, r1, P, 0);
 }
 
 /* Prefill: a chunk of tokens prepared at a time (zxprep, on the stack),

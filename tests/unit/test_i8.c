@@ -608,7 +608,8 @@ main(void)
 		test_gi8(W_Q4_KI, 4096, 9, 17);
 		test_gi8(W_Q4_KI, KERN_GI8_MAXN, 61, 2);
 		test_gi8(W_Q6_KI, 4096, 45, 6);
-		/* the prepared tokens in several chunks, the last short */
+		/* zmatmul's chunks (16 tokens of 16384), the last short,
+		 * against matmulx's one */
 		test_gi8(W_Q4_0I, KERN_GI8_MAXN, 5, 37);
 		/* an odd count of blocks: the AVX-512 pairs' half pair */
 		for (i = 0; i < 3; i++) {
