@@ -525,11 +525,24 @@ gi8_entries(int vnni)
 		    kern_q6_ki_avx512_matvec }, { kern_q6_ki_avx2_matmul,
 		    kern_q6_ki_vnni_matmul, kern_q6_ki_avx512_matmul } },
 	};
+	/* the blocks of 32's activations prepared once (kern.h's xprep) */
+	static const struct {
+		enum wtype t;
+		kern_matmulx_fn *mx;
+	} x[] = {
+		{ W_GQ8_0I, kern_gq8_0i_avx512_matmulx },
+		{ W_Q4_0I, kern_q4_0i_avx512_matmulx },
+		{ W_Q5_0I, kern_q5_0i_avx512_matmulx },
+	};
 	size_t i;
 
 	for (i = 0; i < sizeof e / sizeof *e; i++) {
 		kern.matvec[e[i].t] = e[i].mv[vnni];
 		kern.matmul[e[i].t] = e[i].mm[vnni];
+	}
+	for (i = 0; i < sizeof x / sizeof *x; i++) {
+		kern.xprep[x[i].t] = vnni == 2 ? kern_b32i_avx512_xprep : NULL;
+		kern.matmulx[x[i].t] = vnni == 2 ? x[i].mx : NULL;
 	}
 }
 

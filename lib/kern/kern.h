@@ -71,7 +71,25 @@ struct kern {
 	void (*geglu)(float *h, const float *gate, const float *up, int n);
 	/* Widen n weights of the entry's wtype to float32. */
 	void (*to_f32[W_NTYPES])(float *out, const void *w, size_t n);
+	/* --int8-act's activations prepared once for several matmuls (a
+	 * prefill's q, k and v, or gate and up, each thread preparing a
+	 * share of the tokens: lib/model/seq_sched.c).  xprep[t] puts
+	 * tokens [t0, t1) of the T at x (ldx floats apart, rows of n <=
+	 * wtypes[t].maxn) into xp, laid out for all T (at most
+	 * KERN_XPBYTES(n, T) bytes, 64-byte aligned), so that disjoint
+	 * ranges prepared apart make it whole; matmulx[t] is matmul[t] on
+	 * the T tokens prepared, the same bits.  Types with the same xprep
+	 * read one preparation.  NULL: none in this table (the blocks of
+	 * 32 have them on the AVX-512 table with VNNI). */
+	void (*xprep[W_NTYPES])(void *xp, const float *x, int ldx, int n,
+	    int T, int t0, int t1);
+	void (*matmulx[W_NTYPES])(float *out, int ldo, const void *w,
+	    const void *xp, int n, int T, int r0, int r1);
 };
+/* Bytes of xprep's buffer for T tokens of n, in every table: a token's
+ * 64 weights at most 64 bytes and two floats, T taken in 4s. */
+#define KERN_XPBYTES(n, T) (((size_t)(n) + 63) / 64 * 72 * \
+	(((size_t)(T) + 3) / 4 * 4))
 
 extern struct kern kern;		/* the table in use; portable until kern_init */
 /* Bytes of one core's L2 cache, which the prefill blocks are sized by:
@@ -325,6 +343,10 @@ typedef void kern_matvec_fn(float *out, const void *w, const float *x,
 typedef void kern_matmul_fn(float *out, int ldo, const void *w,
     const float *x, int ldx, int n, int T, int r0, int r1);
 typedef void kern_tof32_fn(float *out, const void *w, size_t n);
+typedef void kern_xprep_fn(void *xp, const float *x, int ldx, int n, int T,
+    int t0, int t1);
+typedef void kern_matmulx_fn(float *out, int ldo, const void *w,
+    const void *xp, int n, int T, int r0, int r1);
 /* Prefill of type t through panels of dequantized rows: rows [r0, r1)
  * of w widened by deq (the table's to_f32 entry) into panels of up to
  * KERN_Q4_PANEL floats, each multiplied by f32mm over all T tokens;
@@ -468,5 +490,10 @@ kern_matvec_fn kern_gq8_0i_avx512_matvec, kern_q4_0i_avx512_matvec,
 kern_matmul_fn kern_gq8_0i_avx512_matmul, kern_q4_0i_avx512_matmul,
     kern_q5_0i_avx512_matmul, kern_q4_ki_avx512_matmul,
     kern_q6_ki_avx512_matmul;
+/* Its xprep of the blocks of 32 (one layout for the three) and their
+ * matmulx. */
+kern_xprep_fn kern_b32i_avx512_xprep;
+kern_matmulx_fn kern_gq8_0i_avx512_matmulx, kern_q4_0i_avx512_matmulx,
+    kern_q5_0i_avx512_matmulx;
 
 #endif

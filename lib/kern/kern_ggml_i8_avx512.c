@@ -506,67 +506,119 @@ zahead(const uint8_t *w, size_t rb, int p0, int p1, int k, int parts)
 		_mm_prefetch((const char *)(w + s), _MM_HINT_T0);
 }
 
-/* Prefill: a chunk of tokens prepared once (zprep), then row panels
- * unpacked once (zunpack, in L2) against ZT tokens at a time, the next
- * panel's weights fetched meanwhile (zahead). */
-INLINE void
+/* Tokens [t0, t1) of x (ldx floats apart) prepared for zgemm, laid out
+ * for T tokens: their X at xp, ZXROW bytes a token (zprep), then the
+ * scales' table, a group of ZT tokens at a time; whoever prepares the
+ * last token zeroes the scales of the last group's missing ones (read
+ * by zdd, never used).  zmatmul's chunks and kern.h's xprep alike. */
+static void
+zxprep(void *xp, const float *x, int ldx, int n, int T, int t0, int t1)
+{
+	int nbp = ((n + 31) / 32 + 1) / 2, j, k;
+	size_t ld = ZXROW(nbp), sg = 2 * ZT * (size_t)nbp;
+	int8_t *xq = xp;
+	float *sx = (float *)(xq + (size_t)T * ld), *s;
+
+	for (j = t0; j < t1; j++)
+		zprep(xq + (size_t)j * ld, sx + (size_t)(j / ZT) * sg + 2 *
+		    (j % ZT), x + (size_t)j * ldx, n);
+	if (t1 < T || T % ZT == 0)
+		return;
+	s = sx + (size_t)((T - 1) / ZT) * sg;
+	for (k = 0; k < nbp; k++)
+		memset(s + 2 * ZT * (size_t)k + 2 * (T % ZT), 0, 2 *
+		    (size_t)(ZT - T % ZT) * sizeof *s);
+}
+
+/* Tokens of a chunk (a multiple of ZT) whose X and scales fit in ZXBUF
+ * + ZSBUF bytes, as zxprep lays them out. */
+static int
+zchunk_tokens(int n)
+{
+	int nbp = ((n + 31) / 32 + 1) / 2;
+
+	return (int)((ZXBUF + ZSBUF) / (ZT * ZXROW(nbp) + 2 * ZT * (size_t)nbp *
+	    sizeof(float))) * ZT;
+}
+
+/* Rows [r0, r1) of w against the nt tokens of a chunk prepared at xq
+ * (ld bytes a token, zxprep) with their scales' table at sx (sg floats
+ * a group): row panels of P rows unpacked once (zunpack, in L2) against
+ * ZT tokens at a time, the next panel's weights fetched meanwhile
+ * (zahead): this chunk's next or, where more chunks follow, the first. */
+static void
+zchunk(enum wtype t, float *out, int ldo, const void *w, const int8_t *xq,
+    size_t ld, const float *sx, size_t sg, int n, int nt, int r0, int r1,
+    int P, int more)
+{
+	uint8_t u[ZUBUF] __attribute__((aligned(64)));
+	size_t rb = wtype_rowsize(t, n);
+	int p0, p1, q0, q1, j, ng = (nt + ZT - 1) / ZT;
+
+	for (p0 = r0; p0 < r1; p0 = p1) {
+		p1 = r1 - p0 > P ? p0 + P : r1;
+		q0 = p1 < r1 ? p1 : more ? r0 : r1;
+		q1 = r1 - q0 > P ? q0 + P : r1;
+		zunpack(t, u, w, rb, n, p0, p1);
+		for (j = 0; j < nt; j += ZT) {
+			float *o = out + (size_t)j * ldo;
+			const int8_t *xj = xq + (size_t)j * ld;
+			const float *sj = sx + (size_t)(j / ZT) * sg;
+
+			zahead(w, rb, q0, q1, j / ZT, ng);
+			switch (nt - j) {
+			case 1: zrows(t, 1, o, ldo, u, xj, ld, sj, n, p0, p1);
+				break;
+			case 2: zrows(t, 2, o, ldo, u, xj, ld, sj, n, p0, p1);
+				break;
+			case 3: zrows(t, 3, o, ldo, u, xj, ld, sj, n, p0, p1);
+				break;
+			default: zrows(t, ZT, o, ldo, u, xj, ld, sj, n, p0, p1);
+			}
+		}
+	}
+}
+
+/* Prefill on T tokens prepared at xp (zxprep), n <= KERN_GI8_MAXN: all
+ * of them one chunk, each panel unpacked once (in chunks of
+ * zchunk_tokens, as zmatmul's stack holds them, the 1B shape's down
+ * projection unpacked each panel 4 times and ran at 0.85x: its tokens'
+ * X streamed from L3 once a panel costs less, bench/NOTES.md). */
+static void
+zmatmulx(enum wtype t, float *out, int ldo, const void *w, const void *xp,
+    int n, int T, int r0, int r1)
+{
+	int nb = (n + 31) / 32, nbp = (nb + 1) / 2;
+	int P = (int)(ZUBUF / ZUROW(nb)) / ZR * ZR;
+	size_t ld = ZXROW(nbp);
+	const int8_t *xq = xp;
+
+	zchunk(t, out, ldo, w, xq, ld, (const float *)(xq + (size_t)T * ld),
+	    2 * ZT * (size_t)nbp, n, T, r0, r1, P, 0);
+}
+
+/* Prefill: a chunk of tokens prepared at a time (zxprep, on the stack),
+ * then zchunk's panels. */
+static void
 zmatmul(enum wtype t, float *out, int ldo, const void *w, const float *x,
     int ldx, int n, int T, int r0, int r1)
 {
-	int8_t xq[ZXBUF] __attribute__((aligned(64)));
-	float sx[ZSBUF / sizeof(float)] __attribute__((aligned(64)));
-	uint8_t u[ZUBUF] __attribute__((aligned(64)));
-	int nb = (n + 31) / 32, nbp = (nb + 1) / 2;
-	size_t ld = ZXROW(nbp), rb = wtype_rowsize(t, n), sg = 2 * ZT *
-	    (size_t)nbp;	/* floats of a group's scales */
-	int P = (int)(ZUBUF / ZUROW(nb)), TB = (int)(ZXBUF / ld);
-	int t0, t1, p0, p1, q0, q1, j, ng;
+	int8_t xq[ZXBUF + ZSBUF] __attribute__((aligned(64)));
+	int nb = (n + 31) / 32, nbp = (nb + 1) / 2, t0, nt, TB;
+	int P = (int)(ZUBUF / ZUROW(nb)) / ZR * ZR;
+	size_t ld = ZXROW(nbp);
 
-	if ((int)(ZSBUF / sizeof(float) / sg) * ZT < TB)
-		TB = (int)(ZSBUF / sizeof(float) / sg) * ZT;
-	if (n > KERN_GI8_MAXN || TB < ZT || P < ZR) {
+	if (n > KERN_GI8_MAXN) {
 		kern_portable.matmul[t](out, ldo, w, x, ldx, n, T, r0, r1);
 		return;
 	}
-	P = P / ZR * ZR;
-	for (t0 = 0; t0 < T; t0 = t1) {
-		t1 = T - t0 > TB ? t0 + TB : T;
-		/* a last group's missing tokens: scales read, never used */
-		memset(sx, 0, (size_t)(t1 - t0 + ZT - 1) / ZT * sg *
-		    sizeof(float));
-		for (j = t0; j < t1; j++)
-			zprep(xq + (size_t)(j - t0) * ld, sx + (size_t)(j - t0) /
-			    ZT * sg + 2 * (size_t)((j - t0) % ZT),
-			    x + (size_t)j * ldx, n);
-		ng = (t1 - t0 + ZT - 1) / ZT;
-		for (p0 = r0; p0 < r1; p0 = p1) {
-			p1 = r1 - p0 > P ? p0 + P : r1;
-			/* the next panel: this chunk's, or the next one's first */
-			q0 = p1 < r1 ? p1 : t1 < T ? r0 : r1;
-			q1 = r1 - q0 > P ? q0 + P : r1;
-			zunpack(t, u, w, rb, n, p0, p1);
-			for (j = t0; j < t1; j += ZT) {
-				float *o = out + (size_t)j * ldo;
-				const int8_t *xj = xq + (size_t)(j - t0) * ld;
-				const float *sj = sx + (size_t)(j - t0) / ZT * sg;
-
-				zahead(w, rb, q0, q1, (j - t0) / ZT, ng);
-
-				switch (t1 - j) {
-				case 1: zrows(t, 1, o, ldo, u, xj, ld, sj, n, p0,
-				    p1);
-					break;
-				case 2: zrows(t, 2, o, ldo, u, xj, ld, sj, n, p0,
-				    p1);
-					break;
-				case 3: zrows(t, 3, o, ldo, u, xj, ld, sj, n, p0,
-				    p1);
-					break;
-				default: zrows(t, ZT, o, ldo, u, xj, ld, sj, n,
-				    p0, p1);
-				}
-			}
-		}
+	TB = zchunk_tokens(n);
+	for (t0 = 0; t0 < T; t0 += TB) {
+		nt = T - t0 > TB ? TB : T - t0;
+		zxprep(xq, x + (size_t)t0 * ldx, ldx, n, nt, 0, nt);
+		zchunk(t, out + (size_t)t0 * ldo, ldo, w, xq, ld, (const float *)
+		    (xq + (size_t)nt * ld), 2 * ZT * (size_t)nbp, n, nt, r0, r1,
+		    P, t0 + nt < T);
 	}
 }
 
@@ -963,6 +1015,36 @@ kern_q5_0i_avx512_matmul(float *out, int ldo, const void *w,
     const float *x, int ldx, int n, int T, int r0, int r1)
 {
 	zmatmul(W_Q5_0I, out, ldo, w, x, ldx, n, T, r0, r1);
+}
+
+/* The blocks of 32's activations prepared once for several matmuls
+ * (kern.h's xprep): one layout for the three types. */
+void
+kern_b32i_avx512_xprep(void *xp, const float *x, int ldx, int n, int T,
+    int t0, int t1)
+{
+	zxprep(xp, x, ldx, n, T, t0, t1);
+}
+
+void
+kern_gq8_0i_avx512_matmulx(float *out, int ldo, const void *w,
+    const void *xp, int n, int T, int r0, int r1)
+{
+	zmatmulx(W_GQ8_0I, out, ldo, w, xp, n, T, r0, r1);
+}
+
+void
+kern_q4_0i_avx512_matmulx(float *out, int ldo, const void *w,
+    const void *xp, int n, int T, int r0, int r1)
+{
+	zmatmulx(W_Q4_0I, out, ldo, w, xp, n, T, r0, r1);
+}
+
+void
+kern_q5_0i_avx512_matmulx(float *out, int ldo, const void *w,
+    const void *xp, int n, int T, int r0, int r1)
+{
+	zmatmulx(W_Q5_0I, out, ldo, w, xp, n, T, r0, r1);
 }
 
 void

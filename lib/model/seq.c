@@ -38,7 +38,7 @@ seq_print_stats(const struct seq *s, FILE *f, const char *prog)
 		    s->stats.decode * 1e3 / s->stats.ndecode);
 }
 
-#define NBUF 13	/* scratch buffers */
+#define NBUF 14	/* scratch buffers */
 
 size_t
 seq_kv_bytes(const struct model *m, int ctx, enum wtype kvt)
@@ -91,7 +91,7 @@ open_seq(struct seq *s, const struct model *m, int ctx, enum wtype kvt,
 	const struct cfg *c = &m->cfg;
 	size_t off, sizes[NBUF], bytes;
 	float **bufs[NBUF];
-	int i, B = SEQ_MAXBATCH, threads = pool_size(m->pool);
+	int i, B = SEQ_MAXBATCH, threads = pool_size(m->pool), wide;
 
 	memset(s, 0, sizeof(*s));
 	s->m = m;
@@ -132,6 +132,13 @@ open_seq(struct seq *s, const struct model *m, int ctx, enum wtype kvt,
 	sizes[11] = (size_t)threads * B * m->dim;	bufs[11] = &s->xn;
 	sizes[12] = m->inv_freq_local ? (size_t)B * m->hd : 0;
 	bufs[12] = &s->rope_local;
+	/* a prefill's input prepared a thread (seq_sched.c), reserved:
+	 * touched only where the table prepares the model's types */
+	wide = m->qdim > m->dim ? m->qdim : m->dim;
+	wide = c->intermediate_size > wide ? c->intermediate_size : wide;
+	s->xqbytes = (KERN_XPBYTES(wide, B) + 63) / 64 * 64;
+	sizes[13] = (size_t)threads * s->xqbytes / sizeof(float);
+	bufs[13] = &s->xq;
 	s->logits_rows = 1;
 	for (i = 0, bytes = 0; i < NBUF; i++) {
 		sizes[i] = (sizes[i] + 15) / 16 * 16 * sizeof(float);

@@ -86,6 +86,10 @@ struct seq {
 	float *x, *xb2;		/* (MAXBATCH, hidden) residual stream, scratch */
 	float *xn;		/* (threads, MAXBATCH, hidden): each thread's
 				 * RMSNorm of the stream */
+	float *xq;		/* (threads, xqbytes): each thread's prefill
+				 * input as kern.xprep lays it out */
+	size_t xqbytes;		/* KERN_XPBYTES(widest input, MAXBATCH),
+				 * in 64s */
 	float *xb;		/* (MAXBATCH, max(hidden, heads*head_dim)) scratch */
 	float *q;		/* (MAXBATCH, heads*head_dim) */
 	float *hb, *hb2;	/* (MAXBATCH, intermediate) */

@@ -53,13 +53,18 @@ mm_exact(enum wtype t)
  * nvec of them one-row passes of their sequences: for a type whose
  * matmul differs from its matvec, each of those by matvec's bits, as
  * its sequence alone would run it (all of them in one pass of the
- * weights where the table has matvecs for the type). */
+ * weights where the table has matvecs for the type).  xp: the tokens
+ * prepared (kern.xprep; prepared()), x unread. */
 static void
 mat_rows(const struct mat *w, float *out, int ldo, const float *x, int ldx,
-    int T, int nvec, int r0, int r1)
+    const void *xp, int T, int nvec, int r0, int r1)
 {
 	int t;
 
+	if (xp) {	/* T > 1; its matmul is its matvec (one_prep) */
+		kern.matmulx[w->t](out, ldo, w->w, xp, w->cols, T, r0, r1);
+		return;
+	}
 	if (T == 1) {
 		kern.matvec[w->t](out, w->w, x, w->cols, r0, r1);
 		return;
@@ -108,7 +113,11 @@ struct op {
 	int layer, pos0;
 	unsigned long long id;		/* dispatch's number for it, never 0
 					 * and never reused */
+	int prep;			/* T > 1 and one kern.xprep for all
+					 * the products (one_prep) */
 };
+
+static const void *prepared(const struct op *o);
 
 static void attn_fetch(struct seq *sq, int l, int pos0);
 
@@ -188,11 +197,12 @@ op_rows(void *ctx, int r0, int r1)
 	struct seq *sq = o->sq;
 	const struct model *m = sq->m;
 	const float *x = o->in.x;
+	const void *xp = o->prep ? prepared(o) : NULL;
 	int ldx = o->in.ldx, T = o->in.T, k, base = 0, t, r;
 
 	if (o->fetch)
 		attn_fetch(sq->parts[0].s, o->layer, o->pos0);
-	if (o->in.norm) {
+	if (o->in.norm && !xp) {
 		x = normed(sq, o->id, x, ldx, o->in.norm, T);
 		ldx = m->dim;
 	}
@@ -200,8 +210,10 @@ op_rows(void *ctx, int r0, int r1)
 		const float *b1 = o->p[0].b, *b3 = o->p[1].b;
 		int ff = o->p[0].ldo;
 
-		mat_rows(o->p[0].w, o->p[0].out, ff, x, ldx, T, sq->nvec, r0, r1);
-		mat_rows(o->p[1].w, o->p[1].out, ff, x, ldx, T, sq->nvec, r0, r1);
+		mat_rows(o->p[0].w, o->p[0].out, ff, x, ldx, xp, T, sq->nvec,
+		    r0, r1);
+		mat_rows(o->p[1].w, o->p[1].out, ff, x, ldx, xp, T, sq->nvec,
+		    r0, r1);
 		for (t = 0; t < T; t++) {
 			float *h = o->p[0].out + (size_t)t * ff;
 			float *u = o->p[1].out + (size_t)t * ff;
@@ -227,8 +239,8 @@ op_rows(void *ctx, int r0, int r1)
 		if (i0 < w->rows && i1 > 0) {
 			i0 = i0 < 0 ? 0 : i0;
 			i1 = i1 > w->rows ? w->rows : i1;
-			mat_rows(w, o->p[k].out, o->p[k].ldo, x, ldx, T,
-			    sq->nvec, i0, i1);
+			mat_rows(w, o->p[k].out, o->p[k].ldo, x, ldx, xp,
+			    T, sq->nvec, i0, i1);
 		}
 		base += w->rows;
 	}
@@ -249,20 +261,71 @@ op_rows(void *ctx, int r0, int r1)
 	}
 }
 
+/* Op o's input prepared by kern.xprep for its products, once a thread
+ * (a thread taking several chunks of a pool_for_dyn prepares once, as
+ * normed normalizes once), in the thread's own part of the scratch's
+ * xq: all T tokens, normalized first where the op says.  Each thread
+ * prepares all of them, as each normalizes all of them (normed): a
+ * share a thread, put together behind a pool_for's barrier, took a
+ * little less work but waited at that barrier (bench/NOTES.md). */
+static const void *
+prepared(const struct op *o)
+{
+	static _Thread_local unsigned long long done;
+	struct seq *sq = o->sq;
+	const struct mat *w = o->p[0].w;
+	char *xp = (char *)sq->xq + (size_t)pool_self() * sq->xqbytes;
+	const float *x = o->in.x;
+	int ldx = o->in.ldx;
+
+	if (done == o->id)
+		return xp;
+	if (o->in.norm) {
+		x = normed(sq, o->id, x, ldx, o->in.norm, o->in.T);
+		ldx = sq->m->dim;
+	}
+	kern.xprep[w->t](xp, x, ldx, w->cols, o->in.T, 0, o->in.T);
+	done = o->id;
+	return xp;
+}
+
+/* Whether op o's products (q, k and v; gate and up) can read one
+ * preparation of a prefill's input (prepared): the table has one, and
+ * the same, for each of their types.  Where each product's matmul
+ * prepared all T tokens again, each thread quantized them three times
+ * for q, k and v, twice for gate and up (--int8-act's blocks of 32:
+ * 4-5% of a 135M prefill).  Those types' matmul is their matvec
+ * (mm_exact), so nvec has nothing to do. */
+static int
+one_prep(const struct op *o)
+{
+	kern_xprep_fn *f = kern.xprep[o->p[0].w->t];
+	int k;
+
+	if (o->in.T < 2 || !f)
+		return 0;
+	for (k = 1; k < o->n; k++)
+		if (kern.xprep[o->p[k].w->t] != f)
+			return 0;
+	return 1;
+}
+
 /* Run op o over its rows in chunks of align.  A prefill takes them as
  * the threads come free (pool_for_dyn): its dispatches are long, and
  * a thread the machine slows down would hold the others at the
  * barrier; but not where each call first prepares all T activations
- * (wtypes' xprep).  A decode step keeps one fixed share a thread:
- * attn_fetch prepares the attention items pool_share says a thread
- * gets, and the matvec's streams are laid out over the whole share. */
+ * (wtypes' xprep), unless a thread prepares them once (one_prep).  A
+ * decode step keeps one fixed share a thread: attn_fetch prepares the
+ * attention items pool_share says a thread gets, and the matvec's
+ * streams are laid out over the whole share. */
 static void
 dispatch(struct op *o, int rows, int align)
 {
 	static _Atomic unsigned long long ids;
 
 	o->id = atomic_fetch_add(&ids, 1) + 1;
-	if (o->in.T > 1 && !wtypes[o->p[0].w->t].xprep)
+	o->prep = one_prep(o);
+	if (o->in.T > 1 && (o->prep || !wtypes[o->p[0].w->t].xprep))
 		pool_for_dyn(o->sq->m->pool, rows, align, op_rows, o);
 	else
 		pool_for(o->sq->m->pool, rows, align, op_rows, o);
@@ -286,7 +349,7 @@ step_qkv(struct seq *sq, int l, struct in in, const struct mat *wq,
 		{ wq, sq->q, m->qdim, NULL },
 		{ wk, kn, 2 * kvdim, NULL },
 		{ wv, kn + kvdim, 2 * kvdim, NULL } },
-		NULL, steps, 0, 0, l, sq->parts[0].s->pos, 0 };
+		NULL, steps, 0, 0, l, sq->parts[0].s->pos, 0, 0 };
 
 	if (in.T > 1) {
 		o.own = 1;
@@ -306,7 +369,7 @@ step_add(struct seq *sq, float *x, struct in in, const struct mat *w,
 {
 	const struct model *m = sq->m;
 	struct op o = { sq, in, norm ? EPI_OUT : EPI_ADD, 1,
-		{ { w, sq->xb2, w->rows, b } }, x, NULL, 0, 0, 0, 0, 0 };
+		{ { w, sq->xb2, w->rows, b } }, x, NULL, 0, 0, 0, 0, 0, 0 };
 	int d = w->rows, t, r;
 	float *y;
 
@@ -330,7 +393,7 @@ step_glu(struct seq *sq, float *h, struct in in, const struct mat *wg,
 {
 	struct op o = { sq, in, EPI_GLU, 2, {
 		{ wg, h, wg->rows, bg },
-		{ wu, sq->hb2, wg->rows, bu } }, NULL, NULL, 0, 0, 0, 0, 0 };
+		{ wu, sq->hb2, wg->rows, bu } }, NULL, NULL, 0, 0, 0, 0, 0, 0 };
 
 	dispatch(&o, wg->rows, 16);
 }
@@ -340,7 +403,7 @@ step_out(struct seq *sq, float *out, int ldo, struct in in,
     const struct mat *w)
 {
 	struct op o = { sq, in, EPI_OUT, 1, { { w, out, ldo, NULL } }, NULL,
-		NULL, 0, 0, 0, 0, 0 };
+		NULL, 0, 0, 0, 0, 0, 0 };
 
 	dispatch(&o, w->rows, 16);
 }

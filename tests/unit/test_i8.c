@@ -387,6 +387,56 @@ order(enum wtype t, const uint8_t *row, const float *wf, const float *x,
 /* --int8-act on ggml's type t (rows of n, whole blocks): the tables, row
  * ranges and token counts give the portable bits, within the bound of
  * the float product of the dequantized weights, in kern.h's order. */
+/* Whether a and b are the same floats, bit for bit, or both NaN. */
+static int
+samef(const float *a, const float *b, size_t k)
+{
+	size_t i;
+
+	for (i = 0; i < k; i++)
+		if (memcmp(a + i, b + i, sizeof *a) && !(isnan(a[i]) &&
+		    isnan(b[i])))
+			return 0;
+	return 1;
+}
+
+/* kern.xprep's activations, prepared in three token ranges apart as
+ * threads would, then kern.matmulx over odd row splits: matmul's bits
+ * (out), nothing written past the buffer's bound or the rows. */
+static void
+prepared(const char *name, enum wtype t, const float *out, int ldo,
+    const void *w, const float *x, int ldx, int n, int T, int rows)
+{
+	size_t xb = KERN_XPBYTES(n, T), k;
+	unsigned char *xp;
+	float *o2;
+	int r0, r1, s;
+
+	if (!kern.xprep[t])
+		return;
+	CHECKF(kern.matmulx[t] != NULL, "%s: xprep without matmulx", name);
+	if (!kern.matmulx[t] || posix_memalign((void **)&xp, 64, xb + 64))
+		return;
+	memset(xp, 0x5a, xb + 64);
+	kern.xprep[t](xp, x, ldx, n, T, T / 3, 2 * T / 3);
+	kern.xprep[t](xp, x, ldx, n, T, 2 * T / 3, T);
+	kern.xprep[t](xp, x, ldx, n, T, 0, T / 3);
+	for (k = xb; k < xb + 64; k++)
+		CHECKF(xp[k] == 0x5a, "%s n=%d T=%d: xprep wrote byte %zu past "
+		    "KERN_XPBYTES", name, n, T, k - xb);
+	o2 = emalloc(sizeof(float) * (size_t)ldo * T);
+	for (k = 0; k < (size_t)ldo * T; k++)
+		o2[k] = -7.0f;
+	for (r0 = 0, s = 1; r0 < rows; r0 = r1, s += 2) {
+		r1 = r0 + s < rows ? r0 + s : rows;
+		kern.matmulx[t](o2, ldo, w, xp, n, T, r0, r1);
+	}
+	CHECKF(samef(out, o2, (size_t)ldo * T), "%s n=%d rows=%d T=%d: "
+	    "matmulx differs from matmul", name, n, rows, T);
+	free(o2);
+	free(xp);
+}
+
 static void
 test_gi8(enum wtype t, int n, int rows, int T)
 {
@@ -448,6 +498,7 @@ test_gi8(enum wtype t, int n, int rows, int T)
 				    "order", name, n, r, k);
 		}
 	splits(name, t, out, ldo, w, x, ldx, n, T, rows);
+	prepared(name, t, out, ldo, w, x, ldx, n, T, rows);
 #if defined(__x86_64__)
 	/* the plain AVX2 entries too, where the table in use took AVX-VNNI's */
 	if (strcmp(kern.name, "portable")) {
@@ -479,10 +530,14 @@ test_gi8(enum wtype t, int n, int rows, int T)
 	}
 #endif
 	x[3] = INFINITY;
+	if (T > 1)	/* and a NaN in another token */
+		x[ldx + 40 % n] = NAN;
 	kern.matvec[t](out, w, x, n, 0, rows);
 	for (r = 0; r < rows; r++)
 		CHECKF(!isfinite(out[r]), "%s n=%d: inf gave %g", name, n,
 		    out[r]);
+	kern.matmul[t](out, ldo, w, x, ldx, n, T, 0, rows);
+	prepared(name, t, out, ldo, w, x, ldx, n, T, rows);
 	free(w), free(x), free(wf), free(out);
 }
 
@@ -553,6 +608,9 @@ main(void)
 		test_gi8(W_Q4_KI, 4096, 9, 17);
 		test_gi8(W_Q4_KI, KERN_GI8_MAXN, 61, 2);
 		test_gi8(W_Q6_KI, 4096, 45, 6);
+		/* zmatmul's chunks (16 tokens of 16384), the last short,
+		 * against matmulx's one */
+		test_gi8(W_Q4_0I, KERN_GI8_MAXN, 5, 37);
 		/* an odd count of blocks: the AVX-512 pairs' half pair */
 		for (i = 0; i < 3; i++) {
 			test_gi8(gt[i], 32, 9, 1), test_gi8(gt[i], 32, 9, 6);
