@@ -178,9 +178,9 @@ block(enum wtype t, int R, int TT, float *out, int ldo, const void *w,
  * to XPAD(n), and laid out as a register block of TT tokens reads them:
  * a step's 32 elements of each token in turn (token j's elements
  * [32s, 32s + 32) at o + 32 * (s * TT + j)).  The block's loads are
- * then one sequential stream: rows of the tokens side by side, 2n bytes
- * apart, fall in the same sets of L1 where 2n is a multiple of 4 KiB
- * (Llama-3.2-1B: 4 and 16 KiB), beside the weight rows' lines.
+ * then one sequential stream; as rows side by side, 2n bytes apart, the
+ * tokens' lines of a step fall in one set of L1 where 2n is a multiple
+ * of 4 KiB (Llama-3.2-1B: 4 and 16 KiB), with the weight rows' lines.
  * TT * XPAD(n) elements; one token's are its row as it is. */
 INLINE void
 xtobf16(uint16_t *o, const float *x, int ldx, int n, int TT)
