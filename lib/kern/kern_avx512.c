@@ -166,39 +166,51 @@ block(enum wtype t, int R, int TT, float *out, int ldo, const void *w,
 /* ---- the --bf16-act path (AVX512-BF16) ----
  *
  * The activations are rounded to bf16 (vcvtneps2bf16, nearest even) into
- * a zero-padded buffer, once a call (matmul_bf16act); vdpbf16ps then
+ * a zero-padded buffer, once a call (matmul_bf16act), a register block's
+ * tokens interleaved (xtobf16); vdpbf16ps then
  * adds the products of element pairs 2i, 2i+1 into float lane i, 32
  * elements per instruction, in order, the tail through a masked
  * (zero-filled) weight load; the lanes are reduced by the tree above. */
 
 #define XPAD(n) (((size_t)(n) + 31) / 32 * 32)
 
-/* o[0..XPAD(n)) = x[0..n) rounded to bf16, zero-padded. */
+/* TT tokens' activations (x, stride ldx) rounded to bf16, zero-padded
+ * to XPAD(n), and laid out as a register block of TT tokens reads them:
+ * a step's 32 elements of each token in turn (token j's elements
+ * [32s, 32s + 32) at o + 32 * (s * TT + j)).  The block's loads are
+ * then one sequential stream; as rows side by side, 2n bytes apart, the
+ * tokens' lines of a step fall in one set of L1 where 2n is a multiple
+ * of 4 KiB (Llama-3.2-1B: 4 and 16 KiB), with the weight rows' lines.
+ * TT * XPAD(n) elements; one token's are its row as it is. */
 INLINE void
-xtobf16(uint16_t *o, const float *x, int n)
+xtobf16(uint16_t *o, const float *x, int ldx, int n, int TT)
 {
+	const float *xj;
+	uint16_t *oj;
 	__mmask16 m;
-	int k;
+	int j, k;
 
-	for (k = 0; k + 16 <= n; k += 16)
-		_mm256_storeu_si256((__m256i *)(o + k),
-		    (__m256i)_mm512_cvtneps_pbh(_mm512_loadu_ps(x + k)));
-	if (k < n) {
-		m = (__mmask16)((1u << (n - k)) - 1);
-		_mm256_storeu_si256((__m256i *)(o + k),
-		    (__m256i)_mm512_cvtneps_pbh(_mm512_maskz_loadu_ps(m,
-		    x + k)));
-		k += 16;
+	for (j = 0; j < TT; j++) {
+		xj = x + (size_t)j * ldx;
+		oj = o + 32 * (size_t)j;
+		for (k = 0; k < n; k += 16) {
+			m = n - k >= 16 ? (__mmask16)0xffff :
+			    (__mmask16)((1u << (n - k)) - 1);
+			_mm256_storeu_si256((__m256i *)(oj + (size_t)k / 32 *
+			    32 * TT + k % 32), (__m256i)_mm512_cvtneps_pbh(
+			    _mm512_maskz_loadu_ps(m, xj + k)));
+		}
+		if ((size_t)k < XPAD(n))	/* the last step's zero half */
+			_mm256_storeu_si256((__m256i *)(oj + (size_t)k / 32 *
+			    32 * TT + 16), _mm256_setzero_si256());
 	}
-	for (; (size_t)k < XPAD(n); k++)
-		o[k] = 0;
 }
 
-/* As block, for bf16 weights w and bf16 activations xs (stride ldxs,
- * zero-padded to a multiple of 32); a step is 32 elements. */
+/* As block, for bf16 weights w and TT tokens' bf16 activations xs, as
+ * xtobf16 lays them out; a step is 32 elements. */
 INLINE void
 bblock(int R, int TT, float *out, int ldo, const uint16_t *w,
-    const uint16_t *xs, size_t ldxs, int n, int r, int rs, struct ahead *a)
+    const uint16_t *xs, int n, int r, int rs, struct ahead *a)
 {
 	__m512 acc[MR][MT];
 	__m512bh wv[MR], xv;
@@ -221,7 +233,8 @@ bblock(int R, int TT, float *out, int ldo, const uint16_t *w,
 			wv[i] = (__m512bh)_mm512_loadu_si512(w + row[i] + k);
 		UNROLL
 		for (j = 0; j < TT; j++) {
-			xv = (__m512bh)_mm512_loadu_si512(xs + j * ldxs + k);
+			xv = (__m512bh)_mm512_loadu_si512(xs + (size_t)k *
+			    TT + 32 * j);
 			UNROLL
 			for (i = 0; i < R; i++)
 				acc[i][j] = _mm512_dpbf16_ps(acc[i][j], wv[i],
@@ -236,7 +249,8 @@ bblock(int R, int TT, float *out, int ldo, const uint16_t *w,
 			    w + row[i] + k);
 		UNROLL
 		for (j = 0; j < TT; j++) {
-			xv = (__m512bh)_mm512_loadu_si512(xs + j * ldxs + k);
+			xv = (__m512bh)_mm512_loadu_si512(xs + (size_t)k *
+			    TT + 32 * j);
 			UNROLL
 			for (i = 0; i < R; i++)
 				acc[i][j] = _mm512_dpbf16_ps(acc[i][j], wv[i],
@@ -250,13 +264,13 @@ bblock(int R, int TT, float *out, int ldo, const uint16_t *w,
 #define XSIZE(t) ((t) == W_BF16A ? sizeof(uint16_t) : sizeof(float))
 
 /* block, or for W_BF16A bblock: rows r + i*rs, i < R, against TT
- * tokens. */
+ * tokens (W_BF16A: x as xtobf16 lays out TT tokens, ldx unused). */
 INLINE void
 tblock(enum wtype t, int R, int TT, float *out, int ldo, const void *w,
     const void *x, int ldx, int n, int r, int rs, struct ahead *a)
 {
 	if (t == W_BF16A)
-		bblock(R, TT, out, ldo, w, x, (size_t)ldx, n, r, rs, a);
+		bblock(R, TT, out, ldo, w, x, n, r, rs, a);
 	else
 		block(t, R, TT, out, ldo, w, x, ldx, n, r, rs, a);
 }
@@ -337,8 +351,9 @@ tokens(enum wtype t, int TT, float *out, int ldo, const void *w,
  * tokens of equal size (at most MT), MR rows a register block, and the
  * next panel's lines are prefetched a share per step of this panel's
  * register blocks, so that memory reads it under this one's FMAs.
- * Each output is still one block()'s sum (W_BF16A: bblock()'s; x as
- * rows' takes). */
+ * Each output is still one block()'s sum (W_BF16A: bblock()'s, of x
+ * rounded into xs, T * XPAD(n) elements, each token block as xtobf16
+ * lays it out; NULL for the others). */
 #define TFEW 64	/* most tokens of the batched decode */
 #define PANEL (16u << 10)	/* bytes of weights a panel */
 /* The most tokens read as pairs: --bf16-act's a register block (MT); of
@@ -347,13 +362,22 @@ tokens(enum wtype t, int TT, float *out, int ldo, const void *w,
 #define PAIRT(t) ((t) == W_BF16A ? MT : 2)
 INLINE void
 few(enum wtype t, float *out, int ldo, const void *w, const void *x,
-    int ldx, int n, int T, int r0, int r1)
+    int ldx, int n, int T, int r0, int r1, uint16_t *xs)
 {
 	size_t rowb = wtype_rowsize(t, n), ks = 64 / XSIZE(t);
 	int P = (int)(PANEL / rowb) / MR * MR, h = (r1 - r0) / 2;
-	int nb = (T + MT - 1) / MT, p0, p1, p2, b, j, TT;
+	int nb = T <= PAIRT(t) ? 1 : (T + MT - 1) / MT, p0, p1, p2, b, j, TT;
 	struct ahead a;
 
+	for (b = j = 0; xs && j < T; b++, j += TT) {	/* the blocks below */
+		TT = (T - j + nb - b - 1) / (nb - b);
+		xtobf16(xs + (size_t)j * XPAD(n), (const float *)x +
+		    (size_t)j * ldx, ldx, n, TT);
+	}
+	if (xs) {
+		x = xs;
+		ldx = (int)XPAD(n);
+	}
 	if (T <= PAIRT(t)) {
 		tokens(t, T, out, ldo, w, x, ldx, n, r0, r0 + h, h, NULL);
 		if ((r1 - r0) % 2)
@@ -377,13 +401,13 @@ few(enum wtype t, float *out, int ldo, const void *w, const void *x,
 	}
 }
 
-/* few() over T <= TFEW tokens at x (ldx: rows'), in groups of equal size
- * whose activations stay in half of L2.  Every panel streams all its
- * tokens' activations: where they would not stay there (-P 64 on rows of
- * 8192), each group reads the weights again instead. */
+/* few() over T <= TFEW tokens at x, in groups of equal size whose
+ * activations stay in half of L2 (xs: few()'s).  Every panel streams
+ * all its tokens' activations: where they would not stay there (-P 64
+ * on rows of 8192), each group reads the weights again instead. */
 INLINE void
-fewgroups(enum wtype t, float *out, int ldo, const void *w, const void *x,
-    int ldx, int n, int T, int r0, int r1)
+fewgroups(enum wtype t, float *out, int ldo, const void *w, const float *x,
+    int ldx, int n, int T, int r0, int r1, uint16_t *xs)
 {
 	size_t half = kern_l2 / 2;
 	int ng = (int)(((size_t)T * n * XSIZE(t) + half - 1) / half), g, j, tt;
@@ -391,8 +415,8 @@ fewgroups(enum wtype t, float *out, int ldo, const void *w, const void *x,
 	ng = ng < T ? ng : T;
 	for (g = 0, j = 0; j < T; g++, j += tt) {
 		tt = (T - j + ng - g - 1) / (ng - g);
-		few(t, out + (size_t)j * ldo, ldo, w, (const char *)x +
-		    (size_t)j * ldx * XSIZE(t), ldx, n, tt, r0, r1);
+		few(t, out + (size_t)j * ldo, ldo, w, x + (size_t)j * ldx,
+		    ldx, n, tt, r0, r1, xs ? xs + (size_t)j * XPAD(n) : NULL);
 	}
 }
 
@@ -410,7 +434,7 @@ matmul(enum wtype t, float *out, int ldo, const void *w, const float *x,
 	int t0, t1, p0, p1, j;
 
 	if (T <= TFEW) {
-		fewgroups(t, out, ldo, w, x, ldx, n, T, r0, r1);
+		fewgroups(t, out, ldo, w, x, ldx, n, T, r0, r1, NULL);
 		return;
 	}
 	P = P < MR ? MR : P / MR * MR;
@@ -625,12 +649,12 @@ matvec_bf16act(float *out, const void *w, const float *x, int n, int r0,
 
 	if (n > CONV_BF16ACT_MAXN)
 		return;
-	xtobf16(xs, x, n);
+	xtobf16(xs, x, 0, n, 1);
 	h = (r1 - r0) / 2;	/* two streams, as matvec */
 	for (r = r0; r < r0 + h; r++)
-		bblock(2, 1, out, 0, w, xs, 0, n, r, h, NULL);
+		bblock(2, 1, out, 0, w, xs, n, r, h, NULL);
 	if ((r1 - r0) % 2)
-		bblock(1, 1, out, 0, w, xs, 0, n, r1 - 1, 1, NULL);
+		bblock(1, 1, out, 0, w, xs, n, r1 - 1, 1, NULL);
 }
 
 /* Activations of one token super-block, rounded: TB * XPAD(n) <= XBUF. */
@@ -641,9 +665,10 @@ matvec_bf16act(float *out, const void *w, const float *x, int n, int r0,
  * so the weights come from memory once a call.  (The stack alone held
  * 6 tokens of rows of 8192, Llama-3.2-1B's down_proj: -P 64's decode
  * read it 11 times a step.)  A batch's decode rows (T <= TFEW) then go
- * as few()'s, the next panel prefetched under this one's products;
- * prefill's in panels of P rows whose weights fit in L1 (32 KiB) and
- * serve every token group, MR x MT register blocks. */
+ * as few()'s (which rounds them, laid out for its own token blocks), the
+ * next panel prefetched under this one's products; prefill's in panels
+ * of P rows whose weights fit in L1 (32 KiB) and serve every token
+ * group, MR x MT register blocks. */
 static void
 matmul_bf16act(float *out, int ldo, const void *w, const float *x, int ldx,
     int n, int T, int r0, int r1)
@@ -662,14 +687,14 @@ matmul_bf16act(float *out, int ldo, const void *w, const float *x, int ldx,
 		TB = TB < MT ? TB : TB / MT * MT;
 	for (t0 = 0; t0 < T; t0 = t1) {
 		t1 = T - t0 > TB ? t0 + TB : T;
-		for (j = t0; j < t1; j++)
-			xtobf16(xs + (size_t)(j - t0) * ld, x + (size_t)j * ldx,
-			    n);
 		if (T <= TFEW) {
-			fewgroups(W_BF16A, out + (size_t)t0 * ldo, ldo, w, xs,
-			    (int)ld, n, t1 - t0, r0, r1);
+			fewgroups(W_BF16A, out + (size_t)t0 * ldo, ldo, w,
+			    x + (size_t)t0 * ldx, ldx, n, t1 - t0, r0, r1, xs);
 			continue;
 		}
+		for (j = t0; j < t1; j += MT)
+			xtobf16(xs + (size_t)(j - t0) * ld, x + (size_t)j * ldx,
+			    ldx, n, t1 - j < MT ? t1 - j : MT);
 		for (p0 = r0; p0 < r1; p0 = p1) {
 			p1 = r1 - p0 > P ? p0 + P : r1;
 			for (j = t0; j < t1; j += MT)

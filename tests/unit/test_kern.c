@@ -208,7 +208,7 @@ test_matmul(enum wtype t, int n, int rows, int T)
 static void
 test_few(void)
 {
-	static const int Ts[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 31, 64 };
+	static const int Ts[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 16, 31, 64 };
 	static const int shapes[][2] = { { 17, 5 }, { 576, 37 }, { 100, 203 },
 		{ 1100, 11 } };
 	size_t i, k, l, l2 = kern_l2;
@@ -758,13 +758,14 @@ test_bf16act(int n, int rows, int T, int odd)
  * tokens as pairs of rows from two halves, more in panels): as
  * test_few, odd row counts over several panels and an odd row left of
  * the pairs, with non-finite activations too, under this machine's L2
- * and one of 64 KiB (the tokens in groups). */
+ * and one of 64 KiB (the tokens in groups); rows of 2048 and 8192, the
+ * 1B shape's, in blocks of 6 + 5 + 5 tokens at T = 16. */
 static void
 test_bf16few(void)
 {
-	static const int Ts[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 31, 64 };
+	static const int Ts[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 16, 31, 64 };
 	static const int shapes[][2] = { { 17, 5 }, { 576, 37 }, { 100, 203 },
-		{ 1100, 11 }, { 8192, 3 } };
+		{ 1100, 11 }, { 2048, 9 }, { 8192, 3 } };
 	size_t i, k, l, l2 = kern_l2;
 
 	for (l = 0; l < 2; l++) {
@@ -802,6 +803,10 @@ test_bf16acts(void)
 	test_bf16act(4096, 7, 33, 0);
 	test_bf16act(8192, 5, 17, 0);
 	test_bf16act(2048, 6, 64, 0);
+	/* prefill (T > 64): token blocks of MT and a shorter last one, each
+	 * laid out as its register block reads it */
+	test_bf16act(576, 13, 130, 0);
+	test_bf16act(100, 9, 67, 1);
 	test_bf16few();
 }
 
