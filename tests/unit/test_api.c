@@ -155,8 +155,12 @@ test_seq(void)
 	EQ(pipelm_seq_open_kv(&s, m, 64, NULL), 0);
 	EQ(pipelm_seq_kv_bytes(s), b32);
 	pipelm_seq_close(s);
-	EQ(pipelm_seq_open_kv(&s, m, 64, "q8_0"), -1);
-	CHECK(!s && strstr(pipelm_errmsg(), "q8_0"));
+	EQ(pipelm_seq_open_kv(&s, m, 64, "q8_0"), 0);
+	CHECK(pipelm_seq_kv_bytes(s) > 0);
+	EQ(pipelm_seq_eval(s, ids, 5, all), 0);
+	pipelm_seq_close(s);
+	EQ(pipelm_seq_open_kv(&s, m, 64, "q4_0"), -1);
+	CHECK(!s && strstr(pipelm_errmsg(), "q4_0"));
 	free(a);
 	free(all);
 }
