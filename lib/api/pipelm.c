@@ -343,16 +343,17 @@ pipelm_seq_open_kv(pipelm_seq **out, pipelm_model *pm, int ctx,
 {
 	pipelm_seq *ps;
 	enum wtype kvt = W_F32;
+	int t;
 
 	enter();
 	*out = NULL;
 	if (ctx < 0)
 		return error("invalid context length %d", ctx);
 	if (kv_type) {		/* --kv-type's names */
-		if (attn_kvparse(kv_type) < 0)
+		if ((t = attn_kvparse(kv_type)) < 0)
 			return error("invalid KV cache type '%s' (" ATTN_KVNAMES
 			    ")", kv_type);
-		kvt = (enum wtype)attn_kvparse(kv_type);
+		kvt = (enum wtype)t;
 	}
 	if (!(ps = xcalloc(1, sizeof *ps)))
 		return -1;

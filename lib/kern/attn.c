@@ -16,8 +16,6 @@ extern const struct attn_kern attn_avx2;
 extern const struct attn_kern attn_avx512;
 #endif
 
-#define ld attn_kvload	/* attn.h */
-
 static float
 dot(const float *a, const void *b, int n, enum wtype t)
 {
@@ -25,13 +23,13 @@ dot(const float *a, const void *b, int n, enum wtype t)
 	int i;
 
 	for (i = 0; i + 4 <= n; i += 4) {
-		s[0] += a[i] * ld(b, i, t);
-		s[1] += a[i + 1] * ld(b, i + 1, t);
-		s[2] += a[i + 2] * ld(b, i + 2, t);
-		s[3] += a[i + 3] * ld(b, i + 3, t);
+		s[0] += a[i] * attn_kvload(b, i, t);
+		s[1] += a[i + 1] * attn_kvload(b, i + 1, t);
+		s[2] += a[i + 2] * attn_kvload(b, i + 2, t);
+		s[3] += a[i + 3] * attn_kvload(b, i + 3, t);
 	}
 	for (; i < n; i++)
-		s[0] += a[i] * ld(b, i, t);
+		s[0] += a[i] * attn_kvload(b, i, t);
 	return (s[0] + s[1]) + (s[2] + s[3]);
 }
 
@@ -69,7 +67,7 @@ row(float *acc, float *ml, const float *q, const struct attn_tile *a,
 			p = expf(s[j - jb] - m);
 			l += p;
 			for (i = 0; i < hd; i++)
-				acc[i] += p * ld(v, i, a->kvt);
+				acc[i] += p * attn_kvload(v, i, a->kvt);
 		}
 	}
 	ml[0] = m;

@@ -72,8 +72,8 @@ struct kern {
 	/* Widen n weights of the entry's wtype to float32. */
 	void (*to_f32[W_NTYPES])(float *out, const void *w, size_t n);
 	/* --int8-act's activations prepared once for several matmuls (a
-	 * prefill's q, k and v, or gate and up, each thread preparing a
-	 * share of the tokens: lib/model/seq_sched.c).  xprep[t] puts
+	 * prefill's q, k and v, or gate and up: each thread prepares all
+	 * tokens once, lib/model/seq_sched.c's prepared()).  xprep[t] puts
 	 * tokens [t0, t1) of the T at x (ldx floats apart, rows of n <=
 	 * wtypes[t].maxn) into xp, laid out for all T (at most
 	 * KERN_XPBYTES(n, T) bytes, 64-byte aligned), so that disjoint
@@ -96,6 +96,15 @@ extern struct kern kern;		/* the table in use; portable until kern_init */
  * kern_init asks the system, 512 KiB when it does not say. */
 extern size_t kern_l2;
 extern const struct kern kern_portable;	/* always available */
+
+/* The size of the next of parts pieces of left items, when n items go
+ * in pieces as equal as can be, the larger first: (left + parts - 1) /
+ * parts. */
+static inline int
+kern_piece(int left, int parts)
+{
+	return (left + parts - 1) / parts;
+}
 
 /* Fill `kern` with the best table the CPU has, or the one named by want
  * ("portable", "avx2", "avx512"; NULL or "" = best).  Returns 0, or -1

@@ -343,7 +343,7 @@ tiles(int R, float *out, int ldo, const float *p, int kp, const float *x,
 	int nb = (tb + NT - 1) / NT, b, j, tt;
 
 	for (b = j = 0; j < tb; b++, j += tt) {
-		tt = (tb - j + nb - b - 1) / (nb - b);
+		tt = kern_piece(tb - j, nb - b);
 		ahead_step(a);
 		if (tt == NT)
 			tile(R, NT, out + (size_t)j * ldo, ldo, p, kp,

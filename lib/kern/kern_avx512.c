@@ -370,7 +370,7 @@ few(enum wtype t, float *out, int ldo, const void *w, const void *x,
 	struct ahead a;
 
 	for (b = j = 0; xs && j < T; b++, j += TT) {	/* the blocks below */
-		TT = (T - j + nb - b - 1) / (nb - b);
+		TT = kern_piece(T - j, nb - b);
 		xtobf16(xs + (size_t)j * XPAD(n), (const float *)x +
 		    (size_t)j * ldx, ldx, n, TT);
 	}
@@ -393,7 +393,7 @@ few(enum wtype t, float *out, int ldo, const void *w, const void *x,
 		    (size_t)(p2 - p1) * rowb, (size_t)nb * ((p1 - p0) / MR +
 		    (p1 - p0) % MR) * (n / ks));
 		for (b = j = 0; j < T; b++, j += TT) {
-			TT = (T - j + nb - b - 1) / (nb - b);
+			TT = kern_piece(T - j, nb - b);
 			tokens(t, TT, out + (size_t)j * ldo, ldo, w,
 			    (const char *)x + (size_t)j * ldx * XSIZE(t), ldx,
 			    n, p0, p1, 0, &a);
@@ -414,7 +414,7 @@ fewgroups(enum wtype t, float *out, int ldo, const void *w, const float *x,
 
 	ng = ng < T ? ng : T;
 	for (g = 0, j = 0; j < T; g++, j += tt) {
-		tt = (T - j + ng - g - 1) / (ng - g);
+		tt = kern_piece(T - j, ng - g);
 		few(t, out + (size_t)j * ldo, ldo, w, x + (size_t)j * ldx,
 		    ldx, n, tt, r0, r1, xs ? xs + (size_t)j * XPAD(n) : NULL);
 	}

@@ -40,7 +40,7 @@ mode(struct modelopt *mo, enum model_mode want)
 int
 modelopt_parse(struct modelopt *mo, int c, const char *arg)
 {
-	int r;
+	int r, kvt;
 
 	switch (c) {
 	case 'm':
@@ -64,10 +64,10 @@ modelopt_parse(struct modelopt *mo, int c, const char *arg)
 		mo->int8act = 1;
 		return 1;
 	case MOPT_KVTYPE:	/* llama.cpp's -ctk/-ctv f32, bf16, f16, q8_0 */
-		if (attn_kvparse(arg) < 0)
+		if ((kvt = attn_kvparse(arg)) < 0)
 			return error("invalid --kv-type '%s' (" ATTN_KVNAMES ")",
 			    arg);
-		mo->kvt = attn_kvparse(arg);
+		mo->kvt = (enum wtype)kvt;
 		return 1;
 	case MOPT_TIMING:
 		mo->timing = 1;
