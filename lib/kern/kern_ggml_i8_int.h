@@ -682,64 +682,117 @@ yunpack(enum wtype t, uint8_t *u, const uint8_t *w, size_t rb, int n,
 	}
 }
 
+#define YR 4	/* rows of ygemm's register block */
+#define YT 2	/* its tokens (ypanel's tail takes 1) */
+#define YSEG 32	/* blocks a segment (even pass, odd pass) */
+
 /* out[j*ldo + r + i] = unpacked row r + i of u (ru bytes each) . token
- * j of the blocks at xq (ldxq apart), i < R, j < TT; off: the weights'
- * offset (8, 16, 128). */
+ * j of the blocks at xq (ldxq apart), i < R <= YR, j < TT <= YT; off:
+ * the weights' offset (8, 16, 128).  The even blocks' chain first, then
+ * the odd ones' (gblock32's two accumulators a lane, each in its order),
+ * so that a register block holds R x TT accumulators, not twice that,
+ * a segment of YSEG blocks at a time (its weights and tokens stay in L1
+ * for the odd pass, where rows of 8192 would not);
+ * and dw dx made 8 blocks at a time beforehand (the same products), so
+ * that the step is a load, a vpdpbusd, a vcvtdq2ps and an FMA with a
+ * broadcast load: no scalar multiply and shuffle a block. */
 INLINE void
 ygemm(int R, int TT, float *out, int ldo, const uint8_t *u, size_t ru,
     const char *xq, size_t ldxq, __m256i off, int n, int r)
 {
 	size_t nx = CONV_Q8_0_NB(n);
 	int nb = (n + 31) / 32, b, i, j, p;
-	const uint8_t *wr[GR];
-	const float *wd[GR], *xd[GT];
-	const int8_t *xv[GT];
-	__m256 acc[GR][GT][2];
-	__m256i x[GT], nc[GT], wv;
+	const uint8_t *wr[YR];
+	const float *wd[YR], *xd[YT];
+	const int8_t *xv[YT];
+	/* dd[i][j][b]: row i's scale times token j's, block b */
+	float dd[YR][YT][CONV_Q8_0_NB(KERN_GI8_MAXN)]
+	    __attribute__((aligned(32)));
+	__m256 acc[YR][YT], sum[2][YR][YT];
+	__m256i x[YT], nc[YT], wv;
+	int s0, s1;
 
+	gxplaces(TT, xd, xv, xq, ldxq, nx);
 	UNROLL
 	for (i = 0; i < R; i++) {
 		wr[i] = u + (size_t)(r + i) * ru;
 		wd[i] = (const float *)(wr[i] + 32 * (size_t)nb);
 		UNROLL
-		for (j = 0; j < TT; j++)
-			acc[i][j][0] = acc[i][j][1] = _mm256_setzero_ps();
+		for (j = 0; j < TT; j++) {
+			for (b = 0; b + 8 <= nb; b += 8)
+				_mm256_store_ps(dd[i][j] + b, _mm256_mul_ps(
+				    _mm256_loadu_ps(wd[i] + b),
+				    _mm256_loadu_ps(xd[j] + b)));
+			for (; b < nb; b++)
+				dd[i][j][b] = wd[i][b] * xd[j][b];
+		}
 	}
-	gxplaces(TT, xd, xv, xq, ldxq, nx);
-	for (b = 0; b < nb; b += 2)
+	UNROLL
+	for (i = 0; i < R; i++)
 		UNROLL
+		for (j = 0; j < TT; j++)
+			sum[0][i][j] = sum[1][i][j] = _mm256_setzero_ps();
+	for (s0 = 0; s0 < nb; s0 = s1) {
+		s1 = nb - s0 > YSEG ? s0 + YSEG : nb;
 		for (p = 0; p < 2; p++) {
-			if (p && b + 1 >= nb)
-				break;
 			UNROLL
-			for (j = 0; j < TT; j++) {
-				x[j] = _mm256_loadu_si256((const __m256i *)
-				    (xv[j] + 32 * (b + p)));
-				nc[j] = _mm256_sub_epi32(_mm256_setzero_si256(),
-				    dpbusd(_mm256_setzero_si256(), off, x[j]));
-			}
-			UNROLL
-			for (i = 0; i < R; i++) {
-				wv = _mm256_loadu_si256((const __m256i *)(wr[i] +
-				    32 * (b + p)));
+			for (i = 0; i < R; i++)
 				UNROLL
 				for (j = 0; j < TT; j++)
-					acc[i][j][p] = _mm256_fmadd_ps(
-					    _mm256_cvtepi32_ps(dpbusd(nc[j], wv,
-					    x[j])), _mm256_set1_ps(wd[i][b + p] *
-					    xd[j][b + p]), acc[i][j][p]);
+					acc[i][j] = sum[p][i][j];
+			for (b = s0 + p; b < s1; b += 2) {
+				UNROLL
+				for (j = 0; j < TT; j++) {
+					x[j] = _mm256_loadu_si256((const __m256i *)
+					    (xv[j] + 32 * b));
+					nc[j] = _mm256_sub_epi32(
+					    _mm256_setzero_si256(), dpbusd(
+					    _mm256_setzero_si256(), off, x[j]));
+				}
+				UNROLL
+				for (i = 0; i < R; i++) {
+					wv = _mm256_loadu_si256((const __m256i *)
+					    (wr[i] + 32 * b));
+					UNROLL
+					for (j = 0; j < TT; j++)
+						acc[i][j] = _mm256_fmadd_ps(
+						    _mm256_cvtepi32_ps(dpbusd(
+						    nc[j], wv, x[j])),
+						    _mm256_broadcast_ss(dd[i][j] +
+						    b), acc[i][j]);
+				}
 			}
+			UNROLL
+			for (i = 0; i < R; i++)
+				UNROLL
+				for (j = 0; j < TT; j++)
+					sum[p][i][j] = acc[i][j];
 		}
+	}
 	UNROLL
 	for (i = 0; i < R; i++)
 		UNROLL
 		for (j = 0; j < TT; j++)
 			out[(size_t)j * ldo + r + i] = hsum(_mm256_add_ps(
-			    acc[i][j][0], acc[i][j][1]));
+			    sum[0][i][j], sum[1][i][j]));
+}
+
+/* Rows [0, m) of the panel at u against TT tokens at xq: YR at a
+ * time, then the rest one by one. */
+INLINE void
+yrows(int TT, float *out, int ldo, const uint8_t *u, size_t ru,
+    const char *xq, size_t ld, __m256i off, int n, int m)
+{
+	int r;
+
+	for (r = 0; r + YR <= m; r += YR)
+		ygemm(YR, TT, out, ldo, u, ru, xq, ld, off, n, r);
+	for (; r < m; r++)
+		ygemm(1, TT, out, ldo, u, ru, xq, ld, off, n, r);
 }
 
 /* Rows [p0, p1) unpacked at u against the tokens [t0, t1) of the
- * chunk at xq (ld bytes a token), GT at a time. */
+ * chunk at xq (ld bytes a token), YT at a time, then one. */
 INLINE void
 ypanel(enum wtype t, float *out, int ldo, const uint8_t *u, const char *xq,
     size_t ld, int n, int p0, int p1, int T)
@@ -747,21 +800,14 @@ ypanel(enum wtype t, float *out, int ldo, const uint8_t *u, const char *xq,
 	const __m256i off = _mm256_set1_epi8((char)(t == W_Q4_0I ? 8 :
 	    t == W_Q5_0I ? 16 : 128));
 	size_t ru = YUROW((n + 31) / 32);
-	int j, r;
+	int j;
 
-	for (j = 0; j < T; j += GT) {
-		float *o = out + (size_t)j * ldo + p0;
-		const char *xj = xq + (size_t)j * ld;
-
-		if (T - j >= GT) {
-			for (r = 0; r + GR <= p1 - p0; r += GR)
-				ygemm(GR, GT, o, ldo, u, ru, xj, ld, off, n, r);
-			for (; r < p1 - p0; r++)
-				ygemm(1, GT, o, ldo, u, ru, xj, ld, off, n, r);
-		} else
-			for (r = 0; r < p1 - p0; r++)
-				ygemm(1, 1, o, ldo, u, ru, xj, ld, off, n, r);
-	}
+	for (j = 0; j + YT <= T; j += YT)
+		yrows(YT, out + (size_t)j * ldo + p0, ldo, u, ru, xq +
+		    (size_t)j * ld, ld, off, n, p1 - p0);
+	for (; j < T; j++)
+		yrows(1, out + (size_t)j * ldo + p0, ldo, u, ru, xq +
+		    (size_t)j * ld, ld, off, n, p1 - p0);
 }
 
 /* Whether type t's rows of n take ypanel: blocks of 32 whose panel of
@@ -793,8 +839,10 @@ gi8_matmul(enum wtype t, float *out, int ldo, const void *w, const float *x,
 		return;
 	}
 	P = P < GR ? GR : P / GR * GR;
-	if (yfits(t, n))
-		P = (int)(YUBUF / YUROW((n + 31) / 32)) / GR * GR;
+	if (yfits(t, n)) {
+		P = (int)(YUBUF / YUROW((n + 31) / 32));
+		P = P >= YR ? P / YR * YR : P;
+	}
 	for (t0 = 0; t0 < T; t0 = t1) {
 		t1 = T - t0 > TB ? t0 + TB : T;
 		for (j = t0; j < t1; j++)
