@@ -820,6 +820,181 @@ yfits(enum wtype t, int n)
 	    YUBUF / YUROW((n + 31) / 32) >= GR;
 }
 
+/* ---- Q4_K's prefill GEMM on unpacked panels ----
+ *
+ * A row panel unpacked once a chunk of tokens (kunpack): each
+ * superblock's 8 sub-blocks of 32 weights as bytes 0..15 in element
+ * order, its 8 scales each twice in an int32 (one broadcast load a
+ * sub-block: vpdpwssd's pairs), its 8 mins as int16 and d, dm as
+ * floats; where gblockk unpacks the nibbles and the 6-bit scales again
+ * for every 2 tokens.  kgemm then takes 4 rows x 2 tokens: per
+ * sub-block and (row, token) a vpmaddubsw and a vpdpwssd, gblockk's
+ * integers; a superblock's 8 sums I and 8 sums M made at once (hadd
+ * trees) into the lanes j * 4 + i of one vector, and the chain's two
+ * FMAs a superblock on those lanes: the portable file's operations on
+ * each (row, token), in its order. */
+#define KSB 320	/* bytes of an unpacked superblock: 256 + 32 + 16 + 8, padded */
+#define KR 4	/* rows of kgemm's register block */
+#define KT 2	/* its tokens */
+
+static void
+kunpack(uint8_t *u, const uint8_t *w, size_t rb, int n, int r0, int r1)
+{
+	const __m256i m4 = _mm256_set1_epi8(15);
+	int nsb = n / 256, r, b, k;
+	uint8_t sc[8], mn[8];
+	const uint8_t *p;
+	uint32_t sp[8];
+	uint16_t m16[8];
+	float dd[2];
+	__m256i x;
+
+	for (r = r0; r < r1; r++)
+		for (b = 0; b < nsb; b++, u += KSB) {
+			p = w + (size_t)r * rb + (size_t)b * 144;
+			k4_scales(sc, mn, p + 4);
+			for (k = 0; k < 4; k++) {
+				x = _mm256_loadu_si256((const __m256i *)(p + 16 +
+				    32 * k));
+				_mm256_storeu_si256((__m256i *)(u + 64 * k),
+				    _mm256_and_si256(x, m4));
+				_mm256_storeu_si256((__m256i *)(u + 64 * k + 32),
+				    _mm256_and_si256(_mm256_srli_epi16(x, 4), m4));
+			}
+			for (k = 0; k < 8; k++) {
+				sp[k] = (uint32_t)sc[k] * 0x10001u;
+				m16[k] = mn[k];
+			}
+			dd[0] = gf16(p);
+			dd[1] = gf16(p + 2);
+			memcpy(u + 256, sp, 32);
+			memcpy(u + 288, m16, 16);
+			memcpy(u + 304, dd, 8);
+		}
+}
+
+/* The sums of the 8 lanes of each of v[0..8), in that order. */
+INLINE __m256i
+hsum8i(const __m256i v[8])
+{
+	__m256i a = _mm256_hadd_epi32(_mm256_hadd_epi32(v[0], v[1]),
+	    _mm256_hadd_epi32(v[2], v[3]));
+	__m256i b = _mm256_hadd_epi32(_mm256_hadd_epi32(v[4], v[5]),
+	    _mm256_hadd_epi32(v[6], v[7]));
+
+	return _mm256_add_epi32(_mm256_permute2x128_si256(a, b, 0x20),
+	    _mm256_permute2x128_si256(a, b, 0x31));
+}
+
+/* out[j*ldo + r + i] = unpacked row r + i of u (ru bytes each) . token
+ * j of the superblocks at y (ldy apart), i < R <= KR, j < TT <= KT. */
+INLINE void
+kgemm(int R, int TT, float *out, int ldo, const uint8_t *u, size_t ru,
+    const struct kern_q8k *y, size_t ldy, int n, int r)
+{
+	int nsb = n / 256, b, i, j, k;
+	const uint8_t *wb[KR];
+	const struct kern_q8k *yj[KT];
+	__m256i I[KR * KT], mv[KR], wq, sv, bsp, Iv, Mv;
+	__m256 acc = _mm256_setzero_ps(), dv, dmv, ydv;
+	float d[8], dm[8], yd[8], o[8];
+
+	for (b = 0; b < nsb; b++) {
+		UNROLL
+		for (j = 0; j < KT; j++)
+			yj[j] = y + (size_t)(j < TT ? j : 0) * ldy + b;
+		UNROLL
+		for (i = 0; i < KR; i++) {
+			wb[i] = u + (size_t)(r + (i < R ? i : 0)) * ru +
+			    (size_t)b * KSB;
+			UNROLL
+			for (j = 0; j < KT; j++)
+				I[j * KR + i] = _mm256_setzero_si256();
+		}
+		for (k = 0; k < 8; k++)
+			UNROLL
+			for (i = 0; i < R; i++) {
+				wq = _mm256_loadu_si256((const __m256i *)(wb[i] +
+				    32 * k));
+				sv = _mm256_castps_si256(_mm256_broadcast_ss(
+				    (const float *)(wb[i] + 256 + 4 * k)));
+				UNROLL
+				for (j = 0; j < TT; j++)
+					I[j * KR + i] = dpwssd(I[j * KR + i],
+					    _mm256_maddubs_epi16(wq,
+					    _mm256_loadu_si256((const __m256i *)
+					    (yj[j]->q + 32 * k))), sv);
+			}
+		Iv = hsum8i(I);
+		/* M: each row's mins (both halves) against the two tokens'
+		 * sums of X a sub-block (low half token 0, high token 1) */
+		bsp = _mm256_set_m128i(_mm_hadd_epi16(_mm_loadu_si128(
+		    (const __m128i *)yj[1]->bs), _mm_loadu_si128(
+		    (const __m128i *)(yj[1]->bs + 8))), _mm_hadd_epi16(
+		    _mm_loadu_si128((const __m128i *)yj[0]->bs),
+		    _mm_loadu_si128((const __m128i *)(yj[0]->bs + 8))));
+		UNROLL
+		for (i = 0; i < KR; i++)
+			mv[i] = _mm256_madd_epi16(_mm256_broadcastsi128_si256(
+			    _mm_loadu_si128((const __m128i *)(wb[i] + 288))),
+			    bsp);
+		Mv = _mm256_hadd_epi32(_mm256_hadd_epi32(mv[0], mv[1]),
+		    _mm256_hadd_epi32(mv[2], mv[3]));
+		UNROLL
+		for (j = 0; j < KT; j++)
+			UNROLL
+			for (i = 0; i < KR; i++) {
+				memcpy(d + j * KR + i, wb[i] + 304, 4);
+				memcpy(dm + j * KR + i, wb[i] + 308, 4);
+				yd[j * KR + i] = yj[j]->d;
+			}
+		ydv = _mm256_loadu_ps(yd);
+		dv = _mm256_mul_ps(_mm256_loadu_ps(d), ydv);
+		dmv = _mm256_mul_ps(_mm256_loadu_ps(dm), ydv);
+		acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(Iv), dv, acc);
+		acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(_mm256_sub_epi32(
+		    _mm256_setzero_si256(), Mv)), dmv, acc);
+	}
+	_mm256_storeu_ps(o, acc);
+	UNROLL
+	for (i = 0; i < R; i++)
+		UNROLL
+		for (j = 0; j < TT; j++)
+			out[(size_t)j * ldo + r + i] = o[j * KR + i];
+}
+
+/* Rows [p0, p1) unpacked at u against T tokens of superblocks at xq
+ * (ld bytes a token): KR x KT blocks, then the rest's rows and token
+ * one at a time. */
+INLINE void
+kpanel(float *out, int ldo, const uint8_t *u, const char *xq, size_t ld,
+    int n, int p0, int p1, int T)
+{
+	size_t ru = (size_t)(n / 256) * KSB, ldy = ld / sizeof(struct kern_q8k);
+	const struct kern_q8k *y = (const struct kern_q8k *)xq;
+	int j, r, tt;
+
+	for (j = 0; j < T; j += tt) {
+		float *o = out + (size_t)j * ldo + p0;
+
+		tt = T - j >= KT ? KT : 1;
+		for (r = 0; r + KR <= p1 - p0; r += KR)
+			kgemm(KR, tt, o, ldo, u, ru, y + (size_t)j * ldy, ldy, n,
+			    r);
+		for (; r < p1 - p0; r++)
+			kgemm(1, tt, o, ldo, u, ru, y + (size_t)j * ldy, ldy, n,
+			    r);
+	}
+}
+
+/* Whether Q4_K's rows of n take kpanel: KR rows' panel fits. */
+INLINE int
+kfits(enum wtype t, int n)
+{
+	return t == W_Q4_KI && n % 256 == 0 && YUBUF / ((size_t)(n / 256) *
+	    KSB) >= KR;
+}
+
 /* Token chunks prepared once, row panels that fit in L2, GT tokens at
  * a time; the blocks of 32 on panels unpacked once a chunk (above). */
 INLINE void
@@ -839,6 +1014,8 @@ gi8_matmul(enum wtype t, float *out, int ldo, const void *w, const float *x,
 		return;
 	}
 	P = P < GR ? GR : P / GR * GR;
+	if (kfits(t, n))
+		P = (int)(YUBUF / ((size_t)(n / 256) * KSB)) / KR * KR;
 	if (yfits(t, n)) {
 		P = (int)(YUBUF / YUROW((n + 31) / 32));
 		P = P >= YR ? P / YR * YR : P;
@@ -848,6 +1025,15 @@ gi8_matmul(enum wtype t, float *out, int ldo, const void *w, const float *x,
 		for (j = t0; j < t1; j++)
 			gprep(t, xq + (size_t)(j - t0) * ld, x + (size_t)j * ldx,
 			    n);
+		if (kfits(t, n)) {
+			for (p0 = r0; p0 < r1; p0 = p1) {
+				p1 = r1 - p0 > P ? p0 + P : r1;
+				kunpack(u, w, wtype_rowsize(t, n), n, p0, p1);
+				kpanel(out + (size_t)t0 * ldo, ldo, u, xq, ld, n,
+				    p0, p1, t1 - t0);
+			}
+			continue;
+		}
 		if (yfits(t, n)) {
 			for (p0 = r0; p0 < r1; p0 = p1) {
 				p1 = r1 - p0 > P ? p0 + P : r1;
