@@ -833,10 +833,69 @@ yfits(enum wtype t, int n)
  * trees) into the lanes j * 4 + i of one vector, and the chain's two
  * FMAs a superblock on those lanes: the portable file's operations on
  * each (row, token), in its order. */
-#define KSB 320	/* bytes of an unpacked superblock: 256 + 32 + 16 + 8, padded */
+/* Bytes of an unpacked superblock: Q4_K 256 + 32 + 16 + 8, padded;
+ * Q6_K 256 weights (0..63), 8 x 32 bytes of scale pairs as int16 (a
+ * vpmaddubsw's 16 lanes take 2 groups of 16), the 16 scales as int16
+ * (the offset's sums) and d, padded */
+#define KSB(t) ((t) == W_Q4_KI ? 320 : 576)
+#define KUBUF (80 * 1024)	/* bytes of a K type's row panel */
 #define KR 4	/* rows of kgemm's register block */
 #define KT 2	/* its tokens */
 
+/* Q6_K's rows [r0, r1) of w unpacked at u (above). */
+static void
+kunpack6(uint8_t *u, const uint8_t *w, size_t rb, int n, int r0, int r1)
+{
+	const __m256i m4 = _mm256_set1_epi8(15), m30 = _mm256_set1_epi8(0x30);
+	int nsb = n / 256, r, b, h;
+	const uint8_t *p;
+	__m128i s8;
+	__m256i l0, l1, qh;
+	float d;
+
+	for (r = r0; r < r1; r++)
+		for (b = 0; b < nsb; b++, u += KSB(W_Q6_KI)) {
+			p = w + (size_t)r * rb + (size_t)b * 210;
+			for (h = 0; h < 2; h++) {
+				uint8_t *q = u + 128 * h;
+
+				l0 = _mm256_loadu_si256((const __m256i *)(p +
+				    64 * h));
+				l1 = _mm256_loadu_si256((const __m256i *)(p +
+				    64 * h + 32));
+				qh = _mm256_loadu_si256((const __m256i *)(p +
+				    128 + 32 * h));
+				_mm256_storeu_si256((__m256i *)q, _mm256_or_si256(
+				    _mm256_and_si256(l0, m4), _mm256_and_si256(
+				    _mm256_slli_epi16(qh, 4), m30)));
+				_mm256_storeu_si256((__m256i *)(q + 32),
+				    _mm256_or_si256(_mm256_and_si256(l1, m4),
+				    _mm256_and_si256(_mm256_slli_epi16(qh, 2),
+				    m30)));
+				_mm256_storeu_si256((__m256i *)(q + 64),
+				    _mm256_or_si256(_mm256_and_si256(
+				    _mm256_srli_epi16(l0, 4), m4),
+				    _mm256_and_si256(qh, m30)));
+				_mm256_storeu_si256((__m256i *)(q + 96),
+				    _mm256_or_si256(_mm256_and_si256(
+				    _mm256_srli_epi16(l1, 4), m4),
+				    _mm256_and_si256(_mm256_srli_epi16(qh, 2),
+				    m30)));
+			}
+			s8 = _mm_loadu_si128((const __m128i *)(p + 192));
+			for (h = 0; h < 8; h++)
+				_mm256_storeu_si256((__m256i *)(u + 256 + 32 * h),
+				    _mm256_cvtepi8_epi16(_mm_shuffle_epi8(s8,
+				    _mm_loadu_si128((const __m128i *)
+				    sc_pair[h]))));
+			_mm256_storeu_si256((__m256i *)(u + 512),
+			    _mm256_cvtepi8_epi16(s8));
+			d = gf16(p + 208);
+			memcpy(u + 544, &d, 4);
+		}
+}
+
+/* Q4_K's rows [r0, r1) of w unpacked at u (above). */
 static void
 kunpack(uint8_t *u, const uint8_t *w, size_t rb, int n, int r0, int r1)
 {
@@ -850,7 +909,7 @@ kunpack(uint8_t *u, const uint8_t *w, size_t rb, int n, int r0, int r1)
 	__m256i x;
 
 	for (r = r0; r < r1; r++)
-		for (b = 0; b < nsb; b++, u += KSB) {
+		for (b = 0; b < nsb; b++, u += KSB(W_Q4_KI)) {
 			p = w + (size_t)r * rb + (size_t)b * 144;
 			k4_scales(sc, mn, p + 4);
 			for (k = 0; k < 4; k++) {
@@ -889,8 +948,8 @@ hsum8i(const __m256i v[8])
 /* out[j*ldo + r + i] = unpacked row r + i of u (ru bytes each) . token
  * j of the superblocks at y (ldy apart), i < R <= KR, j < TT <= KT. */
 INLINE void
-kgemm(int R, int TT, float *out, int ldo, const uint8_t *u, size_t ru,
-    const struct kern_q8k *y, size_t ldy, int n, int r)
+kgemm(enum wtype t, int R, int TT, float *out, int ldo, const uint8_t *u,
+    size_t ru, const struct kern_q8k *y, size_t ldy, int n, int r)
 {
 	int nsb = n / 256, b, i, j, k;
 	const uint8_t *wb[KR];
@@ -906,18 +965,27 @@ kgemm(int R, int TT, float *out, int ldo, const uint8_t *u, size_t ru,
 		UNROLL
 		for (i = 0; i < KR; i++) {
 			wb[i] = u + (size_t)(r + (i < R ? i : 0)) * ru +
-			    (size_t)b * KSB;
+			    (size_t)b * KSB(t);
+			/* Q6_K: minus 32 sum_g sc_g (sum of X over g) */
 			UNROLL
 			for (j = 0; j < KT; j++)
-				I[j * KR + i] = _mm256_setzero_si256();
+				I[j * KR + i] = t == W_Q4_KI || i >= R || j >= TT ?
+				    _mm256_setzero_si256() : _mm256_sub_epi32(
+				    _mm256_setzero_si256(), _mm256_slli_epi32(
+				    _mm256_madd_epi16(_mm256_loadu_si256(
+				    (const __m256i *)(wb[i] + 512)),
+				    _mm256_loadu_si256((const __m256i *)
+				    yj[j]->bs)), 5));
 		}
 		for (k = 0; k < 8; k++)
 			UNROLL
 			for (i = 0; i < R; i++) {
 				wq = _mm256_loadu_si256((const __m256i *)(wb[i] +
 				    32 * k));
-				sv = _mm256_castps_si256(_mm256_broadcast_ss(
-				    (const float *)(wb[i] + 256 + 4 * k)));
+				sv = t == W_Q4_KI ? _mm256_castps_si256(
+				    _mm256_broadcast_ss((const float *)(wb[i] +
+				    256 + 4 * k))) : _mm256_loadu_si256(
+				    (const __m256i *)(wb[i] + 256 + 32 * k));
 				UNROLL
 				for (j = 0; j < TT; j++)
 					I[j * KR + i] = dpwssd(I[j * KR + i],
@@ -926,6 +994,19 @@ kgemm(int R, int TT, float *out, int ldo, const uint8_t *u, size_t ru,
 					    (yj[j]->q + 32 * k))), sv);
 			}
 		Iv = hsum8i(I);
+		if (t == W_Q6_KI) {
+			UNROLL
+			for (j = 0; j < KT; j++)
+				UNROLL
+				for (i = 0; i < KR; i++) {
+					memcpy(d + j * KR + i, wb[i] + 544, 4);
+					yd[j * KR + i] = yj[j]->d;
+				}
+			acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(Iv),
+			    _mm256_mul_ps(_mm256_loadu_ps(d),
+			    _mm256_loadu_ps(yd)), acc);
+			continue;
+		}
 		/* M: each row's mins (both halves) against the two tokens'
 		 * sums of X a sub-block (low half token 0, high token 1) */
 		bsp = _mm256_set_m128i(_mm_hadd_epi16(_mm_loadu_si128(
@@ -967,10 +1048,11 @@ kgemm(int R, int TT, float *out, int ldo, const uint8_t *u, size_t ru,
  * (ld bytes a token): KR x KT blocks, then the rest's rows and token
  * one at a time. */
 INLINE void
-kpanel(float *out, int ldo, const uint8_t *u, const char *xq, size_t ld,
-    int n, int p0, int p1, int T)
+kpanel(enum wtype t, float *out, int ldo, const uint8_t *u, const char *xq,
+    size_t ld, int n, int p0, int p1, int T)
 {
-	size_t ru = (size_t)(n / 256) * KSB, ldy = ld / sizeof(struct kern_q8k);
+	size_t ru = (size_t)(n / 256) * KSB(t);
+	size_t ldy = ld / sizeof(struct kern_q8k);
 	const struct kern_q8k *y = (const struct kern_q8k *)xq;
 	int j, r, tt;
 
@@ -979,20 +1061,21 @@ kpanel(float *out, int ldo, const uint8_t *u, const char *xq, size_t ld,
 
 		tt = T - j >= KT ? KT : 1;
 		for (r = 0; r + KR <= p1 - p0; r += KR)
-			kgemm(KR, tt, o, ldo, u, ru, y + (size_t)j * ldy, ldy, n,
+			kgemm(t, KR, tt, o, ldo, u, ru, y + (size_t)j * ldy, ldy, n,
 			    r);
 		for (; r < p1 - p0; r++)
-			kgemm(1, tt, o, ldo, u, ru, y + (size_t)j * ldy, ldy, n,
+			kgemm(t, 1, tt, o, ldo, u, ru, y + (size_t)j * ldy, ldy, n,
 			    r);
 	}
 }
 
-/* Whether Q4_K's rows of n take kpanel: KR rows' panel fits. */
+/* Whether type t's rows of n take kpanel: a K type whose panel of KR
+ * rows fits. */
 INLINE int
 kfits(enum wtype t, int n)
 {
-	return t == W_Q4_KI && n % 256 == 0 && YUBUF / ((size_t)(n / 256) *
-	    KSB) >= KR;
+	return (t == W_Q4_KI || t == W_Q6_KI) && n % 256 == 0 && KUBUF /
+	    ((size_t)(n / 256) * KSB(t)) >= KR;
 }
 
 /* Token chunks prepared once, row panels that fit in L2, GT tokens at
@@ -1002,7 +1085,7 @@ gi8_matmul(enum wtype t, float *out, int ldo, const void *w, const float *x,
     int ldx, int n, int T, int r0, int r1)
 {
 	char xq[GXBUF] __attribute__((aligned(32)));
-	uint8_t u[YUBUF] __attribute__((aligned(32)));
+	uint8_t u[KUBUF > YUBUF ? KUBUF : YUBUF] __attribute__((aligned(32)));
 	size_t ld = gxsize(t, n);
 	int P = (int)((kern_l2 / 2) / wtype_rowsize(t, n)), TB = (int)(GXBUF /
 	    ld);
@@ -1015,7 +1098,7 @@ gi8_matmul(enum wtype t, float *out, int ldo, const void *w, const float *x,
 	}
 	P = P < GR ? GR : P / GR * GR;
 	if (kfits(t, n))
-		P = (int)(YUBUF / ((size_t)(n / 256) * KSB)) / KR * KR;
+		P = (int)(KUBUF / ((size_t)(n / 256) * KSB(t))) / KR * KR;
 	if (yfits(t, n)) {
 		P = (int)(YUBUF / YUROW((n + 31) / 32));
 		P = P >= YR ? P / YR * YR : P;
@@ -1028,8 +1111,13 @@ gi8_matmul(enum wtype t, float *out, int ldo, const void *w, const float *x,
 		if (kfits(t, n)) {
 			for (p0 = r0; p0 < r1; p0 = p1) {
 				p1 = r1 - p0 > P ? p0 + P : r1;
-				kunpack(u, w, wtype_rowsize(t, n), n, p0, p1);
-				kpanel(out + (size_t)t0 * ldo, ldo, u, xq, ld, n,
+				if (t == W_Q4_KI)
+					kunpack(u, w, wtype_rowsize(t, n), n, p0,
+					    p1);
+				else
+					kunpack6(u, w, wtype_rowsize(t, n), n,
+					    p0, p1);
+				kpanel(t, out + (size_t)t0 * ldo, ldo, u, xq, ld, n,
 				    p0, p1, t1 - t0);
 			}
 			continue;
