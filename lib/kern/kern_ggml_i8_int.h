@@ -1079,7 +1079,8 @@ kfits(enum wtype t, int n)
 }
 
 /* Token chunks prepared once, row panels that fit in L2, GT tokens at
- * a time; the blocks of 32 on panels unpacked once a chunk (above). */
+ * a time; the blocks of 32, Q4_K and Q6_K on panels unpacked once a
+ * chunk (ypanel, kpanel above) where KR or YR rows fit. */
 INLINE void
 gi8_matmul(enum wtype t, float *out, int ldo, const void *w, const float *x,
     int ldx, int n, int T, int r0, int r1)
