@@ -682,64 +682,117 @@ yunpack(enum wtype t, uint8_t *u, const uint8_t *w, size_t rb, int n,
 	}
 }
 
+#define YR 4	/* rows of ygemm's register block */
+#define YT 2	/* its tokens (ypanel's tail takes 1) */
+#define YSEG 32	/* blocks a segment (even pass, odd pass) */
+
 /* out[j*ldo + r + i] = unpacked row r + i of u (ru bytes each) . token
- * j of the blocks at xq (ldxq apart), i < R, j < TT; off: the weights'
- * offset (8, 16, 128). */
+ * j of the blocks at xq (ldxq apart), i < R <= YR, j < TT <= YT; off:
+ * the weights' offset (8, 16, 128).  The even blocks' chain first, then
+ * the odd ones' (gblock32's two accumulators a lane, each in its order),
+ * so that a register block holds R x TT accumulators, not twice that,
+ * a segment of YSEG blocks at a time (its weights and tokens stay in L1
+ * for the odd pass, where rows of 8192 would not);
+ * and dw dx made 8 blocks at a time beforehand (the same products), so
+ * that the step is a load, a vpdpbusd, a vcvtdq2ps and an FMA with a
+ * broadcast load: no scalar multiply and shuffle a block. */
 INLINE void
 ygemm(int R, int TT, float *out, int ldo, const uint8_t *u, size_t ru,
     const char *xq, size_t ldxq, __m256i off, int n, int r)
 {
 	size_t nx = CONV_Q8_0_NB(n);
 	int nb = (n + 31) / 32, b, i, j, p;
-	const uint8_t *wr[GR];
-	const float *wd[GR], *xd[GT];
-	const int8_t *xv[GT];
-	__m256 acc[GR][GT][2];
-	__m256i x[GT], nc[GT], wv;
+	const uint8_t *wr[YR];
+	const float *wd[YR], *xd[YT];
+	const int8_t *xv[YT];
+	/* dd[i][j][b]: row i's scale times token j's, block b */
+	float dd[YR][YT][CONV_Q8_0_NB(KERN_GI8_MAXN)]
+	    __attribute__((aligned(32)));
+	__m256 acc[YR][YT], sum[2][YR][YT];
+	__m256i x[YT], nc[YT], wv;
+	int s0, s1;
 
+	gxplaces(TT, xd, xv, xq, ldxq, nx);
 	UNROLL
 	for (i = 0; i < R; i++) {
 		wr[i] = u + (size_t)(r + i) * ru;
 		wd[i] = (const float *)(wr[i] + 32 * (size_t)nb);
 		UNROLL
-		for (j = 0; j < TT; j++)
-			acc[i][j][0] = acc[i][j][1] = _mm256_setzero_ps();
+		for (j = 0; j < TT; j++) {
+			for (b = 0; b + 8 <= nb; b += 8)
+				_mm256_store_ps(dd[i][j] + b, _mm256_mul_ps(
+				    _mm256_loadu_ps(wd[i] + b),
+				    _mm256_loadu_ps(xd[j] + b)));
+			for (; b < nb; b++)
+				dd[i][j][b] = wd[i][b] * xd[j][b];
+		}
 	}
-	gxplaces(TT, xd, xv, xq, ldxq, nx);
-	for (b = 0; b < nb; b += 2)
+	UNROLL
+	for (i = 0; i < R; i++)
 		UNROLL
+		for (j = 0; j < TT; j++)
+			sum[0][i][j] = sum[1][i][j] = _mm256_setzero_ps();
+	for (s0 = 0; s0 < nb; s0 = s1) {
+		s1 = nb - s0 > YSEG ? s0 + YSEG : nb;
 		for (p = 0; p < 2; p++) {
-			if (p && b + 1 >= nb)
-				break;
 			UNROLL
-			for (j = 0; j < TT; j++) {
-				x[j] = _mm256_loadu_si256((const __m256i *)
-				    (xv[j] + 32 * (b + p)));
-				nc[j] = _mm256_sub_epi32(_mm256_setzero_si256(),
-				    dpbusd(_mm256_setzero_si256(), off, x[j]));
-			}
-			UNROLL
-			for (i = 0; i < R; i++) {
-				wv = _mm256_loadu_si256((const __m256i *)(wr[i] +
-				    32 * (b + p)));
+			for (i = 0; i < R; i++)
 				UNROLL
 				for (j = 0; j < TT; j++)
-					acc[i][j][p] = _mm256_fmadd_ps(
-					    _mm256_cvtepi32_ps(dpbusd(nc[j], wv,
-					    x[j])), _mm256_set1_ps(wd[i][b + p] *
-					    xd[j][b + p]), acc[i][j][p]);
+					acc[i][j] = sum[p][i][j];
+			for (b = s0 + p; b < s1; b += 2) {
+				UNROLL
+				for (j = 0; j < TT; j++) {
+					x[j] = _mm256_loadu_si256((const __m256i *)
+					    (xv[j] + 32 * b));
+					nc[j] = _mm256_sub_epi32(
+					    _mm256_setzero_si256(), dpbusd(
+					    _mm256_setzero_si256(), off, x[j]));
+				}
+				UNROLL
+				for (i = 0; i < R; i++) {
+					wv = _mm256_loadu_si256((const __m256i *)
+					    (wr[i] + 32 * b));
+					UNROLL
+					for (j = 0; j < TT; j++)
+						acc[i][j] = _mm256_fmadd_ps(
+						    _mm256_cvtepi32_ps(dpbusd(
+						    nc[j], wv, x[j])),
+						    _mm256_broadcast_ss(dd[i][j] +
+						    b), acc[i][j]);
+				}
 			}
+			UNROLL
+			for (i = 0; i < R; i++)
+				UNROLL
+				for (j = 0; j < TT; j++)
+					sum[p][i][j] = acc[i][j];
 		}
+	}
 	UNROLL
 	for (i = 0; i < R; i++)
 		UNROLL
 		for (j = 0; j < TT; j++)
 			out[(size_t)j * ldo + r + i] = hsum(_mm256_add_ps(
-			    acc[i][j][0], acc[i][j][1]));
+			    sum[0][i][j], sum[1][i][j]));
+}
+
+/* Rows [0, m) of the panel at u against TT tokens at xq: YR at a
+ * time, then the rest one by one. */
+INLINE void
+yrows(int TT, float *out, int ldo, const uint8_t *u, size_t ru,
+    const char *xq, size_t ld, __m256i off, int n, int m)
+{
+	int r;
+
+	for (r = 0; r + YR <= m; r += YR)
+		ygemm(YR, TT, out, ldo, u, ru, xq, ld, off, n, r);
+	for (; r < m; r++)
+		ygemm(1, TT, out, ldo, u, ru, xq, ld, off, n, r);
 }
 
 /* Rows [p0, p1) unpacked at u against the tokens [t0, t1) of the
- * chunk at xq (ld bytes a token), GT at a time. */
+ * chunk at xq (ld bytes a token), YT at a time, then one. */
 INLINE void
 ypanel(enum wtype t, float *out, int ldo, const uint8_t *u, const char *xq,
     size_t ld, int n, int p0, int p1, int T)
@@ -747,21 +800,14 @@ ypanel(enum wtype t, float *out, int ldo, const uint8_t *u, const char *xq,
 	const __m256i off = _mm256_set1_epi8((char)(t == W_Q4_0I ? 8 :
 	    t == W_Q5_0I ? 16 : 128));
 	size_t ru = YUROW((n + 31) / 32);
-	int j, r;
+	int j;
 
-	for (j = 0; j < T; j += GT) {
-		float *o = out + (size_t)j * ldo + p0;
-		const char *xj = xq + (size_t)j * ld;
-
-		if (T - j >= GT) {
-			for (r = 0; r + GR <= p1 - p0; r += GR)
-				ygemm(GR, GT, o, ldo, u, ru, xj, ld, off, n, r);
-			for (; r < p1 - p0; r++)
-				ygemm(1, GT, o, ldo, u, ru, xj, ld, off, n, r);
-		} else
-			for (r = 0; r < p1 - p0; r++)
-				ygemm(1, 1, o, ldo, u, ru, xj, ld, off, n, r);
-	}
+	for (j = 0; j + YT <= T; j += YT)
+		yrows(YT, out + (size_t)j * ldo + p0, ldo, u, ru, xq +
+		    (size_t)j * ld, ld, off, n, p1 - p0);
+	for (; j < T; j++)
+		yrows(1, out + (size_t)j * ldo + p0, ldo, u, ru, xq +
+		    (size_t)j * ld, ld, off, n, p1 - p0);
 }
 
 /* Whether type t's rows of n take ypanel: blocks of 32 whose panel of
@@ -774,14 +820,273 @@ yfits(enum wtype t, int n)
 	    YUBUF / YUROW((n + 31) / 32) >= GR;
 }
 
+/* ---- Q4_K's prefill GEMM on unpacked panels ----
+ *
+ * A row panel unpacked once a chunk of tokens (kunpack): each
+ * superblock's 8 sub-blocks of 32 weights as bytes 0..15 in element
+ * order, its 8 scales each twice in an int32 (one broadcast load a
+ * sub-block: vpdpwssd's pairs), its 8 mins as int16 and d, dm as
+ * floats; where gblockk unpacks the nibbles and the 6-bit scales again
+ * for every 2 tokens.  kgemm then takes 4 rows x 2 tokens: per
+ * sub-block and (row, token) a vpmaddubsw and a vpdpwssd, gblockk's
+ * integers; a superblock's 8 sums I and 8 sums M made at once (hadd
+ * trees) into the lanes j * 4 + i of one vector, and the chain's two
+ * FMAs a superblock on those lanes: the portable file's operations on
+ * each (row, token), in its order. */
+/* Bytes of an unpacked superblock: Q4_K 256 + 32 + 16 + 8, padded;
+ * Q6_K 256 weights (0..63), 8 x 32 bytes of scale pairs as int16 (a
+ * vpmaddubsw's 16 lanes take 2 groups of 16), the 16 scales as int16
+ * (the offset's sums) and d, padded */
+#define KSB(t) ((t) == W_Q4_KI ? 320 : 576)
+#define KUBUF (80 * 1024)	/* bytes of a K type's row panel */
+#define KR 4	/* rows of kgemm's register block */
+#define KT 2	/* its tokens */
+
+/* Q6_K's rows [r0, r1) of w unpacked at u (above). */
+static void
+kunpack6(uint8_t *u, const uint8_t *w, size_t rb, int n, int r0, int r1)
+{
+	const __m256i m4 = _mm256_set1_epi8(15), m30 = _mm256_set1_epi8(0x30);
+	int nsb = n / 256, r, b, h;
+	const uint8_t *p;
+	__m128i s8;
+	__m256i l0, l1, qh;
+	float d;
+
+	for (r = r0; r < r1; r++)
+		for (b = 0; b < nsb; b++, u += KSB(W_Q6_KI)) {
+			p = w + (size_t)r * rb + (size_t)b * 210;
+			for (h = 0; h < 2; h++) {
+				uint8_t *q = u + 128 * h;
+
+				l0 = _mm256_loadu_si256((const __m256i *)(p +
+				    64 * h));
+				l1 = _mm256_loadu_si256((const __m256i *)(p +
+				    64 * h + 32));
+				qh = _mm256_loadu_si256((const __m256i *)(p +
+				    128 + 32 * h));
+				_mm256_storeu_si256((__m256i *)q, _mm256_or_si256(
+				    _mm256_and_si256(l0, m4), _mm256_and_si256(
+				    _mm256_slli_epi16(qh, 4), m30)));
+				_mm256_storeu_si256((__m256i *)(q + 32),
+				    _mm256_or_si256(_mm256_and_si256(l1, m4),
+				    _mm256_and_si256(_mm256_slli_epi16(qh, 2),
+				    m30)));
+				_mm256_storeu_si256((__m256i *)(q + 64),
+				    _mm256_or_si256(_mm256_and_si256(
+				    _mm256_srli_epi16(l0, 4), m4),
+				    _mm256_and_si256(qh, m30)));
+				_mm256_storeu_si256((__m256i *)(q + 96),
+				    _mm256_or_si256(_mm256_and_si256(
+				    _mm256_srli_epi16(l1, 4), m4),
+				    _mm256_and_si256(_mm256_srli_epi16(qh, 2),
+				    m30)));
+			}
+			s8 = _mm_loadu_si128((const __m128i *)(p + 192));
+			for (h = 0; h < 8; h++)
+				_mm256_storeu_si256((__m256i *)(u + 256 + 32 * h),
+				    _mm256_cvtepi8_epi16(_mm_shuffle_epi8(s8,
+				    _mm_loadu_si128((const __m128i *)
+				    sc_pair[h]))));
+			_mm256_storeu_si256((__m256i *)(u + 512),
+			    _mm256_cvtepi8_epi16(s8));
+			d = gf16(p + 208);
+			memcpy(u + 544, &d, 4);
+		}
+}
+
+/* Q4_K's rows [r0, r1) of w unpacked at u (above). */
+static void
+kunpack(uint8_t *u, const uint8_t *w, size_t rb, int n, int r0, int r1)
+{
+	const __m256i m4 = _mm256_set1_epi8(15);
+	int nsb = n / 256, r, b, k;
+	uint8_t sc[8], mn[8];
+	const uint8_t *p;
+	uint32_t sp[8];
+	uint16_t m16[8];
+	float dd[2];
+	__m256i x;
+
+	for (r = r0; r < r1; r++)
+		for (b = 0; b < nsb; b++, u += KSB(W_Q4_KI)) {
+			p = w + (size_t)r * rb + (size_t)b * 144;
+			k4_scales(sc, mn, p + 4);
+			for (k = 0; k < 4; k++) {
+				x = _mm256_loadu_si256((const __m256i *)(p + 16 +
+				    32 * k));
+				_mm256_storeu_si256((__m256i *)(u + 64 * k),
+				    _mm256_and_si256(x, m4));
+				_mm256_storeu_si256((__m256i *)(u + 64 * k + 32),
+				    _mm256_and_si256(_mm256_srli_epi16(x, 4), m4));
+			}
+			for (k = 0; k < 8; k++) {
+				sp[k] = (uint32_t)sc[k] * 0x10001u;
+				m16[k] = mn[k];
+			}
+			dd[0] = gf16(p);
+			dd[1] = gf16(p + 2);
+			memcpy(u + 256, sp, 32);
+			memcpy(u + 288, m16, 16);
+			memcpy(u + 304, dd, 8);
+		}
+}
+
+/* The sums of the 8 lanes of each of v[0..8), in that order. */
+INLINE __m256i
+hsum8i(const __m256i v[8])
+{
+	__m256i a = _mm256_hadd_epi32(_mm256_hadd_epi32(v[0], v[1]),
+	    _mm256_hadd_epi32(v[2], v[3]));
+	__m256i b = _mm256_hadd_epi32(_mm256_hadd_epi32(v[4], v[5]),
+	    _mm256_hadd_epi32(v[6], v[7]));
+
+	return _mm256_add_epi32(_mm256_permute2x128_si256(a, b, 0x20),
+	    _mm256_permute2x128_si256(a, b, 0x31));
+}
+
+/* out[j*ldo + r + i] = unpacked row r + i of u (ru bytes each) . token
+ * j of the superblocks at y (ldy apart), i < R <= KR, j < TT <= KT. */
+INLINE void
+kgemm(enum wtype t, int R, int TT, float *out, int ldo, const uint8_t *u,
+    size_t ru, const struct kern_q8k *y, size_t ldy, int n, int r)
+{
+	int nsb = n / 256, b, i, j, k;
+	const uint8_t *wb[KR];
+	const struct kern_q8k *yj[KT];
+	__m256i I[KR * KT], mv[KR], wq, sv, bsp, Iv, Mv;
+	__m256 acc = _mm256_setzero_ps(), dv, dmv, ydv;
+	float d[8], dm[8], yd[8], o[8];
+
+	for (b = 0; b < nsb; b++) {
+		UNROLL
+		for (j = 0; j < KT; j++)
+			yj[j] = y + (size_t)(j < TT ? j : 0) * ldy + b;
+		UNROLL
+		for (i = 0; i < KR; i++) {
+			wb[i] = u + (size_t)(r + (i < R ? i : 0)) * ru +
+			    (size_t)b * KSB(t);
+			/* Q6_K: minus 32 sum_g sc_g (sum of X over g) */
+			UNROLL
+			for (j = 0; j < KT; j++)
+				I[j * KR + i] = t == W_Q4_KI || i >= R || j >= TT ?
+				    _mm256_setzero_si256() : _mm256_sub_epi32(
+				    _mm256_setzero_si256(), _mm256_slli_epi32(
+				    _mm256_madd_epi16(_mm256_loadu_si256(
+				    (const __m256i *)(wb[i] + 512)),
+				    _mm256_loadu_si256((const __m256i *)
+				    yj[j]->bs)), 5));
+		}
+		for (k = 0; k < 8; k++)
+			UNROLL
+			for (i = 0; i < R; i++) {
+				wq = _mm256_loadu_si256((const __m256i *)(wb[i] +
+				    32 * k));
+				sv = t == W_Q4_KI ? _mm256_castps_si256(
+				    _mm256_broadcast_ss((const float *)(wb[i] +
+				    256 + 4 * k))) : _mm256_loadu_si256(
+				    (const __m256i *)(wb[i] + 256 + 32 * k));
+				UNROLL
+				for (j = 0; j < TT; j++)
+					I[j * KR + i] = dpwssd(I[j * KR + i],
+					    _mm256_maddubs_epi16(wq,
+					    _mm256_loadu_si256((const __m256i *)
+					    (yj[j]->q + 32 * k))), sv);
+			}
+		Iv = hsum8i(I);
+		if (t == W_Q6_KI) {
+			UNROLL
+			for (j = 0; j < KT; j++)
+				UNROLL
+				for (i = 0; i < KR; i++) {
+					memcpy(d + j * KR + i, wb[i] + 544, 4);
+					yd[j * KR + i] = yj[j]->d;
+				}
+			acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(Iv),
+			    _mm256_mul_ps(_mm256_loadu_ps(d),
+			    _mm256_loadu_ps(yd)), acc);
+			continue;
+		}
+		/* M: each row's mins (both halves) against the two tokens'
+		 * sums of X a sub-block (low half token 0, high token 1) */
+		bsp = _mm256_set_m128i(_mm_hadd_epi16(_mm_loadu_si128(
+		    (const __m128i *)yj[1]->bs), _mm_loadu_si128(
+		    (const __m128i *)(yj[1]->bs + 8))), _mm_hadd_epi16(
+		    _mm_loadu_si128((const __m128i *)yj[0]->bs),
+		    _mm_loadu_si128((const __m128i *)(yj[0]->bs + 8))));
+		UNROLL
+		for (i = 0; i < KR; i++)
+			mv[i] = _mm256_madd_epi16(_mm256_broadcastsi128_si256(
+			    _mm_loadu_si128((const __m128i *)(wb[i] + 288))),
+			    bsp);
+		Mv = _mm256_hadd_epi32(_mm256_hadd_epi32(mv[0], mv[1]),
+		    _mm256_hadd_epi32(mv[2], mv[3]));
+		UNROLL
+		for (j = 0; j < KT; j++)
+			UNROLL
+			for (i = 0; i < KR; i++) {
+				memcpy(d + j * KR + i, wb[i] + 304, 4);
+				memcpy(dm + j * KR + i, wb[i] + 308, 4);
+				yd[j * KR + i] = yj[j]->d;
+			}
+		ydv = _mm256_loadu_ps(yd);
+		dv = _mm256_mul_ps(_mm256_loadu_ps(d), ydv);
+		dmv = _mm256_mul_ps(_mm256_loadu_ps(dm), ydv);
+		acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(Iv), dv, acc);
+		acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(_mm256_sub_epi32(
+		    _mm256_setzero_si256(), Mv)), dmv, acc);
+	}
+	_mm256_storeu_ps(o, acc);
+	UNROLL
+	for (i = 0; i < R; i++)
+		UNROLL
+		for (j = 0; j < TT; j++)
+			out[(size_t)j * ldo + r + i] = o[j * KR + i];
+}
+
+/* Rows [p0, p1) unpacked at u against T tokens of superblocks at xq
+ * (ld bytes a token): KR x KT blocks, then the rest's rows and token
+ * one at a time. */
+INLINE void
+kpanel(enum wtype t, float *out, int ldo, const uint8_t *u, const char *xq,
+    size_t ld, int n, int p0, int p1, int T)
+{
+	size_t ru = (size_t)(n / 256) * KSB(t);
+	size_t ldy = ld / sizeof(struct kern_q8k);
+	const struct kern_q8k *y = (const struct kern_q8k *)xq;
+	int j, r, tt;
+
+	for (j = 0; j < T; j += tt) {
+		float *o = out + (size_t)j * ldo + p0;
+
+		tt = T - j >= KT ? KT : 1;
+		for (r = 0; r + KR <= p1 - p0; r += KR)
+			kgemm(t, KR, tt, o, ldo, u, ru, y + (size_t)j * ldy, ldy, n,
+			    r);
+		for (; r < p1 - p0; r++)
+			kgemm(t, 1, tt, o, ldo, u, ru, y + (size_t)j * ldy, ldy, n,
+			    r);
+	}
+}
+
+/* Whether type t's rows of n take kpanel: a K type whose panel of KR
+ * rows fits. */
+INLINE int
+kfits(enum wtype t, int n)
+{
+	return (t == W_Q4_KI || t == W_Q6_KI) && n % 256 == 0 && KUBUF /
+	    ((size_t)(n / 256) * KSB(t)) >= KR;
+}
+
 /* Token chunks prepared once, row panels that fit in L2, GT tokens at
- * a time; the blocks of 32 on panels unpacked once a chunk (above). */
+ * a time; the blocks of 32, Q4_K and Q6_K on panels unpacked once a
+ * chunk (ypanel, kpanel above) where KR or YR rows fit. */
 INLINE void
 gi8_matmul(enum wtype t, float *out, int ldo, const void *w, const float *x,
     int ldx, int n, int T, int r0, int r1)
 {
 	char xq[GXBUF] __attribute__((aligned(32)));
-	uint8_t u[YUBUF] __attribute__((aligned(32)));
+	uint8_t u[KUBUF > YUBUF ? KUBUF : YUBUF] __attribute__((aligned(32)));
 	size_t ld = gxsize(t, n);
 	int P = (int)((kern_l2 / 2) / wtype_rowsize(t, n)), TB = (int)(GXBUF /
 	    ld);
@@ -793,13 +1098,31 @@ gi8_matmul(enum wtype t, float *out, int ldo, const void *w, const float *x,
 		return;
 	}
 	P = P < GR ? GR : P / GR * GR;
-	if (yfits(t, n))
-		P = (int)(YUBUF / YUROW((n + 31) / 32)) / GR * GR;
+	if (kfits(t, n))
+		P = (int)(KUBUF / ((size_t)(n / 256) * KSB(t))) / KR * KR;
+	if (yfits(t, n)) {
+		P = (int)(YUBUF / YUROW((n + 31) / 32));
+		P = P >= YR ? P / YR * YR : P;
+	}
 	for (t0 = 0; t0 < T; t0 = t1) {
 		t1 = T - t0 > TB ? t0 + TB : T;
 		for (j = t0; j < t1; j++)
 			gprep(t, xq + (size_t)(j - t0) * ld, x + (size_t)j * ldx,
 			    n);
+		if (kfits(t, n)) {
+			for (p0 = r0; p0 < r1; p0 = p1) {
+				p1 = r1 - p0 > P ? p0 + P : r1;
+				if (t == W_Q4_KI)
+					kunpack(u, w, wtype_rowsize(t, n), n, p0,
+					    p1);
+				else
+					kunpack6(u, w, wtype_rowsize(t, n), n,
+					    p0, p1);
+				kpanel(t, out + (size_t)t0 * ldo, ldo, u, xq, ld, n,
+				    p0, p1, t1 - t0);
+			}
+			continue;
+		}
 		if (yfits(t, n)) {
 			for (p0 = r0; p0 < r1; p0 = p1) {
 				p1 = r1 - p0 > P ? p0 + P : r1;

@@ -611,6 +611,10 @@ main(void)
 		/* zmatmul's chunks (16 tokens of 16384), the last short,
 		 * against matmulx's one */
 		test_gi8(W_Q4_0I, KERN_GI8_MAXN, 5, 37);
+		/* ygemm's segments of 32 blocks, the last of an odd count
+		 * (45 blocks), rows and tokens past its 4 x 2 blocks */
+		for (i = 0; i < 3; i++)
+			test_gi8(gt[i], 1440, 15, 7);
 		/* an odd count of blocks: the AVX-512 pairs' half pair */
 		for (i = 0; i < 3; i++) {
 			test_gi8(gt[i], 32, 9, 1), test_gi8(gt[i], 32, 9, 6);
