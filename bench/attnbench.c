@@ -1,7 +1,7 @@
 /* attnbench: decode's attention on the SmolLM2-135M shape, alone.
  *
  *   make attnbench
- *   PIPELM_KERNEL=avx512 build/rel/attnbench [-oct] [-r reps] [-d depth]
+ *   PIPELM_KERNEL=avx512 build/rel/attnbench [-ocitn] [-r reps] [-d depth]
  *       [-l layers]
  *
  * One decoded token's attention in every layer (30 layers, 9 query heads
@@ -23,7 +23,12 @@
  * without the weights.  -c times by CPU time instead of
  * the clock, so that other processes on a shared machine count less.
  * -l 1 keeps one layer's cache (3-6 MB at 4096), which stays in the
- * last-level cache: the tile's compute without the memory. */
+ * last-level cache: the tile's compute without the memory.  Orders of
+ * the cache's reading, to compare with decode's (bench/NOTES.md, "Decode
+ * attention's cache reading"): -t every tile read first, none ahead;
+ * -n no tile read first and none ahead (the hardware prefetchers
+ * alone); -i the KV heads' ranges interleaved (range c of each head,
+ * then range c + 1: in a segment a layer's heads' keys are one run). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,6 +50,8 @@
 
 static int nlay = 30;	/* layers */
 static int touch;	/* -t: every tile read first, none ahead */
+static int nopf;	/* -n: no tile read first, none ahead */
+static int inter;	/* -i: the KV heads' ranges interleaved */
 static int old;		/* -o: the layout before 2026-12-03, a block's
 			 * rows of every layer together */
 
@@ -55,6 +62,14 @@ now(int cpu)
 
 	clock_gettime(cpu ? CLOCK_PROCESS_CPUTIME_ID : CLOCK_MONOTONIC, &t);
 	return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
+/* The k-th tile read of a layer's NKV * nchunk (head g's range c at
+ * g * nchunk + c): in head order, or with -i range by range. */
+static int
+tile_at(int k, int nchunk)
+{
+	return inter ? k % NKV * nchunk + k / NKV : k;
 }
 
 /* The best time of reps tokens at position pos, ms. */
@@ -71,7 +86,7 @@ run(const struct attn_kern *ak, const void *kv, enum wtype t, int pos,
 	float ml[2 * NH];
 	static struct attn_tile tl[NKV * ATTN_NCHUNK];
 	struct attn_tile *a;
-	int i, ahead;
+	int i, k, ahead, ntile;
 
 	if (!old) {	/* seq.h's segments of SEG blocks */
 		bstride = (size_t)KVB * HD, head = (size_t)SEG * KVB * HD;
@@ -102,13 +117,15 @@ run(const struct attn_kern *ak, const void *kv, enum wtype t, int pos,
 					a->p1 = a->p0 + chunk < n ? a->p0 + chunk : n;
 					a->scale = 0.125f, a->kvt = t, a->touched = 1;
 				}
-			for (i = 0; i < NKV * nchunk; i++) {
+			ntile = NKV * nchunk;
+			for (k = 0; k < ntile; k++) {
+				i = tile_at(k, nchunk);
 				a = &tl[i];
-				ahead = !touch && t != W_F32;
-				if (i == 0 || !ahead)
+				ahead = !touch && !nopf && t != W_F32;
+				if ((k == 0 || !ahead) && !nopf)
 					attn_touch(a);
-				if (ahead && i + 1 < NKV * nchunk)
-					a->ahead = &tl[i + 1];
+				if (ahead && k + 1 < ntile)
+					a->ahead = &tl[tile_at(k + 1, nchunk)];
 				ak->part(att + (size_t)(i % nchunk) * qdim +
 				    i / nchunk * NH * HD, qdim, ml, a);
 				memcpy(mls + 2 * ((size_t)(i % nchunk) * NKV * NH +
@@ -127,7 +144,7 @@ run(const struct attn_kern *ak, const void *kv, enum wtype t, int pos,
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: %s [-oct] [-r reps] [-d depth] [-l layers]\n", argv0);
+	fprintf(stderr, "usage: %s [-ocitn] [-r reps] [-d depth] [-l layers]\n", argv0);
 	exit(2);
 }
 
@@ -143,11 +160,13 @@ main(int argc, char *argv[])
 	void *kv;
 
 	argv0 = argv[0];
-	while ((c = getopt(argc, argv, "octr:d:l:")) != -1) {
+	while ((c = getopt(argc, argv, "ocitnr:d:l:")) != -1) {
 		switch (c) {
 		case 'o': old = 1; break;
 		case 'c': cpu = 1; break;
 		case 't': touch = 1; break;
+		case 'n': nopf = 1; break;
+		case 'i': inter = 1; break;
 		case 'r': reps = (int)estrtonum(optarg, 1, 1000000, "-r"); break;
 		case 'd': depth = (int)estrtonum(optarg, 129, 1 << 20, "-d"); break;
 		case 'l': nlay = (int)estrtonum(optarg, 1, 1000, "-l"); break;
