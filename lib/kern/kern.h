@@ -89,6 +89,11 @@ struct kern {
 	void (*matmulx[W_NTYPES])(float *out, int ldo, const void *w,
 	    const void *xp, int n, int T, int r0, int r1);
 };
+/* The most tokens of a batch's decode rows, the kernels' few-token path
+ * (kern_avx512.c's few()); the float types' xprep is worth its copy only
+ * up to it (lib/model/seq_sched.c's one_prep; a prefill of 256 tokens
+ * was slower prepared, bench/NOTES.md). */
+#define KERN_TFEW 64
 /* Bytes of xprep's buffer for T tokens of n, in every table: a token's
  * 64 activations at most 256 bytes (the float types' 64 floats; the
  * blocks of 32's 64 bytes and two floats), T taken in 4s. */

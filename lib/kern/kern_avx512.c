@@ -357,7 +357,7 @@ tokens(enum wtype t, int TT, float *out, int ldo, const void *w,
  * Each output is still one block()'s sum.  x: rows ldx apart, or (il,
  * and always for W_BF16A) the T tokens as xlay lays them out, ldx the
  * elements of XSIZE(t) a token takes there. */
-#define TFEW 64	/* most tokens of the batched decode */
+#define TFEW KERN_TFEW	/* most tokens of the batched decode */
 #define PANEL (16u << 10)	/* bytes of weights a panel */
 /* The most tokens read as pairs: --bf16-act's a register block (MT); of
  * float activations 2 (at 4 and 6 the pairs' rereads of x, twice the
