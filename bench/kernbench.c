@@ -78,6 +78,8 @@ struct job {
 	const void *w;
 	const float *x;
 	int n, T, ldo;
+	char *xp;	/* -m -T: each thread's kern.xprep room, xpb bytes */
+	size_t xpb;
 };
 
 static void
@@ -110,13 +112,20 @@ mm(void *ctx, int r0, int r1)
 }
 
 /* The T decode rows as a batch runs them (seq_sched.c's mat_rows):
- * matmul where its bits are matvec's, else matvecs or T matvecs. */
+ * the tokens prepared by the thread (kern.xprep; here once a matrix,
+ * there once an op) and matmulx where the table has them, else matmul
+ * where its bits are matvec's, else matvecs or T matvecs. */
 static void
 mvs(void *ctx, int r0, int r1)
 {
 	struct job *j = ctx;
+	char *xp = j->xp + (size_t)pool_self() * j->xpb;
 
-	if (!wtypes[j->t].mvdiff)
+	if (kern.xprep[j->t] && j->xp) {
+		kern.xprep[j->t](xp, j->x, j->n, j->n, j->T, 0, j->T);
+		kern.matmulx[j->t](j->out, j->ldo, j->w, xp, j->n, j->T, r0,
+		    r1);
+	} else if (!wtypes[j->t].mvdiff)
 		mm(ctx, r0, r1);
 	else if (!kern.matvecs[j->t])
 		mvT(ctx, r0, r1);
@@ -230,6 +239,8 @@ modelrun(const char *dir, int threads, int T)
 		"gate_proj", "up_proj", "down_proj", "lm_head" };
 	double t0, t1, t2, best[2] = { 1e9, 1e9 }, bytes = 0;
 	double kt[2][8] = { { 0 } }, kb[8] = { 0 };
+	size_t xpb;
+	char *xp;
 	int n, i, rep, pass, q, rows = 0;
 
 	if (model_load(&m, dir, threads) < 0 ||
@@ -245,8 +256,13 @@ modelrun(const char *dir, int threads, int T)
 	out = ecalloc(((size_t)rows + 64) * T, sizeof *out);
 	for (i = 0; i < T << 16; i++)	/* activations of a plausible size */
 		x[i] = (float)((i * 2654435761u >> 16) % 2001) / 1000.0f - 1.0f;
-	for (i = 0; i < n; i++)
+	for (i = 0, q = 0; i < n; i++) {
 		bytes += matbytes(v[i]);
+		q = v[i]->cols > q ? v[i]->cols : q;
+	}
+	xpb = (KERN_XPBYTES(q, T) + 63) / 64 * 64;
+	if (posix_memalign((void **)&xp, 64, (size_t)threads * xpb))
+		die("cannot allocate %zu bytes", (size_t)threads * xpb);
 	for (rep = 0; rep < 7; rep++)
 		for (pass = 0; pass < 2; pass++) {
 			t0 = now();
@@ -255,7 +271,7 @@ modelrun(const char *dir, int threads, int T)
 				j = (struct job){ v[i]->t, out, pass && T ==
 				    1 && v[i]->t == W_Q4 ? (const void *)((const
 				    struct kern_q4 *)v[i]->w)->q : v[i]->w, x,
-				    v[i]->cols, T, v[i]->rows };
+				    v[i]->cols, T, v[i]->rows, xp, xpb };
 				t1 = now();
 				pool_for(m.pool, v[i]->rows, 16, T > 1 ? pass ?
 				    mvT : mvs : pass ? rd : mv, &j);
@@ -289,6 +305,7 @@ modelrun(const char *dir, int threads, int T)
 			    kb[q] / kt[0][q] * 1e-9, kt[0][q] / (rep - 1) * 1e3);
 	free(x);
 	free(out);
+	free(xp);
 	model_close(&m);
 }
 
@@ -335,7 +352,7 @@ model(struct pool *p, enum wtype t, int T)
 					int n = lay[m][1];
 
 					j = (struct job){ t, out, w + off, x, n,
-					    T, rows };
+					    T, rows, NULL, 0 };
 					pool_for(p, rows, 16, pass ? mm : mv,
 					    &j);
 					off += (size_t)rows * wtype_rowsize(t, n);
@@ -490,7 +507,7 @@ main(int argc, char *argv[])
 		out = emalloc(sizeof(float) * (size_t)rows * T);
 		for (i = 0; i < (size_t)n * T; i++)
 			x[i] = (float)(i % 13) * 0.01f;
-		j = (struct job){ t, out, wall, x, n, 1, rows };
+		j = (struct job){ t, out, wall, x, n, 1, rows, NULL, 0 };
 		/* hot matvec */
 		best = 1e9;
 		for (rep = 0; rep < 5; rep++) {

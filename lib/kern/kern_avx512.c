@@ -112,12 +112,14 @@ ahead_step(struct ahead *a)
 		_mm_prefetch((const char *)a->next, _MM_HINT_T0);
 }
 
-/* out[j*ldo + r + i*rs] = dot(W[r + i*rs], x + j*ldx) for i < R, j < TT.
- * R and TT are constants after inlining (R <= MR, TT <= MT); a, if not
- * NULL, takes a step of its prefetch a step of the sums. */
+/* out[j*ldo + r + i*rs] = dot(W[r + i*rs], x + j*ldx) for i < R, j < TT;
+ * il: x is the TT tokens as xtof32 lays them out instead (token j's
+ * elements [16s, 16s + 16) at x + 16 * (s * TT + j), ldx unused).
+ * R, TT and il are constants after inlining (R <= MR, TT <= MT); a, if
+ * not NULL, takes a step of its prefetch a step of the sums. */
 INLINE void
 block(enum wtype t, int R, int TT, float *out, int ldo, const void *w,
-    const float *x, int ldx, int n, int r, int rs, struct ahead *a)
+    const float *x, int ldx, int il, int n, int r, int rs, struct ahead *a)
 {
 	__m512 acc[MR][MT], wv[MR], xv;
 	size_t row[MR];
@@ -139,7 +141,8 @@ block(enum wtype t, int R, int TT, float *out, int ldo, const void *w,
 			wv[i] = wload(t, w, row[i] + k);
 		UNROLL
 		for (j = 0; j < TT; j++) {
-			xv = _mm512_loadu_ps(x + (size_t)j * ldx + k);
+			xv = _mm512_loadu_ps(il ? x + (size_t)k * TT + 16 * j :
+			    x + (size_t)j * ldx + k);
 			UNROLL
 			for (i = 0; i < R; i++)
 				acc[i][j] = _mm512_fmadd_ps(wv[i], xv,
@@ -153,7 +156,8 @@ block(enum wtype t, int R, int TT, float *out, int ldo, const void *w,
 			wv[i] = wloadm(t, w, row[i] + k, m);
 		UNROLL
 		for (j = 0; j < TT; j++) {
-			xv = _mm512_maskz_loadu_ps(m, x + (size_t)j * ldx + k);
+			xv = _mm512_maskz_loadu_ps(m, il ? x + (size_t)k * TT +
+			    16 * j : x + (size_t)j * ldx + k);
 			UNROLL
 			for (i = 0; i < R; i++)
 				acc[i][j] = _mm512_fmadd_ps(wv[i], xv,
@@ -174,36 +178,31 @@ block(enum wtype t, int R, int TT, float *out, int ldo, const void *w,
 
 #define XPAD(n) (((size_t)(n) + 31) / 32 * 32)
 
-/* TT tokens' activations (x, stride ldx) rounded to bf16, zero-padded
- * to XPAD(n), and laid out as a register block of TT tokens reads them:
- * a step's 32 elements of each token in turn (token j's elements
- * [32s, 32s + 32) at o + 32 * (s * TT + j)).  The block's loads are
- * then one sequential stream; as rows side by side, 2n bytes apart, the
- * tokens' lines of a step fall in one set of L1 where 2n is a multiple
- * of 4 KiB (Llama-3.2-1B: 4 and 16 KiB), with the weight rows' lines.
- * TT * XPAD(n) elements; one token's are its row as it is. */
+/* One token's activations x rounded to bf16, zero-padded to XPAD(n),
+ * at o as a register block of TT tokens reads them: a step's 32
+ * elements of each token in turn (token j's elements [32s, 32s + 32) at
+ * 32 * (s * TT + j) from the block's start; o is the block's start plus
+ * 32 j).  The block's loads are then one sequential stream; as rows
+ * side by side, 2n bytes apart, the tokens' lines of a step fall in one
+ * set of L1 where 2n is a multiple of 4 KiB (Llama-3.2-1B: 4 and 16
+ * KiB), with the weight rows' lines.  A block holds TT * XPAD(n)
+ * elements; one token's are its row as it is. */
 INLINE void
-xtobf16(uint16_t *o, const float *x, int ldx, int n, int TT)
+xtobf16(uint16_t *o, const float *x, int n, int TT)
 {
-	const float *xj;
-	uint16_t *oj;
 	__mmask16 m;
-	int j, k;
+	int k;
 
-	for (j = 0; j < TT; j++) {
-		xj = x + (size_t)j * ldx;
-		oj = o + 32 * (size_t)j;
-		for (k = 0; k < n; k += 16) {
-			m = n - k >= 16 ? (__mmask16)0xffff :
-			    (__mmask16)((1u << (n - k)) - 1);
-			_mm256_storeu_si256((__m256i *)(oj + (size_t)k / 32 *
-			    32 * TT + k % 32), (__m256i)_mm512_cvtneps_pbh(
-			    _mm512_maskz_loadu_ps(m, xj + k)));
-		}
-		if ((size_t)k < XPAD(n))	/* the last step's zero half */
-			_mm256_storeu_si256((__m256i *)(oj + (size_t)k / 32 *
-			    32 * TT + 16), _mm256_setzero_si256());
+	for (k = 0; k < n; k += 16) {
+		m = n - k >= 16 ? (__mmask16)0xffff :
+		    (__mmask16)((1u << (n - k)) - 1);
+		_mm256_storeu_si256((__m256i *)(o + (size_t)k / 32 * 32 * TT +
+		    k % 32), (__m256i)_mm512_cvtneps_pbh(
+		    _mm512_maskz_loadu_ps(m, x + k)));
 	}
+	if ((size_t)k < XPAD(n))	/* the last step's zero half */
+		_mm256_storeu_si256((__m256i *)(o + (size_t)k / 32 * 32 * TT +
+		    16), _mm256_setzero_si256());
 }
 
 /* As block, for bf16 weights w and TT tokens' bf16 activations xs, as
@@ -264,31 +263,34 @@ bblock(int R, int TT, float *out, int ldo, const uint16_t *w,
 #define XSIZE(t) ((t) == W_BF16A ? sizeof(uint16_t) : sizeof(float))
 
 /* block, or for W_BF16A bblock: rows r + i*rs, i < R, against TT
- * tokens (W_BF16A: x as xtobf16 lays out TT tokens, ldx unused). */
+ * tokens (W_BF16A: x as xtobf16 lays out TT tokens, ldx and il
+ * unused). */
 INLINE void
 tblock(enum wtype t, int R, int TT, float *out, int ldo, const void *w,
-    const void *x, int ldx, int n, int r, int rs, struct ahead *a)
+    const void *x, int ldx, int il, int n, int r, int rs, struct ahead *a)
 {
 	if (t == W_BF16A)
 		bblock(R, TT, out, ldo, w, x, n, r, rs, a);
 	else
-		block(t, R, TT, out, ldo, w, x, ldx, n, r, rs, a);
+		block(t, R, TT, out, ldo, w, x, ldx, il, n, r, rs, a);
 }
 
 /* Rows [r0, r1) against TT tokens, MR rows at a time, or with h the
- * pairs r, r + h (few()'s); x and ldx in XSIZE(t) elements, a: block's. */
+ * pairs r, r + h (few()'s); x and ldx in XSIZE(t) elements, il and a:
+ * block's. */
 INLINE void
 rows(enum wtype t, int TT, float *out, int ldo, const void *w,
-    const void *x, int ldx, int n, int r0, int r1, int h, struct ahead *a)
+    const void *x, int ldx, int il, int n, int r0, int r1, int h,
+    struct ahead *a)
 {
 	int r;
 
 	for (r = r0; h && r < r1; r++)
-		tblock(t, 2, TT, out, ldo, w, x, ldx, n, r, h, a);
+		tblock(t, 2, TT, out, ldo, w, x, ldx, il, n, r, h, a);
 	for (r = r0; !h && r + MR <= r1; r += MR)
-		tblock(t, MR, TT, out, ldo, w, x, ldx, n, r, 1, a);
+		tblock(t, MR, TT, out, ldo, w, x, ldx, il, n, r, 1, a);
 	for (; !h && r < r1; r++)
-		tblock(t, 1, TT, out, ldo, w, x, ldx, n, r, 1, a);
+		tblock(t, 1, TT, out, ldo, w, x, ldx, il, n, r, 1, a);
 }
 
 /* Decode: the rows in two halves read side by side, each from its start
@@ -306,34 +308,35 @@ matvec(enum wtype t, float *out, const void *w, const float *x, int n,
 	int h = (r1 - r0) / 2, r;
 
 	for (r = r0; r < r0 + h; r++)
-		block(t, 2, 1, out, 0, w, x, 0, n, r, h, NULL);
+		block(t, 2, 1, out, 0, w, x, 0, 0, n, r, h, NULL);
 	if ((r1 - r0) % 2)
-		block(t, 1, 1, out, 0, w, x, 0, n, r1 - 1, 1, NULL);
+		block(t, 1, 1, out, 0, w, x, 0, 0, n, r1 - 1, 1, NULL);
 }
 
 /* rows() with TT <= MT a constant. */
 INLINE void
 tokens(enum wtype t, int TT, float *out, int ldo, const void *w,
-    const void *x, int ldx, int n, int p0, int p1, int h, struct ahead *a)
+    const void *x, int ldx, int il, int n, int p0, int p1, int h,
+    struct ahead *a)
 {
 	switch (TT) {
 	case 1:
-		rows(t, 1, out, ldo, w, x, ldx, n, p0, p1, h, a);
+		rows(t, 1, out, ldo, w, x, ldx, il, n, p0, p1, h, a);
 		break;
 	case 2:
-		rows(t, 2, out, ldo, w, x, ldx, n, p0, p1, h, a);
+		rows(t, 2, out, ldo, w, x, ldx, il, n, p0, p1, h, a);
 		break;
 	case 3:
-		rows(t, 3, out, ldo, w, x, ldx, n, p0, p1, h, a);
+		rows(t, 3, out, ldo, w, x, ldx, il, n, p0, p1, h, a);
 		break;
 	case 4:
-		rows(t, 4, out, ldo, w, x, ldx, n, p0, p1, h, a);
+		rows(t, 4, out, ldo, w, x, ldx, il, n, p0, p1, h, a);
 		break;
 	case 5:
-		rows(t, 5, out, ldo, w, x, ldx, n, p0, p1, h, a);
+		rows(t, 5, out, ldo, w, x, ldx, il, n, p0, p1, h, a);
 		break;
 	default:
-		rows(t, MT, out, ldo, w, x, ldx, n, p0, p1, h, a);
+		rows(t, MT, out, ldo, w, x, ldx, il, n, p0, p1, h, a);
 		break;
 	}
 }
@@ -351,10 +354,10 @@ tokens(enum wtype t, int TT, float *out, int ldo, const void *w,
  * tokens of equal size (at most MT), MR rows a register block, and the
  * next panel's lines are prefetched a share per step of this panel's
  * register blocks, so that memory reads it under this one's FMAs.
- * Each output is still one block()'s sum (W_BF16A: bblock()'s, of x
- * rounded into xs, T * XPAD(n) elements, each token block as xtobf16
- * lays it out; NULL for the others). */
-#define TFEW 64	/* most tokens of the batched decode */
+ * Each output is still one block()'s sum.  x: rows ldx apart, or (il,
+ * and always for W_BF16A) the T tokens as xlay lays them out, ldx the
+ * elements of XSIZE(t) a token takes there. */
+#define TFEW KERN_TFEW	/* most tokens of the batched decode */
 #define PANEL (16u << 10)	/* bytes of weights a panel */
 /* The most tokens read as pairs: --bf16-act's a register block (MT); of
  * float activations 2 (at 4 and 6 the pairs' rereads of x, twice the
@@ -362,27 +365,18 @@ tokens(enum wtype t, int TT, float *out, int ldo, const void *w,
 #define PAIRT(t) ((t) == W_BF16A ? MT : 2)
 INLINE void
 few(enum wtype t, float *out, int ldo, const void *w, const void *x,
-    int ldx, int n, int T, int r0, int r1, uint16_t *xs)
+    int ldx, int il, int n, int T, int r0, int r1)
 {
 	size_t rowb = wtype_rowsize(t, n), ks = 64 / XSIZE(t);
 	int P = (int)(PANEL / rowb) / MR * MR, h = (r1 - r0) / 2;
-	int nb = T <= PAIRT(t) ? 1 : (T + MT - 1) / MT, p0, p1, p2, b, j, TT;
+	int nb = (T + MT - 1) / MT, p0, p1, p2, b, j, TT;
 	struct ahead a;
 
-	for (b = j = 0; xs && j < T; b++, j += TT) {	/* the blocks below */
-		TT = kern_piece(T - j, nb - b);
-		xtobf16(xs + (size_t)j * XPAD(n), (const float *)x +
-		    (size_t)j * ldx, ldx, n, TT);
-	}
-	if (xs) {
-		x = xs;
-		ldx = (int)XPAD(n);
-	}
-	if (T <= PAIRT(t)) {
-		tokens(t, T, out, ldo, w, x, ldx, n, r0, r0 + h, h, NULL);
+	if (T <= PAIRT(t)) {	/* one block (xblock) */
+		tokens(t, T, out, ldo, w, x, ldx, il, n, r0, r0 + h, h, NULL);
 		if ((r1 - r0) % 2)
-			tokens(t, T, out, ldo, w, x, ldx, n, r1 - 1, r1, 0,
-			    NULL);
+			tokens(t, T, out, ldo, w, x, ldx, il, n, r1 - 1, r1,
+			    0, NULL);
 		return;
 	}
 	P = P < MR ? MR : P;
@@ -392,41 +386,118 @@ few(enum wtype t, float *out, int ldo, const void *w, const void *x,
 		ahead_set(&a, (const char *)w + (size_t)p1 * rowb,
 		    (size_t)(p2 - p1) * rowb, (size_t)nb * ((p1 - p0) / MR +
 		    (p1 - p0) % MR) * (n / ks));
-		for (b = j = 0; j < T; b++, j += TT) {
+		for (b = j = 0; j < T; b++, j += TT) {	/* xblock's */
 			TT = kern_piece(T - j, nb - b);
 			tokens(t, TT, out + (size_t)j * ldo, ldo, w,
 			    (const char *)x + (size_t)j * ldx * XSIZE(t), ldx,
-			    n, p0, p1, 0, &a);
+			    il, n, p0, p1, 0, &a);
 		}
 	}
 }
 
-/* few() over T <= TFEW tokens at x, in groups of equal size whose
- * activations stay in half of L2 (xs: few()'s).  Every panel streams
- * all its tokens' activations: where they would not stay there (-P 64
- * on rows of 8192), each group reads the weights again instead. */
-INLINE void
-fewgroups(enum wtype t, float *out, int ldo, const void *w, const float *x,
-    int ldx, int n, int T, int r0, int r1, uint16_t *xs)
+/* fewgroups' groups of T tokens of n elements of xsize bytes. */
+INLINE int
+fewng(int T, int n, size_t xsize)
 {
 	size_t half = kern_l2 / 2;
-	int ng = (int)(((size_t)T * n * XSIZE(t) + half - 1) / half), g, j, tt;
+	int ng = (int)(((size_t)T * n * xsize + half - 1) / half);
 
-	ng = ng < T ? ng : T;
-	for (g = 0, j = 0; j < T; g++, j += tt) {
+	return ng < T ? ng : T;
+}
+
+/* few() over T <= TFEW tokens at x, in groups of equal size whose
+ * activations stay in half of L2 (x, ldx and il: few()'s).  Every panel
+ * streams all its tokens' activations: where they would not stay there
+ * (-P 64 on rows of 8192), each group reads the weights again instead. */
+INLINE void
+fewgroups(enum wtype t, float *out, int ldo, const void *w, const void *x,
+    int ldx, int il, int n, int T, int r0, int r1)
+{
+	int ng = fewng(T, n, XSIZE(t)), g, j, tt;
+
+	for (g = 0, j = 0; j < T; g++, j += tt) {	/* xblock's */
 		tt = kern_piece(T - j, ng - g);
-		few(t, out + (size_t)j * ldo, ldo, w, x + (size_t)j * ldx,
-		    ldx, n, tt, r0, r1, xs ? xs + (size_t)j * XPAD(n) : NULL);
+		few(t, out + (size_t)j * ldo, ldo, w, (const char *)x +
+		    (size_t)j * ldx * XSIZE(t), ldx, il, n, tt, r0, r1);
+	}
+}
+
+/* The block of tokens that token j of a batch of T (rows of n elements
+ * of xsize bytes) is read in: its first token *tb and its size *tt.
+ * T <= TFEW: fewgroups' groups, each in few()'s blocks; more: prefill's
+ * MT at a time from token 0. */
+INLINE void
+xblock(int T, int n, size_t xsize, int j, int *tb, int *tt)
+{
+	int ng, nb, g, b, j0, e, gt, bt;
+
+	if (T > TFEW) {
+		*tb = j / MT * MT;
+		*tt = T - *tb < MT ? T - *tb : MT;
+		return;
+	}
+	ng = fewng(T, n, xsize);
+	for (g = 0, j0 = 0; j >= j0 + (gt = kern_piece(T - j0, ng - g)); g++)
+		j0 += gt;
+	nb = (gt + MT - 1) / MT;
+	for (b = 0, e = j0 + gt; j >= j0 + (bt = kern_piece(e - j0, nb - b));
+	    b++)
+		j0 += bt;
+	*tb = j0;
+	*tt = bt;
+}
+
+/* Float activations as a register block of TT tokens reads them
+ * (block's il): one token's x, zero-padded to XPADF(n), its step s's 16
+ * elements at o + 16 s TT (o: the block's start plus 16 j for its token
+ * j), as xtobf16 lays out bf16 and for its reason: rows side by side,
+ * 4n bytes apart, put a step's lines of all the tokens in one set of L1
+ * at Llama-3.2-1B's n = 2048 and 8192. */
+#define XPADF(n) (((size_t)(n) + 15) / 16 * 16)
+INLINE void
+xtof32(float *o, const float *x, int n, int TT)
+{
+	__mmask16 m;
+	int k;
+
+	for (k = 0; k < n; k += 16) {
+		m = n - k >= 16 ? (__mmask16)0xffff :
+		    (__mmask16)((1u << (n - k)) - 1);
+		_mm512_storeu_ps(o + (size_t)k * TT, _mm512_maskz_loadu_ps(m,
+		    x + k));
+	}
+}
+
+/* Tokens [t0, t1) of a batch of T at x (token j at x + j ldx) into xs as
+ * the kernels read the batch: each block of tokens (xblock) from its
+ * first token tb at tb * ld elements, laid out by xtobf16 (bf: ld
+ * XPAD(n)) or xtof32 (ld XPADF(n)); T * ld elements in all. */
+INLINE void
+xlay(int bf, void *xs, const float *x, int ldx, int n, int T, int t0,
+    int t1)
+{
+	int j, tb, tt;
+
+	for (j = t0; j < t1; j++) {
+		xblock(T, n, bf ? sizeof(uint16_t) : sizeof(float), j, &tb,
+		    &tt);
+		if (bf)
+			xtobf16((uint16_t *)xs + (size_t)tb * XPAD(n) +
+			    32 * (size_t)(j - tb), x + (size_t)j * ldx, n, tt);
+		else
+			xtof32((float *)xs + (size_t)tb * XPADF(n) +
+			    16 * (size_t)(j - tb), x + (size_t)j * ldx, n, tt);
 	}
 }
 
 /* Prefill: tokens in super-blocks whose activations fit in L2, rows in
  * panels whose weights fit in L2, then MR x MT register blocks, so the
  * weights come from memory once per super-block.  (Prefetching the next
- * panel into L2 made no measurable difference.) */
+ * panel into L2 made no measurable difference.)  x, ldx and il: few()'s
+ * (the super-blocks are whole blocks of MT, as xblock's). */
 INLINE void
 matmul(enum wtype t, float *out, int ldo, const void *w, const float *x,
-    int ldx, int n, int T, int r0, int r1)
+    int ldx, int il, int n, int T, int r0, int r1)
 {
 	size_t rowb = wtype_rowsize(t, n);
 	int P = (int)((256u << 10) / (rowb + 1));
@@ -434,7 +505,7 @@ matmul(enum wtype t, float *out, int ldo, const void *w, const float *x,
 	int t0, t1, p0, p1, j;
 
 	if (T <= TFEW) {
-		fewgroups(t, out, ldo, w, x, ldx, n, T, r0, r1, NULL);
+		fewgroups(t, out, ldo, w, x, ldx, il, n, T, r0, r1);
 		return;
 	}
 	P = P < MR ? MR : P / MR * MR;
@@ -446,9 +517,41 @@ matmul(enum wtype t, float *out, int ldo, const void *w, const float *x,
 			for (j = t0; j < t1; j += MT)
 				tokens(t, t1 - j < MT ? t1 - j : MT,
 				    out + (size_t)j * ldo, ldo, w,
-				    x + (size_t)j * ldx, ldx, n, p0, p1, 0, NULL);
+				    x + (size_t)j * ldx, ldx, il, n, p0, p1,
+				    0, NULL);
 		}
 	}
+}
+
+/* kern.h's xprep of the float types, one layout for the three (xlay's),
+ * and their matmulx: the batched decode's and prefill's register blocks
+ * then read their tokens' activations as one stream (bench/NOTES.md,
+ * "the exact mode's activations interleaved"). */
+static void
+xprep_float(void *xp, const float *x, int ldx, int n, int T, int t0, int t1)
+{
+	xlay(0, xp, x, ldx, n, T, t0, t1);
+}
+
+static void
+matmulx_f32(float *out, int ldo, const void *w, const void *xp, int n,
+    int T, int r0, int r1)
+{
+	matmul(W_F32, out, ldo, w, xp, (int)XPADF(n), 1, n, T, r0, r1);
+}
+
+static void
+matmulx_f16(float *out, int ldo, const void *w, const void *xp, int n,
+    int T, int r0, int r1)
+{
+	matmul(W_F16, out, ldo, w, xp, (int)XPADF(n), 1, n, T, r0, r1);
+}
+
+static void
+matmulx_bf16(float *out, int ldo, const void *w, const void *xp, int n,
+    int T, int r0, int r1)
+{
+	matmul(W_BF16, out, ldo, w, xp, (int)XPADF(n), 1, n, T, r0, r1);
 }
 
 static void
@@ -473,21 +576,21 @@ static void
 matmul_f32(float *out, int ldo, const void *w, const float *x, int ldx,
     int n, int T, int r0, int r1)
 {
-	matmul(W_F32, out, ldo, w, x, ldx, n, T, r0, r1);
+	matmul(W_F32, out, ldo, w, x, ldx, 0, n, T, r0, r1);
 }
 
 static void
 matmul_f16(float *out, int ldo, const void *w, const float *x, int ldx,
     int n, int T, int r0, int r1)
 {
-	matmul(W_F16, out, ldo, w, x, ldx, n, T, r0, r1);
+	matmul(W_F16, out, ldo, w, x, ldx, 0, n, T, r0, r1);
 }
 
 static void
 matmul_bf16(float *out, int ldo, const void *w, const float *x, int ldx,
     int n, int T, int r0, int r1)
 {
-	matmul(W_BF16, out, ldo, w, x, ldx, n, T, r0, r1);
+	matmul(W_BF16, out, ldo, w, x, ldx, 0, n, T, r0, r1);
 }
 
 static float
@@ -649,7 +752,7 @@ matvec_bf16act(float *out, const void *w, const float *x, int n, int r0,
 
 	if (n > CONV_BF16ACT_MAXN)
 		return;
-	xtobf16(xs, x, 0, n, 1);
+	xtobf16(xs, x, n, 1);
 	h = (r1 - r0) / 2;	/* two streams, as matvec */
 	for (r = r0; r < r0 + h; r++)
 		bblock(2, 1, out, 0, w, xs, n, r, h, NULL);
@@ -665,10 +768,10 @@ matvec_bf16act(float *out, const void *w, const float *x, int n, int r0,
  * so the weights come from memory once a call.  (The stack alone held
  * 6 tokens of rows of 8192, Llama-3.2-1B's down_proj: -P 64's decode
  * read it 11 times a step.)  A batch's decode rows (T <= TFEW) then go
- * as few()'s (which rounds them, laid out for its own token blocks), the
- * next panel prefetched under this one's products; prefill's in panels
- * of P rows whose weights fit in L1 (32 KiB) and serve every token
- * group, MR x MT register blocks. */
+ * as few()'s (xlay lays them out for its token blocks), the next panel
+ * prefetched under this one's products; prefill's in panels of P rows
+ * whose weights fit in L1 (32 KiB) and serve every token group, MR x MT
+ * register blocks. */
 static void
 matmul_bf16act(float *out, int ldo, const void *w, const float *x, int ldx,
     int n, int T, int r0, int r1)
@@ -676,7 +779,7 @@ matmul_bf16act(float *out, int ldo, const void *w, const float *x, int ldx,
 	uint16_t stk[XBUF] __attribute__((aligned(64)));
 	size_t ld = XPAD(n);
 	int P = (int)((32u << 10) / ((size_t)n * 2));
-	int t0, t1, p0, p1, j, TB;
+	int t0, t1, p0, p1, j, jb, TB;
 	uint16_t *xs;
 
 	if (n > CONV_BF16ACT_MAXN)
@@ -688,20 +791,25 @@ matmul_bf16act(float *out, int ldo, const void *w, const float *x, int ldx,
 	for (t0 = 0; t0 < T; t0 = t1) {
 		t1 = T - t0 > TB ? t0 + TB : T;
 		if (T <= TFEW) {
-			fewgroups(W_BF16A, out + (size_t)t0 * ldo, ldo, w,
-			    x + (size_t)t0 * ldx, ldx, n, t1 - t0, r0, r1, xs);
+			xlay(1, xs, x + (size_t)t0 * ldx, ldx, n, t1 - t0, 0,
+			    t1 - t0);
+			fewgroups(W_BF16A, out + (size_t)t0 * ldo, ldo, w, xs,
+			    (int)ld, 1, n, t1 - t0, r0, r1);
 			continue;
 		}
-		for (j = t0; j < t1; j += MT)
-			xtobf16(xs + (size_t)(j - t0) * ld, x + (size_t)j * ldx,
-			    ldx, n, t1 - j < MT ? t1 - j : MT);
+		for (j = t0; j < t1; j++) {	/* blocks of MT from t0 */
+			jb = t0 + (j - t0) / MT * MT;
+			xtobf16(xs + (size_t)(jb - t0) * ld + 32 * (size_t)(j -
+			    jb), x + (size_t)j * ldx, n, t1 - jb < MT ? t1 -
+			    jb : MT);
+		}
 		for (p0 = r0; p0 < r1; p0 = p1) {
 			p1 = r1 - p0 > P ? p0 + P : r1;
 			for (j = t0; j < t1; j += MT)
 				tokens(W_BF16A, t1 - j < MT ? t1 - j : MT,
 				    out + (size_t)j * ldo, ldo, w, xs +
-				    (size_t)(j - t0) * ld, (int)ld, n, p0, p1,
-				    0, NULL);
+				    (size_t)(j - t0) * ld, (int)ld, 1, n, p0,
+				    p1, 0, NULL);
 		}
 	}
 	if (xs != stk)
@@ -865,6 +973,10 @@ const struct kern kern_avx512 = {
 		[W_Q6_K] = kern_q6_k_avx512_matmul, [W_IQ4_NL] =
 		kern_iq4_nl_avx512_matmul, [W_IQ4_XS] = kern_iq4_xs_avx512_matmul },
 	.matvecs = { [W_Q4] = kern_q4_avx512_matvecs },
+	.xprep = { [W_F32] = xprep_float, [W_F16] = xprep_float,
+		[W_BF16] = xprep_float },
+	.matmulx = { [W_F32] = matmulx_f32, [W_F16] = matmulx_f16,
+		[W_BF16] = matmulx_bf16 },
 	.dot = dot,
 	.axpy = axpy,
 	.rmsnorm = rmsnorm,

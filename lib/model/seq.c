@@ -132,8 +132,9 @@ open_seq(struct seq *s, const struct model *m, int ctx, enum wtype kvt,
 	sizes[11] = (size_t)threads * B * m->dim;	bufs[11] = &s->xn;
 	sizes[12] = m->inv_freq_local ? (size_t)B * m->hd : 0;
 	bufs[12] = &s->rope_local;
-	/* a prefill's input prepared a thread (seq_sched.c), reserved:
-	 * touched only where the table prepares the model's types */
+	/* a prefill's or a batch's input prepared a thread (seq_sched.c),
+	 * reserved: touched only where the table prepares the model's
+	 * types (the AVX-512 table's float types: a batch's decode rows) */
 	wide = m->qdim > m->dim ? m->qdim : m->dim;
 	wide = c->intermediate_size > wide ? c->intermediate_size : wide;
 	s->xqbytes = (KERN_XPBYTES(wide, B) + 63) / 64 * 64;

@@ -87,7 +87,8 @@ struct seq {
 	float *xn;		/* (threads, MAXBATCH, hidden): each thread's
 				 * RMSNorm of the stream */
 	float *xq;		/* (threads, xqbytes): each thread's prefill
-				 * input as kern.xprep lays it out */
+				 * or batch input as kern.xprep lays it
+				 * out */
 	size_t xqbytes;		/* KERN_XPBYTES(widest input, MAXBATCH),
 				 * in 64s */
 	float *xb;		/* (MAXBATCH, max(hidden, heads*head_dim)) scratch */

@@ -295,14 +295,17 @@ prepared(const struct op *o)
  * prepared all T tokens again, each thread quantized them three times
  * for q, k and v, twice for gate and up (--int8-act's blocks of 32:
  * 4-5% of a 135M prefill).  Those types' matmul is their matvec
- * (mm_exact), so nvec has nothing to do. */
+ * (mm_exact), so nvec has nothing to do.  A type whose matmul prepares
+ * nothing itself (wtypes' xprep 0: the float types, laid out for the
+ * register blocks) only up to KERN_TFEW tokens, a batch's decode rows. */
 static int
 one_prep(const struct op *o)
 {
 	kern_xprep_fn *f = kern.xprep[o->p[0].w->t];
 	int k;
 
-	if (o->in.T < 2 || !f)
+	if (o->in.T < 2 || !f || (o->in.T > KERN_TFEW &&
+	    !wtypes[o->p[0].w->t].xprep))
 		return 0;
 	for (k = 1; k < o->n; k++)
 		if (kern.xprep[o->p[k].w->t] != f)
