@@ -212,16 +212,16 @@ prepk(struct kern_q8k *y, const float *x, int n)
 INLINE __m256i
 wblk(enum wtype t, const uint8_t *p)
 {
-	const __m128i m4 = _mm_set1_epi8(15);
-	__m128i q;
 	__m256i v, h;
 	uint32_t qh;
 
 	if (t == W_GQ8_0I)
 		return _mm256_loadu_si256((const __m256i *)(p + 2));
-	q = _mm_loadu_si128((const __m128i *)(p + (t == W_Q4_0I ? 2 : 6)));
-	v = _mm256_set_m128i(_mm_and_si128(_mm_srli_epi16(q, 4), m4),
-	    _mm_and_si128(q, m4));
+	/* the 16 bytes in both halves, the high half's shifted down a
+	 * nibble (the bits a byte takes from the next one masked off) */
+	v = _mm256_and_si256(_mm256_srlv_epi64(_mm256_broadcastsi128_si256(
+	    _mm_loadu_si128((const __m128i *)(p + (t == W_Q4_0I ? 2 : 6)))),
+	    _mm256_set_epi64x(4, 4, 0, 0)), _mm256_set1_epi8(15));
 	if (t == W_Q4_0I)
 		return v;
 	/* Q5_0's fifth bits: byte i of v gets bit i of qh as 16 */
@@ -334,6 +334,109 @@ gblock32(enum wtype t, int R, int TT, float *out, int ldo, const uint8_t *w,
 		for (j = 0; j < TT; j++)
 			out[(size_t)j * ldo + r + i * rs] = hsum(_mm256_add_ps(
 			    acc[i][j][0], acc[i][j][1]));
+}
+
+/* Bytes of a block of type t, known where the code is compiled (wtypes
+ * is not), so that gv32's strides are constants. */
+#define GBYTES32(t) ((t) == W_GQ8_0I ? 34 : (t) == W_Q4_0I ? 18 : 22)
+
+/* Row p's block against the token's block xb (its scales' product d,
+ * nc minus the offset times the sums of X where t has one): acc +
+ * gblock32's integers times d. */
+INLINE __m256
+gv32blk(enum wtype t, __m256 acc, const uint8_t *p, const int8_t *xb,
+    const __m256i *nc, __m256 d)
+{
+	__m256i x = _mm256_loadu_si256((const __m256i *)xb), wv = wblk(t, p),
+	    P;
+
+	if (t == W_GQ8_0I)
+		P = dpbusd(_mm256_setzero_si256(), _mm256_abs_epi8(wv),
+		    _mm256_sign_epi8(x, wv));
+	else
+		P = dpbusd(*nc, wv, x);
+	return _mm256_fmadd_ps(_mm256_cvtepi32_ps(P), d, acc);
+}
+
+/* Minus the offset of type t's weights times the sums of X of block xb,
+ * per lane (Q8_0 has none). */
+INLINE __m256i
+gv32nc(enum wtype t, const int8_t *xb)
+{
+	if (t == W_GQ8_0I)
+		return _mm256_setzero_si256();
+	return _mm256_sub_epi32(_mm256_setzero_si256(), dpbusd(
+	    _mm256_setzero_si256(), _mm256_set1_epi8(t == W_Q4_0I ? 8 : 16),
+	    _mm256_loadu_si256((const __m256i *)xb)));
+}
+
+/* Decode's blocks of 32: rows r + i*rs (i < R) of w (type t, rb bytes
+ * each) . the one token prepared at xq, each row prefetched GPF ahead;
+ * gblock32's integers and float operations in its order.  8 blocks at
+ * a time: a row's 8 scales times the token's made at once (vcvtph2ps,
+ * vmulps) and the 8 blocks' offset sums once for the R rows, both kept
+ * in memory, which leaves the registers to the 2R accumulators. */
+INLINE void
+gv32(enum wtype t, int R, float *out, const uint8_t *w, size_t rb,
+    const char *xq, int n, int r, int rs)
+{
+	const float *xd = (const float *)xq;
+	const int8_t *xv = (const int8_t *)(xd + CONV_Q8_0_NB(n));
+	const int bytes = GBYTES32(t);
+	int nb = (n + 31) / 32, b, i, k;
+	const uint8_t *wr[GVMAX];
+	float ds[GVMAX][8] __attribute__((aligned(32)));
+	__m256i nc[8];
+	uint16_t h;
+	__m256 acc[GVMAX][2];
+	__m128i s;
+
+	UNROLL
+	for (i = 0; i < R; i++) {
+		wr[i] = w + (size_t)(r + i * rs) * rb;
+		acc[i][0] = acc[i][1] = _mm256_setzero_ps();
+	}
+	for (b = 0; b + 8 <= nb; b += 8) {
+		UNROLL
+		for (k = 0; k < 8; k++)
+			nc[k] = gv32nc(t, xv + 32 * (b + k));
+		UNROLL
+		for (i = 0; i < R; i++) {
+			UNROLL
+			for (k = 0; k < 8 * bytes; k += 64)
+				gahead(wr[i] + k);
+			s = _mm_setzero_si128();
+			UNROLL
+			for (k = 0; k < 8; k++) {
+				memcpy(&h, wr[i] + k * bytes, 2);
+				s = _mm_insert_epi16(s, h, k);
+			}
+			_mm256_store_ps(ds[i], _mm256_mul_ps(_mm256_cvtph_ps(s),
+			    _mm256_loadu_ps(xd + b)));
+		}
+		UNROLL
+		for (k = 0; k < 8; k++)
+			UNROLL
+			for (i = 0; i < R; i++)
+				acc[i][k % 2] = gv32blk(t, acc[i][k % 2], wr[i] +
+				    k * bytes, xv + 32 * (b + k), nc + k,
+				    _mm256_broadcast_ss(ds[i] + k));
+		UNROLL
+		for (i = 0; i < R; i++)
+			wr[i] += 8 * bytes;
+	}
+	for (; b < nb; b++) {
+		nc[0] = gv32nc(t, xv + 32 * b);
+		UNROLL
+		for (i = 0; i < R; i++) {
+			acc[i][b % 2] = gv32blk(t, acc[i][b % 2], wr[i], xv +
+			    32 * b, nc, _mm256_set1_ps(gf16(wr[i]) * xd[b]));
+			wr[i] += bytes;
+		}
+	}
+	UNROLL
+	for (i = 0; i < R; i++)
+		out[r + i * rs] = hsum(_mm256_add_ps(acc[i][0], acc[i][1]));
 }
 
 /* ---- superblocks of 256 ---- */
@@ -627,10 +730,19 @@ gvrows(enum wtype t, float *out, const void *w, const char *xq, int n,
 		return;
 	}
 	h = (r1 - r0) / GV32;
+	/* Q8_0's sign trick wants each block of X in a register, which
+	 * gblock32 shares between its rows and gv32 does not */
+	if (t == W_GQ8_0I) {
+		for (r = r0; r < r0 + h; r++)
+			gblock32(t, GV32, 1, out, 0, w, rb, xq, 0, n, r, h, 1);
+		for (r = r0 + GV32 * h; r < r1; r++)
+			gblock32(t, 1, 1, out, 0, w, rb, xq, 0, n, r, 1, 1);
+		return;
+	}
 	for (r = r0; r < r0 + h; r++)
-		gblock32(t, GV32, 1, out, 0, w, rb, xq, 0, n, r, h, 1);
+		gv32(t, GV32, out, w, rb, xq, n, r, h);
 	for (r = r0 + GV32 * h; r < r1; r++)
-		gblock32(t, 1, 1, out, 0, w, rb, xq, 0, n, r, 1, 1);
+		gv32(t, 1, out, w, rb, xq, n, r, 1);
 }
 
 INLINE void
