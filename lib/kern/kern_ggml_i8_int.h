@@ -441,20 +441,32 @@ gv32(enum wtype t, int R, float *out, const uint8_t *w, size_t rb,
 
 /* ---- superblocks of 256 ---- */
 
-/* The 8 scales and 8 mins (6 bits each) of a q4_K block's 12 bytes:
- * k4_scale of the portable file, four at a time. */
-INLINE void
-k4_scales(uint8_t sc[8], uint8_t mn[8], const uint8_t *p)
+/* The 8 scales and 8 mins (6 bits each) of a q4_K block's 12 bytes
+ * (k4_scale of the portable file, four at a time) as int16: the scales
+ * in both halves of the result, the mins in *mn. */
+INLINE __m256i
+k4_scales(__m128i *mn, const uint8_t *p)
 {
-	uint32_t u[3], s[2], m[2];
+	uint32_t u[3], s[4];
+	__m128i v;
 
 	memcpy(u, p, 12);
 	s[0] = u[0] & 0x3f3f3f3f;
-	m[0] = u[1] & 0x3f3f3f3f;
 	s[1] = (u[2] & 0x0f0f0f0f) | (u[0] >> 6 & 0x03030303) << 4;
-	m[1] = (u[2] >> 4 & 0x0f0f0f0f) | (u[1] >> 6 & 0x03030303) << 4;
-	memcpy(sc, s, 8);
-	memcpy(mn, m, 8);
+	s[2] = u[1] & 0x3f3f3f3f;
+	s[3] = (u[2] >> 4 & 0x0f0f0f0f) | (u[1] >> 6 & 0x03030303) << 4;
+	memcpy(&v, s, 16);
+	*mn = _mm_cvtepu8_epi16(_mm_srli_si128(v, 8));
+	return _mm256_broadcastsi128_si256(_mm_cvtepu8_epi16(v));
+}
+
+/* Scale j of k4_scales' in all 16 lanes (one vpshufb where a broadcast
+ * from memory took a store and a load). */
+INLINE __m256i
+k4_scale16(__m256i sc, int j)
+{
+	return _mm256_shuffle_epi8(sc, _mm256_set1_epi16((short)((2 * j + 1) <<
+	    8 | 2 * j)));
 }
 
 /* Byte masks that put scales a and a + 1 of 16 in 8 bytes each. */
@@ -518,7 +530,8 @@ gblockk(enum wtype t, int R, int TT, float *out, int ldo, const uint8_t *w,
 			for (j = 0; j < TT; j++)
 				I[i][j] = _mm256_setzero_si256();
 		if (t == W_Q4_KI) {
-			uint8_t sc[GVMAX][8], mn[GVMAX][8];
+			__m256i sc[GVMAX];
+			__m128i mn[GVMAX];
 
 			UNROLL
 			for (j = 0; j < TT; j++)
@@ -527,7 +540,8 @@ gblockk(enum wtype t, int R, int TT, float *out, int ldo, const uint8_t *w,
 				    (const __m128i *)(yj[j]->bs + 8)));
 			UNROLL
 			for (i = 0; i < R; i++)
-				k4_scales(sc[i], mn[i], p[i] + 4);
+				sc[i] = k4_scales(mn + i, p[i] + 4);
+			UNROLL	/* k4_scale16's masks constants */
 			for (k = 0; k < 4; k++) {
 				UNROLL
 				for (i = 0; i < R; i++) {
@@ -549,19 +563,18 @@ gblockk(enum wtype t, int R, int TT, float *out, int ldo, const uint8_t *w,
 					for (i = 0; i < R; i++) {
 						I[i][j] = dpwssd(I[i][j],
 						    _mm256_maddubs_epi16(lo[i],
-						    x0), _mm256_set1_epi16(
-						    sc[i][2 * k]));
+						    x0), k4_scale16(sc[i],
+						    2 * k));
 						I[i][j] = dpwssd(I[i][j],
 						    _mm256_maddubs_epi16(hi[i],
-						    x1), _mm256_set1_epi16(
-						    sc[i][2 * k + 1]));
+						    x1), k4_scale16(sc[i],
+						    2 * k + 1));
 					}
 				}
 			}
 			UNROLL
 			for (i = 0; i < R; i++) {
-				__m128i m16 = _mm_cvtepu8_epi16(_mm_loadl_epi64(
-				    (const __m128i *)mn[i]));
+				__m128i m16 = mn[i];
 				float d = gf16(p[i]), dm = gf16(p[i] + 2);
 
 				UNROLL
