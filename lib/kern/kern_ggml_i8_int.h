@@ -337,8 +337,9 @@ gblock32(enum wtype t, int R, int TT, float *out, int ldo, const uint8_t *w,
 }
 
 /* Bytes of a block of type t, known where the code is compiled (wtypes
- * is not), so that gv32's strides are constants. */
+ * is not), so that strides and prefetch loops are constants. */
 #define GBYTES32(t) ((t) == W_GQ8_0I ? 34 : (t) == W_Q4_0I ? 18 : 22)
+#define GBYTESK(t) ((t) == W_Q4_KI ? 144 : 210)
 
 /* Row p's block against the token's block xb (its scales' product d,
  * nc minus the offset times the sums of X where t has one): acc +
@@ -477,6 +478,28 @@ static const uint8_t sc_pair[8][16] = {
 #undef P
 };
 
+/* acc + I d y - M dmin y in the portable file's two fmaf (kern.h's
+ * chain), I the sum of I's lanes, M of mv's, and d and dmin the fp16
+ * pair at p: the two sums made together (vphaddd) and converted at
+ * once, and d y and dmin y one vmulps. */
+INLINE float
+k4_fma(float acc, __m256i I, __m128i mv, const uint8_t *p, float y)
+{
+	__m128i s = _mm_add_epi32(_mm256_castsi256_si128(I),
+	    _mm256_extracti128_si256(I, 1));
+	__m128 f, dy;
+	uint32_t u;
+
+	s = _mm_hadd_epi32(s, mv);	/* I's two halves, M's two */
+	f = _mm_cvtepi32_ps(_mm_hadd_epi32(s, s));	/* I, M, I, M */
+	memcpy(&u, p, 4);
+	dy = _mm_mul_ps(_mm_cvtph_ps(_mm_cvtsi32_si128((int)u)),
+	    _mm_set1_ps(y));
+	acc = fmaf(_mm_cvtss_f32(f), _mm_cvtss_f32(dy), acc);
+	return fmaf(-_mm_cvtss_f32(_mm_movehdup_ps(f)), _mm_cvtss_f32(
+	    _mm_movehdup_ps(dy)), acc);
+}
+
 /* Superblock b's places: yj[j] of token j (j < TT; tokens ldy
  * superblocks apart from y) and p[i] of row r + i*rs (i < R) of w, rows
  * rb bytes apart and superblocks sb; each row's next pfb bytes
@@ -494,6 +517,7 @@ gkplaces(int R, int TT, const struct kern_q8k **yj, const struct kern_q8k *y,
 	UNROLL
 	for (i = 0; i < R; i++) {
 		p[i] = w + (size_t)(r + i * rs) * rb + (size_t)b * sb;
+		UNROLL
 		for (k = 0; k < pfb; k += 64)
 			gahead(p[i] + k);
 	}
@@ -513,8 +537,7 @@ gblockk(enum wtype t, int R, int TT, float *out, int ldo, const uint8_t *w,
 	const struct kern_q8k *yj[GT];
 	float acc[GVMAX][GT];
 	__m256i I[GVMAX][GT], lo[GVMAX], hi[GVMAX], x;
-	__m128i bsp[GT], mv;
-	int32_t M;
+	__m128i bsp[GT];
 
 	UNROLL
 	for (i = 0; i < R; i++)
@@ -522,8 +545,8 @@ gblockk(enum wtype t, int R, int TT, float *out, int ldo, const uint8_t *w,
 		for (j = 0; j < TT; j++)
 			acc[i][j] = 0;
 	for (b = 0; b < nb; b++) {
-		gkplaces(R, TT, yj, y, ldy, p, w, rb, wtypes[t].bytes, r, rs, b,
-		    pf ? wtypes[t].bytes : 0);
+		gkplaces(R, TT, yj, y, ldy, p, w, rb, GBYTESK(t), r, rs, b,
+		    pf ? GBYTESK(t) : 0);
 		UNROLL
 		for (i = 0; i < R; i++)
 			UNROLL
@@ -575,21 +598,12 @@ gblockk(enum wtype t, int R, int TT, float *out, int ldo, const uint8_t *w,
 			UNROLL
 			for (i = 0; i < R; i++) {
 				__m128i m16 = mn[i];
-				float d = gf16(p[i]), dm = gf16(p[i] + 2);
 
 				UNROLL
-				for (j = 0; j < TT; j++) {
-					mv = _mm_madd_epi16(m16, bsp[j]);
-					mv = _mm_add_epi32(mv, _mm_shuffle_epi32(
-					    mv, 0x4e));
-					mv = _mm_add_epi32(mv, _mm_shuffle_epi32(
-					    mv, 0xb1));
-					M = _mm_cvtsi128_si32(mv);
-					acc[i][j] = fmaf((float)hsumi(I[i][j]),
-					    d * yj[j]->d, acc[i][j]);
-					acc[i][j] = fmaf((float)-M, dm *
-					    yj[j]->d, acc[i][j]);
-				}
+				for (j = 0; j < TT; j++)
+					acc[i][j] = k4_fma(acc[i][j], I[i][j],
+					    _mm_madd_epi16(m16, bsp[j]), p[i],
+					    yj[j]->d);
 			}
 			continue;
 		}
