@@ -470,11 +470,14 @@ k4_scale16(__m256i sc, int j)
 	    8 | 2 * j)));
 }
 
-/* Byte masks that put scales a and a + 1 of 16 in 8 bytes each. */
-static const uint8_t sc_pair[8][16] = {
-#define P(a) { a, a, a, a, a, a, a, a, a + 1, a + 1, a + 1, a + 1, a + 1, \
-	a + 1, a + 1, a + 1 }
-	P(0), P(2), P(4), P(6), P(8), P(10), P(12), P(14)
+/* vpshufb masks that put int16 2k of a 128-bit half in the low half's
+ * 8 lanes and int16 2k + 1 in the high half's: Q6_K's scales of a pair
+ * of sub-blocks. */
+static const uint8_t sc16_pair[4][32] = {
+#define P(a) { a, a + 1, a, a + 1, a, a + 1, a, a + 1, a, a + 1, a, a + 1, \
+	a, a + 1, a, a + 1, a + 2, a + 3, a + 2, a + 3, a + 2, a + 3, a + 2, \
+	a + 3, a + 2, a + 3, a + 2, a + 3, a + 2, a + 3, a + 2, a + 3 }
+	P(0), P(4), P(8), P(12)
 #undef P
 };
 
@@ -609,14 +612,12 @@ gblockk(enum wtype t, int R, int TT, float *out, int ldo, const uint8_t *w,
 		}
 		/* W_Q6_KI */
 		{
-			__m128i s8[GVMAX];
 			__m256i s16[GVMAX];
 
 			UNROLL
 			for (i = 0; i < R; i++) {
-				s8[i] = _mm_loadu_si128((const __m128i *)
-				    (p[i] + 192));
-				s16[i] = _mm256_cvtepi8_epi16(s8[i]);
+				s16[i] = _mm256_cvtepi8_epi16(_mm_loadu_si128(
+				    (const __m128i *)(p[i] + 192)));
 				/* minus 32 sum_j sc_j (sum of X over j) */
 				UNROLL
 				for (j = 0; j < TT; j++)
@@ -625,12 +626,16 @@ gblockk(enum wtype t, int R, int TT, float *out, int ldo, const uint8_t *w,
 					    s16[i], _mm256_loadu_si256(
 					    (const __m256i *)yj[j]->bs)), 5));
 			}
+			UNROLL	/* vpermq's immediates constants */
 			for (h = 0; h < 2; h++) {
 				__m256i l0[GVMAX], l1[GVMAX], qh[GVMAX],
-				    q[GVMAX][4];
+				    q[GVMAX][4], sx[GVMAX];
 
 				UNROLL
 				for (i = 0; i < R; i++) {
+					/* this half's 8 scales in both halves */
+					sx[i] = _mm256_permute4x64_epi64(s16[i],
+					    h ? 0xee : 0x44);
 					l0[i] = _mm256_loadu_si256((const __m256i *)
 					    (p[i] + 64 * h));
 					l1[i] = _mm256_loadu_si256((const __m256i *)
@@ -657,10 +662,9 @@ gblockk(enum wtype t, int R, int TT, float *out, int ldo, const uint8_t *w,
 
 					UNROLL
 					for (i = 0; i < R; i++)
-						sv[i] = _mm256_cvtepi8_epi16(
-						    _mm_shuffle_epi8(s8[i],
-						    _mm_loadu_si128((const __m128i *)
-						    sc_pair[4 * h + k])));
+						sv[i] = _mm256_shuffle_epi8(sx[i],
+						    _mm256_loadu_si256((const __m256i *)
+						    sc16_pair[k]));
 					UNROLL
 					for (j = 0; j < TT; j++) {
 						x = _mm256_loadu_si256(
