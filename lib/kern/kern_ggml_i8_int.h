@@ -371,6 +371,31 @@ gv32nc(enum wtype t, const int8_t *xb)
 	    _mm256_loadu_si256((const __m256i *)xb)));
 }
 
+INLINE int
+gh16(const uint8_t *p)
+{
+	uint16_t h;
+
+	memcpy(&h, p, 2);
+	return h;
+}
+
+/* The fp16 scales of the 8 blocks at p, bytes apart (vpinsrw's lane an
+ * immediate, hence no loop). */
+INLINE __m128i
+gscales8(const uint8_t *p, int bytes)
+{
+	__m128i s = _mm_cvtsi32_si128(gh16(p));
+
+	s = _mm_insert_epi16(s, gh16(p + bytes), 1);
+	s = _mm_insert_epi16(s, gh16(p + 2 * bytes), 2);
+	s = _mm_insert_epi16(s, gh16(p + 3 * bytes), 3);
+	s = _mm_insert_epi16(s, gh16(p + 4 * bytes), 4);
+	s = _mm_insert_epi16(s, gh16(p + 5 * bytes), 5);
+	s = _mm_insert_epi16(s, gh16(p + 6 * bytes), 6);
+	return _mm_insert_epi16(s, gh16(p + 7 * bytes), 7);
+}
+
 /* Decode's blocks of 32: rows r + i*rs (i < R) of w (type t, rb bytes
  * each) . the one token prepared at xq, each row prefetched GPF ahead;
  * gblock32's integers and float operations in its order.  8 blocks at
@@ -388,9 +413,7 @@ gv32(enum wtype t, int R, float *out, const uint8_t *w, size_t rb,
 	const uint8_t *wr[GVMAX];
 	float ds[GVMAX][8] __attribute__((aligned(32)));
 	__m256i nc[8];
-	uint16_t h;
 	__m256 acc[GVMAX][2];
-	__m128i s;
 
 	UNROLL
 	for (i = 0; i < R; i++) {
@@ -406,14 +429,8 @@ gv32(enum wtype t, int R, float *out, const uint8_t *w, size_t rb,
 			UNROLL
 			for (k = 0; k < 8 * bytes; k += 64)
 				gahead(wr[i] + k);
-			s = _mm_setzero_si128();
-			UNROLL
-			for (k = 0; k < 8; k++) {
-				memcpy(&h, wr[i] + k * bytes, 2);
-				s = _mm_insert_epi16(s, h, k);
-			}
-			_mm256_store_ps(ds[i], _mm256_mul_ps(_mm256_cvtph_ps(s),
-			    _mm256_loadu_ps(xd + b)));
+			_mm256_store_ps(ds[i], _mm256_mul_ps(_mm256_cvtph_ps(
+			    gscales8(wr[i], bytes)), _mm256_loadu_ps(xd + b)));
 		}
 		UNROLL
 		for (k = 0; k < 8; k++)
@@ -626,7 +643,7 @@ gblockk(enum wtype t, int R, int TT, float *out, int ldo, const uint8_t *w,
 					    s16[i], _mm256_loadu_si256(
 					    (const __m256i *)yj[j]->bs)), 5));
 			}
-			UNROLL	/* vpermq's immediates constants */
+			UNROLL
 			for (h = 0; h < 2; h++) {
 				__m256i l0[GVMAX], l1[GVMAX], qh[GVMAX],
 				    q[GVMAX][4], sx[GVMAX];
@@ -634,8 +651,10 @@ gblockk(enum wtype t, int R, int TT, float *out, int ldo, const uint8_t *w,
 				UNROLL
 				for (i = 0; i < R; i++) {
 					/* this half's 8 scales in both halves */
-					sx[i] = _mm256_permute4x64_epi64(s16[i],
-					    h ? 0xee : 0x44);
+					sx[i] = h ? _mm256_permute4x64_epi64(
+					    s16[i], 0xee) :
+					    _mm256_permute4x64_epi64(s16[i],
+					    0x44);
 					l0[i] = _mm256_loadu_si256((const __m256i *)
 					    (p[i] + 64 * h));
 					l1[i] = _mm256_loadu_si256((const __m256i *)
