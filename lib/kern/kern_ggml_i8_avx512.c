@@ -728,18 +728,14 @@ zf(const uint8_t *p)
 INLINE void
 zkscales(enum wtype t, const uint8_t *p, __m512i *sc16, __m128i *mn16)
 {
-	uint8_t sc[8], mn[8];
-
 	if (t != W_Q4_KI) {
 		*sc16 = _mm512_zextsi256_si512(_mm256_cvtepi8_epi16(
 		    _mm_loadu_si128((const __m128i *)(p + 192))));
 		*mn16 = _mm_setzero_si128();
 		return;
 	}
-	k4_scales(sc, mn, p + 4);
-	*sc16 = _mm512_zextsi128_si512(_mm_cvtepu8_epi16(_mm_loadl_epi64(
-	    (const __m128i *)sc)));
-	*mn16 = _mm_cvtepu8_epi16(_mm_loadl_epi64((const __m128i *)mn));
+	*sc16 = _mm512_zextsi128_si512(_mm256_castsi256_si128(k4_scales(mn16,
+	    p + 4)));
 }
 
 /* A superblock unpacked for the prefill GEMM (zkunpack): its 4 zmm of

@@ -212,16 +212,16 @@ prepk(struct kern_q8k *y, const float *x, int n)
 INLINE __m256i
 wblk(enum wtype t, const uint8_t *p)
 {
-	const __m128i m4 = _mm_set1_epi8(15);
-	__m128i q;
 	__m256i v, h;
 	uint32_t qh;
 
 	if (t == W_GQ8_0I)
 		return _mm256_loadu_si256((const __m256i *)(p + 2));
-	q = _mm_loadu_si128((const __m128i *)(p + (t == W_Q4_0I ? 2 : 6)));
-	v = _mm256_set_m128i(_mm_and_si128(_mm_srli_epi16(q, 4), m4),
-	    _mm_and_si128(q, m4));
+	/* the 16 bytes in both halves, the high half's shifted down a
+	 * nibble (the bits a byte takes from the next one masked off) */
+	v = _mm256_and_si256(_mm256_srlv_epi64(_mm256_broadcastsi128_si256(
+	    _mm_loadu_si128((const __m128i *)(p + (t == W_Q4_0I ? 2 : 6)))),
+	    _mm256_set_epi64x(4, 4, 0, 0)), _mm256_set1_epi8(15));
 	if (t == W_Q4_0I)
 		return v;
 	/* Q5_0's fifth bits: byte i of v gets bit i of qh as 16 */
@@ -336,31 +336,198 @@ gblock32(enum wtype t, int R, int TT, float *out, int ldo, const uint8_t *w,
 			    acc[i][j][0], acc[i][j][1]));
 }
 
+/* Bytes of a block of type t, known where the code is compiled (wtypes
+ * is not), so that strides and prefetch loops are constants. */
+#define GBYTES32(t) ((t) == W_GQ8_0I ? 34 : (t) == W_Q4_0I ? 18 : 22)
+#define GBYTESK(t) ((t) == W_Q4_KI ? 144 : 210)
+
+/* Row p's block against the token's block xb (its scales' product d,
+ * nc minus the offset times the sums of X where t has one): acc +
+ * gblock32's integers times d. */
+INLINE __m256
+gv32blk(enum wtype t, __m256 acc, const uint8_t *p, const int8_t *xb,
+    const __m256i *nc, __m256 d)
+{
+	__m256i x = _mm256_loadu_si256((const __m256i *)xb), wv = wblk(t, p),
+	    P;
+
+	if (t == W_GQ8_0I)
+		P = dpbusd(_mm256_setzero_si256(), _mm256_abs_epi8(wv),
+		    _mm256_sign_epi8(x, wv));
+	else
+		P = dpbusd(*nc, wv, x);
+	return _mm256_fmadd_ps(_mm256_cvtepi32_ps(P), d, acc);
+}
+
+/* Minus the offset of type t's weights times the sums of X of block xb,
+ * per lane (Q8_0 has none). */
+INLINE __m256i
+gv32nc(enum wtype t, const int8_t *xb)
+{
+	if (t == W_GQ8_0I)
+		return _mm256_setzero_si256();
+	return _mm256_sub_epi32(_mm256_setzero_si256(), dpbusd(
+	    _mm256_setzero_si256(), _mm256_set1_epi8(t == W_Q4_0I ? 8 : 16),
+	    _mm256_loadu_si256((const __m256i *)xb)));
+}
+
+INLINE int
+gh16(const uint8_t *p)
+{
+	uint16_t h;
+
+	memcpy(&h, p, 2);
+	return h;
+}
+
+/* The fp16 scales of the 8 blocks at p, bytes apart (vpinsrw's lane an
+ * immediate, hence no loop). */
+INLINE __m128i
+gscales8(const uint8_t *p, int bytes)
+{
+	__m128i s = _mm_cvtsi32_si128(gh16(p));
+
+	s = _mm_insert_epi16(s, gh16(p + bytes), 1);
+	s = _mm_insert_epi16(s, gh16(p + 2 * bytes), 2);
+	s = _mm_insert_epi16(s, gh16(p + 3 * bytes), 3);
+	s = _mm_insert_epi16(s, gh16(p + 4 * bytes), 4);
+	s = _mm_insert_epi16(s, gh16(p + 5 * bytes), 5);
+	s = _mm_insert_epi16(s, gh16(p + 6 * bytes), 6);
+	return _mm_insert_epi16(s, gh16(p + 7 * bytes), 7);
+}
+
+/* Decode's blocks of 32: rows r + i*rs (i < R) of w (type t, rb bytes
+ * each) . the one token prepared at xq, each row prefetched GPF ahead;
+ * gblock32's integers and float operations in its order.  8 blocks at
+ * a time: a row's 8 scales times the token's made at once (vcvtph2ps,
+ * vmulps) and the 8 blocks' offset sums once for the R rows, both kept
+ * in memory, which leaves the registers to the 2R accumulators. */
+INLINE void
+gv32(enum wtype t, int R, float *out, const uint8_t *w, size_t rb,
+    const char *xq, int n, int r, int rs)
+{
+	const float *xd = (const float *)xq;
+	const int8_t *xv = (const int8_t *)(xd + CONV_Q8_0_NB(n));
+	const int bytes = GBYTES32(t);
+	int nb = (n + 31) / 32, b, i, k;
+	const uint8_t *wr[GVMAX];
+	float ds[GVMAX][8] __attribute__((aligned(32)));
+	__m256i nc[8];
+	__m256 acc[GVMAX][2];
+
+	UNROLL
+	for (i = 0; i < R; i++) {
+		wr[i] = w + (size_t)(r + i * rs) * rb;
+		acc[i][0] = acc[i][1] = _mm256_setzero_ps();
+	}
+	for (b = 0; b + 8 <= nb; b += 8) {
+		UNROLL
+		for (k = 0; k < 8; k++)
+			nc[k] = gv32nc(t, xv + 32 * (b + k));
+		UNROLL
+		for (i = 0; i < R; i++) {
+			UNROLL
+			for (k = 0; k < 8 * bytes; k += 64)
+				gahead(wr[i] + k);
+			_mm256_store_ps(ds[i], _mm256_mul_ps(_mm256_cvtph_ps(
+			    gscales8(wr[i], bytes)), _mm256_loadu_ps(xd + b)));
+		}
+		UNROLL
+		for (k = 0; k < 8; k++)
+			UNROLL
+			for (i = 0; i < R; i++)
+				acc[i][k % 2] = gv32blk(t, acc[i][k % 2], wr[i] +
+				    k * bytes, xv + 32 * (b + k), nc + k,
+				    _mm256_broadcast_ss(ds[i] + k));
+		UNROLL
+		for (i = 0; i < R; i++)
+			wr[i] += 8 * bytes;
+	}
+	for (; b < nb; b++) {
+		nc[0] = gv32nc(t, xv + 32 * b);
+		UNROLL
+		for (i = 0; i < R; i++) {
+			acc[i][b % 2] = gv32blk(t, acc[i][b % 2], wr[i], xv +
+			    32 * b, nc, _mm256_set1_ps(gf16(wr[i]) * xd[b]));
+			wr[i] += bytes;
+		}
+	}
+	UNROLL
+	for (i = 0; i < R; i++)
+		out[r + i * rs] = hsum(_mm256_add_ps(acc[i][0], acc[i][1]));
+}
+
 /* ---- superblocks of 256 ---- */
 
-/* The 8 scales and 8 mins (6 bits each) of a q4_K block's 12 bytes:
- * k4_scale of the portable file, four at a time. */
-INLINE void
-k4_scales(uint8_t sc[8], uint8_t mn[8], const uint8_t *p)
+/* The 8 scales and 8 mins (6 bits each) of a q4_K block's 12 bytes
+ * (k4_scale of the portable file, four at a time) as int16: the scales
+ * in both halves of the result, the mins in *mn. */
+INLINE __m256i
+k4_scales(__m128i *mn, const uint8_t *p)
 {
-	uint32_t u[3], s[2], m[2];
+	uint32_t u[3], s[4];
+	__m128i v;
 
 	memcpy(u, p, 12);
 	s[0] = u[0] & 0x3f3f3f3f;
-	m[0] = u[1] & 0x3f3f3f3f;
 	s[1] = (u[2] & 0x0f0f0f0f) | (u[0] >> 6 & 0x03030303) << 4;
-	m[1] = (u[2] >> 4 & 0x0f0f0f0f) | (u[1] >> 6 & 0x03030303) << 4;
-	memcpy(sc, s, 8);
-	memcpy(mn, m, 8);
+	s[2] = u[1] & 0x3f3f3f3f;
+	s[3] = (u[2] >> 4 & 0x0f0f0f0f) | (u[1] >> 6 & 0x03030303) << 4;
+	memcpy(&v, s, 16);
+	*mn = _mm_cvtepu8_epi16(_mm_srli_si128(v, 8));
+	return _mm256_broadcastsi128_si256(_mm_cvtepu8_epi16(v));
 }
 
-/* Byte masks that put scales a and a + 1 of 16 in 8 bytes each. */
+/* Scale j of k4_scales' in all 16 lanes (one vpshufb where a broadcast
+ * from memory took a store and a load). */
+INLINE __m256i
+k4_scale16(__m256i sc, int j)
+{
+	return _mm256_shuffle_epi8(sc, _mm256_set1_epi16((short)((2 * j + 1) <<
+	    8 | 2 * j)));
+}
+
+/* Byte masks that put scales a and a + 1 of 16 in 8 bytes each (Q6_K's
+ * panels, kunpack6). */
 static const uint8_t sc_pair[8][16] = {
 #define P(a) { a, a, a, a, a, a, a, a, a + 1, a + 1, a + 1, a + 1, a + 1, \
 	a + 1, a + 1, a + 1 }
 	P(0), P(2), P(4), P(6), P(8), P(10), P(12), P(14)
 #undef P
 };
+
+/* vpshufb masks that put int16 2k of a 128-bit half in the low half's
+ * 8 lanes and int16 2k + 1 in the high half's: Q6_K's scales of a pair
+ * of sub-blocks. */
+static const uint8_t sc16_pair[4][32] = {
+#define P(a) { a, a + 1, a, a + 1, a, a + 1, a, a + 1, a, a + 1, a, a + 1, \
+	a, a + 1, a, a + 1, a + 2, a + 3, a + 2, a + 3, a + 2, a + 3, a + 2, \
+	a + 3, a + 2, a + 3, a + 2, a + 3, a + 2, a + 3, a + 2, a + 3 }
+	P(0), P(4), P(8), P(12)
+#undef P
+};
+
+/* acc + I d y - M dmin y in the portable file's two fmaf (kern.h's
+ * chain), I the sum of I's lanes, M of mv's, and d and dmin the fp16
+ * pair at p: the two sums made together (vphaddd) and converted at
+ * once, and d y and dmin y one vmulps. */
+INLINE float
+k4_fma(float acc, __m256i I, __m128i mv, const uint8_t *p, float y)
+{
+	__m128i s = _mm_add_epi32(_mm256_castsi256_si128(I),
+	    _mm256_extracti128_si256(I, 1));
+	__m128 f, dy;
+	uint32_t u;
+
+	s = _mm_hadd_epi32(s, mv);	/* I's two halves, M's two */
+	f = _mm_cvtepi32_ps(_mm_hadd_epi32(s, s));	/* I, M, I, M */
+	memcpy(&u, p, 4);
+	dy = _mm_mul_ps(_mm_cvtph_ps(_mm_cvtsi32_si128((int)u)),
+	    _mm_set1_ps(y));
+	acc = fmaf(_mm_cvtss_f32(f), _mm_cvtss_f32(dy), acc);
+	return fmaf(-_mm_cvtss_f32(_mm_movehdup_ps(f)), _mm_cvtss_f32(
+	    _mm_movehdup_ps(dy)), acc);
+}
 
 /* Superblock b's places: yj[j] of token j (j < TT; tokens ldy
  * superblocks apart from y) and p[i] of row r + i*rs (i < R) of w, rows
@@ -379,6 +546,7 @@ gkplaces(int R, int TT, const struct kern_q8k **yj, const struct kern_q8k *y,
 	UNROLL
 	for (i = 0; i < R; i++) {
 		p[i] = w + (size_t)(r + i * rs) * rb + (size_t)b * sb;
+		UNROLL
 		for (k = 0; k < pfb; k += 64)
 			gahead(p[i] + k);
 	}
@@ -398,8 +566,7 @@ gblockk(enum wtype t, int R, int TT, float *out, int ldo, const uint8_t *w,
 	const struct kern_q8k *yj[GT];
 	float acc[GVMAX][GT];
 	__m256i I[GVMAX][GT], lo[GVMAX], hi[GVMAX], x;
-	__m128i bsp[GT], mv;
-	int32_t M;
+	__m128i bsp[GT];
 
 	UNROLL
 	for (i = 0; i < R; i++)
@@ -407,15 +574,16 @@ gblockk(enum wtype t, int R, int TT, float *out, int ldo, const uint8_t *w,
 		for (j = 0; j < TT; j++)
 			acc[i][j] = 0;
 	for (b = 0; b < nb; b++) {
-		gkplaces(R, TT, yj, y, ldy, p, w, rb, wtypes[t].bytes, r, rs, b,
-		    pf ? wtypes[t].bytes : 0);
+		gkplaces(R, TT, yj, y, ldy, p, w, rb, GBYTESK(t), r, rs, b,
+		    pf ? GBYTESK(t) : 0);
 		UNROLL
 		for (i = 0; i < R; i++)
 			UNROLL
 			for (j = 0; j < TT; j++)
 				I[i][j] = _mm256_setzero_si256();
 		if (t == W_Q4_KI) {
-			uint8_t sc[GVMAX][8], mn[GVMAX][8];
+			__m256i sc[GVMAX];
+			__m128i mn[GVMAX];
 
 			UNROLL
 			for (j = 0; j < TT; j++)
@@ -424,7 +592,8 @@ gblockk(enum wtype t, int R, int TT, float *out, int ldo, const uint8_t *w,
 				    (const __m128i *)(yj[j]->bs + 8)));
 			UNROLL
 			for (i = 0; i < R; i++)
-				k4_scales(sc[i], mn[i], p[i] + 4);
+				sc[i] = k4_scales(mn + i, p[i] + 4);
+			UNROLL	/* k4_scale16's masks constants */
 			for (k = 0; k < 4; k++) {
 				UNROLL
 				for (i = 0; i < R; i++) {
@@ -446,47 +615,35 @@ gblockk(enum wtype t, int R, int TT, float *out, int ldo, const uint8_t *w,
 					for (i = 0; i < R; i++) {
 						I[i][j] = dpwssd(I[i][j],
 						    _mm256_maddubs_epi16(lo[i],
-						    x0), _mm256_set1_epi16(
-						    sc[i][2 * k]));
+						    x0), k4_scale16(sc[i],
+						    2 * k));
 						I[i][j] = dpwssd(I[i][j],
 						    _mm256_maddubs_epi16(hi[i],
-						    x1), _mm256_set1_epi16(
-						    sc[i][2 * k + 1]));
+						    x1), k4_scale16(sc[i],
+						    2 * k + 1));
 					}
 				}
 			}
 			UNROLL
 			for (i = 0; i < R; i++) {
-				__m128i m16 = _mm_cvtepu8_epi16(_mm_loadl_epi64(
-				    (const __m128i *)mn[i]));
-				float d = gf16(p[i]), dm = gf16(p[i] + 2);
+				__m128i m16 = mn[i];
 
 				UNROLL
-				for (j = 0; j < TT; j++) {
-					mv = _mm_madd_epi16(m16, bsp[j]);
-					mv = _mm_add_epi32(mv, _mm_shuffle_epi32(
-					    mv, 0x4e));
-					mv = _mm_add_epi32(mv, _mm_shuffle_epi32(
-					    mv, 0xb1));
-					M = _mm_cvtsi128_si32(mv);
-					acc[i][j] = fmaf((float)hsumi(I[i][j]),
-					    d * yj[j]->d, acc[i][j]);
-					acc[i][j] = fmaf((float)-M, dm *
-					    yj[j]->d, acc[i][j]);
-				}
+				for (j = 0; j < TT; j++)
+					acc[i][j] = k4_fma(acc[i][j], I[i][j],
+					    _mm_madd_epi16(m16, bsp[j]), p[i],
+					    yj[j]->d);
 			}
 			continue;
 		}
 		/* W_Q6_KI */
 		{
-			__m128i s8[GVMAX];
 			__m256i s16[GVMAX];
 
 			UNROLL
 			for (i = 0; i < R; i++) {
-				s8[i] = _mm_loadu_si128((const __m128i *)
-				    (p[i] + 192));
-				s16[i] = _mm256_cvtepi8_epi16(s8[i]);
+				s16[i] = _mm256_cvtepi8_epi16(_mm_loadu_si128(
+				    (const __m128i *)(p[i] + 192)));
 				/* minus 32 sum_j sc_j (sum of X over j) */
 				UNROLL
 				for (j = 0; j < TT; j++)
@@ -495,12 +652,18 @@ gblockk(enum wtype t, int R, int TT, float *out, int ldo, const uint8_t *w,
 					    s16[i], _mm256_loadu_si256(
 					    (const __m256i *)yj[j]->bs)), 5));
 			}
+			UNROLL
 			for (h = 0; h < 2; h++) {
 				__m256i l0[GVMAX], l1[GVMAX], qh[GVMAX],
-				    q[GVMAX][4];
+				    q[GVMAX][4], sx[GVMAX];
 
 				UNROLL
 				for (i = 0; i < R; i++) {
+					/* this half's 8 scales in both halves */
+					sx[i] = h ? _mm256_permute4x64_epi64(
+					    s16[i], 0xee) :
+					    _mm256_permute4x64_epi64(s16[i],
+					    0x44);
 					l0[i] = _mm256_loadu_si256((const __m256i *)
 					    (p[i] + 64 * h));
 					l1[i] = _mm256_loadu_si256((const __m256i *)
@@ -527,10 +690,9 @@ gblockk(enum wtype t, int R, int TT, float *out, int ldo, const uint8_t *w,
 
 					UNROLL
 					for (i = 0; i < R; i++)
-						sv[i] = _mm256_cvtepi8_epi16(
-						    _mm_shuffle_epi8(s8[i],
-						    _mm_loadu_si128((const __m128i *)
-						    sc_pair[4 * h + k])));
+						sv[i] = _mm256_shuffle_epi8(sx[i],
+						    _mm256_loadu_si256((const __m256i *)
+						    sc16_pair[k]));
 					UNROLL
 					for (j = 0; j < TT; j++) {
 						x = _mm256_loadu_si256(
@@ -627,10 +789,19 @@ gvrows(enum wtype t, float *out, const void *w, const char *xq, int n,
 		return;
 	}
 	h = (r1 - r0) / GV32;
+	/* Q8_0's sign trick wants each block of X in a register, which
+	 * gblock32 shares between its rows and gv32 does not */
+	if (t == W_GQ8_0I) {
+		for (r = r0; r < r0 + h; r++)
+			gblock32(t, GV32, 1, out, 0, w, rb, xq, 0, n, r, h, 1);
+		for (r = r0 + GV32 * h; r < r1; r++)
+			gblock32(t, 1, 1, out, 0, w, rb, xq, 0, n, r, 1, 1);
+		return;
+	}
 	for (r = r0; r < r0 + h; r++)
-		gblock32(t, GV32, 1, out, 0, w, rb, xq, 0, n, r, h, 1);
+		gv32(t, GV32, out, w, rb, xq, n, r, h);
 	for (r = r0 + GV32 * h; r < r1; r++)
-		gblock32(t, 1, 1, out, 0, w, rb, xq, 0, n, r, 1, 1);
+		gv32(t, 1, out, w, rb, xq, n, r, 1);
 }
 
 INLINE void
@@ -901,17 +1072,19 @@ kunpack(uint8_t *u, const uint8_t *w, size_t rb, int n, int r0, int r1)
 {
 	const __m256i m4 = _mm256_set1_epi8(15);
 	int nsb = n / 256, r, b, k;
-	uint8_t sc[8], mn[8];
 	const uint8_t *p;
 	uint32_t sp[8];
-	uint16_t m16[8];
+	uint16_t sc[8], m16[8];
 	float dd[2];
+	__m128i mn;
 	__m256i x;
 
 	for (r = r0; r < r1; r++)
 		for (b = 0; b < nsb; b++, u += KSB(W_Q4_KI)) {
 			p = w + (size_t)r * rb + (size_t)b * 144;
-			k4_scales(sc, mn, p + 4);
+			_mm_storeu_si128((__m128i *)sc, _mm256_castsi256_si128(
+			    k4_scales(&mn, p + 4)));
+			_mm_storeu_si128((__m128i *)m16, mn);
 			for (k = 0; k < 4; k++) {
 				x = _mm256_loadu_si256((const __m256i *)(p + 16 +
 				    32 * k));
@@ -920,10 +1093,8 @@ kunpack(uint8_t *u, const uint8_t *w, size_t rb, int n, int r0, int r1)
 				_mm256_storeu_si256((__m256i *)(u + 64 * k + 32),
 				    _mm256_and_si256(_mm256_srli_epi16(x, 4), m4));
 			}
-			for (k = 0; k < 8; k++) {
+			for (k = 0; k < 8; k++)
 				sp[k] = (uint32_t)sc[k] * 0x10001u;
-				m16[k] = mn[k];
-			}
 			dd[0] = gf16(p);
 			dd[1] = gf16(p + 2);
 			memcpy(u + 256, sp, 32);

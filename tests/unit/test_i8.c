@@ -615,6 +615,11 @@ main(void)
 		 * (45 blocks), rows and tokens past its 4 x 2 blocks */
 		for (i = 0; i < 3; i++)
 			test_gi8(gt[i], 1440, 15, 7);
+		/* decode's rows of the 1B shape, 2048 and 8192 weights: the
+		 * AVX2 gv32's groups of 8 blocks over 4 parts and a rest,
+		 * the superblocks' k4_fma and paired scales */
+		test_gi8(W_Q4_0I, 2048, 9, 1), test_gi8(W_Q5_0I, 8192, 6, 1);
+		test_gi8(W_Q4_KI, 8192, 5, 1), test_gi8(W_Q6_KI, 2048, 7, 1);
 		/* an odd count of blocks: the AVX-512 pairs' half pair */
 		for (i = 0; i < 3; i++) {
 			test_gi8(gt[i], 32, 9, 1), test_gi8(gt[i], 32, 9, 6);
