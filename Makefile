@@ -142,7 +142,7 @@ $(PROG:%=$(BINDIR)/%): $(BINDIR)/%: cmd/%.c $(O)/libcore.a | $(SHARELINK)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(O)/libcore.a $(LDLIBS)
 $(TOOLBIN): $(O)/%: tools/%.c $(O)/libcore.a
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(O)/libcore.a $(LDLIBS)
-$(UNIT): $(O)/%: tests/unit/%.c $(O)/libcore.a
+$(UNIT): $(O)/%: tests/unit/%.c $(O)/libcore.a $(wildcard tests/unit/*.h)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(O)/libcore.a $(LDLIBS)
 # The kernel microbenchmark (bench/NOTES.md); built by test so that it
 # keeps compiling, run by hand.

@@ -14,6 +14,7 @@
 #include "../../lib/kern/quant.h"
 #include "../../lib/base/util.h"
 #include "test.h"
+#include "prepared.h"
 
 static uint64_t rs = 0x9e3779b97f4a7c15ull;
 
@@ -387,56 +388,6 @@ order(enum wtype t, const uint8_t *row, const float *wf, const float *x,
 /* --int8-act on ggml's type t (rows of n, whole blocks): the tables, row
  * ranges and token counts give the portable bits, within the bound of
  * the float product of the dequantized weights, in kern.h's order. */
-/* Whether a and b are the same floats, bit for bit, or both NaN. */
-static int
-samef(const float *a, const float *b, size_t k)
-{
-	size_t i;
-
-	for (i = 0; i < k; i++)
-		if (memcmp(a + i, b + i, sizeof *a) && !(isnan(a[i]) &&
-		    isnan(b[i])))
-			return 0;
-	return 1;
-}
-
-/* kern.xprep's activations, prepared in three token ranges apart as
- * threads would, then kern.matmulx over odd row splits: matmul's bits
- * (out), nothing written past the buffer's bound or the rows. */
-static void
-prepared(const char *name, enum wtype t, const float *out, int ldo,
-    const void *w, const float *x, int ldx, int n, int T, int rows)
-{
-	size_t xb = KERN_XPBYTES(n, T), k;
-	unsigned char *xp;
-	float *o2;
-	int r0, r1, s;
-
-	if (!kern.xprep[t])
-		return;
-	CHECKF(kern.matmulx[t] != NULL, "%s: xprep without matmulx", name);
-	if (!kern.matmulx[t] || posix_memalign((void **)&xp, 64, xb + 64))
-		return;
-	memset(xp, 0x5a, xb + 64);
-	kern.xprep[t](xp, x, ldx, n, T, T / 3, 2 * T / 3);
-	kern.xprep[t](xp, x, ldx, n, T, 2 * T / 3, T);
-	kern.xprep[t](xp, x, ldx, n, T, 0, T / 3);
-	for (k = xb; k < xb + 64; k++)
-		CHECKF(xp[k] == 0x5a, "%s n=%d T=%d: xprep wrote byte %zu past "
-		    "KERN_XPBYTES", name, n, T, k - xb);
-	o2 = emalloc(sizeof(float) * (size_t)ldo * T);
-	for (k = 0; k < (size_t)ldo * T; k++)
-		o2[k] = -7.0f;
-	for (r0 = 0, s = 1; r0 < rows; r0 = r1, s += 2) {
-		r1 = r0 + s < rows ? r0 + s : rows;
-		kern.matmulx[t](o2, ldo, w, xp, n, T, r0, r1);
-	}
-	CHECKF(samef(out, o2, (size_t)ldo * T), "%s n=%d rows=%d T=%d: "
-	    "matmulx differs from matmul", name, n, rows, T);
-	free(o2);
-	free(xp);
-}
-
 static void
 test_gi8(enum wtype t, int n, int rows, int T)
 {

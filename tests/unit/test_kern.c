@@ -11,6 +11,7 @@
 #include "../../lib/kern/kern.h"
 #include "../../lib/base/util.h"
 #include "test.h"
+#include "prepared.h"
 
 
 
@@ -125,48 +126,6 @@ test_matvec(enum wtype t, int n, int rows)
  * same row and token, bit for bit, for any row split.  odd: some
  * activations NaN and infinite (the bits still matvec's; the portable
  * comparison within a tolerance left out). */
-/* kern.xprep's activations (the AVX-512 table's float types: laid out
- * for its register blocks), prepared in three token ranges apart as
- * threads would, then kern.matmulx over odd row splits: matmul's bits
- * (out, matvec's), nothing written past KERN_XPBYTES or the rows. */
-static void
-prepared(enum wtype t, const float *out, int ldo, const void *w,
-    const float *x, int ldx, int n, int T, int rows)
-{
-	size_t xb = KERN_XPBYTES(n, T), k;
-	unsigned char *xp;
-	float *o2;
-	int r0, r1, s, bad = 0;
-
-	if (!kern.xprep[t])
-		return;
-	CHECKF(kern.matmulx[t] != NULL, "%s: xprep without matmulx",
-	    wtypes[t].name);
-	if (!kern.matmulx[t] || posix_memalign((void **)&xp, 64, xb + 64))
-		return;
-	memset(xp, 0x5a, xb + 64);
-	kern.xprep[t](xp, x, ldx, n, T, T / 3, 2 * T / 3);
-	kern.xprep[t](xp, x, ldx, n, T, 2 * T / 3, T);
-	kern.xprep[t](xp, x, ldx, n, T, 0, T / 3);
-	for (k = xb; k < xb + 64; k++)
-		bad += xp[k] != 0x5a;
-	CHECKF(!bad, "xprep %s n=%d T=%d: %d bytes written past "
-	    "KERN_XPBYTES", wtypes[t].name, n, T, bad);
-	o2 = emalloc(sizeof(float) * (size_t)ldo * T);
-	for (k = 0; k < (size_t)ldo * T; k++)
-		o2[k] = -7.0f;
-	for (r0 = 0, s = 1; r0 < rows; r0 = r1, s += 2) {
-		r1 = r0 + s < rows ? r0 + s : rows;
-		kern.matmulx[t](o2, ldo, w, xp, n, T, r0, r1);
-	}
-	for (k = 0, bad = 0; k < (size_t)ldo * T; k++)
-		bad += memcmp(out + k, o2 + k, sizeof *o2) != 0;
-	CHECKF(!bad, "matmulx %s n=%d rows=%d T=%d: %d outputs differ from "
-	    "matmul's", wtypes[t].name, n, rows, T, bad);
-	free(o2);
-	free(xp);
-}
-
 static void
 test_mm(enum wtype t, int n, int rows, int T, int odd)
 {
@@ -212,7 +171,7 @@ test_mm(enum wtype t, int n, int rows, int T, int odd)
 	}
 	CHECKF(!bad, "matmul %s n=%d rows=%d T=%d differs from matvec (%d)",
 	    wtypes[t].name, n, rows, T, bad);
-	prepared(t, out, ldo, w, x, ldx, n, T, rows);
+	prepared(wtypes[t].name, t, out, ldo, w, x, ldx, n, T, rows);
 	/* odd row splits */
 	for (r0 = 0, k = 1; r0 < rows; r0 = r1, k += 2) {
 		r1 = r0 + k < rows ? r0 + k : rows;
