@@ -6,7 +6,10 @@
 # BENCH_DEPTH positions (4096), pipelm with the float32 KV cache (exact)
 # and with --kv-type bf16, f16 and q8_0; beside llama.cpp's llama-bench on
 # mkgguf's BF16 GGUF of the same weights: pp512, and tg32 at -d 128 and
-# -d 4096 (its defaults: F16 KV cache, flash attention auto; and with
+# -d 4096.  Prefill is compared in each numeric class: pipelm's exact
+# mode (float32 products) beside llama.cpp on the same weights as F32
+# (mkgguf -F), --bf16-act beside its BF16 (both round the activations to
+# bf16); the exact mode beside llama.cpp's BF16 is a row too (its defaults: F16 KV cache, flash attention auto; and with
 # -ctk q8_0 -ctv q8_0 -fa 1, q8_0's peer).  The issue's goal
 # is the ratio: decode after 4096 within 1.5x of decode after 128.
 # Medians (min-max) of BENCH_REPS repetitions (5; each takes a few
@@ -27,6 +30,7 @@ npre=${BENCH_DEPTH_PREFILL:-512}
 peer=${LLAMA_BENCH:-$top/build/peer/llama-bench}
 model=$out/smollm2-135m-bf16
 gguf=$out/smollm2-135m-bf16.gguf
+gguf32=$out/smollm2-135m-f32.gguf
 me=bench/depth.sh
 
 posint BENCH_REPS "$reps"
@@ -49,6 +53,11 @@ if [ "$peer" != none ] && [ -x "$peer" ]; then
 		need_tools mkgguf
 		"$tools/mkgguf" "$model" "$gguf.tmp" >/dev/null || fail "mkgguf failed"
 		mv "$gguf.tmp" "$gguf"
+	fi
+	if ! [ -r "$gguf32" ] || [ "$model/model.safetensors" -nt "$gguf32" ]; then
+		need_tools mkgguf
+		"$tools/mkgguf" -F "$model" "$gguf32.tmp" >/dev/null || fail "mkgguf -F failed"
+		mv "$gguf32.tmp" "$gguf32"
 	fi
 else
 	say "no llama-bench ($peer): llama.cpp left out"
@@ -78,11 +87,12 @@ gen() {
 	put "$gn" "$gt" "$(num "$tmp/err" "tokens/s, $F ms/token")"
 }
 # llama-bench, its tokens/s (or ms/token with ms): lb NAME THREADS ms|tps ARGS...
+# (LB_GGUF: another file than the BF16 one)
 lb() {
 	ln=$1 lt=$2 lu=$3
 	shift 3
 	[ "$peer" != none ] || return 0
-	if ! "$peer" -m "$gguf" -t "$lt" -r 1 -o csv "$@" >"$tmp/csv" 2>"$tmp/err"; then
+	if ! "$peer" -m "${LB_GGUF:-$gguf}" -t "$lt" -r 1 -o csv "$@" >"$tmp/csv" 2>"$tmp/err"; then
 		say "llama-bench -t $lt $* failed, left out from here: $(tail -n 3 "$tmp/err")"
 		peer=none
 		return 0
@@ -98,6 +108,9 @@ while [ "$r" -le "$reps" ]; do
 		"$bin/llm-logits" -m "$model" -t "$t" --timing <"$tmp/wpre" \
 		    >/dev/null 2>"$tmp/err" || fail "llm-logits -t $t failed: $(cat "$tmp/err")"
 		put prefill "$t" "$(num "$tmp/err" "prefill [0-9]* tokens, $F tokens/s")"
+		"$bin/llm-logits" -m "$model" -t "$t" --timing --bf16-act <"$tmp/wpre" \
+		    >/dev/null 2>"$tmp/err" || fail "llm-logits -t $t --bf16-act failed: $(cat "$tmp/err")"
+		put bprefill "$t" "$(num "$tmp/err" "prefill [0-9]* tokens, $F tokens/s")"
 		gen d128 "$t" "$tmp/p128"
 		gen ddeep "$t" "$tmp/pdeep"
 		gen b128 "$t" "$tmp/p128" --kv-type bf16
@@ -107,6 +120,7 @@ while [ "$r" -le "$reps" ]; do
 		gen q128 "$t" "$tmp/p128" --kv-type q8_0
 		gen qdeep "$t" "$tmp/pdeep" --kv-type q8_0
 		lb lprefill "$t" tps -p "$npre" -n 0
+		LB_GGUF=$gguf32 lb lprefill32 "$t" tps -p "$npre" -n 0
 		lb l128 "$t" ms -p 0 -n "$ngen" -d 128
 		lb ldeep "$t" ms -p 0 -n "$ngen" -d "$depth"
 		lb lq128 "$t" ms -p 0 -n "$ngen" -d 128 -ctk q8_0 -ctv q8_0 -fa 1
@@ -138,7 +152,11 @@ row "" "1 thread" "2 threads"
 row "---" "---" "---"
 row "prefill $npre, pipelm exact, tokens/s" "$(cell prefill 1)" "$(cell prefill 2)"
 row "prefill $npre, llama.cpp BF16 (pp$npre), tokens/s" "$(cell lprefill 1)" "$(cell lprefill 2)"
-row "prefill $npre, pipelm / llama.cpp" "$(ratio prefill lprefill 1)" "$(ratio prefill lprefill 2)"
+row "prefill $npre, pipelm exact / llama.cpp BF16" "$(ratio prefill lprefill 1)" "$(ratio prefill lprefill 2)"
+row "prefill $npre, llama.cpp F32 (pp$npre), tokens/s" "$(cell lprefill32 1)" "$(cell lprefill32 2)"
+row "prefill $npre, pipelm exact / llama.cpp F32 (float32 products both)" "$(ratio prefill lprefill32 1)" "$(ratio prefill lprefill32 2)"
+row "prefill $npre, pipelm --bf16-act, tokens/s" "$(cell bprefill 1)" "$(cell bprefill 2)"
+row "prefill $npre, pipelm --bf16-act / llama.cpp BF16 (bf16 products both)" "$(ratio bprefill lprefill 1)" "$(ratio bprefill lprefill 2)"
 row "decode $ngen after 128, pipelm f32 KV" "$(cell d128 1)" "$(cell d128 2)"
 row "decode $ngen after $depth, pipelm f32 KV" "$(cell ddeep 1)" "$(cell ddeep 2)"
 row "after $depth / after 128, f32 KV (goal 1.5x)" "$(ratio ddeep d128 1)" "$(ratio ddeep d128 2)"
