@@ -5,9 +5,11 @@
 # default) the Llama-3.2-1B shape (random BF16, as bench/run.sh makes
 # them) and their GGUFs (tools/mkgguf; -q for Q8_0; llama-quantize's
 # Q4_0 beside --quant q4), for N in BENCH_NPL (1 4 16 64), 1 and 2
-# threads, in the modes of BENCH_MODES ("exact q8_0 q4 bf16-act
+# threads, in the modes of BENCH_MODES ("exact exact-f32 q8_0 q4 bf16-act
 # q8_0-int8 q4-int8": BF16 weights, --quant q8_0, --quant q4 with
-# float32 activations, then llama.cpp's own numeric classes (bench/NOTES.md,
+# float32 activations, exact beside the BF16 GGUF and exact-f32, the same
+# runs beside the weights as F32 (mkgguf -F: float32 products on both
+# sides), then llama.cpp's own numeric classes (bench/NOTES.md,
 # issue 28): --bf16-act beside the BF16 GGUF (both round the activations
 # to bf16), --quant q8_0 --int8-act and --quant q4 --int8-act beside
 # Q8_0 and Q4_0 (both put them in int8)).  pipelm's aggregate decode rate is N * 63 ids
@@ -24,7 +26,7 @@
 # 16th written 2 s after them, its prompt filling the context (-c 300, a
 # 299-id prompt) so that its first id ends it and -v says so at once;
 # beside the same record alone.  Run with nothing else on the machine:
-# about 70 minutes on 2 cores with the 1B shape and the six modes, 12
+# about 80 minutes on 2 cores with the 1B shape and the seven modes, 14
 # without the 1B shape.
 # BENCH_DIR (build/bench), PIPELM_BIN, PIPELM_TOOLS, CC as bench/run.sh;
 # BENCH_THREADS ("1 2"); BENCH_REPS (1); BENCH_PRESET (smollm2-135m;
@@ -36,7 +38,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/common.sh"	# top, bin, tools, out; say, fail, ...
 dir=${BENCH_DIR:-$top/build/bench}
 npl=${BENCH_NPL:-1 4 16 64}
-modes=${BENCH_MODES:-exact q8_0 q4 bf16-act q8_0-int8 q4-int8}
+modes=${BENCH_MODES:-exact exact-f32 q8_0 q4 bf16-act q8_0-int8 q4-int8}
 do1b=${BENCH_1B:-1}
 dottft=${BENCH_TTFT:-1}
 threads=${BENCH_THREADS:-1 2}
@@ -63,6 +65,10 @@ mk() {
 	fi
 	[ -r "$2.gguf" ] && [ "$2.gguf" -nt "$2/model.safetensors" ] ||
 		"$tools/mkgguf" "$2" "$2.gguf" >/dev/null
+	case " $modes " in *" exact-f32 "*)
+		[ -r "$2-F32.gguf" ] && [ "$2-F32.gguf" -nt "$2/model.safetensors" ] ||
+			"$tools/mkgguf" -F "$2" "$2-F32.gguf" >/dev/null ;;
+	esac
 	case " $modes " in *" q8_0 "* | *" q8_0-int8 "*)
 		[ -r "$2-Q8_0.gguf" ] && [ "$2-Q8_0.gguf" -nt "$2/model.safetensors" ] ||
 			"$tools/mkgguf" -q "$2" "$2-Q8_0.gguf" >/dev/null ;;
@@ -123,12 +129,13 @@ table() {	# NAME MODEL
 	for mode in $modes; do
 		case $mode in
 		exact) opt='' g=$m.gguf ;;
+		exact-f32) opt='' g=$m-F32.gguf ;;
 		q8_0) opt="--quant q8_0" g=$m-Q8_0.gguf ;;
 		q4) opt="--quant q4" g=$m-Q4_0.gguf ;;
 		bf16-act) opt="--bf16-act" g=$m.gguf ;;
 		q8_0-int8) opt="--quant q8_0 --int8-act" g=$m-Q8_0.gguf ;;
 		q4-int8) opt="--quant q4 --int8-act" g=$m-Q4_0.gguf ;;
-		*) fail "BENCH_MODES: $mode: not exact, q8_0, q4, bf16-act, q8_0-int8 or q4-int8" ;;
+		*) fail "BENCH_MODES: $mode: not exact, exact-f32, q8_0, q4, bf16-act, q8_0-int8 or q4-int8" ;;
 		esac
 		echo
 		case $mode in	# the roof column stays float32 FMAs
