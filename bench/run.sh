@@ -14,7 +14,7 @@
 #     after BENCH_DEPTH (4096; 0: none) positions, f32 and bf16 KV cache,
 #     beside llama-bench -d, repetitions as the main runs';
 #   - when llama.cpp's llama-bench is built (make peer, bench/peer.sh):
-#     the same model as GGUF (tools/mkgguf; BF16 and Q8_0, and Q4_0 and
+#     the same model as GGUF (tools/mkgguf; BF16, F32 and Q8_0, and Q4_0 and
 #     Q4_K_M from the BF16 one by llama.cpp's llama-quantize), prefill 128
 #     and decode 128 after 128 by llama-bench, run in each repetition
 #     right after pipelm's runs with the same thread count, beside
@@ -217,12 +217,14 @@ if [ "$peer" != none ] && [ -x "$peer" ]; then
 	[ -x "$lquant" ] || { say "no $lquant: llama.cpp's 4-bit rows left out"; lquant=none; }
 	mkgg "$model" "$out/smollm2-135m-bf16.gguf"
 	mkgg "$model" "$out/smollm2-135m-q8_0.gguf" -q
+	mkgg "$model" "$out/smollm2-135m-f32.gguf" -F
 	for sh in $shapes; do
 		mkgg "$out/$sh-bf16" "$out/$sh-bf16.gguf"
 	done
 	if [ "$do1b" = 1 ]; then
 		mkgg "$m1b" "$out/llama3.2-1b-bf16.gguf"
 		mkgg "$m1b" "$out/llama3.2-1b-q8_0.gguf" -q
+		mkgg "$m1b" "$out/llama3.2-1b-f32.gguf" -F
 	fi
 	if [ "$lquant" != none ]; then
 		for b in smollm2-135m $([ "$do1b" = 1 ] && echo llama3.2-1b); do
@@ -413,16 +415,17 @@ lb() {	# NAME THREADS GGUF llama-bench-args...
 	put "$pn" "$pt" "$(awk -F, 'NR == 1 { ok = $(NF - 1) == "avg_ts"; next }
 	    ok { v = $(NF - 1); gsub(/"/, "", v); print v }' "$tmp/csv")"
 }
-# the GGUF types llama.cpp runs: BF16 and Q8_0 (mkgguf), its own 4-bit
-# ones when llama-quantize is there
-ltypes="bf16 q8_0"
+# the GGUF types llama.cpp runs: BF16, F32 (the exact mode's class:
+# float32 products) and Q8_0 (mkgguf), its own 4-bit ones when
+# llama-quantize is there
+ltypes="bf16 f32 q8_0"
 [ "$lquant" = none ] || ltypes="$ltypes q4_0 q4_k_m"
 run_peer() {	# threads [NAME-PREFIX MODEL-BASE]
 	for q in $ltypes; do
 		lb "${2:-}lprefill_$q" "$1" "$out/${3:-smollm2-135m}-$q.gguf" -p 128 -n 0
 		lb "${2:-}ldecode_$q" "$1" "$out/${3:-smollm2-135m}-$q.gguf" -p 0 -n 128 -d 128
 		# pipelm's --int8-act on the same file (its block types)
-		[ "$q" = bf16 ] && continue
+		case $q in bf16 | f32) continue ;; esac
 		pf "${2:-}gi8prefill_$q" "$1" "$out/${3:-smollm2-135m}-$q.gguf" --int8-act
 		pd "${2:-}gi8decode_$q" "$1" "$out/${3:-smollm2-135m}-$q.gguf" --int8-act
 	done
@@ -717,11 +720,14 @@ row "prefill 128: pipelm --bf16-act" "$(cell bprefill 1)" "$(cell bprefill 2)"
 row "prefill 128: llama.cpp BF16 (BF16 activations)" "$(cell lprefill_bf16 1)" "$(cell lprefill_bf16 2)"
 row "prefill 128: pipelm --bf16-act / llama.cpp BF16" "$(ratio "$(med bprefill 1)" "$(med lprefill_bf16 1)")" "$(ratio "$(med bprefill 2)" "$(med lprefill_bf16 2)")"
 row "prefill 128: pipelm exact / llama.cpp BF16" "$(ratio "$(med prefill_128 1)" "$(med lprefill_bf16 1)")" "$(ratio "$(med prefill_128 2)" "$(med lprefill_bf16 2)")"
+row "prefill 128: llama.cpp F32 (float32 products, the exact mode's class)" "$(cell lprefill_f32 1)" "$(cell lprefill_f32 2)"
+row "prefill 128: pipelm exact / llama.cpp F32" "$(ratio "$(med prefill_128 1)" "$(med lprefill_f32 1)")" "$(ratio "$(med prefill_128 2)" "$(med lprefill_f32 2)")"
 row "decode 128 after 128: pipelm exact" "$(cell decode 1)" "$(cell decode 2)"
 row "decode 128 after 128: pipelm --bf16-act" "$(cell bdecode 1)" "$(cell bdecode 2)"
 row "decode 128 after 128: llama.cpp BF16" "$(cell ldecode_bf16 1)" "$(cell ldecode_bf16 2)"
 row "decode: pipelm exact / llama.cpp BF16" "$(ratio "$(med decode 1)" "$(med ldecode_bf16 1)")" "$(ratio "$(med decode 2)" "$(med ldecode_bf16 2)")"
 row "decode: llama.cpp BF16 / floor" "$(ratio "$(med ldecode_bf16 1)" "$fl1")" "$(ratio "$(med ldecode_bf16 2)" "$fl2")"
+row "decode 128 after 128: llama.cpp F32 (twice the bytes)" "$(cell ldecode_f32 1)" "$(cell ldecode_f32 2)"
 row "prefill 128: pipelm --quant q8_0 (int16 activations)" "$(cell qprefill 1)" "$(cell qprefill 2)"
 row "prefill 128: pipelm --quant q8_0 --int8-act" "$(cell i8prefill 1)" "$(cell i8prefill 2)"
 row "prefill 128: llama.cpp Q8_0" "$(cell lprefill_q8_0 1)" "$(cell lprefill_q8_0 2)"
@@ -748,7 +754,7 @@ row "decode: pipelm q4 / llama.cpp Q4_K_M" "$(ratio "$(med q4decode 1)" "$(med l
 fi
 # pipelm -m FILE.gguf --int8-act beside llama.cpp on the same file
 for q in $ltypes; do
-	[ "$q" = bf16 ] && continue
+	case $q in bf16 | f32) continue ;; esac
 	Q=$(echo "$q" | tr a-z A-Z)
 	row "prefill 128: pipelm -m $Q.gguf --int8-act" "$(cell gi8prefill_$q 1)" "$(cell gi8prefill_$q 2)"
 	row "prefill 128: pipelm $Q.gguf --int8-act / llama.cpp $Q" "$(ratio "$(med gi8prefill_$q 1)" "$(med lprefill_$q 1)")" "$(ratio "$(med gi8prefill_$q 2)" "$(med lprefill_$q 2)")"
@@ -779,7 +785,7 @@ if [ "$do1b" = 1 ]; then
 rb1=$(awk -v g="$rf1" -v f="$gflop1b" 'BEGIN { printf "%.0f", g / f }')
 rb2=$(awk -v g="$rf2" -v f="$gflop1b" 'BEGIN { printf "%.0f", g / f }')
 echo
-echo "Llama-3.2-1B shape (mkmodel --preset llama3.2-1b, random BF16, tied; $(awk -v w="$wb1b" 'BEGIN { printf "%.0f", w / 1e6 }') MB a token in BF16, $(awk -v w="$wb1b4" 'BEGIN { printf "%.0f", w / 1e6 }') MB in pipelm's 4 bits; $gflop1b GFLOP a token, prefill roof $rb1 and $rb2 tokens/s), $nbrep repetition(s), tokens/s; the floors: those bytes over the read bandwidth measured before each repetition's runs (best of 5)$([ "$peer" = none ] && [ ! -s "$tmp/v.b1ldecode_bf16.1" ] || echo "; llama.cpp as above, on mkgguf's BF16 and Q8_0 GGUFs and llama-quantize's Q4_0 and Q4_K_M"):"
+echo "Llama-3.2-1B shape (mkmodel --preset llama3.2-1b, random BF16, tied; $(awk -v w="$wb1b" 'BEGIN { printf "%.0f", w / 1e6 }') MB a token in BF16, $(awk -v w="$wb1b4" 'BEGIN { printf "%.0f", w / 1e6 }') MB in pipelm's 4 bits; $gflop1b GFLOP a token, prefill roof $rb1 and $rb2 tokens/s), $nbrep repetition(s), tokens/s; the floors: those bytes over the read bandwidth measured before each repetition's runs (best of 5)$([ "$peer" = none ] && [ ! -s "$tmp/v.b1ldecode_bf16.1" ] || echo "; llama.cpp as above, on mkgguf's BF16, F32 and Q8_0 GGUFs and llama-quantize's Q4_0 and Q4_K_M"):"
 echo
 echo "| weights | prefill 128, 1 thread | 2 threads | prefill / roof, 1; 2 | decode 128 after 128, 1 thread | 2 threads | decode / floor, 1; 2 |"
 echo "| --- | --- | --- | --- | --- | --- | --- |"
@@ -798,6 +804,7 @@ b1row "pipelm --quant q4 --int8-act" b1p_i4 b1d_i4 "$wb1b4"
 b1row "pipelm 4-bit folder (llm-quant)" b1p_f4 b1d_f4 "$wb1b4"
 if [ -s "$tmp/v.b1ldecode_bf16.1" ] || [ -s "$tmp/v.b1ldecode_bf16.2" ]; then
 b1row "llama.cpp BF16" b1lprefill_bf16 b1ldecode_bf16 "$wb1b"
+b1row "llama.cpp F32 (float32 products; twice the bytes)" b1lprefill_f32 b1ldecode_f32 0
 b1row "llama.cpp Q8_0" b1lprefill_q8_0 b1ldecode_q8_0 0
 b1row "llama.cpp Q4_0" b1lprefill_q4_0 b1ldecode_q4_0 0
 b1row "llama.cpp Q4_K_M" b1lprefill_q4_k_m b1ldecode_q4_k_m 0
