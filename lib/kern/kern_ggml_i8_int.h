@@ -1215,6 +1215,23 @@ kgemm(enum wtype t, int R, int TT, float *out, int ldo, const uint8_t *u,
 			out[(size_t)j * ldo + r + i] = o[j * KR + i];
 }
 
+/* Rows [0, m) of the panel at u against TT tokens of superblocks at y
+ * (ldy apart): KR at a time, then the rest one by one.  TT is a
+ * constant at each call (kpanel's), as yrows' is: a count the compiler
+ * does not know keeps the second token's sums in memory, not in
+ * registers (bench/NOTES.md, branch a2p). */
+INLINE void
+krows(enum wtype t, int TT, float *out, int ldo, const uint8_t *u, size_t ru,
+    const struct kern_q8k *y, size_t ldy, int n, int m)
+{
+	int r;
+
+	for (r = 0; r + KR <= m; r += KR)
+		kgemm(t, KR, TT, out, ldo, u, ru, y, ldy, n, r);
+	for (; r < m; r++)
+		kgemm(t, 1, TT, out, ldo, u, ru, y, ldy, n, r);
+}
+
 /* Rows [p0, p1) unpacked at u against T tokens of superblocks at xq
  * (ld bytes a token): KR x KT blocks, then the rest's rows and token
  * one at a time. */
@@ -1225,19 +1242,14 @@ kpanel(enum wtype t, float *out, int ldo, const uint8_t *u, const char *xq,
 	size_t ru = (size_t)(n / 256) * KSB(t);
 	size_t ldy = ld / sizeof(struct kern_q8k);
 	const struct kern_q8k *y = (const struct kern_q8k *)xq;
-	int j, r, tt;
+	int j;
 
-	for (j = 0; j < T; j += tt) {
-		float *o = out + (size_t)j * ldo + p0;
-
-		tt = T - j >= KT ? KT : 1;
-		for (r = 0; r + KR <= p1 - p0; r += KR)
-			kgemm(t, KR, tt, o, ldo, u, ru, y + (size_t)j * ldy, ldy, n,
-			    r);
-		for (; r < p1 - p0; r++)
-			kgemm(t, 1, tt, o, ldo, u, ru, y + (size_t)j * ldy, ldy, n,
-			    r);
-	}
+	for (j = 0; j + KT <= T; j += KT)
+		krows(t, KT, out + (size_t)j * ldo + p0, ldo, u, ru, y +
+		    (size_t)j * ldy, ldy, n, p1 - p0);
+	for (; j < T; j++)
+		krows(t, 1, out + (size_t)j * ldo + p0, ldo, u, ru, y +
+		    (size_t)j * ldy, ldy, n, p1 - p0);
 }
 
 /* Whether type t's rows of n take kpanel: a K type whose panel of KR
