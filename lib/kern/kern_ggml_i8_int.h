@@ -827,7 +827,7 @@ gi8_matvec(enum wtype t, float *out, const void *w, const float *x, int n,
  * token's start (minus the offset times its sums of X), and
  * gblock32's float operations in its order: the same integers, the
  * same bits. */
-#define YUBUF (64 * 1024)	/* bytes of an unpacked row panel */
+#define YUBUF (128 * 1024)	/* bytes of an unpacked row panel */
 #define YUROW(nb) ((size_t)(nb) * (32 + 4))	/* bytes of a row */
 
 static void
@@ -858,32 +858,42 @@ yunpack(enum wtype t, uint8_t *u, const uint8_t *w, size_t rb, int n,
 #define YSEG 32	/* blocks a segment (even pass, odd pass) */
 
 /* out[j*ldo + r + i] = unpacked row r + i of u (ru bytes each) . token
- * j of the blocks at xq (ldxq apart), i < R <= YR, j < TT <= YT; off:
- * the weights' offset (8, 16, 128).  The even blocks' chain first, then
+ * j of the blocks at xq (ldxq apart), i < R <= YR, j < TT <= YT; nc:
+ * token j's minus the weights' offset (8, 16, 128) times its sums of X,
+ * block b's lanes at nc + (j * nb + b) * 8 (ynoff).  The even blocks'
+ * chain first, then
  * the odd ones' (gblock32's two accumulators a lane, each in its order),
  * so that a register block holds R x TT accumulators, not twice that,
  * a segment of YSEG blocks at a time (its weights and tokens stay in L1
  * for the odd pass, where rows of 8192 would not);
  * and dw dx made 8 blocks at a time beforehand (the same products), so
  * that the step is a load, a vpdpbusd, a vcvtdq2ps and an FMA with a
- * broadcast load: no scalar multiply and shuffle a block. */
+ * broadcast load: no scalar multiply and shuffle a block.  The offset's
+ * sums read made (a load as vpdpbusd's start), not made again for each
+ * 4 rows: that took two instructions a token and block and two
+ * registers, and without those registers gcc kept an accumulator in
+ * memory (bench/NOTES.md, branch a2p). */
 INLINE void
 ygemm(int R, int TT, float *out, int ldo, const uint8_t *u, size_t ru,
-    const char *xq, size_t ldxq, __m256i off, int n, int r)
+    const char *xq, size_t ldxq, const int32_t *nc, int n, int r)
 {
 	size_t nx = CONV_Q8_0_NB(n);
 	int nb = (n + 31) / 32, b, i, j, p;
 	const uint8_t *wr[YR];
 	const float *wd[YR], *xd[YT];
 	const int8_t *xv[YT];
+	const __m256i *ncj[YT];
 	/* dd[i][j][b]: row i's scale times token j's, block b */
 	float dd[YR][YT][CONV_Q8_0_NB(KERN_GI8_MAXN)]
 	    __attribute__((aligned(32)));
 	__m256 acc[YR][YT], sum[2][YR][YT];
-	__m256i x[YT], nc[YT], wv;
+	__m256i x[YT], wv;
 	int s0, s1;
 
 	gxplaces(TT, xd, xv, xq, ldxq, nx);
+	UNROLL
+	for (j = 0; j < TT; j++)
+		ncj[j] = (const __m256i *)(nc + (size_t)j * nb * 8);
 	UNROLL
 	for (i = 0; i < R; i++) {
 		wr[i] = u + (size_t)(r + i) * ru;
@@ -913,13 +923,9 @@ ygemm(int R, int TT, float *out, int ldo, const uint8_t *u, size_t ru,
 					acc[i][j] = sum[p][i][j];
 			for (b = s0 + p; b < s1; b += 2) {
 				UNROLL
-				for (j = 0; j < TT; j++) {
+				for (j = 0; j < TT; j++)
 					x[j] = _mm256_loadu_si256((const __m256i *)
 					    (xv[j] + 32 * b));
-					nc[j] = _mm256_sub_epi32(
-					    _mm256_setzero_si256(), dpbusd(
-					    _mm256_setzero_si256(), off, x[j]));
-				}
 				UNROLL
 				for (i = 0; i < R; i++) {
 					wv = _mm256_loadu_si256((const __m256i *)
@@ -928,7 +934,8 @@ ygemm(int R, int TT, float *out, int ldo, const uint8_t *u, size_t ru,
 					for (j = 0; j < TT; j++)
 						acc[i][j] = _mm256_fmadd_ps(
 						    _mm256_cvtepi32_ps(dpbusd(
-						    nc[j], wv, x[j])),
+						    _mm256_load_si256(ncj[j] + b),
+						    wv, x[j])),
 						    _mm256_broadcast_ss(dd[i][j] +
 						    b), acc[i][j]);
 				}
@@ -952,33 +959,61 @@ ygemm(int R, int TT, float *out, int ldo, const uint8_t *u, size_t ru,
  * time, then the rest one by one. */
 INLINE void
 yrows(int TT, float *out, int ldo, const uint8_t *u, size_t ru,
-    const char *xq, size_t ld, __m256i off, int n, int m)
+    const char *xq, size_t ld, const int32_t *nc, int n, int m)
 {
 	int r;
 
 	for (r = 0; r + YR <= m; r += YR)
-		ygemm(YR, TT, out, ldo, u, ru, xq, ld, off, n, r);
+		ygemm(YR, TT, out, ldo, u, ru, xq, ld, nc, n, r);
 	for (; r < m; r++)
-		ygemm(1, TT, out, ldo, u, ru, xq, ld, off, n, r);
+		ygemm(1, TT, out, ldo, u, ru, xq, ld, nc, n, r);
+}
+
+/* Minus off times the sums of X of each lane, for the nb blocks of
+ * TT tokens at xq (ld bytes apart), into nc (ygemm's layout). */
+INLINE void
+ynoff(int TT, int32_t *nc, const char *xq, size_t ld, __m256i off, int n)
+{
+	size_t nx = CONV_Q8_0_NB(n);
+	int nb = (n + 31) / 32, b, j;
+	const float *xd[YT];
+	const int8_t *xv[YT];
+
+	gxplaces(TT, xd, xv, xq, ld, nx);
+	UNROLL
+	for (j = 0; j < TT; j++)
+		for (b = 0; b < nb; b++)
+			_mm256_store_si256((__m256i *)(nc + ((size_t)j * nb +
+			    b) * 8), _mm256_sub_epi32(_mm256_setzero_si256(),
+			    dpbusd(_mm256_setzero_si256(), off,
+			    _mm256_loadu_si256((const __m256i *)(xv[j] + 32 *
+			    b)))));
 }
 
 /* Rows [p0, p1) unpacked at u against the tokens [t0, t1) of the
- * chunk at xq (ld bytes a token), YT at a time, then one. */
+ * chunk at xq (ld bytes a token), YT at a time, then one: for each,
+ * the offset's sums first (ynoff), for all the panel's rows. */
 INLINE void
 ypanel(enum wtype t, float *out, int ldo, const uint8_t *u, const char *xq,
     size_t ld, int n, int p0, int p1, int T)
 {
 	const __m256i off = _mm256_set1_epi8((char)(t == W_Q4_0I ? 8 :
 	    t == W_Q5_0I ? 16 : 128));
+	int32_t nc[YT * CONV_Q8_0_NB(KERN_GI8_MAXN) * 8]
+	    __attribute__((aligned(32)));
 	size_t ru = YUROW((n + 31) / 32);
 	int j;
 
-	for (j = 0; j + YT <= T; j += YT)
+	for (j = 0; j + YT <= T; j += YT) {
+		ynoff(YT, nc, xq + (size_t)j * ld, ld, off, n);
 		yrows(YT, out + (size_t)j * ldo + p0, ldo, u, ru, xq +
-		    (size_t)j * ld, ld, off, n, p1 - p0);
-	for (; j < T; j++)
+		    (size_t)j * ld, ld, nc, n, p1 - p0);
+	}
+	for (; j < T; j++) {
+		ynoff(1, nc, xq + (size_t)j * ld, ld, off, n);
 		yrows(1, out + (size_t)j * ldo + p0, ldo, u, ru, xq +
-		    (size_t)j * ld, ld, off, n, p1 - p0);
+		    (size_t)j * ld, ld, nc, n, p1 - p0);
+	}
 }
 
 /* Whether type t's rows of n take ypanel: blocks of 32 whose panel of
