@@ -17,6 +17,7 @@
 #include <immintrin.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "kern/kern.h"
@@ -35,6 +36,10 @@
 #define GVMAX 4
 #define GPF 2048	/* bytes a decode stream is prefetched ahead */
 #define GXBUF (256 * 1024)	/* bytes of quantized activations (matmul) */
+/* Bytes of a prefill chunk's quantized activations at most: 128 tokens
+ * of 2048 in one chunk, so that the weights are unpacked (read from
+ * memory) once; kern_xroom's heap beyond GXBUF */
+#define GXCAP (512 * 1024)
 /* Bytes of one token's prepared activations, rows of at most
  * KERN_GI8_MAXN, either layout (the superblocks' take more a weight) */
 #define GXVEC (KERN_GI8_MAXN / 256 * sizeof(struct kern_q8k) > \
@@ -1303,18 +1308,23 @@ INLINE void
 gi8_matmul(enum wtype t, float *out, int ldo, const void *w, const float *x,
     int ldx, int n, int T, int r0, int r1)
 {
-	char xq[GXBUF] __attribute__((aligned(32)));
+	char stk[GXBUF] __attribute__((aligned(32)));
 	uint8_t u[KUBUF > YUBUF ? KUBUF : YUBUF] __attribute__((aligned(32)));
 	size_t ld = gxsize(t, n);
-	int P = (int)((kern_l2 / 2) / wtype_rowsize(t, n)), TB = (int)(GXBUF /
+	int P = (int)((kern_l2 / 2) / wtype_rowsize(t, n)), TB = (int)(GXCAP /
 	    ld);
 	int t0, t1, p0, p1, j;
+	char *xq;
 
 	if (n > KERN_GI8_MAXN || (wtypes[t].block == 256 && n % 256) ||
 	    TB < 1) {
 		kern_portable.matmul[t](out, ldo, w, x, ldx, n, T, r0, r1);
 		return;
 	}
+	/* chunks of equal size, as few as GXCAP allows: each unpacks the
+	 * weights again, from memory */
+	TB = (T + (T + TB - 1) / TB - 1) / ((T + TB - 1) / TB);
+	xq = kern_xroom(stk, sizeof(stk), ld, TB, &TB);
 	P = P < GR ? GR : P / GR * GR;
 	if (kfits(t, n))
 		P = (int)(KUBUF / ((size_t)(n / 256) * KSB(t))) / KR * KR;
@@ -1363,6 +1373,8 @@ gi8_matmul(enum wtype t, float *out, int ldo, const void *w, const float *x,
 					    p0, p1);
 		}
 	}
+	if (xq != stk)
+		free(xq);
 }
 
 #endif
