@@ -974,6 +974,19 @@ yrows(int TT, float *out, int ldo, const uint8_t *u, size_t ru,
 		ygemm(1, TT, out, ldo, u, ru, xq, ld, nc, n, r);
 }
 
+/* Part k of parts of the bytes [p, p + bytes) brought towards L2, a
+ * line at a time: the next row panel's weights, a part each token pair
+ * of this one, so that unpacking them finds them come from memory. */
+INLINE void
+gpanelfetch(const uint8_t *p, size_t bytes, int k, int parts)
+{
+	size_t a = bytes / 64 * (size_t)k / (size_t)parts * 64,
+	    e = bytes / 64 * (size_t)(k + 1) / (size_t)parts * 64;
+
+	for (; a < e; a += 64)
+		_mm_prefetch((const char *)(p + a), _MM_HINT_T1);
+}
+
 /* Minus off times the sums of X of each lane, for the nb blocks of
  * TT tokens at xq (ld bytes apart), into nc (ygemm's layout). */
 INLINE void
@@ -1000,7 +1013,7 @@ ynoff(int TT, int32_t *nc, const char *xq, size_t ld, __m256i off, int n)
  * the offset's sums first (ynoff), for all the panel's rows. */
 INLINE void
 ypanel(enum wtype t, float *out, int ldo, const uint8_t *u, const char *xq,
-    size_t ld, int n, int p0, int p1, int T)
+    size_t ld, int n, int p0, int p1, int T, const uint8_t *nx, size_t nxb)
 {
 	const __m256i off = _mm256_set1_epi8((char)(t == W_Q4_0I ? 8 :
 	    t == W_Q5_0I ? 16 : 128));
@@ -1010,11 +1023,13 @@ ypanel(enum wtype t, float *out, int ldo, const uint8_t *u, const char *xq,
 	int j;
 
 	for (j = 0; j + YT <= T; j += YT) {
+		gpanelfetch(nx, nxb, j / YT, (T + YT - 1) / YT);
 		ynoff(YT, nc, xq + (size_t)j * ld, ld, off, n);
 		yrows(YT, out + (size_t)j * ldo + p0, ldo, u, ru, xq +
 		    (size_t)j * ld, ld, nc, n, p1 - p0);
 	}
 	for (; j < T; j++) {
+		gpanelfetch(nx, nxb, j / YT, (T + YT - 1) / YT);
 		ynoff(1, nc, xq + (size_t)j * ld, ld, off, n);
 		yrows(1, out + (size_t)j * ldo + p0, ldo, u, ru, xq +
 		    (size_t)j * ld, ld, nc, n, p1 - p0);
@@ -1277,19 +1292,23 @@ krows(enum wtype t, int TT, float *out, int ldo, const uint8_t *u, size_t ru,
  * one at a time. */
 INLINE void
 kpanel(enum wtype t, float *out, int ldo, const uint8_t *u, const char *xq,
-    size_t ld, int n, int p0, int p1, int T)
+    size_t ld, int n, int p0, int p1, int T, const uint8_t *nx, size_t nxb)
 {
 	size_t ru = (size_t)(n / 256) * KSB(t);
 	size_t ldy = ld / sizeof(struct kern_q8k);
 	const struct kern_q8k *y = (const struct kern_q8k *)xq;
 	int j;
 
-	for (j = 0; j + KT <= T; j += KT)
+	for (j = 0; j + KT <= T; j += KT) {
+		gpanelfetch(nx, nxb, j / KT, (T + KT - 1) / KT);
 		krows(t, KT, out + (size_t)j * ldo + p0, ldo, u, ru, y +
 		    (size_t)j * ldy, ldy, n, p1 - p0);
-	for (; j < T; j++)
+	}
+	for (; j < T; j++) {
+		gpanelfetch(nx, nxb, j / KT, (T + KT - 1) / KT);
 		krows(t, 1, out + (size_t)j * ldo + p0, ldo, u, ru, y +
 		    (size_t)j * ldy, ldy, n, p1 - p0);
+	}
 }
 
 /* Whether type t's rows of n take kpanel: a K type whose panel of KR
@@ -1310,9 +1329,9 @@ gi8_matmul(enum wtype t, float *out, int ldo, const void *w, const float *x,
 {
 	char stk[GXBUF] __attribute__((aligned(32)));
 	uint8_t u[KUBUF > YUBUF ? KUBUF : YUBUF] __attribute__((aligned(32)));
-	size_t ld = gxsize(t, n);
-	int P = (int)((kern_l2 / 2) / wtype_rowsize(t, n)), TB = (int)(GXCAP /
-	    ld);
+	size_t ld = gxsize(t, n), rb = wtype_rowsize(t, n);
+	const uint8_t *wb = w;
+	int P = (int)((kern_l2 / 2) / rb), TB = (int)(GXCAP / ld);
 	int t0, t1, p0, p1, j;
 	char *xq;
 
@@ -1341,22 +1360,22 @@ gi8_matmul(enum wtype t, float *out, int ldo, const void *w, const float *x,
 			for (p0 = r0; p0 < r1; p0 = p1) {
 				p1 = r1 - p0 > P ? p0 + P : r1;
 				if (t == W_Q4_KI)
-					kunpack(u, w, wtype_rowsize(t, n), n, p0,
-					    p1);
+					kunpack(u, w, rb, n, p0, p1);
 				else
-					kunpack6(u, w, wtype_rowsize(t, n), n,
-					    p0, p1);
+					kunpack6(u, w, rb, n, p0, p1);
 				kpanel(t, out + (size_t)t0 * ldo, ldo, u, xq, ld, n,
-				    p0, p1, t1 - t0);
+				    p0, p1, t1 - t0, wb + (size_t)p1 * rb,
+				    (size_t)(r1 - p1 > P ? P : r1 - p1) * rb);
 			}
 			continue;
 		}
 		if (yfits(t, n)) {
 			for (p0 = r0; p0 < r1; p0 = p1) {
 				p1 = r1 - p0 > P ? p0 + P : r1;
-				yunpack(t, u, w, wtype_rowsize(t, n), n, p0, p1);
+				yunpack(t, u, w, rb, n, p0, p1);
 				ypanel(t, out + (size_t)t0 * ldo, ldo, u, xq, ld,
-				    n, p0, p1, t1 - t0);
+				    n, p0, p1, t1 - t0, wb + (size_t)p1 * rb,
+				    (size_t)(r1 - p1 > P ? P : r1 - p1) * rb);
 			}
 			continue;
 		}
