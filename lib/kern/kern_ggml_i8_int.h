@@ -492,15 +492,6 @@ k4_scale16(__m256i sc, int j)
 	    8 | 2 * j)));
 }
 
-/* Byte masks that put scales a and a + 1 of 16 in 8 bytes each (Q6_K's
- * panels, kunpack6). */
-static const uint8_t sc_pair[8][16] = {
-#define P(a) { a, a, a, a, a, a, a, a, a + 1, a + 1, a + 1, a + 1, a + 1, \
-	a + 1, a + 1, a + 1 }
-	P(0), P(2), P(4), P(6), P(8), P(10), P(12), P(14)
-#undef P
-};
-
 /* vpshufb masks that put int16 2k of a 128-bit half in the low half's
  * 8 lanes and int16 2k + 1 in the high half's: Q6_K's scales of a pair
  * of sub-blocks. */
@@ -1060,10 +1051,13 @@ yfits(enum wtype t, int n)
  * FMAs a superblock on those lanes: the portable file's operations on
  * each (row, token), in its order. */
 /* Bytes of an unpacked superblock: Q4_K 256 + 32 + 16 + 8, padded;
- * Q6_K 256 weights (0..63), 8 x 32 bytes of scale pairs as int16 (a
- * vpmaddubsw's 16 lanes take 2 groups of 16), the 16 scales as int16
- * (the offset's sums) and d, padded */
-#define KSB(t) ((t) == W_Q4_KI ? 320 : 576)
+ * Q6_K 256 weights (0..63), its scales 0-7 and 8-15 as int16 in both
+ * halves of a vector each (a vpshufb a sub-block puts its pair in the
+ * halves: a vpmaddubsw's 16 lanes take 2 groups of 16; stored as the
+ * pairs themselves they took 256 bytes, the panel's L2 traffic half as
+ * much again), the 16 scales as int16 (the offset's sums) and d,
+ * padded */
+#define KSB(t) ((t) == W_Q4_KI ? 320 : 384)
 #define KUBUF (80 * 1024)	/* bytes of a K type's row panel */
 #define KR 4	/* rows of kgemm's register block */
 #define KT 2	/* its tokens */
@@ -1075,8 +1069,7 @@ kunpack6(uint8_t *u, const uint8_t *w, size_t rb, int n, int r0, int r1)
 	const __m256i m4 = _mm256_set1_epi8(15), m30 = _mm256_set1_epi8(0x30);
 	int nsb = n / 256, r, b, h;
 	const uint8_t *p;
-	__m128i s8;
-	__m256i l0, l1, qh;
+	__m256i l0, l1, qh, s16;
 	float d;
 
 	for (r = r0; r < r1; r++)
@@ -1108,16 +1101,15 @@ kunpack6(uint8_t *u, const uint8_t *w, size_t rb, int n, int r0, int r1)
 				    _mm256_and_si256(_mm256_srli_epi16(qh, 2),
 				    m30)));
 			}
-			s8 = _mm_loadu_si128((const __m128i *)(p + 192));
-			for (h = 0; h < 8; h++)
-				_mm256_storeu_si256((__m256i *)(u + 256 + 32 * h),
-				    _mm256_cvtepi8_epi16(_mm_shuffle_epi8(s8,
-				    _mm_loadu_si128((const __m128i *)
-				    sc_pair[h]))));
-			_mm256_storeu_si256((__m256i *)(u + 512),
-			    _mm256_cvtepi8_epi16(s8));
+			s16 = _mm256_cvtepi8_epi16(_mm_loadu_si128(
+			    (const __m128i *)(p + 192)));
+			_mm256_storeu_si256((__m256i *)(u + 256),
+			    _mm256_permute4x64_epi64(s16, 0x44));
+			_mm256_storeu_si256((__m256i *)(u + 288),
+			    _mm256_permute4x64_epi64(s16, 0xee));
+			_mm256_storeu_si256((__m256i *)(u + 320), s16);
 			d = gf16(p + 208);
-			memcpy(u + 544, &d, 4);
+			memcpy(u + 352, &d, 4);
 		}
 }
 
@@ -1199,7 +1191,7 @@ kgemm(enum wtype t, int R, int TT, float *out, int ldo, const uint8_t *u,
 				    _mm256_setzero_si256() : _mm256_sub_epi32(
 				    _mm256_setzero_si256(), _mm256_slli_epi32(
 				    _mm256_madd_epi16(_mm256_loadu_si256(
-				    (const __m256i *)(wb[i] + 512)),
+				    (const __m256i *)(wb[i] + 320)),
 				    _mm256_loadu_si256((const __m256i *)
 				    yj[j]->bs)), 5));
 		}
@@ -1210,8 +1202,10 @@ kgemm(enum wtype t, int R, int TT, float *out, int ldo, const uint8_t *u,
 				    32 * k));
 				sv = t == W_Q4_KI ? _mm256_castps_si256(
 				    _mm256_broadcast_ss((const float *)(wb[i] +
-				    256 + 4 * k))) : _mm256_loadu_si256(
-				    (const __m256i *)(wb[i] + 256 + 32 * k));
+				    256 + 4 * k))) : _mm256_shuffle_epi8(
+				    _mm256_loadu_si256((const __m256i *)(wb[i] +
+				    256 + 32 * (k >> 2))), _mm256_loadu_si256(
+				    (const __m256i *)sc16_pair[k & 3]));
 				UNROLL
 				for (j = 0; j < TT; j++)
 					I[j * KR + i] = dpwssd(I[j * KR + i],
@@ -1225,7 +1219,7 @@ kgemm(enum wtype t, int R, int TT, float *out, int ldo, const uint8_t *u,
 			for (j = 0; j < KT; j++)
 				UNROLL
 				for (i = 0; i < KR; i++) {
-					memcpy(d + j * KR + i, wb[i] + 544, 4);
+					memcpy(d + j * KR + i, wb[i] + 352, 4);
 					yd[j * KR + i] = yj[j]->d;
 				}
 			acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(Iv),
