@@ -17,6 +17,7 @@
 #include <immintrin.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "kern/kern.h"
@@ -35,6 +36,10 @@
 #define GVMAX 4
 #define GPF 2048	/* bytes a decode stream is prefetched ahead */
 #define GXBUF (256 * 1024)	/* bytes of quantized activations (matmul) */
+/* Bytes of a prefill chunk's quantized activations at most: 128 tokens
+ * of 2048 in one chunk, so that the weights are unpacked (read from
+ * memory) once; kern_xroom's heap beyond GXBUF */
+#define GXCAP (512 * 1024)
 /* Bytes of one token's prepared activations, rows of at most
  * KERN_GI8_MAXN, either layout (the superblocks' take more a weight) */
 #define GXVEC (KERN_GI8_MAXN / 256 * sizeof(struct kern_q8k) > \
@@ -487,15 +492,6 @@ k4_scale16(__m256i sc, int j)
 	    8 | 2 * j)));
 }
 
-/* Byte masks that put scales a and a + 1 of 16 in 8 bytes each (Q6_K's
- * panels, kunpack6). */
-static const uint8_t sc_pair[8][16] = {
-#define P(a) { a, a, a, a, a, a, a, a, a + 1, a + 1, a + 1, a + 1, a + 1, \
-	a + 1, a + 1, a + 1 }
-	P(0), P(2), P(4), P(6), P(8), P(10), P(12), P(14)
-#undef P
-};
-
 /* vpshufb masks that put int16 2k of a 128-bit half in the low half's
  * 8 lanes and int16 2k + 1 in the high half's: Q6_K's scales of a pair
  * of sub-blocks. */
@@ -827,7 +823,7 @@ gi8_matvec(enum wtype t, float *out, const void *w, const float *x, int n,
  * token's start (minus the offset times its sums of X), and
  * gblock32's float operations in its order: the same integers, the
  * same bits. */
-#define YUBUF (64 * 1024)	/* bytes of an unpacked row panel */
+#define YUBUF (128 * 1024)	/* bytes of an unpacked row panel */
 #define YUROW(nb) ((size_t)(nb) * (32 + 4))	/* bytes of a row */
 
 static void
@@ -858,32 +854,42 @@ yunpack(enum wtype t, uint8_t *u, const uint8_t *w, size_t rb, int n,
 #define YSEG 32	/* blocks a segment (even pass, odd pass) */
 
 /* out[j*ldo + r + i] = unpacked row r + i of u (ru bytes each) . token
- * j of the blocks at xq (ldxq apart), i < R <= YR, j < TT <= YT; off:
- * the weights' offset (8, 16, 128).  The even blocks' chain first, then
+ * j of the blocks at xq (ldxq apart), i < R <= YR, j < TT <= YT; nc:
+ * token j's minus the weights' offset (8, 16, 128) times its sums of X,
+ * block b's lanes at nc + (j * nb + b) * 8 (ynoff).  The even blocks'
+ * chain first, then
  * the odd ones' (gblock32's two accumulators a lane, each in its order),
  * so that a register block holds R x TT accumulators, not twice that,
  * a segment of YSEG blocks at a time (its weights and tokens stay in L1
  * for the odd pass, where rows of 8192 would not);
  * and dw dx made 8 blocks at a time beforehand (the same products), so
  * that the step is a load, a vpdpbusd, a vcvtdq2ps and an FMA with a
- * broadcast load: no scalar multiply and shuffle a block. */
+ * broadcast load: no scalar multiply and shuffle a block.  The offset's
+ * sums read made (a load as vpdpbusd's start), not made again for each
+ * 4 rows: that took two instructions a token and block and two
+ * registers, and without those registers gcc kept an accumulator in
+ * memory (bench/NOTES.md, branch a2p). */
 INLINE void
 ygemm(int R, int TT, float *out, int ldo, const uint8_t *u, size_t ru,
-    const char *xq, size_t ldxq, __m256i off, int n, int r)
+    const char *xq, size_t ldxq, const int32_t *nc, int n, int r)
 {
 	size_t nx = CONV_Q8_0_NB(n);
 	int nb = (n + 31) / 32, b, i, j, p;
 	const uint8_t *wr[YR];
 	const float *wd[YR], *xd[YT];
 	const int8_t *xv[YT];
+	const __m256i *ncj[YT];
 	/* dd[i][j][b]: row i's scale times token j's, block b */
 	float dd[YR][YT][CONV_Q8_0_NB(KERN_GI8_MAXN)]
 	    __attribute__((aligned(32)));
 	__m256 acc[YR][YT], sum[2][YR][YT];
-	__m256i x[YT], nc[YT], wv;
+	__m256i x[YT], wv;
 	int s0, s1;
 
 	gxplaces(TT, xd, xv, xq, ldxq, nx);
+	UNROLL
+	for (j = 0; j < TT; j++)
+		ncj[j] = (const __m256i *)(nc + (size_t)j * nb * 8);
 	UNROLL
 	for (i = 0; i < R; i++) {
 		wr[i] = u + (size_t)(r + i) * ru;
@@ -913,13 +919,9 @@ ygemm(int R, int TT, float *out, int ldo, const uint8_t *u, size_t ru,
 					acc[i][j] = sum[p][i][j];
 			for (b = s0 + p; b < s1; b += 2) {
 				UNROLL
-				for (j = 0; j < TT; j++) {
+				for (j = 0; j < TT; j++)
 					x[j] = _mm256_loadu_si256((const __m256i *)
 					    (xv[j] + 32 * b));
-					nc[j] = _mm256_sub_epi32(
-					    _mm256_setzero_si256(), dpbusd(
-					    _mm256_setzero_si256(), off, x[j]));
-				}
 				UNROLL
 				for (i = 0; i < R; i++) {
 					wv = _mm256_loadu_si256((const __m256i *)
@@ -928,7 +930,8 @@ ygemm(int R, int TT, float *out, int ldo, const uint8_t *u, size_t ru,
 					for (j = 0; j < TT; j++)
 						acc[i][j] = _mm256_fmadd_ps(
 						    _mm256_cvtepi32_ps(dpbusd(
-						    nc[j], wv, x[j])),
+						    _mm256_load_si256(ncj[j] + b),
+						    wv, x[j])),
 						    _mm256_broadcast_ss(dd[i][j] +
 						    b), acc[i][j]);
 				}
@@ -952,33 +955,76 @@ ygemm(int R, int TT, float *out, int ldo, const uint8_t *u, size_t ru,
  * time, then the rest one by one. */
 INLINE void
 yrows(int TT, float *out, int ldo, const uint8_t *u, size_t ru,
-    const char *xq, size_t ld, __m256i off, int n, int m)
+    const char *xq, size_t ld, const int32_t *nc, int n, int m)
 {
 	int r;
 
 	for (r = 0; r + YR <= m; r += YR)
-		ygemm(YR, TT, out, ldo, u, ru, xq, ld, off, n, r);
+		ygemm(YR, TT, out, ldo, u, ru, xq, ld, nc, n, r);
 	for (; r < m; r++)
-		ygemm(1, TT, out, ldo, u, ru, xq, ld, off, n, r);
+		ygemm(1, TT, out, ldo, u, ru, xq, ld, nc, n, r);
+}
+
+/* Part k of parts of the bytes [p, p + bytes) brought towards L2, a
+ * line at a time: the next row panel's weights, a part each token pair
+ * of this one, so that unpacking them finds them come from memory. */
+INLINE void
+gpanelfetch(const uint8_t *p, size_t bytes, int k, int parts)
+{
+	size_t a = bytes / 64 * (size_t)k / (size_t)parts * 64,
+	    e = bytes / 64 * (size_t)(k + 1) / (size_t)parts * 64;
+
+	for (; a < e; a += 64)
+		_mm_prefetch((const char *)(p + a), _MM_HINT_T1);
+}
+
+/* Minus off times the sums of X of each lane, for the nb blocks of
+ * TT tokens at xq (ld bytes apart), into nc (ygemm's layout). */
+INLINE void
+ynoff(int TT, int32_t *nc, const char *xq, size_t ld, __m256i off, int n)
+{
+	size_t nx = CONV_Q8_0_NB(n);
+	int nb = (n + 31) / 32, b, j;
+	const float *xd[YT];
+	const int8_t *xv[YT];
+
+	gxplaces(TT, xd, xv, xq, ld, nx);
+	UNROLL
+	for (j = 0; j < TT; j++)
+		for (b = 0; b < nb; b++)
+			_mm256_store_si256((__m256i *)(nc + ((size_t)j * nb +
+			    b) * 8), _mm256_sub_epi32(_mm256_setzero_si256(),
+			    dpbusd(_mm256_setzero_si256(), off,
+			    _mm256_loadu_si256((const __m256i *)(xv[j] + 32 *
+			    b)))));
 }
 
 /* Rows [p0, p1) unpacked at u against the tokens [t0, t1) of the
- * chunk at xq (ld bytes a token), YT at a time, then one. */
+ * chunk at xq (ld bytes a token), YT at a time, then one: for each,
+ * the offset's sums first (ynoff), for all the panel's rows. */
 INLINE void
 ypanel(enum wtype t, float *out, int ldo, const uint8_t *u, const char *xq,
-    size_t ld, int n, int p0, int p1, int T)
+    size_t ld, int n, int p0, int p1, int T, const uint8_t *nx, size_t nxb)
 {
 	const __m256i off = _mm256_set1_epi8((char)(t == W_Q4_0I ? 8 :
 	    t == W_Q5_0I ? 16 : 128));
+	int32_t nc[YT * CONV_Q8_0_NB(KERN_GI8_MAXN) * 8]
+	    __attribute__((aligned(32)));
 	size_t ru = YUROW((n + 31) / 32);
 	int j;
 
-	for (j = 0; j + YT <= T; j += YT)
+	for (j = 0; j + YT <= T; j += YT) {
+		gpanelfetch(nx, nxb, j / YT, (T + YT - 1) / YT);
+		ynoff(YT, nc, xq + (size_t)j * ld, ld, off, n);
 		yrows(YT, out + (size_t)j * ldo + p0, ldo, u, ru, xq +
-		    (size_t)j * ld, ld, off, n, p1 - p0);
-	for (; j < T; j++)
+		    (size_t)j * ld, ld, nc, n, p1 - p0);
+	}
+	for (; j < T; j++) {
+		gpanelfetch(nx, nxb, j / YT, (T + YT - 1) / YT);
+		ynoff(1, nc, xq + (size_t)j * ld, ld, off, n);
 		yrows(1, out + (size_t)j * ldo + p0, ldo, u, ru, xq +
-		    (size_t)j * ld, ld, off, n, p1 - p0);
+		    (size_t)j * ld, ld, nc, n, p1 - p0);
+	}
 }
 
 /* Whether type t's rows of n take ypanel: blocks of 32 whose panel of
@@ -1005,10 +1051,13 @@ yfits(enum wtype t, int n)
  * FMAs a superblock on those lanes: the portable file's operations on
  * each (row, token), in its order. */
 /* Bytes of an unpacked superblock: Q4_K 256 + 32 + 16 + 8, padded;
- * Q6_K 256 weights (0..63), 8 x 32 bytes of scale pairs as int16 (a
- * vpmaddubsw's 16 lanes take 2 groups of 16), the 16 scales as int16
- * (the offset's sums) and d, padded */
-#define KSB(t) ((t) == W_Q4_KI ? 320 : 576)
+ * Q6_K 256 weights (0..63), its scales 0-7 and 8-15 as int16 in both
+ * halves of a vector each (a vpshufb a sub-block puts its pair in the
+ * halves: a vpmaddubsw's 16 lanes take 2 groups of 16; stored as the
+ * pairs themselves they took 256 bytes, the panel's L2 traffic half as
+ * much again), the 16 scales as int16 (the offset's sums) and d,
+ * padded */
+#define KSB(t) ((t) == W_Q4_KI ? 320 : 384)
 #define KUBUF (80 * 1024)	/* bytes of a K type's row panel */
 #define KR 4	/* rows of kgemm's register block */
 #define KT 2	/* its tokens */
@@ -1020,8 +1069,7 @@ kunpack6(uint8_t *u, const uint8_t *w, size_t rb, int n, int r0, int r1)
 	const __m256i m4 = _mm256_set1_epi8(15), m30 = _mm256_set1_epi8(0x30);
 	int nsb = n / 256, r, b, h;
 	const uint8_t *p;
-	__m128i s8;
-	__m256i l0, l1, qh;
+	__m256i l0, l1, qh, s16;
 	float d;
 
 	for (r = r0; r < r1; r++)
@@ -1053,16 +1101,15 @@ kunpack6(uint8_t *u, const uint8_t *w, size_t rb, int n, int r0, int r1)
 				    _mm256_and_si256(_mm256_srli_epi16(qh, 2),
 				    m30)));
 			}
-			s8 = _mm_loadu_si128((const __m128i *)(p + 192));
-			for (h = 0; h < 8; h++)
-				_mm256_storeu_si256((__m256i *)(u + 256 + 32 * h),
-				    _mm256_cvtepi8_epi16(_mm_shuffle_epi8(s8,
-				    _mm_loadu_si128((const __m128i *)
-				    sc_pair[h]))));
-			_mm256_storeu_si256((__m256i *)(u + 512),
-			    _mm256_cvtepi8_epi16(s8));
+			s16 = _mm256_cvtepi8_epi16(_mm_loadu_si128(
+			    (const __m128i *)(p + 192)));
+			_mm256_storeu_si256((__m256i *)(u + 256),
+			    _mm256_permute4x64_epi64(s16, 0x44));
+			_mm256_storeu_si256((__m256i *)(u + 288),
+			    _mm256_permute4x64_epi64(s16, 0xee));
+			_mm256_storeu_si256((__m256i *)(u + 320), s16);
 			d = gf16(p + 208);
-			memcpy(u + 544, &d, 4);
+			memcpy(u + 352, &d, 4);
 		}
 }
 
@@ -1144,7 +1191,7 @@ kgemm(enum wtype t, int R, int TT, float *out, int ldo, const uint8_t *u,
 				    _mm256_setzero_si256() : _mm256_sub_epi32(
 				    _mm256_setzero_si256(), _mm256_slli_epi32(
 				    _mm256_madd_epi16(_mm256_loadu_si256(
-				    (const __m256i *)(wb[i] + 512)),
+				    (const __m256i *)(wb[i] + 320)),
 				    _mm256_loadu_si256((const __m256i *)
 				    yj[j]->bs)), 5));
 		}
@@ -1155,8 +1202,10 @@ kgemm(enum wtype t, int R, int TT, float *out, int ldo, const uint8_t *u,
 				    32 * k));
 				sv = t == W_Q4_KI ? _mm256_castps_si256(
 				    _mm256_broadcast_ss((const float *)(wb[i] +
-				    256 + 4 * k))) : _mm256_loadu_si256(
-				    (const __m256i *)(wb[i] + 256 + 32 * k));
+				    256 + 4 * k))) : _mm256_shuffle_epi8(
+				    _mm256_loadu_si256((const __m256i *)(wb[i] +
+				    256 + 32 * (k >> 2))), _mm256_loadu_si256(
+				    (const __m256i *)sc16_pair[k & 3]));
 				UNROLL
 				for (j = 0; j < TT; j++)
 					I[j * KR + i] = dpwssd(I[j * KR + i],
@@ -1170,7 +1219,7 @@ kgemm(enum wtype t, int R, int TT, float *out, int ldo, const uint8_t *u,
 			for (j = 0; j < KT; j++)
 				UNROLL
 				for (i = 0; i < KR; i++) {
-					memcpy(d + j * KR + i, wb[i] + 544, 4);
+					memcpy(d + j * KR + i, wb[i] + 352, 4);
 					yd[j * KR + i] = yj[j]->d;
 				}
 			acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(Iv),
@@ -1215,28 +1264,44 @@ kgemm(enum wtype t, int R, int TT, float *out, int ldo, const uint8_t *u,
 			out[(size_t)j * ldo + r + i] = o[j * KR + i];
 }
 
+/* Rows [0, m) of the panel at u against TT tokens of superblocks at y
+ * (ldy apart): KR at a time, then the rest one by one.  TT is a
+ * constant at each call (kpanel's), as yrows' is: a count the compiler
+ * does not know keeps the second token's sums in memory, not in
+ * registers (bench/NOTES.md, branch a2p). */
+INLINE void
+krows(enum wtype t, int TT, float *out, int ldo, const uint8_t *u, size_t ru,
+    const struct kern_q8k *y, size_t ldy, int n, int m)
+{
+	int r;
+
+	for (r = 0; r + KR <= m; r += KR)
+		kgemm(t, KR, TT, out, ldo, u, ru, y, ldy, n, r);
+	for (; r < m; r++)
+		kgemm(t, 1, TT, out, ldo, u, ru, y, ldy, n, r);
+}
+
 /* Rows [p0, p1) unpacked at u against T tokens of superblocks at xq
  * (ld bytes a token): KR x KT blocks, then the rest's rows and token
  * one at a time. */
 INLINE void
 kpanel(enum wtype t, float *out, int ldo, const uint8_t *u, const char *xq,
-    size_t ld, int n, int p0, int p1, int T)
+    size_t ld, int n, int p0, int p1, int T, const uint8_t *nx, size_t nxb)
 {
 	size_t ru = (size_t)(n / 256) * KSB(t);
 	size_t ldy = ld / sizeof(struct kern_q8k);
 	const struct kern_q8k *y = (const struct kern_q8k *)xq;
-	int j, r, tt;
+	int j;
 
-	for (j = 0; j < T; j += tt) {
-		float *o = out + (size_t)j * ldo + p0;
-
-		tt = T - j >= KT ? KT : 1;
-		for (r = 0; r + KR <= p1 - p0; r += KR)
-			kgemm(t, KR, tt, o, ldo, u, ru, y + (size_t)j * ldy, ldy, n,
-			    r);
-		for (; r < p1 - p0; r++)
-			kgemm(t, 1, tt, o, ldo, u, ru, y + (size_t)j * ldy, ldy, n,
-			    r);
+	for (j = 0; j + KT <= T; j += KT) {
+		gpanelfetch(nx, nxb, j / KT, (T + KT - 1) / KT);
+		krows(t, KT, out + (size_t)j * ldo + p0, ldo, u, ru, y +
+		    (size_t)j * ldy, ldy, n, p1 - p0);
+	}
+	for (; j < T; j++) {
+		gpanelfetch(nx, nxb, j / KT, (T + KT - 1) / KT);
+		krows(t, 1, out + (size_t)j * ldo + p0, ldo, u, ru, y +
+		    (size_t)j * ldy, ldy, n, p1 - p0);
 	}
 }
 
@@ -1256,18 +1321,24 @@ INLINE void
 gi8_matmul(enum wtype t, float *out, int ldo, const void *w, const float *x,
     int ldx, int n, int T, int r0, int r1)
 {
-	char xq[GXBUF] __attribute__((aligned(32)));
+	char stk[GXBUF] __attribute__((aligned(32)));
 	uint8_t u[KUBUF > YUBUF ? KUBUF : YUBUF] __attribute__((aligned(32)));
-	size_t ld = gxsize(t, n);
-	int P = (int)((kern_l2 / 2) / wtype_rowsize(t, n)), TB = (int)(GXBUF /
-	    ld);
-	int t0, t1, p0, p1, j;
+	size_t ld = gxsize(t, n), rb = wtype_rowsize(t, n);
+	const uint8_t *wb = w;
+	int P = (int)((kern_l2 / 2) / rb), TB = (int)(GXCAP / ld);
+	int t0, t1, p0, p1, j, want;
+	char *xq;
 
 	if (n > KERN_GI8_MAXN || (wtypes[t].block == 256 && n % 256) ||
 	    TB < 1) {
 		kern_portable.matmul[t](out, ldo, w, x, ldx, n, T, r0, r1);
 		return;
 	}
+	/* chunks of equal size, as few as GXCAP allows: each unpacks the
+	 * weights again, from memory */
+	want = (T + (T + TB - 1) / TB - 1) / ((T + TB - 1) / TB);
+	xq = kern_xroom(stk, sizeof(stk), ld, want, &TB);
+	TB = TB < want ? TB : want;
 	P = P < GR ? GR : P / GR * GR;
 	if (kfits(t, n))
 		P = (int)(KUBUF / ((size_t)(n / 256) * KSB(t))) / KR * KR;
@@ -1284,22 +1355,22 @@ gi8_matmul(enum wtype t, float *out, int ldo, const void *w, const float *x,
 			for (p0 = r0; p0 < r1; p0 = p1) {
 				p1 = r1 - p0 > P ? p0 + P : r1;
 				if (t == W_Q4_KI)
-					kunpack(u, w, wtype_rowsize(t, n), n, p0,
-					    p1);
+					kunpack(u, w, rb, n, p0, p1);
 				else
-					kunpack6(u, w, wtype_rowsize(t, n), n,
-					    p0, p1);
+					kunpack6(u, w, rb, n, p0, p1);
 				kpanel(t, out + (size_t)t0 * ldo, ldo, u, xq, ld, n,
-				    p0, p1, t1 - t0);
+				    p0, p1, t1 - t0, wb + (size_t)p1 * rb,
+				    (size_t)(r1 - p1 > P ? P : r1 - p1) * rb);
 			}
 			continue;
 		}
 		if (yfits(t, n)) {
 			for (p0 = r0; p0 < r1; p0 = p1) {
 				p1 = r1 - p0 > P ? p0 + P : r1;
-				yunpack(t, u, w, wtype_rowsize(t, n), n, p0, p1);
+				yunpack(t, u, w, rb, n, p0, p1);
 				ypanel(t, out + (size_t)t0 * ldo, ldo, u, xq, ld,
-				    n, p0, p1, t1 - t0);
+				    n, p0, p1, t1 - t0, wb + (size_t)p1 * rb,
+				    (size_t)(r1 - p1 > P ? P : r1 - p1) * rb);
 			}
 			continue;
 		}
@@ -1316,6 +1387,8 @@ gi8_matmul(enum wtype t, float *out, int ldo, const void *w, const float *x,
 					    p0, p1);
 		}
 	}
+	if (xq != stk)
+		free(xq);
 }
 
 #endif

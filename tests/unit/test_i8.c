@@ -562,6 +562,10 @@ main(void)
 		/* zmatmul's chunks (16 tokens of 16384), the last short,
 		 * against matmulx's one */
 		test_gi8(W_Q4_0I, KERN_GI8_MAXN, 5, 37);
+		/* the AVX2 K types' panels over two chunks of 30 tokens
+		 * (GXCAP), three panels a chunk, the last of one row, each
+		 * prefetching the next */
+		test_gi8(W_Q4_KI, 8192, 9, 60), test_gi8(W_Q6_KI, 8192, 9, 60);
 		/* ygemm's segments of 32 blocks, the last of an odd count
 		 * (45 blocks), rows and tokens past its 4 x 2 blocks */
 		for (i = 0; i < 3; i++)
