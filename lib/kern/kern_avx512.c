@@ -28,9 +28,8 @@
 /* The batched decode's register block over float activations laid out
  * (few(), il): FR rows x FT tokens, 24 accumulators as MR x MT, but
  * each token's 16 activations a step serve 6 rows, not 4, and each row's
- * 16 weights (BF16 and F16: a load and a widening) 4 tokens: a step
- * of 16 tokens of the 1B shape's rows ran 1.05-1.13x faster
- * (bench/NOTES.md, branch bst). */
+ * 16 weights (BF16 and F16: a load and a widening) 4 tokens; faster
+ * on the 1B shape's rows (bench/NOTES.md, "6 x 4 register blocks"). */
 #define FR 6
 #define FT 4
 #define AR 6	/* the most rows of any register block (MR, FR) */
