@@ -9,7 +9,9 @@
  * over float chunks, split over the threads).  Then for each shape:
  * matvec on one matrix over and over ("hot": it sits in cache), matvec
  * cycling through copies totalling 512 MB ("cold": the weights stream
- * from memory, as in decode), and matmul over T tokens (prefill).  Last
+ * from memory, as in decode), matmul over T tokens (prefill), and (bx,
+ * T <= KERN_TFEW) a batch's T decode rows as seq_sched.c runs them
+ * (kern.xprep + kern.matmulx where the table has them), cold.  Last
  * the whole SmolLM2-135M weight set (30 layers of q, k, v, o, gate, up,
  * down, then the 49152 x 576 tied head, 269 MB in bf16): one decode
  * token (matvec) and one prefill of T tokens (matmul).  Prints GB/s of
@@ -384,7 +386,7 @@ main(int argc, char *argv[])
 	};
 	struct pool *p;
 	struct job j;
-	size_t s, i, wb, ncopy;
+	size_t s, i, wb, ncopy, xpb;
 	int c, threads = 2, T = 64, Tset = 0, rows, n, rep, k;
 	const char *mdir = NULL;
 	enum wtype t = W_BF16;
@@ -493,8 +495,8 @@ main(int argc, char *argv[])
 		printf("stream read: %.1f GB/s\n", (512u << 20) / best * 1e-9);
 		bigfree(a, 512u << 20);
 	}
-	printf("%-11s %10s %10s %10s %10s\n", "shape", "hot GB/s", "cold GB/s",
-	    "mv GFLOP/s", "mm GFLOP/s");
+	printf("%-11s %10s %10s %10s %10s %10s\n", "shape", "hot GB/s",
+	    "cold GB/s", "mv GFLOP/s", "mm GFLOP/s", "bx GFLOP/s");
 	for (s = 0; s < (one[0] ? 1 : LEN(shapes)); s++) {
 		rows = one[0] ? one[0] : shapes[s][0];
 		n = one[0] ? one[1] : shapes[s][1];
@@ -542,7 +544,28 @@ main(int argc, char *argv[])
 			t0 = now() - t0;
 			best = t0 < best ? t0 : best;
 		}
-		printf(" %10.1f\n", 2.0 * rows * n * T / best * 1e-9);
+		printf(" %10.1f", 2.0 * rows * n * T / best * 1e-9);
+		/* a batch's T decode rows as seq_sched.c runs them (mvs:
+		 * xprep + matmulx where the table has them), cold */
+		best = 1e9;
+		xpb = (KERN_XPBYTES(n, T) + 63) / 64 * 64;
+		if (posix_memalign((void **)&j.xp, 64, (size_t)threads * xpb))
+			die("cannot allocate %zu bytes", (size_t)threads * xpb);
+		j.xpb = xpb;
+		for (rep = 0; T <= KERN_TFEW && rep < 3; rep++) {
+			t0 = now();
+			for (i = 0; i < ncopy; i++) {
+				j.w = wall + i * wb;
+				pool_for(p, rows, 16, mvs, &j);
+			}
+			t0 = (now() - t0) / ncopy;
+			best = t0 < best ? t0 : best;
+		}
+		if (T <= KERN_TFEW)
+			printf(" %10.1f\n", 2.0 * rows * n * T / best * 1e-9);
+		else
+			printf(" %10s\n", "-");
+		free(j.xp);
 		bigfree(wall, ncopy * wb);
 		free(x);
 		free(out);

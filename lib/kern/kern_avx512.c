@@ -25,6 +25,14 @@
 
 #define MR 4	/* rows per register block */
 #define MT 6	/* tokens per register block: MR*MT accumulators */
+/* The batched decode's register block over float activations laid out
+ * (few(), il): FR rows x FT tokens, 24 accumulators as MR x MT, but
+ * each token's 16 activations a step serve 6 rows, not 4, and each row's
+ * 16 weights (BF16 and F16: a load and a widening) 4 tokens; faster
+ * on the 1B shape's rows (bench/NOTES.md, "6 x 4 register blocks"). */
+#define FR 6
+#define FT 4
+#define AR 6	/* the most rows of any register block (MR, FR) */
 
 /* The same for the lanes in m, others 0; nothing outside m is read. */
 INLINE __m512
@@ -68,7 +76,7 @@ hsum4(__m512 a, __m512 b, __m512 c, __m512 d)
  * the store of every register block below. */
 INLINE void
 store(int R, int TT, float *out, int ldo, int r, int rs,
-    __m512 acc[MR][MT])
+    __m512 acc[AR][MT])
 {
 	int i, j;
 
@@ -115,14 +123,14 @@ ahead_step(struct ahead *a)
 /* out[j*ldo + r + i*rs] = dot(W[r + i*rs], x + j*ldx) for i < R, j < TT;
  * il: x is the TT tokens as xtof32 lays them out instead (token j's
  * elements [16s, 16s + 16) at x + 16 * (s * TT + j), ldx unused).
- * R, TT and il are constants after inlining (R <= MR, TT <= MT); a, if
+ * R, TT and il are constants after inlining (R <= AR, TT <= MT); a, if
  * not NULL, takes a step of its prefetch a step of the sums. */
 INLINE void
 block(enum wtype t, int R, int TT, float *out, int ldo, const void *w,
     const float *x, int ldx, int il, int n, int r, int rs, struct ahead *a)
 {
-	__m512 acc[MR][MT], wv[MR], xv;
-	size_t row[MR];
+	__m512 acc[AR][MT], wv[AR], xv;
+	size_t row[AR];
 	__mmask16 m;
 	int i, j, k;
 
@@ -211,7 +219,7 @@ INLINE void
 bblock(int R, int TT, float *out, int ldo, const uint16_t *w,
     const uint16_t *xs, int n, int r, int rs, struct ahead *a)
 {
-	__m512 acc[MR][MT];
+	__m512 acc[AR][MT];
 	__m512bh wv[MR], xv;
 	size_t row[MR];
 	__mmask32 m;
@@ -341,6 +349,40 @@ tokens(enum wtype t, int TT, float *out, int ldo, const void *w,
 	}
 }
 
+/* few()'s rows over float activations laid out (il): FR at a time,
+ * the rest as rows() takes them; TT <= FT. */
+INLINE void
+frows(enum wtype t, int TT, float *out, int ldo, const void *w,
+    const float *x, int ldx, int n, int r0, int r1, struct ahead *a)
+{
+	int r;
+
+	for (r = r0; r + FR <= r1; r += FR)
+		block(t, FR, TT, out, ldo, w, x, ldx, 1, n, r, 1, a);
+	rows(t, TT, out, ldo, w, x, ldx, 1, n, r, r1, 0, a);
+}
+
+/* frows() with TT <= FT a constant. */
+INLINE void
+ftokens(enum wtype t, int TT, float *out, int ldo, const void *w,
+    const float *x, int ldx, int n, int p0, int p1, struct ahead *a)
+{
+	switch (TT) {
+	case 1:
+		frows(t, 1, out, ldo, w, x, ldx, n, p0, p1, a);
+		break;
+	case 2:
+		frows(t, 2, out, ldo, w, x, ldx, n, p0, p1, a);
+		break;
+	case 3:
+		frows(t, 3, out, ldo, w, x, ldx, n, p0, p1, a);
+		break;
+	default:
+		frows(t, FT, out, ldo, w, x, ldx, n, p0, p1, a);
+		break;
+	}
+}
+
 /* Batched decode: a few tokens (T <= TFEW), a batch's decode rows, one
  * a sequence.  Prefill's order below reads a panel from memory on its
  * first block of tokens, the FMAs waiting, and from L2 on the others: a
@@ -351,7 +393,8 @@ tokens(enum wtype t, int TT, float *out, int ldo, const void *w,
  * sequential streams far apart, which the hardware prefetcher runs
  * ahead of), pairs r, r + h against all the tokens.  More: the rows go
  * in panels of about PANEL bytes against all T tokens, in blocks of
- * tokens of equal size (at most MT), MR rows a register block, and the
+ * tokens of equal size (at most MT; FT over float activations laid
+ * out), MR rows a register block (FR), and the
  * next panel's lines are prefetched a share per step of this panel's
  * register blocks, so that memory reads it under this one's FMAs.
  * Each output is still one block()'s sum.  x: rows ldx apart, or (il,
@@ -368,8 +411,10 @@ few(enum wtype t, float *out, int ldo, const void *w, const void *x,
     int ldx, int il, int n, int T, int r0, int r1)
 {
 	size_t rowb = wtype_rowsize(t, n), ks = 64 / XSIZE(t);
-	int P = (int)(PANEL / rowb) / MR * MR, h = (r1 - r0) / 2;
-	int nb = (T + MT - 1) / MT, p0, p1, p2, b, j, TT;
+	int fl = il && t != W_BF16A;	/* FR x FT register blocks */
+	int R = fl ? FR : MR, TB = fl ? FT : MT;
+	int P = (int)(PANEL / rowb) / R * R, h = (r1 - r0) / 2;
+	int nb = (T + TB - 1) / TB, p0, p1, p2, b, j, TT;
 	struct ahead a;
 
 	if (T <= PAIRT(t)) {	/* one block (xblock) */
@@ -379,18 +424,23 @@ few(enum wtype t, float *out, int ldo, const void *w, const void *x,
 			    0, NULL);
 		return;
 	}
-	P = P < MR ? MR : P;
+	P = P < R ? R : P;
 	for (p0 = r0; p0 < r1; p0 = p1) {
 		p1 = r1 - p0 > P ? p0 + P : r1;
 		p2 = r1 - p1 > P ? p1 + P : r1;
 		ahead_set(&a, (const char *)w + (size_t)p1 * rowb,
-		    (size_t)(p2 - p1) * rowb, (size_t)nb * ((p1 - p0) / MR +
-		    (p1 - p0) % MR) * (n / ks));
+		    (size_t)(p2 - p1) * rowb, (size_t)nb * ((p1 - p0) / R +
+		    (p1 - p0) % R) * (n / ks));
 		for (b = j = 0; j < T; b++, j += TT) {	/* xblock's */
 			TT = kern_piece(T - j, nb - b);
-			tokens(t, TT, out + (size_t)j * ldo, ldo, w,
-			    (const char *)x + (size_t)j * ldx * XSIZE(t), ldx,
-			    il, n, p0, p1, 0, &a);
+			if (fl)
+				ftokens(t, TT, out + (size_t)j * ldo, ldo, w,
+				    (const float *)x + (size_t)j * ldx, ldx,
+				    n, p0, p1, &a);
+			else
+				tokens(t, TT, out + (size_t)j * ldo, ldo, w,
+				    (const char *)x + (size_t)j * ldx *
+				    XSIZE(t), ldx, il, n, p0, p1, 0, &a);
 		}
 	}
 }
@@ -424,8 +474,9 @@ fewgroups(enum wtype t, float *out, int ldo, const void *w, const void *x,
 
 /* The block of tokens that token j of a batch of T (rows of n elements
  * of xsize bytes) is read in: its first token *tb and its size *tt.
- * T <= TFEW: fewgroups' groups, each in few()'s blocks; more: prefill's
- * MT at a time from token 0. */
+ * T <= TFEW: fewgroups' groups, each in few()'s blocks (of at most FT
+ * tokens of floats, MT of bf16); more: prefill's MT at a time from
+ * token 0. */
 INLINE void
 xblock(int T, int n, size_t xsize, int j, int *tb, int *tt)
 {
@@ -439,7 +490,8 @@ xblock(int T, int n, size_t xsize, int j, int *tb, int *tt)
 	ng = fewng(T, n, xsize);
 	for (g = 0, j0 = 0; j >= j0 + (gt = kern_piece(T - j0, ng - g)); g++)
 		j0 += gt;
-	nb = (gt + MT - 1) / MT;
+	bt = xsize == sizeof(float) ? FT : MT;	/* few()'s TB */
+	nb = (gt + bt - 1) / bt;
 	for (b = 0, e = j0 + gt; j >= j0 + (bt = kern_piece(e - j0, nb - b));
 	    b++)
 		j0 += bt;
@@ -838,7 +890,7 @@ qblock(int R, int TT, float *out, int ldo, const void *w, const char *xq,
 	const float *wd[MR], *xd[QT];
 	const int8_t *wq[MR];
 	const int16_t *xv[QT];
-	__m512 acc[MR][MT];	/* QT <= MT of them used */
+	__m512 acc[AR][MT];	/* MR x QT of them used */
 	__m512i wv[MR], av;
 	int i, j;
 
