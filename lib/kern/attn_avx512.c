@@ -347,16 +347,23 @@ scores1(int nr, __m512 *out, const float *qp, const void *const *kp, int hd,
 INLINE void
 qorder(float *qp, const float *q, int hd, enum wtype t)
 {
-	int c, i;
+	static const int ev[16] = { 0, 2, 4, 6, 8, 10, 12, 14, 0, 2, 4, 6, 8,
+		10, 12, 14 };
+	__m512i ie = _mm512_loadu_si512(ev),
+	    io = _mm512_add_epi32(ie, _mm512_set1_epi32(1));
+	__m512 x;
+	int c;
 
-	for (c = 0; c < hd; c += 16)
-		for (i = 0; i < 16; i++)
-			if (t == W_BF16) {
-				qp[2 * c + i] = q[c + 2 * (i % 8)];
-				qp[2 * c + 16 + i] = q[c + 2 * (i % 8) + 1];
-			} else {
-				qp[c + i] = q[c + i];
-			}
+	for (c = 0; c < hd; c += 16) {
+		x = _mm512_loadu_ps(q + c);
+		if (t == W_BF16) {
+			_mm512_storeu_ps(qp + 2 * c, _mm512_permutexvar_ps(ie, x));
+			_mm512_storeu_ps(qp + 2 * c + 16,
+			    _mm512_permutexvar_ps(io, x));
+		} else {
+			_mm512_storeu_ps(qp + c, x);
+		}
+	}
 }
 
 /* acc rows (nr) = acc * alpha + sum_j P[i][j] v_j over the n keys
