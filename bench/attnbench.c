@@ -1,7 +1,7 @@
 /* attnbench: decode's attention on the SmolLM2-135M shape, alone.
  *
  *   make attnbench
- *   PIPELM_KERNEL=avx512 build/rel/attnbench [-ocitn] [-r reps] [-d depth]
+ *   PIPELM_KERNEL=avx512 build/rel/attnbench [-ocitnw] [-r reps] [-d depth]
  *       [-l layers]
  *
  * One decoded token's attention in every layer (30 layers, 9 query heads
@@ -28,7 +28,10 @@
  * attention's cache reading"): -t every tile read first, none ahead;
  * -n no tile read first and none ahead (the hardware prefetchers
  * alone); -i the KV heads' ranges interleaved (range c of each head,
- * then range c + 1: in a segment a layer's heads' keys are one run). */
+ * then range c + 1: in a segment a layer's heads' keys are one run).
+ * -w: the tile's compute alone, one tile of decode's 256 keys (its 64 KB
+ * of keys and values in L2) run over and over, ns a key row; -l 1's
+ * cache is in L3, not L2, and its reading still counts there. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -141,10 +144,52 @@ run(const struct attn_kern *ak, const void *kv, enum wtype t, int pos,
 	return best;
 }
 
+/* -w: the best over reps rounds of ns a key row of one 256-key tile
+ * of type t in L2, run 2000 times a round. */
+static double
+warmtile(const struct attn_kern *ak, enum wtype t, int reps, int cpu)
+{
+	enum { N = 256, RUNS = 2000 };
+	static float q[NH * HD], acc[NH * HD], x[HD];
+	size_t rb = attn_kvbytes(t, HD);
+	char *buf = emalloc(2 * N * rb + 64), *k, *v;
+	struct attn_tile a;
+	double best = 1e30, t0;
+	float ml[2 * NH];
+	int p, j, r, i;
+
+	k = buf + (64 - (uintptr_t)buf % 64) % 64;	/* rows on lines, as
+							 * the cache's */
+	v = k + N * rb;
+	for (p = 0; p < N; p++) {
+		for (j = 0; j < HD; j++)
+			x[j] = (float)((p * HD + j) * 2654435761u % 1000) / 500 - 1;
+		attn_kvstore(k + p * rb, x, HD, t);
+		for (j = 0; j < HD; j++)
+			x[j] = (float)((p * HD + j) * 40503u % 1000) / 500 - 1;
+		attn_kvstore(v + p * rb, x, HD, t);
+	}
+	for (j = 0; j < NH * HD; j++)
+		q[j] = (float)(j * 7919 % 200) / 100 - 1;
+	memset(&a, 0, sizeof(a));
+	a.q = q, a.ldq = NH * HD, a.k = k, a.v = v, a.ldkv = HD;
+	a.bstride = (size_t)HD * N, a.kvb = N, a.hd = HD, a.nh = NH, a.T = 1;
+	a.pos0 = N - 1, a.p1 = N, a.scale = 0.125f, a.kvt = t, a.touched = 1;
+	for (r = 0; r < reps; r++) {
+		t0 = now(cpu);
+		for (i = 0; i < RUNS; i++)
+			ak->part(acc, NH * HD, ml, &a);
+		t0 = (now(cpu) - t0) * 1e6 / ((double)RUNS * N);
+		best = t0 < best ? t0 : best;
+	}
+	free(buf);
+	return best;
+}
+
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: %s [-ocitn] [-r reps] [-d depth] [-l layers]\n", argv0);
+	fprintf(stderr, "usage: %s [-ocitnw] [-r reps] [-d depth] [-l layers]\n", argv0);
 	exit(2);
 }
 
@@ -152,7 +197,7 @@ int
 main(int argc, char *argv[])
 {
 	static const enum wtype types[] = { W_F32, W_BF16, W_F16, W_GQ8_0 };
-	int c, cpu = 0, reps = 10, depth = 4096, nb, e;
+	int c, cpu = 0, reps = 10, depth = 4096, nb, e, warm = 0;
 	const struct attn_kern *ak;
 	size_t i, nel, bytes, j;
 	double t128, td;
@@ -160,13 +205,14 @@ main(int argc, char *argv[])
 	void *kv;
 
 	argv0 = argv[0];
-	while ((c = getopt(argc, argv, "ocitnr:d:l:")) != -1) {
+	while ((c = getopt(argc, argv, "ocitnwr:d:l:")) != -1) {
 		switch (c) {
 		case 'o': old = 1; break;
 		case 'c': cpu = 1; break;
 		case 't': touch = 1; break;
 		case 'n': nopf = 1; break;
 		case 'i': inter = 1; break;
+		case 'w': warm = 1; break;
 		case 'r': reps = (int)estrtonum(optarg, 1, 1000000, "-r"); break;
 		case 'd': depth = (int)estrtonum(optarg, 129, 1 << 20, "-d"); break;
 		case 'l': nlay = (int)estrtonum(optarg, 1, 1000, "-l"); break;
@@ -178,6 +224,16 @@ main(int argc, char *argv[])
 	if (kern_init(getenv("PIPELM_KERNEL")) < 0)
 		return 1;
 	ak = attn_find(kern.name);
+	if (warm) {
+		printf("attnbench: one 256-key tile in L2, 3 query heads, head "
+		    "size 64, %s table, ns a key row (best of %d%s)\n| KV | "
+		    "ns a key row |\n|---|---|\n", ak->name, reps,
+		    cpu ? ", CPU time" : "");
+		for (c = 0; c < 4; c++)
+			e = printf("| %s | %.2f |\n", attn_kvname(types[c]),
+			    warmtile(ak, types[c], reps, cpu));
+		return e < 0 || fflush(stdout) != 0;
+	}
 	nb = ((depth + KVB) / KVB + SEG - 1) / SEG * SEG;
 	nel = (size_t)nb * nlay * 2 * NKV * HD * KVB;
 	printf("attnbench: attention of a decoded token, 135M shape, %d layers, "

@@ -264,57 +264,76 @@ kvpair16(const void *pa, const void *pb, int c, __m512 *x0, __m512 *x1)
  * against the 16 keys kp[0..16): out[i] lane j is row i . key j.  Four
  * keys at a time, folded two levels into one vector (bf16: two keys a
  * vector from the loads on, the first level for free); the fold's lane
- * L holds its input bitrev(L), so the keys go in that order. */
+ * L holds its input bitrev(L), so the keys go in that order.  A pass
+ * takes nq such quads: with one, a quad's few accumulators were FMA
+ * chains hd/8 long that the next quad's could not overlap enough.  The
+ * query's vectors are loaded once a pass and column, into registers
+ * (the empty asm: else gcc makes each FMA reload them from memory, and
+ * the loads, not the FMAs, bound the scores).  Each score's sums are
+ * in the same order whatever nq. */
 INLINE void
 scores1(int nr, __m512 *out, const float *qp, const void *const *kp, int hd,
     enum wtype t)
 {
 	static const unsigned char br[16] = { 0, 8, 4, 12, 2, 10, 6, 14, 1,
 		9, 5, 13, 3, 11, 7, 15 };
-	const void *const *k;
-	__m512 s[NR][4], g[4][NR], k0, k1, q0, q1;
-	int i, j, c, j0;
+	__m512 s[NR][8], g[4][NR], k0, k1, qv[NR][2];
+	int i, j, c, j0, jj;
+	/* quads a pass: the most whose accumulators (nr * 2 nq bf16,
+	 * nr * 4 nq else) and query vectors (2 nr) fit the registers */
+	const int nq = t == W_BF16 ? (nr == 1 ? 4 : 2) : (nr <= 2 ? 2 : 1);
 
 #pragma GCC unroll 4
-	for (j0 = 0; j0 < 4; j0++) {
-		k = kp;
+	for (j0 = 0; j0 < 4; j0 += nq) {
 #pragma GCC unroll 4
 		for (i = 0; i < nr; i++)
-#pragma GCC unroll 4
-			for (j = 0; j < 4; j++)
+#pragma GCC unroll 8
+			for (j = 0; j < 8; j++)
 				s[i][j] = _mm512_setzero_ps();
-		for (c = 0; t == W_BF16 && c < hd; c += 16)
-#pragma GCC unroll 2
-			for (j = 0; j < 2; j++) {
-				kvpair16(k[br[4 * j0 + 2 * j]],
-				    k[br[4 * j0 + 2 * j + 1]], c, &k0, &k1);
+		for (c = 0; t == W_BF16 && c < hd; c += 16) {
+#pragma GCC unroll 4
+			for (i = 0; i < nr; i++) {
+				qv[i][0] = _mm512_loadu_ps(qp + 2 * i * hd + 2 * c);
+				qv[i][1] = _mm512_loadu_ps(qp + 2 * i * hd + 2 * c + 16);
+				__asm__("" : "+v"(qv[i][0]), "+v"(qv[i][1]));
+			}
+#pragma GCC unroll 8
+			for (j = 0; j < 2 * nq; j++) {
+				jj = 4 * j0 + 2 * j;
+				kvpair16(kp[br[jj]], kp[br[jj + 1]], c, &k0, &k1);
 #pragma GCC unroll 4
 				for (i = 0; i < nr; i++) {
-					q0 = _mm512_loadu_ps(qp + 2 * i * hd + 2 * c);
-					q1 = _mm512_loadu_ps(qp + 2 * i * hd + 2 * c + 16);
-					s[i][j] = _mm512_fmadd_ps(q0, k0, s[i][j]);
-					s[i][j] = _mm512_fmadd_ps(q1, k1, s[i][j]);
+					s[i][j] = _mm512_fmadd_ps(qv[i][0], k0, s[i][j]);
+					s[i][j] = _mm512_fmadd_ps(qv[i][1], k1, s[i][j]);
 				}
 			}
-		for (c = 0; t != W_BF16 && c < hd; c += 32)
+		}
+		for (c = 0; t != W_BF16 && c < hd; c += 32) {
 #pragma GCC unroll 4
-			for (j = 0; j < 4; j++) {
-				kvload32(k[br[4 * j0 + j]], c, t, &k0, &k1);
+			for (i = 0; i < nr; i++) {
+				qv[i][0] = _mm512_loadu_ps(qp + 2 * i * hd + c);
+				qv[i][1] = _mm512_loadu_ps(qp + 2 * i * hd + c + 16);
+				__asm__("" : "+v"(qv[i][0]), "+v"(qv[i][1]));
+			}
+#pragma GCC unroll 8
+			for (j = 0; j < 4 * nq; j++) {
+				kvload32(kp[br[4 * j0 + j]], c, t, &k0, &k1);
 #pragma GCC unroll 4
 				for (i = 0; i < nr; i++) {
-					q0 = _mm512_loadu_ps(qp + 2 * i * hd + c);
-					q1 = _mm512_loadu_ps(qp + 2 * i * hd + c + 16);
-					s[i][j] = _mm512_fmadd_ps(q0, k0, s[i][j]);
-					s[i][j] = _mm512_fmadd_ps(q1, k1, s[i][j]);
+					s[i][j] = _mm512_fmadd_ps(qv[i][0], k0, s[i][j]);
+					s[i][j] = _mm512_fmadd_ps(qv[i][1], k1, s[i][j]);
 				}
 			}
+		}
 #pragma GCC unroll 4
 		for (i = 0; i < nr; i++)
-			g[j0][i] = t == W_BF16 ?
-			    FOLD(s[i][0], s[i][1], 0xf0f0, SWAP128) :
-			    FOLD(FOLD(s[i][0], s[i][1], 0xff00, SWAP256),
-			    FOLD(s[i][2], s[i][3], 0xff00, SWAP256), 0xf0f0,
-			    SWAP128);
+#pragma GCC unroll 4
+			for (j = 0; j < nq; j++)
+				g[j0 + j][i] = t == W_BF16 ?
+				    FOLD(s[i][2 * j], s[i][2 * j + 1], 0xf0f0, SWAP128) :
+				    FOLD(FOLD(s[i][4 * j], s[i][4 * j + 1], 0xff00, SWAP256),
+				    FOLD(s[i][4 * j + 2], s[i][4 * j + 3], 0xff00, SWAP256),
+				    0xf0f0, SWAP128);
 	}
 #pragma GCC unroll 4
 	for (i = 0; i < nr; i++)
@@ -328,16 +347,23 @@ scores1(int nr, __m512 *out, const float *qp, const void *const *kp, int hd,
 INLINE void
 qorder(float *qp, const float *q, int hd, enum wtype t)
 {
-	int c, i;
+	static const int ev[16] = { 0, 2, 4, 6, 8, 10, 12, 14, 0, 2, 4, 6, 8,
+		10, 12, 14 };
+	__m512i ie = _mm512_loadu_si512(ev),
+	    io = _mm512_add_epi32(ie, _mm512_set1_epi32(1));
+	__m512 x;
+	int c;
 
-	for (c = 0; c < hd; c += 16)
-		for (i = 0; i < 16; i++)
-			if (t == W_BF16) {
-				qp[2 * c + i] = q[c + 2 * (i % 8)];
-				qp[2 * c + 16 + i] = q[c + 2 * (i % 8) + 1];
-			} else {
-				qp[c + i] = q[c + i];
-			}
+	for (c = 0; c < hd; c += 16) {
+		x = _mm512_loadu_ps(q + c);
+		if (t == W_BF16) {
+			_mm512_storeu_ps(qp + 2 * c, _mm512_permutexvar_ps(ie, x));
+			_mm512_storeu_ps(qp + 2 * c + 16,
+			    _mm512_permutexvar_ps(io, x));
+		} else {
+			_mm512_storeu_ps(qp + c, x);
+		}
+	}
 }
 
 /* acc rows (nr) = acc * alpha + sum_j P[i][j] v_j over the n keys
