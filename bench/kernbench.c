@@ -199,6 +199,27 @@ now(void)
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+/* seconds a call of fn over the rows, each call on another of the ncopy
+ * copies of the weights (cold), the best of reps passes */
+static double
+cold(struct pool *p, int rows, void (*fn)(void *, int, int), struct job *j,
+    const unsigned char *wall, size_t wb, int ncopy, int reps)
+{
+	double t0, best = 1e9;
+	int i, rep;
+
+	for (rep = 0; rep < reps; rep++) {
+		t0 = now();
+		for (i = 0; i < ncopy; i++) {
+			j->w = wall + i * wb;
+			pool_for(p, rows, 16, fn, j);
+		}
+		t0 = (now() - t0) / ncopy;
+		best = t0 < best ? t0 : best;
+	}
+	return best;
+}
+
 /* Plain read of rows [r0, r1): the floor for a matvec over them. */
 static void
 rd(void *ctx, int r0, int r1)
@@ -522,16 +543,7 @@ main(int argc, char *argv[])
 		bytes = (double)wb;
 		printf("%5dx%-5d %10.1f", rows, n, bytes / best * 1e-9);
 		/* cold matvec: a different copy each call */
-		best = 1e9;
-		for (rep = 0; rep < 3; rep++) {
-			t0 = now();
-			for (i = 0; i < ncopy; i++) {
-				j.w = wall + i * wb;
-				pool_for(p, rows, 16, mv, &j);
-			}
-			t0 = (now() - t0) / ncopy;
-			best = t0 < best ? t0 : best;
-		}
+		best = cold(p, rows, mv, &j, wall, wb, ncopy, 3);
 		printf(" %10.1f %10.1f", bytes / best * 1e-9,
 		    2.0 * rows * n / best * 1e-9);
 		/* prefill matmul over T tokens */
@@ -547,24 +559,16 @@ main(int argc, char *argv[])
 		printf(" %10.1f", 2.0 * rows * n * T / best * 1e-9);
 		/* a batch's T decode rows as seq_sched.c runs them (mvs:
 		 * xprep + matmulx where the table has them), cold */
-		best = 1e9;
 		xpb = (KERN_XPBYTES(n, T) + 63) / 64 * 64;
 		if (posix_memalign((void **)&j.xp, 64, (size_t)threads * xpb))
 			die("cannot allocate %zu bytes", (size_t)threads * xpb);
 		j.xpb = xpb;
-		for (rep = 0; T <= KERN_TFEW && rep < 3; rep++) {
-			t0 = now();
-			for (i = 0; i < ncopy; i++) {
-				j.w = wall + i * wb;
-				pool_for(p, rows, 16, mvs, &j);
-			}
-			t0 = (now() - t0) / ncopy;
-			best = t0 < best ? t0 : best;
-		}
-		if (T <= KERN_TFEW)
+		if (T <= KERN_TFEW) {
+			best = cold(p, rows, mvs, &j, wall, wb, ncopy, 3);
 			printf(" %10.1f\n", 2.0 * rows * n * T / best * 1e-9);
-		else
+		} else {
 			printf(" %10s\n", "-");
+		}
 		free(j.xp);
 		bigfree(wall, ncopy * wb);
 		free(x);
