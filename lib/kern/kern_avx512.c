@@ -32,6 +32,8 @@
  * on the 1B shape's rows (bench/NOTES.md, "6 x 4 register blocks"). */
 #define FR 6
 #define FT 4
+/* few()'s tokens a register block, which xblock lays them out by */
+#define FEWTB(floats) ((floats) ? FT : MT)
 #define AR 6	/* the most rows of any register block (MR, FR) */
 
 /* The same for the lanes in m, others 0; nothing outside m is read. */
@@ -412,7 +414,7 @@ few(enum wtype t, float *out, int ldo, const void *w, const void *x,
 {
 	size_t rowb = wtype_rowsize(t, n), ks = 64 / XSIZE(t);
 	int fl = il && t != W_BF16A;	/* FR x FT register blocks */
-	int R = fl ? FR : MR, TB = fl ? FT : MT;
+	int R = fl ? FR : MR, TB = FEWTB(fl);
 	int P = (int)(PANEL / rowb) / R * R, h = (r1 - r0) / 2;
 	int nb = (T + TB - 1) / TB, p0, p1, p2, b, j, TT;
 	struct ahead a;
@@ -490,7 +492,7 @@ xblock(int T, int n, size_t xsize, int j, int *tb, int *tt)
 	ng = fewng(T, n, xsize);
 	for (g = 0, j0 = 0; j >= j0 + (gt = kern_piece(T - j0, ng - g)); g++)
 		j0 += gt;
-	bt = xsize == sizeof(float) ? FT : MT;	/* few()'s TB */
+	bt = FEWTB(xsize == sizeof(float));
 	nb = (gt + bt - 1) / bt;
 	for (b = 0, e = j0 + gt; j >= j0 + (bt = kern_piece(e - j0, nb - b));
 	    b++)

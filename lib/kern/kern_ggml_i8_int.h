@@ -1326,7 +1326,7 @@ gi8_matmul(enum wtype t, float *out, int ldo, const void *w, const float *x,
 	size_t ld = gxsize(t, n), rb = wtype_rowsize(t, n);
 	const uint8_t *wb = w;
 	int P = (int)((kern_l2 / 2) / rb), TB = (int)(GXCAP / ld);
-	int t0, t1, p0, p1, j, want;
+	int t0, t1, p0, p1, j, nchunk, want;
 	char *xq;
 
 	if (n > KERN_GI8_MAXN || (wtypes[t].block == 256 && n % 256) ||
@@ -1336,7 +1336,8 @@ gi8_matmul(enum wtype t, float *out, int ldo, const void *w, const float *x,
 	}
 	/* chunks of equal size, as few as GXCAP allows: each unpacks the
 	 * weights again, from memory */
-	want = (T + (T + TB - 1) / TB - 1) / ((T + TB - 1) / TB);
+	nchunk = (T + TB - 1) / TB;
+	want = (T + nchunk - 1) / nchunk;
 	xq = kern_xroom(stk, sizeof(stk), ld, want, &TB);
 	TB = TB < want ? TB : want;
 	P = P < GR ? GR : P / GR * GR;
