@@ -8,8 +8,8 @@
 # threads, in the modes of BENCH_MODES ("exact exact-f32 q8_0 q4 bf16-act
 # q8_0-int8 q4-int8": BF16 weights, --quant q8_0, --quant q4 with
 # float32 activations, exact beside the BF16 GGUF and exact-f32, the same
-# runs beside the weights as F32 (mkgguf -F: float32 products on both
-# sides), then llama.cpp's own numeric classes (bench/NOTES.md,
+# runs (made once when both are asked) beside the weights as F32 (mkgguf
+# -F: float32 products on both sides), then llama.cpp's own numeric classes (bench/NOTES.md,
 # issue 28): --bf16-act beside the BF16 GGUF (both round the activations
 # to bf16), --quant q8_0 --int8-act and --quant q4 --int8-act beside
 # Q8_0 and Q4_0 (both put them in int8)).  pipelm's aggregate decode rate is N * 63 ids
@@ -26,7 +26,7 @@
 # 16th written 2 s after them, its prompt filling the context (-c 300, a
 # 299-id prompt) so that its first id ends it and -v says so at once;
 # beside the same record alone.  Run with nothing else on the machine:
-# about 80 minutes on 2 cores with the 1B shape and the seven modes, 14
+# about 75 minutes on 2 cores with the 1B shape and the seven modes, 13
 # without the 1B shape.
 # BENCH_DIR (build/bench), PIPELM_BIN, PIPELM_TOOLS, CC as bench/run.sh;
 # BENCH_THREADS ("1 2"); BENCH_REPS (1); BENCH_PRESET (smollm2-135m;
@@ -155,13 +155,21 @@ table() {	# NAME MODEL
 				awk -v n="$n" -v V="$(vocab "$m")" 'BEGIN { srand(n); for (i = 0; i < n; i++) {
 				    s = ""; for (j = 0; j < 32; j++) s = s (j ? " " : "") int(1 + rand() * (V - 2))
 				    print s } }' >"$tmp/in.$n"
-				run "$m" "$n" "$t" 1 "$opt" >/dev/null	# warm the page cache
-				a= b= r=0
-				while [ "$r" -lt "$reps" ]; do
-					a=$(fastest "$a" "$(run "$m" "$n" "$t" 1 "$opt")")
-					b=$(fastest "$b" "$(run "$m" "$n" "$t" 64 "$opt")")
-					r=$((r + 1))
-				done
+				# pipelm's runs of these options, once (exact and
+				# exact-f32 differ only in llama.cpp's file)
+				seen=$tmp/runs.$(echo "$m $opt $t $n" | tr -c 'A-Za-z0-9\n' _)
+				if [ -r "$seen" ]; then
+					{ read -r a; read -r b; } <"$seen"
+				else
+					run "$m" "$n" "$t" 1 "$opt" >/dev/null	# warm the page cache
+					a= b= r=0
+					while [ "$r" -lt "$reps" ]; do
+						a=$(fastest "$a" "$(run "$m" "$n" "$t" 1 "$opt")")
+						b=$(fastest "$b" "$(run "$m" "$n" "$t" 64 "$opt")")
+						r=$((r + 1))
+					done
+					printf '%s\n%s\n' "$a" "$b" >"$seen"
+				fi
 				tps=$(echo "$(kv wall_ms "$a") $(kv wall_ms "$b") $n" |
 				    awk '{ printf "%.1f", $3 * 63 / ($2 - $1) * 1000 }')
 				[ -n "$base" ] || base=$tps

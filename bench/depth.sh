@@ -77,6 +77,14 @@ put() {	# name threads value
 		say "no '$1' figure ($2 threads): $(tr '\n' ' ' <"$tmp/err")"
 	fi
 }
+# prefill of $npre: pre NAME THREADS [FLAG ...], tokens/s
+pre() {
+	pn=$1 pt=$2
+	shift 2
+	"$bin/llm-logits" -m "$model" -t "$pt" "$@" --timing <"$tmp/wpre" \
+	    >/dev/null 2>"$tmp/err" || fail "llm-logits -t $pt $* failed: $(cat "$tmp/err")"
+	put "$pn" "$pt" "$(num "$tmp/err" "prefill [0-9]* tokens, $F tokens/s")"
+}
 # decode after a prompt: gen NAME THREADS PROMPT [FLAG ...], ms/token
 gen() {
 	gn=$1 gt=$2 gp=$3
@@ -105,12 +113,8 @@ r=1
 while [ "$r" -le "$reps" ]; do
 	for t in 1 2; do
 		say "repetition $r/$reps, $t thread(s): prefill $npre; decode $ngen after 128 and after $depth"
-		"$bin/llm-logits" -m "$model" -t "$t" --timing <"$tmp/wpre" \
-		    >/dev/null 2>"$tmp/err" || fail "llm-logits -t $t failed: $(cat "$tmp/err")"
-		put prefill "$t" "$(num "$tmp/err" "prefill [0-9]* tokens, $F tokens/s")"
-		"$bin/llm-logits" -m "$model" -t "$t" --timing --bf16-act <"$tmp/wpre" \
-		    >/dev/null 2>"$tmp/err" || fail "llm-logits -t $t --bf16-act failed: $(cat "$tmp/err")"
-		put bprefill "$t" "$(num "$tmp/err" "prefill [0-9]* tokens, $F tokens/s")"
+		pre prefill "$t"
+		pre bprefill "$t" --bf16-act
 		gen d128 "$t" "$tmp/p128"
 		gen ddeep "$t" "$tmp/pdeep"
 		gen b128 "$t" "$tmp/p128" --kv-type bf16
