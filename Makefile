@@ -247,6 +247,10 @@ peer:
 # the peer of BENCH_KERNEL=avx2
 peer-avx2:
 	@PEER_ISA=avx2 bench/peer.sh
+# with AVX-VNNI as well, into build/peer-avxvnni: the peer of the AVX2
+# table on a CPU with AVX-VNNI, where that table uses it
+peer-avxvnni:
+	@PEER_ISA=avxvnni bench/peer.sh
 
 # the 4-bit forms' logit error beside llama.cpp's (bench/logerr.sh)
 logerr: all tools
@@ -298,4 +302,4 @@ uninstall:
 	rm -f $(DESTDIR)$(INCDIR)/pipelm.h $(DESTDIR)$(MANPREFIX)/man3/pipelm.3
 clean:
 	rm -rf bin build/rel build/san build/fuzz build/static build/image $(IMAGE)
-.PHONY: all tools test check fuzz fuzz-build bench bench-batch bench-gguf bench-parallel bench-score bench-train peer peer-avx2 logerr ggufkl kverr kernbench attnbench image install uninstall clean
+.PHONY: all tools test check fuzz fuzz-build bench bench-batch bench-gguf bench-parallel bench-score bench-train peer peer-avx2 peer-avxvnni logerr ggufkl kverr kernbench attnbench image install uninstall clean

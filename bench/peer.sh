@@ -17,6 +17,9 @@
 # AVX-512 machine (BENCH_KERNEL=avx2 in bench/run.sh).  It builds from the
 # source tree the native build fetched ($PEER_SRC, build/peer/llama.cpp;
 # fetched there first if absent), out of tree into $PEER_DIR/build.
+# PEER_ISA=avxvnni is the same with AVX-VNNI on, into build/peer-avxvnni:
+# the peer of PIPELM_KERNEL=avx2 on a CPU that has AVX-VNNI (Alder Lake
+# and later, Zen 5), where pipelm's AVX2 table takes its AVX-VNNI entries.
 set -eu
 
 me=peer.sh
@@ -25,8 +28,9 @@ top=$(dirname "$here")
 isa=${PEER_ISA:-native}
 case $isa in
 native) dir=${PEER_DIR:-$top/build/peer} ;;
-avx2) dir=${PEER_DIR:-$top/build/peer-avx2} ;;
-*) printf '%s: PEER_ISA: %s: not native or avx2\n' peer.sh "$isa" >&2; exit 1 ;;
+avx2) dir=${PEER_DIR:-$top/build/peer-avx2} vnni=OFF ;;
+avxvnni) dir=${PEER_DIR:-$top/build/peer-avxvnni} vnni=ON ;;
+*) printf '%s: PEER_ISA: %s: not native, avx2 or avxvnni\n' peer.sh "$isa" >&2; exit 1 ;;
 esac
 pkg=node-llama-cpp@3.22.1	# carries llama.cpp v0.5.0 (llama/llama.cpp.info.json)
 jobs=$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)
@@ -75,7 +79,7 @@ if [ "$isa" = native ]; then
 else
 	bld=build
 	flags="-DGGML_NATIVE=OFF -DGGML_SSE42=ON -DGGML_AVX=ON -DGGML_AVX2=ON
-	    -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON -DGGML_AVX_VNNI=OFF
+	    -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON -DGGML_AVX_VNNI=$vnni
 	    -DGGML_AVX512=OFF -DGGML_AVX512_VBMI=OFF -DGGML_AVX512_VNNI=OFF
 	    -DGGML_AVX512_BF16=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF
 	    -DGGML_AMX_BF16=OFF"
