@@ -52,8 +52,9 @@
 # repetition at least), BENCH_KERNEL (the kernel table: "native", the
 # default, is pipelm's own choice beside llama.cpp built for this CPU;
 # "avx2" sets PIPELM_KERNEL=avx2 and takes the AVX2-only llama.cpp of
-# build/peer-avx2 (PEER_ISA=avx2 make peer) as the peer, and the AVX2
-# FMA roof), LLAMA_QUANTIZE (beside LLAMA_BENCH: llama-quantize).
+# build/peer-avx2 (make peer-avx2) as the peer, or on a CPU with
+# AVX-VNNI the one of build/peer-avxvnni (make peer-avxvnni), and the
+# AVX2 FMA roof), LLAMA_QUANTIZE (beside LLAMA_BENCH: llama-quantize).
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -84,9 +85,15 @@ case $bkern in
 native) peer=${LLAMA_BENCH:-$top/build/peer/llama-bench} ;;
 avx2)
 	# the AVX2 llama.cpp is the fair peer of pipelm's AVX2 table: the
-	# native build would use AVX-512 on this machine
+	# native build would use AVX-512 on this machine; where the CPU has
+	# AVX-VNNI pipelm's AVX2 table takes it, and so does the peer
+	# (build/peer-avxvnni, make peer-avxvnni)
 	export PIPELM_KERNEL=avx2
-	peer=${LLAMA_BENCH:-$top/build/peer-avx2/llama-bench} ;;
+	if grep -qw avx_vnni /proc/cpuinfo 2>/dev/null; then
+		peer=${LLAMA_BENCH:-$top/build/peer-avxvnni/llama-bench}
+	else
+		peer=${LLAMA_BENCH:-$top/build/peer-avx2/llama-bench}
+	fi ;;
 *) fail "BENCH_KERNEL: $bkern: not native or avx2" ;;
 esac
 case $do1b in 0|1) ;; *) fail "BENCH_1B: $do1b: not 0 or 1" ;; esac
@@ -234,7 +241,7 @@ if [ "$peer" != none ] && [ -x "$peer" ]; then
 	fi
 	"$peer" --help >/dev/null 2>&1 || fail "$peer --help failed"
 else
-	[ "$peer" = none ] || say "no llama.cpp beside pipelm: $peer not built (make peer${PIPELM_KERNEL:+; PEER_ISA=$bkern make peer})"
+	[ "$peer" = none ] || say "no llama.cpp beside pipelm: $peer not built (make $(basename "$(dirname "$peer")"))"
 	peer=none
 fi
 
@@ -641,7 +648,11 @@ if [ "$peer" != none ] || [ -n "${peerdir:-}" ]; then
 		if grep -q '^GGML_NATIVE:BOOL=ON' "$f"; then
 			peerb="built for this CPU (GGML_NATIVE, make peer)"
 		elif grep -q '^GGML_AVX2:BOOL=ON' "$f" && grep -q '^GGML_AVX512:BOOL=OFF' "$f"; then
-			peerb="built for AVX2 without AVX-512 (GGML_NATIVE off, PEER_ISA=avx2 make peer)"
+			if grep -q '^GGML_AVX_VNNI:BOOL=ON' "$f"; then
+				peerb="built for AVX2 with AVX-VNNI, without AVX-512 (GGML_NATIVE off, make peer-avxvnni)"
+			else
+				peerb="built for AVX2 without AVX-512 and AVX-VNNI (GGML_NATIVE off, make peer-avx2)"
+			fi
 		fi
 	done
 	peerv="llama.cpp ${peerv:-(version unknown)}, $peerdir/llama-bench ${peerb:-(build flags unknown)}"
