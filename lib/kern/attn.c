@@ -33,6 +33,30 @@ dot(const float *a, const void *b, int n, enum wtype t)
 	return (s[0] + s[1]) + (s[2] + s[3]);
 }
 
+/* Query rows up to this many columns are quantized once a row for a
+ * Q8_0 cache; longer ones a block at a time for each key (the same
+ * bits: a block's quantization is its own 32 values'). */
+#define Q8HD 256
+
+/* The score of query row q (hd floats; qq: it quantized, or NULL) and
+ * the Q8_0 key row k: attn_q8score. */
+static float
+q8dot(const float *q, const unsigned char *qq, const void *k, int hd)
+{
+	unsigned char qb[34];
+	float s = 0, p;
+	int i;
+
+	if (qq)
+		return attn_q8score(qq, k, attn_kvrow(W_GQ8_0, hd));
+	for (i = 0; i < hd; i += 32) {
+		attn_kvstore(qb, q + i, hd - i < 32 ? hd - i : 32, W_GQ8_0);
+		p = attn_q8block(qb, (const char *)k + i / 32 * 34);
+		s = s + p;
+	}
+	return s;
+}
+
 /* One query row over keys [p0, p1) (p1 already cut causally). */
 static void
 row(float *acc, float *ml, const float *q, const struct attn_tile *a,
@@ -40,15 +64,19 @@ row(float *acc, float *ml, const float *q, const struct attn_tile *a,
 {
 	float s[ATTN_BLOCK], m = -INFINITY, l = 0, bm, alpha, p;
 	int hd = a->hd, jb, j0, j1, j, i;
+	unsigned char qb[Q8HD / 32 * 34], *qq = NULL;
 
+	if (a->kvt == W_GQ8_0 && hd <= Q8HD)
+		attn_kvstore(qq = qb, q, hd, W_GQ8_0);
 	memset(acc, 0, hd * sizeof(float));
 	for (jb = p0 - p0 % ATTN_BLOCK; jb < p1; jb += ATTN_BLOCK) {
 		j0 = jb > p0 ? jb : p0;
 		j1 = jb + ATTN_BLOCK < p1 ? jb + ATTN_BLOCK : p1;
 		bm = m;
 		for (j = j0; j < j1; j++) {
-			s[j - jb] = a->scale * dot(q, attn_at(a, 0, j), hd,
-			    a->kvt);
+			s[j - jb] = a->scale * (a->kvt == W_GQ8_0 ? q8dot(q, qq,
+			    attn_at(a, 0, j), hd) : dot(q, attn_at(a, 0, j), hd,
+			    a->kvt));
 			if (a->softcap)
 				attn_softcap(s + (j - jb), 1, a->softcap);
 			if (s[j - jb] > bm)

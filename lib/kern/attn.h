@@ -44,14 +44,19 @@
  * (--kv-type q8_0: ggml's Q8_0 blocks, an F16 scale d then 32 int8 q,
  * element i of a block d * q[i]; ldkv, bstride and segstride then
  * multiples of 32, a row attn_kvrow's whole blocks), offsets counted in
- * elements (attn_kvbytes makes them bytes).  A 16-bit or Q8_0 key or value is widened to float32
- * exactly as it is loaded (d * q is exact: 11 and 8 significant bits),
- * so a tile over such a cache gives the bits the same tile gives over a
- * float32 copy of its values, but for the one-token tile (T = 1,
- * decode's) of the AVX-512 table, which sums in an order of its own
- * there (these caches are not the exact mode; attn_avx512.c): its bits
- * depend on its key range alone, not on a tile of more tokens' (a
- * prompt's row) nor on a float32 copy's. */
+ * elements (attn_kvbytes makes them bytes).  A 16-bit key or value,
+ * and a Q8_0 value, is widened to float32 exactly as it is loaded (d * q
+ * is exact: 11 and 8 significant bits), so a tile over such a cache
+ * gives the bits the same tile gives over a float32 copy of its values,
+ * but for the one-token tile (T = 1, decode's) of the AVX-512 table,
+ * which sums in an order of its own there (these caches are not the
+ * exact mode; attn_avx512.c): its bits depend on its key range alone,
+ * not on a tile of more tokens' (a prompt's row) nor on a float32
+ * copy's.  A Q8_0 cache's scores are llama.cpp's with -ctk q8_0 (its
+ * flash attention's ggml_vec_dot_q8_0_q8_0): the query row quantized as
+ * the keys are (attn_kvstore), then attn_q8score, int8 products summed
+ * in integers a block (exact), the same bits in every table, tile and
+ * thread count. */
 struct attn_tile {
 	const float *q;
 	int ldq;
@@ -113,6 +118,46 @@ attn_kvload(const void *p, int i, enum wtype t)
 		return conv_f16_to_f32(d) * (float)(signed char)b[2 + i % 32];
 	}
 	return ((const float *)p)[i];
+}
+
+/* The score of a Q8_0 cache's key row k against query row qq quantized
+ * the same way (attn_kvstore), n elements (a multiple of 32): with
+ * q_b, k_b the int8 and dq_b, dk_b the scales of block b,
+ *   s = 0;  s = s + (float)(q_b . k_b) * (dq_b * dk_b)  for b = 0, 1, ...
+ * each product and sum rounded once, in block order: the dot product
+ * is exact in integers (|q_b . k_b| <= 32 * 128 * 128), dq_b * dk_b
+ * exact in float32 (two 11-bit significands), so every table's SIMD
+ * gives these bits as long as it keeps the blocks' order (not fused
+ * into an FMA).  llama.cpp's ggml_vec_dot_q8_0_q8_0 takes the same
+ * products, summed in an order of its own.  attn_q8block: one block's
+ * term. */
+static inline float
+attn_q8block(const void *qb, const void *kb)
+{
+	const unsigned char *a = qb, *b = kb;
+	uint16_t da, db;
+	int32_t d = 0;
+	int j;
+
+	memcpy(&da, a, sizeof(da));
+	memcpy(&db, b, sizeof(db));
+	for (j = 0; j < 32; j++)
+		d += (signed char)a[2 + j] * (signed char)b[2 + j];
+	return (float)d * (conv_f16_to_f32(da) * conv_f16_to_f32(db));
+}
+
+static inline float
+attn_q8score(const void *qq, const void *k, int n)
+{
+	float s = 0, p;
+	int i;
+
+	for (i = 0; i < n; i += 32) {
+		p = attn_q8block((const char *)qq + i / 32 * 34,
+		    (const char *)k + i / 32 * 34);
+		s = s + p;	/* a statement of its own: no FMA */
+	}
+	return s;
 }
 
 /* The KV cache types --kv-type names (llama.cpp's -ctk/-ctv f32, bf16,

@@ -26,6 +26,8 @@
 	_mm256_shuffle_ps(x, y, i2))
 
 #define NR 3		/* query rows whose scores share a key's loads */
+#define Q8HD 256	/* a q8_0 cache's head size, at most (else the
+			 * portable tile) */
 
 /* 8 elements from p + c of a cache row of type t, as float32 (q8_0:
  * its block's int8 widened times its scale, exact: attn.h). */
@@ -111,6 +113,61 @@ scores(int nr, __m256 *out, const float *const *q, const void *const *kp,
 	for (i = 0; i < nr; i++)
 		out[i] = F1(e[i], quad(s[i][0], s[i][1], s[i][2], s[i][3]),
 		    0x88, 0xdd);
+}
+
+/* The int8 products of a Q8_0 block of query qb and key kb summed
+ * (exact): vpmaddubsw on |q| and k with q's sign, pairs of at most
+ * 2 * 127 * 127 (attn_kvstore's int8 are within +-127: no
+ * saturation), then vpmaddwd and the 8 lanes. */
+INLINE int32_t
+q8isum(const unsigned char *qb, const unsigned char *kb)
+{
+	__m256i q = _mm256_loadu_si256((const __m256i *)(qb + 2)),
+	    k = _mm256_loadu_si256((const __m256i *)(kb + 2)), s;
+	__m128i x;
+
+	s = _mm256_madd_epi16(_mm256_maddubs_epi16(_mm256_abs_epi8(q),
+	    _mm256_sign_epi8(k, q)), _mm256_set1_epi16(1));
+	x = _mm_add_epi32(_mm256_castsi256_si128(s),
+	    _mm256_extracti128_si256(s, 1));
+	x = _mm_add_epi32(x, _mm_shuffle_epi32(x, 0x4e));
+	x = _mm_add_epi32(x, _mm_shuffle_epi32(x, 0xb1));
+	return _mm_cvtsi128_si32(x);
+}
+
+/* attn_q8score (attn.h) of the quantized query row qq and the Q8_0 key
+ * row k, n elements: its bits, the blocks in order. */
+INLINE float
+q8score(const unsigned char *qq, const void *k, int n)
+{
+	const unsigned char *kb = k;
+	float s = 0, p;
+	uint16_t dq, dk;
+	int i;
+
+	for (i = 0; i < n; i += 32, qq += 34, kb += 34) {
+		memcpy(&dq, qq, sizeof(dq));
+		memcpy(&dk, kb, sizeof(dk));
+		p = (float)q8isum(qq, kb) * (_cvtsh_ss(dq) * _cvtsh_ss(dk));
+		s = s + p;	/* a statement of its own: no FMA */
+	}
+	return s;
+}
+
+/* The scores of nr quantized query rows qq[i] (rows qs bytes apart)
+ * against the 8 keys kp[0..8) of a Q8_0 cache: out[i] lane j. */
+INLINE void
+q8scores(int nr, __m256 *out, const unsigned char *qq, size_t qs,
+    const void *const *kp, int hd)
+{
+	float s[8];
+	int i, j;
+
+	for (i = 0; i < nr; i++) {
+		for (j = 0; j < 8; j++)
+			s[j] = q8score(qq + i * qs, kp[j], hd);
+		out[i] = _mm256_loadu_ps(s);
+	}
 }
 
 INLINE float
@@ -213,7 +270,11 @@ part_t(float *acc, int lda, float *ml, const struct attn_tile *a,
 	    ninf = _mm256_set1_ps(-INFINITY);
 	__m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
 
-	if (hd % 8 || R > ATTN_MAXROWS || R < 1) {
+	unsigned char qq[ATTN_MAXROWS][Q8HD / 32 * 34];	/* q8_0: the rows
+				 * quantized (attn.h) */
+
+	if (hd % 8 || R > ATTN_MAXROWS || R < 1 || (kt == W_GQ8_0 &&
+	    hd > Q8HD)) {
 		attn_portable.part(acc, lda, ml, a);
 		return;
 	}
@@ -222,6 +283,8 @@ part_t(float *acc, int lda, float *ml, const struct attn_tile *a,
 		t = r / a->nh;
 		arow[r] = acc + (size_t)t * lda + (r % a->nh) * hd;
 		qrow[r] = a->q + (size_t)t * a->ldq + (r % a->nh) * hd;
+		if (kt == W_GQ8_0)
+			attn_kvstore(qq[r], qrow[r], hd, W_GQ8_0);
 		end[r] = a->pos0 + t + 1 < a->p1 ? a->pos0 + t + 1 : a->p1;
 		start[r] = attn_start(a, t);
 		m[r] = -INFINITY;
@@ -254,7 +317,10 @@ part_t(float *acc, int lda, float *ml, const struct attn_tile *a,
 				    (start[r + i] - jb > j0 ? start[r + i] - jb : j0);
 			if (!any)
 				continue;
-			for (h = 0; h < 2; h++)
+			for (h = 0; h < 2 && kt == W_GQ8_0; h++)
+				q8scores(nr, S[h] + r, qq[r], sizeof(*qq),
+				    kp + 8 * h, hd);
+			for (h = 0; h < 2 && kt != W_GQ8_0; h++)
 				switch (nr) {
 				case 3: scores(3, S[h] + r, qrow + r, kp + 8 * h, hd, kt); break;
 				case 2: scores(2, S[h] + r, qrow + r, kp + 8 * h, hd, kt); break;

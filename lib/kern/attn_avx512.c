@@ -64,6 +64,62 @@ kvload(const void *p, int c, enum wtype t)
 	return wload(t, p, (size_t)c);
 }
 
+/* The int8 products of a Q8_0 block of query qb and key kb summed
+ * (exact): vpmaddubsw on |q| and k with q's sign, pairs of at most
+ * 2 * 127 * 127 (attn_kvstore's int8 are within +-127: no
+ * saturation), then vpmaddwd and the 8 lanes. */
+INLINE int32_t
+q8isum(const unsigned char *qb, const unsigned char *kb)
+{
+	__m256i q = _mm256_loadu_si256((const __m256i *)(qb + 2)),
+	    k = _mm256_loadu_si256((const __m256i *)(kb + 2)), s;
+	__m128i x;
+
+	s = _mm256_madd_epi16(_mm256_maddubs_epi16(_mm256_abs_epi8(q),
+	    _mm256_sign_epi8(k, q)), _mm256_set1_epi16(1));
+	x = _mm_add_epi32(_mm256_castsi256_si128(s),
+	    _mm256_extracti128_si256(s, 1));
+	x = _mm_add_epi32(x, _mm_shuffle_epi32(x, 0x4e));
+	x = _mm_add_epi32(x, _mm_shuffle_epi32(x, 0xb1));
+	return _mm_cvtsi128_si32(x);
+}
+
+/* attn_q8score (attn.h) of the quantized query row qq and the Q8_0 key
+ * row k, n elements: its bits, the blocks in order. */
+INLINE float
+q8score(const unsigned char *qq, const void *k, int n)
+{
+	const unsigned char *kb = k;
+	float s = 0, p;
+	uint16_t dq, dk;
+	int i;
+
+	for (i = 0; i < n; i += 32, qq += 34, kb += 34) {
+		memcpy(&dq, qq, sizeof(dq));
+		memcpy(&dk, kb, sizeof(dk));
+		p = (float)q8isum(qq, kb) * (_cvtsh_ss(dq) * _cvtsh_ss(dk));
+		s = s + p;	/* a statement of its own: no FMA */
+	}
+	return s;
+}
+
+/* The scores of nr quantized query rows qq[i] (rows qs bytes apart)
+ * against the 16 keys kp[0..16) of a Q8_0 cache: out[i] lane j, one key
+ * at a time (the tiles but decode's with AVX512-VNNI: q8vnni). */
+INLINE void
+q8scores(int nr, __m512 *out, const unsigned char *qq, size_t qs,
+    const void *const *kp, int hd)
+{
+	float s[16];
+	int i, j;
+
+	for (i = 0; i < nr; i++) {
+		for (j = 0; j < 16; j++)
+			s[j] = q8score(qq + i * qs, kp[j], hd);
+		out[i] = _mm512_loadu_ps(s);
+	}
+}
+
 /* s[i][j] = the 16-lane partial dot product of query row q[i] with key
  * k[j] (hd/16 FMAs in order from 0), for nr rows and nk keys: each
  * key's 16 elements loaded and widened once for all the rows. */
@@ -341,6 +397,159 @@ scores1(int nr, __m512 *out, const float *qp, const void *const *kp, int hd,
 		    FOLD(g[2][i], g[3][i], 0xcccc, SWAP64), 0xaaaa, SWAP32);
 }
 
+/* A query row over a Q8_0 cache, quantized as the keys are
+ * (attn_kvstore: attn.h's arithmetic), and laid out for q8vnni: for
+ * each 64 columns c (two blocks) and t < 4, 16 int32 whose lane
+ * 4G + i holds the query's 4 bytes of column group 4G + t of c (the
+ * keys' lanes after q8keys, for any of the 4 keys i); with each block's
+ * 128 * sum of its int8 (the keys are made unsigned by adding 128) and
+ * its scale. */
+struct q8row {
+	int32_t qv[HD1];
+	int32_t corr[HD1 / 32];
+	float d[HD1 / 32];
+	unsigned char qb[HD1 / 32 * 34];	/* the row, Q8_0 blocks */
+};
+
+/* Query row q (hd floats) into r. */
+INLINE void
+q8prep(struct q8row *r, const float *q, int hd)
+{
+	int b, c, t, g, i, sum;
+	uint16_t d;
+
+	attn_kvstore(r->qb, q, hd, W_GQ8_0);
+	for (b = 0; b < (hd + 31) / 32; b++) {
+		memcpy(&d, r->qb + 34 * b, sizeof(d));
+		r->d[b] = _cvtsh_ss(d);
+		for (sum = 0, i = 0; i < 32; i++)
+			sum += (signed char)r->qb[34 * b + 2 + i];
+		r->corr[b] = 128 * sum;
+	}
+	for (c = 0; c + 64 <= hd; c += 64)
+		for (t = 0; t < 4; t++)
+			for (g = 0; g < 4; g++)
+				for (i = 0; i < 4; i++)
+					memcpy(&r->qv[c + 16 * t + 4 * g + i],
+					    r->qb + 34 * (c / 32 + g / 2) + 2 +
+					    4 * (4 * (g % 2) + t), 4);
+}
+
+/* q8vnni's 4 keys k[0..4) from column c (two blocks) transposed in
+ * place: lane 4G + i of k[t] is key i's 4 int8 of column group 4G + t
+ * (groups 0-7 the first block, 8-15 the second), plus 128 (unsigned,
+ * vpdpbusd's first operand). */
+INLINE void
+q8keys(__m512i *k, const void *const *kp, int c)
+{
+	const __m512i flip = _mm512_set1_epi8((char)0x80);
+	__m512i x[4], u[4];
+	const char *b;
+	int i;
+
+#pragma GCC unroll 4
+	for (i = 0; i < 4; i++) {
+		b = (const char *)kp[i] + c / 32 * 34;
+		x[i] = _mm512_xor_si512(_mm512_inserti64x4(_mm512_castsi256_si512(
+		    _mm256_loadu_si256((const __m256i *)(b + 2))),
+		    _mm256_loadu_si256((const __m256i *)(b + 36)), 1), flip);
+	}
+	u[0] = _mm512_unpacklo_epi32(x[0], x[1]);
+	u[1] = _mm512_unpackhi_epi32(x[0], x[1]);
+	u[2] = _mm512_unpacklo_epi32(x[2], x[3]);
+	u[3] = _mm512_unpackhi_epi32(x[2], x[3]);
+	k[0] = _mm512_unpacklo_epi64(u[0], u[2]);
+	k[1] = _mm512_unpackhi_epi64(u[0], u[2]);
+	k[2] = _mm512_unpacklo_epi64(u[1], u[3]);
+	k[3] = _mm512_unpackhi_epi64(u[1], u[3]);
+}
+
+/* The scores of nr rows qr[i] against the 16 keys kp[0..16) of a Q8_0
+ * cache (hd % 64 == 0; the rows of the 16 keys less than 2^31 bytes
+ * from kp[0]'s): out[i] lane j, attn_q8score's bits.  For each 64
+ * columns, 4 keys at a time transposed (q8keys) so that one vpdpbusd
+ * is 4 columns of the 4 keys for 4 column groups, the keys' 4 bytes
+ * serving every row: no horizontal sums a key, the groups of a block
+ * and the keys' quads put in key order by vshufi32x4 once a 16 keys
+ * and row.  The keys' scales are gathered, 16 at once. */
+__attribute__((target("avx512vnni"))) INLINE void
+q8vnni_n(int nr, __m512 *out, const struct q8row *qr, const void *const *kp,
+    int hd)
+{
+	int off[16], j, a, c, i;
+	__m512i k[4], x, h[R1], pair[R1], b0, b1, vo;
+	__m512 dk0, dk1;
+	const int32_t *q;
+	const char *b;
+
+#pragma GCC unroll 16
+	for (j = 0; j < 16; j++)
+		off[j] = (int)((const char *)kp[j] - (const char *)kp[0]);
+	vo = _mm512_loadu_si512(off);
+#pragma GCC unroll 8
+	for (i = 0; i < nr; i++)
+		out[i] = _mm512_setzero_ps();
+	for (c = 0; c < hd; c += 64) {
+		b = (const char *)kp[0] + c / 32 * 34;
+		dk0 = _mm512_cvtph_ps(_mm512_cvtepi32_epi16(
+		    _mm512_i32gather_epi32(vo, b, 1)));
+		dk1 = _mm512_cvtph_ps(_mm512_cvtepi32_epi16(
+		    _mm512_i32gather_epi32(vo, b + 34, 1)));
+#pragma GCC unroll 4
+		for (a = 0; a < 4; a++) {
+			q8keys(k, kp + 4 * a, c);
+#pragma GCC unroll 8
+			for (i = 0; i < nr; i++) {
+				q = qr[i].qv + c;
+				x = _mm512_dpbusd_epi32(_mm512_setzero_si512(), k[0],
+				    _mm512_loadu_si512(q));
+				x = _mm512_dpbusd_epi32(x, k[1], _mm512_loadu_si512(q + 16));
+				x = _mm512_dpbusd_epi32(x, k[2], _mm512_loadu_si512(q + 32));
+				x = _mm512_dpbusd_epi32(x, k[3], _mm512_loadu_si512(q + 48));
+				if (a % 2 == 0) {
+					h[i] = x;
+					continue;
+				}
+				/* quads a - 1 and a: [blocks 0, 1 of a - 1,
+				 * blocks 0, 1 of a] */
+				x = _mm512_add_epi32(_mm512_shuffle_i32x4(h[i], x, 0x88),
+				    _mm512_shuffle_i32x4(h[i], x, 0xdd));
+				if (a == 1) {
+					pair[i] = x;
+					continue;
+				}
+				b0 = _mm512_sub_epi32(_mm512_shuffle_i32x4(pair[i], x,
+				    0x88), _mm512_set1_epi32(qr[i].corr[c / 32]));
+				b1 = _mm512_sub_epi32(_mm512_shuffle_i32x4(pair[i], x,
+				    0xdd), _mm512_set1_epi32(qr[i].corr[c / 32 + 1]));
+				out[i] = _mm512_add_ps(out[i], _mm512_mul_ps(
+				    _mm512_cvtepi32_ps(b0), _mm512_mul_ps(
+				    _mm512_set1_ps(qr[i].d[c / 32]), dk0)));
+				out[i] = _mm512_add_ps(out[i], _mm512_mul_ps(
+				    _mm512_cvtepi32_ps(b1), _mm512_mul_ps(
+				    _mm512_set1_ps(qr[i].d[c / 32 + 1]), dk1)));
+			}
+		}
+	}
+}
+
+/* q8vnni_n with its row count a constant. */
+__attribute__((target("avx512vnni"), noinline)) static void
+q8vnni(int nr, __m512 *out, const struct q8row *qr, const void *const *kp,
+    int hd)
+{
+	switch (nr) {
+	case 8: q8vnni_n(8, out, qr, kp, hd); break;
+	case 7: q8vnni_n(7, out, qr, kp, hd); break;
+	case 6: q8vnni_n(6, out, qr, kp, hd); break;
+	case 5: q8vnni_n(5, out, qr, kp, hd); break;
+	case 4: q8vnni_n(4, out, qr, kp, hd); break;
+	case 3: q8vnni_n(3, out, qr, kp, hd); break;
+	case 2: q8vnni_n(2, out, qr, kp, hd); break;
+	default: q8vnni_n(1, out, qr, kp, hd); break;
+	}
+}
+
 /* Query row q (hd floats) in scores1's order into qp (2 hd): bf16 a
  * pair of vectors each 16 elements, their even ones twice over and
  * their odd ones twice over (kvpair16); f16 as it is. */
@@ -430,8 +639,8 @@ pv1rows(int nr, float *acc, int hd, const float *alpha, const float (*P)[SB],
  * maxima into mx, the rows of its values into vr. */
 INLINE void
 step_scores(const struct attn_tile *a, int jb0, int nb, int s, int e, int R,
-    const float *qp, int hd, enum wtype kt, float (*S)[SB], __m512 *mx,
-    const void **vr)
+    const float *qp, const struct q8row *qr, int vnni, int hd, enum wtype kt,
+    float (*S)[SB], __m512 *mx, const void **vr)
 {
 	const void *kp[16];
 	__m512 sc[R1], x;
@@ -453,7 +662,11 @@ step_scores(const struct attn_tile *a, int jb0, int nb, int s, int e, int R,
 			continue;
 		}
 		attn_rows(a, jb, jr, jn, kp, vr + (jb - jb0));
-		for (r = 0; r < R; r += nr) {
+		if (kt == W_GQ8_0 && vnni)
+			q8vnni(R, sc, qr, kp, hd);
+		for (r = 0; kt == W_GQ8_0 && !vnni && r < R; r++)
+			q8scores(1, sc + r, qr[r].qb, 0, kp, hd);
+		for (r = 0; kt != W_GQ8_0 && r < R; r += nr) {
 			nr = R - r < NR ? R - r : NR;
 			switch (nr) {
 			case 4: scores1(4, sc + r, qp + 2 * r * hd, kp, hd, kt); break;
@@ -515,11 +728,12 @@ step_softmax(float *S, int nb, __m512 mx, float *m, float *l, float *alpha)
 /* The one-token tile, R <= R1 rows, hd % 32 == 0, hd <= HD1. */
 INLINE void
 part1(float *acc, float *ml, const struct attn_tile *a, enum wtype kt,
-    int hd)
+    int hd, int vnni)
 {
 	static const int lo[16] = { 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21,
 		6, 22, 7, 23 };
 	float S[R1][SB], qp[2 * R1 * HD1], m[R1], l[R1], alpha[R1];
+	struct q8row qr[R1];
 	const void *vr[SB];
 	int R = a->nh, r, c, s = attn_start(a, 0), jb, nb, j0, n;
 	int e = a->pos0 + 1 < a->p1 ? a->pos0 + 1 : a->p1;
@@ -531,8 +745,14 @@ part1(float *acc, float *ml, const struct attn_tile *a, enum wtype kt,
 		m[r] = -INFINITY, l[r] = 0;
 		for (c = 0; c < hd; c += 16)
 			_mm512_storeu_ps(acc + r * hd + c, _mm512_setzero_ps());
-		qorder(qp + 2 * r * hd, a->q + r * hd, hd, kt);
+		if (kt == W_GQ8_0)
+			q8prep(&qr[r], a->q + r * hd, hd);
+		else
+			qorder(qp + 2 * r * hd, a->q + r * hd, hd, kt);
 	}
+	/* q8vnni's gather takes the keys' offsets in int32 */
+	vnni = vnni && hd % 64 == 0 && a->kvb % 16 == 0 &&
+	    attn_kvbytes(kt, a->ldkv) < (1u << 31) / 16;
 	jb = a->p0 - a->p0 % 16;
 	if (!a->touched)
 		attn_prefetch(a, a->p0, e - jb < 16 ? e : jb + 16);
@@ -540,7 +760,8 @@ part1(float *acc, float *ml, const struct attn_tile *a, enum wtype kt,
 		nb = e - jb < SB ? (e - jb + 15) / 16 * 16 : SB;
 		for (r = 0; r < R; r++)
 			mx[r] = _mm512_set1_ps(-INFINITY);
-		step_scores(a, jb, nb, s, e, R, qp, hd, kt, S, mx, vr);
+		step_scores(a, jb, nb, s, e, R, qp, qr, vnni, hd, kt, S, mx,
+		    vr);
 		j0 = s - jb > 0 ? s - jb : 0;
 		n = (e - jb < nb ? e - jb : nb) - j0;
 		if (n <= 0) {	/* before a window's first key */
@@ -585,7 +806,7 @@ part1(float *acc, float *ml, const struct attn_tile *a, enum wtype kt,
 
 INLINE void
 part_t(float *acc, int lda, float *ml, const struct attn_tile *a,
-    enum wtype kt, int HD)
+    enum wtype kt, int HD, int vnni)
 {
 	float P[ATTN_MAXROWS][16], alpha[ATTN_MAXROWS], m[ATTN_MAXROWS],
 	    l[ATTN_MAXROWS], bm, *arow[ATTN_MAXROWS];
@@ -598,13 +819,16 @@ part_t(float *acc, int lda, float *ml, const struct attn_tile *a,
 	const float scale = a->scale, cap = a->softcap;
 	__m512 S[ATTN_MAXROWS], s, p;
 	__mmask16 valid;
+	unsigned char qq[ATTN_MAXROWS][HD1 / 32 * 34];	/* q8_0: the rows
+				 * quantized (attn.h) */
 
-	if (hd % 16 || R > ATTN_MAXROWS || R < 1) {
+	if (hd % 16 || R > ATTN_MAXROWS || R < 1 || (kt == W_GQ8_0 &&
+	    hd > HD1)) {
 		attn_portable.part(acc, lda, ml, a);
 		return;
 	}
 	if (a->T == 1 && kt != W_F32 && R <= R1 && hd % 32 == 0 && hd <= HD1) {
-		part1(acc, ml, a, kt, hd);
+		part1(acc, ml, a, kt, hd, vnni);
 		return;
 	}
 	pend = a->pos0 + a->T < a->p1 ? a->pos0 + a->T : a->p1;
@@ -612,6 +836,8 @@ part_t(float *acc, int lda, float *ml, const struct attn_tile *a,
 		t = r / a->nh;
 		arow[r] = acc + (size_t)t * lda + (r % a->nh) * hd;
 		qrow[r] = a->q + (size_t)t * a->ldq + (r % a->nh) * hd;
+		if (kt == W_GQ8_0)
+			attn_kvstore(qq[r], qrow[r], hd, W_GQ8_0);
 		end[r] = a->pos0 + t + 1 < a->p1 ? a->pos0 + t + 1 : a->p1;
 		start[r] = attn_start(a, t);
 		m[r] = -INFINITY;
@@ -644,6 +870,10 @@ part_t(float *acc, int lda, float *ml, const struct attn_tile *a,
 				    (start[r + i] - jb > j0 ? start[r + i] - jb : j0);
 			if (!any)
 				continue;
+			if (kt == W_GQ8_0) {
+				q8scores(nr, S + r, qq[r], sizeof(*qq), kp, hd);
+				continue;
+			}
 			switch (nr) {
 			case 4: scores(4, S + r, qrow + r, kp, hd, kt); break;
 			case 3: scores(3, S + r, qrow + r, kp, hd, kt); break;
@@ -710,20 +940,24 @@ part_t(float *acc, int lda, float *ml, const struct attn_tile *a,
 static void
 part(float *acc, int lda, float *ml, const struct attn_tile *a)
 {
-	int h64 = a->hd == 64;
+	int h64 = a->hd == 64, vnni = 0;
 
 	if (a->kvt == W_BF16)
-		h64 ? part_t(acc, lda, ml, a, W_BF16, 64) :
-		    part_t(acc, lda, ml, a, W_BF16, 0);
+		h64 ? part_t(acc, lda, ml, a, W_BF16, 64, 0) :
+		    part_t(acc, lda, ml, a, W_BF16, 0, 0);
 	else if (a->kvt == W_F16)
-		h64 ? part_t(acc, lda, ml, a, W_F16, 64) :
-		    part_t(acc, lda, ml, a, W_F16, 0);
-	else if (a->kvt == W_GQ8_0)
-		h64 ? part_t(acc, lda, ml, a, W_GQ8_0, 64) :
-		    part_t(acc, lda, ml, a, W_GQ8_0, 0);
+		h64 ? part_t(acc, lda, ml, a, W_F16, 64, 0) :
+		    part_t(acc, lda, ml, a, W_F16, 0, 0);
+	else if (a->kvt == W_GQ8_0) {
+		/* decode's q8_0 scores by vpdpbusd where the CPU has it
+		 * (the bits of the other path: attn.h) */
+		vnni = __builtin_cpu_supports("avx512vnni");
+		h64 ? part_t(acc, lda, ml, a, W_GQ8_0, 64, vnni) :
+		    part_t(acc, lda, ml, a, W_GQ8_0, 0, vnni);
+	}
 	else
-		h64 ? part_t(acc, lda, ml, a, W_F32, 64) :
-		    part_t(acc, lda, ml, a, W_F32, 0);
+		h64 ? part_t(acc, lda, ml, a, W_F32, 64, 0) :
+		    part_t(acc, lda, ml, a, W_F32, 0, 0);
 }
 
 const struct attn_kern attn_avx512 = { "avx512", part };

@@ -47,7 +47,13 @@ struct fix {
 				 * cache in that type (fix_round) */
 	void *kvr;
 	size_t nkv;		/* elements of kv */
+	int qq8;		/* 1: the reference's queries quantized as
+				 * a q8_0 cache's tiles quantize them (attn.h:
+				 * the keys' Q8_0) */
 };
+
+/* fix_make_t's cache blocks of this many positions, if not 0 */
+static int kvb_force;
 
 /* Offset of position p in the fixture's cache. */
 static size_t
@@ -74,7 +80,8 @@ fix_make_t(struct fix *f, enum wtype t, int hd, int nh, int T, int pos0)
 	/* blocks of 7 positions with a gap after each, or of 32 (whole
 	 * key blocks: attn_rows' one offset a block) for odd nh (hd 2:
 	 * one block) */
-	f->kvb = hd == 2 ? (int)n : nh % 2 ? 32 : 7;
+	f->kvb = kvb_force ? kvb_force : hd == 2 ? (int)n : nh % 2 ? 32 : 7;
+	f->qq8 = q8;
 	f->bstride = (size_t)f->kvb * f->ld + (q8 ? 32 : 13);
 	n = ((n + f->kvb - 1) / f->kvb) * f->bstride;
 	f->nkv = n;
@@ -145,7 +152,18 @@ ref_row(double *out, const struct fix *f, int t, int h)
 	int p0 = f->win && n - f->win > 0 ? n - f->win : 0;	/* the window */
 	const float *q = f->q + (size_t)t * f->ldq + h * f->hd;
 	double *s = emalloc(n * sizeof(double)), m = -INFINITY, l = 0, d;
+	float *qd = NULL;
+	unsigned char *qq;
 
+	if (f->qq8) {	/* the query's dequantized values */
+		qq = emalloc(attn_kvbytes(W_GQ8_0, attn_kvrow(W_GQ8_0, f->hd)));
+		qd = emalloc(f->hd * sizeof(float));
+		attn_kvstore(qq, q, f->hd, W_GQ8_0);
+		for (i = 0; i < f->hd; i++)
+			qd[i] = attn_kvload(qq, i, W_GQ8_0);
+		free(qq);
+		q = qd;
+	}
 	for (p = p0; p < n; p++) {
 		for (d = 0, i = 0; i < f->hd; i++)
 			d += (double)q[i] * f->kv[off(f, p) + i];
@@ -164,6 +182,7 @@ ref_row(double *out, const struct fix *f, int t, int h)
 	for (i = 0; i < f->hd; i++)
 		out[i] /= l;
 	free(s);
+	free(qd);
 }
 
 /* Compare token t's row out (nh*hd) with the reference. */
@@ -339,8 +358,9 @@ test_kv(enum wtype t, int hd, int nh, int T, int pos0, int win, float cap)
 	ak->part(o32, lda, ml, &a);
 	attn_norm(o32, lda, ml, hd, nh, T);
 	/* a one-token tile over a 16-bit cache may sum in its own order
-	 * (attn.h): the reference's accuracy, not the float32 tile's bits */
-	CHECKF(T == 1 || !memcmp(o16, o32, n * sizeof(float)), "%s cache, "
+	 * (attn.h): the reference's accuracy, not the float32 tile's bits;
+	 * a q8_0 cache's scores quantize the query (attn_q8score) */
+	CHECKF(T == 1 || t == W_GQ8_0 || !memcmp(o16, o32, n * sizeof(float)), "%s cache, "
 	    "hd %d nh %d T %d pos0 %d: differs from the float32 tile over its "
 	    "values", wtypes[t].name, hd, nh, T, pos0);
 	check_ref(&f, o16, lda, wtypes[t].name);
@@ -351,8 +371,9 @@ test_kv(enum wtype t, int hd, int nh, int T, int pos0, int win, float cap)
 	ak->part(o32, lda, ml, &a);
 	attn_norm(o32, lda, ml, hd, nh, 1);
 	check_row(&f, o32, T - 1, "last token alone");
-	/* against the unrounded cache */
+	/* against the unrounded cache and query */
 	memcpy(f.kv, orig, f.nkv * sizeof(float));
+	f.qq8 = 0;
 	for (r = 0; r < T * nh; r++) {
 		ref_row(ref, &f, r / nh, r % nh);
 		for (scale = 0, i = 0; i < hd; i++)
@@ -453,6 +474,80 @@ test_one(enum wtype t, int hd, int nh, int pos0, int p0, int p1, int cut,
 		check_ref(&f, o, lda, "one token, merged");
 	}
 	free(o), free(want), free(accs);
+	fix_free(&f);
+}
+
+/* A q8_0 cache's scores are attn_q8score's bits in every table, tile
+ * and range: each key alone (a one-token tile over [p, p + 1), decode's;
+ * and a window of 1 in a tile of T tokens, prefill's), its m is the
+ * scaled score; over the whole range m is the largest of them.  kvb:
+ * the cache's blocks (16 and 32: decode's path by vpdpbusd on AVX-512;
+ * 7: not). */
+static void
+test_q8score(int hd, int nh, int T, int pos0, int kvb)
+{
+	struct fix f;
+	struct attn_tile a;
+	int lda = nh * hd, h, p, t, n = pos0 + T, row = attn_kvrow(W_GQ8_0, hd);
+	float *o = emalloc((size_t)T * lda * sizeof(float));
+	float *ml = emalloc((size_t)2 * nh * T * sizeof(float));
+	float *last = emalloc((size_t)n * nh * sizeof(float));
+	float *diag = emalloc((size_t)T * nh * sizeof(float)), mx;
+	unsigned char *qq = emalloc(attn_kvbytes(W_GQ8_0, row));
+
+	kvb_force = kvb;
+	fix_make_t(&f, W_GQ8_0, hd, nh, T, pos0);
+	kvb_force = 0;
+	fix_round(&f, W_GQ8_0);
+	f.kvt = W_GQ8_0;
+	/* last[p * nh + h]: token T - 1 and key p; diag[t * nh + h]: token
+	 * t and key pos0 + t (scaled as the tiles scale) */
+	for (t = 0; t < T; t++)
+		for (h = 0; h < nh; h++) {
+			attn_kvstore(qq, f.q + (size_t)t * f.ldq + h * hd, hd,
+			    W_GQ8_0);
+			for (p = 0; p < n; p++) {
+				if (t < T - 1 && p != pos0 + t)
+					continue;
+				mx = 1 / sqrtf((float)hd) * attn_q8score(qq,
+				    (const char *)f.kvr + attn_kvbytes(W_GQ8_0,
+				    off(&f, p)), row);
+				if (t == T - 1)
+					last[p * nh + h] = mx;
+				if (p == pos0 + t)
+					diag[t * nh + h] = mx;
+			}
+		}
+	for (p = 0; p < n; p++) {	/* each key alone, decode's tile */
+		a = tile(&f, T - 1, 1, p, p + 1);
+		a.touched = 1;
+		ak->part(o, lda, ml, &a);
+		for (h = 0; h < nh; h++)
+			CHECKF(!memcmp(&ml[2 * h], &last[p * nh + h], sizeof(float)),
+			    "q8_0 score hd %d nh %d kvb %d key %d head %d: %.9g, "
+			    "want %.9g", hd, nh, kvb, p, h, ml[2 * h],
+			    last[p * nh + h]);
+	}
+	a = tile(&f, T - 1, 1, 0, n);	/* the whole range: m the largest */
+	a.touched = 1;
+	ak->part(o, lda, ml, &a);
+	for (h = 0; h < nh; h++) {
+		for (mx = -INFINITY, p = 0; p < n; p++)
+			mx = last[p * nh + h] > mx ? last[p * nh + h] : mx;
+		CHECKF(!memcmp(&ml[2 * h], &mx, sizeof(float)), "q8_0 scores hd "
+		    "%d nh %d kvb %d [0, %d) head %d: m %.9g, want %.9g", hd, nh,
+		    kvb, n, h, ml[2 * h], mx);
+	}
+	f.win = 1;	/* T tokens, a window of 1: token t sees key pos0 + t */
+	a = tile(&f, 0, T, 0, n);
+	ak->part(o, lda, ml, &a);
+	for (t = 0; t < T; t++)
+		for (h = 0; h < nh; h++)
+			CHECKF(!memcmp(&ml[2 * (t * nh + h)], &diag[t * nh + h],
+			    sizeof(float)), "q8_0 score hd %d nh %d T %d token %d "
+			    "head %d: %.9g, want %.9g", hd, nh, T, t, h,
+			    ml[2 * (t * nh + h)], diag[t * nh + h]);
+	free(o), free(ml), free(last), free(diag), free(qq);
 	fix_free(&f);
 }
 
@@ -659,5 +754,21 @@ main(void)
 			test_ahead(t, hds[a], 3, 200, 64);
 			test_ahead(t, hds[a], 1, 90, 37);
 		}
+	/* a q8_0 cache's scores: the same bits in every table (head sizes
+	 * with padding, key counts not a multiple of 16 or 256); last, so
+	 * that the fixtures above keep their random values */
+	{
+		static const int hq[] = { 8, 16, 32, 48, 64, 96, 128, 256 };
+		static const int nq[] = { 1, 2, 3, 4, 8, 9 };
+
+		for (a = 0; a < sizeof(hq) / sizeof(*hq); a++)
+			for (b = 0; b < sizeof(nq) / sizeof(*nq); b++) {
+				test_q8score(hq[a], nq[b], 1, 300, 16);
+				test_q8score(hq[a], nq[b], 3, 37, 32);
+				test_q8score(hq[a], nq[b], 5, 20, 7);
+				test_q8score(hq[a], nq[b], 1, 0, 256);
+				test_q8score(hq[a], nq[b], 2, 517, 256);
+			}
+	}
 	return test_end("test_attn");
 }
