@@ -411,6 +411,52 @@ struct q8row {
 	unsigned char qb[HD1 / 32 * 34];	/* the row, Q8_0 blocks */
 };
 
+/* attn_kvstore's Q8_0 block (ggml's quantize_row_q8_0_ref, a
+ * non-finite value making the scale NaN) of the n <= 32 floats at x
+ * (zeros after them) into b, with its bits: the same max, d = amax /
+ * 127 and 1 / d, x * id rounded half away from zero (a truncation, and
+ * one more where the rest is 0.5 or more: exact) and clamped to +-127;
+ * d to F16 rounded to nearest even.  A libm roundf a value cost
+ * decode's tile more than its scores. */
+INLINE void
+q8quant(unsigned char *b, const float *x, int n)
+{
+	__mmask16 m0 = n >= 16 ? 0xffff : (__mmask16)((1u << n) - 1),
+	    m1 = n >= 32 ? 0xffff : n > 16 ? (__mmask16)((1u << (n - 16)) - 1) : 0,
+	    bad;
+	__m512 v[2], y, t, ax;
+	__m512i lo = _mm512_set1_epi32(-127), hi = _mm512_set1_epi32(127);
+	float amax, d, id;
+	uint16_t h;
+	int k;
+
+	v[0] = _mm512_maskz_loadu_ps(m0, x);
+	v[1] = _mm512_maskz_loadu_ps(m1, x + 16);
+	bad = _mm512_fpclass_ps_mask(v[0], 0x99) | _mm512_fpclass_ps_mask(v[1],
+	    0x99);	/* NaN or inf */
+	v[0] = _mm512_maskz_mov_ps((__mmask16)~_mm512_fpclass_ps_mask(v[0],
+	    0x99), v[0]);
+	v[1] = _mm512_maskz_mov_ps((__mmask16)~_mm512_fpclass_ps_mask(v[1],
+	    0x99), v[1]);
+	amax = _mm512_reduce_max_ps(_mm512_max_ps(_mm512_abs_ps(v[0]),
+	    _mm512_abs_ps(v[1])));
+	d = amax / 127;
+	id = d ? 1.0f / d : 0.0f;
+	h = bad ? 0x7e00 : (uint16_t)_cvtss_sh(d, _MM_FROUND_TO_NEAREST_INT);
+	memcpy(b, &h, sizeof(h));
+	for (k = 0; k < 2; k++) {
+		y = _mm512_mul_ps(v[k], _mm512_set1_ps(id));
+		t = _mm512_roundscale_ps(y, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+		ax = _mm512_abs_ps(_mm512_sub_ps(y, t));
+		t = _mm512_mask_add_ps(t, _mm512_cmp_ps_mask(ax,
+		    _mm512_set1_ps(0.5f), _CMP_GE_OQ), t, _mm512_or_ps(
+		    _mm512_set1_ps(1.0f), _mm512_and_ps(y, _mm512_set1_ps(-0.0f))));
+		_mm_storeu_si128((__m128i *)(b + 2 + 16 * k), _mm512_cvtepi32_epi8(
+		    _mm512_min_epi32(hi, _mm512_max_epi32(lo,
+		    _mm512_cvttps_epi32(t)))));
+	}
+}
+
 /* Query row q (hd floats) into r. */
 INLINE void
 q8prep(struct q8row *r, const float *q, int hd)
@@ -418,7 +464,8 @@ q8prep(struct q8row *r, const float *q, int hd)
 	int b, c, t, g, i, sum;
 	uint16_t d;
 
-	attn_kvstore(r->qb, q, hd, W_GQ8_0);
+	for (c = 0; c < hd; c += 32)
+		q8quant(r->qb + c / 32 * 34, q + c, hd - c < 32 ? hd - c : 32);
 	for (b = 0; b < (hd + 31) / 32; b++) {
 		memcpy(&d, r->qb + 34 * b, sizeof(d));
 		r->d[b] = _cvtsh_ss(d);
@@ -476,8 +523,8 @@ __attribute__((target("avx512vnni"))) INLINE void
 q8vnni_n(int nr, __m512 *out, const struct q8row *qr, const void *const *kp,
     int hd)
 {
-	int off[16], j, a, c, i;
-	__m512i k[4], x, h[R1], pair[R1], b0, b1, vo;
+	int off[16], j, a, c, i, t;
+	__m512i k[4][4], x[4], h0, h1, b0, b1, vo;
 	__m512 dk0, dk1;
 	const int32_t *q;
 	const char *b;
@@ -496,39 +543,38 @@ q8vnni_n(int nr, __m512 *out, const struct q8row *qr, const void *const *kp,
 		dk1 = _mm512_cvtph_ps(_mm512_cvtepi32_epi16(
 		    _mm512_i32gather_epi32(vo, b + 34, 1)));
 #pragma GCC unroll 4
-		for (a = 0; a < 4; a++) {
-			q8keys(k, kp + 4 * a, c);
+		for (a = 0; a < 4; a++)
+			q8keys(k[a], kp + 4 * a, c);
+		/* a row's 4 quads: 4 chains of 4 vpdpbusd, not one */
 #pragma GCC unroll 8
-			for (i = 0; i < nr; i++) {
-				q = qr[i].qv + c;
-				x = _mm512_dpbusd_epi32(_mm512_setzero_si512(), k[0],
-				    _mm512_loadu_si512(q));
-				x = _mm512_dpbusd_epi32(x, k[1], _mm512_loadu_si512(q + 16));
-				x = _mm512_dpbusd_epi32(x, k[2], _mm512_loadu_si512(q + 32));
-				x = _mm512_dpbusd_epi32(x, k[3], _mm512_loadu_si512(q + 48));
-				if (a % 2 == 0) {
-					h[i] = x;
-					continue;
-				}
-				/* quads a - 1 and a: [blocks 0, 1 of a - 1,
-				 * blocks 0, 1 of a] */
-				x = _mm512_add_epi32(_mm512_shuffle_i32x4(h[i], x, 0x88),
-				    _mm512_shuffle_i32x4(h[i], x, 0xdd));
-				if (a == 1) {
-					pair[i] = x;
-					continue;
-				}
-				b0 = _mm512_sub_epi32(_mm512_shuffle_i32x4(pair[i], x,
-				    0x88), _mm512_set1_epi32(qr[i].corr[c / 32]));
-				b1 = _mm512_sub_epi32(_mm512_shuffle_i32x4(pair[i], x,
-				    0xdd), _mm512_set1_epi32(qr[i].corr[c / 32 + 1]));
-				out[i] = _mm512_add_ps(out[i], _mm512_mul_ps(
-				    _mm512_cvtepi32_ps(b0), _mm512_mul_ps(
-				    _mm512_set1_ps(qr[i].d[c / 32]), dk0)));
-				out[i] = _mm512_add_ps(out[i], _mm512_mul_ps(
-				    _mm512_cvtepi32_ps(b1), _mm512_mul_ps(
-				    _mm512_set1_ps(qr[i].d[c / 32 + 1]), dk1)));
-			}
+		for (i = 0; i < nr; i++) {
+			q = qr[i].qv + c;
+#pragma GCC unroll 4
+			for (a = 0; a < 4; a++)
+				x[a] = _mm512_dpbusd_epi32(_mm512_setzero_si512(),
+				    k[a][0], _mm512_loadu_si512(q));
+#pragma GCC unroll 4
+			for (t = 1; t < 4; t++)
+#pragma GCC unroll 4
+				for (a = 0; a < 4; a++)
+					x[a] = _mm512_dpbusd_epi32(x[a], k[a][t],
+					    _mm512_loadu_si512(q + 16 * t));
+			/* quads 0 and 1, 2 and 3: [blocks 0, 1 of the first,
+			 * blocks 0, 1 of the second] */
+			h0 = _mm512_add_epi32(_mm512_shuffle_i32x4(x[0], x[1], 0x88),
+			    _mm512_shuffle_i32x4(x[0], x[1], 0xdd));
+			h1 = _mm512_add_epi32(_mm512_shuffle_i32x4(x[2], x[3], 0x88),
+			    _mm512_shuffle_i32x4(x[2], x[3], 0xdd));
+			b0 = _mm512_sub_epi32(_mm512_shuffle_i32x4(h0, h1, 0x88),
+			    _mm512_set1_epi32(qr[i].corr[c / 32]));
+			b1 = _mm512_sub_epi32(_mm512_shuffle_i32x4(h0, h1, 0xdd),
+			    _mm512_set1_epi32(qr[i].corr[c / 32 + 1]));
+			out[i] = _mm512_add_ps(out[i], _mm512_mul_ps(
+			    _mm512_cvtepi32_ps(b0), _mm512_mul_ps(
+			    _mm512_set1_ps(qr[i].d[c / 32]), dk0)));
+			out[i] = _mm512_add_ps(out[i], _mm512_mul_ps(
+			    _mm512_cvtepi32_ps(b1), _mm512_mul_ps(
+			    _mm512_set1_ps(qr[i].d[c / 32 + 1]), dk1)));
 		}
 	}
 }
