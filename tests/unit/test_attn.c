@@ -500,6 +500,11 @@ test_q8score(int hd, int nh, int T, int pos0, int kvb)
 	kvb_force = 0;
 	fix_round(&f, W_GQ8_0);
 	f.kvt = W_GQ8_0;
+	/* head 0 of the last token: halves to round (d 1: x * id is x),
+	 * both signs, away from zero as ggml rounds */
+	for (p = 0; p < hd; p++)
+		f.q[(size_t)(T - 1) * f.ldq + p] = p % 32 ? (float)(p % 11) - 5.5f :
+		    127;
 	/* last[p * nh + h]: token T - 1 and key p; diag[t * nh + h]: token
 	 * t and key pos0 + t (scaled as the tiles scale) */
 	for (t = 0; t < T; t++)
