@@ -461,7 +461,10 @@ q8quant(unsigned char *b, const float *x, int n)
 INLINE void
 q8prep(struct q8row *r, const float *q, int hd)
 {
-	int b, c, t, g, i, sum;
+	static const int g4[16] = { 0, 0, 0, 0, 4, 4, 4, 4, 8, 8, 8, 8, 12,
+		12, 12, 12 };
+	__m512i x, idx = _mm512_loadu_si512(g4);
+	int b, c, t;
 	uint16_t d;
 
 	for (c = 0; c < hd; c += 32)
@@ -469,17 +472,21 @@ q8prep(struct q8row *r, const float *q, int hd)
 	for (b = 0; b < (hd + 31) / 32; b++) {
 		memcpy(&d, r->qb + 34 * b, sizeof(d));
 		r->d[b] = _cvtsh_ss(d);
-		for (sum = 0, i = 0; i < 32; i++)
-			sum += (signed char)r->qb[34 * b + 2 + i];
-		r->corr[b] = 128 * sum;
+		x = _mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)(r->qb +
+		    34 * b + 2)));
+		x = _mm512_add_epi32(x, _mm512_cvtepi8_epi32(_mm_loadu_si128(
+		    (const __m128i *)(r->qb + 34 * b + 18))));
+		r->corr[b] = 128 * _mm512_reduce_add_epi32(x);
 	}
-	for (c = 0; c + 64 <= hd; c += 64)
+	for (c = 0; c + 64 <= hd; c += 64) {	/* lane 4G + i: dword 4G + t */
+		x = _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_loadu_si256(
+		    (const __m256i *)(r->qb + c / 32 * 34 + 2))),
+		    _mm256_loadu_si256((const __m256i *)(r->qb + c / 32 * 34 +
+		    36)), 1);
 		for (t = 0; t < 4; t++)
-			for (g = 0; g < 4; g++)
-				for (i = 0; i < 4; i++)
-					memcpy(&r->qv[c + 16 * t + 4 * g + i],
-					    r->qb + 34 * (c / 32 + g / 2) + 2 +
-					    4 * (4 * (g % 2) + t), 4);
+			_mm512_storeu_si512(r->qv + c + 16 * t, _mm512_permutexvar_epi32(
+			    _mm512_add_epi32(idx, _mm512_set1_epi32(t)), x));
+	}
 }
 
 /* q8vnni's 4 keys k[0..4) from column c (two blocks) transposed in
@@ -512,36 +519,37 @@ q8keys(__m512i *k, const void *const *kp, int c)
 }
 
 /* The scores of nr rows qr[i] against the 16 keys kp[0..16) of a Q8_0
- * cache (hd % 64 == 0; the rows of the 16 keys less than 2^31 bytes
- * from kp[0]'s): out[i] lane j, attn_q8score's bits.  For each 64
+ * cache (hd % 64 == 0): out[i] lane j, attn_q8score's bits.  For each 64
  * columns, 4 keys at a time transposed (q8keys) so that one vpdpbusd
  * is 4 columns of the 4 keys for 4 column groups, the keys' 4 bytes
  * serving every row: no horizontal sums a key, the groups of a block
  * and the keys' quads put in key order by vshufi32x4 once a 16 keys
- * and row.  The keys' scales are gathered, 16 at once. */
+ * and row.  The keys' scales are read one by one into a vector
+ * (vpgatherdd for them made the cold tile slower than the float
+ * scores: bench/NOTES.md). */
 __attribute__((target("avx512vnni"))) INLINE void
 q8vnni_n(int nr, __m512 *out, const struct q8row *qr, const void *const *kp,
     int hd)
 {
-	int off[16], j, a, c, i, t;
-	__m512i k[4][4], x[4], h0, h1, b0, b1, vo;
+	int j, a, c, i, t;
+	uint16_t dh[2][16];
+	__m512i k[4][4], x[4], h0, h1, b0, b1;
 	__m512 dk0, dk1;
 	const int32_t *q;
 	const char *b;
 
-#pragma GCC unroll 16
-	for (j = 0; j < 16; j++)
-		off[j] = (int)((const char *)kp[j] - (const char *)kp[0]);
-	vo = _mm512_loadu_si512(off);
 #pragma GCC unroll 8
 	for (i = 0; i < nr; i++)
 		out[i] = _mm512_setzero_ps();
 	for (c = 0; c < hd; c += 64) {
-		b = (const char *)kp[0] + c / 32 * 34;
-		dk0 = _mm512_cvtph_ps(_mm512_cvtepi32_epi16(
-		    _mm512_i32gather_epi32(vo, b, 1)));
-		dk1 = _mm512_cvtph_ps(_mm512_cvtepi32_epi16(
-		    _mm512_i32gather_epi32(vo, b + 34, 1)));
+#pragma GCC unroll 16
+		for (j = 0; j < 16; j++) {
+			b = (const char *)kp[j] + c / 32 * 34;
+			memcpy(&dh[0][j], b, 2);
+			memcpy(&dh[1][j], b + 34, 2);
+		}
+		dk0 = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)dh[0]));
+		dk1 = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)dh[1]));
 #pragma GCC unroll 4
 		for (a = 0; a < 4; a++)
 			q8keys(k[a], kp + 4 * a, c);
@@ -796,9 +804,7 @@ part1(float *acc, float *ml, const struct attn_tile *a, enum wtype kt,
 		else
 			qorder(qp + 2 * r * hd, a->q + r * hd, hd, kt);
 	}
-	/* q8vnni's gather takes the keys' offsets in int32 */
-	vnni = vnni && hd % 64 == 0 && a->kvb % 16 == 0 &&
-	    attn_kvbytes(kt, a->ldkv) < (1u << 31) / 16;
+	vnni = vnni && hd % 64 == 0;	/* q8vnni's 64 columns a pass */
 	jb = a->p0 - a->p0 % 16;
 	if (!a->touched)
 		attn_prefetch(a, a->p0, e - jb < 16 ? e : jb + 16);
