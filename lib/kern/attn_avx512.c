@@ -871,8 +871,7 @@ part_t(float *acc, int lda, float *ml, const struct attn_tile *a,
 	const float scale = a->scale, cap = a->softcap;
 	__m512 S[ATTN_MAXROWS], s, p;
 	__mmask16 valid;
-	unsigned char qq[ATTN_MAXROWS][HD1 / 32 * 34];	/* q8_0: the rows
-				 * quantized (attn.h) */
+	struct q8row qr[ATTN_MAXROWS];	/* q8_0: the rows quantized */
 
 	if (hd % 16 || R > ATTN_MAXROWS || R < 1 || (kt == W_GQ8_0 &&
 	    hd > HD1)) {
@@ -883,13 +882,14 @@ part_t(float *acc, int lda, float *ml, const struct attn_tile *a,
 		part1(acc, ml, a, kt, hd, vnni);
 		return;
 	}
+	vnni = vnni && hd % 64 == 0;	/* q8vnni's 64 columns a pass */
 	pend = a->pos0 + a->T < a->p1 ? a->pos0 + a->T : a->p1;
 	for (r = 0; r < R; r++) {
 		t = r / a->nh;
 		arow[r] = acc + (size_t)t * lda + (r % a->nh) * hd;
 		qrow[r] = a->q + (size_t)t * a->ldq + (r % a->nh) * hd;
 		if (kt == W_GQ8_0)
-			attn_kvstore(qq[r], qrow[r], hd, W_GQ8_0);
+			q8prep(&qr[r], qrow[r], hd);
 		end[r] = a->pos0 + t + 1 < a->p1 ? a->pos0 + t + 1 : a->p1;
 		start[r] = attn_start(a, t);
 		m[r] = -INFINITY;
@@ -922,10 +922,12 @@ part_t(float *acc, int lda, float *ml, const struct attn_tile *a,
 				    (start[r + i] - jb > j0 ? start[r + i] - jb : j0);
 			if (!any)
 				continue;
-			if (kt == W_GQ8_0) {
-				q8scores(nr, S + r, qq[r], sizeof(*qq), kp, hd);
+			if (kt == W_GQ8_0 && vnni)
+				q8vnni(nr, S + r, qr + r, kp, hd);
+			else if (kt == W_GQ8_0)
+				q8scores(nr, S + r, qr[r].qb, sizeof(*qr), kp, hd);
+			if (kt == W_GQ8_0)
 				continue;
-			}
 			switch (nr) {
 			case 4: scores(4, S + r, qrow + r, kp, hd, kt); break;
 			case 3: scores(3, S + r, qrow + r, kp, hd, kt); break;
