@@ -817,15 +817,15 @@ matvec_bf16act(float *out, const void *w, const float *x, int n, int r0,
 /* Activations of one token super-block, rounded: TB * XPAD(n) <= XBUF. */
 #define XBUF (64 * 1024)
 
-/* Rows [r0, r1) against tokens [t0, t1) of T rounded at xs (ld
+/* Rows [r0, r1) against the first nt tokens of T rounded at xs (ld
  * elements a token) as xlay lays out the T: a batch's decode rows (T <=
- * TFEW) as few()'s, the next panel prefetched under this one's
- * products; prefill's (T's blocks of MT from t0, t0 a multiple of MT or
- * the super-block's start) in panels of P rows whose weights fit in L1
- * (32 KiB) and serve every token group, MR x MT register blocks. */
+ * TFEW, nt = T) as few()'s, the next panel prefetched under this one's
+ * products; prefill's (blocks of MT from the first) in panels of P rows
+ * whose weights fit in L1 (32 KiB) and serve every token group, MR x MT
+ * register blocks. */
 INLINE void
 bf16act_rows(float *out, int ldo, const uint16_t *w, const uint16_t *xs,
-    size_t ld, int n, int T, int t0, int t1, int r0, int r1)
+    size_t ld, int n, int T, int nt, int r0, int r1)
 {
 	int P = (int)((32u << 10) / ((size_t)n * 2)), p0, p1, j;
 
@@ -836,8 +836,8 @@ bf16act_rows(float *out, int ldo, const uint16_t *w, const uint16_t *xs,
 	P = P < MR ? MR : P / MR * MR;
 	for (p0 = r0; p0 < r1; p0 = p1) {
 		p1 = r1 - p0 > P ? p0 + P : r1;
-		for (j = t0; j < t1; j += MT)
-			tokens(W_BF16A, t1 - j < MT ? t1 - j : MT,
+		for (j = 0; j < nt; j += MT)
+			tokens(W_BF16A, nt - j < MT ? nt - j : MT,
 			    out + (size_t)j * ldo, ldo, w, xs + (size_t)j * ld,
 			    (int)ld, 1, n, p0, p1, 0, NULL);
 	}
@@ -869,7 +869,7 @@ matmul_bf16act(float *out, int ldo, const void *w, const float *x, int ldx,
 		if (T <= TFEW) {	/* a super-block: a batch of its own */
 			xlay(1, xs, x + (size_t)t0 * ldx, ldx, n, tt, 0, tt);
 			bf16act_rows(out + (size_t)t0 * ldo, ldo, w, xs, ld,
-			    n, tt, 0, tt, r0, r1);
+			    n, tt, tt, r0, r1);
 			continue;
 		}
 		for (j = t0; j < t1; j++) {	/* blocks of MT from t0 */
@@ -878,8 +878,8 @@ matmul_bf16act(float *out, int ldo, const void *w, const float *x, int ldx,
 			    jb), x + (size_t)j * ldx, n, t1 - jb < MT ? t1 -
 			    jb : MT);
 		}
-		bf16act_rows(out + (size_t)t0 * ldo, ldo, w, xs, ld, n, T, 0,
-		    tt, r0, r1);
+		bf16act_rows(out + (size_t)t0 * ldo, ldo, w, xs, ld, n, T, tt,
+		    r0, r1);
 	}
 	if (xs != stk)
 		free(xs);
@@ -903,7 +903,7 @@ matmulx_bf16act(float *out, int ldo, const void *w, const void *xp, int n,
 {
 	if (n > CONV_BF16ACT_MAXN)
 		return;
-	bf16act_rows(out, ldo, w, xp, XPAD(n), n, T, 0, T, r0, r1);
+	bf16act_rows(out, ldo, w, xp, XPAD(n), n, T, T, r0, r1);
 }
 
 /* ---- Q8_0 ----
