@@ -596,8 +596,10 @@ kern_init(const char *want)
 #if defined(__x86_64__)
 	if (w == 2) {
 		kern = kern_avx512;
-		if (!has_bf16())
+		if (!has_bf16()) {
 			kern.matvec[W_BF16A] = NULL, kern.matmul[W_BF16A] = NULL;
+			kern.xprep[W_BF16A] = NULL, kern.matmulx[W_BF16A] = NULL;
+		}
 		if (!has_vnni()) {	/* the same bits (kern.h) */
 			kern.matvec[W_Q4] = kern_avx2.matvec[W_Q4];
 			kern.matmul[W_Q4] = kern_avx2.matmul[W_Q4];

@@ -82,8 +82,8 @@ struct kern {
 	 * ranges prepared apart make it whole; matmulx[t] is matmul[t] on
 	 * the T tokens prepared, the same bits.  Types with the same xprep
 	 * read one preparation.  NULL: none in this table (the AVX-512
-	 * table has them for F32, F16 and BF16, and with VNNI for the
-	 * blocks of 32). */
+	 * table has them for F32, F16 and BF16, with AVX512-BF16 for
+	 * BF16A, and with VNNI for the blocks of 32). */
 	void (*xprep[W_NTYPES])(void *xp, const float *x, int ldx, int n,
 	    int T, int t0, int t1);
 	void (*matmulx[W_NTYPES])(float *out, int ldo, const void *w,

@@ -817,38 +817,59 @@ matvec_bf16act(float *out, const void *w, const float *x, int n, int r0,
 /* Activations of one token super-block, rounded: TB * XPAD(n) <= XBUF. */
 #define XBUF (64 * 1024)
 
+/* Rows [r0, r1) against the first nt tokens of T rounded at xs (ld
+ * elements a token) as xlay lays out the T: a batch's decode rows (T <=
+ * TFEW, nt = T) as few()'s, the next panel prefetched under this one's
+ * products; prefill's (blocks of MT from the first) in panels of P rows
+ * whose weights fit in L1 (32 KiB) and serve every token group, MR x MT
+ * register blocks. */
+INLINE void
+bf16act_rows(float *out, int ldo, const uint16_t *w, const uint16_t *xs,
+    size_t ld, int n, int T, int nt, int r0, int r1)
+{
+	int P = (int)((32u << 10) / ((size_t)n * 2)), p0, p1, j;
+
+	if (T <= TFEW) {
+		fewgroups(W_BF16A, out, ldo, w, xs, (int)ld, 1, n, T, r0, r1);
+		return;
+	}
+	P = P < MR ? MR : P / MR * MR;
+	for (p0 = r0; p0 < r1; p0 = p1) {
+		p1 = r1 - p0 > P ? p0 + P : r1;
+		for (j = 0; j < nt; j += MT)
+			tokens(W_BF16A, nt - j < MT ? nt - j : MT,
+			    out + (size_t)j * ldo, ldo, w, xs + (size_t)j * ld,
+			    (int)ld, 1, n, p0, p1, 0, NULL);
+	}
+}
+
 /* Prefill and a batch's decode rows: the bf16 activations of all T
  * tokens rounded once (kern_xroom: the stack's 128 KiB, else the heap),
  * so the weights come from memory once a call.  (The stack alone held
  * 6 tokens of rows of 8192, Llama-3.2-1B's down_proj: -P 64's decode
- * read it 11 times a step.)  A batch's decode rows (T <= TFEW) then go
- * as few()'s (xlay lays them out for its token blocks), the next panel
- * prefetched under this one's products; prefill's in panels of P rows
- * whose weights fit in L1 (32 KiB) and serve every token group, MR x MT
- * register blocks. */
+ * read it 11 times a step.)  A model's products take matmulx_bf16act
+ * instead, on the tokens a thread rounded once an op (seq_sched.c). */
 static void
 matmul_bf16act(float *out, int ldo, const void *w, const float *x, int ldx,
     int n, int T, int r0, int r1)
 {
 	uint16_t stk[XBUF] __attribute__((aligned(64)));
 	size_t ld = XPAD(n);
-	int P = (int)((32u << 10) / ((size_t)n * 2));
-	int t0, t1, p0, p1, j, jb, TB;
+	int t0, t1, j, jb, TB, tt;
 	uint16_t *xs;
 
 	if (n > CONV_BF16ACT_MAXN)
 		return;
 	xs = kern_xroom(stk, sizeof(stk), ld * sizeof(*xs), T, &TB);
-	P = P < MR ? MR : P / MR * MR;
 	if (TB < T)	/* super-blocks of whole token groups */
 		TB = TB < MT ? TB : TB / MT * MT;
 	for (t0 = 0; t0 < T; t0 = t1) {
 		t1 = T - t0 > TB ? t0 + TB : T;
-		if (T <= TFEW) {
-			xlay(1, xs, x + (size_t)t0 * ldx, ldx, n, t1 - t0, 0,
-			    t1 - t0);
-			fewgroups(W_BF16A, out + (size_t)t0 * ldo, ldo, w, xs,
-			    (int)ld, 1, n, t1 - t0, r0, r1);
+		tt = t1 - t0;
+		if (T <= TFEW) {	/* a super-block: a batch of its own */
+			xlay(1, xs, x + (size_t)t0 * ldx, ldx, n, tt, 0, tt);
+			bf16act_rows(out + (size_t)t0 * ldo, ldo, w, xs, ld,
+			    n, tt, tt, r0, r1);
 			continue;
 		}
 		for (j = t0; j < t1; j++) {	/* blocks of MT from t0 */
@@ -857,17 +878,32 @@ matmul_bf16act(float *out, int ldo, const void *w, const float *x, int ldx,
 			    jb), x + (size_t)j * ldx, n, t1 - jb < MT ? t1 -
 			    jb : MT);
 		}
-		for (p0 = r0; p0 < r1; p0 = p1) {
-			p1 = r1 - p0 > P ? p0 + P : r1;
-			for (j = t0; j < t1; j += MT)
-				tokens(W_BF16A, t1 - j < MT ? t1 - j : MT,
-				    out + (size_t)j * ldo, ldo, w, xs +
-				    (size_t)(j - t0) * ld, (int)ld, 1, n, p0,
-				    p1, 0, NULL);
-		}
+		bf16act_rows(out + (size_t)t0 * ldo, ldo, w, xs, ld, n, T, tt,
+		    r0, r1);
 	}
 	if (xs != stk)
 		free(xs);
+}
+
+/* kern.h's xprep and matmulx of W_BF16A: all T tokens rounded and laid
+ * out as matmul_bf16act lays them (xlay's, ld XPAD(n)), once an op and
+ * a thread, so that a prefill's chunks of rows (pool_for_dyn's, ten and
+ * more a product at 2 threads) and q, k and v, gate and up do not each
+ * round all the tokens again. */
+static void
+xprep_bf16act(void *xp, const float *x, int ldx, int n, int T, int t0,
+    int t1)
+{
+	xlay(1, xp, x, ldx, n, T, t0, t1);
+}
+
+static void
+matmulx_bf16act(float *out, int ldo, const void *w, const void *xp, int n,
+    int T, int r0, int r1)
+{
+	if (n > CONV_BF16ACT_MAXN)
+		return;
+	bf16act_rows(out, ldo, w, xp, XPAD(n), n, T, T, r0, r1);
 }
 
 /* ---- Q8_0 ----
@@ -1028,9 +1064,9 @@ const struct kern kern_avx512 = {
 		kern_iq4_nl_avx512_matmul, [W_IQ4_XS] = kern_iq4_xs_avx512_matmul },
 	.matvecs = { [W_Q4] = kern_q4_avx512_matvecs },
 	.xprep = { [W_F32] = xprep_float, [W_F16] = xprep_float,
-		[W_BF16] = xprep_float },
+		[W_BF16] = xprep_float, [W_BF16A] = xprep_bf16act },
 	.matmulx = { [W_F32] = matmulx_f32, [W_F16] = matmulx_f16,
-		[W_BF16] = matmulx_bf16 },
+		[W_BF16] = matmulx_bf16, [W_BF16A] = matmulx_bf16act },
 	.dot = dot,
 	.axpy = axpy,
 	.rmsnorm = rmsnorm,

@@ -36,7 +36,7 @@ const struct wtype_info wtypes[W_NTYPES] = {
 	/* 64 weights: two scales, then two blocks of 32 int8 */
 	[W_Q8_0]  = { "q8_0",     64, 2 * (4 + 32), CONV_Q8_0_MAXN, W_Q8_0,
 		conv_q8_0_quant, 0, 1, 0 },
-	[W_BF16A] = { "bf16-act", 1,  2, CONV_BF16ACT_MAXN, W_BF16, from_bf16, 0, 0, 0 },
+	[W_BF16A] = { "bf16-act", 1,  2, CONV_BF16ACT_MAXN, W_BF16, from_bf16, 0, 1, 0 },
 	/* eight nibbles a word; no row conversion (model_mode.c and llm-quant make it with quant_row) */
 	[W_Q4]    = { "q4",       8,  4, 0,                W_Q4,   NULL, 1, 0, 1 },
 	[W_GPTQ4] = { "gptq4",    8,  4, 0,                W_GPTQ4, NULL, 1, 0, 0 },

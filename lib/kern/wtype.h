@@ -58,8 +58,9 @@ struct wtype_info {
 	 * the fast modes do not convert */
 	int indirect;
 	/* 1: its matmul first prepares all T activation rows it is given
-	 * (Q8_0 quantizes them), whatever its rows, so that a dispatch
-	 * calls it once a thread (seq_sched.c), not on many small chunks */
+	 * (Q8_0 quantizes them, BF16A rounds them to bf16), whatever its
+	 * rows, so that a dispatch calls it once a thread (seq_sched.c),
+	 * not on many small chunks */
 	int xprep;
 	/* 1: its matvec (decode) may not give the bits of its matmul
 	 * (prefill) on the same token, only the same sum to float32

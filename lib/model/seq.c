@@ -134,7 +134,8 @@ open_seq(struct seq *s, const struct model *m, int ctx, enum wtype kvt,
 	bufs[12] = &s->rope_local;
 	/* a prefill's or a batch's input prepared a thread (seq_sched.c),
 	 * reserved: touched only where the table prepares the model's
-	 * types (the AVX-512 table's float types: a batch's decode rows) */
+	 * types (the AVX-512 table's float types: a batch's decode rows;
+	 * --bf16-act's and the blocks of 32's: prefill's too) */
 	wide = m->qdim > m->dim ? m->qdim : m->dim;
 	wide = c->intermediate_size > wide ? c->intermediate_size : wide;
 	s->xqbytes = (KERN_XPBYTES(wide, B) + 63) / 64 * 64;

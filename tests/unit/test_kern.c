@@ -685,7 +685,8 @@ test_convert(void)
 /* matvec_bf16act against a double reference of the bf16-rounded math
  * (bf16 weights times bf16(x), products exact in float, float sums: the
  * error bound is that of float accumulation), matmul_bf16act equal to
- * it bit for bit over strides, row splits and token splits.  odd: some
+ * it bit for bit over strides, row splits and token splits, and
+ * matmulx_bf16act on the tokens prepared (prepared.h).  odd: some
  * activations NaN and infinite (the bits still matvec's; the reference
  * left out). */
 static void
@@ -735,6 +736,8 @@ test_bf16act(int n, int rows, int T, int odd)
 	}
 	CHECKF(!bad, "matmul_bf16act n=%d rows=%d T=%d differs from matvec "
 	    "(%d)", n, rows, T, bad);
+	/* the tokens rounded once (kern.xprep), then row splits */
+	prepared("bf16act", W_BF16A, out, ldo, w, x, ldx, n, T, rows);
 	for (r0 = 0, k = 1; r0 < rows; r0 = r1, k += 2) {
 		r1 = r0 + k < rows ? r0 + k : rows;
 		kern.matmul[W_BF16A](out2, ldo, w, x, ldx, n, T, r0, r1);
