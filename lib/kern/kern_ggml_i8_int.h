@@ -894,16 +894,30 @@ ygemm(int R, int TT, float *out, int ldo, const uint8_t *u, size_t ru,
 	for (i = 0; i < R; i++) {
 		wr[i] = u + (size_t)(r + i) * ru;
 		wd[i] = (const float *)(wr[i] + 32 * (size_t)nb);
+	}
+	/* 8 blocks at a time for the whole register block: each token's 8
+	 * scales loaded once for the R rows, one loop's overhead */
+	for (b = 0; b + 8 <= nb; b += 8) {
+		__m256 xs[YT], ws;
+
 		UNROLL
-		for (j = 0; j < TT; j++) {
-			for (b = 0; b + 8 <= nb; b += 8)
-				_mm256_store_ps(dd[i][j] + b, _mm256_mul_ps(
-				    _mm256_loadu_ps(wd[i] + b),
-				    _mm256_loadu_ps(xd[j] + b)));
-			for (; b < nb; b++)
-				dd[i][j][b] = wd[i][b] * xd[j][b];
+		for (j = 0; j < TT; j++)
+			xs[j] = _mm256_loadu_ps(xd[j] + b);
+		UNROLL
+		for (i = 0; i < R; i++) {
+			ws = _mm256_loadu_ps(wd[i] + b);
+			UNROLL
+			for (j = 0; j < TT; j++)
+				_mm256_store_ps(dd[i][j] + b, _mm256_mul_ps(ws,
+				    xs[j]));
 		}
 	}
+	for (; b < nb; b++)
+		UNROLL
+		for (i = 0; i < R; i++)
+			UNROLL
+			for (j = 0; j < TT; j++)
+				dd[i][j][b] = wd[i][b] * xd[j][b];
 	UNROLL
 	for (i = 0; i < R; i++)
 		UNROLL
