@@ -74,25 +74,26 @@ struct kern {
 	/* Activations prepared once for several matmuls (a prefill's or a
 	 * batch's q, k and v, or gate and up: each thread prepares all
 	 * tokens once, lib/model/seq_sched.c's prepared()): --int8-act's
-	 * quantized, the float types' laid out as the AVX-512 table's
+	 * quantized, the float types' laid out as the vector tables'
 	 * register blocks read them.  xprep[t] puts
 	 * tokens [t0, t1) of the T at x (ldx floats apart, rows of n <=
 	 * wtypes[t].maxn) into xp, laid out for all T (at most
 	 * KERN_XPBYTES(n, T) bytes, 64-byte aligned), so that disjoint
 	 * ranges prepared apart make it whole; matmulx[t] is matmul[t] on
 	 * the T tokens prepared, the same bits.  Types with the same xprep
-	 * read one preparation.  NULL: none in this table (the AVX-512
-	 * table has them for F32, F16 and BF16, with AVX512-BF16 for
-	 * BF16A, and with VNNI for the blocks of 32). */
+	 * read one preparation.  NULL: none in this table (the AVX2 and
+	 * AVX-512 tables have them for F32, F16 and BF16, the AVX-512 one
+	 * with AVX512-BF16 for BF16A and with VNNI for the blocks of 32
+	 * too). */
 	void (*xprep[W_NTYPES])(void *xp, const float *x, int ldx, int n,
 	    int T, int t0, int t1);
 	void (*matmulx[W_NTYPES])(float *out, int ldo, const void *w,
 	    const void *xp, int n, int T, int r0, int r1);
 };
 /* The most tokens of a batch's decode rows, the kernels' few-token path
- * (kern_avx512.c's few()); the float types' xprep is worth its copy only
- * up to it (lib/model/seq_sched.c's one_prep; a prefill of 256 tokens
- * was slower prepared, bench/NOTES.md). */
+ * (kern_avx512.c's and kern_avx2.c's few()); the float types' xprep is
+ * worth its copy only up to it (lib/model/seq_sched.c's one_prep; a
+ * prefill of 256 tokens was slower prepared, bench/NOTES.md). */
 #define KERN_TFEW 64
 /* Bytes of xprep's buffer for T tokens of n, in every table: a token's
  * 64 activations at most 256 bytes (the float types' 64 floats; the

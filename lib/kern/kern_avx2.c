@@ -453,6 +453,274 @@ matmul_bf16(float *out, int ldo, const void *w, const float *x, int ldx,
 	matmul(W_BF16, out, ldo, w, x, ldx, n, T, r0, r1);
 }
 
+/* ---- Batched decode over prepared tokens ----
+ *
+ * A batch's decode rows (T <= KERN_TFEW, one token a sequence) through
+ * prefill's packed panels widen each weight once but store and reload
+ * it for every block of 3 tokens, and read each token's activations as
+ * rows 4n bytes apart.  Here instead (kern_avx512.c's few(), in 8
+ * lanes): the tokens are laid out once an op (xprep_float: a register
+ * block's tokens interleaved a step of 8 at a time, one stream), the
+ * rows go in panels of about PANEL bytes against all T tokens, FR rows
+ * x FT tokens a register block, the weights widened in registers, and
+ * the next panel's lines are prefetched a share per step of this
+ * panel's register blocks, so that memory reads it under this one's
+ * FMAs.  FR x FT: 12 accumulators, FR widened rows and one token's 8
+ * activations, the 16 registers; each step widens FR rows (two uops
+ * each for BF16) for FR FT FMAs.  Each output is still one sum in
+ * matvec's order and tree, so the bits are matvec's. */
+#define FR 3	/* rows per register block */
+#define FT 4	/* tokens per register block */
+#define PANEL (16u << 10)	/* bytes of weights a panel */
+/* A prepared token's floats: its row zero-padded to whole steps */
+#define XPAD8(n) (((size_t)(n) + 7) / 8 * 8)
+
+/* The lines of the next panel of rows, fetched a share per step of the
+ * register blocks that run over this one. */
+struct fahead {
+	uintptr_t next, due, end;	/* the next line, how far the steps
+					 * so far are due, the panel's end */
+	size_t adv;			/* bytes due a step */
+};
+
+/* [w, w + len) over nstep steps: the first line is the one w is in. */
+INLINE void
+fahead_set(struct fahead *a, const void *w, size_t len, size_t nstep)
+{
+	a->next = a->due = (uintptr_t)w & ~(uintptr_t)63;
+	a->end = len ? (uintptr_t)w + len : a->next;
+	a->adv = (a->end - a->next + nstep - 1) / (nstep ? nstep : 1);
+}
+
+/* One step: the lines that have fallen due.  (Integers, not pointers:
+ * a prefetch past an object is harmless, a pointer there is not.) */
+INLINE void
+fahead_step(struct fahead *a)
+{
+	a->due += a->adv;
+	for (; a->next < a->due && a->next < a->end; a->next += 64)
+		_mm_prefetch((const char *)a->next, _MM_HINT_T0);
+}
+
+/* out[j*ldo + r + i] = dot(W[r + i], token j) for i < R, j < TT (R, TT
+ * constants after inlining), the TT tokens at x as xtof32 lays them
+ * out: token j's elements [8s, 8s + 8) at x + 8 (s TT + j), zero-padded
+ * to XPAD8(n). */
+INLINE void
+fblock(enum wtype t, int R, int TT, float *out, int ldo, const void *w,
+    const float *x, int n, int r, struct fahead *a)
+{
+	__m256 acc[FR][FT], wv[FR], xv;
+	__m128 s;
+	size_t row[FR];
+	float *o;
+	int i, j, k;
+
+	UNROLL
+	for (i = 0; i < R; i++) {
+		row[i] = (size_t)(r + i) * n;
+		UNROLL
+		for (j = 0; j < TT; j++)
+			acc[i][j] = _mm256_setzero_ps();
+	}
+	for (k = 0; k + 8 <= n; k += 8) {
+		fahead_step(a);
+		UNROLL
+		for (i = 0; i < R; i++)
+			wv[i] = wload(t, w, row[i] + k);
+		UNROLL
+		for (j = 0; j < TT; j++) {
+			xv = _mm256_load_ps(x + (size_t)k * TT + 8 * j);
+			UNROLL
+			for (i = 0; i < R; i++)
+				acc[i][j] = _mm256_fmadd_ps(wv[i], xv,
+				    acc[i][j]);
+		}
+	}
+	if (k < n) {	/* the tail: weights and activations zero-padded */
+		UNROLL
+		for (i = 0; i < R; i++)
+			wv[i] = wloadm(t, w, row[i] + k, n - k);
+		UNROLL
+		for (j = 0; j < TT; j++) {
+			xv = _mm256_load_ps(x + (size_t)k * TT + 8 * j);
+			UNROLL
+			for (i = 0; i < R; i++)
+				acc[i][j] = _mm256_fmadd_ps(wv[i], xv,
+				    acc[i][j]);
+		}
+	}
+	UNROLL
+	for (j = 0; j < TT; j++) {
+		o = out + (size_t)j * ldo + r;
+		if (R == 3) {	/* hsum4's tree, the 4th lane not stored */
+			s = hsum4(acc[0][j], acc[1][j], acc[2][j], acc[2][j]);
+			_mm_storel_pi((__m64 *)o, s);
+			_mm_store_ss(o + 2, _mm_movehl_ps(s, s));
+		} else {
+			UNROLL
+			for (i = 0; i < R; i++)
+				o[i] = hsum(acc[i][j]);
+		}
+	}
+}
+
+/* Rows [r0, r1) against TT <= FT tokens (a constant), FR at a time. */
+INLINE void
+frows(enum wtype t, int TT, float *out, int ldo, const void *w,
+    const float *x, int n, int r0, int r1, struct fahead *a)
+{
+	int r;
+
+	for (r = r0; r + FR <= r1; r += FR)
+		fblock(t, FR, TT, out, ldo, w, x, n, r, a);
+	if (r1 - r == 2)
+		fblock(t, 2, TT, out, ldo, w, x, n, r, a);
+	else if (r1 - r == 1)
+		fblock(t, 1, TT, out, ldo, w, x, n, r, a);
+}
+
+/* frows() with TT <= FT made a constant. */
+INLINE void
+ftokens(enum wtype t, int TT, float *out, int ldo, const void *w,
+    const float *x, int n, int r0, int r1, struct fahead *a)
+{
+	switch (TT) {
+	case 1:
+		frows(t, 1, out, ldo, w, x, n, r0, r1, a);
+		break;
+	case 2:
+		frows(t, 2, out, ldo, w, x, n, r0, r1, a);
+		break;
+	case 3:
+		frows(t, 3, out, ldo, w, x, n, r0, r1, a);
+		break;
+	default:
+		frows(t, FT, out, ldo, w, x, n, r0, r1, a);
+		break;
+	}
+}
+
+/* T tokens prepared at x (a group: xblock's blocks of equal size, at
+ * most FT, from x) against rows [r0, r1), in panels. */
+INLINE void
+few(enum wtype t, float *out, int ldo, const void *w, const float *x,
+    int n, int T, int r0, int r1)
+{
+	size_t rowb = wtype_rowsize(t, n);
+	int P = (int)(PANEL / rowb) / FR * FR, nb = (T + FT - 1) / FT;
+	int p0, p1, p2, b, j, TT;
+	struct fahead a;
+
+	P = P < FR ? FR : P;
+	for (p0 = r0; p0 < r1; p0 = p1) {
+		p1 = r1 - p0 > P ? p0 + P : r1;
+		p2 = r1 - p1 > P ? p1 + P : r1;
+		fahead_set(&a, (const char *)w + (size_t)p1 * rowb,
+		    (size_t)(p2 - p1) * rowb, (size_t)nb * ((p1 - p0) / FR +
+		    (p1 - p0) % FR) * (n / 8 + 1));
+		for (b = j = 0; j < T; b++, j += TT) {	/* xblock's */
+			TT = kern_piece(T - j, nb - b);
+			ftokens(t, TT, out + (size_t)j * ldo, ldo, w,
+			    x + (size_t)j * XPAD8(n), n, p0, p1, &a);
+		}
+	}
+}
+
+/* Groups of T tokens of n floats that stay in half of L2. */
+INLINE int
+fewng(int T, int n)
+{
+	size_t half = kern_l2 / 2;
+	int ng = (int)(((size_t)T * XPAD8(n) * sizeof(float) + half - 1) /
+	    half);
+
+	return ng < 1 ? 1 : ng < T ? ng : T;
+}
+
+/* few() over T tokens prepared at x, in groups of equal size whose
+ * activations stay in half of L2 (every panel streams all of a
+ * group's; -P 64 on rows of 8192 reads the weights once a group). */
+INLINE void
+fewgroups(enum wtype t, float *out, int ldo, const void *w, const float *x,
+    int n, int T, int r0, int r1)
+{
+	int ng = fewng(T, n), g, j, tt;
+
+	for (g = 0, j = 0; j < T; g++, j += tt) {	/* xblock's */
+		tt = kern_piece(T - j, ng - g);
+		few(t, out + (size_t)j * ldo, ldo, w, x + (size_t)j *
+		    XPAD8(n), n, tt, r0, r1);
+	}
+}
+
+/* The block of tokens token j of T (rows of n) is read in: its first
+ * token *tb and its size *tt (fewgroups' groups, each in few()'s blocks
+ * of equal size, at most FT). */
+static void
+xblock(int T, int n, int j, int *tb, int *tt)
+{
+	int ng = fewng(T, n), nb, g, b, j0, e, gt, bt;
+
+	for (g = 0, j0 = 0; j >= j0 + (gt = kern_piece(T - j0, ng - g)); g++)
+		j0 += gt;
+	nb = (gt + FT - 1) / FT;
+	for (b = 0, e = j0 + gt; j >= j0 + (bt = kern_piece(e - j0, nb - b));
+	    b++)
+		j0 += bt;
+	*tb = j0;
+	*tt = bt;
+}
+
+/* One token's x as a block of TT tokens reads it (fblock): its step
+ * s's 8 floats at o + 8 s TT, zero-padded to XPAD8(n). */
+static void
+xtof32(float *o, const float *x, int n, int TT)
+{
+	int k;
+
+	for (k = 0; k + 8 <= n; k += 8)
+		_mm256_store_ps(o + (size_t)k * TT, _mm256_loadu_ps(x + k));
+	if (k < n)
+		_mm256_store_ps(o + (size_t)k * TT, xloadm(x + k, n - k));
+}
+
+/* kern.h's xprep of the float types, one layout for the three: tokens
+ * [t0, t1) of T, each block of tokens (xblock) from its first token tb
+ * at tb XPAD8(n) floats; T XPAD8(n) floats in all. */
+static void
+xprep_float(void *xp, const float *x, int ldx, int n, int T, int t0, int t1)
+{
+	int j, tb, tt;
+
+	for (j = t0; j < t1; j++) {
+		xblock(T, n, j, &tb, &tt);
+		xtof32((float *)xp + (size_t)tb * XPAD8(n) + 8 * (size_t)(j -
+		    tb), x + (size_t)j * ldx, n, tt);
+	}
+}
+
+static void
+matmulx_f32(float *out, int ldo, const void *w, const void *xp, int n,
+    int T, int r0, int r1)
+{
+	fewgroups(W_F32, out, ldo, w, xp, n, T, r0, r1);
+}
+
+static void
+matmulx_f16(float *out, int ldo, const void *w, const void *xp, int n,
+    int T, int r0, int r1)
+{
+	fewgroups(W_F16, out, ldo, w, xp, n, T, r0, r1);
+}
+
+static void
+matmulx_bf16(float *out, int ldo, const void *w, const void *xp, int n,
+    int T, int r0, int r1)
+{
+	fewgroups(W_BF16, out, ldo, w, xp, n, T, r0, r1);
+}
+
 static float
 dot(const float *a, const float *b, int n)
 {
@@ -807,6 +1075,10 @@ const struct kern kern_avx2 = {
 		kern_q6_k_avx2_matmul, [W_IQ4_NL] = kern_iq4_nl_avx2_matmul,
 		[W_IQ4_XS] = kern_iq4_xs_avx2_matmul },
 	.matvecs = { [W_Q4] = kern_q4_avx2_matvecs },
+	.xprep = { [W_F32] = xprep_float, [W_F16] = xprep_float,
+		[W_BF16] = xprep_float },
+	.matmulx = { [W_F32] = matmulx_f32, [W_F16] = matmulx_f16,
+		[W_BF16] = matmulx_bf16 },
 	.dot = dot,
 	.axpy = axpy,
 	.rmsnorm = rmsnorm,
