@@ -18,6 +18,7 @@
 
 #include "kern/attn.h"
 #include "kern/vexp.h"
+#include "kern/attn_q8.h"
 #include "kern/kern_avx512_int.h"
 
 /* a + b of the 128-bit lanes picked by imm from x and y */
@@ -62,45 +63,6 @@ kvload(const void *p, int c, enum wtype t)
 		return q8widen(q + c % 32, d);
 	}
 	return wload(t, p, (size_t)c);
-}
-
-/* The int8 products of a Q8_0 block of query qb and key kb summed
- * (exact): vpmaddubsw on |q| and k with q's sign, pairs of at most
- * 2 * 127 * 127 (attn_kvstore's int8 are within +-127: no
- * saturation), then vpmaddwd and the 8 lanes. */
-INLINE int32_t
-q8isum(const unsigned char *qb, const unsigned char *kb)
-{
-	__m256i q = _mm256_loadu_si256((const __m256i *)(qb + 2)),
-	    k = _mm256_loadu_si256((const __m256i *)(kb + 2)), s;
-	__m128i x;
-
-	s = _mm256_madd_epi16(_mm256_maddubs_epi16(_mm256_abs_epi8(q),
-	    _mm256_sign_epi8(k, q)), _mm256_set1_epi16(1));
-	x = _mm_add_epi32(_mm256_castsi256_si128(s),
-	    _mm256_extracti128_si256(s, 1));
-	x = _mm_add_epi32(x, _mm_shuffle_epi32(x, 0x4e));
-	x = _mm_add_epi32(x, _mm_shuffle_epi32(x, 0xb1));
-	return _mm_cvtsi128_si32(x);
-}
-
-/* attn_q8score (attn.h) of the quantized query row qq and the Q8_0 key
- * row k, n elements: its bits, the blocks in order. */
-INLINE float
-q8score(const unsigned char *qq, const void *k, int n)
-{
-	const unsigned char *kb = k;
-	float s = 0, p;
-	uint16_t dq, dk;
-	int i;
-
-	for (i = 0; i < n; i += 32, qq += 34, kb += 34) {
-		memcpy(&dq, qq, sizeof(dq));
-		memcpy(&dk, kb, sizeof(dk));
-		p = (float)q8isum(qq, kb) * (_cvtsh_ss(dq) * _cvtsh_ss(dk));
-		s = s + p;	/* a statement of its own: no FMA */
-	}
-	return s;
 }
 
 /* The scores of nr quantized query rows qq[i] (rows qs bytes apart)

@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "kern/fetchspan.h"
 #include "kern/gptq.h"
 #include "kern/kern.h"
 #include "kern/kern_avx2_int.h"
@@ -475,40 +476,13 @@ matmul_bf16(float *out, int ldo, const void *w, const float *x, int ldx,
 /* A prepared token's floats: its row zero-padded to whole steps */
 #define XPAD8(n) (((size_t)(n) + 7) / 8 * 8)
 
-/* The lines of the next panel of rows, fetched a share per step of the
- * register blocks that run over this one. */
-struct fahead {
-	uintptr_t next, due, end;	/* the next line, how far the steps
-					 * so far are due, the panel's end */
-	size_t adv;			/* bytes due a step */
-};
-
-/* [w, w + len) over nstep steps: the first line is the one w is in. */
-INLINE void
-fahead_set(struct fahead *a, const void *w, size_t len, size_t nstep)
-{
-	a->next = a->due = (uintptr_t)w & ~(uintptr_t)63;
-	a->end = len ? (uintptr_t)w + len : a->next;
-	a->adv = (a->end - a->next + nstep - 1) / (nstep ? nstep : 1);
-}
-
-/* One step: the lines that have fallen due.  (Integers, not pointers:
- * a prefetch past an object is harmless, a pointer there is not.) */
-INLINE void
-fahead_step(struct fahead *a)
-{
-	a->due += a->adv;
-	for (; a->next < a->due && a->next < a->end; a->next += 64)
-		_mm_prefetch((const char *)a->next, _MM_HINT_T0);
-}
-
 /* out[j*ldo + r + i] = dot(W[r + i], token j) for i < R, j < TT (R, TT
  * constants after inlining), the TT tokens at x as xtof32 lays them
  * out: token j's elements [8s, 8s + 8) at x + 8 (s TT + j), zero-padded
  * to XPAD8(n). */
 INLINE void
 fblock(enum wtype t, int R, int TT, float *out, int ldo, const void *w,
-    const float *x, int n, int r, struct fahead *a)
+    const float *x, int n, int r, struct fetchspan *a)
 {
 	__m256 acc[FR][FT], wv[FR], xv;
 	__m128 s;
@@ -524,7 +498,7 @@ fblock(enum wtype t, int R, int TT, float *out, int ldo, const void *w,
 			acc[i][j] = _mm256_setzero_ps();
 	}
 	for (k = 0; k + 8 <= n; k += 8) {
-		fahead_step(a);
+		fetchspan_step(a);
 		UNROLL
 		for (i = 0; i < R; i++)
 			wv[i] = wload(t, w, row[i] + k);
@@ -568,7 +542,7 @@ fblock(enum wtype t, int R, int TT, float *out, int ldo, const void *w,
 /* Rows [r0, r1) against TT <= FT tokens (a constant), FR at a time. */
 INLINE void
 frows(enum wtype t, int TT, float *out, int ldo, const void *w,
-    const float *x, int n, int r0, int r1, struct fahead *a)
+    const float *x, int n, int r0, int r1, struct fetchspan *a)
 {
 	int r;
 
@@ -583,7 +557,7 @@ frows(enum wtype t, int TT, float *out, int ldo, const void *w,
 /* frows() with TT <= FT made a constant. */
 INLINE void
 ftokens(enum wtype t, int TT, float *out, int ldo, const void *w,
-    const float *x, int n, int r0, int r1, struct fahead *a)
+    const float *x, int n, int r0, int r1, struct fetchspan *a)
 {
 	switch (TT) {
 	case 1:
@@ -610,13 +584,13 @@ few(enum wtype t, float *out, int ldo, const void *w, const float *x,
 	size_t rowb = wtype_rowsize(t, n);
 	int P = (int)(PANEL / rowb) / FR * FR, nb = (T + FT - 1) / FT;
 	int p0, p1, p2, b, j, TT;
-	struct fahead a;
+	struct fetchspan a;
 
 	P = P < FR ? FR : P;
 	for (p0 = r0; p0 < r1; p0 = p1) {
 		p1 = r1 - p0 > P ? p0 + P : r1;
 		p2 = r1 - p1 > P ? p1 + P : r1;
-		fahead_set(&a, (const char *)w + (size_t)p1 * rowb,
+		fetchspan_set(&a, (const char *)w + (size_t)p1 * rowb,
 		    (size_t)(p2 - p1) * rowb, (size_t)nb * ((p1 - p0) / FR +
 		    (p1 - p0) % FR) * (n / 8 + 1));
 		for (b = j = 0; j < T; b++, j += TT) {	/* xblock's */

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kern/fetchspan.h"
 #include "kern/gptq.h"
 #include "kern/kern.h"
 #include "kern/kern_avx512_int.h"
@@ -95,33 +96,6 @@ store(int R, int TT, float *out, int ldo, int r, int rs,
 	}
 }
 
-/* The lines of the next panel of rows, fetched a share per step of the
- * register blocks that run over this one (the batched decode below). */
-struct ahead {
-	uintptr_t next, due, end;	/* the next line, how far the steps
-					 * so far are due, the panel's end */
-	size_t adv;			/* bytes due a step */
-};
-
-/* [w, w + len) over nstep steps: the first line is the one w is in. */
-INLINE void
-ahead_set(struct ahead *a, const void *w, size_t len, size_t nstep)
-{
-	a->next = a->due = (uintptr_t)w & ~(uintptr_t)63;
-	a->end = len ? (uintptr_t)w + len : a->next;
-	a->adv = (a->end - a->next + nstep - 1) / (nstep ? nstep : 1);
-}
-
-/* One step: the lines that have fallen due.  (Integers, not pointers:
- * a prefetch past an object is harmless, a pointer there is not.) */
-INLINE void
-ahead_step(struct ahead *a)
-{
-	a->due += a->adv;
-	for (; a->next < a->due && a->next < a->end; a->next += 64)
-		_mm_prefetch((const char *)a->next, _MM_HINT_T0);
-}
-
 /* out[j*ldo + r + i*rs] = dot(W[r + i*rs], x + j*ldx) for i < R, j < TT;
  * il: x is the TT tokens as xtof32 lays them out instead (token j's
  * elements [16s, 16s + 16) at x + 16 * (s * TT + j), ldx unused).
@@ -129,7 +103,7 @@ ahead_step(struct ahead *a)
  * not NULL, takes a step of its prefetch a step of the sums. */
 INLINE void
 block(enum wtype t, int R, int TT, float *out, int ldo, const void *w,
-    const float *x, int ldx, int il, int n, int r, int rs, struct ahead *a)
+    const float *x, int ldx, int il, int n, int r, int rs, struct fetchspan *a)
 {
 	__m512 acc[AR][MT], wv[AR], xv;
 	size_t row[AR];
@@ -145,7 +119,7 @@ block(enum wtype t, int R, int TT, float *out, int ldo, const void *w,
 	}
 	for (k = 0; k + 16 <= n; k += 16) {
 		if (a)
-			ahead_step(a);
+			fetchspan_step(a);
 		UNROLL
 		for (i = 0; i < R; i++)
 			wv[i] = wload(t, w, row[i] + k);
@@ -219,7 +193,7 @@ xtobf16(uint16_t *o, const float *x, int n, int TT)
  * xtobf16 lays them out; a step is 32 elements. */
 INLINE void
 bblock(int R, int TT, float *out, int ldo, const uint16_t *w,
-    const uint16_t *xs, int n, int r, int rs, struct ahead *a)
+    const uint16_t *xs, int n, int r, int rs, struct fetchspan *a)
 {
 	__m512 acc[AR][MT];
 	__m512bh wv[MR], xv;
@@ -236,7 +210,7 @@ bblock(int R, int TT, float *out, int ldo, const uint16_t *w,
 	}
 	for (k = 0; k + 32 <= n; k += 32) {
 		if (a)
-			ahead_step(a);
+			fetchspan_step(a);
 		UNROLL
 		for (i = 0; i < R; i++)
 			wv[i] = (__m512bh)_mm512_loadu_si512(w + row[i] + k);
@@ -277,7 +251,7 @@ bblock(int R, int TT, float *out, int ldo, const uint16_t *w,
  * unused). */
 INLINE void
 tblock(enum wtype t, int R, int TT, float *out, int ldo, const void *w,
-    const void *x, int ldx, int il, int n, int r, int rs, struct ahead *a)
+    const void *x, int ldx, int il, int n, int r, int rs, struct fetchspan *a)
 {
 	if (t == W_BF16A)
 		bblock(R, TT, out, ldo, w, x, n, r, rs, a);
@@ -291,7 +265,7 @@ tblock(enum wtype t, int R, int TT, float *out, int ldo, const void *w,
 INLINE void
 rows(enum wtype t, int TT, float *out, int ldo, const void *w,
     const void *x, int ldx, int il, int n, int r0, int r1, int h,
-    struct ahead *a)
+    struct fetchspan *a)
 {
 	int r;
 
@@ -327,7 +301,7 @@ matvec(enum wtype t, float *out, const void *w, const float *x, int n,
 INLINE void
 tokens(enum wtype t, int TT, float *out, int ldo, const void *w,
     const void *x, int ldx, int il, int n, int p0, int p1, int h,
-    struct ahead *a)
+    struct fetchspan *a)
 {
 	switch (TT) {
 	case 1:
@@ -355,7 +329,7 @@ tokens(enum wtype t, int TT, float *out, int ldo, const void *w,
  * the rest as rows() takes them; TT <= FT. */
 INLINE void
 frows(enum wtype t, int TT, float *out, int ldo, const void *w,
-    const float *x, int ldx, int n, int r0, int r1, struct ahead *a)
+    const float *x, int ldx, int n, int r0, int r1, struct fetchspan *a)
 {
 	int r;
 
@@ -367,7 +341,7 @@ frows(enum wtype t, int TT, float *out, int ldo, const void *w,
 /* frows() with TT <= FT a constant. */
 INLINE void
 ftokens(enum wtype t, int TT, float *out, int ldo, const void *w,
-    const float *x, int ldx, int n, int p0, int p1, struct ahead *a)
+    const float *x, int ldx, int n, int p0, int p1, struct fetchspan *a)
 {
 	switch (TT) {
 	case 1:
@@ -417,7 +391,7 @@ few(enum wtype t, float *out, int ldo, const void *w, const void *x,
 	int R = fl ? FR : MR, TB = FEWTB(fl);
 	int P = (int)(PANEL / rowb) / R * R, h = (r1 - r0) / 2;
 	int nb = (T + TB - 1) / TB, p0, p1, p2, b, j, TT;
-	struct ahead a;
+	struct fetchspan a;
 
 	if (T <= PAIRT(t)) {	/* one block (xblock) */
 		tokens(t, T, out, ldo, w, x, ldx, il, n, r0, r0 + h, h, NULL);
@@ -430,7 +404,7 @@ few(enum wtype t, float *out, int ldo, const void *w, const void *x,
 	for (p0 = r0; p0 < r1; p0 = p1) {
 		p1 = r1 - p0 > P ? p0 + P : r1;
 		p2 = r1 - p1 > P ? p1 + P : r1;
-		ahead_set(&a, (const char *)w + (size_t)p1 * rowb,
+		fetchspan_set(&a, (const char *)w + (size_t)p1 * rowb,
 		    (size_t)(p2 - p1) * rowb, (size_t)nb * ((p1 - p0) / R +
 		    (p1 - p0) % R) * (n / ks));
 		for (b = j = 0; j < T; b++, j += TT) {	/* xblock's */
