@@ -1,5 +1,6 @@
 #include <errno.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -259,6 +260,24 @@ command(struct repl *r, char *line)
 	return 0;
 }
 
+/* The caller's SIGINT handler interrupts the read of a line (^C at the
+ * prompt leaves) and nothing else: a write to the terminal that a ^C
+ * comes into is restarted, not failed with EINTR (stdio would drop what
+ * it had buffered). */
+static void
+restartable(struct repl *r, int on)
+{
+	struct sigaction sa;
+
+	if (!r->intr || sigaction(SIGINT, NULL, &sa) < 0)
+		return;
+	if (on)
+		sa.sa_flags |= SA_RESTART;
+	else
+		sa.sa_flags &= ~SA_RESTART;
+	sigaction(SIGINT, &sa, NULL);
+}
+
 int
 repl_run(struct repl *r, FILE *in)
 {
@@ -275,7 +294,10 @@ repl_run(struct repl *r, FILE *in)
 			fflush(r->msg);
 		}
 		errno = 0;
-		if ((len = getline(&line, &cap, in)) < 0) {
+		restartable(r, 0);
+		len = getline(&line, &cap, in);
+		restartable(r, 1);
+		if (len < 0) {
 			if (ferror(in) && !(errno == EINTR && interrupted(r)))
 				ret = error("<stdin>: read error:");
 			else if (r->tty)
