@@ -327,6 +327,10 @@ void kern_i8_avx2_matvec(float *out, const void *w, const float *x, int n,
     int r0, int r1);
 void kern_i8_avx2_matmul(float *out, int ldo, const void *w, const float *x,
     int ldx, int n, int T, int r0, int r1);
+/* With AVX-VNNI (kern_init picks it on the AVX2 table): ggml Q8_0's
+ * unpacked panels (kern_ggml_i8_vnni_avx2.c), the same bits. */
+void kern_q8_0i_vnni_matmul(float *out, int ldo, const void *w,
+    const float *x, int ldx, int n, int T, int r0, int r1);
 void kern_i8_avx512_matvec(float *out, const void *w, const float *x, int n,
     int r0, int r1);
 void kern_i8_avx512_matmul(float *out, int ldo, const void *w,

@@ -837,6 +837,17 @@ yunpack(enum wtype t, uint8_t *u, const uint8_t *w, size_t rb, int n,
 
 	for (r = r0; r < r1; r++, u += YUROW(nb)) {
 		d = (float *)(u + 32 * (size_t)nb);
+		if (t == W_Q8_0I) {	/* scales, then bytes (conv.h) */
+			p = w + (size_t)r * rb;
+			memcpy(d, p, (size_t)nb * sizeof *d);
+			p += (size_t)nb * sizeof *d;
+			for (b = 0; b < nb; b++)
+				_mm256_storeu_si256((__m256i *)(u + 32 *
+				    (size_t)b), _mm256_xor_si256(
+				    _mm256_loadu_si256((const __m256i *)(p + 32 *
+				    (size_t)b)), _mm256_set1_epi8((char)0x80)));
+			continue;
+		}
 		for (b = 0; b < nb; b++) {
 			p = w + (size_t)r * rb + (size_t)b * bytes;
 			v = wblk(t, p);
@@ -1043,10 +1054,14 @@ ypanel(enum wtype t, float *out, int ldo, const uint8_t *u, const char *xq,
 
 /* Whether type t's rows of n take ypanel: blocks of 32 whose panel of
  * GR rows fits, and Q8_0 only where vpdpbusd makes the sums (its q +
- * 128 times X would saturate vpmaddubsw's pairs). */
+ * 128 times X would saturate vpmaddubsw's pairs); W_Q8_0I (conv.h's
+ * rows, pairs of blocks) only with no padding block, which its own
+ * kernels add in. */
 INLINE int
 yfits(enum wtype t, int n)
 {
+	if (t == W_Q8_0I)
+		return GI8_VNNI && n % 64 == 0 && YUBUF / YUROW(n / 32) >= GR;
 	return wtypes[t].block == 32 && (GI8_VNNI || t != W_GQ8_0I) &&
 	    YUBUF / YUROW((n + 31) / 32) >= GR;
 }

@@ -517,8 +517,12 @@ main(void)
 	 * remainders), and more tokens than the stack's buffer holds
 	 * (kern_xroom's heap) */
 	for (i = 1; i <= 70; i += i < 8 ? 1 : 7)
-		test_q8i(96, 7, (int)i);
+		test_q8i(96, 7, (int)i), test_q8i(576, 7, (int)i);
 	test_q8i(4096, 9, 37);
+	/* AVX-VNNI's unpacked panels (rows of 64s): several panels of
+	 * 4 rows and a rest, an odd count of blocks a segment */
+	test_q8i(1536, 43, 17);
+	test_q8i(1088, 9, 5);
 	test_q8i(CONV_Q8_0_MAXN, 5, 20);
 	test_prep8();
 	test_prep8_simd();
