@@ -57,6 +57,7 @@ $(O)/lib/kern/kern_i8_avx512.o $(O)/pic/lib/kern/kern_i8_avx512.o: AVX512FLAGS +
 $(O)/lib/kern/kern_ggml_i8_avx512.o $(O)/pic/lib/kern/kern_ggml_i8_avx512.o: AVX512FLAGS += -mavx512vnni
 # AVX-VNNI (vpdpbusd on 256 bits) alike, its entries chosen by CPUID
 $(O)/lib/kern/kern_ggml_i8_vnni_avx2.o $(O)/pic/lib/kern/kern_ggml_i8_vnni_avx2.o: AVX2FLAGS += -mavxvnni
+$(O)/lib/kern/kern_q4_vnni_avx2.o $(O)/pic/lib/kern/kern_q4_vnni_avx2.o: AVX2FLAGS += -mavxvnni
 
 PROG = $(sort $(basename $(notdir $(wildcard cmd/*.c))))
 # Programs that are shell scripts (llm-fetch, over curl): cmd/NAME.sh.

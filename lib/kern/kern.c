@@ -540,8 +540,10 @@ gi8_entries(int vnni)
 		kern.matvec[e[i].t] = e[i].mv[vnni];
 		kern.matmul[e[i].t] = e[i].mm[vnni];
 	}
-	if (vnni == 1)
+	if (vnni == 1) {
 		kern.matmul[W_Q8_0I] = kern_q8_0i_vnni_matmul;
+		kern.matmul[W_Q4I] = kern_q4i_vnni_matmul;
+	}
 	for (i = 0; i < sizeof x / sizeof *x; i++) {
 		kern.xprep[x[i].t] = vnni == 2 ? kern_b32i_avx512_xprep : NULL;
 		kern.matmulx[x[i].t] = vnni == 2 ? x[i].mx : NULL;

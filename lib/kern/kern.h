@@ -331,6 +331,9 @@ void kern_i8_avx2_matmul(float *out, int ldo, const void *w, const float *x,
  * unpacked panels (kern_ggml_i8_vnni_avx2.c), the same bits. */
 void kern_q8_0i_vnni_matmul(float *out, int ldo, const void *w,
     const float *x, int ldx, int n, int T, int r0, int r1);
+/* W_Q4I's with AVX-VNNI (kern_q4_vnni_avx2.c), the same bits. */
+void kern_q4i_vnni_matmul(float *out, int ldo, const void *w,
+    const float *x, int ldx, int n, int T, int r0, int r1);
 void kern_i8_avx512_matvec(float *out, const void *w, const float *x, int n,
     int r0, int r1);
 void kern_i8_avx512_matmul(float *out, int ldo, const void *w,

@@ -923,12 +923,23 @@ ygemm(int R, int TT, float *out, int ldo, const uint8_t *u, size_t ru,
 				    xs[j]));
 		}
 	}
-	for (; b < nb; b++)
+	if (b < nb) {	/* the rest: masked loads, the same products */
+		const __m256i mk = _mm256_cmpgt_epi32(_mm256_set1_epi32(nb - b),
+		    _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+		__m256 xs[YT], ws;
+
 		UNROLL
-		for (i = 0; i < R; i++)
+		for (j = 0; j < TT; j++)
+			xs[j] = _mm256_maskload_ps(xd[j] + b, mk);
+		UNROLL
+		for (i = 0; i < R; i++) {
+			ws = _mm256_maskload_ps(wd[i] + b, mk);
 			UNROLL
 			for (j = 0; j < TT; j++)
-				dd[i][j][b] = wd[i][b] * xd[j][b];
+				_mm256_store_ps(dd[i][j] + b, _mm256_mul_ps(ws,
+				    xs[j]));
+		}
+	}
 	UNROLL
 	for (i = 0; i < R; i++)
 		UNROLL
