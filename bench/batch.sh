@@ -18,9 +18,10 @@
 # of each, alternating: one run of each is at the mercy of a noisy
 # neighbour, as the difference of two); llama.cpp's is llama-batched-bench's S_TG
 # for -npp 32 -ntg 64 -npl N.  Beside them: the fraction of the float32
-# FMA roof (bench/probe.c roof, the widest ISA) that the decode rows'
-# real FLOPs make (2 per weight of every matrix and the output one, a
-# row), and at the largest N each one's peak RSS (probe run).  Then the
+# FMA roof (bench/probe.c roof, the widest ISA; AVX2's with
+# PIPELM_KERNEL=avx2) that the decode rows' real FLOPs make (2 per
+# weight of every matrix and the output one, a row), and at the largest
+# N each one's peak RSS (probe run).  Then the
 # time to first token of a record arriving while 15 others decode
 # (BENCH_TTFT=1, the default): 15 records decoding 256 ids each, the
 # 16th written 2 s after them, its prompt filling the context (-c 300, a
@@ -120,8 +121,16 @@ fastest() {
 	fi
 }
 
-roof1=$("$probe" roof -t 1 | head -n 1)
-roof2=$("$probe" roof -t 2 | head -n 1)
+# the widest ISA's roof; AVX2's when pipelm runs its AVX2 table
+# (PIPELM_KERNEL=avx2: half the AVX-512 one)
+roofisa() {	# THREADS
+	"$probe" roof -t "$1" | awk -v k="${PIPELM_KERNEL:-}" '
+	    NR == 1 { first = $0 }
+	    k == "avx2" && /^isa=avx2 / { print; found = 1; exit }
+	    END { if (!found) print first }'
+}
+roof1=$(roofisa 1)
+roof2=$(roofisa 2)
 say "FMA roof: 1 thread $(kv best_gflops "$roof1") GFLOP/s, 2 threads $(kv best_gflops "$roof2") ($(kv isa "$roof1"))"
 
 table() {	# NAME MODEL
