@@ -266,13 +266,16 @@ tblock(int nd, int TT, int gm, enum wtype st, int asym, const struct kern_q4 *m,
 	for (j = 0; j < TT; j++)
 		a0[j] = a1[j] = _mm256_setzero_ps();
 	for (c = 0, W = 0; W + 16 <= wpr; c++, W += 16) {
+		/* a half for all tokens, then the other: one half's
+		 * registers live, not two (bench/NOTES.md) */
 		hload(&h0, gm, st, asym, m, &rp, gt, W);
+		UNROLL
+		for (j = 0; j < TT; j++)
+			a0[j] = hdot(nd, a0[j], &h0, asym, xs[j] + c, 0);
 		hload(&h1, gm, st, asym, m, &rp, gt, W + 8);
 		UNROLL
-		for (j = 0; j < TT; j++) {
-			a0[j] = hdot(nd, a0[j], &h0, asym, xs[j] + c, 0);
+		for (j = 0; j < TT; j++)
 			a1[j] = hdot(nd, a1[j], &h1, asym, xs[j] + c, 1);
-		}
 	}
 	if (W + 8 <= wpr) {
 		hload(&h0, gm, st, asym, m, &rp, gt, W);

@@ -95,6 +95,30 @@ same(enum wtype t, const float *out, int ldo, const void *w,
 	return bad;
 }
 
+/* The AVX2 table's own matmul mm (vpmaddubsw) equal to the table's,
+ * which takes AVX-VNNI's where the CPU has it. */
+static void
+plain(const char *name, kern_matmul_fn *mm, const float *out, int ldo,
+    const void *w, const float *x, int ldx, int n, int T, int rows)
+{
+#if defined(__x86_64__)
+	float *out2;
+
+	if (!strcmp(kern.name, "portable"))
+		return;
+	out2 = emalloc(sizeof(float) * (size_t)ldo * T);
+	memcpy(out2, out, sizeof(float) * (size_t)ldo * T);
+	mm(out2, ldo, w, x, ldx, n, T, 0, rows);
+	CHECKF(!memcmp(out, out2, sizeof(float) * (size_t)ldo * T),
+	    "%s n=%d rows=%d T=%d: the AVX2 matmul differs", name, n, rows,
+	    T);
+	free(out2);
+#else
+	(void)name, (void)mm, (void)out, (void)ldo, (void)w, (void)x;
+	(void)ldx, (void)n, (void)T, (void)rows;
+#endif
+}
+
 /* matmul over every row split and a token split equal to one call. */
 static void
 splits(const char *name, enum wtype t, const float *out, int ldo,
@@ -167,6 +191,8 @@ test_q8i(int n, int rows, int T)
 		}
 	}
 	splits("q8_0+int8", W_Q8_0I, out, ldo, w, x, ldx, n, T, rows);
+	plain("q8_0+int8", kern_i8_avx2_matmul, out, ldo, w, x, ldx, n, T,
+	    rows);
 	/* a token with a non-finite activation: non-finite outputs */
 	x[3] = INFINITY;
 	kern.matvec[W_Q8_0I](out, w, x, n, 0, rows);
@@ -308,6 +334,7 @@ test_q4i(int n, int rows, int T, int g, enum wtype st, int asym)
 			    e);
 		}
 	splits(name, W_Q4I, out, ldo, &m, x, ldx, n, T, rows);
+	plain(name, kern_q4i_avx2_matmul, out, ldo, &m, x, ldx, n, T, rows);
 	free(q), free(s), free(z), free(wf), free(deq), free(x), free(out);
 }
 
