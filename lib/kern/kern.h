@@ -71,6 +71,11 @@ struct kern {
 	void (*geglu)(float *h, const float *gate, const float *up, int n);
 	/* Widen n weights of the entry's wtype to float32. */
 	void (*to_f32[W_NTYPES])(float *out, const void *w, size_t n);
+	/* n floats narrowed to the entry's wtype, the bits of
+	 * wtypes[t].from_f32: a KV cache's new rows (attn_kvstore), a
+	 * model's rows converted at load.  NULL: wtypes' own (the portable
+	 * table's; the AVX2 and AVX-512 tables have F16's and BF16's). */
+	void (*from_f32[W_NTYPES])(void *dst, const float *x, int n);
 	/* Activations prepared once for several matmuls (a prefill's or a
 	 * batch's q, k and v, or gate and up: each thread prepares all
 	 * tokens once, lib/model/seq_sched.c's prepared()): --int8-act's
@@ -402,6 +407,9 @@ kern_matmul_fn kern_gq8_0_avx2_matmul, kern_q4_0_avx2_matmul,
     kern_iq4_xs_avx2_matmul;
 kern_tof32_fn kern_gq8_0_avx2_to_f32, kern_q4_0_avx2_to_f32,
     kern_q5_0_avx2_to_f32, kern_q4_k_avx2_to_f32, kern_q6_k_avx2_to_f32;
+/* kern.from_f32 of F16 and BF16 on the AVX2 and AVX-512 tables. */
+void kern_f16_avx2_from_f32(void *dst, const float *x, int n);
+void kern_bf16_avx2_from_f32(void *dst, const float *x, int n);
 kern_matvec_fn kern_gq8_0_avx512_matvec, kern_q4_0_avx512_matvec,
     kern_q4_1_avx512_matvec, kern_q5_0_avx512_matvec,
     kern_q5_1_avx512_matvec, kern_q2_k_avx512_matvec,

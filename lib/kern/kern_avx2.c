@@ -831,6 +831,65 @@ tof32_bf16(float *out, const void *w, size_t n)
 	widen(W_BF16, out, w, n);
 }
 
+/* Whether one of v's floats is a NaN: its 8 take conv's own rules
+ * (payload, quiet bit), where the instructions' differ. */
+INLINE int
+hasnan(__m256 v)
+{
+	return _mm256_movemask_ps(_mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+}
+
+/* vcvtps2ph rounds to nearest even as conv_f32_to_f16 does, overflow to
+ * infinity and subnormal halves alike (MXCSR's FTZ and DAZ are never
+ * set here). */
+void
+kern_f16_avx2_from_f32(void *dst, const float *x, int n)
+{
+	uint16_t *h = dst;
+	__m256 v;
+	int i = 0, j;
+
+	for (; i + 8 <= n; i += 8) {
+		v = _mm256_loadu_ps(x + i);
+		if (hasnan(v))
+			for (j = i; j < i + 8; j++)
+				h[j] = conv_f32_to_f16(x[j]);
+		else
+			_mm_storeu_si128((__m128i *)(h + i), _mm256_cvtps_ph(v,
+			    _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+	}
+	for (; i < n; i++)
+		h[i] = conv_f32_to_f16(x[i]);
+}
+
+/* conv_f32_to_bf16's integer rounding, 8 at once: u + 0x7fff + (u >> 16
+ * & 1), the top half (not vcvtneps2bf16, which flushes subnormals). */
+void
+kern_bf16_avx2_from_f32(void *dst, const float *x, int n)
+{
+	const __m256i r = _mm256_set1_epi32(0x7fff), one = _mm256_set1_epi32(1);
+	uint16_t *h = dst;
+	__m256i u;
+	__m256 v;
+	int i = 0, j;
+
+	for (; i + 8 <= n; i += 8) {
+		v = _mm256_loadu_ps(x + i);
+		if (hasnan(v)) {
+			for (j = i; j < i + 8; j++)
+				h[j] = conv_f32_to_bf16(x[j]);
+			continue;
+		}
+		u = _mm256_castps_si256(v);
+		u = _mm256_srli_epi32(_mm256_add_epi32(_mm256_add_epi32(u, r),
+		    _mm256_and_si256(_mm256_srli_epi32(u, 16), one)), 16);
+		u = _mm256_permute4x64_epi64(_mm256_packus_epi32(u, u), 0x08);
+		_mm_storeu_si128((__m128i *)(h + i), _mm256_castsi256_si128(u));
+	}
+	for (; i < n; i++)
+		h[i] = conv_f32_to_bf16(x[i]);
+}
+
 /* ---- Q8_0 ----
  *
  * The activations are quantized to int16 by conv_q8_0_quant_x.  Per
@@ -1066,6 +1125,8 @@ const struct kern kern_avx2 = {
 		kern_q4_k_avx2_to_f32, [W_Q5_K] = conv_q5_k_to_f32, [W_Q6_K] =
 		kern_q6_k_avx2_to_f32, [W_IQ4_NL] = conv_iq4_nl_to_f32, [W_IQ4_XS] =
 		conv_iq4_xs_to_f32 },
+	.from_f32 = { [W_F16] = kern_f16_avx2_from_f32,
+		[W_BF16] = kern_bf16_avx2_from_f32 },
 };
 
 #endif

@@ -1054,6 +1054,8 @@ const struct kern kern_avx512 = {
 		kern_q4_k_avx2_to_f32, [W_Q5_K] = conv_q5_k_to_f32, [W_Q6_K] =
 		kern_q6_k_avx2_to_f32, [W_IQ4_NL] = conv_iq4_nl_to_f32, [W_IQ4_XS] =
 		conv_iq4_xs_to_f32 },
+	.from_f32 = { [W_F16] = kern_f16_avx2_from_f32,
+		[W_BF16] = kern_bf16_avx2_from_f32 },
 };
 
 #endif

@@ -376,6 +376,67 @@ test_tof32(void)
 	free(f);
 }
 
+/* kern.from_f32 against conv's scalar rounding: every float whose low
+ * 16 bits are one of the rounding edges of F16 (13 bits dropped) and
+ * BF16 (16 dropped), every sign and exponent (NaNs, infinities,
+ * subnormal results and the overflow to infinity among them), then a
+ * spread of all the others; NaN lanes mixed with numbers; odd lengths. */
+static void
+test_fromf32(void)
+{
+	static const uint16_t lo[] = { 0x0000, 0x0001, 0x0fff, 0x1000, 0x1001,
+	    0x1fff, 0x2000, 0x3000, 0x7fff, 0x8000, 0x8001, 0xffff };
+	enum { N = 1 << 16 };
+	static const enum wtype ts[] = { W_F16, W_BF16 };
+	float *x = emalloc(sizeof(float) * (N + 1));
+	uint16_t *h = emalloc(sizeof(uint16_t) * (N + 2)), want;
+	uint32_t u, k;
+	size_t i, t, pass;
+	int n;
+
+	for (t = 0; t < sizeof(ts) / sizeof(*ts); t++) {
+		void (*f)(void *, const float *, int) = kern.from_f32[ts[t]] ?
+		    kern.from_f32[ts[t]] : wtypes[ts[t]].from_f32;
+
+		for (pass = 0; pass < sizeof(lo) / sizeof(*lo) + 64; pass++) {
+			for (i = 0; i < N; i++) {
+				u = pass < sizeof(lo) / sizeof(*lo) ?
+				    (uint32_t)i << 16 | lo[pass] :
+				    (uint32_t)i << 16 | (uint32_t)((i * 40503u +
+				    pass * 2654435761u) & 0xffff);
+				memcpy(&x[i], &u, 4);
+			}
+			f(h, x, N);
+			for (i = 0; i < N; i++) {
+				want = ts[t] == W_F16 ? conv_f32_to_f16(x[i]) :
+				    conv_f32_to_bf16(x[i]);
+				memcpy(&u, &x[i], 4);
+				CHECKF(h[i] == want, "from_f32 %s %#x: %#x, want "
+				    "%#x", wtypes[ts[t]].name, u, h[i], want);
+			}
+		}
+		for (n = 0; n < 40; n++) {
+			for (i = 0; i < 41; i++) {
+				x[i] = (float)i * 0.3f - 5.0f;
+				h[i] = 0xdead;
+			}
+			if (n > 3)
+				x[n / 2] = NAN;
+			f(h + 1, x + 1, n);
+			CHECKF(h[0] == 0xdead && h[n + 1] == 0xdead,
+			    "from_f32 %s n=%d wrote outside", wtypes[ts[t]].name, n);
+			for (k = 1; k <= (uint32_t)n; k++) {
+				want = ts[t] == W_F16 ? conv_f32_to_f16(x[k]) :
+				    conv_f32_to_bf16(x[k]);
+				CHECKF(h[k] == want, "from_f32 %s n=%d [%u]",
+				    wtypes[ts[t]].name, n, k);
+			}
+		}
+	}
+	free(x);
+	free(h);
+}
+
 /* ---- helpers ---- */
 
 /* The weight-type table against the layouts the kernels read: float
@@ -998,6 +1059,7 @@ main(void)
 	test_ctx = kern.name;
 	test_convert();
 	test_tof32();
+	test_fromf32();
 	test_vec();
 	test_helpers();
 	test_geglu();
