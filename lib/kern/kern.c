@@ -543,6 +543,8 @@ gi8_entries(int vnni)
 	if (vnni == 1) {
 		kern.matmul[W_Q8_0I] = kern_q8_0i_vnni_matmul;
 		kern.matmul[W_Q4I] = kern_q4i_vnni_matmul;
+		kern.xprep[W_Q4I] = kern_q4i_avx2_xprep;
+		kern.matmulx[W_Q4I] = kern_q4i_vnni_matmulx;
 	}
 	for (i = 0; i < sizeof x / sizeof *x; i++) {
 		kern.xprep[x[i].t] = vnni == 2 ? kern_b32i_avx512_xprep : NULL;
@@ -612,6 +614,8 @@ kern_init(const char *want)
 			kern.matmul[W_Q8_0I] = kern_avx2.matmul[W_Q8_0I];
 			kern.matvec[W_Q4I] = kern_avx2.matvec[W_Q4I];
 			kern.matmul[W_Q4I] = kern_avx2.matmul[W_Q4I];
+			kern.xprep[W_Q4I] = kern_avx2.xprep[W_Q4I];
+			kern.matmulx[W_Q4I] = kern_avx2.matmulx[W_Q4I];
 		}
 	}
 	else if (w == 1)

@@ -85,15 +85,19 @@ struct kern {
 	 * wtypes[t].maxn) into xp, laid out for all T (at most
 	 * KERN_XPBYTES(n, T) bytes, 64-byte aligned), so that disjoint
 	 * ranges prepared apart make it whole; matmulx[t] is matmul[t] on
-	 * the T tokens prepared, the same bits.  Types with the same xprep
-	 * read one preparation.  NULL: none in this table (the AVX2 and
-	 * AVX-512 tables have them for F32, F16 and BF16, the AVX-512 one
-	 * with AVX512-BF16 for BF16A and with VNNI for the blocks of 32
-	 * too). */
+	 * the T tokens prepared, the same bits, given x and ldx as xprep
+	 * was, unchanged: a token or a matrix the preparation cannot serve
+	 * (W_Q4I's non-finite activation, rows not in whole words) takes
+	 * matmul's own fallback on them.  Types with the same xprep read
+	 * one preparation.  NULL: none in this table (the AVX2 and AVX-512
+	 * tables have them for F32, F16 and BF16, the AVX-512 one with
+	 * AVX512-BF16 for BF16A and with VNNI for the blocks of 32 too, the
+	 * AVX2 one for W_Q4I). */
 	void (*xprep[W_NTYPES])(void *xp, const float *x, int ldx, int n,
 	    int T, int t0, int t1);
 	void (*matmulx[W_NTYPES])(float *out, int ldo, const void *w,
-	    const void *xp, int n, int T, int r0, int r1);
+	    const void *xp, const float *x, int ldx, int n, int T, int r0,
+	    int r1);
 };
 /* The most tokens of a batch's decode rows, the kernels' few-token path
  * (kern_avx512.c's and kern_avx2.c's few()); the float types' xprep is
@@ -101,9 +105,10 @@ struct kern {
  * prefill of 256 tokens was slower prepared, bench/NOTES.md). */
 #define KERN_TFEW 64
 /* Bytes of xprep's buffer for T tokens of n, in every table: a token's
- * 64 activations at most 256 bytes (the float types' 64 floats; the
- * blocks of 32's 64 bytes and two floats), T taken in 4s. */
-#define KERN_XPBYTES(n, T) (((size_t)(n) + 63) / 64 * 256 * \
+ * 128 activations at most 512 bytes (the float types' 128 floats; the
+ * blocks of 32's 128 bytes and four floats; W_Q4I's struct kern_q4x),
+ * T taken in 4s. */
+#define KERN_XPBYTES(n, T) (((size_t)(n) + 127) / 128 * 512 * \
 	(((size_t)(T) + 3) / 4 * 4))
 
 extern struct kern kern;		/* the table in use; portable until kern_init */
@@ -339,6 +344,14 @@ void kern_q8_0i_vnni_matmul(float *out, int ldo, const void *w,
 /* W_Q4I's with AVX-VNNI (kern_q4_vnni_avx2.c), the same bits. */
 void kern_q4i_vnni_matmul(float *out, int ldo, const void *w,
     const float *x, int ldx, int n, int T, int r0, int r1);
+/* W_Q4I's xprep on the AVX2 table and its matmulx, with AVX-VNNI and
+ * without. */
+void kern_q4i_avx2_xprep(void *xp, const float *x, int ldx, int n, int T,
+    int t0, int t1);
+void kern_q4i_avx2_matmulx(float *out, int ldo, const void *w,
+    const void *xp, const float *x, int ldx, int n, int T, int r0, int r1);
+void kern_q4i_vnni_matmulx(float *out, int ldo, const void *w,
+    const void *xp, const float *x, int ldx, int n, int T, int r0, int r1);
 void kern_i8_avx512_matvec(float *out, const void *w, const float *x, int n,
     int r0, int r1);
 void kern_i8_avx512_matmul(float *out, int ldo, const void *w,
@@ -377,7 +390,7 @@ typedef void kern_tof32_fn(float *out, const void *w, size_t n);
 typedef void kern_xprep_fn(void *xp, const float *x, int ldx, int n, int T,
     int t0, int t1);
 typedef void kern_matmulx_fn(float *out, int ldo, const void *w,
-    const void *xp, int n, int T, int r0, int r1);
+    const void *xp, const float *x, int ldx, int n, int T, int r0, int r1);
 /* Prefill of type t through panels of dequantized rows: rows [r0, r1)
  * of w widened by deq (the table's to_f32 entry) into panels of up to
  * KERN_Q4_PANEL floats, each multiplied by f32mm over all T tokens;

@@ -675,23 +675,26 @@ xprep_float(void *xp, const float *x, int ldx, int n, int T, int t0, int t1)
 }
 
 static void
-matmulx_f32(float *out, int ldo, const void *w, const void *xp, int n,
-    int T, int r0, int r1)
+matmulx_f32(float *out, int ldo, const void *w, const void *xp,
+    const float *x, int ldx, int n, int T, int r0, int r1)
 {
+	(void)x, (void)ldx;
 	fewgroups(W_F32, out, ldo, w, xp, n, T, r0, r1);
 }
 
 static void
-matmulx_f16(float *out, int ldo, const void *w, const void *xp, int n,
-    int T, int r0, int r1)
+matmulx_f16(float *out, int ldo, const void *w, const void *xp,
+    const float *x, int ldx, int n, int T, int r0, int r1)
 {
+	(void)x, (void)ldx;
 	fewgroups(W_F16, out, ldo, w, xp, n, T, r0, r1);
 }
 
 static void
-matmulx_bf16(float *out, int ldo, const void *w, const void *xp, int n,
-    int T, int r0, int r1)
+matmulx_bf16(float *out, int ldo, const void *w, const void *xp,
+    const float *x, int ldx, int n, int T, int r0, int r1)
 {
+	(void)x, (void)ldx;
 	fewgroups(W_BF16, out, ldo, w, xp, n, T, r0, r1);
 }
 
@@ -1109,9 +1112,9 @@ const struct kern kern_avx2 = {
 		[W_IQ4_XS] = kern_iq4_xs_avx2_matmul },
 	.matvecs = { [W_Q4] = kern_q4_avx2_matvecs },
 	.xprep = { [W_F32] = xprep_float, [W_F16] = xprep_float,
-		[W_BF16] = xprep_float },
+		[W_BF16] = xprep_float, [W_Q4I] = kern_q4i_avx2_xprep },
 	.matmulx = { [W_F32] = matmulx_f32, [W_F16] = matmulx_f16,
-		[W_BF16] = matmulx_bf16 },
+		[W_BF16] = matmulx_bf16, [W_Q4I] = kern_q4i_avx2_matmulx },
 	.dot = dot,
 	.axpy = axpy,
 	.rmsnorm = rmsnorm,

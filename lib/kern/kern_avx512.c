@@ -562,23 +562,26 @@ xprep_float(void *xp, const float *x, int ldx, int n, int T, int t0, int t1)
 }
 
 static void
-matmulx_f32(float *out, int ldo, const void *w, const void *xp, int n,
-    int T, int r0, int r1)
+matmulx_f32(float *out, int ldo, const void *w, const void *xp,
+    const float *x, int ldx, int n, int T, int r0, int r1)
 {
+	(void)x, (void)ldx;
 	matmul(W_F32, out, ldo, w, xp, (int)XPADF(n), 1, n, T, r0, r1);
 }
 
 static void
-matmulx_f16(float *out, int ldo, const void *w, const void *xp, int n,
-    int T, int r0, int r1)
+matmulx_f16(float *out, int ldo, const void *w, const void *xp,
+    const float *x, int ldx, int n, int T, int r0, int r1)
 {
+	(void)x, (void)ldx;
 	matmul(W_F16, out, ldo, w, xp, (int)XPADF(n), 1, n, T, r0, r1);
 }
 
 static void
-matmulx_bf16(float *out, int ldo, const void *w, const void *xp, int n,
-    int T, int r0, int r1)
+matmulx_bf16(float *out, int ldo, const void *w, const void *xp,
+    const float *x, int ldx, int n, int T, int r0, int r1)
 {
+	(void)x, (void)ldx;
 	matmul(W_BF16, out, ldo, w, xp, (int)XPADF(n), 1, n, T, r0, r1);
 }
 
@@ -872,9 +875,10 @@ xprep_bf16act(void *xp, const float *x, int ldx, int n, int T, int t0,
 }
 
 static void
-matmulx_bf16act(float *out, int ldo, const void *w, const void *xp, int n,
-    int T, int r0, int r1)
+matmulx_bf16act(float *out, int ldo, const void *w, const void *xp,
+    const float *x, int ldx, int n, int T, int r0, int r1)
 {
+	(void)x, (void)ldx;
 	if (n > CONV_BF16ACT_MAXN)
 		return;
 	bf16act_rows(out, ldo, w, xp, XPAD(n), n, T, T, r0, r1);

@@ -1024,22 +1024,28 @@ kern_b32i_avx512_xprep(void *xp, const float *x, int ldx, int n, int T,
 
 void
 kern_gq8_0i_avx512_matmulx(float *out, int ldo, const void *w,
-    const void *xp, int n, int T, int r0, int r1)
+    const void *xp, const float *x, int ldx, int n, int T, int r0,
+    int r1)
 {
+	(void)x, (void)ldx;
 	zmatmulx(W_GQ8_0I, out, ldo, w, xp, n, T, r0, r1);
 }
 
 void
 kern_q4_0i_avx512_matmulx(float *out, int ldo, const void *w,
-    const void *xp, int n, int T, int r0, int r1)
+    const void *xp, const float *x, int ldx, int n, int T, int r0,
+    int r1)
 {
+	(void)x, (void)ldx;
 	zmatmulx(W_Q4_0I, out, ldo, w, xp, n, T, r0, r1);
 }
 
 void
 kern_q5_0i_avx512_matmulx(float *out, int ldo, const void *w,
-    const void *xp, int n, int T, int r0, int r1)
+    const void *xp, const float *x, int ldx, int n, int T, int r0,
+    int r1)
 {
+	(void)x, (void)ldx;
 	zmatmulx(W_Q5_0I, out, ldo, w, xp, n, T, r0, r1);
 }
 

@@ -323,8 +323,7 @@ kern_q4i_avx2_matvec(float *out, const void *w, const float *x, int n,
 			out[r] = kern_q4_fdot(w, r, x, n);
 		return;
 	}
-	if (!((const struct kern_q4 *)w)->z)
-		zsym(xc, n);
+	zsym(xc, n);	/* 8 nsx whatever the matrix (hdot) */
 	vdispatch(1, out, w, xc, r0, r1);
 }
 
@@ -334,6 +333,33 @@ kern_q4i_avx2_matmul(float *out, int ldo, const void *w, const float *x,
 {
 	many(1, out, ldo, w, x, ldx, n, T, r0, r1, kern_q4_avx2_prep8,
 	    kern_q4i_avx2_matvec);
+}
+
+/* Each token's chunks as many() makes them (prep8, then 8 nsx),
+ * KERN_Q4_NC(n) of them a token; rows longer than the integer path's
+ * are left to manyx's float path, unread. */
+void
+kern_q4i_avx2_xprep(void *xp, const float *x, int ldx, int n, int T,
+    int t0, int t1)
+{
+	struct kern_q4x *xc;
+	int t;
+
+	(void)T;
+	for (t = t0; t < t1 && n <= KERN_Q4_MAXN; t++) {
+		xc = (struct kern_q4x *)xp + (size_t)t * KERN_Q4_NC(n);
+		if (kern_q4_avx2_prep8(xc, x + (size_t)t * ldx, n) < 0)
+			xc->nsx[0] = Q4_XBAD;
+		else
+			zsym(xc, n);
+	}
+}
+
+void
+kern_q4i_avx2_matmulx(float *out, int ldo, const void *w, const void *xp,
+    const float *x, int ldx, int n, int T, int r0, int r1)
+{
+	manyx(out, ldo, w, xp, x, ldx, n, T, r0, r1, kern_q4i_avx2_matvec);
 }
 
 void

@@ -196,7 +196,9 @@ hpart(struct half *hf, const struct kern_q4 *m, const struct rowp *rp, int W0,
 
 /* acc + (float)L * (scale * 2^-k) for the half hf against half h of
  * the chunk xc (kern.h's L, word by word); symmetric, xc's nsx are
- * z nsx already (zsym). */
+ * z nsx already (zsym).  --int8-act (nd 1) takes 8 nsx for every
+ * matrix, so that one preparation serves symmetric and asymmetric rows
+ * alike (kern.xprep): z nsx = (z 8 nsx) >> 3, exact. */
 INLINE __m256
 hdot(int nd, __m256 acc, const struct half *hf, int asym,
     const struct kern_q4x *xc, int h)
@@ -207,7 +209,8 @@ hdot(int nd, __m256 acc, const struct half *hf, int asym,
 #define D(c, p) _mm256_load_si256((const __m256i *)(xc->d[c][p] + 32 * h))
 	if (nd == 1) {	/* --int8-act: digit c alone */
 		nsx = _mm256_load_si256((const __m256i *)xc->nsx + h);
-		nsx = asym ? _mm256_mullo_epi32(hf->z, nsx) : nsx;
+		nsx = asym ? _mm256_srai_epi32(_mm256_mullo_epi32(hf->z, nsx),
+		    3) : nsx;
 #if Q4_VNNI
 		L = _mm256_dpbusd_avx_epi32(_mm256_dpbusd_avx_epi32(nsx,
 		    hf->lo, D(0, 0)), hf->hi, D(0, 1));
@@ -384,7 +387,7 @@ many(int nd, float *out, int ldo, const void *w, const float *x, int ldx,
 				    ldx, n, r0, r1);
 				continue;
 			}
-			if (!m->z)
+			if (!m->z || nd == 1)
 				zsym(h, n);
 			xs[nt] = h;
 			o[nt++] = out + (size_t)t * ldo;
@@ -392,6 +395,38 @@ many(int nd, float *out, int ldo, const void *w, const float *x, int ldx,
 		tdispatch(nd, m, xs, o, nt, r0, r1);
 	}
 	free(xc);
+}
+
+/* A token kern_q4i_avx2_xprep could not prepare (a non-finite
+ * activation): its first chunk's nsx[0], which 8 nsx never is. */
+#define Q4_XBAD INT32_MIN
+
+/* kern.h's matmulx of W_Q4I: many() on the tokens kern_q4i_avx2_xprep
+ * made, TB at a time; a token it marked, or all of them where m takes
+ * the float path, by mv on x, as many() takes them. */
+static void
+manyx(float *out, int ldo, const void *w, const void *xp, const float *x,
+    int ldx, int n, int T, int r0, int r1, kern_matvec_fn *mv)
+{
+	const struct kern_q4 *m = w;
+	const struct kern_q4x *xs[TB], *xc;
+	float *o[TB];
+	int nc = KERN_Q4_NC(n), in = kern_q4_int(m, n), t0, t1, t, nt;
+
+	for (t0 = 0; t0 < T; t0 = t1) {
+		t1 = T - t0 > TB ? t0 + TB : T;
+		for (nt = 0, t = t0; t < t1; t++) {
+			xc = (const struct kern_q4x *)xp + (size_t)t * nc;
+			if (!in || xc->nsx[0] == Q4_XBAD) {
+				mv(out + (size_t)t * ldo, w, x + (size_t)t *
+				    ldx, n, r0, r1);
+				continue;
+			}
+			xs[nt] = xc;
+			o[nt++] = out + (size_t)t * ldo;
+		}
+		tdispatch(1, m, xs, o, nt, r0, r1);
+	}
 }
 
 #endif

@@ -14,4 +14,11 @@ kern_q4i_vnni_matmul(float *out, int ldo, const void *w, const float *x,
 	    kern_q4i_avx2_matvec);
 }
 
+void
+kern_q4i_vnni_matmulx(float *out, int ldo, const void *w, const void *xp,
+    const float *x, int ldx, int n, int T, int r0, int r1)
+{
+	manyx(out, ldo, w, xp, x, ldx, n, T, r0, r1, kern_q4i_avx2_matvec);
+}
+
 #endif

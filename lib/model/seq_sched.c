@@ -54,7 +54,8 @@ mm_exact(enum wtype t)
  * matmul differs from its matvec, each of those by matvec's bits, as
  * its sequence alone would run it (all of them in one pass of the
  * weights where the table has matvecs for the type).  xp: the tokens
- * prepared (kern.xprep; prepared()), x unread. */
+ * prepared (kern.xprep; prepared()), x read only for what they cannot
+ * serve (kern.h). */
 static void
 mat_rows(const struct mat *w, float *out, int ldo, const float *x, int ldx,
     const void *xp, int T, int nvec, int r0, int r1)
@@ -62,7 +63,8 @@ mat_rows(const struct mat *w, float *out, int ldo, const float *x, int ldx,
 	int t;
 
 	if (xp) {	/* T > 1; its matmul is its matvec (one_prep) */
-		kern.matmulx[w->t](out, ldo, w->w, xp, w->cols, T, r0, r1);
+		kern.matmulx[w->t](out, ldo, w->w, xp, x, ldx, w->cols, T, r0,
+		    r1);
 		return;
 	}
 	if (T == 1) {
@@ -202,7 +204,7 @@ op_rows(void *ctx, int r0, int r1)
 
 	if (o->fetch)
 		attn_fetch(sq->parts[0].s, o->layer, o->pos0);
-	if (o->in.norm && !xp) {
+	if (o->in.norm) {	/* once a thread: prepared() may have */
 		x = normed(sq, o->id, x, ldx, o->in.norm, T);
 		ldx = m->dim;
 	}
@@ -294,7 +296,8 @@ prepared(const struct op *o)
  * the same, for each of their types.  Where each product's matmul
  * prepared all T tokens again, each thread quantized them three times
  * for q, k and v, twice for gate and up (--int8-act's blocks of 32:
- * 4-5% of a 135M prefill).  Those types' matmul is their matvec
+ * 4-5% of a 135M prefill; W_Q4I's 4-bit rows: a third of its
+ * quantizing in a batch's step, bench/NOTES.md).  Those types' matmul is their matvec
  * (mm_exact), so nvec has nothing to do.  A type whose matmul prepares
  * nothing itself (wtypes' xprep 0: the float types, laid out for the
  * register blocks) only up to KERN_TFEW tokens, a batch's decode rows. */

@@ -40,7 +40,7 @@ prepared(const char *name, enum wtype t, const float *out, int ldo,
 		o2[k] = -7.0f;
 	for (r0 = 0, s = 1; r0 < rows; r0 = r1, s += 2) {
 		r1 = r0 + s < rows ? r0 + s : rows;
-		kern.matmulx[t](o2, ldo, w, xp, n, T, r0, r1);
+		kern.matmulx[t](o2, ldo, w, xp, x, ldx, n, T, r0, r1);
 	}
 	for (k = 0, bad = 0; k < (size_t)ldo * T; k++)
 		bad += memcmp(out + k, o2 + k, sizeof *o2) &&
