@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
@@ -273,23 +274,37 @@ penalize(struct sampler *s, float *x, const int *hist, size_t nhist)
 			s->seen[hist[i]] = 0;
 }
 
-/* The index of the largest of x[0..n), or -1 - i if x[i] is the first
- * that is not finite (a NaN compares false and would pass for a logit). */
+/* The index of the largest of x[0..n), the first of equals, or -1 - i
+ * if x[i] is the first that is not finite (a NaN compares false and
+ * would pass for a logit).  Eight lanes, each keeping the first index
+ * of its largest, so that the compares of a large vocabulary do not
+ * wait on one another (a batch samples every sequence on one thread);
+ * the largest of the lanes' is the first of its value among them. */
 static int
 argmax(const float *x, int n)
 {
-	float m = x[0];
-	int i, best = 0;
+	float m[8];
+	int b[8], i, k, best, inf = 0;
+	uint32_t u;
 
-	for (i = 0; i < n; i++) {
-		if (!isfinite(x[i]))
-			return -1 - i;
-		if (x[i] > m) {
-			m = x[i];
-			best = i;
+	for (k = 0; k < 8; k++)
+		m[k] = -INFINITY, b[k] = -1;
+	for (i = 0; i < n; i += 8)
+		for (k = 0; k < 8 && i + k < n; k++) {
+			memcpy(&u, x + i + k, sizeof u);
+			inf |= (u & 0x7f800000) == 0x7f800000;
+			if (x[i + k] > m[k])
+				m[k] = x[i + k], b[k] = i + k;
 		}
-	}
-	return best;
+	if (inf)
+		for (i = 0; i < n; i++)
+			if (!isfinite(x[i]))
+				return -1 - i;
+	for (best = -1, k = 0; k < 8; k++)
+		if (b[k] >= 0 && (best < 0 || m[k] > x[best] ||
+		    (m[k] == x[best] && b[k] < best)))
+			best = b[k];
+	return best < 0 ? 0 : best;
 }
 
 int

@@ -106,6 +106,36 @@ test_greedy(void)
 	sampler_free(&r);
 }
 
+/* Greedy over every length to 70 with coarse values (ties within a lane
+ * and across the eight), against the first index of the largest; a
+ * non-finite logit anywhere reported at its index. */
+static void
+test_greedy_lanes(void)
+{
+	struct sampler_opts o = opts(0, 0, 1, 0);
+	struct sampler s;
+	float x[70];
+	unsigned v = 12345;
+	int n, i, want, trial;
+
+	for (n = 1; n <= 70; n++)
+		for (trial = 0; trial < 20; trial++) {
+			CHECK(sampler_init(&s, &o, n) == 0);
+			for (i = 0, want = 0; i < n; i++) {
+				v = v * 1103515245u + 12345u;
+				x[i] = (float)(v >> 16 & 7) - 20.0f;
+				if (x[i] > x[want])
+					want = i;
+			}
+			EQ(sampler_next(&s, x, NULL, 0), want);
+			i = (int)(v >> 8) % n;
+			x[i] = trial % 2 ? NAN : -INFINITY;
+			EQ(sampler_next(&s, x, NULL, 0), -1);
+			EQ(s.bad, i);
+			sampler_free(&s);
+		}
+}
+
 /* HF RepetitionPenaltyLogitsProcessor: < 0 multiplied, else divided, over
  * the distinct ids of the last repeat_last_n. */
 static void
@@ -422,6 +452,7 @@ main(int argc, char *argv[])
 	test_rng();
 	test_top();
 	test_greedy();
+	test_greedy_lanes();
 	test_penalty();
 	test_filters();
 	test_topk_ties();
