@@ -352,6 +352,11 @@ void kern_q4i_avx2_matmulx(float *out, int ldo, const void *w,
     const void *xp, const float *x, int ldx, int n, int T, int r0, int r1);
 void kern_q4i_vnni_matmulx(float *out, int ldo, const void *w,
     const void *xp, const float *x, int ldx, int n, int T, int r0, int r1);
+/* The AVX-512 table's (VNNI), nsx unscaled as its kernels read them. */
+void kern_q4i_avx512_xprep(void *xp, const float *x, int ldx, int n, int T,
+    int t0, int t1);
+void kern_q4i_avx512_matmulx(float *out, int ldo, const void *w,
+    const void *xp, const float *x, int ldx, int n, int T, int r0, int r1);
 void kern_i8_avx512_matvec(float *out, const void *w, const float *x, int n,
     int r0, int r1);
 void kern_i8_avx512_matmul(float *out, int ldo, const void *w,
