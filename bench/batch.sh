@@ -12,7 +12,9 @@
 # -F: float32 products on both sides), then llama.cpp's own numeric classes (bench/NOTES.md,
 # issue 28): --bf16-act beside the BF16 GGUF (both round the activations
 # to bf16), --quant q8_0 --int8-act and --quant q4 --int8-act beside
-# Q8_0 and Q4_0 (both put them in int8)).  pipelm's aggregate decode rate is N * 63 ids
+# Q8_0 and Q4_0 (both put them in int8), their KV cache F16 on both
+# sides (BENCH_INT8_KV, f16: llama-batched-bench's cache is F16 in every
+# mode; f32 keeps pipelm's exact one)).  pipelm's aggregate decode rate is N * 63 ids
 # over the time of the -n 64 run less that of the -n 1 run (the load
 # and the prompts cancel out; with BENCH_REPS=R, the fastest of R runs
 # of each, alternating: one run of each is at the mercy of a noisy
@@ -44,6 +46,8 @@ do1b=${BENCH_1B:-1}
 dottft=${BENCH_TTFT:-1}
 threads=${BENCH_THREADS:-1 2}
 reps=${BENCH_REPS:-1}
+int8kv=${BENCH_INT8_KV:-f16}
+case $int8kv in f32) int8kv= ;; *) int8kv=" --kv-type $int8kv" ;; esac
 peer=${LLAMA_BATCHED_BENCH:-$top/build/peer/llama-batched-bench}
 quantize=${LLAMA_QUANTIZE:-$top/build/peer/llama-quantize}
 cc=${CC:-cc}
@@ -142,8 +146,8 @@ table() {	# NAME MODEL
 		q8_0) opt="--quant q8_0" g=$m-Q8_0.gguf ;;
 		q4) opt="--quant q4" g=$m-Q4_0.gguf ;;
 		bf16-act) opt="--bf16-act" g=$m.gguf ;;
-		q8_0-int8) opt="--quant q8_0 --int8-act" g=$m-Q8_0.gguf ;;
-		q4-int8) opt="--quant q4 --int8-act" g=$m-Q4_0.gguf ;;
+		q8_0-int8) opt="--quant q8_0 --int8-act$int8kv" g=$m-Q8_0.gguf ;;
+		q4-int8) opt="--quant q4 --int8-act$int8kv" g=$m-Q4_0.gguf ;;
 		*) fail "BENCH_MODES: $mode: not exact, exact-f32, q8_0, q4, bf16-act, q8_0-int8 or q4-int8" ;;
 		esac
 		echo
