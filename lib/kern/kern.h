@@ -241,6 +241,15 @@ struct kern_q4x {
 
 /* Chunks of a row of n. */
 #define KERN_Q4_NC(n) (((n) + 127) / 128)
+/* W_Q4I's xprep for a table: each of tokens [t0, t1) into KERN_Q4_NC(n)
+ * chunks a token by the table's prep8, their nsx times 8 if z8 (the
+ * AVX2 kernels' 8 nsx); a token prep8 refuses (a non-finite activation)
+ * marked by KERN_Q4_XBAD in its first chunk's nsx[0], which no sum of X
+ * is; rows longer than KERN_Q4_MAXN left unwritten: the matmulx takes
+ * x for those, as its matmul does. */
+#define KERN_Q4_XBAD INT32_MIN
+void kern_q4_xprep(void *xp, const float *x, int ldx, int n, int t0, int t1,
+    int (*prep8)(struct kern_q4x *xc, const float *x, int n), int z8);
 /* The exponent k of a block whose largest magnitude is mx (finite). */
 int kern_q4_xk(float mx);
 /* x[0..n) into KERN_Q4_NC(n) chunks at xc (zero beyond n); 0, or -1 if

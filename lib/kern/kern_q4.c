@@ -186,6 +186,24 @@ kern_q4_int(const struct kern_q4 *m, int n)
 	return n <= KERN_Q4_MAXN && (m->group % 8 == 0 || m->ng == 1);
 }
 
+void
+kern_q4_xprep(void *xp, const float *x, int ldx, int n, int t0, int t1,
+    int (*prep8)(struct kern_q4x *xc, const float *x, int n), int z8)
+{
+	struct kern_q4x *xc;
+	int t, c, i;
+
+	for (t = t0; t < t1 && n <= KERN_Q4_MAXN; t++) {
+		xc = (struct kern_q4x *)xp + (size_t)t * KERN_Q4_NC(n);
+		if (prep8(xc, x + (size_t)t * ldx, n) < 0)
+			xc->nsx[0] = KERN_Q4_XBAD;
+		else
+			for (c = 0; z8 && c < KERN_Q4_NC(n); c++)
+				for (i = 0; i < 16; i++)
+					xc[c].nsx[i] *= 8;
+	}
+}
+
 float
 kern_q4_fdot(const struct kern_q4 *m, int r, const float *x, int n)
 {

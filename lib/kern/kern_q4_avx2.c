@@ -335,24 +335,13 @@ kern_q4i_avx2_matmul(float *out, int ldo, const void *w, const float *x,
 	    kern_q4i_avx2_matvec);
 }
 
-/* Each token's chunks as many() makes them (prep8, then 8 nsx),
- * KERN_Q4_NC(n) of them a token; rows longer than the integer path's
- * are left to manyx's float path, unread. */
+/* kern.h's xprep of W_Q4I: 8 nsx, as many() makes them (hdot). */
 void
 kern_q4i_avx2_xprep(void *xp, const float *x, int ldx, int n, int T,
     int t0, int t1)
 {
-	struct kern_q4x *xc;
-	int t;
-
 	(void)T;
-	for (t = t0; t < t1 && n <= KERN_Q4_MAXN; t++) {
-		xc = (struct kern_q4x *)xp + (size_t)t * KERN_Q4_NC(n);
-		if (kern_q4_avx2_prep8(xc, x + (size_t)t * ldx, n) < 0)
-			xc->nsx[0] = Q4_XBAD;
-		else
-			zsym(xc, n);
-	}
+	kern_q4_xprep(xp, x, ldx, n, t0, t1, kern_q4_avx2_prep8, 1);
 }
 
 void

@@ -397,13 +397,9 @@ many(int nd, float *out, int ldo, const void *w, const float *x, int ldx,
 	free(xc);
 }
 
-/* A token kern_q4i_avx2_xprep could not prepare (a non-finite
- * activation): its first chunk's nsx[0], which 8 nsx never is. */
-#define Q4_XBAD INT32_MIN
-
 /* kern.h's matmulx of W_Q4I: many() on the tokens kern_q4i_avx2_xprep
- * made, TB at a time; a token it marked, or all of them where m takes
- * the float path, by mv on x, as many() takes them. */
+ * made, TB at a time; a token it marked (KERN_Q4_XBAD), or all of them
+ * where m takes the float path, by mv on x, as many() takes them. */
 static void
 manyx(float *out, int ldo, const void *w, const void *xp, const float *x,
     int ldx, int n, int T, int r0, int r1, kern_matvec_fn *mv)
@@ -417,7 +413,7 @@ manyx(float *out, int ldo, const void *w, const void *xp, const float *x,
 		t1 = T - t0 > TB ? t0 + TB : T;
 		for (nt = 0, t = t0; t < t1; t++) {
 			xc = (const struct kern_q4x *)xp + (size_t)t * nc;
-			if (!in || xc->nsx[0] == Q4_XBAD) {
+			if (!in || xc->nsx[0] == KERN_Q4_XBAD) {
 				mv(out + (size_t)t * ldo, w, x + (size_t)t *
 				    ldx, n, r0, r1);
 				continue;

@@ -642,27 +642,14 @@ kern_q4i_avx512_matmul(float *out, int ldo, const void *w, const float *x,
 	many(1, out, ldo, w, x, ldx, n, T, r0, r1, kern_q4_avx512_prep8);
 }
 
-/* A token kern_q4i_avx512_xprep could not prepare (a non-finite
- * activation): its first chunk's nsx[0], which a sum of 8 X never is. */
-#define XBAD INT32_MIN
-
-/* kern.h's xprep of W_Q4I: each token's chunks as many() makes them
- * (nsx as they are: zinit scales them a matrix), KERN_Q4_NC(n) a
- * token; rows longer than the integer path's are left to
- * kern_q4i_avx512_matmulx's float path, unread. */
+/* kern.h's xprep of W_Q4I: nsx as they are (zinit scales them a row
+ * chunk). */
 void
 kern_q4i_avx512_xprep(void *xp, const float *x, int ldx, int n, int T,
     int t0, int t1)
 {
-	struct kern_q4x *xc;
-	int t;
-
 	(void)T;
-	for (t = t0; t < t1 && n <= KERN_Q4_MAXN; t++) {
-		xc = (struct kern_q4x *)xp + (size_t)t * KERN_Q4_NC(n);
-		if (kern_q4_avx512_prep8(xc, x + (size_t)t * ldx, n) < 0)
-			xc->nsx[0] = XBAD;
-	}
+	kern_q4_xprep(xp, x, ldx, n, t0, t1, kern_q4_avx512_prep8, 0);
 }
 
 /* many() on the tokens prepared, TB at a time; a marked token, or all
@@ -682,7 +669,7 @@ kern_q4i_avx512_matmulx(float *out, int ldo, const void *w, const void *xp,
 		t1 = T - t0 > TB ? t0 + TB : T;
 		for (nt = 0, t = t0; t < t1; t++) {
 			xc = (const struct kern_q4x *)xp + (size_t)t * nc;
-			if (!in || xc->nsx[0] == XBAD) {
+			if (!in || xc->nsx[0] == KERN_Q4_XBAD) {
 				matvec(1, out + (size_t)t * ldo, w, x +
 				    (size_t)t * ldx, n, r0, r1,
 				    kern_q4_avx512_prep8);
