@@ -125,8 +125,8 @@ mvs(void *ctx, int r0, int r1)
 
 	if (kern.xprep[j->t] && j->xp) {
 		kern.xprep[j->t](xp, j->x, j->n, j->n, j->T, 0, j->T);
-		kern.matmulx[j->t](j->out, j->ldo, j->w, xp, j->n, j->T, r0,
-		    r1);
+		kern.matmulx[j->t](j->out, j->ldo, j->w, xp, j->x, j->n, j->n,
+		    j->T, r0, r1);
 	} else if (!wtypes[j->t].mvdiff)
 		mm(ctx, r0, r1);
 	else if (!kern.matvecs[j->t])
