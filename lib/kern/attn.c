@@ -127,7 +127,7 @@ attn_kvstore(void *dst, const float *x, int n, enum wtype t)
 {
 	int i, j;
 
-	(kern.from_f32[t] ? kern.from_f32[t] : wtypes[t].from_f32)(dst, x, n);
+	kern.from_f32[t](dst, x, n);
 	for (i = 0; t == W_GQ8_0 && i < n; i += 32)
 		for (j = i; j < n && j < i + 32; j++)
 			if (!isfinite(x[j])) {

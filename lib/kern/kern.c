@@ -624,7 +624,8 @@ kern_init(const char *want)
 		gi8_entries(w == 2 && has_vnni() ? 2 : has_avxvnni());
 #endif
 	/* entries a table lacks: the portable ones, else those of the
-	 * type whose bytes it shares (to_f32 of BF16A is BF16's) */
+	 * type whose bytes it shares (to_f32 of BF16A is BF16's), or
+	 * wtypes' (from_f32) */
 	for (t = 0; t < W_NTYPES; t++) {
 		if (!kern.matvec[t] || !kern.matmul[t]) {
 			kern.matvec[t] = kern_portable.matvec[t];
@@ -632,6 +633,8 @@ kern_init(const char *want)
 		}
 		if (!kern.to_f32[t])
 			kern.to_f32[t] = kern.to_f32[wtypes[t].store];
+		if (!kern.from_f32[t])
+			kern.from_f32[t] = wtypes[t].from_f32;
 	}
 	return 0;
 }

@@ -73,8 +73,8 @@ struct kern {
 	void (*to_f32[W_NTYPES])(float *out, const void *w, size_t n);
 	/* n floats narrowed to the entry's wtype, the bits of
 	 * wtypes[t].from_f32: a KV cache's new rows (attn_kvstore), a
-	 * model's rows converted at load.  NULL: wtypes' own (the portable
-	 * table's; the AVX2 and AVX-512 tables have F16's and BF16's). */
+	 * model's rows converted at load.  NULL in a table: kern_init puts
+	 * wtypes' own (the AVX2 and AVX-512 tables have F16's and BF16's). */
 	void (*from_f32[W_NTYPES])(void *dst, const float *x, int n);
 	/* Activations prepared once for several matmuls (a prefill's or a
 	 * batch's q, k and v, or gate and up: each thread prepares all

@@ -193,7 +193,9 @@ kern_q4_xprep(void *xp, const float *x, int ldx, int n, int t0, int t1,
 	struct kern_q4x *xc;
 	int t, c, i;
 
-	for (t = t0; t < t1 && n <= KERN_Q4_MAXN; t++) {
+	if (n > KERN_Q4_MAXN)
+		return;
+	for (t = t0; t < t1; t++) {
 		xc = (struct kern_q4x *)xp + (size_t)t * KERN_Q4_NC(n);
 		if (prep8(xc, x + (size_t)t * ldx, n) < 0)
 			xc->nsx[0] = KERN_Q4_XBAD;

@@ -65,8 +65,7 @@ conv_rows(void *ctx, int r0, int r1)
 			    (uint16_t *)k->s + (size_t)r * k->ng, NULL, r, f,
 			    w->cols, k->group, k->st);
 		else
-			(kern.from_f32[cv->t] ? kern.from_f32[cv->t] :
-			    wtypes[cv->t].from_f32)(dst, f, w->cols);
+			kern.from_f32[cv->t](dst, f, w->cols);
 	}
 }
 

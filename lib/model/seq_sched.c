@@ -297,8 +297,8 @@ prepared(const struct op *o)
  * prepared all T tokens again, each thread quantized them three times
  * for q, k and v, twice for gate and up (--int8-act's blocks of 32:
  * 4-5% of a 135M prefill; W_Q4I's 4-bit rows: a third of its
- * quantizing in a batch's step, bench/NOTES.md).  Those types' matmul is their matvec
- * (mm_exact), so nvec has nothing to do.  A type whose matmul prepares
+ * quantizing in a batch's step, bench/NOTES.md).  Those types' matmul
+ * is their matvec (mm_exact), so nvec has nothing to do.  A type whose matmul prepares
  * nothing itself (wtypes' xprep 0: the float types, laid out for the
  * register blocks) only up to KERN_TFEW tokens, a batch's decode rows. */
 static int

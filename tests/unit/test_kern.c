@@ -395,8 +395,7 @@ test_fromf32(void)
 	int n;
 
 	for (t = 0; t < sizeof(ts) / sizeof(*ts); t++) {
-		void (*f)(void *, const float *, int) = kern.from_f32[ts[t]] ?
-		    kern.from_f32[ts[t]] : wtypes[ts[t]].from_f32;
+		void (*f)(void *, const float *, int) = kern.from_f32[ts[t]];
 
 		for (pass = 0; pass < sizeof(lo) / sizeof(*lo) + 64; pass++) {
 			for (i = 0; i < N; i++) {
