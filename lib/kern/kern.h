@@ -314,13 +314,14 @@ void kern_q4_avx512_matvecs(float *out, int ldo, const void *w,
  * The activations of a token are put in int8 once per call, per block
  * of 32 as Q8_0 puts weights (conv_q8_0_quant: dx = max|x| / 127, X =
  * nearest-even(x / dx) in [-127, 127]), and the products are integer
- * dot products, exact.  W_Q8_0I (Q8_0 rows): for block b of a row and
- * lane l < 8 of it, P = the sum of the 4 products of elements 32b + 4l
- * .. 32b + 4l + 3 (int32), and
+ * dot products, exact.  W_Q8_0I (Q8_0 rows): for block b of a row, S =
+ * the exact sum of its 32 products (int32), and one float chain a row,
  *
- *	acc[8 (b % 2) + l] = fma((float)P, dw[b] * dx[b], acc[8 (b % 2) + l])
+ *	acc = fma((float)S, dw[b] * dx[b], acc)
  *
- * in order of b, the output the 16 lanes summed by W_Q4's tree (above).
+ * in order of b from acc = 0, the output acc: one float product a block,
+ * as llama.cpp's Q8_0 x Q8_0 GEMM, so that a kernel can hold 8 or 16
+ * rows' sums in the lanes of one register.
  * W_Q4I (W_Q4's matrices): W_Q4's integer path with X of one digit (c;
  * a and b zero) and dx in place of 2^-k; where W_Q4 takes its float path
  * (a group that is not whole words, a row past KERN_Q4_MAXN, a token
@@ -481,7 +482,7 @@ kern_matvec_fn kern_q4_0_avx512_b32, kern_q4_1_avx512_b32,
     kern_q5_0_avx512_b32, kern_q5_1_avx512_b32, kern_gq8_0_avx512_b32, kern_q4_0_avx2_b32, kern_q4_1_avx2_b32,
     kern_gq8_0_avx2_b32;
 
-/* The 16 lanes' tree of W_Q4 and --int8-act (above), as the portable
+/* The 16 lanes' tree of W_Q4 and W_Q4I (above), as the portable
  * kernels compute it. */
 float kern_sum16(const float l[16]);
 
@@ -497,12 +498,12 @@ float kern_sum16(const float l[16]);
  *
  * Blocks of 32 (Q8_0, Q4_0, Q5_0): the activations as W_Q8_0I's
  * (conv_q8_0_quant: dx = max|x| / 127 a block of 32), the weights'
- * integers q - offset, and W_Q8_0I's order over them: for block b and
- * lane l < 8, P = the exact sum of the products of elements 4l .. 4l+3,
+ * integers q - offset, and W_Q8_0I's chain over them: S the exact sum
+ * of block b's 32 products,
  *
- *	acc[8 (b % 2) + l] = fma((float)P, dw * dx, acc[8 (b % 2) + l])
+ *	acc = fma((float)S, dw * dx, acc)
  *
- * and the output kern_sum16(acc).
+ * in order of blocks, the output acc.
  *
  * Superblocks of 256 (Q4_K, Q6_K): the activations as ggml's Q8_K, a
  * struct kern_q8k per 256 (dx = max|x| / 127, X = nearest-even(x / dx),

@@ -86,26 +86,23 @@ blk32(enum wtype t, int8_t *w, const uint8_t *b)
 }
 
 /* Row (nb blocks of type t) against a token's conv_q8_0_quant blocks:
- * W_Q8_0I's lanes and tree. */
+ * each block's exact sum S, one float chain in order of blocks. */
 static float
 dot32(enum wtype t, const uint8_t *row, int nb, const float *xd,
     const int8_t *xq)
 {
-	float acc[16] = { 0 }, d;
+	float acc = 0, d;
 	int8_t w[32];
-	int32_t P;
-	int b, l, i, bytes = wtypes[t].bytes;
+	int32_t S;
+	int b, i, bytes = wtypes[t].bytes;
 
 	for (b = 0; b < nb; b++, xq += 32) {
 		d = blk32(t, w, row + (size_t)b * bytes) * xd[b];
-		for (l = 0; l < 8; l++) {
-			for (P = 0, i = 0; i < 4; i++)
-				P += (int32_t)w[4 * l + i] * xq[4 * l + i];
-			acc[8 * (b % 2) + l] = fmaf((float)P, d,
-			    acc[8 * (b % 2) + l]);
-		}
+		for (S = 0, i = 0; i < 32; i++)
+			S += (int32_t)w[i] * xq[i];
+		acc = fmaf((float)S, d, acc);
 	}
-	return kern_sum16(acc);
+	return acc;
 }
 
 /* ---- superblocks of 256 ---- */

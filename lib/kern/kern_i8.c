@@ -1,6 +1,6 @@
 /* kern_i8.c: the portable kernels of --int8-act's W_Q8_0I (kern.h):
  * the activations put in int8 per block of 32 (conv_q8_0_quant), each
- * lane's four products summed in int32 and the lanes combined in the
+ * block's products summed in int32 and one float chain a row in the
  * order that every table follows, so this file defines their bits.
  * (W_Q4I's portable kernels are beside W_Q4's, in kern_q4.c.) */
 #include <math.h>
@@ -23,7 +23,9 @@ kern_sum16(const float l[16])
 }
 
 /* Row r of the Q8_0 matrix w (rows of n) against a token's int8
- * activations xq (a Q8_0 row of n: scales, then blocks of 32). */
+ * activations xq (a Q8_0 row of n: scales, then blocks of 32): each
+ * block's 32 products summed exactly in int32, then one float chain in
+ * order of blocks (kern.h). */
 static float
 i8dot(const void *w, int n, int r, const void *xq)
 {
@@ -32,21 +34,16 @@ i8dot(const void *w, int n, int r, const void *xq)
 	    conv_q8_0_rowsize(n)), *xd = xq;
 	const int8_t *wq = (const int8_t *)(wd + nb);
 	const int8_t *q = (const int8_t *)(xd + nb);
-	float acc[16] = { 0 }, d;
-	int32_t P;
-	int l, i, k;
+	float acc = 0;
+	int32_t S;
+	int i;
 
 	for (b = 0; b < nb; b++) {
-		d = wd[b] * xd[b];
-		for (l = 0; l < 8; l++) {
-			k = 32 * (int)b + 4 * l;
-			for (P = 0, i = 0; i < 4; i++)
-				P += (int32_t)wq[k + i] * q[k + i];
-			acc[8 * (b % 2) + l] = fmaf((float)P, d,
-			    acc[8 * (b % 2) + l]);
-		}
+		for (S = 0, i = 0; i < 32; i++)
+			S += (int32_t)wq[32 * b + i] * q[32 * b + i];
+		acc = fmaf((float)S, wd[b] * xd[b], acc);
 	}
-	return kern_sum16(acc);
+	return acc;
 }
 
 void
