@@ -263,106 +263,10 @@ gxplaces(int TT, const float **xd, const int8_t **xv, const char *xq,
 	}
 }
 
-/* out[j*ldo + r + i*rs] = row r + i*rs of w (type t, rows of rb bytes) .
- * token j of the blocks at xq (ldxq bytes apart), i < R, j < TT; pf:
- * prefetch each row GPF bytes ahead (decode). */
-INLINE void
-gblock32(enum wtype t, int R, int TT, float *out, int ldo, const uint8_t *w,
-    size_t rb, const char *xq, size_t ldxq, int n, int r, int rs, int pf)
-{
-	size_t nx = CONV_Q8_0_NB(n);
-	int nb = (n + 31) / 32, b, i, j, p, bytes = wtypes[t].bytes;
-	const __m256i off = _mm256_set1_epi8(t == W_Q4_0I ? 8 : 16);
-	const uint8_t *wr[GVMAX];
-	const float *xd[GT];
-	const int8_t *xv[GT];
-	__m256 acc[GVMAX][GT][2];
-	__m256i wv[GVMAX], aw[GVMAX], x, nc;
-	float dw[GVMAX];
-
-	UNROLL
-	for (i = 0; i < R; i++) {
-		wr[i] = w + (size_t)(r + i * rs) * rb;
-		UNROLL
-		for (j = 0; j < TT; j++)
-			acc[i][j][0] = acc[i][j][1] = _mm256_setzero_ps();
-	}
-	gxplaces(TT, xd, xv, xq, ldxq, nx);
-	for (b = 0; b < nb; b += 2) {
-		if (pf)
-			UNROLL
-			for (i = 0; i < R; i++)
-				gahead(wr[i] + (size_t)b * bytes);
-		UNROLL
-		for (p = 0; p < 2; p++) {
-			if (p && b + 1 >= nb)
-				break;
-			UNROLL
-			for (i = 0; i < R; i++) {
-				wv[i] = wblk(t, wr[i] + (size_t)(b + p) * bytes);
-				dw[i] = gf16(wr[i] + (size_t)(b + p) * bytes);
-				/* Q8_0: |q| against X given q's sign, as
-				 * X is never -128 where a file's q may be */
-				if (t == W_GQ8_0I)
-					aw[i] = _mm256_abs_epi8(wv[i]);
-			}
-			UNROLL
-			for (j = 0; j < TT; j++) {
-				x = _mm256_loadu_si256((const __m256i *)
-				    (xv[j] + 32 * (b + p)));
-				if (t == W_GQ8_0I) {
-					UNROLL
-					for (i = 0; i < R; i++)
-						acc[i][j][p] = _mm256_fmadd_ps(
-						    _mm256_cvtepi32_ps(dpbusd(
-						    _mm256_setzero_si256(), aw[i],
-						    _mm256_sign_epi8(x, wv[i]))),
-						    _mm256_set1_ps(dw[i] *
-						    xd[j][b + p]), acc[i][j][p]);
-					continue;
-				}
-				/* minus offset times the sums of X */
-				nc = _mm256_sub_epi32(_mm256_setzero_si256(),
-				    dpbusd(_mm256_setzero_si256(), off, x));
-				UNROLL
-				for (i = 0; i < R; i++)
-					acc[i][j][p] = _mm256_fmadd_ps(
-					    _mm256_cvtepi32_ps(dpbusd(nc, wv[i],
-					    x)), _mm256_set1_ps(dw[i] *
-					    xd[j][b + p]), acc[i][j][p]);
-			}
-		}
-	}
-	UNROLL
-	for (i = 0; i < R; i++)
-		UNROLL
-		for (j = 0; j < TT; j++)
-			out[(size_t)j * ldo + r + i * rs] = hsum(_mm256_add_ps(
-			    acc[i][j][0], acc[i][j][1]));
-}
-
 /* Bytes of a block of type t, known where the code is compiled (wtypes
  * is not), so that strides and prefetch loops are constants. */
 #define GBYTES32(t) ((t) == W_GQ8_0I ? 34 : (t) == W_Q4_0I ? 18 : 22)
 #define GBYTESK(t) ((t) == W_Q4_KI ? 144 : 210)
-
-/* Row p's block against the token's block xb (its scales' product d,
- * nc minus the offset times the sums of X where t has one): acc +
- * gblock32's integers times d. */
-INLINE __m256
-gv32blk(enum wtype t, __m256 acc, const uint8_t *p, const int8_t *xb,
-    const __m256i *nc, __m256 d)
-{
-	__m256i x = _mm256_loadu_si256((const __m256i *)xb), wv = wblk(t, p),
-	    P;
-
-	if (t == W_GQ8_0I)
-		P = dpbusd(_mm256_setzero_si256(), _mm256_abs_epi8(wv),
-		    _mm256_sign_epi8(x, wv));
-	else
-		P = dpbusd(*nc, wv, x);
-	return _mm256_fmadd_ps(_mm256_cvtepi32_ps(P), d, acc);
-}
 
 /* Minus the offset of type t's weights times the sums of X of block xb,
  * per lane (Q8_0 has none). */
@@ -374,6 +278,21 @@ gv32nc(enum wtype t, const int8_t *xb)
 	return _mm256_sub_epi32(_mm256_setzero_si256(), dpbusd(
 	    _mm256_setzero_si256(), _mm256_set1_epi8(t == W_Q4_0I ? 8 : 16),
 	    _mm256_loadu_si256((const __m256i *)xb)));
+}
+
+/* Block p's integers (type t) against the token's block xb, nc as
+ * gv32nc's: 8 int32 lanes, their sum the block's exact S. */
+INLINE __m256i
+gv32blk(enum wtype t, const uint8_t *p, const int8_t *xb, __m256i nc)
+{
+	__m256i x = _mm256_loadu_si256((const __m256i *)xb), wv = wblk(t, p);
+
+	/* Q8_0: |q| against X given q's sign, as X is never -128 where a
+	 * file's q may be */
+	if (t == W_GQ8_0I)
+		return dpbusd(_mm256_setzero_si256(), _mm256_abs_epi8(wv),
+		    _mm256_sign_epi8(x, wv));
+	return dpbusd(nc, wv, x);
 }
 
 INLINE int
@@ -401,65 +320,98 @@ gscales8(const uint8_t *p, int bytes)
 	return _mm_insert_epi16(s, gh16(p + 7 * bytes), 7);
 }
 
-/* Decode's blocks of 32: rows r + i*rs (i < R) of w (type t, rb bytes
- * each) . the one token prepared at xq, each row prefetched GPF ahead;
- * gblock32's integers and float operations in its order.  8 blocks at
- * a time: a row's 8 scales times the token's made at once (vcvtph2ps,
- * vmulps) and the 8 blocks' offset sums once for the R rows, both kept
- * in memory, which leaves the registers to the 2R accumulators. */
+/* out[j*ldo + r + i*rs] = row r + i*rs of w (type t, rows of rb bytes) .
+ * token j of the blocks at xq (ldxq bytes apart), i < R, j < TT, R TT
+ * <= 4 chains in the lanes of one register; pf: prefetch each row GPF
+ * bytes ahead (decode).  8 blocks at a time: each chain's 8 scale
+ * products made at once (vcvtph2ps, vmulps) and paired by block
+ * (dpairs), the blocks' int32 lanes summed two blocks at a time for the
+ * R TT chains by one hadd tree (chain2). */
 INLINE void
-gv32(enum wtype t, int R, float *out, const uint8_t *w, size_t rb,
-    const char *xq, int n, int r, int rs)
+gblock32(enum wtype t, int R, int TT, float *out, int ldo, const uint8_t *w,
+    size_t rb, const char *xq, size_t ldxq, int n, int r, int rs, int pf)
 {
-	const float *xd = (const float *)xq;
-	const int8_t *xv = (const int8_t *)(xd + CONV_Q8_0_NB(n));
+	size_t nx = CONV_Q8_0_NB(n);
 	const int bytes = GBYTES32(t);
-	int nb = (n + 31) / 32, b, i, k;
+	int nb = (n + 31) / 32, b, c, i, j, p;
 	const uint8_t *wr[GVMAX];
-	float ds[GVMAX][8] __attribute__((aligned(32)));
-	__m256i nc[8];
-	__m256 acc[GVMAX][2];
+	const float *xd[GT];
+	const int8_t *xv[GT];
+	__m256 ds[4], d[4];
+	__m256i P[2][4], nc[GT];
+	__m128 acc = _mm_setzero_ps();
+	float o[4] __attribute__((aligned(16)));
 
 	UNROLL
-	for (i = 0; i < R; i++) {
+	for (i = 0; i < R; i++)
 		wr[i] = w + (size_t)(r + i * rs) * rb;
-		acc[i][0] = acc[i][1] = _mm256_setzero_ps();
-	}
+	gxplaces(TT, xd, xv, xq, ldxq, nx);
+	UNROLL
+	for (c = 0; c < 4; c++)
+		ds[c] = _mm256_setzero_ps(), P[0][c] = P[1][c] =
+		    _mm256_setzero_si256();
 	for (b = 0; b + 8 <= nb; b += 8) {
 		UNROLL
-		for (k = 0; k < 8; k++)
-			nc[k] = gv32nc(t, xv + 32 * (b + k));
-		UNROLL
 		for (i = 0; i < R; i++) {
+			if (pf)
+				UNROLL
+				for (c = 0; c < 8 * bytes; c += 64)
+					gahead(wr[i] + c);
 			UNROLL
-			for (k = 0; k < 8 * bytes; k += 64)
-				gahead(wr[i] + k);
-			_mm256_store_ps(ds[i], _mm256_mul_ps(_mm256_cvtph_ps(
-			    gscales8(wr[i], bytes)), _mm256_loadu_ps(xd + b)));
+			for (j = 0; j < TT; j++)
+				ds[i * TT + j] = _mm256_mul_ps(_mm256_cvtph_ps(
+				    gscales8(wr[i], bytes)),
+				    _mm256_loadu_ps(xd[j] + b));
 		}
+		dpairs(d, ds);
 		UNROLL
-		for (k = 0; k < 8; k++)
+		for (c = 0; c < 8; c += 2) {
 			UNROLL
-			for (i = 0; i < R; i++)
-				acc[i][k % 2] = gv32blk(t, acc[i][k % 2], wr[i] +
-				    k * bytes, xv + 32 * (b + k), nc + k,
-				    _mm256_broadcast_ss(ds[i] + k));
+			for (p = 0; p < 2; p++) {
+				UNROLL
+				for (j = 0; j < TT; j++)
+					nc[j] = gv32nc(t, xv[j] + 32 * (b + c +
+					    p));
+				UNROLL
+				for (i = 0; i < R; i++)
+					UNROLL
+					for (j = 0; j < TT; j++)
+						P[p][i * TT + j] = gv32blk(t,
+						    wr[i] + (c + p) * bytes,
+						    xv[j] + 32 * (b + c + p),
+						    nc[j]);
+			}
+			acc = chain2(acc, P[0], P[1], d[c / 2]);
+		}
 		UNROLL
 		for (i = 0; i < R; i++)
 			wr[i] += 8 * bytes;
 	}
-	for (; b < nb; b++) {
-		nc[0] = gv32nc(t, xv + 32 * b);
+	for (; b < nb; b++) {	/* the rest a block at a time */
+		float dd[4] = { 0 };
+
+		UNROLL
+		for (j = 0; j < TT; j++)
+			nc[j] = gv32nc(t, xv[j] + 32 * b);
 		UNROLL
 		for (i = 0; i < R; i++) {
-			acc[i][b % 2] = gv32blk(t, acc[i][b % 2], wr[i], xv +
-			    32 * b, nc, _mm256_set1_ps(gf16(wr[i]) * xd[b]));
+			UNROLL
+			for (j = 0; j < TT; j++) {
+				P[0][i * TT + j] = gv32blk(t, wr[i],
+				    xv[j] + 32 * b, nc[j]);
+				dd[i * TT + j] = gf16(wr[i]) * xd[j][b];
+			}
 			wr[i] += bytes;
 		}
+		acc = _mm_fmadd_ps(_mm_cvtepi32_ps(hsum4i(P[0])),
+		    _mm_loadu_ps(dd), acc);
 	}
+	_mm_store_ps(o, acc);
 	UNROLL
 	for (i = 0; i < R; i++)
-		out[r + i * rs] = hsum(_mm256_add_ps(acc[i][0], acc[i][1]));
+		UNROLL
+		for (j = 0; j < TT; j++)
+			out[(size_t)j * ldo + r + i * rs] = o[i * TT + j];
 }
 
 /* ---- superblocks of 256 ---- */
@@ -785,19 +737,10 @@ gvrows(enum wtype t, float *out, const void *w, const char *xq, int n,
 		return;
 	}
 	h = (r1 - r0) / GV32;
-	/* Q8_0's sign trick wants each block of X in a register, which
-	 * gblock32 shares between its rows and gv32 does not */
-	if (t == W_GQ8_0I) {
-		for (r = r0; r < r0 + h; r++)
-			gblock32(t, GV32, 1, out, 0, w, rb, xq, 0, n, r, h, 1);
-		for (r = r0 + GV32 * h; r < r1; r++)
-			gblock32(t, 1, 1, out, 0, w, rb, xq, 0, n, r, 1, 1);
-		return;
-	}
 	for (r = r0; r < r0 + h; r++)
-		gv32(t, GV32, out, w, rb, xq, n, r, h);
+		gblock32(t, GV32, 1, out, 0, w, rb, xq, 0, n, r, h, 1);
 	for (r = r0 + GV32 * h; r < r1; r++)
-		gv32(t, 1, out, w, rb, xq, n, r, 1);
+		gblock32(t, 1, 1, out, 0, w, rb, xq, 0, n, r, 1, 1);
 }
 
 INLINE void
@@ -816,189 +759,156 @@ gi8_matvec(enum wtype t, float *out, const void *w, const float *x, int n,
 
 /* ---- the blocks of 32's prefill GEMM on unpacked panels ----
  *
- * A row panel unpacked once a chunk of tokens (yunpack: each block's 32
- * weights as unsigned bytes, Q8_0's q + 128, then the row's float
- * scales), where gblock32 unpacks every block again for every GT
- * tokens; each (row, token, block) then a load, a vpdpbusd from the
- * token's start (minus the offset times its sums of X), and
- * gblock32's float operations in its order: the same integers, the
- * same bits. */
+ * A row panel unpacked once a chunk of tokens (yunpack), 8 rows
+ * interleaved: for each octet of rows and block, 8 vectors, vector g
+ * the 4 bytes 4g .. 4g + 3 of the 8 rows' unsigned weights (Q8_0's q +
+ * 128), then the 8 rows' float scales a block.  A token's 4 bytes
+ * broadcast against vector g make, by vpdpbusd, the 8 rows' partial
+ * sums in 8 lanes; after the 8 groups each lane holds its row's block
+ * sum S (started at minus the offset times the token's sum of X), and
+ * one vcvtdq2ps, one vmulps (the rows' scales by the token's) and one
+ * FMA a block take the 8 rows' chains on: the portable file's integers
+ * and float operations, one float product a block and row, as
+ * llama.cpp's repacked Q4_0 GEMM. */
 #define YUBUF (128 * 1024)	/* bytes of an unpacked row panel */
 #define YUROW(nb) ((size_t)(nb) * (32 + 4))	/* bytes of a row */
+#define YUOCT(nb) (8 * YUROW(nb))	/* bytes of an octet of rows */
+#define YR8 2	/* octets of ygemm's register block */
+/* its tokens: 2 x 3 int32 and float accumulators, the two octets'
+ * weight vectors and a broadcast; vpmaddubsw's dpbusd wants two more */
+#define YT (GI8_VNNI ? 3 : 2)
 
+/* Rows [r0, r1) of w (type t, rb bytes each) into the panel u,
+ * interleaved by octets (above), the last one's missing rows zero. */
 static void
 yunpack(enum wtype t, uint8_t *u, const uint8_t *w, size_t rb, int n,
     int r0, int r1)
 {
-	int nb = (n + 31) / 32, bytes = wtypes[t].bytes, r, b;
+	const __m256i x80 = _mm256_set1_epi8((char)0x80);
+	int nb = (n + 31) / 32, bytes = wtypes[t].bytes, r, b, k, m;
 	const uint8_t *p;
+	__m256i v[8], g[8];
 	float *d;
-	__m256i v;
 
-	for (r = r0; r < r1; r++, u += YUROW(nb)) {
-		d = (float *)(u + 32 * (size_t)nb);
-		if (t == W_Q8_0I) {	/* scales, then bytes (conv.h) */
-			p = w + (size_t)r * rb;
-			memcpy(d, p, (size_t)nb * sizeof *d);
-			p += (size_t)nb * sizeof *d;
-			for (b = 0; b < nb; b++)
-				_mm256_storeu_si256((__m256i *)(u + 32 *
-				    (size_t)b), _mm256_xor_si256(
-				    _mm256_loadu_si256((const __m256i *)(p + 32 *
-				    (size_t)b)), _mm256_set1_epi8((char)0x80)));
-			continue;
-		}
+	for (r = r0; r < r1; r += 8, u += YUOCT(nb)) {
+		m = r1 - r < 8 ? r1 - r : 8;
+		d = (float *)(u + 256 * (size_t)nb);
 		for (b = 0; b < nb; b++) {
-			p = w + (size_t)r * rb + (size_t)b * bytes;
-			v = wblk(t, p);
-			if (t == W_GQ8_0I)
-				v = _mm256_xor_si256(v, _mm256_set1_epi8(
-				    (char)0x80));
-			_mm256_storeu_si256((__m256i *)(u + 32 * (size_t)b), v);
-			d[b] = gf16(p);
+			for (k = 0; k < 8; k++) {
+				if (k >= m) {
+					v[k] = _mm256_setzero_si256();
+					d[8 * b + k] = 0;
+					continue;
+				}
+				p = w + (size_t)(r + k) * rb;
+				if (t == W_Q8_0I) {	/* scales, then bytes */
+					memcpy(d + 8 * b + k, p + 4 * (size_t)b,
+					    4);
+					v[k] = _mm256_xor_si256(
+					    _mm256_loadu_si256((const __m256i *)
+					    (p + 4 * (size_t)nb + 32 * (size_t)b)),
+					    x80);
+					continue;
+				}
+				p += (size_t)b * bytes;
+				v[k] = wblk(t, p);
+				if (t == W_GQ8_0I)
+					v[k] = _mm256_xor_si256(v[k], x80);
+				d[8 * b + k] = gf16(p);
+			}
+			tr8x8(g, v);
+			for (k = 0; k < 8; k++)
+				_mm256_store_si256((__m256i *)(u + 256 *
+				    (size_t)b + 32 * k), g[k]);
 		}
 	}
 }
 
-#define YR 4	/* rows of ygemm's register block */
-#define YT 2	/* its tokens (ypanel's tail takes 1) */
-#define YSEG 32	/* blocks a segment (even pass, odd pass) */
-
-/* out[j*ldo + r + i] = unpacked row r + i of u (ru bytes each) . token
- * j of the blocks at xq (ldxq apart), i < R <= YR, j < TT <= YT; nc:
- * token j's minus the weights' offset (8, 16, 128) times its sums of X,
- * block b's lanes at nc + (j * nb + b) * 8 (ynoff).  The even blocks'
- * chain first, then
- * the odd ones' (gblock32's two accumulators a lane, each in its order),
- * so that a register block holds R x TT accumulators, not twice that,
- * a segment of YSEG blocks at a time (its weights and tokens stay in L1
- * for the odd pass, where rows of 8192 would not);
- * and dw dx made 8 blocks at a time beforehand (the same products), so
- * that the step is a load, a vpdpbusd, a vcvtdq2ps and an FMA with a
- * broadcast load: no scalar multiply and shuffle a block.  The offset's
- * sums read made (a load as vpdpbusd's start), not made again for each
- * 4 rows: that took two instructions a token and block and two
- * registers, and without those registers gcc kept an accumulator in
- * memory (bench/NOTES.md, branch a2p). */
+/* out[j*ldo + r + 8i + l] = row r + 8i + l of the panel u . token j of
+ * the blocks at xq (ldxq apart), i < R8, j < TT, l < 8 and r + 8i + l <
+ * m; nc[j * nb + b]: minus the offset times token j's sum of X in block
+ * b (ynoff). */
 INLINE void
-ygemm(int R, int TT, float *out, int ldo, const uint8_t *u, size_t ru,
-    const char *xq, size_t ldxq, const int32_t *nc, int n, int r)
+ygemm(int R8, int TT, float *out, int ldo, const uint8_t *u,
+    const char *xq, size_t ldxq, const int32_t *nc, int n, int r, int m)
 {
 	size_t nx = CONV_Q8_0_NB(n);
-	int nb = (n + 31) / 32, b, i, j, p;
-	const uint8_t *wr[YR];
-	const float *wd[YR], *xd[YT];
-	const int8_t *xv[YT];
-	const __m256i *ncj[YT];
-	/* dd[i][j][b]: row i's scale times token j's, block b */
-	float dd[YR][YT][CONV_Q8_0_NB(KERN_GI8_MAXN)]
-	    __attribute__((aligned(32)));
-	__m256 acc[YR][YT], sum[2][YR][YT];
-	__m256i x[YT], wv;
-	int s0, s1;
+	int nb = (n + 31) / 32, b, g, i, j, l;
+	const uint8_t *wo[YR8];
+	const float *wd[YR8], *xd[3];
+	const int8_t *xv[3];
+	__m256 acc[YR8][3];
+	__m256i s[YR8][3], wv[YR8], x;
+	int32_t xg;
+	float o[8];
 
 	gxplaces(TT, xd, xv, xq, ldxq, nx);
 	UNROLL
-	for (j = 0; j < TT; j++)
-		ncj[j] = (const __m256i *)(nc + (size_t)j * nb * 8);
-	UNROLL
-	for (i = 0; i < R; i++) {
-		wr[i] = u + (size_t)(r + i) * ru;
-		wd[i] = (const float *)(wr[i] + 32 * (size_t)nb);
-	}
-	/* 8 blocks at a time for the whole register block: each token's 8
-	 * scales loaded once for the R rows, one loop's overhead */
-	for (b = 0; b + 8 <= nb; b += 8) {
-		__m256 xs[YT], ws;
-
+	for (i = 0; i < R8; i++) {
+		wo[i] = u + (size_t)(r / 8 + i) * YUOCT(nb);
+		wd[i] = (const float *)(wo[i] + 256 * (size_t)nb);
 		UNROLL
 		for (j = 0; j < TT; j++)
-			xs[j] = _mm256_loadu_ps(xd[j] + b);
+			acc[i][j] = _mm256_setzero_ps();
+	}
+	for (b = 0; b < nb; b++) {
 		UNROLL
-		for (i = 0; i < R; i++) {
-			ws = _mm256_loadu_ps(wd[i] + b);
+		for (i = 0; i < R8; i++)
 			UNROLL
 			for (j = 0; j < TT; j++)
-				_mm256_store_ps(dd[i][j] + b, _mm256_mul_ps(ws,
-				    xs[j]));
-		}
-	}
-	if (b < nb) {	/* the rest: masked loads, the same products */
-		const __m256i mk = _mm256_cmpgt_epi32(_mm256_set1_epi32(nb - b),
-		    _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-		__m256 xs[YT], ws;
-
+				s[i][j] = _mm256_set1_epi32(nc[(size_t)j * nb +
+				    b]);
 		UNROLL
-		for (j = 0; j < TT; j++)
-			xs[j] = _mm256_maskload_ps(xd[j] + b, mk);
-		UNROLL
-		for (i = 0; i < R; i++) {
-			ws = _mm256_maskload_ps(wd[i] + b, mk);
+		for (g = 0; g < 8; g++) {
 			UNROLL
-			for (j = 0; j < TT; j++)
-				_mm256_store_ps(dd[i][j] + b, _mm256_mul_ps(ws,
-				    xs[j]));
-		}
-	}
-	UNROLL
-	for (i = 0; i < R; i++)
-		UNROLL
-		for (j = 0; j < TT; j++)
-			sum[0][i][j] = sum[1][i][j] = _mm256_setzero_ps();
-	for (s0 = 0; s0 < nb; s0 = s1) {
-		s1 = nb - s0 > YSEG ? s0 + YSEG : nb;
-		for (p = 0; p < 2; p++) {
+			for (i = 0; i < R8; i++)
+				wv[i] = _mm256_load_si256((const __m256i *)
+				    (wo[i] + 256 * (size_t)b + 32 * g));
 			UNROLL
-			for (i = 0; i < R; i++)
+			for (j = 0; j < TT; j++) {
+				memcpy(&xg, xv[j] + 32 * b + 4 * g, 4);
+				x = _mm256_set1_epi32(xg);
 				UNROLL
-				for (j = 0; j < TT; j++)
-					acc[i][j] = sum[p][i][j];
-			for (b = s0 + p; b < s1; b += 2) {
-				UNROLL
-				for (j = 0; j < TT; j++)
-					x[j] = _mm256_loadu_si256((const __m256i *)
-					    (xv[j] + 32 * b));
-				UNROLL
-				for (i = 0; i < R; i++) {
-					wv = _mm256_loadu_si256((const __m256i *)
-					    (wr[i] + 32 * b));
-					UNROLL
-					for (j = 0; j < TT; j++)
-						acc[i][j] = _mm256_fmadd_ps(
-						    _mm256_cvtepi32_ps(dpbusd(
-						    _mm256_load_si256(ncj[j] + b),
-						    wv, x[j])),
-						    _mm256_broadcast_ss(dd[i][j] +
-						    b), acc[i][j]);
-				}
+				for (i = 0; i < R8; i++)
+					s[i][j] = dpbusd(s[i][j], wv[i], x);
 			}
-			UNROLL
-			for (i = 0; i < R; i++)
-				UNROLL
-				for (j = 0; j < TT; j++)
-					sum[p][i][j] = acc[i][j];
 		}
+		UNROLL
+		for (i = 0; i < R8; i++)
+			UNROLL
+			for (j = 0; j < TT; j++)
+				acc[i][j] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(
+				    s[i][j]), _mm256_mul_ps(_mm256_load_ps(wd[i] +
+				    8 * b), _mm256_broadcast_ss(xd[j] + b)),
+				    acc[i][j]);
 	}
 	UNROLL
-	for (i = 0; i < R; i++)
+	for (i = 0; i < R8; i++)
 		UNROLL
-		for (j = 0; j < TT; j++)
-			out[(size_t)j * ldo + r + i] = hsum(_mm256_add_ps(
-			    sum[0][i][j], sum[1][i][j]));
+		for (j = 0; j < TT; j++) {
+			if (m - r - 8 * i >= 8) {
+				_mm256_storeu_ps(out + (size_t)j * ldo + r + 8 * i,
+				    acc[i][j]);
+				continue;
+			}
+			_mm256_storeu_ps(o, acc[i][j]);
+			for (l = 0; l < m - r - 8 * i; l++)
+				out[(size_t)j * ldo + r + 8 * i + l] = o[l];
+		}
 }
 
-/* Rows [0, m) of the panel at u against TT tokens at xq: YR at a
- * time, then the rest one by one. */
+/* Rows [0, m) of the panel at u against TT tokens at xq: YR8 octets at
+ * a time, then one. */
 INLINE void
-yrows(int TT, float *out, int ldo, const uint8_t *u, size_t ru,
-    const char *xq, size_t ld, const int32_t *nc, int n, int m)
+yrows(int TT, float *out, int ldo, const uint8_t *u, const char *xq,
+    size_t ld, const int32_t *nc, int n, int m)
 {
 	int r;
 
-	for (r = 0; r + YR <= m; r += YR)
-		ygemm(YR, TT, out, ldo, u, ru, xq, ld, nc, n, r);
-	for (; r < m; r++)
-		ygemm(1, TT, out, ldo, u, ru, xq, ld, nc, n, r);
+	for (r = 0; r + 8 * YR8 <= m; r += 8 * YR8)
+		ygemm(YR8, TT, out, ldo, u, xq, ld, nc, n, r, m);
+	for (; r < m; r += 8)
+		ygemm(1, TT, out, ldo, u, xq, ld, nc, n, r, m);
 }
 
 /* Part k of parts of the bytes [p, p + bytes) brought towards L2, a
@@ -1014,67 +924,68 @@ gpanelfetch(const uint8_t *p, size_t bytes, int k, int parts)
 		_mm_prefetch((const char *)(p + a), _MM_HINT_T1);
 }
 
-/* Minus off times the sums of X of each lane, for the nb blocks of
- * TT tokens at xq (ld bytes apart), into nc (ygemm's layout). */
+/* Minus off times the sum of X of each block, for the nb blocks of TT
+ * tokens at xq (ld bytes apart), into nc (ygemm's layout). */
 INLINE void
 ynoff(int TT, int32_t *nc, const char *xq, size_t ld, __m256i off, int n)
 {
 	size_t nx = CONV_Q8_0_NB(n);
 	int nb = (n + 31) / 32, b, j;
-	const float *xd[YT];
-	const int8_t *xv[YT];
+	const float *xd[3];
+	const int8_t *xv[3];
 
 	gxplaces(TT, xd, xv, xq, ld, nx);
 	UNROLL
 	for (j = 0; j < TT; j++)
 		for (b = 0; b < nb; b++)
-			_mm256_store_si256((__m256i *)(nc + ((size_t)j * nb +
-			    b) * 8), _mm256_sub_epi32(_mm256_setzero_si256(),
-			    dpbusd(_mm256_setzero_si256(), off,
-			    _mm256_loadu_si256((const __m256i *)(xv[j] + 32 *
-			    b)))));
+			nc[(size_t)j * nb + b] = -hsumi(dpbusd(
+			    _mm256_setzero_si256(), off, _mm256_loadu_si256(
+			    (const __m256i *)(xv[j] + 32 * b))));
 }
 
 /* Rows [p0, p1) unpacked at u against the tokens [t0, t1) of the
- * chunk at xq (ld bytes a token), YT at a time, then one: for each,
- * the offset's sums first (ynoff), for all the panel's rows. */
+ * chunk at xq (ld bytes a token), YT at a time, then the rest: for
+ * each, the offset's sums first (ynoff), for all the panel's rows. */
 INLINE void
 ypanel(enum wtype t, float *out, int ldo, const uint8_t *u, const char *xq,
     size_t ld, int n, int p0, int p1, int T, const uint8_t *nx, size_t nxb)
 {
 	const __m256i off = _mm256_set1_epi8((char)(t == W_Q4_0I ? 8 :
 	    t == W_Q5_0I ? 16 : 128));
-	int32_t nc[YT * CONV_Q8_0_NB(KERN_GI8_MAXN) * 8]
-	    __attribute__((aligned(32)));
-	size_t ru = YUROW((n + 31) / 32);
+	int32_t nc[3 * CONV_Q8_0_NB(KERN_GI8_MAXN)];
 	int j;
 
 	for (j = 0; j + YT <= T; j += YT) {
 		gpanelfetch(nx, nxb, j / YT, (T + YT - 1) / YT);
 		ynoff(YT, nc, xq + (size_t)j * ld, ld, off, n);
-		yrows(YT, out + (size_t)j * ldo + p0, ldo, u, ru, xq +
+		yrows(YT, out + (size_t)j * ldo + p0, ldo, u, xq +
 		    (size_t)j * ld, ld, nc, n, p1 - p0);
 	}
-	for (; j < T; j++) {
+	if (T - j == 2) {
+		gpanelfetch(nx, nxb, j / YT, (T + YT - 1) / YT);
+		ynoff(2, nc, xq + (size_t)j * ld, ld, off, n);
+		yrows(2, out + (size_t)j * ldo + p0, ldo, u, xq +
+		    (size_t)j * ld, ld, nc, n, p1 - p0);
+	} else if (T - j == 1) {
 		gpanelfetch(nx, nxb, j / YT, (T + YT - 1) / YT);
 		ynoff(1, nc, xq + (size_t)j * ld, ld, off, n);
-		yrows(1, out + (size_t)j * ldo + p0, ldo, u, ru, xq +
+		yrows(1, out + (size_t)j * ldo + p0, ldo, u, xq +
 		    (size_t)j * ld, ld, nc, n, p1 - p0);
 	}
 }
 
 /* Whether type t's rows of n take ypanel: blocks of 32 whose panel of
- * GR rows fits, and Q8_0 only where vpdpbusd makes the sums (its q +
- * 128 times X would saturate vpmaddubsw's pairs); W_Q8_0I (conv.h's
- * rows, pairs of blocks) only with no padding block, which its own
- * kernels add in. */
+ * an octet of rows fits, and Q8_0 only where vpdpbusd makes the sums
+ * (its q + 128 times X would saturate vpmaddubsw's pairs); W_Q8_0I
+ * (conv.h's rows, pairs of blocks) only with no padding block, which
+ * its own kernels add in. */
 INLINE int
 yfits(enum wtype t, int n)
 {
 	if (t == W_Q8_0I)
-		return GI8_VNNI && n % 64 == 0 && YUBUF / YUROW(n / 32) >= GR;
+		return GI8_VNNI && n % 64 == 0 && YUBUF / YUOCT(n / 32) >= 1;
 	return wtypes[t].block == 32 && (GI8_VNNI || t != W_GQ8_0I) &&
-	    YUBUF / YUROW((n + 31) / 32) >= GR;
+	    YUBUF / YUOCT((n + 31) / 32) >= 1;
 }
 
 /* ---- Q4_K's prefill GEMM on unpacked panels ----
@@ -1188,19 +1099,6 @@ kunpack(uint8_t *u, const uint8_t *w, size_t rb, int n, int r0, int r1)
 			memcpy(u + 288, m16, 16);
 			memcpy(u + 304, dd, 8);
 		}
-}
-
-/* The sums of the 8 lanes of each of v[0..8), in that order. */
-INLINE __m256i
-hsum8i(const __m256i v[8])
-{
-	__m256i a = _mm256_hadd_epi32(_mm256_hadd_epi32(v[0], v[1]),
-	    _mm256_hadd_epi32(v[2], v[3]));
-	__m256i b = _mm256_hadd_epi32(_mm256_hadd_epi32(v[4], v[5]),
-	    _mm256_hadd_epi32(v[6], v[7]));
-
-	return _mm256_add_epi32(_mm256_permute2x128_si256(a, b, 0x20),
-	    _mm256_permute2x128_si256(a, b, 0x31));
 }
 
 /* out[j*ldo + r + i] = unpacked row r + i of u (ru bytes each) . token
@@ -1385,7 +1283,7 @@ gi8_matmul(enum wtype t, float *out, int ldo, const void *w, const float *x,
 		P = (int)(KUBUF / ((size_t)(n / 256) * KSB(t))) / KR * KR;
 	if (yfits(t, n)) {
 		P = (int)(YUBUF / YUROW((n + 31) / 32));
-		P = P >= YR ? P / YR * YR : P;
+		P = P >= 8 * YR8 ? P / (8 * YR8) * (8 * YR8) : 8;
 	}
 	for (t0 = 0; t0 < T; t0 = t1) {
 		t1 = T - t0 > TB ? t0 + TB : T;

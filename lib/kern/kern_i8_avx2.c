@@ -5,10 +5,9 @@
  * Per block of 32 and row: vpsignb gives the weights the activations'
  * signs, vpmaddubsw multiplies them by |X| into pairs (at most 2 * 127
  * * 127: no saturation), vpmaddwd by ones adds the pairs into 8 int32
- * lanes, each the exact sum of its four products, converted and
- * multiplied into the even or the odd blocks' accumulator with dw * dx
- * (kern.h's order: lanes 0-7 and 8-15).  The two are added and reduced
- * by hsum, W_Q4's tree. */
+ * lanes whose sum is the block's exact S; a register block's chains
+ * (kern.h: one FMA a block, (float)S times dw * dx) are the lanes of
+ * one register, their blocks' lanes summed by one hadd tree. */
 #if defined(__x86_64__)
 
 #include <immintrin.h>
@@ -32,8 +31,22 @@ bdot(__m256i w, __m256i x, __m256i ax)
 	    _mm256_sign_epi8(w, x)), _mm256_set1_epi16(1));
 }
 
+/* Block b's 8 int32 lanes of row wq against token xv: vpsignb gives
+ * the weights the activations' signs, vpmaddubsw multiplies them by |X|
+ * into pairs, vpmaddwd by ones adds the pairs: their sum is S. */
+INLINE __m256i
+qblk(const int8_t *wq, const int8_t *xv, size_t b)
+{
+	__m256i x = _mm256_loadu_si256((const __m256i *)(xv + 32 * b));
+
+	return bdot(_mm256_loadu_si256((const __m256i *)(wq + 32 * b)), x,
+	    _mm256_abs_epi8(x));
+}
+
 /* out[j*ldo + r + i*rs] = row r + i*rs of w . token j of the quantized
- * activations at xq (stride ldxq bytes), i < R, j < TT. */
+ * activations at xq (stride ldxq bytes), i < R, j < TT, R TT <= 4
+ * chains in the lanes of one register: 8 blocks' scale products at a
+ * time (dpairs), two blocks' sums at a time for all chains (chain2). */
 INLINE void
 qblock(int R, int TT, float *out, int ldo, const void *w, const char *xq,
     size_t ldxq, int n, int r, int rs)
@@ -41,53 +54,67 @@ qblock(int R, int TT, float *out, int ldo, const void *w, const char *xq,
 	size_t nb = CONV_Q8_0_NB(n), rowb = nb * (4 + 32), b;
 	const float *wd[QR], *xd[QT];
 	const int8_t *wq[QR], *xv[QT];
-	__m256 acc[QR][QT][2], ws[QR], xs;
-	__m256i wv[QR], x, ax;
-	int i, j, p;
+	__m256 ds[4], d[4];
+	__m256i P[2][4];
+	__m128 acc = _mm_setzero_ps();
+	float o[4] __attribute__((aligned(16)));
+	int i, j, c, p;
 
 	UNROLL
 	for (i = 0; i < R; i++) {
 		wd[i] = (const float *)((const char *)w + (size_t)(r + i * rs) *
 		    rowb);
 		wq[i] = (const int8_t *)(wd[i] + nb);
-		UNROLL
-		for (j = 0; j < TT; j++)
-			acc[i][j][0] = acc[i][j][1] = _mm256_setzero_ps();
 	}
 	UNROLL
 	for (j = 0; j < TT; j++) {
 		xd[j] = (const float *)(xq + (size_t)j * ldxq);
 		xv[j] = (const int8_t *)(xd[j] + nb);
 	}
-	for (b = 0; b < nb; b += 2)
+	UNROLL
+	for (c = 0; c < 4; c++)
+		ds[c] = _mm256_setzero_ps(), P[0][c] = P[1][c] =
+		    _mm256_setzero_si256();
+	for (b = 0; b + 8 <= nb; b += 8) {
 		UNROLL
-		for (p = 0; p < 2; p++) {
+		for (i = 0; i < R; i++)
 			UNROLL
-			for (i = 0; i < R; i++) {
-				wv[i] = _mm256_loadu_si256((const __m256i *)
-				    (wq[i] + 32 * (b + p)));
-				ws[i] = _mm256_broadcast_ss(wd[i] + b + p);
-			}
+			for (j = 0; j < TT; j++)
+				ds[i * TT + j] = _mm256_mul_ps(_mm256_loadu_ps(
+				    wd[i] + b), _mm256_loadu_ps(xd[j] + b));
+		dpairs(d, ds);
+		UNROLL
+		for (c = 0; c < 8; c += 2) {
 			UNROLL
-			for (j = 0; j < TT; j++) {
-				x = _mm256_loadu_si256((const __m256i *)
-				    (xv[j] + 32 * (b + p)));
-				ax = _mm256_abs_epi8(x);
-				xs = _mm256_broadcast_ss(xd[j] + b + p);
+			for (p = 0; p < 2; p++)
 				UNROLL
 				for (i = 0; i < R; i++)
-					acc[i][j][p] = _mm256_fmadd_ps(
-					    _mm256_cvtepi32_ps(bdot(wv[i], x,
-					    ax)), _mm256_mul_ps(ws[i], xs),
-					    acc[i][j][p]);
-			}
+					UNROLL
+					for (j = 0; j < TT; j++)
+						P[p][i * TT + j] = qblk(wq[i],
+						    xv[j], b + c + p);
+			acc = chain2(acc, P[0], P[1], d[c / 2]);
 		}
+	}
+	for (; b < nb; b++) {	/* the rest a block at a time */
+		float dd[4] = { 0 };
+
+		UNROLL
+		for (i = 0; i < R; i++)
+			UNROLL
+			for (j = 0; j < TT; j++) {
+				P[0][i * TT + j] = qblk(wq[i], xv[j], b);
+				dd[i * TT + j] = wd[i][b] * xd[j][b];
+			}
+		acc = _mm_fmadd_ps(_mm_cvtepi32_ps(hsum4i(P[0])),
+		    _mm_loadu_ps(dd), acc);
+	}
+	_mm_store_ps(o, acc);
 	UNROLL
 	for (i = 0; i < R; i++)
 		UNROLL
 		for (j = 0; j < TT; j++)
-			out[(size_t)j * ldo + r + i * rs] = hsum(_mm256_add_ps(
-			    acc[i][j][0], acc[i][j][1]));
+			out[(size_t)j * ldo + r + i * rs] = o[i * TT + j];
 }
 
 void
