@@ -97,7 +97,7 @@ endif
 tools: $(TOOLBIN)
 
 $(O)/libcore.a: $(LIB)
-	$(AR) rcs $@ $(LIB)
+	rm -f $@ && $(AR) rcs $@ $(LIB)
 # An object depends on the headers it includes, as the compiler lists
 # them (-MMD, into NAME.d beside it); a missing .d remakes the object.
 $(PROG:%=$(BINDIR)/%) $(TOOLBIN) $(UNIT): $(HDR)

@@ -541,6 +541,7 @@ gi8_entries(int vnni)
 		kern.matmul[e[i].t] = e[i].mm[vnni];
 	}
 	if (vnni == 1) {
+		kern.matvec[W_Q8_0I] = kern_q8_0i_vnni_matvec;
 		kern.matmul[W_Q8_0I] = kern_q8_0i_vnni_matmul;
 		kern.matmul[W_Q4I] = kern_q4i_vnni_matmul;
 		kern.xprep[W_Q4I] = kern_q4i_avx2_xprep;

@@ -347,8 +347,10 @@ void kern_i8_avx2_matvec(float *out, const void *w, const float *x, int n,
     int r0, int r1);
 void kern_i8_avx2_matmul(float *out, int ldo, const void *w, const float *x,
     int ldx, int n, int T, int r0, int r1);
-/* With AVX-VNNI (kern_init picks it on the AVX2 table): ggml Q8_0's
- * unpacked panels (kern_ggml_i8_vnni_avx2.c), the same bits. */
+/* With AVX-VNNI (kern_init picks it on the AVX2 table), the same bits;
+ * W_Q8_0I's AVX2 kernels are those of ggml's Q8_0 (kern_ggml_i8_*.c). */
+void kern_q8_0i_vnni_matvec(float *out, const void *w, const float *x,
+    int n, int r0, int r1);
 void kern_q8_0i_vnni_matmul(float *out, int ldo, const void *w,
     const float *x, int ldx, int n, int T, int r0, int r1);
 /* W_Q4I's with AVX-VNNI (kern_q4_vnni_avx2.c), the same bits. */

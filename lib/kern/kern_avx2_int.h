@@ -80,53 +80,6 @@ hsum8i(const __m256i v[8])
 	    _mm256_permute2x128_si256(a, b, 0x31));
 }
 
-/* Lane k the sum of v[k]'s lanes, k < 4. */
-INLINE __m128i
-hsum4i(const __m256i v[4])
-{
-	__m256i a = _mm256_hadd_epi32(_mm256_hadd_epi32(v[0], v[1]),
-	    _mm256_hadd_epi32(v[2], v[3]));
-
-	return _mm_add_epi32(_mm256_castsi256_si128(a),
-	    _mm256_extracti128_si256(a, 1));
-}
-
-/* Up to 4 chains (lane k of acc: a row and token's) through two
- * blocks: p[k], q[k] the int32 lanes of chain k's first and second
- * block, d their scale products [chains' first | chains' second]; each
- * chain's block sum converted and added by one FMA, first block first. */
-INLINE __m128
-chain2(__m128 acc, const __m256i p[4], const __m256i q[4], __m256 d)
-{
-	const __m256i v[8] = { p[0], p[1], p[2], p[3], q[0], q[1], q[2],
-	    q[3] };
-	__m256 f = _mm256_cvtepi32_ps(hsum8i(v));
-
-	acc = _mm_fmadd_ps(_mm256_castps256_ps128(f),
-	    _mm256_castps256_ps128(d), acc);
-	return _mm_fmadd_ps(_mm256_extractf128_ps(f, 1),
-	    _mm256_extractf128_ps(d, 1), acc);
-}
-
-/* ds[k]: chain k's scale products of 8 blocks; d[m] = [the 4 chains'
- * of block 2m | of block 2m + 1], chain2's d. */
-INLINE void
-dpairs(__m256 d[4], const __m256 ds[4])
-{
-	const __m256i ev = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
-	__m256 a = _mm256_permutevar8x32_ps(ds[0], ev),
-	    b = _mm256_permutevar8x32_ps(ds[1], ev),
-	    c = _mm256_permutevar8x32_ps(ds[2], ev),
-	    e = _mm256_permutevar8x32_ps(ds[3], ev);
-	__m256 t0 = _mm256_unpacklo_ps(a, b), t1 = _mm256_unpackhi_ps(a, b),
-	    t2 = _mm256_unpacklo_ps(c, e), t3 = _mm256_unpackhi_ps(c, e);
-
-	d[0] = _mm256_shuffle_ps(t0, t2, 0x44);
-	d[1] = _mm256_shuffle_ps(t0, t2, 0xee);
-	d[2] = _mm256_shuffle_ps(t1, t3, 0x44);
-	d[3] = _mm256_shuffle_ps(t1, t3, 0xee);
-}
-
 /* out[g] = the 32-bit groups g of v[0..8): an 8 x 8 transpose. */
 INLINE void
 tr8x8(__m256i out[8], const __m256i v[8])
@@ -153,6 +106,32 @@ tr8x8(__m256i out[8], const __m256i v[8])
 		out[k] = _mm256_permute2x128_si256(s[k], s[k + 4], 0x20);
 		out[k + 4] = _mm256_permute2x128_si256(s[k], s[k + 4], 0x31);
 	}
+}
+
+/* ds[k]: chain k's scale products of 8 blocks, k < 8; d[c] = the 8
+ * chains' of block c. */
+INLINE void
+dblocks(__m256 d[8], const __m256 ds[8])
+{
+	__m256i v[8], g[8];
+	int k;
+
+	UNROLL
+	for (k = 0; k < 8; k++)
+		v[k] = _mm256_castps_si256(ds[k]);
+	tr8x8(g, v);
+	UNROLL
+	for (k = 0; k < 8; k++)
+		d[k] = _mm256_castsi256_ps(g[k]);
+}
+
+/* 8 chains (lane k of acc: a row and token's, kern.h) through one
+ * block: v[k] chain k's 8 int32 lanes, whose sum is its S, d the
+ * chains' scale products; one hadd tree, one vcvtdq2ps, one FMA. */
+INLINE __m256
+chain8(__m256 acc, const __m256i v[8], __m256 d)
+{
+	return _mm256_fmadd_ps(_mm256_cvtepi32_ps(hsum8i(v)), d, acc);
 }
 
 #endif

@@ -1,10 +1,24 @@
-/* kern_ggml_i8_avx2.c: --int8-act on ggml's types, the AVX2 table's
- * entries (kern.h): kern_ggml_i8_int.h's bodies with vpmaddubsw and
- * vpmaddwd. */
+/* kern_ggml_i8_avx2.c: --int8-act on ggml's types and W_Q8_0I (a block
+ * of 32 in conv.h's rows), the AVX2 table's entries (kern.h):
+ * kern_ggml_i8_int.h's bodies with vpmaddubsw and vpmaddwd. */
 #if defined(__x86_64__)
 
 #define GI8_VNNI 0
 #include "kern/kern_ggml_i8_int.h"
+
+void
+kern_i8_avx2_matvec(float *out, const void *w, const float *x, int n,
+    int r0, int r1)
+{
+	gi8_matvec(W_Q8_0I, out, w, x, n, r0, r1);
+}
+
+void
+kern_i8_avx2_matmul(float *out, int ldo, const void *w, const float *x,
+    int ldx, int n, int T, int r0, int r1)
+{
+	gi8_matmul(W_Q8_0I, out, ldo, w, x, ldx, n, T, r0, r1);
+}
 
 void
 kern_gq8_0i_avx2_matvec(float *out, const void *w, const float *x, int n,

@@ -25,15 +25,18 @@
 
 #define GR 2	/* rows per register block (matmul) */
 #define GT 2	/* tokens per register block */
-/* Decode reads a share's rows as GV32 (blocks of 32) or GVK (superblocks)
+/* Decode reads a share's rows as G32V (blocks of 32) or GVK (superblocks)
  * parts side by side, each from its start to its end: sequential streams
  * far apart, which the hardware prefetcher keeps up with, where rows
  * next to each other are streams a row apart in the same pages, which it
  * does not (bench/NOTES.md, "Decode: how the rows are read"); each
  * stream is also prefetched GPF bytes ahead. */
-#define GV32 4
+#define GV32 4	/* (the AVX-512 file's zblock) */
 #define GVK 2
 #define GVMAX 4
+#define G32V 8	/* gblock32's decode: 8 chains at once (kern.h) */
+#define G32R 4	/* rows of gblock32's register block (matmul) */
+#define G32MAX 8
 #define GPF 2048	/* bytes a decode stream is prefetched ahead */
 #define GXBUF (256 * 1024)	/* bytes of quantized activations (matmul) */
 /* Bytes of a prefill chunk's quantized activations at most: 128 tokens
@@ -213,13 +216,16 @@ prepk(struct kern_q8k *y, const float *x, int n)
 /* ---- blocks of 32 ---- */
 
 /* Block p's 32 weights (type t) in element order: Q8_0 signed, Q4_0
- * and Q5_0 as the unsigned q (0..15, 0..31). */
+ * and Q5_0 as the unsigned q (0..15, 0..31); W_Q8_0I's p its bytes
+ * (gwb). */
 INLINE __m256i
 wblk(enum wtype t, const uint8_t *p)
 {
 	__m256i v, h;
 	uint32_t qh;
 
+	if (t == W_Q8_0I)	/* gwb's pointer: the bytes themselves */
+		return _mm256_loadu_si256((const __m256i *)p);
 	if (t == W_GQ8_0I)
 		return _mm256_loadu_si256((const __m256i *)(p + 2));
 	/* the 16 bytes in both halves, the high half's shifted down a
@@ -273,26 +279,51 @@ gxplaces(int TT, const float **xd, const int8_t **xv, const char *xq,
 INLINE __m256i
 gv32nc(enum wtype t, const int8_t *xb)
 {
-	if (t == W_GQ8_0I)
+	if (t == W_GQ8_0I || t == W_Q8_0I)
 		return _mm256_setzero_si256();
 	return _mm256_sub_epi32(_mm256_setzero_si256(), dpbusd(
 	    _mm256_setzero_si256(), _mm256_set1_epi8(t == W_Q4_0I ? 8 : 16),
 	    _mm256_loadu_si256((const __m256i *)xb)));
 }
 
-/* Block p's integers (type t) against the token's block xb, nc as
- * gv32nc's: 8 int32 lanes, their sum the block's exact S. */
-INLINE __m256i
-gv32blk(enum wtype t, const uint8_t *p, const int8_t *xb, __m256i nc)
+/* Block b of row w (type t; nx blocks of conv.h's rows for W_Q8_0I:
+ * their scales, then their bytes) as wblk takes it. */
+INLINE const uint8_t *
+gwb(enum wtype t, const uint8_t *w, int b, size_t nx)
 {
-	__m256i x = _mm256_loadu_si256((const __m256i *)xb), wv = wblk(t, p);
+	if (t == W_Q8_0I)
+		return w + 4 * nx + 32 * (size_t)b;
+	return w + (size_t)b * GBYTES32(t);
+}
 
-	/* Q8_0: |q| against X given q's sign, as X is never -128 where a
-	 * file's q may be */
-	if (t == W_GQ8_0I)
-		return dpbusd(_mm256_setzero_si256(), _mm256_abs_epi8(wv),
-		    _mm256_sign_epi8(x, wv));
-	return dpbusd(nc, wv, x);
+/* P[i*TT + j]: block b's 8 int32 lanes of row wr[i] (type t) against
+ * token xv[j], i < R, j < TT; their sum is the block's exact S. */
+INLINE void
+gints(enum wtype t, int R, int TT, __m256i *P, const uint8_t *const *wr,
+    const int8_t *const *xv, int b, size_t nx)
+{
+	const int sgn = t == W_GQ8_0I || t == W_Q8_0I;
+	__m256i wv[G32MAX], aw[G32MAX], x, nc;
+	int i, j;
+
+	UNROLL
+	for (i = 0; i < R; i++) {
+		wv[i] = wblk(t, gwb(t, wr[i], b, nx));
+		/* Q8_0: |q| against X given q's sign, as X is never -128
+		 * where a file's q may be */
+		if (sgn)
+			aw[i] = _mm256_abs_epi8(wv[i]);
+	}
+	UNROLL
+	for (j = 0; j < TT; j++) {
+		x = _mm256_loadu_si256((const __m256i *)(xv[j] + 32 * b));
+		nc = gv32nc(t, xv[j] + 32 * b);
+		UNROLL
+		for (i = 0; i < R; i++)
+			P[i * TT + j] = sgn ? dpbusd(_mm256_setzero_si256(),
+			    aw[i], _mm256_sign_epi8(x, wv[i])) :
+			    dpbusd(nc, wv[i], x);
+	}
 }
 
 INLINE int
@@ -320,93 +351,88 @@ gscales8(const uint8_t *p, int bytes)
 	return _mm_insert_epi16(s, gh16(p + 7 * bytes), 7);
 }
 
+/* The scales of blocks b .. b + 7 of row w (type t), and of block b. */
+INLINE __m256
+gsc8(enum wtype t, const uint8_t *w, int b)
+{
+	if (t == W_Q8_0I)
+		return _mm256_loadu_ps((const float *)w + b);
+	return _mm256_cvtph_ps(gscales8(w + (size_t)b * GBYTES32(t),
+	    GBYTES32(t)));
+}
+
+INLINE float
+gsc1(enum wtype t, const uint8_t *w, int b)
+{
+	float d;
+
+	if (t == W_Q8_0I) {
+		memcpy(&d, w + 4 * (size_t)b, 4);
+		return d;
+	}
+	return gf16(w + (size_t)b * GBYTES32(t));
+}
+
 /* out[j*ldo + r + i*rs] = row r + i*rs of w (type t, rows of rb bytes) .
  * token j of the blocks at xq (ldxq bytes apart), i < R, j < TT, R TT
- * <= 4 chains in the lanes of one register; pf: prefetch each row GPF
+ * <= 8 chains in the lanes of one register; pf: prefetch each row GPF
  * bytes ahead (decode).  8 blocks at a time: each chain's 8 scale
- * products made at once (vcvtph2ps, vmulps) and paired by block
- * (dpairs), the blocks' int32 lanes summed two blocks at a time for the
- * R TT chains by one hadd tree (chain2). */
+ * products made at once (vcvtph2ps, vmulps) and turned into the 8
+ * chains' of each block (dblocks), a block's int32 lanes summed for
+ * all chains by one hadd tree (chain8).  Each chain is a serial FMA a
+ * block (kern.h), so the register block's chains are what runs in
+ * parallel: 8. */
 INLINE void
 gblock32(enum wtype t, int R, int TT, float *out, int ldo, const uint8_t *w,
     size_t rb, const char *xq, size_t ldxq, int n, int r, int rs, int pf)
 {
 	size_t nx = CONV_Q8_0_NB(n);
-	const int bytes = GBYTES32(t);
-	int nb = (n + 31) / 32, b, c, i, j, p;
-	const uint8_t *wr[GVMAX];
+	const int wbytes = t == W_Q8_0I ? 32 : GBYTES32(t);
+	int nb = t == W_Q8_0I ? (int)nx : (n + 31) / 32, b, c, i, j;
+	const uint8_t *wr[G32MAX];
 	const float *xd[GT];
 	const int8_t *xv[GT];
-	__m256 ds[4], d[4];
-	__m256i P[2][4], nc[GT];
-	__m128 acc = _mm_setzero_ps();
-	float o[4] __attribute__((aligned(16)));
+	__m256 ds[8], d[8], acc = _mm256_setzero_ps();
+	__m256i P[8];
+	float o[8] __attribute__((aligned(32))), dd[8];
 
 	UNROLL
 	for (i = 0; i < R; i++)
 		wr[i] = w + (size_t)(r + i * rs) * rb;
 	gxplaces(TT, xd, xv, xq, ldxq, nx);
 	UNROLL
-	for (c = 0; c < 4; c++)
-		ds[c] = _mm256_setzero_ps(), P[0][c] = P[1][c] =
-		    _mm256_setzero_si256();
+	for (c = 0; c < 8; c++)
+		ds[c] = _mm256_setzero_ps(), P[c] = _mm256_setzero_si256(),
+		    dd[c] = 0;
 	for (b = 0; b + 8 <= nb; b += 8) {
 		UNROLL
 		for (i = 0; i < R; i++) {
 			if (pf)
 				UNROLL
-				for (c = 0; c < 8 * bytes; c += 64)
-					gahead(wr[i] + c);
+				for (c = 0; c < 8 * wbytes; c += 64)
+					gahead(gwb(t, wr[i], b, nx) + c);
 			UNROLL
 			for (j = 0; j < TT; j++)
-				ds[i * TT + j] = _mm256_mul_ps(_mm256_cvtph_ps(
-				    gscales8(wr[i], bytes)),
+				ds[i * TT + j] = _mm256_mul_ps(gsc8(t, wr[i], b),
 				    _mm256_loadu_ps(xd[j] + b));
 		}
-		dpairs(d, ds);
+		dblocks(d, ds);
 		UNROLL
-		for (c = 0; c < 8; c += 2) {
-			UNROLL
-			for (p = 0; p < 2; p++) {
-				UNROLL
-				for (j = 0; j < TT; j++)
-					nc[j] = gv32nc(t, xv[j] + 32 * (b + c +
-					    p));
-				UNROLL
-				for (i = 0; i < R; i++)
-					UNROLL
-					for (j = 0; j < TT; j++)
-						P[p][i * TT + j] = gv32blk(t,
-						    wr[i] + (c + p) * bytes,
-						    xv[j] + 32 * (b + c + p),
-						    nc[j]);
-			}
-			acc = chain2(acc, P[0], P[1], d[c / 2]);
+		for (c = 0; c < 8; c++) {
+			gints(t, R, TT, P, wr, xv, b + c, nx);
+			acc = chain8(acc, P, d[c]);
 		}
-		UNROLL
-		for (i = 0; i < R; i++)
-			wr[i] += 8 * bytes;
 	}
 	for (; b < nb; b++) {	/* the rest a block at a time */
-		float dd[4] = { 0 };
-
+		gints(t, R, TT, P, wr, xv, b, nx);
 		UNROLL
-		for (j = 0; j < TT; j++)
-			nc[j] = gv32nc(t, xv[j] + 32 * b);
-		UNROLL
-		for (i = 0; i < R; i++) {
+		for (i = 0; i < R; i++)
 			UNROLL
-			for (j = 0; j < TT; j++) {
-				P[0][i * TT + j] = gv32blk(t, wr[i],
-				    xv[j] + 32 * b, nc[j]);
-				dd[i * TT + j] = gf16(wr[i]) * xd[j][b];
-			}
-			wr[i] += bytes;
-		}
-		acc = _mm_fmadd_ps(_mm_cvtepi32_ps(hsum4i(P[0])),
-		    _mm_loadu_ps(dd), acc);
+			for (j = 0; j < TT; j++)
+				dd[i * TT + j] = gsc1(t, wr[i], b) * xd[j][b];
+		acc = chain8(acc, P, _mm256_loadu_ps(dd));
 	}
-	_mm_store_ps(o, acc);
+	_mm256_store_ps(o, acc);
 	UNROLL
 	for (i = 0; i < R; i++)
 		UNROLL
@@ -710,8 +736,8 @@ grows(enum wtype t, int TT, float *out, int ldo, const void *w,
 			    sizeof(struct kern_q8k), n, r, 1, 0);
 		return;
 	}
-	for (r = r0; r + GR <= r1; r += GR)
-		gblock32(t, GR, TT, out, ldo, w, rb, xq, ld, n, r, 1, 0);
+	for (r = r0; r + G32R <= r1; r += G32R)
+		gblock32(t, G32R, TT, out, ldo, w, rb, xq, ld, n, r, 1, 0);
 	for (; r < r1; r++)
 		gblock32(t, 1, TT, out, ldo, w, rb, xq, ld, n, r, 1, 0);
 }
@@ -736,10 +762,10 @@ gvrows(enum wtype t, float *out, const void *w, const char *xq, int n,
 			    (const struct kern_q8k *)xq, 0, n, r, 1, 1);
 		return;
 	}
-	h = (r1 - r0) / GV32;
+	h = (r1 - r0) / G32V;
 	for (r = r0; r < r0 + h; r++)
-		gblock32(t, GV32, 1, out, 0, w, rb, xq, 0, n, r, h, 1);
-	for (r = r0 + GV32 * h; r < r1; r++)
+		gblock32(t, G32V, 1, out, 0, w, rb, xq, 0, n, r, h, 1);
+	for (r = r0 + G32V * h; r < r1; r++)
 		gblock32(t, 1, 1, out, 0, w, rb, xq, 0, n, r, 1, 1);
 }
 
@@ -777,6 +803,8 @@ gi8_matvec(enum wtype t, float *out, const void *w, const float *x, int n,
 /* its tokens: 2 x 3 int32 and float accumulators, the two octets'
  * weight vectors and a broadcast; vpmaddubsw's dpbusd wants two more */
 #define YT (GI8_VNNI ? 3 : 2)
+/* Fewest tokens for which unpacking a panel pays (fewer: gblock32) */
+#define YTMIN 8
 
 /* Rows [r0, r1) of w (type t, rb bytes each) into the panel u,
  * interleaved by octets (above), the last one's missing rows zero. */
@@ -1264,7 +1292,7 @@ gi8_matmul(enum wtype t, float *out, int ldo, const void *w, const float *x,
 	size_t ld = gxsize(t, n), rb = wtype_rowsize(t, n);
 	const uint8_t *wb = w;
 	int P = (int)((kern_l2 / 2) / rb), TB = (int)(GXCAP / ld);
-	int t0, t1, p0, p1, j, nchunk, want;
+	int t0, t1, p0, p1, j, nchunk, want, y = yfits(t, n) && T >= YTMIN;
 	char *xq;
 
 	if (n > KERN_GI8_MAXN || (wtypes[t].block == 256 && n % 256) ||
@@ -1281,7 +1309,7 @@ gi8_matmul(enum wtype t, float *out, int ldo, const void *w, const float *x,
 	P = P < GR ? GR : P / GR * GR;
 	if (kfits(t, n))
 		P = (int)(KUBUF / ((size_t)(n / 256) * KSB(t))) / KR * KR;
-	if (yfits(t, n)) {
+	if (y) {
 		P = (int)(YUBUF / YUROW((n + 31) / 32));
 		P = P >= 8 * YR8 ? P / (8 * YR8) * (8 * YR8) : 8;
 	}
@@ -1303,7 +1331,7 @@ gi8_matmul(enum wtype t, float *out, int ldo, const void *w, const float *x,
 			}
 			continue;
 		}
-		if (yfits(t, n)) {
+		if (y) {
 			for (p0 = r0; p0 < r1; p0 = p1) {
 				p1 = r1 - p0 > P ? p0 + P : r1;
 				yunpack(t, u, w, rb, n, p0, p1);

@@ -1,7 +1,7 @@
 /* kern_ggml_i8_vnni_avx2.c: --int8-act on ggml's types with AVX-VNNI
  * (vpdpbusd, vpdpwssd on 256 bits), kern_ggml_i8_int.h's bodies: the
  * AVX2 entries' bits, taken by kern_init for the AVX2 and AVX-512 tables
- * where the CPU has AVX-VNNI; and W_Q8_0I's matmul on the AVX2 table. */
+ * where the CPU has AVX-VNNI; and W_Q8_0I's on the AVX2 table. */
 #if defined(__x86_64__)
 
 #define GI8_VNNI 1
@@ -77,16 +77,18 @@ kern_q6_ki_vnni_matmul(float *out, int ldo, const void *w, const float *x,
 	gi8_matmul(W_Q6_KI, out, ldo, w, x, ldx, n, T, r0, r1);
 }
 
-/* W_Q8_0I's batches and prefill on the unpacked panels (ypanel), where
- * its rows fit them; else kern_i8_avx2's blocks: the same bits. */
+void
+kern_q8_0i_vnni_matvec(float *out, const void *w, const float *x, int n,
+    int r0, int r1)
+{
+	gi8_matvec(W_Q8_0I, out, w, x, n, r0, r1);
+}
+
 void
 kern_q8_0i_vnni_matmul(float *out, int ldo, const void *w, const float *x,
     int ldx, int n, int T, int r0, int r1)
 {
-	if (yfits(W_Q8_0I, n) && n <= KERN_GI8_MAXN)
-		gi8_matmul(W_Q8_0I, out, ldo, w, x, ldx, n, T, r0, r1);
-	else
-		kern_i8_avx2_matmul(out, ldo, w, x, ldx, n, T, r0, r1);
+	gi8_matmul(W_Q8_0I, out, ldo, w, x, ldx, n, T, r0, r1);
 }
 
 #endif
