@@ -5,12 +5,14 @@
  * stored as X + 128: vpdpbusd multiplies unsigned bytes by signed ones).
  * Per pair of blocks (64 weights, one load) and row, vpdpbusd of 128
  * against the weights gives 128 times each lane's weight sum, which
- * starts each token's vpdpbusd negated: 16 int32 lanes, lanes 0-7 the
- * even block's and 8-15 the odd one's, each the exact sum of its four
- * products, converted and multiplied into the accumulator with dw * dx
- * (kern.h's order).  The lanes are reduced by hsum, W_Q4's tree.  MR
- * rows and QT tokens a register block; decode takes its MR rows from
- * parts of the range far apart, as the other matvecs. */
+ * starts each token's vpdpbusd negated: 16 int32 lanes, each the exact
+ * sum of four products, 0-7 the even block's and 8-15 the odd one's.
+ * kern.h wants each block's whole sum S and one float chain a (row,
+ * token), so 16 pairs' registers are reduced together (sum16x2) to two
+ * registers of 16 sums, one a block: then a conversion, a multiply for
+ * the dw dx and an FMA a block serve all 16 pairs, the even block's
+ * before the odd one's.  Decode takes 16 rows from parts of the range
+ * far apart, as the other matvecs; prefill 4 rows x 4 tokens. */
 #if defined(__x86_64__)
 
 #include <immintrin.h>
@@ -22,10 +24,10 @@
 #include "kern/kern.h"
 #include "kern/kern_avx512_int.h"
 
-#define MR 4	/* rows per register block */
-/* tokens per register block: 4 x 4 accumulators, the rows' weights,
- * their 128-sums and scales in registers or folded loads (3 took 1.25x
- * as long at T = 4, a batch's 3 + 1, bench/NOTES.md) */
+#define MR 4	/* rows per register block (matmul) */
+#define MV 16	/* rows per register block (decode) */
+/* tokens per register block: MR x QT pairs are sum16x2's 16 (the last
+ * tokens of a call fewer, with 16 / TT rows) */
 #define QT 4
 #define XQBUF (64 * 1024)	/* bytes of quantized activations (matmul) */
 
@@ -102,70 +104,126 @@ quant(void *dst, const float *x, int n)
 	}
 }
 
-/* The scales p[0], p[1] of a pair of blocks in lanes 0-7 and 8-15. */
-INLINE __m512
-pair(const float *p)
+/* The sums of v[q]'s lanes 0-7 into lane q of *lo and of its lanes
+ * 8-15 into lane q of *hi, q < 16: two blocks' sums of 16 (row, token)
+ * pairs, so that a pair of blocks takes two conversions and two FMAs
+ * for all 16, not 16 of each.  44 shuffles and adds: each level halves
+ * the lanes of a block and doubles the pairs a register holds. */
+INLINE void
+sum16x2(const __m512i *v, __m512i *lo, __m512i *hi)
 {
-	const __m512i idx = _mm512_setr_epi32(0, 0, 0, 0, 0, 0, 0, 0,
-	    1, 1, 1, 1, 1, 1, 1, 1);
+	__m512i a[8], c[4], e[2];
+	int k;
 
-	return _mm512_permutexvar_ps(idx, _mm512_castps128_ps512(
-	    _mm_castsi128_ps(_mm_loadl_epi64((const __m128i *)p))));
+	/* lanes 4c + l and 4c + l + 2 of v[2k] and v[2k + 1], c < 4 */
+	UNROLL
+	for (k = 0; k < 8; k++)
+		a[k] = _mm512_add_epi32(_mm512_unpacklo_epi32(v[2 * k],
+		    v[2 * k + 1]), _mm512_unpackhi_epi32(v[2 * k], v[2 * k + 1]));
+	/* each 128 bits of c[k] the four of v[4k .. 4k + 3] */
+	UNROLL
+	for (k = 0; k < 4; k++)
+		c[k] = _mm512_add_epi32(_mm512_unpacklo_epi64(a[2 * k],
+		    a[2 * k + 1]), _mm512_unpackhi_epi64(a[2 * k], a[2 * k + 1]));
+	/* 128 bits 0 + 1 (lanes 0-7) and 2 + 3 (8-15) */
+	UNROLL
+	for (k = 0; k < 2; k++)
+		e[k] = _mm512_add_epi32(_mm512_shuffle_i32x4(c[2 * k], c[2 * k +
+		    1], 0x88), _mm512_shuffle_i32x4(c[2 * k], c[2 * k + 1], 0xdd));
+	*lo = _mm512_shuffle_i32x4(e[0], e[1], 0x88);
+	*hi = _mm512_shuffle_i32x4(e[0], e[1], 0xdd);
 }
 
 /* out[j*ldo + r + i*rs] = row r + i*rs of w . token j of the quantized
- * activations at xq (stride ldxq bytes), i < R, j < TT. */
+ * activations at xq (stride ldxq bytes), i < RV, j < TT; R*TT <= 16,
+ * rows RV .. R - 1 read row RV - 1 again (a group's tail, not stored).
+ * Pair (i, j) is lane i*TT + j of the sums and of the one accumulator. */
 INLINE void
 qblock(int R, int TT, float *out, int ldo, const void *w, const char *xq,
-    size_t ldxq, int n, int r, int rs)
+    size_t ldxq, int n, int r, int rs, int RV)
 {
 	size_t nb = CONV_Q8_0_NB(n), rowb = nb * (4 + 32), b;
 	const __m512i c128 = _mm512_set1_epi8((char)0x80);
-	const float *wd[MR], *xd[QT];
-	const uint8_t *wq[MR], *xu[QT];
-	__m512 acc[MR][QT], ws[MR], xs;
-	__m512i wv[MR], nc[MR], uv;
-	int i, j;
+	const float *wd[MV], *xd[QT];
+	const uint8_t *wq[MV], *xu[QT];
+	double x2;
+	int32_t iw[2][16], ix[2][16];
+	int64_t ow[16], ox[8];
+	float f[16];
+	__m512 acc = _mm512_setzero_ps(), wg[2], xg, d[2];
+	__m512i v[16], iv[2][2], owv[2], oxv, uv[QT], wv, nc, s[2];
+	int i, j, p, q;
 
 	UNROLL
 	for (i = 0; i < R; i++) {
-		wd[i] = (const float *)((const char *)w + (size_t)(r + i * rs) *
-		    rowb);
+		wd[i] = (const float *)((const char *)w + (size_t)(r + (i < RV ?
+		    i : RV - 1) * rs) * rowb);
 		wq[i] = (const uint8_t *)(wd[i] + nb);
-		UNROLL
-		for (j = 0; j < TT; j++)
-			acc[i][j] = _mm512_setzero_ps();
 	}
 	UNROLL
 	for (j = 0; j < TT; j++) {
 		xd[j] = (const float *)(xq + (size_t)j * ldxq);
 		xu[j] = (const uint8_t *)(xd[j] + nb);
 	}
-	for (b = 0; b < nb; b += 2) {
-		UNROLL
-		for (i = 0; i < R; i++) {
-			wv[i] = _mm512_loadu_si512(wq[i] + 32 * b);
-			nc[i] = _mm512_sub_epi32(_mm512_setzero_si512(),
-			    _mm512_dpbusd_epi32(_mm512_setzero_si512(), c128,
-			    wv[i]));
-			ws[i] = pair(wd[i] + b);
-		}
-		UNROLL
-		for (j = 0; j < TT; j++) {
-			uv = _mm512_loadu_si512(xu[j] + 32 * b);
-			xs = pair(xd[j] + b);
-			UNROLL
-			for (i = 0; i < R; i++)
-				acc[i][j] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(
-				    _mm512_dpbusd_epi32(nc[i], uv, wv[i])),
-				    _mm512_mul_ps(ws[i], xs), acc[i][j]);
+	/* the rows' and the tokens' pairs of scales gathered (8 bytes a
+	 * row, a token), then each lane's two taken from them */
+	for (q = 0; q < 16; q++) {
+		ow[q] = q < R ? (const char *)wd[q] - (const char *)wd[0] : 0;
+		for (p = 0; p < 2; p++) {
+			iw[p][q] = 2 * (q / TT < R ? q / TT : 0) + p;
+			ix[p][q] = 2 * (q % TT) + p;
 		}
 	}
+	for (q = 0; q < 8; q++)
+		ox[q] = q < TT ? (int64_t)q * (int64_t)ldxq : 0;
+	owv[0] = _mm512_loadu_si512(ow);
+	owv[1] = _mm512_loadu_si512(ow + 8);
+	oxv = _mm512_loadu_si512(ox);
+	for (p = 0; p < 2; p++) {
+		iv[p][0] = _mm512_loadu_si512(iw[p]);
+		iv[p][1] = _mm512_loadu_si512(ix[p]);
+	}
+	UNROLL
+	for (q = R * TT; q < 16; q++)
+		v[q] = _mm512_setzero_si512();
+	for (b = 0; b < nb; b += 2) {
+		UNROLL
+		for (j = 0; j < TT; j++)
+			uv[j] = _mm512_loadu_si512(xu[j] + 32 * b);
+		UNROLL
+		for (i = 0; i < R; i++) {
+			wv = _mm512_loadu_si512(wq[i] + 32 * b);
+			nc = _mm512_sub_epi32(_mm512_setzero_si512(),
+			    _mm512_dpbusd_epi32(_mm512_setzero_si512(), c128, wv));
+			UNROLL
+			for (j = 0; j < TT; j++)
+				v[i * TT + j] = _mm512_dpbusd_epi32(nc, uv[j], wv);
+		}
+		sum16x2(v, &s[0], &s[1]);
+		wg[0] = _mm512_castpd_ps(_mm512_mask_i64gather_pd(
+		    _mm512_setzero_pd(), R < 8 ? (__mmask8)((1u << R) - 1) : 0xff,
+		    owv[0], wd[0] + b, 1));
+		wg[1] = R > 8 ? _mm512_castpd_ps(_mm512_i64gather_pd(owv[1],
+		    wd[0] + b, 1)) : _mm512_setzero_ps();
+		memcpy(&x2, xd[0] + b, sizeof x2);
+		xg = TT == 1 ? _mm512_castpd_ps(_mm512_set1_pd(x2)) :
+		    _mm512_castpd_ps(
+		    _mm512_mask_i64gather_pd(_mm512_setzero_pd(), (__mmask8)((1u <<
+		    TT) - 1), oxv, xd[0] + b, 1));
+		UNROLL
+		for (p = 0; p < 2; p++)
+			d[p] = _mm512_mul_ps(_mm512_permutex2var_ps(wg[0], iv[p][0],
+			    wg[1]), _mm512_permutexvar_ps(iv[p][1], xg));
+		acc = _mm512_fmadd_ps(_mm512_cvtepi32_ps(s[0]), d[0], acc);
+		acc = _mm512_fmadd_ps(_mm512_cvtepi32_ps(s[1]), d[1], acc);
+	}
+	_mm512_storeu_ps(f, acc);
 	UNROLL
 	for (i = 0; i < R; i++)
 		UNROLL
 		for (j = 0; j < TT; j++)
-			out[(size_t)j * ldo + r + i * rs] = hsum(acc[i][j]);
+			if (i < RV)
+				out[(size_t)j * ldo + r + i * rs] = f[i * TT + j];
 }
 
 void
@@ -174,28 +232,29 @@ kern_i8_avx512_matvec(float *out, const void *w, const float *x, int n,
 {
 	char xq[CONV_Q8_0_NB(CONV_Q8_0_MAXN) * (4 + 32)]
 	    __attribute__((aligned(64)));
-	int h = (r1 - r0) / MR, r;
+	int h = (r1 - r0) / MV, r;
 
 	if (n > CONV_Q8_0_MAXN)
 		return;
 	quant(xq, x, n);
 	for (r = r0; r < r0 + h; r++)
-		qblock(MR, 1, out, 0, w, xq, 0, n, r, h);
-	for (r = r0 + MR * h; r < r1; r++)
-		qblock(1, 1, out, 0, w, xq, 0, n, r, 1);
+		qblock(MV, 1, out, 0, w, xq, 0, n, r, h, MV);
+	if (r0 + MV * h < r1)
+		qblock(MV, 1, out, 0, w, xq, 0, n, r0 + MV * h, 1, r1 - r0 -
+		    MV * h);
 }
 
-/* Rows [r0, r1) against TT tokens. */
+/* Rows [r0, r1) against TT tokens, R = 16 / TT rows a block. */
 INLINE void
 qrows(int TT, float *out, int ldo, const void *w, const char *xq,
     size_t ld, int n, int r0, int r1)
 {
-	int r;
+	int r, R = 16 / TT;
 
-	for (r = r0; r + MR <= r1; r += MR)
-		qblock(MR, TT, out, ldo, w, xq, ld, n, r, 1);
-	for (; r < r1; r++)
-		qblock(1, TT, out, ldo, w, xq, ld, n, r, 1);
+	for (r = r0; r + R <= r1; r += R)
+		qblock(R, TT, out, ldo, w, xq, ld, n, r, 1, R);
+	if (r < r1)
+		qblock(R, TT, out, ldo, w, xq, ld, n, r, 1, r1 - r);
 }
 
 /* All T tokens quantized once (kern_xroom), row panels that fit in L2,
