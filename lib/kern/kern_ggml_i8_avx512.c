@@ -6,40 +6,51 @@
  *
  * Two blocks b and b + 1 in one zmm register, element e of block b + p
  * in byte 32p + e, give int32 lane 8p + l the sum of the products of
- * elements 4l .. 4l + 3 of block b + p: kern.h's P of acc[8 (b % 2) +
- * l], as b is even.  So one register accumulates all 16 lanes, one FMA
- * a pair of blocks with the scales dw dx of b in its low half and of
- * b + 1 in its high one, and the output is its halves added and
- * kern_avx2_int.h's hsum, the 256-bit kernels' tree: the same float
- * operations in the same order, the same bits (test_i8). */
+ * elements 4l .. 4l + 3 of block b + p.  kern.h wants each block's whole
+ * sum S and one float chain a row and token, so the registers of 16
+ * (row, token) pairs are reduced together (sum16x2) into two registers
+ * of 16 sums, one a block: a conversion, a multiply for the dw dx and
+ * an FMA a block then serve all 16 pairs, each lane its pair's chain,
+ * block b before b + 1: the same float operations in the same order as
+ * the portable dot32, the same bits (test_i8).  Decode's 16 pairs are
+ * 16 rows, prefill's 16 / TT rows of TT tokens. */
 #if defined(__x86_64__)
 
 #define GI8_VNNI 2
 #include "kern/kern_ggml_i8_int.h"
 
 #define ZR 4	/* rows per register block (matmul) */
+#define ZV 16	/* rows per register block (decode) */
 #define ZT 4	/* tokens per register block (matmul) */
 
-/* Two floats at s as [s0 x 8, s1 x 8]. */
-INLINE __m512
-pair8(__m128 s)
+/* The sums of v[q]'s lanes 0-7 into lane q of *lo and of its lanes
+ * 8-15 into lane q of *hi, q < 16: a pair of blocks' sums of 16 (row,
+ * token) pairs, so that a pair takes two conversions and two FMAs for
+ * all 16, not 16 of each.  44 shuffles and adds: each level halves the
+ * lanes of a block and doubles the pairs a register holds. */
+INLINE void
+sum16x2(const __m512i *v, __m512i *lo, __m512i *hi)
 {
-	return _mm512_permutexvar_ps(_mm512_setr_epi32(0, 0, 0, 0, 0, 0, 0, 0,
-	    1, 1, 1, 1, 1, 1, 1, 1), _mm512_castps128_ps512(s));
-}
+	__m512i a[8], c[4], e[2];
+	int k;
 
-/* The scales of the blocks at p0 and p1 (or p0's alone, one: the high
- * half then undefined), as pair8 lays them out. */
-INLINE __m512
-zdw(const uint8_t *p0, const uint8_t *p1, int one)
-{
-	uint16_t a, b = 0;
-
-	memcpy(&a, p0, 2);
-	if (!one)
-		memcpy(&b, p1, 2);
-	return pair8(_mm_cvtph_ps(_mm_cvtsi32_si128((int)(a | (uint32_t)b <<
-	    16))));
+	/* lanes 4c + l and 4c + l + 2 of v[2k] and v[2k + 1], c < 4 */
+	UNROLL
+	for (k = 0; k < 8; k++)
+		a[k] = _mm512_add_epi32(_mm512_unpacklo_epi32(v[2 * k],
+		    v[2 * k + 1]), _mm512_unpackhi_epi32(v[2 * k], v[2 * k + 1]));
+	/* each 128 bits of c[k] the four of v[4k .. 4k + 3] */
+	UNROLL
+	for (k = 0; k < 4; k++)
+		c[k] = _mm512_add_epi32(_mm512_unpacklo_epi64(a[2 * k],
+		    a[2 * k + 1]), _mm512_unpackhi_epi64(a[2 * k], a[2 * k + 1]));
+	/* 128 bits 0 + 1 (lanes 0-7) and 2 + 3 (8-15) */
+	UNROLL
+	for (k = 0; k < 2; k++)
+		e[k] = _mm512_add_epi32(_mm512_shuffle_i32x4(c[2 * k], c[2 * k +
+		    1], 0x88), _mm512_shuffle_i32x4(c[2 * k], c[2 * k + 1], 0xdd));
+	*lo = _mm512_shuffle_i32x4(e[0], e[1], 0x88);
+	*hi = _mm512_shuffle_i32x4(e[0], e[1], 0xdd);
 }
 
 /* The 64 weights of blocks p0 and p1 of type t (p1 unread if one, its
@@ -80,44 +91,16 @@ zwblk(enum wtype t, const uint8_t *p0, const uint8_t *p1, int one)
 }
 
 /* A row panel's weights unpacked for the prefill GEMM (zunpack): each
- * row the nbp = ceil(nb / 2) pairs of blocks as zwblk lays them out but
- * with their 4-byte groups interleaved (zilv), all unsigned (Q8_0's q +
- * 128), then their nbp pairs of float scales; made once a panel and
- * chunk of tokens, where the packed blocks would be unpacked again for
- * every ZT tokens. */
+ * row the nbp = ceil(nb / 2) pairs of blocks as zwblk lays them out,
+ * all unsigned (Q8_0's q + 128), then their nbp pairs of float scales;
+ * made once a panel and chunk of tokens, where the packed blocks would
+ * be unpacked again for every ZT tokens. */
 #define ZUBUF (96 * 1024)	/* bytes: 4 rows of KERN_GI8_MAXN fit */
 /* Bytes of a chunk of prepared tokens (prefill): each panel is unpacked
  * once a chunk, so a chunk is as large as the stack allows well (the
  * blocks of 32: 128 tokens of 2048, 32 of 8192) */
 #define ZXBUF (256 * 1024)
 #define ZUROW(nb) ((size_t)((nb) + 1) / 2 * (64 + 8))	/* bytes a row */
-
-/* A pair's 64 bytes from zwblk's layout (block b + p's group l in int32
- * lane 8p + l) to the prefill's (lane 2l + p), so that a lane's scale is
- * the pair's scales alternating, one 8-byte broadcast (zgemm); zgemm's
- * accumulators go back by zunilv before the sum. */
-INLINE __m512i
-zilv(__m512i z)
-{
-	return _mm512_permutexvar_epi32(_mm512_setr_epi32(0, 8, 1, 9, 2, 10,
-	    3, 11, 4, 12, 5, 13, 6, 14, 7, 15), z);
-}
-
-INLINE __m512
-zunilv(__m512 a)
-{
-	return _mm512_permutexvar_ps(_mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12,
-	    14, 1, 3, 5, 7, 9, 11, 13, 15), a);
-}
-
-/* The sum of zmm accumulator a as kern.h's chain ends it: its halves
- * added, then kern_avx2_int.h's hsum. */
-INLINE float
-zhsum(__m512 a)
-{
-	return hsum(_mm256_add_ps(_mm512_castps512_ps256(a), _mm256_castpd_ps(
-	    _mm512_extractf64x4_pd(_mm512_castps_pd(a), 1))));
-}
 
 static void
 zunpack(enum wtype t, uint8_t *u, const uint8_t *w, size_t rb, int n,
@@ -136,96 +119,85 @@ zunpack(enum wtype t, uint8_t *u, const uint8_t *w, size_t rb, int n,
 			if (t == W_GQ8_0I)
 				z = _mm512_xor_si512(z, _mm512_set1_epi8(
 				    (char)0x80));
-			_mm512_storeu_si512(u + 64 * (size_t)k, zilv(z));
+			_mm512_storeu_si512(u + 64 * (size_t)k, z);
 			d[2 * k] = gf16(p);
 			d[2 * k + 1] = 2 * k + 1 >= nb ? 0.0f : gf16(p + bytes);
 		}
 	}
 }
 
-/* out[j*ldo + r + i*rs] = row r + i*rs of w (type t, rows of rb bytes)
- * . token j of the blocks at xq (ldxq bytes apart, conv_q8_0_quant's
- * layout), i < R, j < TT; pf: prefetch each row GPF bytes ahead. */
+/* The f16 scales of blocks at w + o[i], i < 16, as floats. */
+INLINE __m512
+zdw16(const uint8_t *w, __m512i o)
+{
+	return _mm512_cvtph_ps(_mm512_cvtepi32_epi16(_mm512_i32gather_epi32(o,
+	    w, 1)));
+}
+
+/* out[r + i*rs] = row r + i*rs of w (type t, rows of rb bytes) . the
+ * token's blocks at xq (conv_q8_0_quant's layout), i < RV; rows RV ..
+ * ZV - 1 read row RV - 1 again (not stored).  Row i is lane i of the
+ * sums and of the one accumulator; each row prefetched GPF bytes
+ * ahead.  Row offsets (ZV - 1) rs rb fit in int32 (zmatvec). */
 INLINE void
-zblock(enum wtype t, int R, int TT, float *out, int ldo, const uint8_t *w,
-    size_t rb, const char *xq, size_t ldxq, int n, int r, int rs, int pf)
+zblock(enum wtype t, float *out, const uint8_t *w, size_t rb,
+    const char *xq, int n, int r, int rs, int RV)
 {
 	size_t nx = CONV_Q8_0_NB(n);
-	int nb = (n + 31) / 32, b, i, j, one, bytes = wtypes[t].bytes;
+	int nb = (n + 31) / 32, b, i, one, bytes = wtypes[t].bytes;
 	/* Q8_0's signed q: |q| against X given q's sign (X is never -128,
 	 * where a file's q may be) */
 	int sgn = t == W_GQ8_0I;
 	const __m512i off = _mm512_set1_epi8((char)(t == W_Q4_0I ? 8 : 16));
-	const uint8_t *wr[ZR];
-	const float *xd[ZT];
-	const int8_t *xv[ZT];
-	__m512 acc[ZR][ZT], dw[ZR], s;
-	__m512i wv[ZR], aw[ZR], x, nc, P;
-	__mmask64 neg[ZR];
+	const uint8_t *wr[ZV];
+	const float *xd = (const float *)xq;
+	const int8_t *xv = (const int8_t *)(xd + nx);
+	int32_t o[ZV];
+	float f[ZV];
+	__m512 acc = _mm512_setzero_ps();
+	__m512i v[ZV], wv, x, nc = _mm512_setzero_si512(), S[2], ov;
 
 	UNROLL
-	for (i = 0; i < R; i++) {
-		wr[i] = w + (size_t)(r + i * rs) * rb;
-		UNROLL
-		for (j = 0; j < TT; j++)
-			acc[i][j] = _mm512_setzero_ps();
+	for (i = 0; i < ZV; i++) {
+		wr[i] = w + (size_t)(r + (i < RV ? i : RV - 1) * rs) * rb;
+		o[i] = (int32_t)(wr[i] - wr[0]);
 	}
-	UNROLL
-	for (j = 0; j < TT; j++) {
-		xd[j] = (const float *)(xq + (size_t)j * ldxq);
-		xv[j] = (const int8_t *)(xd[j] + nx);
-	}
+	ov = _mm512_loadu_si512(o);
 	for (b = 0; b < nb; b += 2) {
 		one = b + 1 >= nb;
+		/* nx is even: the pair's bytes and scales are there */
+		x = _mm512_loadu_si512(xv + 32 * b);
+		if (!sgn)	/* minus offset times the sums of X */
+			nc = _mm512_sub_epi32(_mm512_setzero_si512(),
+			    _mm512_dpbusd_epi32(_mm512_setzero_si512(), off, x));
 		UNROLL
-		for (i = 0; i < R; i++) {
+		for (i = 0; i < ZV; i++) {
 			const uint8_t *p0 = wr[i] + (size_t)b * bytes;
 
-			if (pf)
-				gahead(p0);
-			wv[i] = zwblk(t, p0, p0 + bytes, one);
-			dw[i] = zdw(p0, p0 + bytes, one);
-			if (sgn) {
-				aw[i] = _mm512_abs_epi8(wv[i]);
-				neg[i] = _mm512_movepi8_mask(wv[i]);
-			}
+			gahead(p0);
+			wv = zwblk(t, p0, p0 + bytes, one);
+			v[i] = sgn ? _mm512_dpbusd_epi32(_mm512_setzero_si512(),
+			    _mm512_abs_epi8(wv), _mm512_mask_sub_epi8(x,
+			    _mm512_movepi8_mask(wv), _mm512_setzero_si512(), x)) :
+			    _mm512_dpbusd_epi32(nc, wv, x);
 		}
-		UNROLL
-		for (j = 0; j < TT; j++) {
-			/* nx is even: the pair's bytes and scales are there */
-			x = _mm512_loadu_si512(xv[j] + 32 * b);
-			s = pair8(_mm_castsi128_ps(_mm_loadl_epi64(
-			    (const __m128i *)(xd[j] + b))));
-			if (!sgn) {
-				/* minus offset times the sums of X */
-				nc = _mm512_sub_epi32(_mm512_setzero_si512(),
-				    _mm512_dpbusd_epi32(_mm512_setzero_si512(),
-				    off, x));
-			}
-			UNROLL
-			for (i = 0; i < R; i++) {
-				if (sgn)
-					P = _mm512_dpbusd_epi32(
-					    _mm512_setzero_si512(), aw[i],
-					    _mm512_mask_sub_epi8(x, neg[i],
-					    _mm512_setzero_si512(), x));
-				else
-					P = _mm512_dpbusd_epi32(nc, wv[i], x);
-				acc[i][j] = _mm512_mask3_fmadd_ps(
-				    _mm512_cvtepi32_ps(P), _mm512_mul_ps(dw[i],
-				    s), acc[i][j], one ? 0x00ff : 0xffff);
-			}
-		}
+		sum16x2(v, &S[0], &S[1]);
+		acc = _mm512_fmadd_ps(_mm512_cvtepi32_ps(S[0]), _mm512_mul_ps(
+		    zdw16(wr[0] + (size_t)b * bytes, ov), _mm512_set1_ps(xd[b])),
+		    acc);
+		if (!one)
+			acc = _mm512_fmadd_ps(_mm512_cvtepi32_ps(S[1]),
+			    _mm512_mul_ps(zdw16(wr[0] + (size_t)(b + 1) * bytes,
+			    ov), _mm512_set1_ps(xd[b + 1])), acc);
 	}
-	UNROLL
-	for (i = 0; i < R; i++)
-		UNROLL
-		for (j = 0; j < TT; j++)
-			out[(size_t)j * ldo + r + i * rs] = zhsum(acc[i][j]);
+	_mm512_storeu_ps(f, acc);
+	for (i = 0; i < RV; i++)
+		out[r + i * rs] = f[i];
 }
 
-/* Decode: rows [r0, r1) in GV32 parts read side by side
- * (kern_ggml_i8_int.h), each row its own accumulator. */
+/* Decode: rows [r0, r1) in ZV parts read side by side, each row a lane
+ * (contiguous groups of ZV where the parts lie too far apart for
+ * zblock's int32 offsets). */
 INLINE void
 zmatvec(enum wtype t, float *out, const void *w, const float *x, int n,
     int r0, int r1)
@@ -233,52 +205,49 @@ zmatvec(enum wtype t, float *out, const void *w, const float *x, int n,
 	char xq[CONV_Q8_0_NB(KERN_GI8_MAXN) * (4 + 32)]
 	    __attribute__((aligned(64)));
 	size_t rb = wtype_rowsize(t, n);
-	int h = (r1 - r0) / GV32, r;
+	int h = (r1 - r0) / ZV, r;
 
 	if (n > KERN_GI8_MAXN) {
 		kern_portable.matvec[t](out, w, x, n, r0, r1);
 		return;
 	}
 	prep32(xq, x, n);
-	for (r = r0; r < r0 + h; r++)
-		zblock(t, GV32, 1, out, 0, w, rb, xq, 0, n, r, h, 1);
-	for (r = r0 + GV32 * h; r < r1; r++)
-		zblock(t, 1, 1, out, 0, w, rb, xq, 0, n, r, 1, 1);
+	if ((size_t)(ZV - 1) * (size_t)h * rb > INT32_MAX) {
+		for (r = r0; r + ZV <= r1; r += ZV)
+			zblock(t, out, w, rb, xq, n, r, 1, ZV);
+	} else {
+		for (r = r0; r < r0 + h; r++)
+			zblock(t, out, w, rb, xq, n, r, h, ZV);
+		r = r0 + ZV * h;
+	}
+	if (r < r1)
+		zblock(t, out, w, rb, xq, n, r, 1, r1 - r);
 }
 
 /* ---- the blocks of 32's prefill GEMM ----
  *
  * A chunk of tokens is prepared once (zprep): each token's pairs of
- * blocks of X as zilv lays them out (ZXROW bytes a token), and their
- * scales in a table of groups of ZT tokens, for each pair the ZT tokens'
- * two scales side by side (32 bytes), so that one 256-bit multiply by a
- * row's pair of scales makes the pair's dw dx of ZT tokens, kern.h's
- * products, and each (row, token)'s 16 lanes take theirs as one 8-byte
- * broadcast.  Each group's offset sums are made once a row panel
- * (zrows).  A step of R x TT is then, for each pair of blocks, a
- * vpdpbusd, a subtraction and an FMA a row and token (and a multiply a
- * row, before): each lane the chain of kern.h in its order.
+ * blocks of X (ZXROW bytes a token), and their scales in a table of
+ * groups of ZT tokens, for each pair the ZT tokens' two scales side by
+ * side (32 bytes, one load).  Each group's offset sums are made once a
+ * row panel (zrows).  A step of R x TT = 16 (row, token) pairs is then,
+ * for each pair of blocks, a vpdpbusd a pair, sum16x2 of the 16, and
+ * for each block one conversion, one multiply of the 16 pairs' dw dx
+ * and one FMA: each lane the chain of kern.h of its pair in its order.
  *
  * On Zen 5 (bench/NOTES.md) vpdpbusd, the FMA, the multiplies and
- * vcvtdq2ps share two ports: what bounds the step is their count, so
- * each of the others is made where it is made fewer times. */
+ * vcvtdq2ps share two ports; sum16x2's shuffles and adds take the
+ * others' share of the work, so that the vpdpbusd bound the step. */
 #define ZXROW(nbp) ((size_t)(nbp) * 64)	/* bytes of a token's X */
 #define ZSBUF (32 * 1024)	/* bytes of the chunk's table of scales */
-/* The bits of the float 1.5 * 2^23, where each lane's sum P starts, so
- * that (|P| < 2^18: 4 bytes of at most 255 times 128, and the offset's
- * sums) it ends as the bits of the float 1.5 * 2^23 + P, exactly: that
- * float minus 1.5 * 2^23, on the add ports, is P's float as vcvtdq2ps
- * would make it, off the multiply ports. */
-#define ZMAGIC 0x4b400000
-#define ZKB 32		/* pairs of blocks whose dw dx zgemm makes at once */
 #define ZNCMAX 2048	/* longest rows whose sums' starts zrows makes */
 
-/* A pair's sums' start for X x: ZMAGIC minus the offset off times the
- * sums of X (the weights unsigned, zunpack). */
+/* A pair's sums' start for X x: minus the offset off times the sums of
+ * X (the weights unsigned, zunpack). */
 INLINE __m512i
 zstart(__m512i off, __m512i x)
 {
-	return _mm512_sub_epi32(_mm512_set1_epi32(ZMAGIC), _mm512_dpbusd_epi32(
+	return _mm512_sub_epi32(_mm512_setzero_si512(), _mm512_dpbusd_epi32(
 	    _mm512_setzero_si512(), off, x));
 }
 
@@ -294,177 +263,103 @@ zprep(int8_t *q, float *s, const float *x, int n)
 	const int8_t *v = (const int8_t *)(d + nx);
 
 	prep32(t, x, n);
-	for (k = 0; k < nx / 2; k++) {
-		_mm512_storeu_si512(q + 64 * k, zilv(_mm512_loadu_si512(v +
-		    64 * k)));
+	memcpy(q, v, 32 * nx);
+	for (k = 0; k < nx / 2; k++)
 		memcpy(s + 2 * ZT * k, d + 2 * k, 2 * sizeof *d);
-	}
-}
-
-/* Rows' dw dx of pairs [k0, k1) (k0 even) and each of ZT tokens into
- * dd, pair k's of row i at dd[(k - k0) / 2][i][k % 2]: the scales at
- * wd[i] (i < R) times the tokens' at sx, two pairs a 512-bit multiply
- * (the rows' four scales put in place by one permute), the last odd
- * one alone (a row at a time, reading sx again for each, was slower;
- * a pair a 256-bit multiply took 11% of the GEMM's samples). */
-INLINE void
-zdd(int R, double dd[][ZR][2][ZT], const float *const *wd, const float *sx,
-    int k0, int k1)
-{
-	const __m512i idx = _mm512_setr_epi32(0, 1, 0, 1, 0, 1, 0, 1, 2, 3, 2,
-	    3, 2, 3, 2, 3);
-	__m512 xs;
-	double w2;
-	int i, k;
-
-	for (k = k0; k + 1 < k1; k += 2) {
-		xs = _mm512_loadu_ps(sx + 2 * ZT * k);
-		UNROLL
-		for (i = 0; i < R; i++)
-			_mm512_store_ps((float *)dd[(k - k0) / 2][i], _mm512_mul_ps(
-			    _mm512_permutexvar_ps(idx, _mm512_castps128_ps512(
-			    _mm_loadu_ps(wd[i] + 2 * k))), xs));
-	}
-	if (k < k1) {
-		__m256 xl = _mm256_loadu_ps(sx + 2 * ZT * k);
-
-		UNROLL
-		for (i = 0; i < R; i++) {
-			memcpy(&w2, wd[i] + 2 * k, sizeof w2);
-			_mm256_store_pd(dd[(k - k0) / 2][i][0], _mm256_castps_pd(
-			    _mm256_mul_ps(_mm256_castpd_ps(_mm256_set1_pd(w2)),
-			    xl)));
-		}
-	}
-}
-
-/* The sums of 16 of zgemm's accumulators at once, each zunilv's lanes
- * in kern_sum16's tree with its operands in its order (the additions
- * of zhsum(zunilv(a)), the same bits): a[zslot[4j + i]] lands in lane
- * 4j + i.  45 shuffles and adds, where one at a time took about 150
- * (on the 135M shape's rows of 576, 9 pairs, zgemm's sums one at a
- * time were 17% of its samples). */
-static const int zslot[16] = { 0, 1, 8, 9, 2, 3, 10, 11, 4, 5, 12, 13, 6,
-	7, 14, 15 };
-
-INLINE __m512
-zhsum16(const __m512 *a)
-{
-	__m512 A[8], B[4], C[2];
-	int k;
-
-	/* c[l] + c[l + 8], lanes 2l and 2l + 1 (zilv) */
-	UNROLL
-	for (k = 0; k < 8; k++)
-		A[k] = _mm512_add_ps(_mm512_shuffle_ps(a[2 * k], a[2 * k + 1],
-		    0x88), _mm512_shuffle_ps(a[2 * k], a[2 * k + 1], 0xdd));
-	/* a[i] + a[i + 4]: the low 256 bits and the high ones */
-	UNROLL
-	for (k = 0; k < 4; k++)
-		B[k] = _mm512_add_ps(_mm512_shuffle_f32x4(A[2 * k], A[2 * k +
-		    1], 0x44), _mm512_shuffle_f32x4(A[2 * k], A[2 * k + 1],
-		    0xee));
-	/* b[0] + b[2], b[1] + b[3] */
-	UNROLL
-	for (k = 0; k < 2; k++)
-		C[k] = _mm512_add_ps(_mm512_shuffle_f32x4(B[2 * k], B[2 * k +
-		    1], 0x88), _mm512_shuffle_f32x4(B[2 * k], B[2 * k + 1],
-		    0xdd));
-	/* and those two */
-	return _mm512_add_ps(_mm512_shuffle_ps(C[0], C[1], 0x88),
-	    _mm512_shuffle_ps(C[0], C[1], 0xdd));
 }
 
 /* out[j*ldo + r + i] = row r + i of the unpacked rows u (ru bytes each)
  * . token j of zprep's X at xq (ldx bytes apart) with the scales' table
  * sx and zrows' sums' starts nc (or, null, made here from the offset
- * off), i < R, j < TT. */
+ * off), i < RV, j < TT; R*TT <= 16, rows RV .. R - 1 read row RV - 1
+ * again (not stored).  Pair (i, j) is lane i*TT + j. */
 INLINE void
 zgemm(int R, int TT, float *out, int ldo, const uint8_t *u, size_t ru,
     const int8_t *xq, size_t ldx, const float *sx, const __m512i *nc,
-    __m512i off, int nb, int r)
+    __m512i off, int nb, int r, int RV)
 {
-	int nbp = (nb + 1) / 2, k, k0, k1, i, j;
-	const __m512 magic = _mm512_castsi512_ps(_mm512_set1_epi32(ZMAGIC));
-	const uint8_t *wr[ZR];
-	const float *wd[ZR];
-	/* each pair's dw dx of each row and token, made before the sums
-	 * read them: then each is one broadcast load, where read right
-	 * after their store (or kept in registers, taken apart by
-	 * shuffles) they held the loop up */
-	double dd[ZKB / 2][ZR][2][ZT] __attribute__((aligned(64)));
-	__m512 acc[ZR][ZT];
-	__m512i nk[ZT], xv[ZT], wv, P;
-	__mmask16 m;
+	int nbp = (nb + 1) / 2, k, i, j, p, q;
+	const uint8_t *wr[16];
+	int32_t iw[2][16], ix[2][16];
+	int64_t ow[16];
+	float f[16];
+	__m512 acc = _mm512_setzero_ps(), wg[2], xg, d[2];
+	__m512i v[16], nk[ZT], xv[ZT], wv, S[2], iv[2][2], owv[2];
 
 	UNROLL
-	for (i = 0; i < R; i++) {
-		wr[i] = u + (size_t)(r + i) * ru;
-		wd[i] = (const float *)(wr[i] + 64 * (size_t)nbp);
-		UNROLL
-		for (j = 0; j < TT; j++)
-			acc[i][j] = _mm512_setzero_ps();
-	}
-	for (k0 = 0; k0 < nbp; k0 = k1) {
-		k1 = nbp - k0 > ZKB ? k0 + ZKB : nbp;
-		zdd(R, dd, wd, sx, k0, k1);
-		for (k = k0; k < k1; k++) {
-			/* an odd last block: its pair's second half not summed */
-			m = 2 * k + 1 < nb ? 0xffff : 0x5555;
-			/* X in registers, each loaded once a pair, not again
-			 * for every row */
-			UNROLL
-			for (j = 0; j < TT; j++) {
-				xv[j] = _mm512_loadu_si512(xq + (size_t)j * ldx +
-				    64 * (size_t)k);
-				__asm__("" : "+v"(xv[j]));
-				nk[j] = nc ? _mm512_load_si512(nc + (size_t)ZT *
-				    k + j) : zstart(off, xv[j]);
-			}
-			UNROLL
-			for (i = 0; i < R; i++) {
-				wv = _mm512_loadu_si512(wr[i] + 64 * (size_t)k);
-				UNROLL
-				for (j = 0; j < TT; j++) {
-					P = _mm512_dpbusd_epi32(nk[j], wv, xv[j]);
-					acc[i][j] = _mm512_mask3_fmadd_ps(
-					    _mm512_sub_ps(_mm512_castsi512_ps(P),
-					    magic), _mm512_castpd_ps(
-					    _mm512_set1_pd(dd[(k - k0) / 2][i][(k - k0) %
-					    2][j])),
-					    acc[i][j], m);
-				}
-			}
+	for (i = 0; i < R; i++)
+		wr[i] = u + (size_t)(r + (i < RV ? i : RV - 1)) * ru;
+	/* the rows' pairs of scales gathered (8 bytes a row), the tokens'
+	 * one load, then each lane's two taken from them */
+	for (q = 0; q < 16; q++) {
+		ow[q] = q < R ? (int64_t)(wr[q] - wr[0]) : 0;
+		for (p = 0; p < 2; p++) {
+			iw[p][q] = 2 * (q / TT < R ? q / TT : 0) + p;
+			ix[p][q] = 2 * (q % TT) + p;
 		}
 	}
-	if (R == ZR && TT == ZT) {
-		__m512 a[ZR * ZT];
-		float f[ZR * ZT] __attribute__((aligned(64)));
-
-		UNROLL
-		for (i = 0; i < ZR; i++)
-			UNROLL
-			for (j = 0; j < ZT; j++)
-				a[zslot[ZR * j + i]] = acc[i][j];
-		_mm512_store_ps(f, zhsum16(a));
-		UNROLL
-		for (j = 0; j < ZT; j++)
-			_mm_storeu_ps(out + (size_t)j * ldo + r, _mm_load_ps(f +
-			    ZR * j));
-		return;
+	owv[0] = _mm512_loadu_si512(ow);
+	owv[1] = _mm512_loadu_si512(ow + 8);
+	for (p = 0; p < 2; p++) {
+		iv[p][0] = _mm512_loadu_si512(iw[p]);
+		iv[p][1] = _mm512_loadu_si512(ix[p]);
 	}
+	UNROLL
+	for (q = R * TT; q < 16; q++)
+		v[q] = _mm512_setzero_si512();
+	for (k = 0; k < nbp; k++) {
+		/* X in registers, each loaded once a pair, not again for
+		 * every row */
+		UNROLL
+		for (j = 0; j < TT; j++) {
+			xv[j] = _mm512_loadu_si512(xq + (size_t)j * ldx + 64 *
+			    (size_t)k);
+			nk[j] = nc ? _mm512_load_si512(nc + (size_t)ZT * k + j) :
+			    zstart(off, xv[j]);
+		}
+		UNROLL
+		for (i = 0; i < R; i++) {
+			wv = _mm512_loadu_si512(wr[i] + 64 * (size_t)k);
+			UNROLL
+			for (j = 0; j < TT; j++)
+				v[i * TT + j] = _mm512_dpbusd_epi32(nk[j], wv,
+				    xv[j]);
+		}
+		sum16x2(v, &S[0], &S[1]);
+		wg[0] = _mm512_castpd_ps(_mm512_mask_i64gather_pd(
+		    _mm512_setzero_pd(), R < 8 ? (__mmask8)((1u << R) - 1) : 0xff,
+		    owv[0], wr[0] + 64 * (size_t)nbp + 8 * (size_t)k, 1));
+		wg[1] = R > 8 ? _mm512_castpd_ps(_mm512_mask_i64gather_pd(
+		    _mm512_setzero_pd(), R < 16 ? (__mmask8)((1u << (R - 8)) - 1) :
+		    0xff, owv[1], wr[0] + 64 * (size_t)nbp + 8 * (size_t)k, 1)) :
+		    _mm512_setzero_ps();
+		xg = _mm512_castps256_ps512(_mm256_loadu_ps(sx + 2 * ZT *
+		    (size_t)k));
+		UNROLL
+		for (p = 0; p < 2; p++)
+			d[p] = _mm512_mul_ps(_mm512_permutex2var_ps(wg[0], iv[p][0],
+			    wg[1]), _mm512_permutexvar_ps(iv[p][1], xg));
+		acc = _mm512_fmadd_ps(_mm512_cvtepi32_ps(S[0]), d[0], acc);
+		/* an odd last block: its pair's second half not summed */
+		if (2 * k + 1 < nb)
+			acc = _mm512_fmadd_ps(_mm512_cvtepi32_ps(S[1]), d[1],
+			    acc);
+	}
+	_mm512_storeu_ps(f, acc);
 	UNROLL
 	for (i = 0; i < R; i++)
 		UNROLL
 		for (j = 0; j < TT; j++)
-			out[(size_t)j * ldo + r + i] = zhsum(zunilv(acc[i][j]));
+			if (i < RV)
+				out[(size_t)j * ldo + r + i] = f[i * TT + j];
 }
 
 /* Rows [p0, p1) of w (type t) against TT tokens prepared at xq, ldx
- * bytes apart, sx their scales; u: those rows unpacked (zunpack).  The
- * sums' starts of each pair and token made here once for all the
- * panel's rows where rows are short (ZNCMAX); on longer ones they and
- * X would no longer stay in L1 together, and zgemm makes them. */
+ * bytes apart, sx their scales; u: those rows unpacked (zunpack), 16 /
+ * TT at a time.  The sums' starts of each pair and token made here once
+ * for all the panel's rows where rows are short (ZNCMAX); on longer
+ * ones they and X would no longer stay in L1 together, and zgemm makes
+ * them. */
 INLINE void
 zrows(enum wtype t, int TT, float *out, int ldo, const uint8_t *u,
     const int8_t *xq, size_t ldx, const float *sx, int n, int p0, int p1)
@@ -472,7 +367,7 @@ zrows(enum wtype t, int TT, float *out, int ldo, const uint8_t *u,
 	__m512i nc[ZNCMAX / 64][ZT];
 	const __m512i off = _mm512_set1_epi8((char)(t == W_Q4_0I ? 8 :
 	    t == W_Q5_0I ? 16 : 128));
-	int nb = (n + 31) / 32, nbp = (nb + 1) / 2, k, j, r;
+	int nb = (n + 31) / 32, nbp = (nb + 1) / 2, k, j, r, R = 16 / TT;
 	const __m512i *ncp = n <= ZNCMAX ? nc[0] : 0;
 	size_t ru = ZUROW(nb);
 
@@ -481,12 +376,12 @@ zrows(enum wtype t, int TT, float *out, int ldo, const uint8_t *u,
 			for (j = 0; j < TT; j++)
 				nc[k][j] = zstart(off, _mm512_loadu_si512(xq +
 				    (size_t)j * ldx + 64 * (size_t)k));
-	for (r = 0; r + ZR <= p1 - p0; r += ZR)
-		zgemm(ZR, TT, out + p0, ldo, u, ru, xq, ldx, sx, ncp, off, nb,
-		    r);
-	for (; r < p1 - p0; r++)
-		zgemm(1, TT, out + p0, ldo, u, ru, xq, ldx, sx, ncp, off, nb,
-		    r);
+	for (r = 0; r + R <= p1 - p0; r += R)
+		zgemm(R, TT, out + p0, ldo, u, ru, xq, ldx, sx, ncp, off, nb,
+		    r, R);
+	if (r < p1 - p0)
+		zgemm(R, TT, out + p0, ldo, u, ru, xq, ldx, sx, ncp, off, nb,
+		    r, p1 - p0 - r);
 }
 
 /* Part k of parts of rows [p0, p1) of w (rb bytes each) brought into
@@ -510,7 +405,7 @@ zahead(const uint8_t *w, size_t rb, int p0, int p1, int k, int parts)
  * for T tokens: their X at xp, ZXROW bytes a token (zprep), then the
  * scales' table, a group of ZT tokens at a time; whoever prepares the
  * last token zeroes the scales of the last group's missing ones (read
- * by zdd, never used).  zmatmul's chunks and kern.h's xprep alike. */
+ * by zgemm's loads, never used).  zmatmul's chunks and kern.h's xprep alike. */
 static void
 zxprep(void *xp, const float *x, int ldx, int n, int T, int t0, int t1)
 {

@@ -29,7 +29,15 @@
 /* tokens per register block: MR x QT pairs are sum16x2's 16 (the last
  * tokens of a call fewer, with 16 / TT rows) */
 #define QT 4
-#define XQBUF (64 * 1024)	/* bytes of quantized activations (matmul) */
+#define XQBUF (64 * 1024)
+#define DTBUF (16 * 1024)	/* floats of a panel's scales (matmul) */
+#define QPF 2048	/* bytes a decode row is prefetched ahead */
+/* qblock's loops over its 16 pairs, whole (UNROLL stops at 8 on gcc) */
+#if defined(__clang__)
+#define UNROLL16 _Pragma("unroll")
+#else
+#define UNROLL16 _Pragma("GCC unroll 16")
+#endif	/* bytes of quantized activations (matmul) */
 
 /* One block of conv_q8_0_quant, scalar: where an activation is not
  * finite (the vector path below assumes finite ones). */
@@ -52,13 +60,12 @@ quant1(float *d, uint8_t *u, const float *x, int m)
 			v = v < 0 ? -127 : 0.0f;
 		if (v > 127)
 			v = 127;
-		u[i] = (uint8_t)((int)v + 128);
+		u[i] = (uint8_t)(int8_t)(int)v;
 	}
 }
 
-/* conv_q8_0_quant of x[0..n) into dst (conv_q8_0_rowsize(n) bytes),
- * the int8 as X + 128: the same scales and integers, a block's 32 at
- * once (nearest even: vcvtps2dq under the default rounding). */
+/* conv_q8_0_quant of x[0..n) into dst (conv_q8_0_rowsize(n) bytes):
+ * the same scales and integers, a block's 32 at once (nearest even: vcvtps2dq under the default rounding). */
 static void
 quant(void *dst, const float *x, int n)
 {
@@ -67,7 +74,6 @@ quant(void *dst, const float *x, int n)
 	uint8_t *u = (uint8_t *)(d + nb);
 	const __m512 big = _mm512_set1_ps(3.4028234663852886e38f);
 	const __m512i lo = _mm512_set1_epi32(-127), hi = _mm512_set1_epi32(127);
-	const __m128i off = _mm_set1_epi8((char)0x80);
 	__m512 v0, v1, a0, a1, s;
 	__mmask16 k0, k1;
 	int e;
@@ -76,7 +82,7 @@ quant(void *dst, const float *x, int n)
 		e = n - 32 * (int)b;
 		if (e <= 0) {
 			d[b] = 0;
-			memset(u + 32 * b, 0x80, 32);
+			memset(u + 32 * b, 0, 32);
 			continue;
 		}
 		k0 = e >= 16 ? 0xffff : (__mmask16)((1u << e) - 1);
@@ -95,12 +101,12 @@ quant(void *dst, const float *x, int n)
 		d[b] = amax / 127.0f;
 		id = d[b] > 0 ? 1.0f / d[b] : 0.0f;
 		s = _mm512_set1_ps(id);
-		_mm_storeu_si128((__m128i *)(u + 32 * b), _mm_xor_si128(off,
-		    _mm512_cvtepi32_epi8(_mm512_min_epi32(hi, _mm512_max_epi32(lo,
-		    _mm512_cvtps_epi32(_mm512_mul_ps(v0, s)))))));
-		_mm_storeu_si128((__m128i *)(u + 32 * b + 16), _mm_xor_si128(off,
-		    _mm512_cvtepi32_epi8(_mm512_min_epi32(hi, _mm512_max_epi32(lo,
-		    _mm512_cvtps_epi32(_mm512_mul_ps(v1, s)))))));
+		_mm_storeu_si128((__m128i *)(u + 32 * b), _mm512_cvtepi32_epi8(
+		    _mm512_min_epi32(hi, _mm512_max_epi32(lo, _mm512_cvtps_epi32(
+		    _mm512_mul_ps(v0, s))))));
+		_mm_storeu_si128((__m128i *)(u + 32 * b + 16), _mm512_cvtepi32_epi8(
+		    _mm512_min_epi32(hi, _mm512_max_epi32(lo, _mm512_cvtps_epi32(
+		    _mm512_mul_ps(v1, s))))));
 	}
 }
 
@@ -134,93 +140,137 @@ sum16x2(const __m512i *v, __m512i *lo, __m512i *hi)
 	*hi = _mm512_shuffle_i32x4(e[0], e[1], 0xdd);
 }
 
+/* The 16 x 16 floats m transposed in place (lane j of m[i] to lane i
+ * of m[j]): decode's 16 rows' scales of 16 blocks made a block's 16. */
+INLINE void
+tr16(__m512 *m)
+{
+	__m512 t[16], u[16], a, b, c, d;
+	int k, s;
+
+	UNROLL16
+	for (k = 0; k < 8; k++) {
+		t[2 * k] = _mm512_unpacklo_ps(m[2 * k], m[2 * k + 1]);
+		t[2 * k + 1] = _mm512_unpackhi_ps(m[2 * k], m[2 * k + 1]);
+	}
+	/* u[4k + s], 128 bits c: column 4c + s of rows 4k .. 4k + 3 */
+	UNROLL16
+	for (k = 0; k < 4; k++) {
+		u[4 * k] = _mm512_castpd_ps(_mm512_unpacklo_pd(_mm512_castps_pd(
+		    t[4 * k]), _mm512_castps_pd(t[4 * k + 2])));
+		u[4 * k + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(
+		    _mm512_castps_pd(t[4 * k]), _mm512_castps_pd(t[4 * k + 2])));
+		u[4 * k + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(
+		    _mm512_castps_pd(t[4 * k + 1]), _mm512_castps_pd(t[4 * k +
+		    3])));
+		u[4 * k + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(
+		    _mm512_castps_pd(t[4 * k + 1]), _mm512_castps_pd(t[4 * k +
+		    3])));
+	}
+	UNROLL16
+	for (s = 0; s < 4; s++) {
+		a = _mm512_shuffle_f32x4(u[s], u[4 + s], 0x88);
+		b = _mm512_shuffle_f32x4(u[s], u[4 + s], 0xdd);
+		c = _mm512_shuffle_f32x4(u[8 + s], u[12 + s], 0x88);
+		d = _mm512_shuffle_f32x4(u[8 + s], u[12 + s], 0xdd);
+		m[s] = _mm512_shuffle_f32x4(a, c, 0x88);
+		m[8 + s] = _mm512_shuffle_f32x4(a, c, 0xdd);
+		m[4 + s] = _mm512_shuffle_f32x4(b, d, 0x88);
+		m[12 + s] = _mm512_shuffle_f32x4(b, d, 0xdd);
+	}
+}
+
 /* out[j*ldo + r + i*rs] = row r + i*rs of w . token j of the quantized
  * activations at xq (stride ldxq bytes), i < RV, j < TT; R*TT <= 16,
  * rows RV .. R - 1 read row RV - 1 again (a group's tail, not stored).
- * Pair (i, j) is lane i*TT + j of the sums and of the one accumulator. */
+ * Pair (i, j) is lane i*TT + j of the sums and of the one accumulator.
+ * The scales: the tokens' side by side at xt (xt[TT b + j]), the rows'
+ * at dt (dt[ldd b + i]) or, null (decode, TT 1), 16 blocks' of the 16
+ * rows read and transposed (tr16) at a time. */
 INLINE void
 qblock(int R, int TT, float *out, int ldo, const void *w, const char *xq,
-    size_t ldxq, int n, int r, int rs, int RV)
+    size_t ldxq, const float *xt, const float *dt, size_t ldd, int n,
+    int r, int rs, int RV)
 {
 	size_t nb = CONV_Q8_0_NB(n), rowb = nb * (4 + 32), b;
 	const __m512i c128 = _mm512_set1_epi8((char)0x80);
-	const float *wd[MV], *xd[QT];
-	const uint8_t *wq[MV], *xu[QT];
-	double x2;
-	int32_t iw[2][16], ix[2][16];
-	int64_t ow[16], ox[8];
+	const __mmask16 mr = (__mmask16)((1u << RV) - 1);
+	const float *wd[MV];
+	const int8_t *wq[MV], *xv[QT];
+	int32_t iw[16], ix[16];
 	float f[16];
-	__m512 acc = _mm512_setzero_ps(), wg[2], xg, d[2];
-	__m512i v[16], iv[2][2], owv[2], oxv, uv[QT], wv, nc, s[2];
+	__m512 acc = _mm512_setzero_ps(), d, tb[16];
+	__m512i v[16], wv, x[QT], nc[QT], S[2], iwv, ixv;
 	int i, j, p, q;
 
-	UNROLL
+	UNROLL16
 	for (i = 0; i < R; i++) {
 		wd[i] = (const float *)((const char *)w + (size_t)(r + (i < RV ?
 		    i : RV - 1) * rs) * rowb);
-		wq[i] = (const uint8_t *)(wd[i] + nb);
+		wq[i] = (const int8_t *)(wd[i] + nb);
 	}
-	UNROLL
-	for (j = 0; j < TT; j++) {
-		xd[j] = (const float *)(xq + (size_t)j * ldxq);
-		xu[j] = (const uint8_t *)(xd[j] + nb);
-	}
-	/* the rows' and the tokens' pairs of scales gathered (8 bytes a
-	 * row, a token), then each lane's two taken from them */
+	UNROLL16
+	for (j = 0; j < TT; j++)
+		xv[j] = (const int8_t *)((const float *)(xq + (size_t)j * ldxq) +
+		    nb);
 	for (q = 0; q < 16; q++) {
-		ow[q] = q < R ? (const char *)wd[q] - (const char *)wd[0] : 0;
-		for (p = 0; p < 2; p++) {
-			iw[p][q] = 2 * (q / TT < R ? q / TT : 0) + p;
-			ix[p][q] = 2 * (q % TT) + p;
-		}
+		iw[q] = q / TT < R ? q / TT : 0;
+		ix[q] = q % TT;
 	}
-	for (q = 0; q < 8; q++)
-		ox[q] = q < TT ? (int64_t)q * (int64_t)ldxq : 0;
-	owv[0] = _mm512_loadu_si512(ow);
-	owv[1] = _mm512_loadu_si512(ow + 8);
-	oxv = _mm512_loadu_si512(ox);
-	for (p = 0; p < 2; p++) {
-		iv[p][0] = _mm512_loadu_si512(iw[p]);
-		iv[p][1] = _mm512_loadu_si512(ix[p]);
-	}
-	UNROLL
+	iwv = _mm512_loadu_si512(iw);
+	ixv = _mm512_loadu_si512(ix);
+	UNROLL16
 	for (q = R * TT; q < 16; q++)
 		v[q] = _mm512_setzero_si512();
 	for (b = 0; b < nb; b += 2) {
-		UNROLL
-		for (j = 0; j < TT; j++)
-			uv[j] = _mm512_loadu_si512(xu[j] + 32 * b);
-		UNROLL
-		for (i = 0; i < R; i++) {
-			wv = _mm512_loadu_si512(wq[i] + 32 * b);
-			nc = _mm512_sub_epi32(_mm512_setzero_si512(),
-			    _mm512_dpbusd_epi32(_mm512_setzero_si512(), c128, wv));
-			UNROLL
-			for (j = 0; j < TT; j++)
-				v[i * TT + j] = _mm512_dpbusd_epi32(nc, uv[j], wv);
+		if (!dt && b % 16 == 0) {
+			UNROLL16
+			for (i = 0; i < 16; i++)
+				tb[i] = _mm512_maskz_loadu_ps(nb - b >= 16 ? 0xffff :
+				    (__mmask16)((1u << (nb - b)) - 1), wd[i] + b);
+			tr16(tb);
 		}
-		sum16x2(v, &s[0], &s[1]);
-		wg[0] = _mm512_castpd_ps(_mm512_mask_i64gather_pd(
-		    _mm512_setzero_pd(), R < 8 ? (__mmask8)((1u << R) - 1) : 0xff,
-		    owv[0], wd[0] + b, 1));
-		wg[1] = R > 8 ? _mm512_castpd_ps(_mm512_i64gather_pd(owv[1],
-		    wd[0] + b, 1)) : _mm512_setzero_ps();
-		memcpy(&x2, xd[0] + b, sizeof x2);
-		xg = TT == 1 ? _mm512_castpd_ps(_mm512_set1_pd(x2)) :
-		    _mm512_castpd_ps(
-		    _mm512_mask_i64gather_pd(_mm512_setzero_pd(), (__mmask8)((1u <<
-		    TT) - 1), oxv, xd[0] + b, 1));
-		UNROLL
-		for (p = 0; p < 2; p++)
-			d[p] = _mm512_mul_ps(_mm512_permutex2var_ps(wg[0], iv[p][0],
-			    wg[1]), _mm512_permutexvar_ps(iv[p][1], xg));
-		acc = _mm512_fmadd_ps(_mm512_cvtepi32_ps(s[0]), d[0], acc);
-		acc = _mm512_fmadd_ps(_mm512_cvtepi32_ps(s[1]), d[1], acc);
+		/* the weights made unsigned, q + 128: minus 128 times the
+		 * sums of X, a token's, starts its sums */
+		UNROLL16
+		for (j = 0; j < TT; j++) {
+			x[j] = _mm512_loadu_si512(xv[j] + 32 * b);
+			nc[j] = _mm512_sub_epi32(_mm512_setzero_si512(),
+			    _mm512_dpbusd_epi32(_mm512_setzero_si512(), c128,
+			    x[j]));
+		}
+		UNROLL16
+		for (i = 0; i < R; i++) {
+			if (TT == 1)	/* decode: MV streams, each ahead */
+				_mm_prefetch((const char *)((uintptr_t)(wq[i] +
+				    32 * b) + QPF), _MM_HINT_T0);
+			wv = _mm512_xor_si512(c128, _mm512_loadu_si512(wq[i] +
+			    32 * b));
+			UNROLL16
+			for (j = 0; j < TT; j++)
+				v[i * TT + j] = _mm512_dpbusd_epi32(nc[j], wv, x[j]);
+		}
+		sum16x2(v, &S[0], &S[1]);
+		UNROLL16
+		for (p = 0; p < 2; p++) {
+			if (!dt)
+				d = _mm512_mul_ps(tb[(b + p) % 16], _mm512_set1_ps(
+				    xt[b + p]));
+			else if (TT == 1)
+				d = _mm512_mul_ps(_mm512_maskz_loadu_ps(mr, dt +
+				    ldd * (b + p)), _mm512_set1_ps(xt[b + p]));
+			else
+				d = _mm512_mul_ps(_mm512_permutexvar_ps(iwv,
+				    _mm512_maskz_loadu_ps(mr, dt + ldd * (b + p))),
+				    _mm512_permutexvar_ps(ixv, _mm512_maskz_loadu_ps(
+				    (__mmask16)((1u << TT) - 1), xt + TT * (b + p))));
+			acc = _mm512_fmadd_ps(_mm512_cvtepi32_ps(S[p]), d, acc);
+		}
 	}
 	_mm512_storeu_ps(f, acc);
-	UNROLL
+	UNROLL16
 	for (i = 0; i < R; i++)
-		UNROLL
+		UNROLL16
 		for (j = 0; j < TT; j++)
 			if (i < RV)
 				out[(size_t)j * ldo + r + i * rs] = f[i * TT + j];
@@ -232,49 +282,66 @@ kern_i8_avx512_matvec(float *out, const void *w, const float *x, int n,
 {
 	char xq[CONV_Q8_0_NB(CONV_Q8_0_MAXN) * (4 + 32)]
 	    __attribute__((aligned(64)));
+	const float *xt = (const float *)xq;
 	int h = (r1 - r0) / MV, r;
 
 	if (n > CONV_Q8_0_MAXN)
 		return;
 	quant(xq, x, n);
 	for (r = r0; r < r0 + h; r++)
-		qblock(MV, 1, out, 0, w, xq, 0, n, r, h, MV);
+		qblock(MV, 1, out, 0, w, xq, 0, xt, 0, 0, n, r, h, MV);
 	if (r0 + MV * h < r1)
-		qblock(MV, 1, out, 0, w, xq, 0, n, r0 + MV * h, 1, r1 - r0 -
-		    MV * h);
+		qblock(MV, 1, out, 0, w, xq, 0, xt, 0, 0, n, r0 + MV * h, 1,
+		    r1 - r0 - MV * h);
 }
 
-/* Rows [r0, r1) against TT tokens, R = 16 / TT rows a block. */
+/* Rows [r0, r1) against TT tokens, R = 16 / TT rows a block, the
+ * tokens' scales side by side once for all of them; dt: the rows' from
+ * r0 on, side by side (ldd a block). */
 INLINE void
 qrows(int TT, float *out, int ldo, const void *w, const char *xq,
-    size_t ld, int n, int r0, int r1)
+    size_t ld, const float *dt, size_t ldd, int n, int r0, int r1)
 {
-	int r, R = 16 / TT;
+	float xt[CONV_Q8_0_NB(CONV_Q8_0_MAXN) * QT];
+	size_t nb = CONV_Q8_0_NB(n), b;
+	int r, j, R = 16 / TT;
 
+	for (j = 0; j < TT; j++)
+		for (b = 0; b < nb; b++)
+			xt[TT * b + j] = ((const float *)(xq + (size_t)j *
+			    ld))[b];
 	for (r = r0; r + R <= r1; r += R)
-		qblock(R, TT, out, ldo, w, xq, ld, n, r, 1, R);
+		qblock(R, TT, out, ldo, w, xq, ld, xt, dt + (r - r0), ldd, n,
+		    r, 1, R);
 	if (r < r1)
-		qblock(R, TT, out, ldo, w, xq, ld, n, r, 1, r1 - r);
+		qblock(R, TT, out, ldo, w, xq, ld, xt, dt + (r - r0), ldd, n,
+		    r, 1, r1 - r);
 }
 
-/* All T tokens quantized once (kern_xroom), row panels that fit in L2,
- * QT tokens at a time: the weights come from memory once a call. */
+/* All T tokens quantized once (kern_xroom), row panels that fit in L2
+ * (and whose scales, side by side, fit in DTBUF), QT tokens at a time:
+ * the weights come from memory once a call. */
 void
 kern_i8_avx512_matmul(float *out, int ldo, const void *w, const float *x,
     int ldx, int n, int T, int r0, int r1)
 {
 	char stk[XQBUF] __attribute__((aligned(64)));
-	size_t ld = conv_q8_0_rowsize(n);
+	float dt[DTBUF];
+	size_t ld = conv_q8_0_rowsize(n), nb = CONV_Q8_0_NB(n), rowb = nb *
+	    (4 + 32), b;
 	int P = (int)((kern_l2 / 2) / ld), TB;
-	int t0, t1, p0, p1, j;
+	int t0, t1, p0, p1, j, r;
 	const char *xj;
+	const float *wd;
 	char *xq;
 	float *o;
 
 	if (n > CONV_Q8_0_MAXN)
 		return;
 	xq = kern_xroom(stk, sizeof(stk), ld, T, &TB);
-	P = P < MR ? MR : P / MR * MR;
+	if (P > (int)(DTBUF / nb))
+		P = (int)(DTBUF / nb);
+	P = P < 16 ? 16 : P / 16 * 16;
 	if (TB < T)
 		TB = TB < QT ? TB : TB / QT * QT;
 	for (t0 = 0; t0 < T; t0 = t1) {
@@ -283,14 +350,27 @@ kern_i8_avx512_matmul(float *out, int ldo, const void *w, const float *x,
 			quant(xq + (size_t)(j - t0) * ld, x + (size_t)j * ldx, n);
 		for (p0 = r0; p0 < r1; p0 = p1) {
 			p1 = r1 - p0 > P ? p0 + P : r1;
+			for (r = p0; r < p1; r++) {
+				wd = (const float *)((const char *)w + (size_t)r *
+				    rowb);
+				for (b = 0; b < nb; b++)
+					dt[(size_t)(p1 - p0) * b + (r - p0)] = wd[b];
+			}
 			for (j = t0; j < t1; j += QT) {
 				xj = xq + (size_t)(j - t0) * ld;
 				o = out + (size_t)j * ldo;
 				switch (t1 - j < QT ? t1 - j : QT) {	/* QT 4 */
-				case 1: qrows(1, o, ldo, w, xj, ld, n, p0, p1); break;
-				case 2: qrows(2, o, ldo, w, xj, ld, n, p0, p1); break;
-				case 3: qrows(3, o, ldo, w, xj, ld, n, p0, p1); break;
-				default: qrows(QT, o, ldo, w, xj, ld, n, p0, p1); break;
+				case 1: qrows(1, o, ldo, w, xj, ld, dt, p1 - p0, n,
+				    p0, p1);
+					break;
+				case 2: qrows(2, o, ldo, w, xj, ld, dt, p1 - p0, n,
+				    p0, p1);
+					break;
+				case 3: qrows(3, o, ldo, w, xj, ld, dt, p1 - p0, n,
+				    p0, p1);
+					break;
+				default: qrows(QT, o, ldo, w, xj, ld, dt, p1 - p0,
+				    n, p0, p1);
 				}
 			}
 		}
