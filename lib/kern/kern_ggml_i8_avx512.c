@@ -90,41 +90,11 @@ zwblk(enum wtype t, const uint8_t *p0, const uint8_t *p1, int one)
 	    (uint64_t)h1 << 32), z, _mm512_set1_epi8(16));
 }
 
-/* A row panel's weights unpacked for the prefill GEMM (zunpack): each
- * row the nbp = ceil(nb / 2) pairs of blocks as zwblk lays them out,
- * all unsigned (Q8_0's q + 128), then their nbp pairs of float scales;
- * made once a panel and chunk of tokens, where the packed blocks would
- * be unpacked again for every ZT tokens. */
-#define ZUBUF (96 * 1024)	/* bytes: 4 rows of KERN_GI8_MAXN fit */
+#define ZUBUF (96 * 1024)	/* bytes of a panel of superblocks (prefill) */
 /* Bytes of a chunk of prepared tokens (prefill): each panel is unpacked
  * once a chunk, so a chunk is as large as the stack allows well (the
  * blocks of 32: 128 tokens of 2048, 32 of 8192) */
 #define ZXBUF (256 * 1024)
-#define ZUROW(nb) ((size_t)((nb) + 1) / 2 * (64 + 8))	/* bytes a row */
-
-static void
-zunpack(enum wtype t, uint8_t *u, const uint8_t *w, size_t rb, int n,
-    int r0, int r1)
-{
-	int nb = (n + 31) / 32, nbp = (nb + 1) / 2, bytes = wtypes[t].bytes, r, k;
-	const uint8_t *p;
-	float *d;
-	__m512i z;
-
-	for (r = r0; r < r1; r++, u += ZUROW(nb)) {
-		d = (float *)(u + 64 * (size_t)nbp);
-		for (k = 0; k < nbp; k++) {
-			p = w + (size_t)r * rb + (size_t)2 * k * bytes;
-			z = zwblk(t, p, p + bytes, 2 * k + 1 >= nb);
-			if (t == W_GQ8_0I)
-				z = _mm512_xor_si512(z, _mm512_set1_epi8(
-				    (char)0x80));
-			_mm512_storeu_si512(u + 64 * (size_t)k, z);
-			d[2 * k] = gf16(p);
-			d[2 * k + 1] = 2 * k + 1 >= nb ? 0.0f : gf16(p + bytes);
-		}
-	}
-}
 
 /* The f16 scales of blocks at w + o[i], i < 16, as floats. */
 INLINE __m512
@@ -226,162 +196,178 @@ zmatvec(enum wtype t, float *out, const void *w, const float *x, int n,
 
 /* ---- the blocks of 32's prefill GEMM ----
  *
- * A chunk of tokens is prepared once (zprep): each token's pairs of
- * blocks of X (ZXROW bytes a token), and their scales in a table of
- * groups of ZT tokens, for each pair the ZT tokens' two scales side by
- * side (32 bytes, one load).  Each group's offset sums are made once a
- * row panel (zrows).  A step of R x TT = 16 (row, token) pairs is then,
- * for each pair of blocks, a vpdpbusd a pair, sum16x2 of the 16, and
- * for each block one conversion, one multiply of the 16 pairs' dw dx
- * and one FMA: each lane the chain of kern.h of its pair in its order.
- *
- * On Zen 5 (bench/NOTES.md) vpdpbusd, the FMA, the multiplies and
- * vcvtdq2ps share two ports; sum16x2's shuffles and adds take the
- * others' share of the work, so that the vpdpbusd bound the step. */
-#define ZXROW(nbp) ((size_t)(nbp) * 64)	/* bytes of a token's X */
-#define ZSBUF (32 * 1024)	/* bytes of the chunk's table of scales */
-#define ZNCMAX 2048	/* longest rows whose sums' starts zrows makes */
+ * A panel's rows are unpacked once a chunk of tokens (zunpack) in
+ * groups of 16, a row a lane: for each block, 8 registers, register k
+ * holding the 4 bytes of elements 4k .. 4k + 3 of each row (unsigned:
+ * Q8_0's q + 128), then the 16 rows' scales.  vpdpbusd of register k
+ * against a token's 4 bytes broadcast then adds 16 rows' products at
+ * once, and 8 of them make each row's whole S for the block, kern.h's:
+ * no lanes to reduce, and one conversion, multiply and FMA a block for
+ * 16 (row, token) pairs, each lane its pair's chain in block order.
+ * The vpdpbusd are 8 of each 10 instructions on the multiply ports
+ * (where the 2-block lanes took 16 vpdpbusd and 16 FMAs for 16 rows'
+ * pairs of blocks), so they bound the step. */
+#define ZPBUF (320 * 1024)	/* bytes of a panel: 16 rows of KERN_GI8_MAXN */
+#define ZGB (8 * 64 + 64)	/* bytes of a group's block, unpacked */
+#define ZTT 8			/* tokens per register block */
+/* The bits of the float 1.5 * 2^23, where each sum S starts, so that
+ * (|S| and every partial sum < 2^21: 32 bytes of at most 255 times 127,
+ * and the offset's 128 times 32 times 127) it ends as the bits of the
+ * float 1.5 * 2^23 + S, exactly: that float minus 1.5 * 2^23, on the
+ * add ports, is S's float as vcvtdq2ps makes it. */
+#define ZMAGIC 0x4b400000
 
-/* A pair's sums' start for X x: minus the offset off times the sums of
- * X (the weights unsigned, zunpack). */
-INLINE __m512i
-zstart(__m512i off, __m512i x)
+/* The bytes of a token prepared (zxprep): its X (nx blocks of 32), dx
+ * (nx floats), then each block's sum of X (nx int32). */
+#define ZXLD(nx) (((size_t)(nx) * (32 + 8) + 63) / 64 * 64)
+
+/* Lane L of a group's registers is row zrow(L) of its 16: zunpack's
+ * transposes (unpacks within 128 bits) leave them in this order. */
+INLINE int
+zrow(int L)
 {
-	return _mm512_sub_epi32(_mm512_setzero_si512(), _mm512_dpbusd_epi32(
-	    _mm512_setzero_si512(), off, x));
+	return 8 * (L / 8) + 2 * (L % 4) + (L / 4) % 2;
 }
 
-/* Token x's blocks (conv_q8_0_quant's bytes, prep32) into zgemm's
- * layout: its X at q, its pairs of scales at s, ZT tokens apart. */
+/* Block b of row p (type t) as 32 unsigned bytes in element order. */
+INLINE __m256i
+zrowblk(enum wtype t, const uint8_t *p)
+{
+	const __m256i m4 = _mm256_set1_epi8(15);
+	__m128i q;
+	__m256i v;
+	uint32_t h;
+
+	if (t == W_GQ8_0I)
+		return _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)
+		    (p + 2)), _mm256_set1_epi8((char)0x80));
+	q = _mm_loadu_si128((const __m128i *)(p + (t == W_Q4_0I ? 2 : 6)));
+	v = _mm256_and_si256(_mm256_inserti128_si256(_mm256_castsi128_si256(
+	    q), _mm_srli_epi16(q, 4), 1), m4);
+	if (t == W_Q4_0I)
+		return v;
+	memcpy(&h, p + 2, 4);	/* Q5_0's fifth bits */
+	return _mm256_mask_add_epi8(v, (__mmask32)h, v, _mm256_set1_epi8(16));
+}
+
+/* Rows [r0, r1) of w (type t, rb bytes a row) unpacked at u, groups of
+ * 16 (the last filled out with zero rows), nb blocks a group. */
 static void
-zprep(int8_t *q, float *s, const float *x, int n)
+zunpack(enum wtype t, uint8_t *u, const uint8_t *w, size_t rb, int n,
+    int r0, int r1)
 {
-	char t[CONV_Q8_0_NB(KERN_GI8_MAXN) * (4 + 32)]
-	    __attribute__((aligned(64)));
-	size_t nx = CONV_Q8_0_NB(n), k;
-	const float *d = (const float *)t;
-	const int8_t *v = (const int8_t *)(d + nx);
+	int nb = (n + 31) / 32, bytes = wtypes[t].bytes, g, b, i, m, k;
+	__m512i T[8], U[8], W[8];
+	float *d;
 
-	prep32(t, x, n);
-	memcpy(q, v, 32 * nx);
-	for (k = 0; k < nx / 2; k++)
-		memcpy(s + 2 * ZT * k, d + 2 * k, 2 * sizeof *d);
+	for (g = r0; g < r1; g += 16, u += (size_t)nb * ZGB)
+		for (b = 0; b < nb; b++) {
+			const uint8_t *p[16];
+			uint8_t *o = u + (size_t)b * ZGB;
+
+			for (i = 0; i < 16; i++)
+				p[i] = g + i < r1 ? w + (size_t)(g + i) * rb +
+				    (size_t)b * bytes : 0;
+			for (m = 0; m < 8; m++)
+				T[m] = _mm512_inserti64x4(_mm512_castsi256_si512(
+				    p[2 * m] ? zrowblk(t, p[2 * m]) :
+				    _mm256_setzero_si256()), p[2 * m + 1] ?
+				    zrowblk(t, p[2 * m + 1]) :
+				    _mm256_setzero_si256(), 1);
+			/* T[m]: rows 2m, 2m + 1, 8 int32 each; 128 bits c of
+			 * W[k'] (after two unpacks): rows 0 2 4 6 (c even) or
+			 * 1 3 5 7 (odd) of a half, element group k' + 4 (c % 2) */
+			for (m = 0; m < 2; m++) {
+				__m512i *t4 = T + 4 * m, *u4 = U + 4 * m;
+
+				u4[0] = _mm512_unpacklo_epi32(t4[0], t4[1]);
+				u4[1] = _mm512_unpackhi_epi32(t4[0], t4[1]);
+				u4[2] = _mm512_unpacklo_epi32(t4[2], t4[3]);
+				u4[3] = _mm512_unpackhi_epi32(t4[2], t4[3]);
+				W[4 * m] = _mm512_unpacklo_epi64(u4[0], u4[2]);
+				W[4 * m + 1] = _mm512_unpackhi_epi64(u4[0], u4[2]);
+				W[4 * m + 2] = _mm512_unpacklo_epi64(u4[1], u4[3]);
+				W[4 * m + 3] = _mm512_unpackhi_epi64(u4[1], u4[3]);
+			}
+			for (k = 0; k < 4; k++) {
+				_mm512_store_si512(o + 64 * k, _mm512_shuffle_i32x4(
+				    W[k], W[4 + k], 0x88));
+				_mm512_store_si512(o + 64 * (k + 4),
+				    _mm512_shuffle_i32x4(W[k], W[4 + k], 0xdd));
+			}
+			d = (float *)(o + 8 * 64);
+			for (i = 0; i < 16; i++)
+				d[i] = p[zrow(i)] ? gf16(p[zrow(i)]) : 0.0f;
+		}
 }
 
-/* out[j*ldo + r + i] = row r + i of the unpacked rows u (ru bytes each)
- * . token j of zprep's X at xq (ldx bytes apart) with the scales' table
- * sx and zrows' sums' starts nc (or, null, made here from the offset
- * off), i < RV, j < TT; R*TT <= 16, rows RV .. R - 1 read row RV - 1
- * again (not stored).  Pair (i, j) is lane i*TT + j. */
+/* out[j*ldo + r + zrow(L)] = row zrow(L) of the group unpacked at u .
+ * token j prepared at xq (ld bytes apart), j < TT, L with zrow(L) < RV;
+ * off: the weights' offset (8, 16, 128). */
 INLINE void
-zgemm(int R, int TT, float *out, int ldo, const uint8_t *u, size_t ru,
-    const int8_t *xq, size_t ldx, const float *sx, const __m512i *nc,
-    __m512i off, int nb, int r, int RV)
+zgemm(int TT, float *out, int ldo, const uint8_t *u, const int8_t *xq,
+    size_t ld, int off, int n, int r, int RV)
 {
-	int nbp = (nb + 1) / 2, k, i, j, p, q;
-	const uint8_t *wr[16];
-	int32_t iw[2][16], ix[2][16];
-	int64_t ow[16];
+	int nb = (n + 31) / 32, b, j, k, L;
+	size_t nx = CONV_Q8_0_NB(n);
+	const __m512 magic = _mm512_castsi512_ps(_mm512_set1_epi32(ZMAGIC));
+	const int8_t *xv[ZTT];
+	const float *xd[ZTT];
+	const int32_t *xs[ZTT];
+	__m512 acc[ZTT], dw;
+	__m512i I[ZTT], wk;
 	float f[16];
-	__m512 acc = _mm512_setzero_ps(), wg[2], xg, d[2];
-	__m512i v[16], nk[ZT], xv[ZT], wv, S[2], iv[2][2], owv[2];
 
 	UNROLL
-	for (i = 0; i < R; i++)
-		wr[i] = u + (size_t)(r + (i < RV ? i : RV - 1)) * ru;
-	/* the rows' pairs of scales gathered (8 bytes a row), the tokens'
-	 * one load, then each lane's two taken from them */
-	for (q = 0; q < 16; q++) {
-		ow[q] = q < R ? (int64_t)(wr[q] - wr[0]) : 0;
-		for (p = 0; p < 2; p++) {
-			iw[p][q] = 2 * (q / TT < R ? q / TT : 0) + p;
-			ix[p][q] = 2 * (q % TT) + p;
-		}
+	for (j = 0; j < TT; j++) {
+		xv[j] = xq + (size_t)j * ld;
+		xd[j] = (const float *)(xv[j] + 32 * nx);
+		xs[j] = (const int32_t *)(xd[j] + nx);
+		acc[j] = _mm512_setzero_ps();
 	}
-	owv[0] = _mm512_loadu_si512(ow);
-	owv[1] = _mm512_loadu_si512(ow + 8);
-	for (p = 0; p < 2; p++) {
-		iv[p][0] = _mm512_loadu_si512(iw[p]);
-		iv[p][1] = _mm512_loadu_si512(ix[p]);
-	}
-	UNROLL
-	for (q = R * TT; q < 16; q++)
-		v[q] = _mm512_setzero_si512();
-	for (k = 0; k < nbp; k++) {
-		/* X in registers, each loaded once a pair, not again for
-		 * every row */
-		UNROLL
-		for (j = 0; j < TT; j++) {
-			xv[j] = _mm512_loadu_si512(xq + (size_t)j * ldx + 64 *
-			    (size_t)k);
-			nk[j] = nc ? _mm512_load_si512(nc + (size_t)ZT * k + j) :
-			    zstart(off, xv[j]);
-		}
-		UNROLL
-		for (i = 0; i < R; i++) {
-			wv = _mm512_loadu_si512(wr[i] + 64 * (size_t)k);
-			UNROLL
-			for (j = 0; j < TT; j++)
-				v[i * TT + j] = _mm512_dpbusd_epi32(nk[j], wv,
-				    xv[j]);
-		}
-		sum16x2(v, &S[0], &S[1]);
-		wg[0] = _mm512_castpd_ps(_mm512_mask_i64gather_pd(
-		    _mm512_setzero_pd(), R < 8 ? (__mmask8)((1u << R) - 1) : 0xff,
-		    owv[0], wr[0] + 64 * (size_t)nbp + 8 * (size_t)k, 1));
-		wg[1] = R > 8 ? _mm512_castpd_ps(_mm512_mask_i64gather_pd(
-		    _mm512_setzero_pd(), R < 16 ? (__mmask8)((1u << (R - 8)) - 1) :
-		    0xff, owv[1], wr[0] + 64 * (size_t)nbp + 8 * (size_t)k, 1)) :
-		    _mm512_setzero_ps();
-		xg = _mm512_castps256_ps512(_mm256_loadu_ps(sx + 2 * ZT *
-		    (size_t)k));
-		UNROLL
-		for (p = 0; p < 2; p++)
-			d[p] = _mm512_mul_ps(_mm512_permutex2var_ps(wg[0], iv[p][0],
-			    wg[1]), _mm512_permutexvar_ps(iv[p][1], xg));
-		acc = _mm512_fmadd_ps(_mm512_cvtepi32_ps(S[0]), d[0], acc);
-		/* an odd last block: its pair's second half not summed */
-		if (2 * k + 1 < nb)
-			acc = _mm512_fmadd_ps(_mm512_cvtepi32_ps(S[1]), d[1],
-			    acc);
-	}
-	_mm512_storeu_ps(f, acc);
-	UNROLL
-	for (i = 0; i < R; i++)
+	for (b = 0; b < nb; b++, u += ZGB) {
 		UNROLL
 		for (j = 0; j < TT; j++)
-			if (i < RV)
-				out[(size_t)j * ldo + r + i] = f[i * TT + j];
+			I[j] = _mm512_set1_epi32(ZMAGIC - off * xs[j][b]);
+		UNROLL
+		for (k = 0; k < 8; k++) {
+			wk = _mm512_load_si512(u + 64 * k);
+			UNROLL
+			for (j = 0; j < TT; j++) {
+				int32_t x4;
+
+				memcpy(&x4, xv[j] + 32 * b + 4 * k, 4);
+				I[j] = _mm512_dpbusd_epi32(I[j], wk,
+				    _mm512_set1_epi32(x4));
+			}
+		}
+		dw = _mm512_load_ps(u + 8 * 64);
+		UNROLL
+		for (j = 0; j < TT; j++)
+			acc[j] = _mm512_fmadd_ps(_mm512_sub_ps(
+			    _mm512_castsi512_ps(I[j]), magic), _mm512_mul_ps(dw,
+			    _mm512_set1_ps(xd[j][b])), acc[j]);
+	}
+	UNROLL
+	for (j = 0; j < TT; j++) {
+		_mm512_storeu_ps(f, acc[j]);
+		for (L = 0; L < 16; L++)
+			if (zrow(L) < RV)
+				out[(size_t)j * ldo + r + zrow(L)] = f[L];
+	}
 }
 
-/* Rows [p0, p1) of w (type t) against TT tokens prepared at xq, ldx
- * bytes apart, sx their scales; u: those rows unpacked (zunpack), 16 /
- * TT at a time.  The sums' starts of each pair and token made here once
- * for all the panel's rows where rows are short (ZNCMAX); on longer
- * ones they and X would no longer stay in L1 together, and zgemm makes
- * them. */
+/* Rows [p0, p1) (unpacked at u) against TT tokens prepared at xq. */
 INLINE void
 zrows(enum wtype t, int TT, float *out, int ldo, const uint8_t *u,
-    const int8_t *xq, size_t ldx, const float *sx, int n, int p0, int p1)
+    const int8_t *xq, size_t ld, int n, int p0, int p1)
 {
-	__m512i nc[ZNCMAX / 64][ZT];
-	const __m512i off = _mm512_set1_epi8((char)(t == W_Q4_0I ? 8 :
-	    t == W_Q5_0I ? 16 : 128));
-	int nb = (n + 31) / 32, nbp = (nb + 1) / 2, k, j, r, R = 16 / TT;
-	const __m512i *ncp = n <= ZNCMAX ? nc[0] : 0;
-	size_t ru = ZUROW(nb);
+	int nb = (n + 31) / 32, r, off = t == W_Q4_0I ? 8 : t == W_Q5_0I ?
+	    16 : 128;
 
-	if (ncp)
-		for (k = 0; k < nbp; k++)
-			for (j = 0; j < TT; j++)
-				nc[k][j] = zstart(off, _mm512_loadu_si512(xq +
-				    (size_t)j * ldx + 64 * (size_t)k));
-	for (r = 0; r + R <= p1 - p0; r += R)
-		zgemm(R, TT, out + p0, ldo, u, ru, xq, ldx, sx, ncp, off, nb,
-		    r, R);
-	if (r < p1 - p0)
-		zgemm(R, TT, out + p0, ldo, u, ru, xq, ldx, sx, ncp, off, nb,
-		    r, p1 - p0 - r);
+	for (r = p0; r < p1; r += 16, u += (size_t)nb * ZGB)
+		zgemm(TT, out, ldo, u, xq, ld, off, n, r, p1 - r < 16 ? p1 - r :
+		    16);
 }
 
 /* Part k of parts of rows [p0, p1) of w (rb bytes each) brought into
@@ -402,76 +388,89 @@ zahead(const uint8_t *w, size_t rb, int p0, int p1, int k, int parts)
 }
 
 /* Tokens [t0, t1) of x (ldx floats apart) prepared for zgemm, laid out
- * for T tokens: their X at xp, ZXROW bytes a token (zprep), then the
- * scales' table, a group of ZT tokens at a time; whoever prepares the
- * last token zeroes the scales of the last group's missing ones (read
- * by zgemm's loads, never used).  zmatmul's chunks and kern.h's xprep alike. */
+ * for T tokens, ZXLD bytes a token: prep32's X and dx, and each block's
+ * sum of X (the offset's term).  zmatmul's chunks and kern.h's xprep
+ * alike. */
 static void
 zxprep(void *xp, const float *x, int ldx, int n, int T, int t0, int t1)
 {
-	int nbp = ((n + 31) / 32 + 1) / 2, j, k;
-	size_t ld = ZXROW(nbp), sg = 2 * ZT * (size_t)nbp;
-	int8_t *xq = xp;
-	float *sx = (float *)(xq + (size_t)T * ld), *s;
+	char t[CONV_Q8_0_NB(KERN_GI8_MAXN) * (4 + 32)]
+	    __attribute__((aligned(64)));
+	size_t nx = CONV_Q8_0_NB(n), ld = ZXLD(nx), b;
+	int j;
 
-	for (j = t0; j < t1; j++)
-		zprep(xq + (size_t)j * ld, sx + (size_t)(j / ZT) * sg + 2 *
-		    (j % ZT), x + (size_t)j * ldx, n);
-	if (t1 < T || T % ZT == 0)
-		return;
-	s = sx + (size_t)((T - 1) / ZT) * sg;
-	for (k = 0; k < nbp; k++)
-		memset(s + 2 * ZT * (size_t)k + 2 * (T % ZT), 0, 2 *
-		    (size_t)(ZT - T % ZT) * sizeof *s);
+	(void)T;
+	for (j = t0; j < t1; j++) {
+		int8_t *q = (int8_t *)xp + (size_t)j * ld;
+		int32_t *s = (int32_t *)(q + 36 * nx);
+		const int8_t *v = (const int8_t *)((const float *)t + nx);
+
+		prep32(t, x + (size_t)j * ldx, n);
+		memcpy(q, v, 32 * nx);
+		memcpy(q + 32 * nx, t, 4 * nx);
+		for (b = 0; b < nx; b++) {
+			__m256i a = _mm256_sad_epu8(_mm256_xor_si256(
+			    _mm256_loadu_si256((const __m256i *)(v + 32 * b)),
+			    _mm256_set1_epi8((char)0x80)), _mm256_setzero_si256());
+			__m128i h = _mm_add_epi64(_mm256_castsi256_si128(a),
+			    _mm256_extracti128_si256(a, 1));
+
+			s[b] = (int32_t)(_mm_cvtsi128_si64(h) + _mm_extract_epi64(h,
+			    1)) - 32 * 128;
+		}
+	}
 }
 
-/* Tokens of a chunk (a multiple of ZT) whose X and scales fit in ZXBUF
- * + ZSBUF bytes, as zxprep lays them out. */
+/* Tokens of a chunk whose preparation fits in ZXBUF bytes. */
 static int
 zchunk_tokens(int n)
 {
-	int nbp = ((n + 31) / 32 + 1) / 2;
-
-	return (int)((ZXBUF + ZSBUF) / (ZT * ZXROW(nbp) + 2 * ZT * (size_t)nbp *
-	    sizeof(float))) * ZT;
+	return (int)(ZXBUF / ZXLD(CONV_Q8_0_NB(n)));
 }
 
 /* Rows [r0, r1) of w against the nt tokens of a chunk prepared at xq
- * (ld bytes a token, zxprep) with their scales' table at sx (sg floats
- * a group): row panels of P rows unpacked once (zunpack, in L2) against
- * ZT tokens at a time, the next panel's weights fetched meanwhile
- * (zahead): this chunk's next or, where more chunks follow, the first. */
+ * (ld bytes a token, zxprep): row panels of P rows unpacked once
+ * (zunpack, in L2) against ZTT tokens at a time, the next panel's
+ * weights fetched meanwhile (zahead): this chunk's next or, where more
+ * chunks follow, the first. */
 static void
 zchunk(enum wtype t, float *out, int ldo, const void *w, const int8_t *xq,
-    size_t ld, const float *sx, size_t sg, int n, int nt, int r0, int r1,
-    int P, int more)
+    size_t ld, int n, int nt, int r0, int r1, int P, int more)
 {
-	uint8_t u[ZUBUF] __attribute__((aligned(64)));
+	uint8_t u[ZPBUF] __attribute__((aligned(64)));
 	size_t rb = wtype_rowsize(t, n);
-	int p0, p1, q0, q1, j, ng = (nt + ZT - 1) / ZT;
+	int p0, p1, q0, q1, j, ng = (nt + ZTT - 1) / ZTT;
 
 	for (p0 = r0; p0 < r1; p0 = p1) {
 		p1 = r1 - p0 > P ? p0 + P : r1;
 		q0 = p1 < r1 ? p1 : more ? r0 : r1;
 		q1 = r1 - q0 > P ? q0 + P : r1;
 		zunpack(t, u, w, rb, n, p0, p1);
-		for (j = 0; j < nt; j += ZT) {
+		for (j = 0; j < nt; j += ZTT) {
 			float *o = out + (size_t)j * ldo;
 			const int8_t *xj = xq + (size_t)j * ld;
-			const float *sj = sx + (size_t)(j / ZT) * sg;
 
-			zahead(w, rb, q0, q1, j / ZT, ng);
-			switch (nt - j) {
-			case 1: zrows(t, 1, o, ldo, u, xj, ld, sj, n, p0, p1);
-				break;
-			case 2: zrows(t, 2, o, ldo, u, xj, ld, sj, n, p0, p1);
-				break;
-			case 3: zrows(t, 3, o, ldo, u, xj, ld, sj, n, p0, p1);
-				break;
-			default: zrows(t, ZT, o, ldo, u, xj, ld, sj, n, p0, p1);
+			zahead(w, rb, q0, q1, j / ZTT, ng);
+			switch (nt - j < ZTT ? nt - j : ZTT) {	/* ZTT 8 */
+			case 1: zrows(t, 1, o, ldo, u, xj, ld, n, p0, p1); break;
+			case 2: zrows(t, 2, o, ldo, u, xj, ld, n, p0, p1); break;
+			case 3: zrows(t, 3, o, ldo, u, xj, ld, n, p0, p1); break;
+			case 4: zrows(t, 4, o, ldo, u, xj, ld, n, p0, p1); break;
+			case 5: zrows(t, 5, o, ldo, u, xj, ld, n, p0, p1); break;
+			case 6: zrows(t, 6, o, ldo, u, xj, ld, n, p0, p1); break;
+			case 7: zrows(t, 7, o, ldo, u, xj, ld, n, p0, p1); break;
+			default: zrows(t, ZTT, o, ldo, u, xj, ld, n, p0, p1);
 			}
 		}
 	}
+}
+
+/* Rows a panel: as many groups of 16 as ZPBUF holds (16 rows of the
+ * longest). */
+static int
+zpanel(int n)
+{
+	return (int)(ZPBUF / ((size_t)(n + 31) / 32 * ZGB)) * 16;
 }
 
 /* Prefill on T tokens prepared at xp (zxprep), n <= KERN_GI8_MAXN: all
@@ -483,13 +482,8 @@ static void
 zmatmulx(enum wtype t, float *out, int ldo, const void *w, const void *xp,
     int n, int T, int r0, int r1)
 {
-	int nb = (n + 31) / 32, nbp = (nb + 1) / 2;
-	int P = (int)(ZUBUF / ZUROW(nb)) / ZR * ZR;
-	size_t ld = ZXROW(nbp);
-	const int8_t *xq = xp;
-
-	zchunk(t, out, ldo, w, xq, ld, (const float *)(xq + (size_t)T * ld),
-	    2 * ZT * (size_t)nbp, n, T, r0, r1, P, 0);
+	zchunk(t, out, ldo, w, xp, ZXLD(CONV_Q8_0_NB(n)), n, T, r0, r1,
+	    zpanel(n), 0);
 }
 
 /* Prefill: a chunk of tokens prepared at a time (zxprep, on the stack),
@@ -498,10 +492,8 @@ static void
 zmatmul(enum wtype t, float *out, int ldo, const void *w, const float *x,
     int ldx, int n, int T, int r0, int r1)
 {
-	int8_t xq[ZXBUF + ZSBUF] __attribute__((aligned(64)));
-	int nb = (n + 31) / 32, nbp = (nb + 1) / 2, t0, nt, TB;
-	int P = (int)(ZUBUF / ZUROW(nb)) / ZR * ZR;
-	size_t ld = ZXROW(nbp);
+	int8_t xq[ZXBUF] __attribute__((aligned(64)));
+	int t0, nt, TB;
 
 	if (n > KERN_GI8_MAXN) {
 		kern_portable.matmul[t](out, ldo, w, x, ldx, n, T, r0, r1);
@@ -511,9 +503,8 @@ zmatmul(enum wtype t, float *out, int ldo, const void *w, const float *x,
 	for (t0 = 0; t0 < T; t0 += TB) {
 		nt = T - t0 > TB ? TB : T - t0;
 		zxprep(xq, x + (size_t)t0 * ldx, ldx, n, nt, 0, nt);
-		zchunk(t, out + (size_t)t0 * ldo, ldo, w, xq, ld, (const float *)
-		    (xq + (size_t)nt * ld), 2 * ZT * (size_t)nbp, n, nt, r0, r1,
-		    P, t0 + nt < T);
+		zchunk(t, out + (size_t)t0 * ldo, ldo, w, xq, ZXLD(
+		    CONV_Q8_0_NB(n)), n, nt, r0, r1, zpanel(n), t0 + nt < T);
 	}
 }
 
