@@ -19,9 +19,15 @@
 #define GI8_VNNI 2
 #include "kern/kern_ggml_i8_int.h"
 
-#define ZR 4	/* rows per register block (matmul) */
+#define ZR 4	/* rows per register block (superblocks' matmul) */
 #define ZV 16	/* rows per register block (decode) */
-#define ZT 4	/* tokens per register block (matmul) */
+#define ZT 4	/* tokens per register block (superblocks' matmul) */
+/* zblock's loops over its 16 rows, whole (UNROLL stops at 8 on gcc) */
+#if defined(__clang__)
+#define UNROLL16 _Pragma("unroll")
+#else
+#define UNROLL16 _Pragma("GCC unroll 16")
+#endif
 
 /* The sums of v[q]'s lanes 0-7 into lane q of *lo and of its lanes
  * 8-15 into lane q of *hi, q < 16: a pair of blocks' sums of 16 (row,
@@ -96,78 +102,79 @@ zwblk(enum wtype t, const uint8_t *p0, const uint8_t *p1, int one)
  * blocks of 32: 128 tokens of 2048, 32 of 8192) */
 #define ZXBUF (256 * 1024)
 
-/* The f16 scales of blocks at w + o[i], i < 16, as floats. */
-INLINE __m512
-zdw16(const uint8_t *w, __m512i o)
-{
-	return _mm512_cvtph_ps(_mm512_cvtepi32_epi16(_mm512_i32gather_epi32(o,
-	    w, 1)));
-}
-
-/* out[r + i*rs] = row r + i*rs of w (type t, rows of rb bytes) . the
- * token's blocks at xq (conv_q8_0_quant's layout), i < RV; rows RV ..
- * ZV - 1 read row RV - 1 again (not stored).  Row i is lane i of the
- * sums and of the one accumulator; each row prefetched GPF bytes
- * ahead.  Row offsets (ZV - 1) rs rb fit in int32 (zmatvec). */
+/* out[q(i)] = row q(i) = r + (i / 4) rs + i % 4 of w (type t, rows of
+ * rb bytes) . the token's blocks at xq (conv_q8_0_quant's layout), i <
+ * RV; rows RV .. ZV - 1 read row RV - 1 again (not stored).  Row i is lane i of the
+ * sums (sum16x2 of the 16 rows' vpdpbusd) and of the one accumulator;
+ * each row prefetched GPF bytes ahead. */
 INLINE void
 zblock(enum wtype t, float *out, const uint8_t *w, size_t rb,
     const char *xq, int n, int r, int rs, int RV)
 {
 	size_t nx = CONV_Q8_0_NB(n);
-	int nb = (n + 31) / 32, b, i, one, bytes = wtypes[t].bytes;
-	/* Q8_0's signed q: |q| against X given q's sign (X is never -128,
-	 * where a file's q may be) */
-	int sgn = t == W_GQ8_0I;
-	const __m512i off = _mm512_set1_epi8((char)(t == W_Q4_0I ? 8 : 16));
+	int nb = (n + 31) / 32, b, i, p, one, bytes = wtypes[t].bytes;
+	const __m512i off = _mm512_set1_epi8((char)(t == W_Q4_0I ? 8 :
+	    t == W_Q5_0I ? 16 : 128));
 	const uint8_t *wr[ZV];
 	const float *xd = (const float *)xq;
 	const int8_t *xv = (const int8_t *)(xd + nx);
-	int32_t o[ZV];
+	/* the pair's f16 scales of the 16 rows side by side (stored a row
+	 * at a time, read as one a pair later: read at once, the store
+	 * forwarding that cannot be held each pair up), a block's 16 made
+	 * floats at once */
+	uint16_t h[2][2][ZV] __attribute__((aligned(32)));
 	float f[ZV];
 	__m512 acc = _mm512_setzero_ps();
-	__m512i v[ZV], wv, x, nc = _mm512_setzero_si512(), S[2], ov;
+	__m512i v[ZV], wv, x, nc, S[2][2];
+	int c = 0;
 
-	UNROLL
-	for (i = 0; i < ZV; i++) {
-		wr[i] = w + (size_t)(r + (i < RV ? i : RV - 1) * rs) * rb;
-		o[i] = (int32_t)(wr[i] - wr[0]);
-	}
-	ov = _mm512_loadu_si512(o);
-	for (b = 0; b < nb; b += 2) {
+	UNROLL16
+	for (i = 0; i < ZV; i++)
+		wr[i] = w + (size_t)(r + (i < RV ? i : RV - 1) / 4 * rs + (i <
+		    RV ? i : RV - 1) % 4) * rb;
+	for (b = 0; b < nb; b += 2, c ^= 1) {
 		one = b + 1 >= nb;
-		/* nx is even: the pair's bytes and scales are there */
+		/* nx is even: the pair's bytes and scales are there.  The
+		 * weights unsigned (Q8_0's q + 128): minus the offset times
+		 * the sums of X starts each row's sums */
 		x = _mm512_loadu_si512(xv + 32 * b);
-		if (!sgn)	/* minus offset times the sums of X */
-			nc = _mm512_sub_epi32(_mm512_setzero_si512(),
-			    _mm512_dpbusd_epi32(_mm512_setzero_si512(), off, x));
-		UNROLL
+		nc = _mm512_sub_epi32(_mm512_setzero_si512(),
+		    _mm512_dpbusd_epi32(_mm512_setzero_si512(), off, x));
+		UNROLL16
 		for (i = 0; i < ZV; i++) {
 			const uint8_t *p0 = wr[i] + (size_t)b * bytes;
 
 			gahead(p0);
 			wv = zwblk(t, p0, p0 + bytes, one);
-			v[i] = sgn ? _mm512_dpbusd_epi32(_mm512_setzero_si512(),
-			    _mm512_abs_epi8(wv), _mm512_mask_sub_epi8(x,
-			    _mm512_movepi8_mask(wv), _mm512_setzero_si512(), x)) :
-			    _mm512_dpbusd_epi32(nc, wv, x);
+			if (t == W_GQ8_0I)
+				wv = _mm512_xor_si512(wv, _mm512_set1_epi8(
+				    (char)0x80));
+			v[i] = _mm512_dpbusd_epi32(nc, wv, x);
+			memcpy(&h[c][0][i], p0, 2);
+			if (!one)
+				memcpy(&h[c][1][i], p0 + bytes, 2);
 		}
-		sum16x2(v, &S[0], &S[1]);
-		acc = _mm512_fmadd_ps(_mm512_cvtepi32_ps(S[0]), _mm512_mul_ps(
-		    zdw16(wr[0] + (size_t)b * bytes, ov), _mm512_set1_ps(xd[b])),
-		    acc);
-		if (!one)
-			acc = _mm512_fmadd_ps(_mm512_cvtepi32_ps(S[1]),
-			    _mm512_mul_ps(zdw16(wr[0] + (size_t)(b + 1) * bytes,
-			    ov), _mm512_set1_ps(xd[b + 1])), acc);
+		sum16x2(v, &S[c][0], &S[c][1]);
+		if (b > 0)	/* the pair before, both its blocks */
+			for (p = 0; p < 2; p++)
+				acc = _mm512_fmadd_ps(_mm512_cvtepi32_ps(
+				    S[c ^ 1][p]), _mm512_mul_ps(_mm512_cvtph_ps(
+				    _mm256_load_si256((const __m256i *)h[c ^ 1][p])),
+				    _mm512_set1_ps(xd[b - 2 + p])), acc);
 	}
+	/* the last pair (b - 2), its second block only if whole */
+	for (p = 0; p < 2 - (nb % 2); p++)
+		acc = _mm512_fmadd_ps(_mm512_cvtepi32_ps(S[c ^ 1][p]),
+		    _mm512_mul_ps(_mm512_cvtph_ps(_mm256_load_si256((const __m256i
+		    *)h[c ^ 1][p])), _mm512_set1_ps(xd[b - 2 + p])), acc);
 	_mm512_storeu_ps(f, acc);
 	for (i = 0; i < RV; i++)
-		out[r + i * rs] = f[i];
+		out[r + i / 4 * rs + i % 4] = f[i];
 }
 
-/* Decode: rows [r0, r1) in ZV parts read side by side, each row a lane
- * (contiguous groups of ZV where the parts lie too far apart for
- * zblock's int32 offsets). */
+/* Decode: rows [r0, r1) in 4 parts read side by side, 4 adjacent rows
+ * of each at a time, each row a lane (16 parts ran at 0.65x: rows of
+ * parts 2^k * 4096 bytes apart share L1 sets, more than its ways). */
 INLINE void
 zmatvec(enum wtype t, float *out, const void *w, const float *x, int n,
     int r0, int r1)
@@ -182,16 +189,10 @@ zmatvec(enum wtype t, float *out, const void *w, const float *x, int n,
 		return;
 	}
 	prep32(xq, x, n);
-	if ((size_t)(ZV - 1) * (size_t)h * rb > INT32_MAX) {
-		for (r = r0; r + ZV <= r1; r += ZV)
-			zblock(t, out, w, rb, xq, n, r, 1, ZV);
-	} else {
-		for (r = r0; r < r0 + h; r++)
-			zblock(t, out, w, rb, xq, n, r, h, ZV);
-		r = r0 + ZV * h;
-	}
-	if (r < r1)
-		zblock(t, out, w, rb, xq, n, r, 1, r1 - r);
+	for (r = r0; r < r0 + 4 * h; r += 4)
+		zblock(t, out, w, rb, xq, n, r, 4 * h, ZV);
+	if (r0 + ZV * h < r1)
+		zblock(t, out, w, rb, xq, n, r0 + ZV * h, 4, r1 - r0 - ZV * h);
 }
 
 /* ---- the blocks of 32's prefill GEMM ----
