@@ -30,7 +30,7 @@
  * tokens of a call fewer, with 16 / TT rows) */
 #define QT 4
 #define XQBUF (64 * 1024)
-#define DTBUF (16 * 1024)	/* floats of a panel's scales (matmul) */
+#define GFEW 4	/* fewer tokens than this: matmul runs decode's kernel */
 #define QPF 2048	/* bytes a decode row is prefetched ahead */
 /* qblock's loops over its 16 pairs, whole (UNROLL stops at 8 on gcc) */
 #if defined(__clang__)
@@ -180,50 +180,34 @@ tr16(__m512 *m)
 	}
 }
 
-/* out[j*ldo + r + i*rs] = row r + i*rs of w . token j of the quantized
- * activations at xq (stride ldxq bytes), i < RV, j < TT; R*TT <= 16,
- * rows RV .. R - 1 read row RV - 1 again (a group's tail, not stored).
- * Pair (i, j) is lane i*TT + j of the sums and of the one accumulator.
- * The scales: the tokens' side by side at xt (xt[TT b + j]), the rows'
- * at dt (dt[ldd b + i]) or, null (decode, TT 1), 16 blocks' of the 16
- * rows read and transposed (tr16) at a time. */
+/* out[q(i)] = row q(i) = r + (i / 4) rs + i % 4 of w . the token
+ * quantized at xq, i < RV (rows RV .. MV - 1 read row RV - 1 again, not
+ * stored).  Row i is lane i of the sums (sum16x2 of the 16 rows'
+ * vpdpbusd) and of the one accumulator; the scales of 16 blocks of the
+ * 16 rows read and transposed (tr16) at a time. */
 INLINE void
-qblock(int R, int TT, float *out, int ldo, const void *w, const char *xq,
-    size_t ldxq, const float *xt, const float *dt, size_t ldd, int n,
-    int r, int rs, int RV)
+qdec(float *out, const void *w, const char *xq, int n, int r, int rs,
+    int RV)
 {
 	size_t nb = CONV_Q8_0_NB(n), rowb = nb * (4 + 32), b;
 	const __m512i c128 = _mm512_set1_epi8((char)0x80);
-	const __mmask16 mr = (__mmask16)((1u << RV) - 1);
-	const float *wd[MV];
-	const int8_t *wq[MV], *xv[QT];
-	int32_t iw[16], ix[16];
-	float f[16];
-	__m512 acc = _mm512_setzero_ps(), d, tb[16];
-	__m512i v[16], wv, x[QT], nc[QT], S[2], iwv, ixv;
-	int i, j, p, q;
+	const float *wd[MV], *xd = (const float *)xq;
+	const int8_t *wq[MV], *xv = (const int8_t *)(xd + nb);
+	float f[MV];
+	__m512 acc = _mm512_setzero_ps(), tb[16];
+	__m512i v[MV], x, nc, S[2];
+	int i, p;
 
 	UNROLL16
-	for (i = 0; i < R; i++) {
-		wd[i] = (const float *)((const char *)w + (size_t)(r + (i < RV ?
-		    i : RV - 1) * rs) * rowb);
+	for (i = 0; i < MV; i++) {
+		int k = i < RV ? i : RV - 1;
+
+		wd[i] = (const float *)((const char *)w + (size_t)(r + k / 4 *
+		    rs + k % 4) * rowb);
 		wq[i] = (const int8_t *)(wd[i] + nb);
 	}
-	UNROLL16
-	for (j = 0; j < TT; j++)
-		xv[j] = (const int8_t *)((const float *)(xq + (size_t)j * ldxq) +
-		    nb);
-	for (q = 0; q < 16; q++) {
-		iw[q] = q / TT < R ? q / TT : 0;
-		ix[q] = q % TT;
-	}
-	iwv = _mm512_loadu_si512(iw);
-	ixv = _mm512_loadu_si512(ix);
-	UNROLL16
-	for (q = R * TT; q < 16; q++)
-		v[q] = _mm512_setzero_si512();
 	for (b = 0; b < nb; b += 2) {
-		if (!dt && b % 16 == 0) {
+		if (b % 16 == 0) {
 			UNROLL16
 			for (i = 0; i < 16; i++)
 				tb[i] = _mm512_maskz_loadu_ps(nb - b >= 16 ? 0xffff :
@@ -231,146 +215,270 @@ qblock(int R, int TT, float *out, int ldo, const void *w, const char *xq,
 			tr16(tb);
 		}
 		/* the weights made unsigned, q + 128: minus 128 times the
-		 * sums of X, a token's, starts its sums */
+		 * sums of X starts the sums */
+		x = _mm512_loadu_si512(xv + 32 * b);
+		nc = _mm512_sub_epi32(_mm512_setzero_si512(), _mm512_dpbusd_epi32(
+		    _mm512_setzero_si512(), c128, x));
 		UNROLL16
-		for (j = 0; j < TT; j++) {
-			x[j] = _mm512_loadu_si512(xv[j] + 32 * b);
-			nc[j] = _mm512_sub_epi32(_mm512_setzero_si512(),
-			    _mm512_dpbusd_epi32(_mm512_setzero_si512(), c128,
-			    x[j]));
-		}
-		UNROLL16
-		for (i = 0; i < R; i++) {
-			if (TT == 1)	/* decode: MV streams, each ahead */
-				_mm_prefetch((const char *)((uintptr_t)(wq[i] +
-				    32 * b) + QPF), _MM_HINT_T0);
-			wv = _mm512_xor_si512(c128, _mm512_loadu_si512(wq[i] +
-			    32 * b));
-			UNROLL16
-			for (j = 0; j < TT; j++)
-				v[i * TT + j] = _mm512_dpbusd_epi32(nc[j], wv, x[j]);
+		for (i = 0; i < MV; i++) {
+			_mm_prefetch((const char *)((uintptr_t)(wq[i] + 32 * b) +
+			    QPF), _MM_HINT_T0);
+			v[i] = _mm512_dpbusd_epi32(nc, _mm512_xor_si512(c128,
+			    _mm512_loadu_si512(wq[i] + 32 * b)), x);
 		}
 		sum16x2(v, &S[0], &S[1]);
 		UNROLL16
-		for (p = 0; p < 2; p++) {
-			if (!dt)
-				d = _mm512_mul_ps(tb[(b + p) % 16], _mm512_set1_ps(
-				    xt[b + p]));
-			else if (TT == 1)
-				d = _mm512_mul_ps(_mm512_maskz_loadu_ps(mr, dt +
-				    ldd * (b + p)), _mm512_set1_ps(xt[b + p]));
-			else
-				d = _mm512_mul_ps(_mm512_permutexvar_ps(iwv,
-				    _mm512_maskz_loadu_ps(mr, dt + ldd * (b + p))),
-				    _mm512_permutexvar_ps(ixv, _mm512_maskz_loadu_ps(
-				    (__mmask16)((1u << TT) - 1), xt + TT * (b + p))));
-			acc = _mm512_fmadd_ps(_mm512_cvtepi32_ps(S[p]), d, acc);
-		}
+		for (p = 0; p < 2; p++)
+			acc = _mm512_fmadd_ps(_mm512_cvtepi32_ps(S[p]), _mm512_mul_ps(
+			    tb[(b + p) % 16], _mm512_set1_ps(xd[b + p])), acc);
 	}
 	_mm512_storeu_ps(f, acc);
-	UNROLL16
-	for (i = 0; i < R; i++)
-		UNROLL16
-		for (j = 0; j < TT; j++)
-			if (i < RV)
-				out[(size_t)j * ldo + r + i * rs] = f[i * TT + j];
+	for (i = 0; i < RV; i++)
+		out[r + i / 4 * rs + i % 4] = f[i];
 }
 
+/* Decode: rows [r0, r1) in 4 parts read side by side, 4 adjacent rows
+ * of each at a time (16 parts ran at 0.65x: rows of parts 2^k * 4096
+ * bytes apart share L1 sets, more than its ways). */
 void
 kern_i8_avx512_matvec(float *out, const void *w, const float *x, int n,
     int r0, int r1)
 {
 	char xq[CONV_Q8_0_NB(CONV_Q8_0_MAXN) * (4 + 32)]
 	    __attribute__((aligned(64)));
-	const float *xt = (const float *)xq;
 	int h = (r1 - r0) / MV, r;
 
 	if (n > CONV_Q8_0_MAXN)
 		return;
 	quant(xq, x, n);
-	for (r = r0; r < r0 + h; r++)
-		qblock(MV, 1, out, 0, w, xq, 0, xt, 0, 0, n, r, h, MV);
+	for (r = r0; r < r0 + 4 * h; r += 4)
+		qdec(out, w, xq, n, r, 4 * h, MV);
 	if (r0 + MV * h < r1)
-		qblock(MV, 1, out, 0, w, xq, 0, xt, 0, 0, n, r0 + MV * h, 1,
-		    r1 - r0 - MV * h);
+		qdec(out, w, xq, n, r0 + MV * h, 4, r1 - r0 - MV * h);
 }
 
-/* Rows [r0, r1) against TT tokens, R = 16 / TT rows a block, the
- * tokens' scales side by side once for all of them; dt: the rows' from
- * r0 on, side by side (ldd a block). */
-INLINE void
-qrows(int TT, float *out, int ldo, const void *w, const char *xq,
-    size_t ld, const float *dt, size_t ldd, int n, int r0, int r1)
+/* ---- prefill: panels unpacked a row a lane ----
+ *
+ * As kern_ggml_i8_avx512.c's blocks of 32: a panel's rows unpacked once
+ * a chunk of tokens in groups of 16 (gunpack), for each block 8
+ * registers, register k the 4 bytes of elements 4k .. 4k + 3 of each row
+ * (q + 128), then the 16 rows' scales; vpdpbusd of register k against a
+ * token's 4 bytes broadcast adds 16 rows' products at once, and 8 make
+ * each row's whole S: no lanes to reduce, and one conversion (GMAGIC),
+ * multiply and FMA a block for 16 (row, token) pairs. */
+#define GB (8 * 64 + 64)	/* bytes of a group's block, unpacked */
+#define GT 8			/* tokens per register block */
+#define GPBUF (320 * 1024)	/* bytes of a panel: 16 rows of the longest */
+/* The bits of the float 1.5 * 2^23, where each sum S starts: (|S| and
+ * every partial sum < 2^21) it ends as the bits of the float 1.5 * 2^23
+ * + S, exactly, and that float minus 1.5 * 2^23 (on the add ports) is
+ * S's float as vcvtdq2ps makes it. */
+#define GMAGIC 0x4b400000
+/* A token prepared (gprep): its X (nb blocks), dx, each block's sum of X */
+#define GXLD(nb) (((size_t)(nb) * (32 + 8) + 63) / 64 * 64)
+
+/* Lane L of a group's registers is row grow(L) of its 16 (gunpack's
+ * transposes leave them so). */
+INLINE int
+grow(int L)
 {
-	float xt[CONV_Q8_0_NB(CONV_Q8_0_MAXN) * QT];
-	size_t nb = CONV_Q8_0_NB(n), b;
-	int r, j, R = 16 / TT;
-
-	for (j = 0; j < TT; j++)
-		for (b = 0; b < nb; b++)
-			xt[TT * b + j] = ((const float *)(xq + (size_t)j *
-			    ld))[b];
-	for (r = r0; r + R <= r1; r += R)
-		qblock(R, TT, out, ldo, w, xq, ld, xt, dt + (r - r0), ldd, n,
-		    r, 1, R);
-	if (r < r1)
-		qblock(R, TT, out, ldo, w, xq, ld, xt, dt + (r - r0), ldd, n,
-		    r, 1, r1 - r);
+	return 8 * (L / 8) + 2 * (L % 4) + (L / 4) % 2;
 }
 
-/* All T tokens quantized once (kern_xroom), row panels that fit in L2
- * (and whose scales, side by side, fit in DTBUF), QT tokens at a time:
- * the weights come from memory once a call. */
+/* Rows [r0, r1) of w unpacked at u, groups of 16 (the last filled out
+ * with zero rows). */
+static void
+gunpack(uint8_t *u, const void *w, int n, int r0, int r1)
+{
+	size_t nb = CONV_Q8_0_NB(n), rowb = nb * (4 + 32), b;
+	const __m256i c128 = _mm256_set1_epi8((char)0x80);
+	__m512i T[8], U[4], W[8];
+	const float *wd[16];
+	int g, i, m, k;
+	float *d;
+
+	for (g = r0; g < r1; g += 16, u += nb * GB) {
+		for (i = 0; i < 16; i++)
+			wd[i] = g + i < r1 ? (const float *)((const char *)w +
+			    (size_t)(g + i) * rowb) : 0;
+		for (b = 0; b < nb; b++) {
+			uint8_t *o = u + b * GB;
+
+			for (m = 0; m < 8; m++) {
+				__m256i a = wd[2 * m] ? _mm256_xor_si256(c128,
+				    _mm256_loadu_si256((const __m256i *)((const
+				    int8_t *)(wd[2 * m] + nb) + 32 * b))) :
+				    _mm256_setzero_si256();
+				__m256i c = wd[2 * m + 1] ? _mm256_xor_si256(c128,
+				    _mm256_loadu_si256((const __m256i *)((const
+				    int8_t *)(wd[2 * m + 1] + nb) + 32 * b))) :
+				    _mm256_setzero_si256();
+
+				T[m] = _mm512_inserti64x4(_mm512_castsi256_si512(a),
+				    c, 1);
+			}
+			for (m = 0; m < 2; m++) {
+				__m512i *t4 = T + 4 * m;
+
+				U[0] = _mm512_unpacklo_epi32(t4[0], t4[1]);
+				U[1] = _mm512_unpackhi_epi32(t4[0], t4[1]);
+				U[2] = _mm512_unpacklo_epi32(t4[2], t4[3]);
+				U[3] = _mm512_unpackhi_epi32(t4[2], t4[3]);
+				W[4 * m] = _mm512_unpacklo_epi64(U[0], U[2]);
+				W[4 * m + 1] = _mm512_unpackhi_epi64(U[0], U[2]);
+				W[4 * m + 2] = _mm512_unpacklo_epi64(U[1], U[3]);
+				W[4 * m + 3] = _mm512_unpackhi_epi64(U[1], U[3]);
+			}
+			for (k = 0; k < 4; k++) {
+				_mm512_store_si512(o + 64 * k, _mm512_shuffle_i32x4(
+				    W[k], W[4 + k], 0x88));
+				_mm512_store_si512(o + 64 * (k + 4),
+				    _mm512_shuffle_i32x4(W[k], W[4 + k], 0xdd));
+			}
+			d = (float *)(o + 8 * 64);
+			for (i = 0; i < 16; i++)
+				d[i] = wd[grow(i)] ? wd[grow(i)][b] : 0.0f;
+		}
+	}
+}
+
+/* out[j*ldo + r + grow(L)] = row grow(L) of the group unpacked at u .
+ * token j prepared at xq (ld bytes apart), j < TT, grow(L) < RV. */
+INLINE void
+ggemm(int TT, float *out, int ldo, const uint8_t *u, const int8_t *xq,
+    size_t ld, int n, int r, int RV)
+{
+	size_t nb = CONV_Q8_0_NB(n), b;
+	const __m512 magic = _mm512_castsi512_ps(_mm512_set1_epi32(GMAGIC));
+	const int8_t *xv[GT];
+	const float *xd[GT];
+	const int32_t *xs[GT];
+	__m512 acc[GT], dw;
+	__m512i I[GT], wk;
+	float f[16];
+	int j, k, L;
+
+	UNROLL
+	for (j = 0; j < TT; j++) {
+		xv[j] = xq + (size_t)j * ld;
+		xd[j] = (const float *)(xv[j] + 32 * nb);
+		xs[j] = (const int32_t *)(xd[j] + nb);
+		acc[j] = _mm512_setzero_ps();
+	}
+	for (b = 0; b < nb; b++, u += GB) {
+		UNROLL
+		for (j = 0; j < TT; j++)
+			I[j] = _mm512_set1_epi32(GMAGIC - 128 * xs[j][b]);
+		UNROLL
+		for (k = 0; k < 8; k++) {
+			wk = _mm512_load_si512(u + 64 * k);
+			UNROLL
+			for (j = 0; j < TT; j++) {
+				int32_t x4;
+
+				memcpy(&x4, xv[j] + 32 * b + 4 * k, 4);
+				I[j] = _mm512_dpbusd_epi32(I[j], wk,
+				    _mm512_set1_epi32(x4));
+			}
+		}
+		dw = _mm512_load_ps(u + 8 * 64);
+		UNROLL
+		for (j = 0; j < TT; j++)
+			acc[j] = _mm512_fmadd_ps(_mm512_sub_ps(
+			    _mm512_castsi512_ps(I[j]), magic), _mm512_mul_ps(dw,
+			    _mm512_set1_ps(xd[j][b])), acc[j]);
+	}
+	UNROLL
+	for (j = 0; j < TT; j++) {
+		_mm512_storeu_ps(f, acc[j]);
+		for (L = 0; L < 16; L++)
+			if (grow(L) < RV)
+				out[(size_t)j * ldo + r + grow(L)] = f[L];
+	}
+}
+
+/* Rows [p0, p1) (unpacked at u) against TT tokens prepared at xq. */
+INLINE void
+grows(int TT, float *out, int ldo, const uint8_t *u, const int8_t *xq,
+    size_t ld, int n, int p0, int p1)
+{
+	int r;
+
+	for (r = p0; r < p1; r += 16, u += CONV_Q8_0_NB(n) * GB)
+		ggemm(TT, out, ldo, u, xq, ld, n, r, p1 - r < 16 ? p1 - r : 16);
+}
+
+/* Token x quantized (quant) into ggemm's layout at q. */
+static void
+gprep(int8_t *q, const float *x, int n)
+{
+	char t[CONV_Q8_0_NB(CONV_Q8_0_MAXN) * (4 + 32)]
+	    __attribute__((aligned(64)));
+	size_t nb = CONV_Q8_0_NB(n), b;
+	const int8_t *v = (const int8_t *)((const float *)t + nb);
+	int32_t *s = (int32_t *)(q + 36 * nb);
+
+	quant(t, x, n);
+	memcpy(q, v, 32 * nb);
+	memcpy(q + 32 * nb, t, 4 * nb);
+	for (b = 0; b < nb; b++) {
+		__m256i a = _mm256_sad_epu8(_mm256_xor_si256(_mm256_loadu_si256(
+		    (const __m256i *)(v + 32 * b)), _mm256_set1_epi8((char)0x80)),
+		    _mm256_setzero_si256());
+		__m128i h = _mm_add_epi64(_mm256_castsi256_si128(a),
+		    _mm256_extracti128_si256(a, 1));
+
+		s[b] = (int32_t)(_mm_cvtsi128_si64(h) + _mm_extract_epi64(h, 1)) -
+		    32 * 128;
+	}
+}
+
+/* All T tokens prepared once (kern_xroom), row panels that fit in GPBUF
+ * unpacked once (gunpack), GT tokens at a time: the weights come from
+ * memory once a call.  A few tokens take decode's kernel each (the
+ * unpacking would cost more than it saves). */
 void
 kern_i8_avx512_matmul(float *out, int ldo, const void *w, const float *x,
     int ldx, int n, int T, int r0, int r1)
 {
 	char stk[XQBUF] __attribute__((aligned(64)));
-	float dt[DTBUF];
-	size_t ld = conv_q8_0_rowsize(n), nb = CONV_Q8_0_NB(n), rowb = nb *
-	    (4 + 32), b;
-	int P = (int)((kern_l2 / 2) / ld), TB;
-	int t0, t1, p0, p1, j, r;
-	const char *xj;
-	const float *wd;
+	uint8_t u[GPBUF] __attribute__((aligned(64)));
+	size_t nb = CONV_Q8_0_NB(n), ld = GXLD(nb);
+	int P = (int)(GPBUF / (nb * GB)) * 16, TB;
+	int t0, t1, p0, p1, j;
+	const int8_t *xj;
 	char *xq;
 	float *o;
 
 	if (n > CONV_Q8_0_MAXN)
 		return;
+	if (T < GFEW) {
+		for (j = 0; j < T; j++)
+			kern_i8_avx512_matvec(out + (size_t)j * ldo, w, x +
+			    (size_t)j * ldx, n, r0, r1);
+		return;
+	}
 	xq = kern_xroom(stk, sizeof(stk), ld, T, &TB);
-	if (P > (int)(DTBUF / nb))
-		P = (int)(DTBUF / nb);
-	P = P < 16 ? 16 : P / 16 * 16;
-	if (TB < T)
-		TB = TB < QT ? TB : TB / QT * QT;
 	for (t0 = 0; t0 < T; t0 = t1) {
 		t1 = T - t0 > TB ? t0 + TB : T;
 		for (j = t0; j < t1; j++)
-			quant(xq + (size_t)(j - t0) * ld, x + (size_t)j * ldx, n);
+			gprep((int8_t *)xq + (size_t)(j - t0) * ld, x + (size_t)j *
+			    ldx, n);
 		for (p0 = r0; p0 < r1; p0 = p1) {
 			p1 = r1 - p0 > P ? p0 + P : r1;
-			for (r = p0; r < p1; r++) {
-				wd = (const float *)((const char *)w + (size_t)r *
-				    rowb);
-				for (b = 0; b < nb; b++)
-					dt[(size_t)(p1 - p0) * b + (r - p0)] = wd[b];
-			}
-			for (j = t0; j < t1; j += QT) {
-				xj = xq + (size_t)(j - t0) * ld;
+			gunpack(u, w, n, p0, p1);
+			for (j = t0; j < t1; j += GT) {
+				xj = (const int8_t *)xq + (size_t)(j - t0) * ld;
 				o = out + (size_t)j * ldo;
-				switch (t1 - j < QT ? t1 - j : QT) {	/* QT 4 */
-				case 1: qrows(1, o, ldo, w, xj, ld, dt, p1 - p0, n,
-				    p0, p1);
-					break;
-				case 2: qrows(2, o, ldo, w, xj, ld, dt, p1 - p0, n,
-				    p0, p1);
-					break;
-				case 3: qrows(3, o, ldo, w, xj, ld, dt, p1 - p0, n,
-				    p0, p1);
-					break;
-				default: qrows(QT, o, ldo, w, xj, ld, dt, p1 - p0,
-				    n, p0, p1);
+				switch (t1 - j < GT ? t1 - j : GT) {	/* GT 8 */
+				case 1: grows(1, o, ldo, u, xj, ld, n, p0, p1); break;
+				case 2: grows(2, o, ldo, u, xj, ld, n, p0, p1); break;
+				case 3: grows(3, o, ldo, u, xj, ld, n, p0, p1); break;
+				case 4: grows(4, o, ldo, u, xj, ld, n, p0, p1); break;
+				case 5: grows(5, o, ldo, u, xj, ld, n, p0, p1); break;
+				case 6: grows(6, o, ldo, u, xj, ld, n, p0, p1); break;
+				case 7: grows(7, o, ldo, u, xj, ld, n, p0, p1); break;
+				default: grows(GT, o, ldo, u, xj, ld, n, p0, p1);
 				}
 			}
 		}
