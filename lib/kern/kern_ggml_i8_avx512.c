@@ -109,15 +109,12 @@ zwblk(enum wtype t, const uint8_t *p0, const uint8_t *p1, int one)
  * each row prefetched GPF bytes ahead. */
 INLINE void
 zblock(enum wtype t, float *out, const uint8_t *w, size_t rb,
-    const char *xq, int n, int r, int rs, int RV)
+    const float *xd, const int8_t *xv, int n, int r, int rs, int RV)
 {
-	size_t nx = CONV_Q8_0_NB(n);
 	int nb = (n + 31) / 32, b, i, p, one, bytes = wtypes[t].bytes;
 	const __m512i off = _mm512_set1_epi8((char)(t == W_Q4_0I ? 8 :
 	    t == W_Q5_0I ? 16 : 128));
 	const uint8_t *wr[ZV];
-	const float *xd = (const float *)xq;
-	const int8_t *xv = (const int8_t *)(xd + nx);
 	/* the pair's f16 scales of the 16 rows side by side (stored a row
 	 * at a time, read as one a pair later: read at once, the store
 	 * forwarding that cannot be held each pair up), a block's 16 made
@@ -172,27 +169,38 @@ zblock(enum wtype t, float *out, const uint8_t *w, size_t rb,
 		out[r + i / 4 * rs + i % 4] = f[i];
 }
 
-/* Decode: rows [r0, r1) in 4 parts read side by side, 4 adjacent rows
- * of each at a time, each row a lane (16 parts ran at 0.65x: rows of
- * parts 2^k * 4096 bytes apart share L1 sets, more than its ways). */
+/* Decode: rows [r0, r1) against the token's scales xd and blocks xv,
+ * in 4 parts read side by side, 4 adjacent rows of each at a time, each
+ * row a lane (16 parts ran at 0.65x: rows of parts 2^k * 4096 bytes
+ * apart share L1 sets, more than its ways). */
+INLINE void
+zrowsv(enum wtype t, float *out, const void *w, const float *xd,
+    const int8_t *xv, int n, int r0, int r1)
+{
+	size_t rb = wtype_rowsize(t, n);
+	int h = (r1 - r0) / ZV, r;
+
+	for (r = r0; r < r0 + 4 * h; r += 4)
+		zblock(t, out, w, rb, xd, xv, n, r, 4 * h, ZV);
+	if (r0 + ZV * h < r1)
+		zblock(t, out, w, rb, xd, xv, n, r0 + ZV * h, 4, r1 - r0 - ZV *
+		    h);
+}
+
 INLINE void
 zmatvec(enum wtype t, float *out, const void *w, const float *x, int n,
     int r0, int r1)
 {
 	char xq[CONV_Q8_0_NB(KERN_GI8_MAXN) * (4 + 32)]
 	    __attribute__((aligned(64)));
-	size_t rb = wtype_rowsize(t, n);
-	int h = (r1 - r0) / ZV, r;
 
 	if (n > KERN_GI8_MAXN) {
 		kern_portable.matvec[t](out, w, x, n, r0, r1);
 		return;
 	}
 	prep32(xq, x, n);
-	for (r = r0; r < r0 + 4 * h; r += 4)
-		zblock(t, out, w, rb, xq, n, r, 4 * h, ZV);
-	if (r0 + ZV * h < r1)
-		zblock(t, out, w, rb, xq, n, r0 + ZV * h, 4, r1 - r0 - ZV * h);
+	zrowsv(t, out, w, (const float *)xq, (const int8_t *)((const float *)
+	    xq + CONV_Q8_0_NB(n)), n, r0, r1);
 }
 
 /* ---- the blocks of 32's prefill GEMM ----
@@ -211,6 +219,7 @@ zmatvec(enum wtype t, float *out, const void *w, const float *x, int n,
 #define ZPBUF (320 * 1024)	/* bytes of a panel: 16 rows of KERN_GI8_MAXN */
 #define ZGB (8 * 64 + 64)	/* bytes of a group's block, unpacked */
 #define ZTT 8			/* tokens per register block */
+#define ZFEW 4	/* fewer tokens: decode's kernel each (unpacking costs more) */
 /* The bits of the float 1.5 * 2^23, where each sum S starts, so that
  * (|S| and every partial sum < 2^21: 32 bytes of at most 255 times 127,
  * and the offset's 128 times 32 times 127) it ends as the bits of the
@@ -483,6 +492,16 @@ static void
 zmatmulx(enum wtype t, float *out, int ldo, const void *w, const void *xp,
     int n, int T, int r0, int r1)
 {
+	size_t nx = CONV_Q8_0_NB(n), ld = ZXLD(nx);
+	const int8_t *q = xp;
+	int j;
+
+	if (T < ZFEW) {
+		for (j = 0; j < T; j++, q += ld)
+			zrowsv(t, out + (size_t)j * ldo, w, (const float *)(q + 32 *
+			    nx), q, n, r0, r1);
+		return;
+	}
 	zchunk(t, out, ldo, w, xp, ZXLD(CONV_Q8_0_NB(n)), n, T, r0, r1,
 	    zpanel(n), 0);
 }
@@ -498,6 +517,12 @@ zmatmul(enum wtype t, float *out, int ldo, const void *w, const float *x,
 
 	if (n > KERN_GI8_MAXN) {
 		kern_portable.matmul[t](out, ldo, w, x, ldx, n, T, r0, r1);
+		return;
+	}
+	if (T < ZFEW) {
+		for (t0 = 0; t0 < T; t0++)
+			zmatvec(t, out + (size_t)t0 * ldo, w, x + (size_t)t0 * ldx,
+			    n, r0, r1);
 		return;
 	}
 	TB = zchunk_tokens(n);
