@@ -286,37 +286,48 @@ grow(int L)
 }
 
 /* Rows [r0, r1) of w unpacked at u, groups of 16 (the last filled out
- * with zero rows). */
+ * with zero rows): the 16 rows' 32 bytes of a block transposed to 8
+ * registers, their scales 16 blocks at a time (tr16, where one at a
+ * time took a third of the unpacking). */
 static void
 gunpack(uint8_t *u, const void *w, int n, int r0, int r1)
 {
 	size_t nb = CONV_Q8_0_NB(n), rowb = nb * (4 + 32), b;
 	const __m256i c128 = _mm256_set1_epi8((char)0x80);
+	static const float zero[16];
 	__m512i T[8], U[4], W[8];
+	__m512 sc[16];
 	const float *wd[16];
+	const int8_t *wq[16];
 	int g, i, m, k;
-	float *d;
 
 	for (g = r0; g < r1; g += 16, u += nb * GB) {
-		for (i = 0; i < 16; i++)
+		for (i = 0; i < 16; i++) {
 			wd[i] = g + i < r1 ? (const float *)((const char *)w +
 			    (size_t)(g + i) * rowb) : 0;
+			wq[i] = wd[i] ? (const int8_t *)(wd[i] + nb) : 0;
+		}
 		for (b = 0; b < nb; b++) {
 			uint8_t *o = u + b * GB;
 
-			for (m = 0; m < 8; m++) {
-				__m256i a = wd[2 * m] ? _mm256_xor_si256(c128,
-				    _mm256_loadu_si256((const __m256i *)((const
-				    int8_t *)(wd[2 * m] + nb) + 32 * b))) :
-				    _mm256_setzero_si256();
-				__m256i c = wd[2 * m + 1] ? _mm256_xor_si256(c128,
-				    _mm256_loadu_si256((const __m256i *)((const
-				    int8_t *)(wd[2 * m + 1] + nb) + 32 * b))) :
-				    _mm256_setzero_si256();
-
-				T[m] = _mm512_inserti64x4(_mm512_castsi256_si512(a),
-				    c, 1);
+			if (b % 16 == 0) {
+				/* lane L of block b's scales is row grow(L) */
+				for (i = 0; i < 16; i++)
+					sc[i] = wd[grow(i)] ? _mm512_maskz_loadu_ps(
+					    nb - b >= 16 ? 0xffff : (__mmask16)((1u <<
+					    (nb - b)) - 1), wd[grow(i)] + b) :
+					    _mm512_loadu_ps(zero);
+				tr16(sc);
 			}
+			_mm512_store_ps(o + 8 * 64, sc[b % 16]);
+			for (m = 0; m < 8; m++)
+				T[m] = _mm512_inserti64x4(_mm512_castsi256_si512(
+				    wq[2 * m] ? _mm256_xor_si256(c128,
+				    _mm256_loadu_si256((const __m256i *)(wq[2 * m] +
+				    32 * b))) : _mm256_setzero_si256()), wq[2 * m +
+				    1] ? _mm256_xor_si256(c128, _mm256_loadu_si256(
+				    (const __m256i *)(wq[2 * m + 1] + 32 * b))) :
+				    _mm256_setzero_si256(), 1);
 			for (m = 0; m < 2; m++) {
 				__m512i *t4 = T + 4 * m;
 
@@ -335,9 +346,6 @@ gunpack(uint8_t *u, const void *w, int n, int r0, int r1)
 				_mm512_store_si512(o + 64 * (k + 4),
 				    _mm512_shuffle_i32x4(W[k], W[4 + k], 0xdd));
 			}
-			d = (float *)(o + 8 * 64);
-			for (i = 0; i < 16; i++)
-				d[i] = wd[grow(i)] ? wd[grow(i)][b] : 0.0f;
 		}
 	}
 }
