@@ -1,19 +1,21 @@
 /* kern_ggml_i8_avx512.c: --int8-act on ggml's types, the AVX-512
  * table's entries where the CPU has AVX512-VNNI (kern_init): the blocks
- * of 32 (Q8_0, Q4_0, Q5_0) on 512 bits, two blocks a vpdpbusd, and the
- * superblocks (Q4_K, Q6_K) on 512 bits, 64 weights a vpdpwssd (below);
- * the activations prepared by kern_ggml_i8_int.h's code.
+ * of 32 (Q8_0, Q4_0, Q5_0) on 512 bits, and the superblocks (Q4_K,
+ * Q6_K) on 512 bits, 64 weights a vpdpwssd (below); the activations
+ * prepared by kern_ggml_i8_int.h's code.
  *
- * Two blocks b and b + 1 in one zmm register, element e of block b + p
- * in byte 32p + e, give int32 lane 8p + l the sum of the products of
- * elements 4l .. 4l + 3 of block b + p.  kern.h wants each block's whole
- * sum S and one float chain a row and token, so the registers of 16
- * (row, token) pairs are reduced together (sum16x2) into two registers
- * of 16 sums, one a block: a conversion, a multiply for the dw dx and
- * an FMA a block then serve all 16 pairs, each lane its pair's chain,
- * block b before b + 1: the same float operations in the same order as
- * the portable dot32, the same bits (test_i8).  Decode's 16 pairs are
- * 16 rows, prefill's 16 / TT rows of TT tokens. */
+ * The blocks of 32: kern.h wants each block's whole sum S and one float
+ * chain a (row, token), so 16 rows' S sit in the lanes of one register
+ * and a block's conversion, dw dx multiply and FMA serve all 16, each
+ * lane its chain in block order: the same float operations in the same
+ * order as the portable dot32, the same bits (test_i8).  The weights
+ * are unsigned (Q8_0's q + 128), minus the offset times the sums of X
+ * starting each sum.  Decode: two blocks b and b + 1 in one register
+ * (element e of block b + p in byte 32p + e) give int32 lane 8p + l the
+ * products of elements 4l .. 4l + 3, and 16 rows' registers are reduced
+ * together (sum16x2).  Prefill: row panels unpacked a row a lane, where
+ * vpdpbusd against a token's 4 bytes broadcast sums 16 rows at once
+ * (zgemm, below). */
 #if defined(__x86_64__)
 
 #define GI8_VNNI 2
@@ -30,10 +32,10 @@
 #endif
 
 /* The sums of v[q]'s lanes 0-7 into lane q of *lo and of its lanes
- * 8-15 into lane q of *hi, q < 16: a pair of blocks' sums of 16 (row,
- * token) pairs, so that a pair takes two conversions and two FMAs for
- * all 16, not 16 of each.  44 shuffles and adds: each level halves the
- * lanes of a block and doubles the pairs a register holds. */
+ * 8-15 into lane q of *hi, q < 16: a pair of blocks' sums of 16 rows,
+ * so that a pair takes two conversions and two FMAs for all 16, not 16
+ * of each.  44 shuffles and adds: each level halves the lanes of a
+ * block and doubles the rows a register holds. */
 INLINE void
 sum16x2(const __m512i *v, __m512i *lo, __m512i *hi)
 {

@@ -1,18 +1,21 @@
 /* kern_i8_avx512.c: --int8-act's W_Q8_0I entries of the AVX-512 table
  * (kern.h), with VNNI.
  *
- * A token's activations are quantized once (conv_q8_0_quant's bytes,
- * stored as X + 128: vpdpbusd multiplies unsigned bytes by signed ones).
- * Per pair of blocks (64 weights, one load) and row, vpdpbusd of 128
- * against the weights gives 128 times each lane's weight sum, which
- * starts each token's vpdpbusd negated: 16 int32 lanes, each the exact
- * sum of four products, 0-7 the even block's and 8-15 the odd one's.
- * kern.h wants each block's whole sum S and one float chain a (row,
- * token), so 16 pairs' registers are reduced together (sum16x2) to two
- * registers of 16 sums, one a block: then a conversion, a multiply for
- * the dw dx and an FMA a block serve all 16 pairs, the even block's
- * before the odd one's.  Decode takes 16 rows from parts of the range
- * far apart, as the other matvecs; prefill 4 rows x 4 tokens. */
+ * kern.h wants each block's whole sum S (32 products, exact) and one
+ * float chain a (row, token): so 16 pairs' S sit in the lanes of one
+ * register, and a block's conversion, dw dx multiply and FMA serve all
+ * 16.  A token's activations are quantized once (conv_q8_0_quant's
+ * bytes, signed) and the weights made unsigned (q + 128: vpdpbusd
+ * multiplies unsigned bytes by signed ones), minus 128 times the sums
+ * of X starting each sum.
+ *
+ * Decode: a pair of blocks (64 weights, one load) of a row against X
+ * gives 16 int32 lanes of four products each, 0-7 the even block's,
+ * 8-15 the odd one's; 16 rows' registers are reduced together
+ * (sum16x2) to two registers of 16 sums, one a block.  Prefill: a row
+ * panel is unpacked once a row a lane (gunpack), and 8 vpdpbusd of it
+ * against a token's 4 bytes broadcast make 16 rows' S with nothing to
+ * reduce (ggemm). */
 #if defined(__x86_64__)
 
 #include <immintrin.h>
@@ -24,20 +27,16 @@
 #include "kern/kern.h"
 #include "kern/kern_avx512_int.h"
 
-#define MR 4	/* rows per register block (matmul) */
 #define MV 16	/* rows per register block (decode) */
-/* tokens per register block: MR x QT pairs are sum16x2's 16 (the last
- * tokens of a call fewer, with 16 / TT rows) */
-#define QT 4
-#define XQBUF (64 * 1024)
+#define XQBUF (64 * 1024)	/* bytes of quantized activations (matmul) */
 #define GFEW 4	/* fewer tokens than this: matmul runs decode's kernel */
 #define QPF 2048	/* bytes a decode row is prefetched ahead */
-/* qblock's loops over its 16 pairs, whole (UNROLL stops at 8 on gcc) */
+/* qdec's loops over its 16 rows, whole (UNROLL stops at 8 on gcc) */
 #if defined(__clang__)
 #define UNROLL16 _Pragma("unroll")
 #else
 #define UNROLL16 _Pragma("GCC unroll 16")
-#endif	/* bytes of quantized activations (matmul) */
+#endif
 
 /* One block of conv_q8_0_quant, scalar: where an activation is not
  * finite (the vector path below assumes finite ones). */
@@ -111,10 +110,10 @@ quant(void *dst, const float *x, int n)
 }
 
 /* The sums of v[q]'s lanes 0-7 into lane q of *lo and of its lanes
- * 8-15 into lane q of *hi, q < 16: two blocks' sums of 16 (row, token)
- * pairs, so that a pair of blocks takes two conversions and two FMAs
- * for all 16, not 16 of each.  44 shuffles and adds: each level halves
- * the lanes of a block and doubles the pairs a register holds. */
+ * 8-15 into lane q of *hi, q < 16: two blocks' sums of 16 rows, so
+ * that a pair of blocks takes two conversions and two FMAs for all 16,
+ * not 16 of each.  44 shuffles and adds: each level halves the lanes of
+ * a block and doubles the rows a register holds. */
 INLINE void
 sum16x2(const __m512i *v, __m512i *lo, __m512i *hi)
 {
