@@ -179,81 +179,113 @@ tr16(__m512 *m)
 	}
 }
 
-/* out[q(i)] = row q(i) = r + (i / 4) rs + i % 4 of w . the token
- * quantized at xq, i < RV (rows RV .. MV - 1 read row RV - 1 again, not
- * stored).  Row i is lane i of the sums (sum16x2 of the 16 rows'
- * vpdpbusd) and of the one accumulator; the scales of 16 blocks of the
- * 16 rows read and transposed (tr16) at a time. */
+/* out[r + i*rs] = row r + i*rs of w . the token quantized at xq, i <
+ * RV (rows RV .. 3 read row RV - 1 again, not stored): 4 rows and 4
+ * pairs of blocks a step, v[4i + k] row i's pair k, so that sum16x2's
+ * lane 4i + k is row i's block b + 2k (lo) and b + 2k + 1 (hi); each
+ * row's chain moves along its 128 bits, lane k taking blocks b + 2k and
+ * b + 2k + 1 by masked FMAs, then a shuffle hands it to lane k + 1:
+ * kern.h's order, on 4 streams of rows (16 rows side by side read
+ * memory at 0.6x). */
 INLINE void
 qdec(float *out, const void *w, const char *xq, int n, int r, int rs,
     int RV)
 {
 	size_t nb = CONV_Q8_0_NB(n), rowb = nb * (4 + 32), b;
 	const __m512i c128 = _mm512_set1_epi8((char)0x80);
-	const float *wd[MV], *xd = (const float *)xq;
-	const int8_t *wq[MV], *xv = (const int8_t *)(xd + nb);
-	float f[MV];
-	__m512 acc = _mm512_setzero_ps(), tb[16];
-	__m512i v[MV], x, nc, S[2];
-	int i, p;
+	const __m512i iw0 = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16,
+	    18, 20, 22, 24, 26, 28, 30);
+	const __m512i ix0 = _mm512_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6, 0, 2, 4,
+	    6, 0, 2, 4, 6);
+	const __m512i one = _mm512_set1_epi32(1);
+	const float *wd[4], *xd = (const float *)xq;
+	const int8_t *wq[4], *xv = (const int8_t *)(xd + nb);
+	float f[16];
+	__m512 a = _mm512_setzero_ps(), d[2], A, B, xs, S[2];
+	__m512i v[16], x, nc, I[2];
+	__mmask8 m8;
+	int i, k;
 
-	UNROLL16
-	for (i = 0; i < MV; i++) {
-		int k = i < RV ? i : RV - 1;
-
-		wd[i] = (const float *)((const char *)w + (size_t)(r + k / 4 *
-		    rs + k % 4) * rowb);
+	for (i = 0; i < 4; i++) {
+		wd[i] = (const float *)((const char *)w + (size_t)(r + (i < RV ?
+		    i : RV - 1) * rs) * rowb);
 		wq[i] = (const int8_t *)(wd[i] + nb);
 	}
-	for (b = 0; b < nb; b += 2) {
-		if (b % 16 == 0) {
-			UNROLL16
-			for (i = 0; i < 16; i++)
-				tb[i] = _mm512_maskz_loadu_ps(nb - b >= 16 ? 0xffff :
-				    (__mmask16)((1u << (nb - b)) - 1), wd[i] + b);
-			tr16(tb);
-		}
+	for (b = 0; b < nb; b += 8) {
 		/* the weights made unsigned, q + 128: minus 128 times the
 		 * sums of X starts the sums */
-		x = _mm512_loadu_si512(xv + 32 * b);
-		nc = _mm512_sub_epi32(_mm512_setzero_si512(), _mm512_dpbusd_epi32(
-		    _mm512_setzero_si512(), c128, x));
-		UNROLL16
-		for (i = 0; i < MV; i++) {
-			_mm_prefetch((const char *)((uintptr_t)(wq[i] + 32 * b) +
-			    QPF), _MM_HINT_T0);
-			v[i] = _mm512_dpbusd_epi32(nc, _mm512_xor_si512(c128,
-			    _mm512_loadu_si512(wq[i] + 32 * b)), x);
+		UNROLL
+		for (k = 0; k < 4; k++) {
+			size_t bk = b + 2 * k;
+
+			if (bk >= nb) {
+				UNROLL
+				for (i = 0; i < 4; i++)
+					v[4 * i + k] = _mm512_setzero_si512();
+				continue;
+			}
+			x = _mm512_loadu_si512(xv + 32 * bk);
+			nc = _mm512_sub_epi32(_mm512_setzero_si512(),
+			    _mm512_dpbusd_epi32(_mm512_setzero_si512(), c128, x));
+			UNROLL
+			for (i = 0; i < 4; i++) {
+				_mm_prefetch((const char *)((uintptr_t)(wq[i] + 32 *
+				    bk) + QPF), _MM_HINT_T0);
+				v[4 * i + k] = _mm512_dpbusd_epi32(nc,
+				    _mm512_xor_si512(c128, _mm512_loadu_si512(wq[i] +
+				    32 * bk)), x);
+			}
 		}
-		sum16x2(v, &S[0], &S[1]);
-		UNROLL16
-		for (p = 0; p < 2; p++)
-			acc = _mm512_fmadd_ps(_mm512_cvtepi32_ps(S[p]), _mm512_mul_ps(
-			    tb[(b + p) % 16], _mm512_set1_ps(xd[b + p])), acc);
+		sum16x2(v, &I[0], &I[1]);
+		/* dw of lane 4i + k: row i's block b + 2k (+ 1), from the
+		 * rows' 8 scales [0 | 1] in A and [2 | 3] in B */
+		m8 = nb - b >= 8 ? 0xff : (__mmask8)((1u << (nb - b)) - 1);
+		A = _mm512_insertf32x8(_mm512_castps256_ps512(_mm256_maskz_loadu_ps(
+		    m8, wd[0] + b)), _mm256_maskz_loadu_ps(m8, wd[1] + b), 1);
+		B = _mm512_insertf32x8(_mm512_castps256_ps512(_mm256_maskz_loadu_ps(
+		    m8, wd[2] + b)), _mm256_maskz_loadu_ps(m8, wd[3] + b), 1);
+		xs = _mm512_castps256_ps512(_mm256_maskz_loadu_ps(m8, xd + b));
+		d[0] = _mm512_mul_ps(_mm512_permutex2var_ps(A, iw0, B),
+		    _mm512_permutexvar_ps(ix0, xs));
+		d[1] = _mm512_mul_ps(_mm512_permutex2var_ps(A, _mm512_add_epi32(
+		    iw0, one), B), _mm512_permutexvar_ps(_mm512_add_epi32(ix0,
+		    one), xs));
+		S[0] = _mm512_cvtepi32_ps(I[0]);
+		S[1] = _mm512_cvtepi32_ps(I[1]);
+		UNROLL
+		for (k = 0; k < 4; k++) {
+			if (k)	/* lane k - 1's chain to lane k */
+				a = _mm512_permute_ps(a, 0x90);
+			if (b + 2 * k < nb) {	/* nb even: both blocks */
+				a = _mm512_mask3_fmadd_ps(S[0], d[0], a,
+				    (__mmask16)(0x1111 << k));
+				a = _mm512_mask3_fmadd_ps(S[1], d[1], a,
+				    (__mmask16)(0x1111 << k));
+			}
+		}
+		a = _mm512_permute_ps(a, 0xff);	/* lane 3's to all */
 	}
-	_mm512_storeu_ps(f, acc);
+	_mm512_storeu_ps(f, a);
 	for (i = 0; i < RV; i++)
-		out[r + i / 4 * rs + i % 4] = f[i];
+		out[r + i * rs] = f[4 * i];
 }
 
-/* Decode: rows [r0, r1) in 4 parts read side by side, 4 adjacent rows
- * of each at a time (16 parts ran at 0.65x: rows of parts 2^k * 4096
- * bytes apart share L1 sets, more than its ways). */
+/* Decode: rows [r0, r1) in 4 parts read side by side (qdec). */
 void
 kern_i8_avx512_matvec(float *out, const void *w, const float *x, int n,
     int r0, int r1)
 {
 	char xq[CONV_Q8_0_NB(CONV_Q8_0_MAXN) * (4 + 32)]
 	    __attribute__((aligned(64)));
-	int h = (r1 - r0) / MV, r;
+	int h = (r1 - r0) / 4, r;
 
 	if (n > CONV_Q8_0_MAXN)
 		return;
 	quant(xq, x, n);
-	for (r = r0; r < r0 + 4 * h; r += 4)
-		qdec(out, w, xq, n, r, 4 * h, MV);
-	if (r0 + MV * h < r1)
-		qdec(out, w, xq, n, r0 + MV * h, 4, r1 - r0 - MV * h);
+	for (r = r0; r < r0 + h; r++)
+		qdec(out, w, xq, n, r, h, 4);
+	if (r0 + 4 * h < r1)
+		qdec(out, w, xq, n, r0 + 4 * h, 1, r1 - r0 - 4 * h);
 }
 
 /* ---- prefill: panels unpacked a row a lane ----
