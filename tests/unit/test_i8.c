@@ -376,11 +376,11 @@ static float
 order(enum wtype t, const uint8_t *row, const float *wf, const float *x,
     int n)
 {
-	float acc[16] = { 0 }, xq[CONV_Q8_0_NB(1536) * 9], c = 0, d;
+	float xq[CONV_Q8_0_NB(1536) * 9], c = 0, d;
 	const int8_t *X = (const int8_t *)(xq + CONV_Q8_0_NB(n));
 	struct kern_q8k y[6];
 	int32_t P, I, s;
-	int b, l, i, j;
+	int b, i, j;
 
 	if (t == W_Q6_KI) {
 		kern_q8k_prep(y, x, n);
@@ -402,19 +402,11 @@ order(enum wtype t, const uint8_t *row, const float *wf, const float *x,
 	conv_q8_0_quant(xq, x, n);
 	for (b = 0; b < n / 32; b++) {
 		d = h2f(row + (size_t)b * wtypes[t].bytes);
-		for (l = 0; l < 8; l++) {
-			for (P = 0, i = 0; i < 4; i++)
-				P += (int32_t)lrintf(wf[32 * b + 4 * l + i] / d) *
-				    X[32 * b + 4 * l + i];
-			acc[8 * (b % 2) + l] = fmaf((float)P, d * xq[b],
-			    acc[8 * (b % 2) + l]);
-		}
+		for (P = 0, i = 0; i < 32; i++)
+			P += (int32_t)lrintf(wf[32 * b + i] / d) * X[32 * b + i];
+		c = fmaf((float)P, d * xq[b], c);
 	}
-	for (i = 0; i < 8; i++)
-		acc[i] += acc[i + 8];
-	for (i = 0; i < 4; i++)
-		acc[i] += acc[i + 4];
-	return (acc[0] + acc[2]) + (acc[1] + acc[3]);
+	return c;
 }
 
 /* --int8-act on ggml's type t (rows of n, whole blocks): the tables, row
