@@ -31,7 +31,7 @@
 #define XQBUF (64 * 1024)	/* bytes of quantized activations (matmul) */
 #define GFEW 4	/* fewer tokens than this: matmul runs decode's kernel */
 #define QPF 2048	/* bytes a decode row is prefetched ahead */
-/* qdec's loops over its 16 rows, whole (UNROLL stops at 8 on gcc) */
+/* tr16's loops over its 16 registers, whole (UNROLL stops at 8 on gcc) */
 #if defined(__clang__)
 #define UNROLL16 _Pragma("unroll")
 #else
