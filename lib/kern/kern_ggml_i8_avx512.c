@@ -1,45 +1,64 @@
 /* kern_ggml_i8_avx512.c: --int8-act on ggml's types, the AVX-512
  * table's entries where the CPU has AVX512-VNNI (kern_init): the blocks
- * of 32 (Q8_0, Q4_0, Q5_0) on 512 bits, two blocks a vpdpbusd, and the
- * superblocks (Q4_K, Q6_K) on 512 bits, 64 weights a vpdpwssd (below);
- * the activations prepared by kern_ggml_i8_int.h's code.
+ * of 32 (Q8_0, Q4_0, Q5_0) on 512 bits, and the superblocks (Q4_K,
+ * Q6_K) on 512 bits, 64 weights a vpdpwssd (below); the activations
+ * prepared by kern_ggml_i8_int.h's code.
  *
- * Two blocks b and b + 1 in one zmm register, element e of block b + p
- * in byte 32p + e, give int32 lane 8p + l the sum of the products of
- * elements 4l .. 4l + 3 of block b + p: kern.h's P of acc[8 (b % 2) +
- * l], as b is even.  So one register accumulates all 16 lanes, one FMA
- * a pair of blocks with the scales dw dx of b in its low half and of
- * b + 1 in its high one, and the output is its halves added and
- * kern_avx2_int.h's hsum, the 256-bit kernels' tree: the same float
- * operations in the same order, the same bits (test_i8). */
+ * The blocks of 32: kern.h wants each block's whole sum S and one float
+ * chain a (row, token), so 16 rows' S sit in the lanes of one register
+ * and a block's conversion, dw dx multiply and FMA serve all 16, each
+ * lane its chain in block order: the same float operations in the same
+ * order as the portable dot32, the same bits (test_i8).  The weights
+ * are unsigned (Q8_0's q + 128), minus the offset times the sums of X
+ * starting each sum.  Decode: two blocks b and b + 1 in one register
+ * (element e of block b + p in byte 32p + e) give int32 lane 8p + l the
+ * products of elements 4l .. 4l + 3, and 16 rows' registers are reduced
+ * together (sum16x2).  Prefill: row panels unpacked a row a lane, where
+ * vpdpbusd against a token's 4 bytes broadcast sums 16 rows at once
+ * (zgemm, below). */
 #if defined(__x86_64__)
 
 #define GI8_VNNI 2
 #include "kern/kern_ggml_i8_int.h"
 
-#define ZR 4	/* rows per register block (matmul) */
-#define ZT 4	/* tokens per register block (matmul) */
+#define ZR 4	/* rows per register block (superblocks' matmul) */
+#define ZV 16	/* rows per register block (decode) */
+#define ZT 4	/* tokens per register block (superblocks' matmul) */
+/* zblock's loops over its 16 rows, whole (UNROLL stops at 8 on gcc) */
+#if defined(__clang__)
+#define UNROLL16 _Pragma("unroll")
+#else
+#define UNROLL16 _Pragma("GCC unroll 16")
+#endif
 
-/* Two floats at s as [s0 x 8, s1 x 8]. */
-INLINE __m512
-pair8(__m128 s)
+/* The sums of v[q]'s lanes 0-7 into lane q of *lo and of its lanes
+ * 8-15 into lane q of *hi, q < 16: a pair of blocks' sums of 16 rows,
+ * so that a pair takes two conversions and two FMAs for all 16, not 16
+ * of each.  44 shuffles and adds: each level halves the lanes of a
+ * block and doubles the rows a register holds. */
+INLINE void
+sum16x2(const __m512i *v, __m512i *lo, __m512i *hi)
 {
-	return _mm512_permutexvar_ps(_mm512_setr_epi32(0, 0, 0, 0, 0, 0, 0, 0,
-	    1, 1, 1, 1, 1, 1, 1, 1), _mm512_castps128_ps512(s));
-}
+	__m512i a[8], c[4], e[2];
+	int k;
 
-/* The scales of the blocks at p0 and p1 (or p0's alone, one: the high
- * half then undefined), as pair8 lays them out. */
-INLINE __m512
-zdw(const uint8_t *p0, const uint8_t *p1, int one)
-{
-	uint16_t a, b = 0;
-
-	memcpy(&a, p0, 2);
-	if (!one)
-		memcpy(&b, p1, 2);
-	return pair8(_mm_cvtph_ps(_mm_cvtsi32_si128((int)(a | (uint32_t)b <<
-	    16))));
+	/* lanes 4c + l and 4c + l + 2 of v[2k] and v[2k + 1], c < 4 */
+	UNROLL
+	for (k = 0; k < 8; k++)
+		a[k] = _mm512_add_epi32(_mm512_unpacklo_epi32(v[2 * k],
+		    v[2 * k + 1]), _mm512_unpackhi_epi32(v[2 * k], v[2 * k + 1]));
+	/* each 128 bits of c[k] the four of v[4k .. 4k + 3] */
+	UNROLL
+	for (k = 0; k < 4; k++)
+		c[k] = _mm512_add_epi32(_mm512_unpacklo_epi64(a[2 * k],
+		    a[2 * k + 1]), _mm512_unpackhi_epi64(a[2 * k], a[2 * k + 1]));
+	/* 128 bits 0 + 1 (lanes 0-7) and 2 + 3 (8-15) */
+	UNROLL
+	for (k = 0; k < 2; k++)
+		e[k] = _mm512_add_epi32(_mm512_shuffle_i32x4(c[2 * k], c[2 * k +
+		    1], 0x88), _mm512_shuffle_i32x4(c[2 * k], c[2 * k + 1], 0xdd));
+	*lo = _mm512_shuffle_i32x4(e[0], e[1], 0x88);
+	*hi = _mm512_shuffle_i32x4(e[0], e[1], 0xdd);
 }
 
 /* The 64 weights of blocks p0 and p1 of type t (p1 unread if one, its
@@ -79,414 +98,288 @@ zwblk(enum wtype t, const uint8_t *p0, const uint8_t *p1, int one)
 	    (uint64_t)h1 << 32), z, _mm512_set1_epi8(16));
 }
 
-/* A row panel's weights unpacked for the prefill GEMM (zunpack): each
- * row the nbp = ceil(nb / 2) pairs of blocks as zwblk lays them out but
- * with their 4-byte groups interleaved (zilv), all unsigned (Q8_0's q +
- * 128), then their nbp pairs of float scales; made once a panel and
- * chunk of tokens, where the packed blocks would be unpacked again for
- * every ZT tokens. */
-#define ZUBUF (96 * 1024)	/* bytes: 4 rows of KERN_GI8_MAXN fit */
+#define ZUBUF (96 * 1024)	/* bytes of a panel of superblocks (prefill) */
 /* Bytes of a chunk of prepared tokens (prefill): each panel is unpacked
  * once a chunk, so a chunk is as large as the stack allows well (the
  * blocks of 32: 128 tokens of 2048, 32 of 8192) */
 #define ZXBUF (256 * 1024)
-#define ZUROW(nb) ((size_t)((nb) + 1) / 2 * (64 + 8))	/* bytes a row */
 
-/* A pair's 64 bytes from zwblk's layout (block b + p's group l in int32
- * lane 8p + l) to the prefill's (lane 2l + p), so that a lane's scale is
- * the pair's scales alternating, one 8-byte broadcast (zgemm); zgemm's
- * accumulators go back by zunilv before the sum. */
-INLINE __m512i
-zilv(__m512i z)
-{
-	return _mm512_permutexvar_epi32(_mm512_setr_epi32(0, 8, 1, 9, 2, 10,
-	    3, 11, 4, 12, 5, 13, 6, 14, 7, 15), z);
-}
-
-INLINE __m512
-zunilv(__m512 a)
-{
-	return _mm512_permutexvar_ps(_mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12,
-	    14, 1, 3, 5, 7, 9, 11, 13, 15), a);
-}
-
-/* The sum of zmm accumulator a as kern.h's chain ends it: its halves
- * added, then kern_avx2_int.h's hsum. */
-INLINE float
-zhsum(__m512 a)
-{
-	return hsum(_mm256_add_ps(_mm512_castps512_ps256(a), _mm256_castpd_ps(
-	    _mm512_extractf64x4_pd(_mm512_castps_pd(a), 1))));
-}
-
-static void
-zunpack(enum wtype t, uint8_t *u, const uint8_t *w, size_t rb, int n,
-    int r0, int r1)
-{
-	int nb = (n + 31) / 32, nbp = (nb + 1) / 2, bytes = wtypes[t].bytes, r, k;
-	const uint8_t *p;
-	float *d;
-	__m512i z;
-
-	for (r = r0; r < r1; r++, u += ZUROW(nb)) {
-		d = (float *)(u + 64 * (size_t)nbp);
-		for (k = 0; k < nbp; k++) {
-			p = w + (size_t)r * rb + (size_t)2 * k * bytes;
-			z = zwblk(t, p, p + bytes, 2 * k + 1 >= nb);
-			if (t == W_GQ8_0I)
-				z = _mm512_xor_si512(z, _mm512_set1_epi8(
-				    (char)0x80));
-			_mm512_storeu_si512(u + 64 * (size_t)k, zilv(z));
-			d[2 * k] = gf16(p);
-			d[2 * k + 1] = 2 * k + 1 >= nb ? 0.0f : gf16(p + bytes);
-		}
-	}
-}
-
-/* out[j*ldo + r + i*rs] = row r + i*rs of w (type t, rows of rb bytes)
- * . token j of the blocks at xq (ldxq bytes apart, conv_q8_0_quant's
- * layout), i < R, j < TT; pf: prefetch each row GPF bytes ahead. */
+/* out[q(i)] = row q(i) = r + (i / 4) rs + i % 4 of w (type t, rows of
+ * rb bytes) . the token's blocks at xq (conv_q8_0_quant's layout), i <
+ * RV; rows RV .. ZV - 1 read row RV - 1 again (not stored).  Row i is lane i of the
+ * sums (sum16x2 of the 16 rows' vpdpbusd) and of the one accumulator;
+ * each row prefetched GPF bytes ahead. */
 INLINE void
-zblock(enum wtype t, int R, int TT, float *out, int ldo, const uint8_t *w,
-    size_t rb, const char *xq, size_t ldxq, int n, int r, int rs, int pf)
+zblock(enum wtype t, float *out, const uint8_t *w, size_t rb,
+    const float *xd, const int8_t *xv, int n, int r, int rs, int RV)
 {
-	size_t nx = CONV_Q8_0_NB(n);
-	int nb = (n + 31) / 32, b, i, j, one, bytes = wtypes[t].bytes;
-	/* Q8_0's signed q: |q| against X given q's sign (X is never -128,
-	 * where a file's q may be) */
-	int sgn = t == W_GQ8_0I;
-	const __m512i off = _mm512_set1_epi8((char)(t == W_Q4_0I ? 8 : 16));
-	const uint8_t *wr[ZR];
-	const float *xd[ZT];
-	const int8_t *xv[ZT];
-	__m512 acc[ZR][ZT], dw[ZR], s;
-	__m512i wv[ZR], aw[ZR], x, nc, P;
-	__mmask64 neg[ZR];
+	int nb = (n + 31) / 32, b, i, p, one, bytes = wtypes[t].bytes;
+	const __m512i off = _mm512_set1_epi8((char)(t == W_Q4_0I ? 8 :
+	    t == W_Q5_0I ? 16 : 128));
+	const uint8_t *wr[ZV];
+	/* the pair's f16 scales of the 16 rows side by side (stored a row
+	 * at a time, read as one a pair later: read at once, the store
+	 * forwarding that cannot be held each pair up), a block's 16 made
+	 * floats at once */
+	uint16_t h[2][2][ZV] __attribute__((aligned(32)));
+	float f[ZV];
+	__m512 acc = _mm512_setzero_ps();
+	__m512i v[ZV], wv, x, nc, S[2][2];
+	int c = 0;
 
-	UNROLL
-	for (i = 0; i < R; i++) {
-		wr[i] = w + (size_t)(r + i * rs) * rb;
-		UNROLL
-		for (j = 0; j < TT; j++)
-			acc[i][j] = _mm512_setzero_ps();
-	}
-	UNROLL
-	for (j = 0; j < TT; j++) {
-		xd[j] = (const float *)(xq + (size_t)j * ldxq);
-		xv[j] = (const int8_t *)(xd[j] + nx);
-	}
-	for (b = 0; b < nb; b += 2) {
+	UNROLL16
+	for (i = 0; i < ZV; i++)
+		wr[i] = w + (size_t)(r + (i < RV ? i : RV - 1) / 4 * rs + (i <
+		    RV ? i : RV - 1) % 4) * rb;
+	for (b = 0; b < nb; b += 2, c ^= 1) {
 		one = b + 1 >= nb;
-		UNROLL
-		for (i = 0; i < R; i++) {
+		/* nx is even: the pair's bytes and scales are there.  The
+		 * weights unsigned (Q8_0's q + 128): minus the offset times
+		 * the sums of X starts each row's sums */
+		x = _mm512_loadu_si512(xv + 32 * b);
+		nc = _mm512_sub_epi32(_mm512_setzero_si512(),
+		    _mm512_dpbusd_epi32(_mm512_setzero_si512(), off, x));
+		UNROLL16
+		for (i = 0; i < ZV; i++) {
 			const uint8_t *p0 = wr[i] + (size_t)b * bytes;
 
-			if (pf)
-				gahead(p0);
-			wv[i] = zwblk(t, p0, p0 + bytes, one);
-			dw[i] = zdw(p0, p0 + bytes, one);
-			if (sgn) {
-				aw[i] = _mm512_abs_epi8(wv[i]);
-				neg[i] = _mm512_movepi8_mask(wv[i]);
-			}
+			gahead(p0);
+			wv = zwblk(t, p0, p0 + bytes, one);
+			if (t == W_GQ8_0I)
+				wv = _mm512_xor_si512(wv, _mm512_set1_epi8(
+				    (char)0x80));
+			v[i] = _mm512_dpbusd_epi32(nc, wv, x);
+			memcpy(&h[c][0][i], p0, 2);
+			if (!one)
+				memcpy(&h[c][1][i], p0 + bytes, 2);
 		}
-		UNROLL
-		for (j = 0; j < TT; j++) {
-			/* nx is even: the pair's bytes and scales are there */
-			x = _mm512_loadu_si512(xv[j] + 32 * b);
-			s = pair8(_mm_castsi128_ps(_mm_loadl_epi64(
-			    (const __m128i *)(xd[j] + b))));
-			if (!sgn) {
-				/* minus offset times the sums of X */
-				nc = _mm512_sub_epi32(_mm512_setzero_si512(),
-				    _mm512_dpbusd_epi32(_mm512_setzero_si512(),
-				    off, x));
-			}
-			UNROLL
-			for (i = 0; i < R; i++) {
-				if (sgn)
-					P = _mm512_dpbusd_epi32(
-					    _mm512_setzero_si512(), aw[i],
-					    _mm512_mask_sub_epi8(x, neg[i],
-					    _mm512_setzero_si512(), x));
-				else
-					P = _mm512_dpbusd_epi32(nc, wv[i], x);
-				acc[i][j] = _mm512_mask3_fmadd_ps(
-				    _mm512_cvtepi32_ps(P), _mm512_mul_ps(dw[i],
-				    s), acc[i][j], one ? 0x00ff : 0xffff);
-			}
-		}
+		sum16x2(v, &S[c][0], &S[c][1]);
+		if (b > 0)	/* the pair before, both its blocks */
+			for (p = 0; p < 2; p++)
+				acc = _mm512_fmadd_ps(_mm512_cvtepi32_ps(
+				    S[c ^ 1][p]), _mm512_mul_ps(_mm512_cvtph_ps(
+				    _mm256_load_si256((const __m256i *)h[c ^ 1][p])),
+				    _mm512_set1_ps(xd[b - 2 + p])), acc);
 	}
-	UNROLL
-	for (i = 0; i < R; i++)
-		UNROLL
-		for (j = 0; j < TT; j++)
-			out[(size_t)j * ldo + r + i * rs] = zhsum(acc[i][j]);
+	/* the last pair (b - 2), its second block only if whole */
+	for (p = 0; p < 2 - (nb % 2); p++)
+		acc = _mm512_fmadd_ps(_mm512_cvtepi32_ps(S[c ^ 1][p]),
+		    _mm512_mul_ps(_mm512_cvtph_ps(_mm256_load_si256((const __m256i
+		    *)h[c ^ 1][p])), _mm512_set1_ps(xd[b - 2 + p])), acc);
+	_mm512_storeu_ps(f, acc);
+	for (i = 0; i < RV; i++)
+		out[r + i / 4 * rs + i % 4] = f[i];
 }
 
-/* Decode: rows [r0, r1) in GV32 parts read side by side
- * (kern_ggml_i8_int.h), each row its own accumulator. */
+/* Decode: rows [r0, r1) against the token's scales xd and blocks xv,
+ * in 4 parts read side by side, 4 adjacent rows of each at a time, each
+ * row a lane (16 parts ran at 0.65x: rows of parts 2^k * 4096 bytes
+ * apart share L1 sets, more than its ways). */
+INLINE void
+zrowsv(enum wtype t, float *out, const void *w, const float *xd,
+    const int8_t *xv, int n, int r0, int r1)
+{
+	size_t rb = wtype_rowsize(t, n);
+	int h = (r1 - r0) / ZV, r;
+
+	for (r = r0; r < r0 + 4 * h; r += 4)
+		zblock(t, out, w, rb, xd, xv, n, r, 4 * h, ZV);
+	if (r0 + ZV * h < r1)
+		zblock(t, out, w, rb, xd, xv, n, r0 + ZV * h, 4, r1 - r0 - ZV *
+		    h);
+}
+
 INLINE void
 zmatvec(enum wtype t, float *out, const void *w, const float *x, int n,
     int r0, int r1)
 {
 	char xq[CONV_Q8_0_NB(KERN_GI8_MAXN) * (4 + 32)]
 	    __attribute__((aligned(64)));
-	size_t rb = wtype_rowsize(t, n);
-	int h = (r1 - r0) / GV32, r;
 
 	if (n > KERN_GI8_MAXN) {
 		kern_portable.matvec[t](out, w, x, n, r0, r1);
 		return;
 	}
 	prep32(xq, x, n);
-	for (r = r0; r < r0 + h; r++)
-		zblock(t, GV32, 1, out, 0, w, rb, xq, 0, n, r, h, 1);
-	for (r = r0 + GV32 * h; r < r1; r++)
-		zblock(t, 1, 1, out, 0, w, rb, xq, 0, n, r, 1, 1);
+	zrowsv(t, out, w, (const float *)xq, (const int8_t *)((const float *)
+	    xq + CONV_Q8_0_NB(n)), n, r0, r1);
 }
 
 /* ---- the blocks of 32's prefill GEMM ----
  *
- * A chunk of tokens is prepared once (zprep): each token's pairs of
- * blocks of X as zilv lays them out (ZXROW bytes a token), and their
- * scales in a table of groups of ZT tokens, for each pair the ZT tokens'
- * two scales side by side (32 bytes), so that one 256-bit multiply by a
- * row's pair of scales makes the pair's dw dx of ZT tokens, kern.h's
- * products, and each (row, token)'s 16 lanes take theirs as one 8-byte
- * broadcast.  Each group's offset sums are made once a row panel
- * (zrows).  A step of R x TT is then, for each pair of blocks, a
- * vpdpbusd, a subtraction and an FMA a row and token (and a multiply a
- * row, before): each lane the chain of kern.h in its order.
- *
- * On Zen 5 (bench/NOTES.md) vpdpbusd, the FMA, the multiplies and
- * vcvtdq2ps share two ports: what bounds the step is their count, so
- * each of the others is made where it is made fewer times. */
-#define ZXROW(nbp) ((size_t)(nbp) * 64)	/* bytes of a token's X */
-#define ZSBUF (32 * 1024)	/* bytes of the chunk's table of scales */
-/* The bits of the float 1.5 * 2^23, where each lane's sum P starts, so
- * that (|P| < 2^18: 4 bytes of at most 255 times 128, and the offset's
- * sums) it ends as the bits of the float 1.5 * 2^23 + P, exactly: that
- * float minus 1.5 * 2^23, on the add ports, is P's float as vcvtdq2ps
- * would make it, off the multiply ports. */
+ * A panel's rows are unpacked once a chunk of tokens (zunpack) in
+ * groups of 16, a row a lane: for each block, 8 registers, register k
+ * holding the 4 bytes of elements 4k .. 4k + 3 of each row (unsigned:
+ * Q8_0's q + 128), then the 16 rows' scales.  vpdpbusd of register k
+ * against a token's 4 bytes broadcast then adds 16 rows' products at
+ * once, and 8 of them make each row's whole S for the block, kern.h's:
+ * no lanes to reduce, and one conversion, multiply and FMA a block for
+ * 16 (row, token) pairs, each lane its pair's chain in block order.
+ * The vpdpbusd are 8 of each 10 instructions on the multiply ports
+ * (where the 2-block lanes took 16 vpdpbusd and 16 FMAs for 16 rows'
+ * pairs of blocks), so they bound the step. */
+#define ZPBUF (320 * 1024)	/* bytes of a panel: 16 rows of KERN_GI8_MAXN */
+#define ZGB (8 * 64 + 64)	/* bytes of a group's block, unpacked */
+#define ZTT 8			/* tokens per register block */
+#define ZFEW 4	/* fewer tokens: decode's kernel each (unpacking costs more) */
+/* The bits of the float 1.5 * 2^23, where each sum S starts, so that
+ * (|S| and every partial sum < 2^21: 32 bytes of at most 255 times 127,
+ * and the offset's 128 times 32 times 127) it ends as the bits of the
+ * float 1.5 * 2^23 + S, exactly: that float minus 1.5 * 2^23, on the
+ * add ports, is S's float as vcvtdq2ps makes it. */
 #define ZMAGIC 0x4b400000
-#define ZKB 32		/* pairs of blocks whose dw dx zgemm makes at once */
-#define ZNCMAX 2048	/* longest rows whose sums' starts zrows makes */
 
-/* A pair's sums' start for X x: ZMAGIC minus the offset off times the
- * sums of X (the weights unsigned, zunpack). */
-INLINE __m512i
-zstart(__m512i off, __m512i x)
+/* The bytes of a token prepared (zxprep): its X (nx blocks of 32), dx
+ * (nx floats), then each block's sum of X (nx int32). */
+#define ZXLD(nx) (((size_t)(nx) * (32 + 8) + 63) / 64 * 64)
+
+/* Lane L of a group's registers is row zrow(L) of its 16: zunpack's
+ * transposes (unpacks within 128 bits) leave them in this order. */
+INLINE int
+zrow(int L)
 {
-	return _mm512_sub_epi32(_mm512_set1_epi32(ZMAGIC), _mm512_dpbusd_epi32(
-	    _mm512_setzero_si512(), off, x));
+	return 8 * (L / 8) + 2 * (L % 4) + (L / 4) % 2;
 }
 
-/* Token x's blocks (conv_q8_0_quant's bytes, prep32) into zgemm's
- * layout: its X at q, its pairs of scales at s, ZT tokens apart. */
+/* Block b of row p (type t) as 32 unsigned bytes in element order. */
+INLINE __m256i
+zrowblk(enum wtype t, const uint8_t *p)
+{
+	const __m256i m4 = _mm256_set1_epi8(15);
+	__m128i q;
+	__m256i v;
+	uint32_t h;
+
+	if (t == W_GQ8_0I)
+		return _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)
+		    (p + 2)), _mm256_set1_epi8((char)0x80));
+	q = _mm_loadu_si128((const __m128i *)(p + (t == W_Q4_0I ? 2 : 6)));
+	v = _mm256_and_si256(_mm256_inserti128_si256(_mm256_castsi128_si256(
+	    q), _mm_srli_epi16(q, 4), 1), m4);
+	if (t == W_Q4_0I)
+		return v;
+	memcpy(&h, p + 2, 4);	/* Q5_0's fifth bits */
+	return _mm256_mask_add_epi8(v, (__mmask32)h, v, _mm256_set1_epi8(16));
+}
+
+/* Rows [r0, r1) of w (type t, rb bytes a row) unpacked at u, groups of
+ * 16 (the last filled out with zero rows), nb blocks a group. */
 static void
-zprep(int8_t *q, float *s, const float *x, int n)
+zunpack(enum wtype t, uint8_t *u, const uint8_t *w, size_t rb, int n,
+    int r0, int r1)
 {
-	char t[CONV_Q8_0_NB(KERN_GI8_MAXN) * (4 + 32)]
-	    __attribute__((aligned(64)));
-	size_t nx = CONV_Q8_0_NB(n), k;
-	const float *d = (const float *)t;
-	const int8_t *v = (const int8_t *)(d + nx);
+	int nb = (n + 31) / 32, bytes = wtypes[t].bytes, g, b, i, m, k;
+	__m512i T[8], U[8], W[8];
+	float *d;
 
-	prep32(t, x, n);
-	for (k = 0; k < nx / 2; k++) {
-		_mm512_storeu_si512(q + 64 * k, zilv(_mm512_loadu_si512(v +
-		    64 * k)));
-		memcpy(s + 2 * ZT * k, d + 2 * k, 2 * sizeof *d);
-	}
-}
+	for (g = r0; g < r1; g += 16, u += (size_t)nb * ZGB)
+		for (b = 0; b < nb; b++) {
+			const uint8_t *p[16];
+			uint8_t *o = u + (size_t)b * ZGB;
 
-/* Rows' dw dx of pairs [k0, k1) (k0 even) and each of ZT tokens into
- * dd, pair k's of row i at dd[(k - k0) / 2][i][k % 2]: the scales at
- * wd[i] (i < R) times the tokens' at sx, two pairs a 512-bit multiply
- * (the rows' four scales put in place by one permute), the last odd
- * one alone (a row at a time, reading sx again for each, was slower;
- * a pair a 256-bit multiply took 11% of the GEMM's samples). */
-INLINE void
-zdd(int R, double dd[][ZR][2][ZT], const float *const *wd, const float *sx,
-    int k0, int k1)
-{
-	const __m512i idx = _mm512_setr_epi32(0, 1, 0, 1, 0, 1, 0, 1, 2, 3, 2,
-	    3, 2, 3, 2, 3);
-	__m512 xs;
-	double w2;
-	int i, k;
+			for (i = 0; i < 16; i++)
+				p[i] = g + i < r1 ? w + (size_t)(g + i) * rb +
+				    (size_t)b * bytes : 0;
+			for (m = 0; m < 8; m++)
+				T[m] = _mm512_inserti64x4(_mm512_castsi256_si512(
+				    p[2 * m] ? zrowblk(t, p[2 * m]) :
+				    _mm256_setzero_si256()), p[2 * m + 1] ?
+				    zrowblk(t, p[2 * m + 1]) :
+				    _mm256_setzero_si256(), 1);
+			/* T[m]: rows 2m, 2m + 1, 8 int32 each; 128 bits c of
+			 * W[k'] (after two unpacks): rows 0 2 4 6 (c even) or
+			 * 1 3 5 7 (odd) of a half, element group k' + 4 (c % 2) */
+			for (m = 0; m < 2; m++) {
+				__m512i *t4 = T + 4 * m, *u4 = U + 4 * m;
 
-	for (k = k0; k + 1 < k1; k += 2) {
-		xs = _mm512_loadu_ps(sx + 2 * ZT * k);
-		UNROLL
-		for (i = 0; i < R; i++)
-			_mm512_store_ps((float *)dd[(k - k0) / 2][i], _mm512_mul_ps(
-			    _mm512_permutexvar_ps(idx, _mm512_castps128_ps512(
-			    _mm_loadu_ps(wd[i] + 2 * k))), xs));
-	}
-	if (k < k1) {
-		__m256 xl = _mm256_loadu_ps(sx + 2 * ZT * k);
-
-		UNROLL
-		for (i = 0; i < R; i++) {
-			memcpy(&w2, wd[i] + 2 * k, sizeof w2);
-			_mm256_store_pd(dd[(k - k0) / 2][i][0], _mm256_castps_pd(
-			    _mm256_mul_ps(_mm256_castpd_ps(_mm256_set1_pd(w2)),
-			    xl)));
+				u4[0] = _mm512_unpacklo_epi32(t4[0], t4[1]);
+				u4[1] = _mm512_unpackhi_epi32(t4[0], t4[1]);
+				u4[2] = _mm512_unpacklo_epi32(t4[2], t4[3]);
+				u4[3] = _mm512_unpackhi_epi32(t4[2], t4[3]);
+				W[4 * m] = _mm512_unpacklo_epi64(u4[0], u4[2]);
+				W[4 * m + 1] = _mm512_unpackhi_epi64(u4[0], u4[2]);
+				W[4 * m + 2] = _mm512_unpacklo_epi64(u4[1], u4[3]);
+				W[4 * m + 3] = _mm512_unpackhi_epi64(u4[1], u4[3]);
+			}
+			for (k = 0; k < 4; k++) {
+				_mm512_store_si512(o + 64 * k, _mm512_shuffle_i32x4(
+				    W[k], W[4 + k], 0x88));
+				_mm512_store_si512(o + 64 * (k + 4),
+				    _mm512_shuffle_i32x4(W[k], W[4 + k], 0xdd));
+			}
+			d = (float *)(o + 8 * 64);
+			for (i = 0; i < 16; i++)
+				d[i] = p[zrow(i)] ? gf16(p[zrow(i)]) : 0.0f;
 		}
-	}
 }
 
-/* The sums of 16 of zgemm's accumulators at once, each zunilv's lanes
- * in kern_sum16's tree with its operands in its order (the additions
- * of zhsum(zunilv(a)), the same bits): a[zslot[4j + i]] lands in lane
- * 4j + i.  45 shuffles and adds, where one at a time took about 150
- * (on the 135M shape's rows of 576, 9 pairs, zgemm's sums one at a
- * time were 17% of its samples). */
-static const int zslot[16] = { 0, 1, 8, 9, 2, 3, 10, 11, 4, 5, 12, 13, 6,
-	7, 14, 15 };
-
-INLINE __m512
-zhsum16(const __m512 *a)
-{
-	__m512 A[8], B[4], C[2];
-	int k;
-
-	/* c[l] + c[l + 8], lanes 2l and 2l + 1 (zilv) */
-	UNROLL
-	for (k = 0; k < 8; k++)
-		A[k] = _mm512_add_ps(_mm512_shuffle_ps(a[2 * k], a[2 * k + 1],
-		    0x88), _mm512_shuffle_ps(a[2 * k], a[2 * k + 1], 0xdd));
-	/* a[i] + a[i + 4]: the low 256 bits and the high ones */
-	UNROLL
-	for (k = 0; k < 4; k++)
-		B[k] = _mm512_add_ps(_mm512_shuffle_f32x4(A[2 * k], A[2 * k +
-		    1], 0x44), _mm512_shuffle_f32x4(A[2 * k], A[2 * k + 1],
-		    0xee));
-	/* b[0] + b[2], b[1] + b[3] */
-	UNROLL
-	for (k = 0; k < 2; k++)
-		C[k] = _mm512_add_ps(_mm512_shuffle_f32x4(B[2 * k], B[2 * k +
-		    1], 0x88), _mm512_shuffle_f32x4(B[2 * k], B[2 * k + 1],
-		    0xdd));
-	/* and those two */
-	return _mm512_add_ps(_mm512_shuffle_ps(C[0], C[1], 0x88),
-	    _mm512_shuffle_ps(C[0], C[1], 0xdd));
-}
-
-/* out[j*ldo + r + i] = row r + i of the unpacked rows u (ru bytes each)
- * . token j of zprep's X at xq (ldx bytes apart) with the scales' table
- * sx and zrows' sums' starts nc (or, null, made here from the offset
- * off), i < R, j < TT. */
+/* out[j*ldo + r + zrow(L)] = row zrow(L) of the group unpacked at u .
+ * token j prepared at xq (ld bytes apart), j < TT, L with zrow(L) < RV;
+ * off: the weights' offset (8, 16, 128). */
 INLINE void
-zgemm(int R, int TT, float *out, int ldo, const uint8_t *u, size_t ru,
-    const int8_t *xq, size_t ldx, const float *sx, const __m512i *nc,
-    __m512i off, int nb, int r)
+zgemm(int TT, float *out, int ldo, const uint8_t *u, const int8_t *xq,
+    size_t ld, int off, int n, int r, int RV)
 {
-	int nbp = (nb + 1) / 2, k, k0, k1, i, j;
+	int nb = (n + 31) / 32, b, j, k, L;
+	size_t nx = CONV_Q8_0_NB(n);
 	const __m512 magic = _mm512_castsi512_ps(_mm512_set1_epi32(ZMAGIC));
-	const uint8_t *wr[ZR];
-	const float *wd[ZR];
-	/* each pair's dw dx of each row and token, made before the sums
-	 * read them: then each is one broadcast load, where read right
-	 * after their store (or kept in registers, taken apart by
-	 * shuffles) they held the loop up */
-	double dd[ZKB / 2][ZR][2][ZT] __attribute__((aligned(64)));
-	__m512 acc[ZR][ZT];
-	__m512i nk[ZT], xv[ZT], wv, P;
-	__mmask16 m;
+	const int8_t *xv[ZTT];
+	const float *xd[ZTT];
+	const int32_t *xs[ZTT];
+	__m512 acc[ZTT], dw;
+	__m512i I[ZTT], wk;
+	float f[16];
 
 	UNROLL
-	for (i = 0; i < R; i++) {
-		wr[i] = u + (size_t)(r + i) * ru;
-		wd[i] = (const float *)(wr[i] + 64 * (size_t)nbp);
+	for (j = 0; j < TT; j++) {
+		xv[j] = xq + (size_t)j * ld;
+		xd[j] = (const float *)(xv[j] + 32 * nx);
+		xs[j] = (const int32_t *)(xd[j] + nx);
+		acc[j] = _mm512_setzero_ps();
+	}
+	for (b = 0; b < nb; b++, u += ZGB) {
 		UNROLL
 		for (j = 0; j < TT; j++)
-			acc[i][j] = _mm512_setzero_ps();
-	}
-	for (k0 = 0; k0 < nbp; k0 = k1) {
-		k1 = nbp - k0 > ZKB ? k0 + ZKB : nbp;
-		zdd(R, dd, wd, sx, k0, k1);
-		for (k = k0; k < k1; k++) {
-			/* an odd last block: its pair's second half not summed */
-			m = 2 * k + 1 < nb ? 0xffff : 0x5555;
-			/* X in registers, each loaded once a pair, not again
-			 * for every row */
+			I[j] = _mm512_set1_epi32(ZMAGIC - off * xs[j][b]);
+		UNROLL
+		for (k = 0; k < 8; k++) {
+			wk = _mm512_load_si512(u + 64 * k);
 			UNROLL
 			for (j = 0; j < TT; j++) {
-				xv[j] = _mm512_loadu_si512(xq + (size_t)j * ldx +
-				    64 * (size_t)k);
-				__asm__("" : "+v"(xv[j]));
-				nk[j] = nc ? _mm512_load_si512(nc + (size_t)ZT *
-				    k + j) : zstart(off, xv[j]);
-			}
-			UNROLL
-			for (i = 0; i < R; i++) {
-				wv = _mm512_loadu_si512(wr[i] + 64 * (size_t)k);
-				UNROLL
-				for (j = 0; j < TT; j++) {
-					P = _mm512_dpbusd_epi32(nk[j], wv, xv[j]);
-					acc[i][j] = _mm512_mask3_fmadd_ps(
-					    _mm512_sub_ps(_mm512_castsi512_ps(P),
-					    magic), _mm512_castpd_ps(
-					    _mm512_set1_pd(dd[(k - k0) / 2][i][(k - k0) %
-					    2][j])),
-					    acc[i][j], m);
-				}
+				int32_t x4;
+
+				memcpy(&x4, xv[j] + 32 * b + 4 * k, 4);
+				I[j] = _mm512_dpbusd_epi32(I[j], wk,
+				    _mm512_set1_epi32(x4));
 			}
 		}
-	}
-	if (R == ZR && TT == ZT) {
-		__m512 a[ZR * ZT];
-		float f[ZR * ZT] __attribute__((aligned(64)));
-
-		UNROLL
-		for (i = 0; i < ZR; i++)
-			UNROLL
-			for (j = 0; j < ZT; j++)
-				a[zslot[ZR * j + i]] = acc[i][j];
-		_mm512_store_ps(f, zhsum16(a));
-		UNROLL
-		for (j = 0; j < ZT; j++)
-			_mm_storeu_ps(out + (size_t)j * ldo + r, _mm_load_ps(f +
-			    ZR * j));
-		return;
-	}
-	UNROLL
-	for (i = 0; i < R; i++)
+		dw = _mm512_load_ps(u + 8 * 64);
 		UNROLL
 		for (j = 0; j < TT; j++)
-			out[(size_t)j * ldo + r + i] = zhsum(zunilv(acc[i][j]));
+			acc[j] = _mm512_fmadd_ps(_mm512_sub_ps(
+			    _mm512_castsi512_ps(I[j]), magic), _mm512_mul_ps(dw,
+			    _mm512_set1_ps(xd[j][b])), acc[j]);
+	}
+	UNROLL
+	for (j = 0; j < TT; j++) {
+		_mm512_storeu_ps(f, acc[j]);
+		for (L = 0; L < 16; L++)
+			if (zrow(L) < RV)
+				out[(size_t)j * ldo + r + zrow(L)] = f[L];
+	}
 }
 
-/* Rows [p0, p1) of w (type t) against TT tokens prepared at xq, ldx
- * bytes apart, sx their scales; u: those rows unpacked (zunpack).  The
- * sums' starts of each pair and token made here once for all the
- * panel's rows where rows are short (ZNCMAX); on longer ones they and
- * X would no longer stay in L1 together, and zgemm makes them. */
+/* Rows [p0, p1) (unpacked at u) against TT tokens prepared at xq. */
 INLINE void
 zrows(enum wtype t, int TT, float *out, int ldo, const uint8_t *u,
-    const int8_t *xq, size_t ldx, const float *sx, int n, int p0, int p1)
+    const int8_t *xq, size_t ld, int n, int p0, int p1)
 {
-	__m512i nc[ZNCMAX / 64][ZT];
-	const __m512i off = _mm512_set1_epi8((char)(t == W_Q4_0I ? 8 :
-	    t == W_Q5_0I ? 16 : 128));
-	int nb = (n + 31) / 32, nbp = (nb + 1) / 2, k, j, r;
-	const __m512i *ncp = n <= ZNCMAX ? nc[0] : 0;
-	size_t ru = ZUROW(nb);
+	int nb = (n + 31) / 32, r, off = t == W_Q4_0I ? 8 : t == W_Q5_0I ?
+	    16 : 128;
 
-	if (ncp)
-		for (k = 0; k < nbp; k++)
-			for (j = 0; j < TT; j++)
-				nc[k][j] = zstart(off, _mm512_loadu_si512(xq +
-				    (size_t)j * ldx + 64 * (size_t)k));
-	for (r = 0; r + ZR <= p1 - p0; r += ZR)
-		zgemm(ZR, TT, out + p0, ldo, u, ru, xq, ldx, sx, ncp, off, nb,
-		    r);
-	for (; r < p1 - p0; r++)
-		zgemm(1, TT, out + p0, ldo, u, ru, xq, ldx, sx, ncp, off, nb,
-		    r);
+	for (r = p0; r < p1; r += 16, u += (size_t)nb * ZGB)
+		zgemm(TT, out, ldo, u, xq, ld, off, n, r, p1 - r < 16 ? p1 - r :
+		    16);
 }
 
 /* Part k of parts of rows [p0, p1) of w (rb bytes each) brought into
@@ -507,76 +400,89 @@ zahead(const uint8_t *w, size_t rb, int p0, int p1, int k, int parts)
 }
 
 /* Tokens [t0, t1) of x (ldx floats apart) prepared for zgemm, laid out
- * for T tokens: their X at xp, ZXROW bytes a token (zprep), then the
- * scales' table, a group of ZT tokens at a time; whoever prepares the
- * last token zeroes the scales of the last group's missing ones (read
- * by zdd, never used).  zmatmul's chunks and kern.h's xprep alike. */
+ * for T tokens, ZXLD bytes a token: prep32's X and dx, and each block's
+ * sum of X (the offset's term).  zmatmul's chunks and kern.h's xprep
+ * alike. */
 static void
 zxprep(void *xp, const float *x, int ldx, int n, int T, int t0, int t1)
 {
-	int nbp = ((n + 31) / 32 + 1) / 2, j, k;
-	size_t ld = ZXROW(nbp), sg = 2 * ZT * (size_t)nbp;
-	int8_t *xq = xp;
-	float *sx = (float *)(xq + (size_t)T * ld), *s;
+	char t[CONV_Q8_0_NB(KERN_GI8_MAXN) * (4 + 32)]
+	    __attribute__((aligned(64)));
+	size_t nx = CONV_Q8_0_NB(n), ld = ZXLD(nx), b;
+	int j;
 
-	for (j = t0; j < t1; j++)
-		zprep(xq + (size_t)j * ld, sx + (size_t)(j / ZT) * sg + 2 *
-		    (j % ZT), x + (size_t)j * ldx, n);
-	if (t1 < T || T % ZT == 0)
-		return;
-	s = sx + (size_t)((T - 1) / ZT) * sg;
-	for (k = 0; k < nbp; k++)
-		memset(s + 2 * ZT * (size_t)k + 2 * (T % ZT), 0, 2 *
-		    (size_t)(ZT - T % ZT) * sizeof *s);
+	(void)T;
+	for (j = t0; j < t1; j++) {
+		int8_t *q = (int8_t *)xp + (size_t)j * ld;
+		int32_t *s = (int32_t *)(q + 36 * nx);
+		const int8_t *v = (const int8_t *)((const float *)t + nx);
+
+		prep32(t, x + (size_t)j * ldx, n);
+		memcpy(q, v, 32 * nx);
+		memcpy(q + 32 * nx, t, 4 * nx);
+		for (b = 0; b < nx; b++) {
+			__m256i a = _mm256_sad_epu8(_mm256_xor_si256(
+			    _mm256_loadu_si256((const __m256i *)(v + 32 * b)),
+			    _mm256_set1_epi8((char)0x80)), _mm256_setzero_si256());
+			__m128i h = _mm_add_epi64(_mm256_castsi256_si128(a),
+			    _mm256_extracti128_si256(a, 1));
+
+			s[b] = (int32_t)(_mm_cvtsi128_si64(h) + _mm_extract_epi64(h,
+			    1)) - 32 * 128;
+		}
+	}
 }
 
-/* Tokens of a chunk (a multiple of ZT) whose X and scales fit in ZXBUF
- * + ZSBUF bytes, as zxprep lays them out. */
+/* Tokens of a chunk whose preparation fits in ZXBUF bytes. */
 static int
 zchunk_tokens(int n)
 {
-	int nbp = ((n + 31) / 32 + 1) / 2;
-
-	return (int)((ZXBUF + ZSBUF) / (ZT * ZXROW(nbp) + 2 * ZT * (size_t)nbp *
-	    sizeof(float))) * ZT;
+	return (int)(ZXBUF / ZXLD(CONV_Q8_0_NB(n)));
 }
 
 /* Rows [r0, r1) of w against the nt tokens of a chunk prepared at xq
- * (ld bytes a token, zxprep) with their scales' table at sx (sg floats
- * a group): row panels of P rows unpacked once (zunpack, in L2) against
- * ZT tokens at a time, the next panel's weights fetched meanwhile
- * (zahead): this chunk's next or, where more chunks follow, the first. */
+ * (ld bytes a token, zxprep): row panels of P rows unpacked once
+ * (zunpack, in L2) against ZTT tokens at a time, the next panel's
+ * weights fetched meanwhile (zahead): this chunk's next or, where more
+ * chunks follow, the first. */
 static void
 zchunk(enum wtype t, float *out, int ldo, const void *w, const int8_t *xq,
-    size_t ld, const float *sx, size_t sg, int n, int nt, int r0, int r1,
-    int P, int more)
+    size_t ld, int n, int nt, int r0, int r1, int P, int more)
 {
-	uint8_t u[ZUBUF] __attribute__((aligned(64)));
+	uint8_t u[ZPBUF] __attribute__((aligned(64)));
 	size_t rb = wtype_rowsize(t, n);
-	int p0, p1, q0, q1, j, ng = (nt + ZT - 1) / ZT;
+	int p0, p1, q0, q1, j, ng = (nt + ZTT - 1) / ZTT;
 
 	for (p0 = r0; p0 < r1; p0 = p1) {
 		p1 = r1 - p0 > P ? p0 + P : r1;
 		q0 = p1 < r1 ? p1 : more ? r0 : r1;
 		q1 = r1 - q0 > P ? q0 + P : r1;
 		zunpack(t, u, w, rb, n, p0, p1);
-		for (j = 0; j < nt; j += ZT) {
+		for (j = 0; j < nt; j += ZTT) {
 			float *o = out + (size_t)j * ldo;
 			const int8_t *xj = xq + (size_t)j * ld;
-			const float *sj = sx + (size_t)(j / ZT) * sg;
 
-			zahead(w, rb, q0, q1, j / ZT, ng);
-			switch (nt - j) {
-			case 1: zrows(t, 1, o, ldo, u, xj, ld, sj, n, p0, p1);
-				break;
-			case 2: zrows(t, 2, o, ldo, u, xj, ld, sj, n, p0, p1);
-				break;
-			case 3: zrows(t, 3, o, ldo, u, xj, ld, sj, n, p0, p1);
-				break;
-			default: zrows(t, ZT, o, ldo, u, xj, ld, sj, n, p0, p1);
+			zahead(w, rb, q0, q1, j / ZTT, ng);
+			switch (nt - j < ZTT ? nt - j : ZTT) {	/* ZTT 8 */
+			case 1: zrows(t, 1, o, ldo, u, xj, ld, n, p0, p1); break;
+			case 2: zrows(t, 2, o, ldo, u, xj, ld, n, p0, p1); break;
+			case 3: zrows(t, 3, o, ldo, u, xj, ld, n, p0, p1); break;
+			case 4: zrows(t, 4, o, ldo, u, xj, ld, n, p0, p1); break;
+			case 5: zrows(t, 5, o, ldo, u, xj, ld, n, p0, p1); break;
+			case 6: zrows(t, 6, o, ldo, u, xj, ld, n, p0, p1); break;
+			case 7: zrows(t, 7, o, ldo, u, xj, ld, n, p0, p1); break;
+			default: zrows(t, ZTT, o, ldo, u, xj, ld, n, p0, p1);
 			}
 		}
 	}
+}
+
+/* Rows a panel: as many groups of 16 as ZPBUF holds (16 rows of the
+ * longest). */
+static int
+zpanel(int n)
+{
+	return (int)(ZPBUF / ((size_t)(n + 31) / 32 * ZGB)) * 16;
 }
 
 /* Prefill on T tokens prepared at xp (zxprep), n <= KERN_GI8_MAXN: all
@@ -588,13 +494,18 @@ static void
 zmatmulx(enum wtype t, float *out, int ldo, const void *w, const void *xp,
     int n, int T, int r0, int r1)
 {
-	int nb = (n + 31) / 32, nbp = (nb + 1) / 2;
-	int P = (int)(ZUBUF / ZUROW(nb)) / ZR * ZR;
-	size_t ld = ZXROW(nbp);
-	const int8_t *xq = xp;
+	size_t nx = CONV_Q8_0_NB(n), ld = ZXLD(nx);
+	const int8_t *q = xp;
+	int j;
 
-	zchunk(t, out, ldo, w, xq, ld, (const float *)(xq + (size_t)T * ld),
-	    2 * ZT * (size_t)nbp, n, T, r0, r1, P, 0);
+	if (T < ZFEW) {
+		for (j = 0; j < T; j++, q += ld)
+			zrowsv(t, out + (size_t)j * ldo, w, (const float *)(q + 32 *
+			    nx), q, n, r0, r1);
+		return;
+	}
+	zchunk(t, out, ldo, w, xp, ZXLD(CONV_Q8_0_NB(n)), n, T, r0, r1,
+	    zpanel(n), 0);
 }
 
 /* Prefill: a chunk of tokens prepared at a time (zxprep, on the stack),
@@ -603,22 +514,25 @@ static void
 zmatmul(enum wtype t, float *out, int ldo, const void *w, const float *x,
     int ldx, int n, int T, int r0, int r1)
 {
-	int8_t xq[ZXBUF + ZSBUF] __attribute__((aligned(64)));
-	int nb = (n + 31) / 32, nbp = (nb + 1) / 2, t0, nt, TB;
-	int P = (int)(ZUBUF / ZUROW(nb)) / ZR * ZR;
-	size_t ld = ZXROW(nbp);
+	int8_t xq[ZXBUF] __attribute__((aligned(64)));
+	int t0, nt, TB;
 
 	if (n > KERN_GI8_MAXN) {
 		kern_portable.matmul[t](out, ldo, w, x, ldx, n, T, r0, r1);
+		return;
+	}
+	if (T < ZFEW) {
+		for (t0 = 0; t0 < T; t0++)
+			zmatvec(t, out + (size_t)t0 * ldo, w, x + (size_t)t0 * ldx,
+			    n, r0, r1);
 		return;
 	}
 	TB = zchunk_tokens(n);
 	for (t0 = 0; t0 < T; t0 += TB) {
 		nt = T - t0 > TB ? TB : T - t0;
 		zxprep(xq, x + (size_t)t0 * ldx, ldx, n, nt, 0, nt);
-		zchunk(t, out + (size_t)t0 * ldo, ldo, w, xq, ld, (const float *)
-		    (xq + (size_t)nt * ld), 2 * ZT * (size_t)nbp, n, nt, r0, r1,
-		    P, t0 + nt < T);
+		zchunk(t, out + (size_t)t0 * ldo, ldo, w, xq, ZXLD(
+		    CONV_Q8_0_NB(n)), n, nt, r0, r1, zpanel(n), t0 + nt < T);
 	}
 }
 
