@@ -10,93 +10,17 @@
  * lane its chain in block order: the same float operations in the same
  * order as the portable dot32, the same bits (test_i8).  The weights
  * are unsigned (Q8_0's q + 128), minus the offset times the sums of X
- * starting each sum.  Decode: two blocks b and b + 1 in one register
- * (element e of block b + p in byte 32p + e) give int32 lane 8p + l the
- * products of elements 4l .. 4l + 3, and 16 rows' registers are reduced
- * together (sum16x2).  Prefill: row panels unpacked a row a lane, where
- * vpdpbusd against a token's 4 bytes broadcast sums 16 rows at once
- * (zgemm, below). */
+ * starting each sum.  Decode: kern_ggml_i8_int.h's g32rows (8 rows'
+ * chains in a 256-bit register).  Prefill: row panels unpacked a row a
+ * lane, where vpdpbusd against a token's 4 bytes broadcast sums 16 rows
+ * at once (zgemm, below). */
 #if defined(__x86_64__)
 
 #define GI8_VNNI 2
 #include "kern/kern_ggml_i8_int.h"
 
 #define ZR 4	/* rows per register block (superblocks' matmul) */
-#define ZV 16	/* rows per register block (decode) */
 #define ZT 4	/* tokens per register block (superblocks' matmul) */
-/* zblock's loops over its 16 rows, whole (UNROLL stops at 8 on gcc) */
-#if defined(__clang__)
-#define UNROLL16 _Pragma("unroll")
-#else
-#define UNROLL16 _Pragma("GCC unroll 16")
-#endif
-
-/* The sums of v[q]'s lanes 0-7 into lane q of *lo and of its lanes
- * 8-15 into lane q of *hi, q < 16: a pair of blocks' sums of 16 rows,
- * so that a pair takes two conversions and two FMAs for all 16, not 16
- * of each.  44 shuffles and adds: each level halves the lanes of a
- * block and doubles the rows a register holds. */
-INLINE void
-sum16x2(const __m512i *v, __m512i *lo, __m512i *hi)
-{
-	__m512i a[8], c[4], e[2];
-	int k;
-
-	/* lanes 4c + l and 4c + l + 2 of v[2k] and v[2k + 1], c < 4 */
-	UNROLL
-	for (k = 0; k < 8; k++)
-		a[k] = _mm512_add_epi32(_mm512_unpacklo_epi32(v[2 * k],
-		    v[2 * k + 1]), _mm512_unpackhi_epi32(v[2 * k], v[2 * k + 1]));
-	/* each 128 bits of c[k] the four of v[4k .. 4k + 3] */
-	UNROLL
-	for (k = 0; k < 4; k++)
-		c[k] = _mm512_add_epi32(_mm512_unpacklo_epi64(a[2 * k],
-		    a[2 * k + 1]), _mm512_unpackhi_epi64(a[2 * k], a[2 * k + 1]));
-	/* 128 bits 0 + 1 (lanes 0-7) and 2 + 3 (8-15) */
-	UNROLL
-	for (k = 0; k < 2; k++)
-		e[k] = _mm512_add_epi32(_mm512_shuffle_i32x4(c[2 * k], c[2 * k +
-		    1], 0x88), _mm512_shuffle_i32x4(c[2 * k], c[2 * k + 1], 0xdd));
-	*lo = _mm512_shuffle_i32x4(e[0], e[1], 0x88);
-	*hi = _mm512_shuffle_i32x4(e[0], e[1], 0xdd);
-}
-
-/* The 64 weights of blocks p0 and p1 of type t (p1 unread if one, its
- * bytes then zero), element e of p1 in byte 32 + e: Q8_0 signed, Q4_0
- * and Q5_0 the unsigned q. */
-INLINE __m512i
-zwblk(enum wtype t, const uint8_t *p0, const uint8_t *p1, int one)
-{
-	const __m512i m4 = _mm512_set1_epi8(15);
-	__m256i v;
-	__m512i z;
-	uint32_t h0, h1 = 0;
-
-	if (t == W_GQ8_0I) {
-		z = _mm512_castsi256_si512(_mm256_loadu_si256((const __m256i *)
-		    (p0 + 2)));
-		return one ? _mm512_zextsi256_si512(_mm512_castsi512_si256(z)) :
-		    _mm512_inserti64x4(z, _mm256_loadu_si256((const __m256i *)
-		    (p1 + 2)), 1);
-	}
-	v = _mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)
-	    (p0 + (t == W_Q4_0I ? 2 : 6))));
-	v = _mm256_inserti128_si256(v, one ? _mm_setzero_si128() :
-	    _mm_loadu_si128((const __m128i *)(p1 + (t == W_Q4_0I ? 2 : 6))), 1);
-	/* [q0, q1, q0 >> 4, q1 >> 4] as [q0, q0 >> 4, q1, q1 >> 4] */
-	z = _mm512_inserti64x4(_mm512_castsi256_si512(v), _mm256_srli_epi16(v,
-	    4), 1);
-	z = _mm512_and_si512(_mm512_shuffle_i64x2(z, z, _MM_SHUFFLE(3, 1, 2,
-	    0)), m4);
-	if (t == W_Q4_0I)
-		return z;
-	/* Q5_0's fifth bits: bit e of qh is element e's 16 */
-	memcpy(&h0, p0 + 2, 4);
-	if (!one)
-		memcpy(&h1, p1 + 2, 4);
-	return _mm512_mask_add_epi8(z, _cvtu64_mask64((uint64_t)h0 |
-	    (uint64_t)h1 << 32), z, _mm512_set1_epi8(16));
-}
 
 #define ZUBUF (96 * 1024)	/* bytes of a panel of superblocks (prefill) */
 /* Bytes of a chunk of prepared tokens (prefill): each panel is unpacked
@@ -104,90 +28,11 @@ zwblk(enum wtype t, const uint8_t *p0, const uint8_t *p1, int one)
  * blocks of 32: 128 tokens of 2048, 32 of 8192) */
 #define ZXBUF (256 * 1024)
 
-/* out[q(i)] = row q(i) = r + (i / 4) rs + i % 4 of w (type t, rows of
- * rb bytes) . the token's blocks at xq (conv_q8_0_quant's layout), i <
- * RV; rows RV .. ZV - 1 read row RV - 1 again (not stored).  Row i is lane i of the
- * sums (sum16x2 of the 16 rows' vpdpbusd) and of the one accumulator;
- * each row prefetched GPF bytes ahead. */
-INLINE void
-zblock(enum wtype t, float *out, const uint8_t *w, size_t rb,
-    const float *xd, const int8_t *xv, int n, int r, int rs, int RV)
-{
-	int nb = (n + 31) / 32, b, i, p, one, bytes = wtypes[t].bytes;
-	const __m512i off = _mm512_set1_epi8((char)(t == W_Q4_0I ? 8 :
-	    t == W_Q5_0I ? 16 : 128));
-	const uint8_t *wr[ZV];
-	/* the pair's f16 scales of the 16 rows side by side (stored a row
-	 * at a time, read as one a pair later: read at once, the store
-	 * forwarding that cannot be held each pair up), a block's 16 made
-	 * floats at once */
-	uint16_t h[2][2][ZV] __attribute__((aligned(32)));
-	float f[ZV];
-	__m512 acc = _mm512_setzero_ps();
-	__m512i v[ZV], wv, x, nc, S[2][2];
-	int c = 0;
-
-	UNROLL16
-	for (i = 0; i < ZV; i++)
-		wr[i] = w + (size_t)(r + (i < RV ? i : RV - 1) / 4 * rs + (i <
-		    RV ? i : RV - 1) % 4) * rb;
-	for (b = 0; b < nb; b += 2, c ^= 1) {
-		one = b + 1 >= nb;
-		/* nx is even: the pair's bytes and scales are there.  The
-		 * weights unsigned (Q8_0's q + 128): minus the offset times
-		 * the sums of X starts each row's sums */
-		x = _mm512_loadu_si512(xv + 32 * b);
-		nc = _mm512_sub_epi32(_mm512_setzero_si512(),
-		    _mm512_dpbusd_epi32(_mm512_setzero_si512(), off, x));
-		UNROLL16
-		for (i = 0; i < ZV; i++) {
-			const uint8_t *p0 = wr[i] + (size_t)b * bytes;
-
-			gahead(p0);
-			wv = zwblk(t, p0, p0 + bytes, one);
-			if (t == W_GQ8_0I)
-				wv = _mm512_xor_si512(wv, _mm512_set1_epi8(
-				    (char)0x80));
-			v[i] = _mm512_dpbusd_epi32(nc, wv, x);
-			memcpy(&h[c][0][i], p0, 2);
-			if (!one)
-				memcpy(&h[c][1][i], p0 + bytes, 2);
-		}
-		sum16x2(v, &S[c][0], &S[c][1]);
-		if (b > 0)	/* the pair before, both its blocks */
-			for (p = 0; p < 2; p++)
-				acc = _mm512_fmadd_ps(_mm512_cvtepi32_ps(
-				    S[c ^ 1][p]), _mm512_mul_ps(_mm512_cvtph_ps(
-				    _mm256_load_si256((const __m256i *)h[c ^ 1][p])),
-				    _mm512_set1_ps(xd[b - 2 + p])), acc);
-	}
-	/* the last pair (b - 2), its second block only if whole */
-	for (p = 0; p < 2 - (nb % 2); p++)
-		acc = _mm512_fmadd_ps(_mm512_cvtepi32_ps(S[c ^ 1][p]),
-		    _mm512_mul_ps(_mm512_cvtph_ps(_mm256_load_si256((const __m256i
-		    *)h[c ^ 1][p])), _mm512_set1_ps(xd[b - 2 + p])), acc);
-	_mm512_storeu_ps(f, acc);
-	for (i = 0; i < RV; i++)
-		out[r + i / 4 * rs + i % 4] = f[i];
-}
-
-/* Decode: rows [r0, r1) against the token's scales xd and blocks xv,
- * in 4 parts read side by side, 4 adjacent rows of each at a time, each
- * row a lane (16 parts ran at 0.65x: rows of parts 2^k * 4096 bytes
- * apart share L1 sets, more than its ways). */
-INLINE void
-zrowsv(enum wtype t, float *out, const void *w, const float *xd,
-    const int8_t *xv, int n, int r0, int r1)
-{
-	size_t rb = wtype_rowsize(t, n);
-	int h = (r1 - r0) / ZV, r;
-
-	for (r = r0; r < r0 + 4 * h; r += 4)
-		zblock(t, out, w, rb, xd, xv, n, r, 4 * h, ZV);
-	if (r0 + ZV * h < r1)
-		zblock(t, out, w, rb, xd, xv, n, r0 + ZV * h, 4, r1 - r0 - ZV *
-		    h);
-}
+/* Decode: kern_ggml_i8_int.h's g32rows, 8 rows' chains in the lanes
+ * of a 256-bit register (on 512 bits with 16 rows a register, the lanes'
+ * sums cost more than the wider vpdpbusd saves: 0.65-0.7x from memory,
+ * bench/NOTES.md). */
+#define zrowsv g32rows
 
 INLINE void
 zmatvec(enum wtype t, float *out, const void *w, const float *x, int n,

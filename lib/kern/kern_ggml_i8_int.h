@@ -383,15 +383,14 @@ gsc1(enum wtype t, const uint8_t *w, int b)
  * block (kern.h), so the register block's chains are what runs in
  * parallel: 8. */
 INLINE void
-gblock32(enum wtype t, int R, int TT, float *out, int ldo, const uint8_t *w,
-    size_t rb, const char *xq, size_t ldxq, int n, int r, int rs, int pf)
+gblock32x(enum wtype t, int R, int TT, float *out, int ldo,
+    const uint8_t *w, size_t rb, const float *const *xd,
+    const int8_t *const *xv, int n, int r, int rs, int pf)
 {
 	size_t nx = CONV_Q8_0_NB(n);
 	const int wbytes = t == W_Q8_0I ? 32 : GBYTES32(t);
 	int nb = t == W_Q8_0I ? (int)nx : (n + 31) / 32, b, c, i, j;
 	const uint8_t *wr[G32MAX];
-	const float *xd[GT];
-	const int8_t *xv[GT];
 	__m256 ds[8], d[8], acc = _mm256_setzero_ps();
 	__m256i P[8];
 	float o[8] __attribute__((aligned(32))), dd[8];
@@ -399,7 +398,6 @@ gblock32(enum wtype t, int R, int TT, float *out, int ldo, const uint8_t *w,
 	UNROLL
 	for (i = 0; i < R; i++)
 		wr[i] = w + (size_t)(r + i * rs) * rb;
-	gxplaces(TT, xd, xv, xq, ldxq, nx);
 	UNROLL
 	for (c = 0; c < 8; c++)
 		ds[c] = _mm256_setzero_ps(), P[c] = _mm256_setzero_si256(),
@@ -438,6 +436,33 @@ gblock32(enum wtype t, int R, int TT, float *out, int ldo, const uint8_t *w,
 		UNROLL
 		for (j = 0; j < TT; j++)
 			out[(size_t)j * ldo + r + i * rs] = o[i * TT + j];
+}
+
+/* gblock32x on TT tokens prepared at xq, ldxq bytes apart. */
+INLINE void
+gblock32(enum wtype t, int R, int TT, float *out, int ldo, const uint8_t *w,
+    size_t rb, const char *xq, size_t ldxq, int n, int r, int rs, int pf)
+{
+	const float *xd[GT];
+	const int8_t *xv[GT];
+
+	gxplaces(TT, xd, xv, xq, ldxq, CONV_Q8_0_NB(n));
+	gblock32x(t, R, TT, out, ldo, w, rb, xd, xv, n, r, rs, pf);
+}
+
+/* Decode of the blocks of 32: rows [r0, r1) of w (type t) against one
+ * token's scales xd and blocks xv, in G32V parts read side by side. */
+INLINE void
+g32rows(enum wtype t, float *out, const void *w, const float *xd,
+    const int8_t *xv, int n, int r0, int r1)
+{
+	size_t rb = wtype_rowsize(t, n);
+	int h = (r1 - r0) / G32V, r;
+
+	for (r = r0; r < r0 + h; r++)
+		gblock32x(t, G32V, 1, out, 0, w, rb, &xd, &xv, n, r, h, 1);
+	for (r = r0 + G32V * h; r < r1; r++)
+		gblock32x(t, 1, 1, out, 0, w, rb, &xd, &xv, n, r, 1, 1);
 }
 
 /* ---- superblocks of 256 ---- */
@@ -762,11 +787,8 @@ gvrows(enum wtype t, float *out, const void *w, const char *xq, int n,
 			    (const struct kern_q8k *)xq, 0, n, r, 1, 1);
 		return;
 	}
-	h = (r1 - r0) / G32V;
-	for (r = r0; r < r0 + h; r++)
-		gblock32(t, G32V, 1, out, 0, w, rb, xq, 0, n, r, h, 1);
-	for (r = r0 + G32V * h; r < r1; r++)
-		gblock32(t, 1, 1, out, 0, w, rb, xq, 0, n, r, 1, 1);
+	g32rows(t, out, w, (const float *)xq, (const int8_t *)xq + 4 *
+	    CONV_Q8_0_NB(n), n, r0, r1);
 }
 
 INLINE void
