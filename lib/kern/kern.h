@@ -554,6 +554,9 @@ kern_matvec_fn kern_gq8_0i_avx512_matvec, kern_q4_0i_avx512_matvec,
 kern_matmul_fn kern_gq8_0i_avx512_matmul, kern_q4_0i_avx512_matmul,
     kern_q5_0i_avx512_matmul, kern_q4_ki_avx512_matmul,
     kern_q6_ki_avx512_matmul;
+/* W_Q8_0I's prefill on the GGUF Q8_0 panels (kern_i8_avx512.c's
+ * matmul from 4 tokens). */
+kern_matmul_fn kern_q8_0i_avx512_gemm;
 /* Its xprep of the blocks of 32 (one layout for the three) and their
  * matmulx. */
 kern_xprep_fn kern_b32i_avx512_xprep;

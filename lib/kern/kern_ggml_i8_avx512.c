@@ -95,9 +95,10 @@ zrowblk(enum wtype t, const uint8_t *p)
 	__m256i v;
 	uint32_t h;
 
-	if (t == W_GQ8_0I)
+	if (t == W_GQ8_0I || t == W_Q8_0I)	/* W_Q8_0I's p: gwb's */
 		return _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)
-		    (p + 2)), _mm256_set1_epi8((char)0x80));
+		    (p + (t == W_GQ8_0I ? 2 : 0))), _mm256_set1_epi8(
+		    (char)0x80));
 	q = _mm_loadu_si128((const __m128i *)(p + (t == W_Q4_0I ? 2 : 6)));
 	v = _mm256_and_si256(_mm256_inserti128_si256(_mm256_castsi128_si256(
 	    q), _mm_srli_epi16(q, 4), 1), m4);
@@ -113,18 +114,24 @@ static void
 zunpack(enum wtype t, uint8_t *u, const uint8_t *w, size_t rb, int n,
     int r0, int r1)
 {
-	int nb = (n + 31) / 32, bytes = wtypes[t].bytes, g, b, i, m, k;
+	size_t nx = CONV_Q8_0_NB(n);
+	int nb = (n + 31) / 32, g, b, i, m, k;
 	__m512i T[8], U[8], W[8];
 	float *d;
 
-	for (g = r0; g < r1; g += 16, u += (size_t)nb * ZGB)
+	for (g = r0; g < r1; g += 16, u += (size_t)nb * ZGB) {
+		const uint8_t *row[16];
+
+		for (i = 0; i < 16; i++)	/* lane i's row */
+			row[i] = g + zrow(i) < r1 ? w + (size_t)(g + zrow(i)) *
+			    rb : 0;
 		for (b = 0; b < nb; b++) {
 			const uint8_t *p[16];
 			uint8_t *o = u + (size_t)b * ZGB;
 
 			for (i = 0; i < 16; i++)
-				p[i] = g + i < r1 ? w + (size_t)(g + i) * rb +
-				    (size_t)b * bytes : 0;
+				p[i] = g + i < r1 ? gwb(t, w + (size_t)(g + i) *
+				    rb, b, nx) : 0;
 			for (m = 0; m < 8; m++)
 				T[m] = _mm512_inserti64x4(_mm512_castsi256_si512(
 				    p[2 * m] ? zrowblk(t, p[2 * m]) :
@@ -154,8 +161,9 @@ zunpack(enum wtype t, uint8_t *u, const uint8_t *w, size_t rb, int n,
 			}
 			d = (float *)(o + 8 * 64);
 			for (i = 0; i < 16; i++)
-				d[i] = p[zrow(i)] ? gf16(p[zrow(i)]) : 0.0f;
+				d[i] = row[i] ? gsc1(t, row[i], b) : 0.0f;
 		}
+	}
 }
 
 /* out[j*ldo + r + zrow(L)] = row zrow(L) of the group unpacked at u .
@@ -379,6 +387,15 @@ zmatmul(enum wtype t, float *out, int ldo, const void *w, const float *x,
 		zchunk(t, out + (size_t)t0 * ldo, ldo, w, xq, ZXLD(
 		    CONV_Q8_0_NB(n)), n, nt, r0, r1, zpanel(n), t0 + nt < T);
 	}
+}
+
+/* W_Q8_0I's prefill (kern_i8_avx512.c's matmul from ZFEW tokens): the
+ * GGUF Q8_0 panels' code on conv.h's rows. */
+void
+kern_q8_0i_avx512_gemm(float *out, int ldo, const void *w, const float *x,
+    int ldx, int n, int T, int r0, int r1)
+{
+	zmatmul(W_Q8_0I, out, ldo, w, x, ldx, n, T, r0, r1);
 }
 
 /* ---- superblocks of 256 on 512 bits ----
