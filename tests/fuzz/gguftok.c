@@ -36,8 +36,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			struct tok_dec d = { 0 };
 			struct tok_buf out = { 0 };
 
-			if (tok_encode(&t, texts[i], strlen(texts[i]), f, &ids) < 0)
+			if (tok_encode(&t, texts[i], strlen(texts[i]), f, &ids) < 0) {
+				free(ids.v);	/* what it appended before failing */
 				break;
+			}
 			tok_dec_start(&d, &t, f & 1);
 			for (k = 0; k < ids.n; k++) {
 				FUZZ_ASSERT(tok_piece(&t, ids.v[k], &len));
