@@ -28,27 +28,10 @@
  * blocks of 32: 128 tokens of 2048, 32 of 8192) */
 #define ZXBUF (256 * 1024)
 
-/* Decode: kern_ggml_i8_int.h's g32rows, 8 rows' chains in the lanes
- * of a 256-bit register (on 512 bits with 16 rows a register, the lanes'
- * sums cost more than the wider vpdpbusd saves: 0.65-0.7x from memory,
- * bench/NOTES.md). */
-#define zrowsv g32rows
-
-INLINE void
-zmatvec(enum wtype t, float *out, const void *w, const float *x, int n,
-    int r0, int r1)
-{
-	char xq[CONV_Q8_0_NB(KERN_GI8_MAXN) * (4 + 32)]
-	    __attribute__((aligned(64)));
-
-	if (n > KERN_GI8_MAXN) {
-		kern_portable.matvec[t](out, w, x, n, r0, r1);
-		return;
-	}
-	prep32(xq, x, n);
-	zrowsv(t, out, w, (const float *)xq, (const int8_t *)((const float *)
-	    xq + CONV_Q8_0_NB(n)), n, r0, r1);
-}
+/* Decode: kern_ggml_i8_int.h's gi8_matvec (g32rows: 8 rows' chains in
+ * the lanes of a 256-bit register; on 512 bits with 16 rows a register,
+ * the lanes' sums cost more than the wider vpdpbusd saves: 0.65-0.7x
+ * from memory, bench/NOTES.md). */
 
 /* ---- the blocks of 32's prefill GEMM ----
  *
@@ -353,7 +336,7 @@ zmatmulx(enum wtype t, float *out, int ldo, const void *w, const void *xp,
 
 	if (T < ZFEW) {
 		for (j = 0; j < T; j++, q += ld)
-			zrowsv(t, out + (size_t)j * ldo, w, (const float *)(q + 32 *
+			g32rows(t, out + (size_t)j * ldo, w, (const float *)(q + 32 *
 			    nx), q, n, r0, r1);
 		return;
 	}
@@ -376,7 +359,7 @@ zmatmul(enum wtype t, float *out, int ldo, const void *w, const float *x,
 	}
 	if (T < ZFEW) {
 		for (t0 = 0; t0 < T; t0++)
-			zmatvec(t, out + (size_t)t0 * ldo, w, x + (size_t)t0 * ldx,
+			gi8_matvec(t, out + (size_t)t0 * ldo, w, x + (size_t)t0 * ldx,
 			    n, r0, r1);
 		return;
 	}
@@ -751,7 +734,7 @@ void
 kern_gq8_0i_avx512_matvec(float *out, const void *w, const float *x, int n,
     int r0, int r1)
 {
-	zmatvec(W_GQ8_0I, out, w, x, n, r0, r1);
+	gi8_matvec(W_GQ8_0I, out, w, x, n, r0, r1);
 }
 
 void
@@ -765,7 +748,7 @@ void
 kern_q4_0i_avx512_matvec(float *out, const void *w, const float *x, int n,
     int r0, int r1)
 {
-	zmatvec(W_Q4_0I, out, w, x, n, r0, r1);
+	gi8_matvec(W_Q4_0I, out, w, x, n, r0, r1);
 }
 
 void
@@ -779,7 +762,7 @@ void
 kern_q5_0i_avx512_matvec(float *out, const void *w, const float *x, int n,
     int r0, int r1)
 {
-	zmatvec(W_Q5_0I, out, w, x, n, r0, r1);
+	gi8_matvec(W_Q5_0I, out, w, x, n, r0, r1);
 }
 
 void

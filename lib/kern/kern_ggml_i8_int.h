@@ -31,7 +31,6 @@
  * next to each other are streams a row apart in the same pages, which it
  * does not (bench/NOTES.md, "Decode: how the rows are read"); each
  * stream is also prefetched GPF bytes ahead. */
-#define GV32 4	/* (the AVX-512 file's zblock) */
 #define GVK 2
 #define GVMAX 4
 #define G32V 8	/* gblock32's decode: 8 chains at once (kern.h) */
@@ -767,7 +766,7 @@ grows(enum wtype t, int TT, float *out, int ldo, const void *w,
 		gblock32(t, 1, TT, out, ldo, w, rb, xq, ld, n, r, 1, 0);
 }
 
-/* Decode: rows [r0, r1) in GV32 or GVK parts read side by side (above),
+/* Decode: rows [r0, r1) in G32V or GVK parts read side by side (above),
  * each row its own accumulators, so the outputs are those of one row
  * at a time. */
 INLINE void
@@ -962,7 +961,7 @@ yrows(int TT, float *out, int ldo, const uint8_t *u, const char *xq,
 }
 
 /* Part k of parts of the bytes [p, p + bytes) brought towards L2, a
- * line at a time: the next row panel's weights, a part each token pair
+ * line at a time: the next row panel's weights, a part each token group
  * of this one, so that unpacking them finds them come from memory. */
 INLINE void
 gpanelfetch(const uint8_t *p, size_t bytes, int k, int parts)
