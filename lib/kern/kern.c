@@ -290,7 +290,8 @@ geglu_tanh(float *h, const float *gate, const float *up, int n)
 		[W_IQ4_XS] = kern_iq4_xs_matvec, \
 		[W_GQ8_0I] = kern_gq8_0i_matvec, [W_Q4_0I] = kern_q4_0i_matvec, \
 		[W_Q5_0I] = kern_q5_0i_matvec, [W_Q4_KI] = kern_q4_ki_matvec, \
-		[W_Q6_KI] = kern_q6_ki_matvec }, \
+		[W_Q6_KI] = kern_q6_ki_matvec, \
+		[W_Q8X16] = kern_q8x16_matvec, [W_Q4X16] = kern_q4x16_matvec }, \
 	.matmul = { matmul_f32, matmul_f16, matmul_bf16, matmul_q8_0, \
 		[W_Q4] = kern_q4_matmul, [W_GPTQ4] = kern_gptq_matmul, \
 		[W_AWQ4] = kern_awq_matmul, [W_Q8_0I] = kern_i8_matmul, \
@@ -309,7 +310,8 @@ geglu_tanh(float *h, const float *gate, const float *up, int n)
 		[W_IQ4_XS] = kern_iq4_xs_matmul, \
 		[W_GQ8_0I] = kern_gq8_0i_matmul, [W_Q4_0I] = kern_q4_0i_matmul, \
 		[W_Q5_0I] = kern_q5_0i_matmul, [W_Q4_KI] = kern_q4_ki_matmul, \
-		[W_Q6_KI] = kern_q6_ki_matmul }, \
+		[W_Q6_KI] = kern_q6_ki_matmul, \
+		[W_Q8X16] = kern_q8x16_matmul, [W_Q4X16] = kern_q4x16_matmul }, \
 	.matvecs = { [W_Q4] = kern_q4_matvecs }, \
 	.dot = dot, \
 	.axpy = axpy, \
@@ -550,6 +552,19 @@ gi8_entries(int vnni)
 	for (i = 0; i < sizeof x / sizeof *x; i++) {
 		kern.xprep[x[i].t] = vnni == 2 ? kern_b32i_avx512_xprep : NULL;
 		kern.matmulx[x[i].t] = vnni == 2 ? x[i].mx : NULL;
+	}
+	/* the blocks of 32 packed by 16 at load (kern.h) */
+	if (vnni == 2) {
+		kern.pack[W_Q8_0I] = W_Q8X16, kern.pack[W_GQ8_0I] = W_Q8X16;
+		kern.pack[W_Q4_0I] = W_Q4X16;
+		kern.matvec[W_Q8X16] = kern_q8x16_avx512_matvec;
+		kern.matmul[W_Q8X16] = kern_q8x16_avx512_matmul;
+		kern.matvec[W_Q4X16] = kern_q4x16_avx512_matvec;
+		kern.matmul[W_Q4X16] = kern_q4x16_avx512_matmul;
+		kern.xprep[W_Q8X16] = kern_b32i_avx512_xprep;
+		kern.xprep[W_Q4X16] = kern_b32i_avx512_xprep;
+		kern.matmulx[W_Q8X16] = kern_q8x16_avx512_matmulx;
+		kern.matmulx[W_Q4X16] = kern_q4x16_avx512_matmulx;
 	}
 }
 

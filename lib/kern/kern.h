@@ -98,6 +98,10 @@ struct kern {
 	void (*matmulx[W_NTYPES])(float *out, int ldo, const void *w,
 	    const void *xp, const float *x, int ldx, int n, int T, int r0,
 	    int r1);
+	/* The type a matrix of type t is packed into at load where this
+	 * table reads that faster (kern_x16_pack: --int8-act's blocks of
+	 * 32 into W_Q8X16 and W_Q4X16), the same bits; 0: none. */
+	unsigned char pack[W_NTYPES];
 };
 /* The most tokens of a batch's decode rows, the kernels' few-token path
  * (kern_avx512.c's and kern_avx2.c's few()); the float types' xprep is
@@ -562,5 +566,44 @@ kern_matmul_fn kern_q8_0i_avx512_gemm;
 kern_xprep_fn kern_b32i_avx512_xprep;
 kern_matmulx_fn kern_gq8_0i_avx512_matmulx, kern_q4_0i_avx512_matmulx,
     kern_q5_0i_avx512_matmulx;
+
+/* ---- rows packed by 16 (lib/kern/kern_x16.c) ----
+ *
+ * W_Q8X16 and W_Q4X16 hold the blocks of 32 of W_Q8_0I or W_GQ8_0I and
+ * of W_Q4_0I with 16 rows interleaved, so that a vpdpbusd of a token's
+ * 4 bytes broadcast sums 16 rows' products in its lanes, as the AVX-512
+ * prefill's panels have them (kern_ggml_i8_avx512.c), with no unpacking
+ * a call and no sum across lanes in decode: llama.cpp repacks its Q4_0
+ * at load the same way (CPU_REPACK).  Their bits are those of the types
+ * packed (kern.h's --int8-act chain, S the exact sum of q - offset
+ * times X).  A matrix of R rows is ceil(R / 16) groups, group g rows
+ * 16g .. 16g + 15 (past R: zero weights and scales), each nb = ceil(n /
+ * 32) blocks of KERN_X16_GB(t) bytes in order; a group's block b:
+ *
+ *	W_Q8X16: byte 64k + 4L + i (k < 8, L, i < 4) the weight 32b + 4k + i
+ *	  of row L of the group plus 128 (unsigned), then 16 float32
+ *	  scales, row L's at 512 + 4L: 576 bytes;
+ *	W_Q4X16: byte 64k + 4L + i (k < 4) the byte 4k + i of row L's
+ *	  Q4_0 block (weight 4k + i in its low nibble, 16 + 4k + i in its
+ *	  high, each the weight plus 8), then 16 F16 scales at 256 + 2L:
+ *	  288 bytes.
+ *
+ * The 64 bytes of k are 16 rows' 4 bytes, a zmm; their first or second
+ * 32 bytes 8 rows', a ymm. */
+#define KERN_X16_GB(t) ((t) == W_Q8X16 ? 576 : 288)
+/* Bytes of an R x n matrix packed as t. */
+size_t kern_x16_bytes(enum wtype t, int rows, int n);
+/* Groups [g0, g1) of an R x n matrix w of type from (W_Q8_0I, W_GQ8_0I:
+ * to W_Q8X16; W_Q4_0I: to W_Q4X16) packed into dst, the whole
+ * matrix's kern_x16_bytes. */
+void kern_x16_pack(void *dst, enum wtype to, const void *w, enum wtype from,
+    int rows, int n, int g0, int g1);
+/* The portable entries. */
+kern_matvec_fn kern_q8x16_matvec, kern_q4x16_matvec;
+kern_matmul_fn kern_q8x16_matmul, kern_q4x16_matmul;
+/* The AVX-512 table's (VNNI). */
+kern_matvec_fn kern_q8x16_avx512_matvec, kern_q4x16_avx512_matvec;
+kern_matmul_fn kern_q8x16_avx512_matmul, kern_q4x16_avx512_matmul;
+kern_matmulx_fn kern_q8x16_avx512_matmulx, kern_q4x16_avx512_matmulx;
 
 #endif

@@ -149,14 +149,44 @@ zunpack(enum wtype t, uint8_t *u, const uint8_t *w, size_t rb, int n,
 	}
 }
 
-/* out[j*ldo + r + zrow(L)] = row zrow(L) of the group unpacked at u .
- * token j prepared at xq (ld bytes apart), j < TT, L with zrow(L) < RV;
- * off: the weights' offset (8, 16, 128). */
-INLINE void
-zgemm(int TT, float *out, int ldo, const uint8_t *u, const int8_t *xq,
-    size_t ld, int off, int n, int r, int RV)
+/* Group register k of block u: pk 0 an unpacked panel's, 1 W_Q8X16's,
+ * 2 W_Q4X16's (its 4 registers of bytes, low nibbles then high). */
+INLINE __m512i
+zwk(int pk, const uint8_t *u, int k)
 {
-	int nb = (n + 31) / 32, b, j, k, L;
+	const __m512i m4 = _mm512_set1_epi8(15);
+
+	if (pk == 0)
+		return _mm512_load_si512(u + 64 * k);
+	if (pk == 1)
+		return _mm512_loadu_si512(u + 64 * k);
+	if (k < 4)
+		return _mm512_and_si512(_mm512_loadu_si512(u + 64 * k), m4);
+	return _mm512_and_si512(_mm512_srli_epi16(_mm512_loadu_si512(u + 64 *
+	    (k - 4)), 4), m4);
+}
+
+/* The 16 rows' scales of block u (pk as zwk). */
+INLINE __m512
+zdw(int pk, const uint8_t *u)
+{
+	if (pk == 0)
+		return _mm512_load_ps(u + 8 * 64);
+	if (pk == 1)
+		return _mm512_loadu_ps(u + 8 * 64);
+	return _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(u + 256)));
+}
+
+/* out[j*ldo + r + row(L)] = row row(L) of the group at u (pk as zwk; its
+ * blocks gb bytes apart) against token j prepared at xq (ld bytes
+ * apart), j < TT, for the lanes with lo <= row(L) < hi: row(L) zrow(L)
+ * in an unpacked panel, L packed; off: the weights' offset (8, 16,
+ * 128). */
+INLINE void
+zgemm(int pk, int TT, float *out, int ldo, const uint8_t *u, size_t gb,
+    const int8_t *xq, size_t ld, int off, int n, int r, int lo, int hi)
+{
+	int nb = (n + 31) / 32, b, j, k, L, R;
 	size_t nx = CONV_Q8_0_NB(n);
 	const __m512 magic = _mm512_castsi512_ps(_mm512_set1_epi32(ZMAGIC));
 	const int8_t *xv[ZTT];
@@ -173,13 +203,13 @@ zgemm(int TT, float *out, int ldo, const uint8_t *u, const int8_t *xq,
 		xs[j] = (const int32_t *)(xd[j] + nx);
 		acc[j] = _mm512_setzero_ps();
 	}
-	for (b = 0; b < nb; b++, u += ZGB) {
+	for (b = 0; b < nb; b++, u += gb) {
 		UNROLL
 		for (j = 0; j < TT; j++)
 			I[j] = _mm512_set1_epi32(ZMAGIC - off * xs[j][b]);
 		UNROLL
 		for (k = 0; k < 8; k++) {
-			wk = _mm512_load_si512(u + 64 * k);
+			wk = zwk(pk, u, k);
 			UNROLL
 			for (j = 0; j < TT; j++) {
 				int32_t x4;
@@ -189,7 +219,7 @@ zgemm(int TT, float *out, int ldo, const uint8_t *u, const int8_t *xq,
 				    _mm512_set1_epi32(x4));
 			}
 		}
-		dw = _mm512_load_ps(u + 8 * 64);
+		dw = zdw(pk, u);
 		UNROLL
 		for (j = 0; j < TT; j++)
 			acc[j] = _mm512_fmadd_ps(_mm512_sub_ps(
@@ -199,9 +229,11 @@ zgemm(int TT, float *out, int ldo, const uint8_t *u, const int8_t *xq,
 	UNROLL
 	for (j = 0; j < TT; j++) {
 		_mm512_storeu_ps(f, acc[j]);
-		for (L = 0; L < 16; L++)
-			if (zrow(L) < RV)
-				out[(size_t)j * ldo + r + zrow(L)] = f[L];
+		for (L = 0; L < 16; L++) {
+			R = pk ? L : zrow(L);
+			if (R >= lo && R < hi)
+				out[(size_t)j * ldo + r + R] = f[L];
+		}
 	}
 }
 
@@ -214,8 +246,8 @@ zrows(enum wtype t, int TT, float *out, int ldo, const uint8_t *u,
 	    16 : 128;
 
 	for (r = p0; r < p1; r += 16, u += (size_t)nb * ZGB)
-		zgemm(TT, out, ldo, u, xq, ld, off, n, r, p1 - r < 16 ? p1 - r :
-		    16);
+		zgemm(0, TT, out, ldo, u, ZGB, xq, ld, off, n, r, 0, p1 - r < 16 ?
+		    p1 - r : 16);
 }
 
 /* Part k of parts of rows [p0, p1) of w (rb bytes each) brought into
@@ -379,6 +411,273 @@ kern_q8_0i_avx512_gemm(float *out, int ldo, const void *w, const float *x,
     int ldx, int n, int T, int r0, int r1)
 {
 	zmatmul(W_Q8_0I, out, ldo, w, x, ldx, n, T, r0, r1);
+}
+
+/* ---- the blocks of 32 packed by 16 (kern.h's W_Q8X16, W_Q4X16) ----
+ *
+ * A packed matrix is zgemm's panel already, a row a lane in order:
+ * prefill runs zgemm on it in place, no unpacking, and decode makes the
+ * same sums a token with no sum across lanes.  Decode reads a share's
+ * groups as ZDV parts side by side, each from its start (sequential
+ * streams far apart, as g32rows' parts), and each group's 8 vpdpbusd
+ * a block as two chains: integers, exact in any order. */
+#define ZDV 4
+#define ZXFEW 3	/* fewer tokens: decode's kernel each */
+
+/* The token prepared at xq (zxprep) against groups gs[v], v < V, of w
+ * (pk 1: W_Q8X16, 2: W_Q4X16; groups gstride bytes apart), off the
+ * weights' offset; rows in [r0, r1) stored. */
+INLINE void
+zxdec(int pk, int V, float *out, const uint8_t *w, size_t gstride,
+    const int8_t *xq, int off, int n, const int *gs, int r0, int r1)
+{
+	int nb = (n + 31) / 32, b, k, v, L, R;
+	size_t nx = CONV_Q8_0_NB(n), gb = pk == 1 ? 576 : 288;
+	const float *xd = (const float *)(xq + 32 * nx);
+	const int32_t *xs = (const int32_t *)(xd + nx);
+	const __m512 magic = _mm512_castsi512_ps(_mm512_set1_epi32(ZMAGIC));
+	const uint8_t *u[ZDV];
+	__m512 acc[ZDV], dx;
+	__m512i I[ZDV], J[ZDV], i0, xb, wk;
+	float f[16];
+
+	UNROLL
+	for (v = 0; v < V; v++) {
+		u[v] = w + (size_t)gs[v] * gstride;
+		acc[v] = _mm512_setzero_ps();
+	}
+	for (b = 0; b < nb; b++) {
+		i0 = _mm512_set1_epi32(ZMAGIC - off * xs[b]);
+		dx = _mm512_set1_ps(xd[b]);
+		UNROLL
+		for (v = 0; v < V; v++) {
+			I[v] = i0;
+			J[v] = _mm512_setzero_si512();
+		}
+		UNROLL
+		for (k = 0; k < 8; k++) {
+			int32_t x4;
+
+			memcpy(&x4, xq + 32 * b + 4 * k, 4);
+			xb = _mm512_set1_epi32(x4);
+			UNROLL
+			for (v = 0; v < V; v++) {
+				wk = zwk(pk, u[v], k);
+				if (k % 2)
+					J[v] = _mm512_dpbusd_epi32(J[v], wk, xb);
+				else
+					I[v] = _mm512_dpbusd_epi32(I[v], wk, xb);
+			}
+		}
+		UNROLL
+		for (v = 0; v < V; v++) {
+			I[v] = _mm512_add_epi32(I[v], J[v]);
+			acc[v] = _mm512_fmadd_ps(_mm512_sub_ps(_mm512_castsi512_ps(
+			    I[v]), magic), _mm512_mul_ps(zdw(pk, u[v]), dx),
+			    acc[v]);
+			u[v] += gb;
+		}
+	}
+	UNROLL
+	for (v = 0; v < V; v++) {
+		_mm512_storeu_ps(f, acc[v]);
+		for (L = 0; L < 16; L++) {
+			R = 16 * gs[v] + L;
+			if (R >= r0 && R < r1)
+				out[R] = f[L];
+		}
+	}
+}
+
+/* Rows [r0, r1) of packed w (pk as zxdec) against the token at xq. */
+static void
+zxrows(int pk, float *out, const void *w, const int8_t *xq, int n, int r0,
+    int r1)
+{
+	int g0 = r0 / 16, g1 = (r1 + 15) / 16, left = g1 - g0, v, s, m;
+	int st[ZDV], len[ZDV], gs[ZDV], off = pk == 1 ? 128 : 8;
+	size_t gstride = (size_t)(n + 31) / 32 * (pk == 1 ? 576 : 288);
+
+	for (v = 0; v < ZDV; v++) {
+		len[v] = kern_piece(left, ZDV - v);
+		st[v] = g1 - left;
+		left -= len[v];
+	}
+	m = len[ZDV - 1];	/* the shortest: kern_piece's larger first */
+	for (s = 0; s < m; s++) {
+		for (v = 0; v < ZDV; v++)
+			gs[v] = st[v] + s;
+		zxdec(pk, ZDV, out, w, gstride, xq, off, n, gs, r0, r1);
+	}
+	for (v = 0; v < ZDV; v++)
+		for (s = m; s < len[v]; s++) {
+			gs[0] = st[v] + s;
+			zxdec(pk, 1, out, w, gstride, xq, off, n, gs, r0, r1);
+		}
+}
+
+/* Rows [r0, r1) of packed w against TT tokens prepared at xq (ld bytes
+ * apart), groups [p0, p1). */
+INLINE void
+zxgroups(int pk, int TT, float *out, int ldo, const uint8_t *w,
+    const int8_t *xq, size_t ld, int n, int p0, int p1, int r0, int r1)
+{
+	size_t gb = pk == 1 ? 576 : 288, gstride = (size_t)(n + 31) / 32 * gb;
+	int g, r;
+
+	for (g = p0; g < p1; g++) {
+		r = 16 * g;
+		zgemm(pk, TT, out, ldo, w + (size_t)g * gstride, gb, xq, ld,
+		    pk == 1 ? 128 : 8, n, r, r0 > r ? r0 - r : 0, r1 - r < 16 ?
+		    r1 - r : 16);
+	}
+}
+
+/* Rows [r0, r1) of packed w against the nt tokens of a chunk prepared
+ * at xq (ld bytes a token): panels of ZPBUF bytes of groups against
+ * ZTT tokens at a time, the next panel fetched meanwhile (zahead's
+ * parts, of whole groups): this chunk's next or, where more chunks
+ * follow, the first. */
+static void
+zxchunk(int pk, float *out, int ldo, const uint8_t *w, const int8_t *xq,
+    size_t ld, int n, int nt, int r0, int r1, int more)
+{
+	size_t gstride = (size_t)(n + 31) / 32 * (pk == 1 ? 576 : 288);
+	int g0 = r0 / 16, g1 = (r1 + 15) / 16, P, p0, p1, q0, q1, j;
+	int ng = (nt + ZTT - 1) / ZTT;
+
+	P = (int)(ZPBUF / gstride);
+	P = P < 1 ? 1 : P;
+	for (p0 = g0; p0 < g1; p0 = p1) {
+		p1 = g1 - p0 > P ? p0 + P : g1;
+		q0 = p1 < g1 ? p1 : more ? g0 : g1;
+		q1 = g1 - q0 > P ? q0 + P : g1;
+		for (j = 0; j < nt; j += ZTT) {
+			float *o = out + (size_t)j * ldo;
+			const int8_t *xj = xq + (size_t)j * ld;
+
+			zahead(w, gstride, q0, q1, j / ZTT, ng);
+			switch (nt - j < ZTT ? nt - j : ZTT) {	/* ZTT 8 */
+			case 1: zxgroups(pk, 1, o, ldo, w, xj, ld, n, p0, p1, r0, r1); break;
+			case 2: zxgroups(pk, 2, o, ldo, w, xj, ld, n, p0, p1, r0, r1); break;
+			case 3: zxgroups(pk, 3, o, ldo, w, xj, ld, n, p0, p1, r0, r1); break;
+			case 4: zxgroups(pk, 4, o, ldo, w, xj, ld, n, p0, p1, r0, r1); break;
+			case 5: zxgroups(pk, 5, o, ldo, w, xj, ld, n, p0, p1, r0, r1); break;
+			case 6: zxgroups(pk, 6, o, ldo, w, xj, ld, n, p0, p1, r0, r1); break;
+			case 7: zxgroups(pk, 7, o, ldo, w, xj, ld, n, p0, p1, r0, r1); break;
+			default: zxgroups(pk, ZTT, o, ldo, w, xj, ld, n, p0, p1, r0, r1);
+			}
+		}
+	}
+}
+
+/* Decode of packed w: the token prepared, then zxrows. */
+static void
+zxmatvec(enum wtype t, float *out, const void *w, const float *x, int n,
+    int r0, int r1)
+{
+	int8_t xq[ZXLD(CONV_Q8_0_NB(KERN_GI8_MAXN))]
+	    __attribute__((aligned(64)));
+
+	if (n > KERN_GI8_MAXN) {
+		kern_portable.matvec[t](out, w, x, n, r0, r1);
+		return;
+	}
+	zxprep(xq, x, 0, n, 1, 0, 1);
+	zxrows(t == W_Q8X16 ? 1 : 2, out, w, xq, n, r0, r1);
+}
+
+/* Prefill of packed w on T tokens prepared at xp (zxprep). */
+static void
+zxmatmulx(enum wtype t, float *out, int ldo, const void *w, const void *xp,
+    int n, int T, int r0, int r1)
+{
+	size_t ld = ZXLD(CONV_Q8_0_NB(n));
+	const int8_t *q = xp;
+	int j, pk = t == W_Q8X16 ? 1 : 2;
+
+	if (T < ZXFEW) {
+		for (j = 0; j < T; j++)
+			zxrows(pk, out + (size_t)j * ldo, w, q + (size_t)j * ld, n,
+			    r0, r1);
+		return;
+	}
+	zxchunk(pk, out, ldo, w, q, ld, n, T, r0, r1, 0);
+}
+
+/* Prefill of packed w: a chunk of tokens prepared at a time (zxprep, on
+ * the stack), then zxchunk's panels. */
+static void
+zxmatmul(enum wtype t, float *out, int ldo, const void *w, const float *x,
+    int ldx, int n, int T, int r0, int r1)
+{
+	int8_t xq[ZXBUF] __attribute__((aligned(64)));
+	size_t ld = ZXLD(CONV_Q8_0_NB(n));
+	int t0, nt, TB, pk = t == W_Q8X16 ? 1 : 2;
+
+	if (n > KERN_GI8_MAXN) {
+		kern_portable.matmul[t](out, ldo, w, x, ldx, n, T, r0, r1);
+		return;
+	}
+	if (T < ZXFEW) {
+		for (t0 = 0; t0 < T; t0++)
+			zxmatvec(t, out + (size_t)t0 * ldo, w, x + (size_t)t0 * ldx,
+			    n, r0, r1);
+		return;
+	}
+	TB = zchunk_tokens(n);
+	for (t0 = 0; t0 < T; t0 += TB) {
+		nt = T - t0 > TB ? TB : T - t0;
+		zxprep(xq, x + (size_t)t0 * ldx, ldx, n, nt, 0, nt);
+		zxchunk(pk, out + (size_t)t0 * ldo, ldo, w, xq, ld, n, nt, r0, r1,
+		    t0 + nt < T);
+	}
+}
+
+void
+kern_q8x16_avx512_matvec(float *out, const void *w, const float *x, int n,
+    int r0, int r1)
+{
+	zxmatvec(W_Q8X16, out, w, x, n, r0, r1);
+}
+
+void
+kern_q4x16_avx512_matvec(float *out, const void *w, const float *x, int n,
+    int r0, int r1)
+{
+	zxmatvec(W_Q4X16, out, w, x, n, r0, r1);
+}
+
+void
+kern_q8x16_avx512_matmul(float *out, int ldo, const void *w,
+    const float *x, int ldx, int n, int T, int r0, int r1)
+{
+	zxmatmul(W_Q8X16, out, ldo, w, x, ldx, n, T, r0, r1);
+}
+
+void
+kern_q4x16_avx512_matmul(float *out, int ldo, const void *w,
+    const float *x, int ldx, int n, int T, int r0, int r1)
+{
+	zxmatmul(W_Q4X16, out, ldo, w, x, ldx, n, T, r0, r1);
+}
+
+void
+kern_q8x16_avx512_matmulx(float *out, int ldo, const void *w,
+    const void *xp, const float *x, int ldx, int n, int T, int r0,
+    int r1)
+{
+	(void)x, (void)ldx;
+	zxmatmulx(W_Q8X16, out, ldo, w, xp, n, T, r0, r1);
+}
+
+void
+kern_q4x16_avx512_matmulx(float *out, int ldo, const void *w,
+    const void *xp, const float *x, int ldx, int n, int T, int r0,
+    int r1)
+{
+	(void)x, (void)ldx;
+	zxmatmulx(W_Q4X16, out, ldo, w, xp, n, T, r0, r1);
 }
 
 /* ---- superblocks of 256 on 512 bits ----

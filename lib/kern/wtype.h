@@ -24,6 +24,8 @@ enum wtype { W_F32, W_F16, W_BF16, W_Q8_0, W_BF16A, W_Q4, W_GPTQ4, W_AWQ4,
     W_Q6_K, W_IQ4_NL, W_IQ4_XS,
     /* --int8-act on ggml's blocks: their bytes, int8 activations */
     W_GQ8_0I, W_Q4_0I, W_Q5_0I, W_Q4_KI, W_Q6_KI,
+    /* --int8-act's blocks of 32 packed at load, 16 rows interleaved */
+    W_Q8X16, W_Q4X16,
     W_NTYPES };
 /* W_GQ8_0 .. W_IQ4_XS: ggml's block types (GGML Q8_0, Q4_0, ..., IQ4_XS;
  * lib/kern/ggml.h numbers them), read in place from a GGUF file: rows
@@ -38,7 +40,10 @@ enum wtype { W_F32, W_F16, W_BF16, W_Q8_0, W_BF16A, W_Q4, W_GPTQ4, W_AWQ4,
  * GPTQ and AWQ int4 checkpoints read in place, struct mat's w a struct
  * kern_gptq (gptq.h), the same way.  W_Q8_0I, W_Q4I (--int8-act):
  * W_Q8_0's and W_Q4's bytes whose products take the activations in int8
- * per block of 32 (kern.h's "--int8-act"). */
+ * per block of 32 (kern.h's "--int8-act").  W_Q8X16, W_Q4X16: the
+ * blocks of 32 of W_Q8_0I / W_GQ8_0I and of W_Q4_0I repacked at load
+ * with 16 rows interleaved (kern.h's "rows packed by 16"): a matrix is
+ * whole groups of 16 rows, not rows; rowsize counts a row's share. */
 
 struct wtype_info {
 	const char *name;	/* as messages and options spell it */

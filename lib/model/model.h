@@ -104,6 +104,9 @@ struct model {
 	size_t fmemsize;
 	void *wmem;		/* private: weights converted for a mode */
 	size_t wmemsize;
+	void *pmem;		/* private: weights packed for the kernels
+				 * (--int8-act, kern.h's kern.pack) */
+	size_t pmemsize;
 };
 
 /* Find the model named arg (a folder or HF repo id, NULL for
@@ -124,7 +127,9 @@ void model_close(struct model *m);	/* accepts a zeroed or failed m */
  * still usable, exact). */
 int model_set_mode(struct model *m, enum model_mode mode);
 /* --int8-act, after model_set_mode: every W_Q8_0 and W_Q4 matrix
- * retyped W_Q8_0I and W_Q4I (the same bytes; int8 activations, kern.h),
+ * retyped W_Q8_0I and W_Q4I (the same bytes; int8 activations, kern.h;
+ * the blocks of 32 then packed by 16 rows where the kernel table reads
+ * them so, kern.pack, the same bits),
  * the float ones left (a 4-bit folder's BF16 lm_head).  0, or -1 after
  * error() where no matrix is of those types (float weights without
  * --quant, --bf16-act) or one is GPTQ/AWQ (m is then unchanged). */

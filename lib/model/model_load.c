@@ -414,6 +414,7 @@ model_close(struct model *m)
 	pthread_mutex_destroy(&m->run);
 	mem_unmap(m->fmem, m->fmemsize);
 	mem_unmap(m->wmem, m->wmemsize);
+	mem_unmap(m->pmem, m->pmemsize);
 	source_close(m->ws);
 	memset(m, 0, sizeof(*m));
 }

@@ -237,6 +237,65 @@ ggmltype(enum wtype t)
 	return t >= W_GQ8_0 && t <= W_IQ4_XS;
 }
 
+/* Groups [g0, g1) of a matrix packed (pool_for work). */
+struct packjob {
+	const struct mat *w;
+	enum wtype t;
+	void *o;
+};
+
+static void
+pack_groups(void *ctx, int g0, int g1)
+{
+	const struct packjob *pj = ctx;
+
+	kern_x16_pack(pj->o, pj->t, pj->w->w, pj->w->t, pj->w->rows,
+	    pj->w->cols, g0, g1);
+}
+
+/* The matrices of v[0..n) that the kernel table reads faster packed
+ * (kern.pack: --int8-act's blocks of 32 by 16 rows) packed into one
+ * private mapping, m->pmem; the bytes they came from given back.  0, or
+ * -1 after error() (m is then unchanged). */
+static int
+pack_mats(struct model *m, struct mat **v, int n)
+{
+	size_t bytes = 0, off = 0, b;
+	struct packjob pj;
+	int i;
+	char *mem;
+
+	for (i = 0; i < n; i++)
+		if (kern.pack[v[i]->t] && size_add(&bytes, bytes, (kern_x16_bytes(
+		    kern.pack[v[i]->t], v[i]->rows, v[i]->cols) + 63) / 64 * 64) <
+		    0)
+			return error("model too large for this machine");
+	if (!bytes)
+		return 0;
+	if (!(mem = mem_map(bytes)))
+		return error("cannot allocate %zu bytes for packed weights",
+		    bytes);
+	for (i = 0; i < n; i++) {
+		struct mat *w = v[i];
+		enum wtype t = kern.pack[w->t];
+
+		if (!t)
+			continue;
+		b = kern_x16_bytes(t, w->rows, w->cols);
+		pj = (struct packjob){ w, t, mem + off };
+		pool_for(m->pool, (w->rows + 15) / 16, 1, pack_groups, &pj);
+		mem_drop(w->w, (size_t)w->rows * wtype_rowsize(w->t, w->cols));
+		m->weight_bytes += b;
+		m->weight_bytes -= (size_t)w->rows * wtype_rowsize(w->t, w->cols);
+		w->w = mem + off;
+		w->t = t;
+		off += (b + 63) / 64 * 64;
+	}
+	m->pmem = mem;
+	m->pmemsize = bytes;
+	return 0;
+}
+
 int
 model_set_int8act(struct model *m)
 {
@@ -281,6 +340,12 @@ model_set_int8act(struct model *m)
 	for (i = 0; i < n; i++)
 		if (i8type(v[i]->t) != W_NTYPES)
 			v[i]->t = i8type(v[i]->t);
+	if (pack_mats(m, v, n) < 0) {
+		for (i = 0; i < n; i++)
+			v[i]->t = wtypes[v[i]->t].store;
+		free(v);
+		return -1;
+	}
 	free(v);
 	m->int8act = 1;
 	return 0;

@@ -516,6 +516,72 @@ test_gi8(enum wtype t, int n, int rows, int T)
 	free(w), free(x), free(wf), free(out);
 }
 
+/* The blocks of 32 packed by 16 (kern.h's W_Q8X16, W_Q4X16): the table
+ * in use and the portable one give the bits of the type packed, matvec
+ * and matmul, any row range, prepared or not; packing in two ranges of
+ * groups gives the bytes of one. */
+static void
+test_x16(enum wtype from, int n, int rows, int T)
+{
+	enum wtype to = from == W_Q4_0I ? W_Q4X16 : W_Q8X16;
+	int ldx = n + 3, ldo = rows + 5, r, k, i, bad, port = 0;
+	int g = (rows + 15) / 16;
+	size_t rb = wtype_rowsize(from, n), pb = kern_x16_bytes(to, rows, n);
+	char *w = emalloc(rb * rows), *p = emalloc(pb), *p2 = emalloc(pb);
+	char name[64];
+	float *x = emalloc(sizeof(float) * (size_t)ldx * T);
+	float *wf = emalloc(sizeof(float) * n);
+	float *ref = emalloc(sizeof(float) * (size_t)ldo * T);
+	float *out = emalloc(sizeof(float) * (size_t)ldo * T);
+
+	snprintf(name, sizeof name, "%s from %s", wtypes[to].name,
+	    wtypes[from].name);
+	for (r = 0; r < rows; r++) {
+		for (i = 0; i < n; i++)
+			wf[i] = rnd() * 0.2f * (1 + r % 3) + (r % 4 == 1 ?
+			    0.05f : 0);
+		if (from == W_Q8_0I)
+			conv_q8_0_quant(w + (size_t)r * rb, wf, n);
+		else
+			wtypes[from].from_f32(w + (size_t)r * rb, wf, n);
+		if (from == W_GQ8_0I)	/* a file's -128 (test_gi8) */
+			w[(size_t)r * rb + 2 + r % 32] = (char)0x80;
+	}
+	for (k = 0; k < T; k++)
+		xfill(x + (size_t)k * ldx, ldx, k);
+	for (i = 0; i < ldo * T; i++)
+		ref[i] = out[i] = -7.0f;
+	kern_portable.matmul[from](ref, ldo, w, x, ldx, n, T, 0, rows);
+	memset(p2, 0x5a, pb);
+	kern_x16_pack(p, to, w, from, rows, n, 0, g);
+	kern_x16_pack(p2, to, w, from, rows, n, g / 2, g);
+	kern_x16_pack(p2, to, w, from, rows, n, 0, g / 2);
+	CHECKF(!memcmp(p, p2, pb), "%s n=%d rows=%d: packed by parts differs",
+	    name, n, rows);
+	kern.matmul[to](out, ldo, p, x, ldx, n, T, 0, rows);
+	CHECKF(!memcmp(out, ref, sizeof(float) * (size_t)ldo * T),
+	    "%s n=%d rows=%d T=%d: not the bits of the type packed", name, n,
+	    rows, T);
+	bad = same(to, out, ldo, p, x, ldx, n, T, rows, &port);
+	CHECKF(!bad, "%s n=%d rows=%d T=%d: matmul differs from matvec (%d)",
+	    name, n, rows, T, bad);
+	CHECKF(!port, "%s n=%d rows=%d T=%d: differs from the portable table "
+	    "(%d tokens)", name, n, rows, T, port);
+	splits(name, to, out, ldo, p, x, ldx, n, T, rows);
+	prepared(name, to, out, ldo, p, x, ldx, n, T, rows);
+	x[3] = INFINITY;
+	if (T > 1)
+		x[ldx + 40 % n] = NAN;
+	kern_portable.matmul[from](ref, ldo, w, x, ldx, n, T, 0, rows);
+	kern.matmul[to](out, ldo, p, x, ldx, n, T, 0, rows);
+	for (i = 0, bad = 0; i < ldo * T; i++)
+		bad += memcmp(out + i, ref + i, sizeof *out) &&
+		    !(isnan(out[i]) && isnan(ref[i]));
+	CHECKF(!bad, "%s n=%d T=%d: %d outputs differ on non-finite "
+	    "activations", name, n, T, bad);
+	free(w), free(p), free(p2), free(x), free(wf), free(ref), free(out);
+}
+
 int
 main(void)
 {
@@ -611,6 +677,27 @@ main(void)
 			test_gi8(gt[i], 32, 9, 1), test_gi8(gt[i], 32, 9, 6);
 			test_gi8(gt[i], 160, 11, 1), test_gi8(gt[i], 160, 11, 5);
 		}
+	}
+	{
+		static const enum wtype xt[] = { W_Q8_0I, W_GQ8_0I, W_Q4_0I };
+		static const int xn[] = { 32, 160, 576, 1536 };
+		size_t j;
+		int T;
+
+		for (i = 0; i < sizeof xt / sizeof *xt; i++) {
+			for (j = 0; j < sizeof xn / sizeof *xn; j++) {
+				test_x16(xt[i], xn[j], 13, 1);
+				test_x16(xt[i], xn[j], 37, 9);
+			}
+			/* decode's parts and their rest; prefill's panels,
+			 * chunks and every register block's remainder */
+			test_x16(xt[i], 2048, 16 * 9 + 3, 1);
+			for (T = 1; T <= 20; T++)
+				test_x16(xt[i], 96, 35, T);
+			test_x16(xt[i], 4096, 200, 20);
+			test_x16(xt[i], KERN_GI8_MAXN, 21, 37);
+		}
+		test_x16(W_Q8_0I, 100, 17, 5);	/* a row's partial block */
 	}
 	return test_end("test_i8");
 }

@@ -1,0 +1,158 @@
+/* kern_x16.c: --int8-act's blocks of 32 packed by 16 rows (kern.h's
+ * "rows packed by 16"): the packing, done once at load, and the
+ * portable kernels, which read the packed bytes back as the chain
+ * kern.h defines. */
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "kern/kern.h"
+
+size_t
+kern_x16_bytes(enum wtype t, int rows, int n)
+{
+	return ((size_t)rows + 15) / 16 * (((size_t)n + 31) / 32) *
+	    KERN_X16_GB(t);
+}
+
+/* Block b of row r of w (type from) as 32 integers q plus the offset,
+ * in element order (W_Q4_0I: its 16 bytes as they are), into u; its
+ * scale into *d (W_Q8_0I) or its F16 bits into *h. */
+static void
+srcblk(uint8_t *u, float *d, uint16_t *h, const void *w, enum wtype from,
+    int n, int r, int b)
+{
+	const uint8_t *p;
+	int j;
+
+	if (from == W_Q8_0I) {	/* conv.h: nb scales, then nb blocks */
+		size_t nb = CONV_Q8_0_NB(n);
+		const float *s = (const float *)((const char *)w + (size_t)r *
+		    conv_q8_0_rowsize(n));
+
+		*d = s[b];
+		p = (const uint8_t *)(s + nb) + 32 * (size_t)b;
+		for (j = 0; j < 32; j++)
+			u[j] = (uint8_t)(p[j] ^ 0x80);
+		return;
+	}
+	p = (const uint8_t *)w + (size_t)r * wtype_rowsize(from, n) +
+	    (size_t)b * wtypes[from].bytes;
+	*h = (uint16_t)(p[0] | p[1] << 8);
+	*d = conv_f16_to_f32(*h);
+	if (from == W_GQ8_0I)
+		for (j = 0; j < 32; j++)
+			u[j] = (uint8_t)(p[2 + j] ^ 0x80);
+	else	/* W_Q4_0I: the packed bytes as they are */
+		memcpy(u, p + 2, 16);
+}
+
+void
+kern_x16_pack(void *dst, enum wtype to, const void *w, enum wtype from,
+    int rows, int n, int g0, int g1)
+{
+	int nb = (n + 31) / 32, g, b, L, k;
+	size_t gb = KERN_X16_GB(to);
+	uint8_t u[32];
+	uint16_t h = 0;
+	float d;
+
+	for (g = g0; g < g1; g++)
+		for (b = 0; b < nb; b++) {
+			uint8_t *o = (uint8_t *)dst + ((size_t)g * nb + b) * gb;
+
+			memset(o, 0, gb);
+			for (L = 0; L < 16 && 16 * g + L < rows; L++) {
+				srcblk(u, &d, &h, w, from, n, 16 * g + L, b);
+				for (k = 0; k < (to == W_Q8X16 ? 8 : 4); k++)
+					memcpy(o + 64 * k + 4 * L, u + 4 * k, 4);
+				if (to == W_Q8X16)
+					memcpy(o + 512 + 4 * L, &d, 4);
+				else
+					memcpy(o + 256 + 2 * L, &h, 2);
+			}
+		}
+}
+
+/* Row L of a group (at p, nb blocks of type t) against a token's
+ * conv_q8_0_quant blocks: each block's exact S, one float chain. */
+static float
+x16dot(enum wtype t, const uint8_t *p, int L, int nb, const float *xd,
+    const int8_t *xq)
+{
+	size_t gb = KERN_X16_GB(t);
+	float acc = 0, dw;
+	int32_t S;
+	int b, k, i, q;
+
+	for (b = 0; b < nb; b++, p += gb, xq += 32) {
+		for (S = 0, k = 0; k < 8; k++)
+			for (i = 0; i < 4; i++) {
+				if (t == W_Q8X16)
+					q = p[64 * k + 4 * L + i] - 128;
+				else
+					q = (p[64 * (k % 4) + 4 * L + i] >> 4 * (k / 4) &
+					    15) - 8;
+				S += q * xq[4 * k + i];
+			}
+		if (t == W_Q8X16)
+			memcpy(&dw, p + 512 + 4 * L, 4);
+		else
+			dw = conv_f16_to_f32((uint16_t)(p[256 + 2 * L] |
+			    p[257 + 2 * L] << 8));
+		acc = fmaf((float)S, dw * xd[b], acc);
+	}
+	return acc;
+}
+
+static void
+matvec(enum wtype t, float *out, const void *w, const float *x, int n,
+    int r0, int r1)
+{
+	float xq[CONV_Q8_0_XMAX / sizeof(float)];
+	int nb = (n + 31) / 32, r;
+
+	if (n > CONV_Q8_0_MAXN)
+		return;
+	conv_q8_0_quant(xq, x, n);
+	for (r = r0; r < r1; r++)
+		out[r] = x16dot(t, (const uint8_t *)w + (size_t)(r / 16) * nb *
+		    KERN_X16_GB(t), r % 16, nb, xq, (const int8_t *)(xq +
+		    CONV_Q8_0_NB(n)));
+}
+
+void
+kern_q8x16_matvec(float *out, const void *w, const float *x, int n, int r0,
+    int r1)
+{
+	matvec(W_Q8X16, out, w, x, n, r0, r1);
+}
+
+void
+kern_q4x16_matvec(float *out, const void *w, const float *x, int n, int r0,
+    int r1)
+{
+	matvec(W_Q4X16, out, w, x, n, r0, r1);
+}
+
+void
+kern_q8x16_matmul(float *out, int ldo, const void *w, const float *x,
+    int ldx, int n, int T, int r0, int r1)
+{
+	int j;
+
+	for (j = 0; j < T; j++)
+		matvec(W_Q8X16, out + (size_t)j * ldo, w, x + (size_t)j * ldx, n,
+		    r0, r1);
+}
+
+void
+kern_q4x16_matmul(float *out, int ldo, const void *w, const float *x,
+    int ldx, int n, int T, int r0, int r1)
+{
+	int j;
+
+	for (j = 0; j < T; j++)
+		matvec(W_Q4X16, out + (size_t)j * ldo, w, x + (size_t)j * ldx, n,
+		    r0, r1);
+}
