@@ -422,7 +422,11 @@ kern_q8_0i_avx512_gemm(float *out, int ldo, const void *w, const float *x,
  * streams far apart, as g32rows' parts), and each group's 8 vpdpbusd
  * a block as two chains: integers, exact in any order. */
 #define ZDV 4
-#define ZXFEW 3	/* fewer tokens: decode's kernel each */
+/* Bytes a decode stream is fetched ahead (a line for each of a block's
+ * registers): 1.1-1.4x the hardware's alone from memory, kernbench
+ * 2048 x 2048 cold, bench/NOTES.md */
+#define ZPF 1024
+#define ZXFEW 2	/* fewer tokens: decode's kernel each */
 
 /* The token prepared at xq (zxprep) against groups gs[v], v < V, of w
  * (pk 1: W_Q8X16, 2: W_Q4X16; groups gstride bytes apart), off the
@@ -462,6 +466,12 @@ zxdec(int pk, int V, float *out, const uint8_t *w, size_t gstride,
 			xb = _mm512_set1_epi32(x4);
 			UNROLL
 			for (v = 0; v < V; v++) {
+				if (pk == 1 || k < 5)
+					_mm_prefetch((const char *)u[v] + ZPF + 64 * k,
+					    _MM_HINT_T0);
+				if (pk == 1 && k == 7)
+					_mm_prefetch((const char *)u[v] + ZPF + 512,
+					    _MM_HINT_T0);
 				wk = zwk(pk, u[v], k);
 				if (k % 2)
 					J[v] = _mm512_dpbusd_epi32(J[v], wk, xb);
