@@ -553,10 +553,19 @@ gi8_entries(int vnni)
 		kern.xprep[x[i].t] = vnni == 2 ? kern_b32i_avx512_xprep : NULL;
 		kern.matmulx[x[i].t] = vnni == 2 ? x[i].mx : NULL;
 	}
-	/* the blocks of 32 packed by 16 at load (kern.h) */
-	if (vnni == 2) {
+	/* the blocks of 32 packed by 16 at load (kern.h), where vpdpbusd
+	 * makes the sums */
+	if (vnni) {
 		kern.pack[W_Q8_0I] = W_Q8X16, kern.pack[W_GQ8_0I] = W_Q8X16;
 		kern.pack[W_Q4_0I] = W_Q4X16;
+	}
+	if (vnni == 1) {
+		kern.matvec[W_Q8X16] = kern_q8x16_vnni_matvec;
+		kern.matmul[W_Q8X16] = kern_q8x16_vnni_matmul;
+		kern.matvec[W_Q4X16] = kern_q4x16_vnni_matvec;
+		kern.matmul[W_Q4X16] = kern_q4x16_vnni_matmul;
+	}
+	if (vnni == 2) {
 		kern.matvec[W_Q8X16] = kern_q8x16_avx512_matvec;
 		kern.matmul[W_Q8X16] = kern_q8x16_avx512_matmul;
 		kern.matvec[W_Q4X16] = kern_q4x16_avx512_matvec;

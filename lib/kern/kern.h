@@ -601,7 +601,9 @@ void kern_x16_pack(void *dst, enum wtype to, const void *w, enum wtype from,
 /* The portable entries. */
 kern_matvec_fn kern_q8x16_matvec, kern_q4x16_matvec;
 kern_matmul_fn kern_q8x16_matmul, kern_q4x16_matmul;
-/* The AVX-512 table's (VNNI). */
+/* The AVX2 table's with AVX-VNNI, and the AVX-512 table's (VNNI). */
+kern_matvec_fn kern_q8x16_vnni_matvec, kern_q4x16_vnni_matvec;
+kern_matmul_fn kern_q8x16_vnni_matmul, kern_q4x16_vnni_matmul;
 kern_matvec_fn kern_q8x16_avx512_matvec, kern_q4x16_avx512_matvec;
 kern_matmul_fn kern_q8x16_avx512_matmul, kern_q4x16_avx512_matmul;
 kern_matmulx_fn kern_q8x16_avx512_matmulx, kern_q4x16_avx512_matmulx;

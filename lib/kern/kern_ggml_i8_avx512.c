@@ -500,7 +500,7 @@ zxdec(int pk, int V, float *out, const uint8_t *w, size_t gstride,
 }
 
 /* Rows [r0, r1) of packed w (pk as zxdec) against the token at xq. */
-static void
+INLINE void
 zxrows(int pk, float *out, const void *w, const int8_t *xq, int n, int r0,
     int r1)
 {
@@ -548,7 +548,7 @@ zxgroups(int pk, int TT, float *out, int ldo, const uint8_t *w,
  * ZTT tokens at a time, the next panel fetched meanwhile (zahead's
  * parts, of whole groups): this chunk's next or, where more chunks
  * follow, the first. */
-static void
+INLINE void
 zxchunk(int pk, float *out, int ldo, const uint8_t *w, const int8_t *xq,
     size_t ld, int n, int nt, int r0, int r1, int more)
 {
@@ -582,7 +582,7 @@ zxchunk(int pk, float *out, int ldo, const uint8_t *w, const int8_t *xq,
 }
 
 /* Decode of packed w: the token prepared, then zxrows. */
-static void
+INLINE void
 zxmatvec(enum wtype t, float *out, const void *w, const float *x, int n,
     int r0, int r1)
 {
@@ -598,7 +598,7 @@ zxmatvec(enum wtype t, float *out, const void *w, const float *x, int n,
 }
 
 /* Prefill of packed w on T tokens prepared at xp (zxprep). */
-static void
+INLINE void
 zxmatmulx(enum wtype t, float *out, int ldo, const void *w, const void *xp,
     int n, int T, int r0, int r1)
 {
@@ -617,7 +617,7 @@ zxmatmulx(enum wtype t, float *out, int ldo, const void *w, const void *xp,
 
 /* Prefill of packed w: a chunk of tokens prepared at a time (zxprep, on
  * the stack), then zxchunk's panels. */
-static void
+INLINE void
 zxmatmul(enum wtype t, float *out, int ldo, const void *w, const float *x,
     int ldx, int n, int T, int r0, int r1)
 {

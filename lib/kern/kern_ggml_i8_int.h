@@ -1379,4 +1379,327 @@ gi8_matmul(enum wtype t, float *out, int ldo, const void *w, const float *x,
 		free(xq);
 }
 
+#if GI8_VNNI == 1
+
+/* ---- the blocks of 32 packed by 16 (kern.h's W_Q8X16, W_Q4X16) ----
+ *
+ * A group's two halves are ygemm's two octets: register k of half h the
+ * 32 bytes at 64k + 32h of a block (W_Q4X16: its nibbles, k < 4 the low
+ * ones), the scales the 8 floats (F16s) at 512 + 32h (256 + 16h).  So
+ * prefill runs ygemm's register block on the matrix in place and
+ * decode makes 8 rows' S in lanes with no sum across them.  Only with
+ * vpdpbusd: Q8_0's q + 128 against X saturates vpmaddubsw's pairs. */
+#define YXV 2	/* decode: groups read side by side */
+#define YXPF 1024	/* bytes a decode stream is fetched ahead */
+
+/* Register k of half h of the block at u (pk 1: W_Q8X16, 2: W_Q4X16). */
+INLINE __m256i
+yxwk(int pk, const uint8_t *u, int k, int h)
+{
+	const __m256i m4 = _mm256_set1_epi8(15);
+
+	if (pk == 1)
+		return _mm256_loadu_si256((const __m256i *)(u + 64 * k + 32 * h));
+	if (k < 4)
+		return _mm256_and_si256(_mm256_loadu_si256((const __m256i *)
+		    (u + 64 * k + 32 * h)), m4);
+	return _mm256_and_si256(_mm256_srli_epi16(_mm256_loadu_si256(
+	    (const __m256i *)(u + 64 * (k - 4) + 32 * h)), 4), m4);
+}
+
+/* The 8 scales of half h of the block at u. */
+INLINE __m256
+yxdw(int pk, const uint8_t *u, int h)
+{
+	if (pk == 1)
+		return _mm256_loadu_ps((const float *)(u + 512 + 32 * h));
+	return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(u + 256 +
+	    16 * h)));
+}
+
+/* Rows [r0, r1) of groups gs[v], v < V, of w (gstride bytes apart)
+ * against one token: its scales xd, blocks xv and minus the offset
+ * times each block's sum of X, nc. */
+INLINE void
+yxdec(int pk, int V, float *out, const uint8_t *w, size_t gstride,
+    const float *xd, const int8_t *xv, const int32_t *nc, int n,
+    const int *gs, int r0, int r1)
+{
+	int nb = (n + 31) / 32, b, k, v, h, L, R;
+	size_t gb = pk == 1 ? 576 : 288;
+	const uint8_t *u[YXV];
+	__m256 acc[YXV][2], dx;
+	__m256i I[YXV][2], J[YXV][2], i0, xb;
+	int32_t x4;
+	float f[8];
+
+	UNROLL
+	for (v = 0; v < V; v++) {
+		u[v] = w + (size_t)gs[v] * gstride;
+		acc[v][0] = acc[v][1] = _mm256_setzero_ps();
+	}
+	for (b = 0; b < nb; b++) {
+		i0 = _mm256_set1_epi32(nc[b]);
+		dx = _mm256_broadcast_ss(xd + b);
+		UNROLL
+		for (v = 0; v < V; v++)
+			UNROLL
+			for (h = 0; h < 2; h++) {
+				I[v][h] = i0;
+				J[v][h] = _mm256_setzero_si256();
+			}
+		UNROLL
+		for (k = 0; k < 8; k++) {
+			memcpy(&x4, xv + 32 * b + 4 * k, 4);
+			xb = _mm256_set1_epi32(x4);
+			UNROLL
+			for (v = 0; v < V; v++) {
+				if (pk == 1 || k < 5)
+					_mm_prefetch((const char *)u[v] + YXPF + 64 *
+					    k, _MM_HINT_T0);
+				if (pk == 1 && k == 7)
+					_mm_prefetch((const char *)u[v] + YXPF + 512,
+					    _MM_HINT_T0);
+				UNROLL
+				for (h = 0; h < 2; h++)
+					if (k % 2)
+						J[v][h] = dpbusd(J[v][h], yxwk(pk,
+						    u[v], k, h), xb);
+					else
+						I[v][h] = dpbusd(I[v][h], yxwk(pk,
+						    u[v], k, h), xb);
+			}
+		}
+		UNROLL
+		for (v = 0; v < V; v++) {
+			UNROLL
+			for (h = 0; h < 2; h++)
+				acc[v][h] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(
+				    _mm256_add_epi32(I[v][h], J[v][h])),
+				    _mm256_mul_ps(yxdw(pk, u[v], h), dx),
+				    acc[v][h]);
+			u[v] += gb;
+		}
+	}
+	UNROLL
+	for (v = 0; v < V; v++)
+		UNROLL
+		for (h = 0; h < 2; h++) {
+			_mm256_storeu_ps(f, acc[v][h]);
+			for (L = 0; L < 8; L++) {
+				R = 16 * gs[v] + 8 * h + L;
+				if (R >= r0 && R < r1)
+					out[R] = f[L];
+			}
+		}
+}
+
+/* Minus off times the sum of X of each of the nb blocks at xv, into
+ * nc. */
+INLINE void
+yxnoff(int32_t *nc, const int8_t *xv, int off, int n)
+{
+	const __m256i o = _mm256_set1_epi8((char)off);
+	int nb = (n + 31) / 32, b;
+
+	for (b = 0; b < nb; b++)
+		nc[b] = -hsumi(dpbusd(_mm256_setzero_si256(), o,
+		    _mm256_loadu_si256((const __m256i *)(xv + 32 * b))));
+}
+
+/* Decode of packed w: rows [r0, r1) against the token prepared at xq
+ * (prep32), YXV parts of the groups side by side. */
+INLINE void
+yxrows(int pk, float *out, const void *w, const char *xq, int n, int r0,
+    int r1)
+{
+	int32_t nc[CONV_Q8_0_NB(KERN_GI8_MAXN)];
+	size_t nx = CONV_Q8_0_NB(n);
+	size_t gstride = (size_t)(n + 31) / 32 * (pk == 1 ? 576 : 288);
+	const float *xd = (const float *)xq;
+	const int8_t *xv = (const int8_t *)(xd + nx);
+	int g0 = r0 / 16, g1 = (r1 + 15) / 16, left = g1 - g0, v, s, m;
+	int st[YXV], len[YXV], gs[YXV];
+
+	yxnoff(nc, xv, pk == 1 ? 128 : 8, n);
+	for (v = 0; v < YXV; v++) {
+		len[v] = kern_piece(left, YXV - v);
+		st[v] = g1 - left;
+		left -= len[v];
+	}
+	m = len[YXV - 1];
+	for (s = 0; s < m; s++) {
+		for (v = 0; v < YXV; v++)
+			gs[v] = st[v] + s;
+		yxdec(pk, YXV, out, w, gstride, xd, xv, nc, n, gs, r0, r1);
+	}
+	for (v = 0; v < YXV; v++)
+		for (s = m; s < len[v]; s++) {
+			gs[0] = st[v] + s;
+			yxdec(pk, 1, out, w, gstride, xd, xv, nc, n, gs, r0, r1);
+		}
+}
+
+/* Group g (at u, its blocks gb bytes apart) against TT tokens at xq
+ * (ldxq apart; nc as ygemm's), the rows in [r0, r1) stored. */
+INLINE void
+yxgemm(int pk, int TT, float *out, int ldo, const uint8_t *u, size_t gb,
+    const char *xq, size_t ldxq, const int32_t *nc, int n, int g, int r0,
+    int r1)
+{
+	size_t nx = CONV_Q8_0_NB(n);
+	int nb = (n + 31) / 32, b, k, h, j, L, R;
+	const float *xd[3];
+	const int8_t *xv[3];
+	__m256 acc[2][3];
+	__m256i s[2][3], wv[2], x;
+	int32_t xg;
+	float o[8];
+
+	gxplaces(TT, xd, xv, xq, ldxq, nx);
+	UNROLL
+	for (h = 0; h < 2; h++)
+		UNROLL
+		for (j = 0; j < TT; j++)
+			acc[h][j] = _mm256_setzero_ps();
+	for (b = 0; b < nb; b++, u += gb) {
+		UNROLL
+		for (h = 0; h < 2; h++)
+			UNROLL
+			for (j = 0; j < TT; j++)
+				s[h][j] = _mm256_set1_epi32(nc[(size_t)j * nb +
+				    b]);
+		UNROLL
+		for (k = 0; k < 8; k++) {
+			UNROLL
+			for (h = 0; h < 2; h++)
+				wv[h] = yxwk(pk, u, k, h);
+			UNROLL
+			for (j = 0; j < TT; j++) {
+				memcpy(&xg, xv[j] + 32 * b + 4 * k, 4);
+				x = _mm256_set1_epi32(xg);
+				UNROLL
+				for (h = 0; h < 2; h++)
+					s[h][j] = dpbusd(s[h][j], wv[h], x);
+			}
+		}
+		UNROLL
+		for (h = 0; h < 2; h++)
+			UNROLL
+			for (j = 0; j < TT; j++)
+				acc[h][j] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(
+				    s[h][j]), _mm256_mul_ps(yxdw(pk, u, h),
+				    _mm256_broadcast_ss(xd[j] + b)), acc[h][j]);
+	}
+	UNROLL
+	for (h = 0; h < 2; h++)
+		UNROLL
+		for (j = 0; j < TT; j++) {
+			R = 16 * g + 8 * h;
+			if (R >= r0 && R + 8 <= r1) {
+				_mm256_storeu_ps(out + (size_t)j * ldo + R,
+				    acc[h][j]);
+				continue;
+			}
+			_mm256_storeu_ps(o, acc[h][j]);
+			for (L = 0; L < 8; L++)
+				if (R + L >= r0 && R + L < r1)
+					out[(size_t)j * ldo + R + L] = o[L];
+		}
+}
+
+/* Groups [p0, p1) of packed w against TT tokens at xq. */
+INLINE void
+yxgroups(int pk, int TT, float *out, int ldo, const uint8_t *w,
+    const char *xq, size_t ld, const int32_t *nc, int n, int p0, int p1,
+    int r0, int r1)
+{
+	size_t gb = pk == 1 ? 576 : 288, gstride = (size_t)(n + 31) / 32 * gb;
+	int g;
+
+	for (g = p0; g < p1; g++)
+		yxgemm(pk, TT, out, ldo, w + (size_t)g * gstride, gb, xq, ld, nc,
+		    n, g, r0, r1);
+}
+
+/* Prefill of packed w: chunks of tokens prepared (prep32), panels of
+ * groups in L2 against YT tokens at a time, the next panel fetched
+ * meanwhile; one or two tokens the decode's kernel each. */
+INLINE void
+yxmatmul(enum wtype t, float *out, int ldo, const void *w, const float *x,
+    int ldx, int n, int T, int r0, int r1)
+{
+	char stk[GXBUF] __attribute__((aligned(32)));
+	int32_t nc[3 * CONV_Q8_0_NB(KERN_GI8_MAXN)];
+	size_t ld = conv_q8_0_rowsize(n);
+	int pk = t == W_Q8X16 ? 1 : 2, off = pk == 1 ? 128 : 8;
+	size_t gstride = (size_t)(n + 31) / 32 * (pk == 1 ? 576 : 288);
+	const __m256i o = _mm256_set1_epi8((char)off);
+	int g0 = r0 / 16, g1 = (r1 + 15) / 16, P, p0, p1, q0, q1;
+	int TB = (int)(GXBUF / ld), t0, t1, j, nt;
+
+	if (n > KERN_GI8_MAXN) {
+		kern_portable.matmul[t](out, ldo, w, x, ldx, n, T, r0, r1);
+		return;
+	}
+	if (T < 3) {
+		for (j = 0; j < T; j++) {
+			prep32(stk, x + (size_t)j * ldx, n);
+			yxrows(pk, out + (size_t)j * ldo, w, stk, n, r0, r1);
+		}
+		return;
+	}
+	P = (int)(YUBUF / gstride);
+	P = P < 1 ? 1 : P;
+	for (t0 = 0; t0 < T; t0 = t1) {
+		t1 = T - t0 > TB ? t0 + TB : T;
+		nt = t1 - t0;
+		for (j = t0; j < t1; j++)
+			prep32(stk + (size_t)(j - t0) * ld, x + (size_t)j * ldx, n);
+		for (p0 = g0; p0 < g1; p0 = p1) {
+			p1 = g1 - p0 > P ? p0 + P : g1;
+			q0 = p1 < g1 ? p1 : t1 < T ? g0 : g1;
+			q1 = g1 - q0 > P ? q0 + P : g1;
+			for (j = 0; j < nt; j += YT) {
+				int TT = nt - j < YT ? nt - j : YT;
+				const char *xj = stk + (size_t)j * ld;
+				float *oj = out + (size_t)(t0 + j) * ldo;
+
+				gpanelfetch((const uint8_t *)w + (size_t)q0 *
+				    gstride, (size_t)(q1 - q0) * gstride, j / YT,
+				    (nt + YT - 1) / YT);
+				if (TT == YT) {
+					ynoff(YT, nc, xj, ld, o, n);
+					yxgroups(pk, YT, oj, ldo, w, xj, ld, nc, n,
+					    p0, p1, r0, r1);
+				} else if (TT == 2) {
+					ynoff(2, nc, xj, ld, o, n);
+					yxgroups(pk, 2, oj, ldo, w, xj, ld, nc, n,
+					    p0, p1, r0, r1);
+				} else {
+					ynoff(1, nc, xj, ld, o, n);
+					yxgroups(pk, 1, oj, ldo, w, xj, ld, nc, n,
+					    p0, p1, r0, r1);
+				}
+			}
+		}
+	}
+}
+
+INLINE void
+yxmatvec(enum wtype t, float *out, const void *w, const float *x, int n,
+    int r0, int r1)
+{
+	char xq[CONV_Q8_0_NB(KERN_GI8_MAXN) * (4 + 32)]
+	    __attribute__((aligned(32)));
+
+	if (n > KERN_GI8_MAXN) {
+		kern_portable.matvec[t](out, w, x, n, r0, r1);
+		return;
+	}
+	prep32(xq, x, n);
+	yxrows(t == W_Q8X16 ? 1 : 2, out, w, xq, n, r0, r1);
+}
+#endif
+
 #endif

@@ -91,4 +91,32 @@ kern_q8_0i_vnni_matmul(float *out, int ldo, const void *w, const float *x,
 	gi8_matmul(W_Q8_0I, out, ldo, w, x, ldx, n, T, r0, r1);
 }
 
+void
+kern_q8x16_vnni_matvec(float *out, const void *w, const float *x, int n,
+    int r0, int r1)
+{
+	yxmatvec(W_Q8X16, out, w, x, n, r0, r1);
+}
+
+void
+kern_q4x16_vnni_matvec(float *out, const void *w, const float *x, int n,
+    int r0, int r1)
+{
+	yxmatvec(W_Q4X16, out, w, x, n, r0, r1);
+}
+
+void
+kern_q8x16_vnni_matmul(float *out, int ldo, const void *w, const float *x,
+    int ldx, int n, int T, int r0, int r1)
+{
+	yxmatmul(W_Q8X16, out, ldo, w, x, ldx, n, T, r0, r1);
+}
+
+void
+kern_q4x16_vnni_matmul(float *out, int ldo, const void *w, const float *x,
+    int ldx, int n, int T, int r0, int r1)
+{
+	yxmatmul(W_Q4X16, out, ldo, w, x, ldx, n, T, r0, r1);
+}
+
 #endif
