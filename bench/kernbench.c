@@ -238,7 +238,9 @@ static double
 matbytes(const struct mat *w)
 {
 	const struct kern_q4 *k = w->w;
-	double b = (double)w->rows * wtype_rowsize(w->t, w->cols);
+	double b = w->t == W_Q8X16 || w->t == W_Q4X16 ? (double)kern_x16_bytes(
+	    w->t, w->rows, w->cols) : (double)w->rows * wtype_rowsize(w->t,
+	    w->cols);
 
 	if (w->t == W_Q4)
 		b += (double)w->rows * k->ng * (k->st == W_F32 ? 4 : 2) +
@@ -463,6 +465,12 @@ main(int argc, char *argv[])
 	if (cflag && threads > 1)
 		edie(2, "-c needs -t 1 (CPU time of spinning workers is not "
 		    "work)");
+	/* the types packed by 16 rows (kern.h) are whole groups of 16;
+	 * the default shapes are, -s must be too (and their GB/s count the
+	 * bytes as the others', these rows' share) */
+	if ((t == W_Q8X16 || t == W_Q4X16) && one[0] % 16)
+		edie(2, "%s takes rows in 16s (-s %dx%d)", wtypes[t].name,
+		    one[0], one[1]);
 	if (mdir) {
 		modelrun(mdir, threads, Tset ? T : 1);
 		return 0;

@@ -88,7 +88,9 @@ void mem_unmap(void *p, size_t n);
 /* Let the kernel take back the whole pages of [p, p + n) of a file
  * mapping: weights converted into private memory are not read again
  * from it, and would double the resident size (reading them again faults
- * them back in from the file). */
+ * them back in from the file).  Of private memory (a mode's copy
+ * packed again, model_mode.c) the bytes are lost: only for what is
+ * never read again. */
 void mem_drop(const void *p, size_t n);
 
 /* Overflow-checked size arithmetic: 0 on success, -1 on overflow. */

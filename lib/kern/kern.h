@@ -577,10 +577,10 @@ kern_matmulx_fn kern_gq8_0i_avx512_matmulx, kern_q4_0i_avx512_matmulx,
  * at load the same way (CPU_REPACK).  Their bits are those of the types
  * packed (kern.h's --int8-act chain, S the exact sum of q - offset
  * times X).  A matrix of R rows is ceil(R / 16) groups, group g rows
- * 16g .. 16g + 15 (past R: zero weights and scales), each nb = ceil(n /
+ * 16g .. 16g + 15 (past R: zero bytes, rows never stored), each nb = ceil(n /
  * 32) blocks of KERN_X16_GB(t) bytes in order; a group's block b:
  *
- *	W_Q8X16: byte 64k + 4L + i (k < 8, L, i < 4) the weight 32b + 4k + i
+ *	W_Q8X16: byte 64k + 4L + i (k < 8, L < 16, i < 4) the weight 32b + 4k + i
  *	  of row L of the group plus 128 (unsigned), then 16 float32
  *	  scales, row L's at 512 + 4L: 576 bytes;
  *	W_Q4X16: byte 64k + 4L + i (k < 4) the byte 4k + i of row L's

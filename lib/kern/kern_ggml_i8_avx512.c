@@ -13,7 +13,9 @@
  * starting each sum.  Decode: kern_ggml_i8_int.h's g32rows (8 rows'
  * chains in a 256-bit register).  Prefill: row panels unpacked a row a
  * lane, where vpdpbusd against a token's 4 bytes broadcast sums 16 rows
- * at once (zgemm, below). */
+ * at once (zgemm, below).  Q8_0 and Q4_0 matrices are packed so at load
+ * (kern.h's W_Q8X16, W_Q4X16): their decode too takes 16 rows a
+ * register (zxdec), and their prefill runs zgemm in place. */
 #if defined(__x86_64__)
 
 #define GI8_VNNI 2
@@ -28,10 +30,11 @@
  * blocks of 32: 128 tokens of 2048, 32 of 8192) */
 #define ZXBUF (256 * 1024)
 
-/* Decode: kern_ggml_i8_int.h's gi8_matvec (g32rows: 8 rows' chains in
- * the lanes of a 256-bit register; on 512 bits with 16 rows a register,
- * the lanes' sums cost more than the wider vpdpbusd saves: 0.65-0.7x
- * from memory, bench/NOTES.md). */
+/* Decode of the unpacked blocks (Q5_0, and Q8_0 / Q4_0 where they are
+ * not packed): kern_ggml_i8_int.h's gi8_matvec (g32rows: 8 rows' chains
+ * in the lanes of a 256-bit register; on 512 bits with 16 rows a
+ * register, the lanes' sums cost more than the wider vpdpbusd saves:
+ * 0.65-0.7x from memory, bench/NOTES.md). */
 
 /* ---- the blocks of 32's prefill GEMM ----
  *

@@ -1,7 +1,8 @@
 /* kern_ggml_i8_vnni_avx2.c: --int8-act on ggml's types with AVX-VNNI
  * (vpdpbusd, vpdpwssd on 256 bits), kern_ggml_i8_int.h's bodies: the
  * AVX2 entries' bits, taken by kern_init for the AVX2 and AVX-512 tables
- * where the CPU has AVX-VNNI; and W_Q8_0I's on the AVX2 table. */
+ * where the CPU has AVX-VNNI; W_Q8_0I's on the AVX2 table; and those of
+ * the blocks packed by 16 (W_Q8X16, W_Q4X16), which only vpdpbusd takes. */
 #if defined(__x86_64__)
 
 #define GI8_VNNI 1

@@ -70,9 +70,10 @@ const struct wtype_info wtypes[W_NTYPES] = {
 		conv_q4_k_quant, 0, 1, 0 },
 	[W_Q6_KI] = { "q6_K+int8", 256, 210, CONV_Q8_0_MAXN, W_Q6_K,
 		conv_q6_k_quant, 0, 1, 0 },
-	/* packed at load from the three above (kern.h): a row's share of
-	 * a group's block, its 32 bytes and its scale (float32 for Q8_0,
-	 * F16 for Q4_0); no row converter, groups of 16 rows */
+	/* W_Q8_0I / W_GQ8_0I and W_Q4_0I packed at load (kern.h): a row's
+	 * share of a group's block, its 32 bytes and float32 scale (Q8_0)
+	 * or its 16 bytes and F16 scale (Q4_0); no row converter, groups
+	 * of 16 rows */
 	[W_Q8X16] = { "q8_0x16+int8", 32, 36, CONV_Q8_0_MAXN, W_Q8X16,
 		NULL, 0, 1, 0 },
 	[W_Q4X16] = { "q4_0x16+int8", 32, 18, CONV_Q8_0_MAXN, W_Q4X16,

@@ -57,7 +57,8 @@ struct wtype_info {
 	 * to nearest even (conv_f32_to_bf16, conv_q8_0_quant, ...). */
 	void (*from_f32)(void *dst, const float *x, int n);
 	/* 0: struct mat's w is the rows (wtype_rowsize bytes each, a part
-	 * of the matrix a pointer into them); 1: w is a struct of the
+	 * of the matrix a pointer into them; W_Q8X16, W_Q4X16: groups of
+	 * 16 rows, made at load after any split); 1: w is a struct of the
 	 * kernels naming the matrix's tensors (kern.h's struct kern_q4,
 	 * gptq.h's struct kern_gptq), which only its source can split and
 	 * the fast modes do not convert */

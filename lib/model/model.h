@@ -132,7 +132,8 @@ int model_set_mode(struct model *m, enum model_mode mode);
  * them so, kern.pack, the same bits),
  * the float ones left (a 4-bit folder's BF16 lm_head).  0, or -1 after
  * error() where no matrix is of those types (float weights without
- * --quant, --bf16-act) or one is GPTQ/AWQ (m is then unchanged). */
+ * --quant, --bf16-act), one is GPTQ/AWQ or there is no memory for the
+ * packed copy (m is then unchanged). */
 int model_set_int8act(struct model *m);
 /* The name of m's mode: "exact", "bf16-act", "q8_0", "q4", and with
  * --int8-act "q8_0+int8-act", "q4+int8-act", "int8-act" (a 4-bit

@@ -19,7 +19,9 @@
 #include "kern/wtype.h"
 
 struct mat {			/* a weight matrix, borrowed from the source */
-	const void *w;		/* rows of wtype_rowsize(t, cols) bytes */
+	const void *w;		/* rows of wtype_rowsize(t, cols) bytes (the
+				 * types packed by 16 at load, kern.h: whole
+				 * groups of 16 rows) */
 	enum wtype t;
 	int rows, cols;
 };

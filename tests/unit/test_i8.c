@@ -698,6 +698,7 @@ main(void)
 			test_x16(xt[i], KERN_GI8_MAXN, 21, 37);
 		}
 		test_x16(W_Q8_0I, 100, 17, 5);	/* a row's partial block */
+		test_x16(W_Q8_0I, 80, 17, 5);	/* and conv.h's padding one */
 	}
 	return test_end("test_i8");
 }
