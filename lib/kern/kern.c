@@ -526,6 +526,13 @@ gi8_entries(int vnni)
 		{ W_Q6_KI, { kern_q6_ki_avx2_matvec, kern_q6_ki_vnni_matvec,
 		    kern_q6_ki_avx512_matvec }, { kern_q6_ki_avx2_matmul,
 		    kern_q6_ki_vnni_matmul, kern_q6_ki_avx512_matmul } },
+		/* packed by 16 (kern.h): vpdpbusd only, else portable */
+		{ W_Q8X16, { NULL, kern_q8x16_vnni_matvec,
+		    kern_q8x16_avx512_matvec }, { NULL, kern_q8x16_vnni_matmul,
+		    kern_q8x16_avx512_matmul } },
+		{ W_Q4X16, { NULL, kern_q4x16_vnni_matvec,
+		    kern_q4x16_avx512_matvec }, { NULL, kern_q4x16_vnni_matmul,
+		    kern_q4x16_avx512_matmul } },
 	};
 	/* the blocks of 32's activations prepared once (kern.h's xprep) */
 	static const struct {
@@ -535,6 +542,8 @@ gi8_entries(int vnni)
 		{ W_GQ8_0I, kern_gq8_0i_avx512_matmulx },
 		{ W_Q4_0I, kern_q4_0i_avx512_matmulx },
 		{ W_Q5_0I, kern_q5_0i_avx512_matmulx },
+		{ W_Q8X16, kern_q8x16_avx512_matmulx },
+		{ W_Q4X16, kern_q4x16_avx512_matmulx },
 	};
 	size_t i;
 
@@ -558,22 +567,6 @@ gi8_entries(int vnni)
 	if (vnni) {
 		kern.pack[W_Q8_0I] = W_Q8X16, kern.pack[W_GQ8_0I] = W_Q8X16;
 		kern.pack[W_Q4_0I] = W_Q4X16;
-	}
-	if (vnni == 1) {
-		kern.matvec[W_Q8X16] = kern_q8x16_vnni_matvec;
-		kern.matmul[W_Q8X16] = kern_q8x16_vnni_matmul;
-		kern.matvec[W_Q4X16] = kern_q4x16_vnni_matvec;
-		kern.matmul[W_Q4X16] = kern_q4x16_vnni_matmul;
-	}
-	if (vnni == 2) {
-		kern.matvec[W_Q8X16] = kern_q8x16_avx512_matvec;
-		kern.matmul[W_Q8X16] = kern_q8x16_avx512_matmul;
-		kern.matvec[W_Q4X16] = kern_q4x16_avx512_matvec;
-		kern.matmul[W_Q4X16] = kern_q4x16_avx512_matmul;
-		kern.xprep[W_Q8X16] = kern_b32i_avx512_xprep;
-		kern.xprep[W_Q4X16] = kern_b32i_avx512_xprep;
-		kern.matmulx[W_Q8X16] = kern_q8x16_avx512_matmulx;
-		kern.matmulx[W_Q4X16] = kern_q4x16_avx512_matmulx;
 	}
 }
 

@@ -237,20 +237,15 @@ ggmltype(enum wtype t)
 	return t >= W_GQ8_0 && t <= W_IQ4_XS;
 }
 
-/* Groups [g0, g1) of a matrix packed (pool_for work). */
-struct packjob {
-	const struct mat *w;
-	enum wtype t;
-	void *o;
-};
-
+/* Groups [g0, g1) of a matrix packed into type t at o (pool_for
+ * work). */
 static void
 pack_groups(void *ctx, int g0, int g1)
 {
-	const struct packjob *pj = ctx;
+	const struct conv *cv = ctx;
 
-	kern_x16_pack(pj->o, pj->t, pj->w->w, pj->w->t, pj->w->rows,
-	    pj->w->cols, g0, g1);
+	kern_x16_pack(cv->o, cv->t, cv->w->w, cv->w->t, cv->w->rows,
+	    cv->w->cols, g0, g1);
 }
 
 /* The matrices of v[0..n) that the kernel table reads faster packed
@@ -261,7 +256,7 @@ static int
 pack_mats(struct model *m, struct mat **v, int n)
 {
 	size_t bytes = 0, off = 0, b;
-	struct packjob pj;
+	struct conv cv;
 	int i;
 	char *mem;
 
@@ -282,8 +277,8 @@ pack_mats(struct model *m, struct mat **v, int n)
 		if (!t)
 			continue;
 		b = kern_x16_bytes(t, w->rows, w->cols);
-		pj = (struct packjob){ w, t, mem + off };
-		pool_for(m->pool, (w->rows + 15) / 16, 1, pack_groups, &pj);
+		cv = (struct conv){ w, t, mem + off };
+		pool_for(m->pool, (w->rows + 15) / 16, 1, pack_groups, &cv);
 		mem_drop(w->w, (size_t)w->rows * wtype_rowsize(w->t, w->cols));
 		m->weight_bytes += b;
 		m->weight_bytes -= (size_t)w->rows * wtype_rowsize(w->t, w->cols);
