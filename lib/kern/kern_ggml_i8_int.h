@@ -1624,7 +1624,8 @@ yxgroups(int pk, int TT, float *out, int ldo, const uint8_t *w,
 
 /* Prefill of packed w: chunks of tokens prepared (prep32), panels of
  * groups in L2 against YT tokens at a time, the next panel fetched
- * meanwhile; one or two tokens the decode's kernel each. */
+ * meanwhile; one token the decode's kernel (two take yxgemm: 0.9x the
+ * time of two decodes, bench/NOTES.md). */
 INLINE void
 yxmatmul(enum wtype t, float *out, int ldo, const void *w, const float *x,
     int ldx, int n, int T, int r0, int r1)
@@ -1642,7 +1643,7 @@ yxmatmul(enum wtype t, float *out, int ldo, const void *w, const float *x,
 		kern_portable.matmul[t](out, ldo, w, x, ldx, n, T, r0, r1);
 		return;
 	}
-	if (T < 3) {
+	if (T < 2) {
 		for (j = 0; j < T; j++) {
 			prep32(stk, x + (size_t)j * ldx, n);
 			yxrows(pk, out + (size_t)j * ldo, w, stk, n, r0, r1);
