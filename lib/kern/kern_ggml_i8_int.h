@@ -1494,19 +1494,6 @@ yxdec(int pk, int V, float *out, const uint8_t *w, size_t gstride,
 		}
 }
 
-/* Minus off times the sum of X of each of the nb blocks at xv, into
- * nc. */
-INLINE void
-yxnoff(int32_t *nc, const int8_t *xv, int off, int n)
-{
-	const __m256i o = _mm256_set1_epi8((char)off);
-	int nb = (n + 31) / 32, b;
-
-	for (b = 0; b < nb; b++)
-		nc[b] = -hsumi(dpbusd(_mm256_setzero_si256(), o,
-		    _mm256_loadu_si256((const __m256i *)(xv + 32 * b))));
-}
-
 /* Decode of packed w: rows [r0, r1) against the token prepared at xq
  * (prep32), YXV parts of the groups side by side. */
 INLINE void
@@ -1521,7 +1508,7 @@ yxrows(int pk, float *out, const void *w, const char *xq, int n, int r0,
 	int g0 = r0 / 16, g1 = (r1 + 15) / 16, left = g1 - g0, v, s, m;
 	int st[YXV], len[YXV], gs[YXV];
 
-	yxnoff(nc, xv, pk == 1 ? 128 : 8, n);
+	ynoff(1, nc, xq, 0, _mm256_set1_epi8((char)(pk == 1 ? 128 : 8)), n);
 	for (v = 0; v < YXV; v++) {
 		len[v] = kern_piece(left, YXV - v);
 		st[v] = g1 - left;

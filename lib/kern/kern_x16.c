@@ -121,6 +121,17 @@ matvec(enum wtype t, float *out, const void *w, const float *x, int n,
 		    CONV_Q8_0_NB(n)));
 }
 
+static void
+matmul(enum wtype t, float *out, int ldo, const void *w, const float *x,
+    int ldx, int n, int T, int r0, int r1)
+{
+	int j;
+
+	for (j = 0; j < T; j++)
+		matvec(t, out + (size_t)j * ldo, w, x + (size_t)j * ldx, n, r0,
+		    r1);
+}
+
 void
 kern_q8x16_matvec(float *out, const void *w, const float *x, int n, int r0,
     int r1)
@@ -139,20 +150,12 @@ void
 kern_q8x16_matmul(float *out, int ldo, const void *w, const float *x,
     int ldx, int n, int T, int r0, int r1)
 {
-	int j;
-
-	for (j = 0; j < T; j++)
-		matvec(W_Q8X16, out + (size_t)j * ldo, w, x + (size_t)j * ldx, n,
-		    r0, r1);
+	matmul(W_Q8X16, out, ldo, w, x, ldx, n, T, r0, r1);
 }
 
 void
 kern_q4x16_matmul(float *out, int ldo, const void *w, const float *x,
     int ldx, int n, int T, int r0, int r1)
 {
-	int j;
-
-	for (j = 0; j < T; j++)
-		matvec(W_Q4X16, out + (size_t)j * ldo, w, x + (size_t)j * ldx, n,
-		    r0, r1);
+	matmul(W_Q4X16, out, ldo, w, x, ldx, n, T, r0, r1);
 }
