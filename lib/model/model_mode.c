@@ -255,14 +255,14 @@ pack_groups(void *ctx, int g0, int g1)
 static int
 pack_mats(struct model *m, struct mat **v, int n)
 {
-	size_t bytes = 0, off = 0, b;
+	size_t bytes = 0, off = 0, b, src;
 	struct conv cv;
 	int i;
 	char *mem;
 
 	for (i = 0; i < n; i++)
-		if (kern.pack[v[i]->t] && size_add(&bytes, bytes, (kern_x16_bytes(
-		    kern.pack[v[i]->t], v[i]->rows, v[i]->cols) + 63) / 64 * 64) <
+		if (kern.pack[v[i]->t] && size_add(&bytes, bytes, UP64(
+		    kern_x16_bytes(kern.pack[v[i]->t], v[i]->rows, v[i]->cols))) <
 		    0)
 			return error("model too large for this machine");
 	if (!bytes)
@@ -277,14 +277,14 @@ pack_mats(struct model *m, struct mat **v, int n)
 		if (!t)
 			continue;
 		b = kern_x16_bytes(t, w->rows, w->cols);
+		src = (size_t)w->rows * wtype_rowsize(w->t, w->cols);
 		cv = (struct conv){ w, t, mem + off };
 		pool_for(m->pool, (w->rows + 15) / 16, 1, pack_groups, &cv);
-		mem_drop(w->w, (size_t)w->rows * wtype_rowsize(w->t, w->cols));
-		m->weight_bytes += b;
-		m->weight_bytes -= (size_t)w->rows * wtype_rowsize(w->t, w->cols);
+		mem_drop(w->w, src);
+		m->weight_bytes = m->weight_bytes + b - src;
 		w->w = mem + off;
 		w->t = t;
-		off += (b + 63) / 64 * 64;
+		off += UP64(b);
 	}
 	m->pmem = mem;
 	m->pmemsize = bytes;
