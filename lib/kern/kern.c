@@ -526,13 +526,14 @@ gi8_entries(int vnni)
 		{ W_Q6_KI, { kern_q6_ki_avx2_matvec, kern_q6_ki_vnni_matvec,
 		    kern_q6_ki_avx512_matvec }, { kern_q6_ki_avx2_matmul,
 		    kern_q6_ki_vnni_matmul, kern_q6_ki_avx512_matmul } },
-		/* packed by 16 (kern.h): vpdpbusd only, else portable */
+		/* packed by 16 (kern.h): W_Q8X16 with vpdpbusd only, else
+		 * portable */
 		{ W_Q8X16, { NULL, kern_q8x16_vnni_matvec,
 		    kern_q8x16_avx512_matvec }, { NULL, kern_q8x16_vnni_matmul,
 		    kern_q8x16_avx512_matmul } },
-		{ W_Q4X16, { NULL, kern_q4x16_vnni_matvec,
-		    kern_q4x16_avx512_matvec }, { NULL, kern_q4x16_vnni_matmul,
-		    kern_q4x16_avx512_matmul } },
+		{ W_Q4X16, { kern_q4x16_avx2_matvec, kern_q4x16_vnni_matvec,
+		    kern_q4x16_avx512_matvec }, { kern_q4x16_avx2_matmul,
+		    kern_q4x16_vnni_matmul, kern_q4x16_avx512_matmul } },
 	};
 	/* the blocks of 32's activations prepared once (kern.h's xprep) */
 	static const struct {
@@ -562,12 +563,12 @@ gi8_entries(int vnni)
 		kern.xprep[x[i].t] = vnni == 2 ? kern_b32i_avx512_xprep : NULL;
 		kern.matmulx[x[i].t] = vnni == 2 ? x[i].mx : NULL;
 	}
-	/* the blocks of 32 packed by 16 at load (kern.h), where vpdpbusd
-	 * makes the sums */
-	if (vnni) {
+	/* the blocks of 32 packed by 16 at load (kern.h): Q8_0's where
+	 * vpdpbusd makes the sums, Q4_0's everywhere (vpmaddubsw's too:
+	 * bench/NOTES.md) */
+	if (vnni)
 		kern.pack[W_Q8_0I] = W_Q8X16, kern.pack[W_GQ8_0I] = W_Q8X16;
-		kern.pack[W_Q4_0I] = W_Q4X16;
-	}
+	kern.pack[W_Q4_0I] = W_Q4X16;
 }
 
 /* AVX512-BF16 (vdpbf16ps, vcvtne2ps2bf16): leaf 7 subleaf 1, eax bit 5. */
@@ -641,6 +642,9 @@ kern_init(const char *want)
 	if (w >= 1)
 		gi8_entries(w == 2 && has_vnni() ? 2 : has_avxvnni());
 #endif
+	/* a 4-bit matrix that kern_x16_packs takes Q4_0's chain on every
+	 * table (kern.h's W_Q4I) */
+	kern.pack[W_Q4I] = W_Q4X16;
 	/* entries a table lacks: the portable ones, else those of the
 	 * type whose bytes it shares (to_f32 of BF16A is BF16's), or
 	 * wtypes' (from_f32) */

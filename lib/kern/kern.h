@@ -593,15 +593,24 @@ kern_matmulx_fn kern_gq8_0i_avx512_matmulx, kern_q4_0i_avx512_matmulx,
 #define KERN_X16_GB(t) ((t) == W_Q8X16 ? 576 : 288)
 /* Bytes of an R x n matrix packed as t. */
 size_t kern_x16_bytes(enum wtype t, int rows, int n);
+/* Whether an R x n matrix w of type from can be packed: rows of at most
+ * CONV_Q8_0_MAXN weights, and for W_Q4I (a struct kern_q4) symmetric
+ * weights whose blocks of 32 each lie in one group, with scales an F16
+ * holds exactly (then its weights are Q4_0's: nibble - 8 times the
+ * block's scale). */
+int kern_x16_packs(enum wtype from, const void *w, int rows, int n);
 /* Groups [g0, g1) of an R x n matrix w of type from (W_Q8_0I, W_GQ8_0I:
- * to W_Q8X16; W_Q4_0I: to W_Q4X16) packed into dst, the whole
- * matrix's kern_x16_bytes. */
+ * to W_Q8X16; W_Q4_0I, W_Q4I where kern_x16_packs: to W_Q4X16) packed
+ * into dst, the whole matrix's kern_x16_bytes. */
 void kern_x16_pack(void *dst, enum wtype to, const void *w, enum wtype from,
     int rows, int n, int g0, int g1);
 /* The portable entries. */
 kern_matvec_fn kern_q8x16_matvec, kern_q4x16_matvec;
 kern_matmul_fn kern_q8x16_matmul, kern_q4x16_matmul;
-/* The AVX2 table's with AVX-VNNI, and the AVX-512 table's (VNNI). */
+/* The AVX2 table's W_Q4X16 (vpmaddubsw), with AVX-VNNI both, and the
+ * AVX-512 table's (VNNI). */
+kern_matvec_fn kern_q4x16_avx2_matvec;
+kern_matmul_fn kern_q4x16_avx2_matmul;
 kern_matvec_fn kern_q8x16_vnni_matvec, kern_q4x16_vnni_matvec;
 kern_matmul_fn kern_q8x16_vnni_matmul, kern_q4x16_vnni_matmul;
 kern_matvec_fn kern_q8x16_avx512_matvec, kern_q4x16_avx512_matvec;

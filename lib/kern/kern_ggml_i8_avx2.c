@@ -90,4 +90,18 @@ kern_q6_ki_avx2_matmul(float *out, int ldo, const void *w, const float *x,
 	gi8_matmul(W_Q6_KI, out, ldo, w, x, ldx, n, T, r0, r1);
 }
 
+void
+kern_q4x16_avx2_matvec(float *out, const void *w, const float *x, int n,
+    int r0, int r1)
+{
+	yxmatvec(W_Q4X16, out, w, x, n, r0, r1);
+}
+
+void
+kern_q4x16_avx2_matmul(float *out, int ldo, const void *w, const float *x,
+    int ldx, int n, int T, int r0, int r1)
+{
+	yxmatmul(W_Q4X16, out, ldo, w, x, ldx, n, T, r0, r1);
+}
+
 #endif

@@ -1379,7 +1379,7 @@ gi8_matmul(enum wtype t, float *out, int ldo, const void *w, const float *x,
 		free(xq);
 }
 
-#if GI8_VNNI == 1
+#if GI8_VNNI < 2
 
 /* ---- the blocks of 32 packed by 16 (kern.h's W_Q8X16, W_Q4X16) ----
  *
@@ -1387,8 +1387,9 @@ gi8_matmul(enum wtype t, float *out, int ldo, const void *w, const float *x,
  * 32 bytes at 64k + 32h of a block (W_Q4X16: its nibbles, k < 4 the low
  * ones), the scales the 8 floats (F16s) at 512 + 32h (256 + 16h).  So
  * prefill runs ygemm's register block on the matrix in place and
- * decode makes 8 rows' S in lanes with no sum across them.  Only with
- * vpdpbusd: Q8_0's q + 128 against X saturates vpmaddubsw's pairs. */
+ * decode makes 8 rows' S in lanes with no sum across them.  W_Q8X16
+ * only with vpdpbusd: its q + 128 against X saturates vpmaddubsw's
+ * pairs, where W_Q4X16's nibbles (at most 15) do not. */
 #define YXV 2	/* decode: groups read side by side */
 #define YXPF 1024	/* bytes a decode stream is fetched ahead */
 

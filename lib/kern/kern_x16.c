@@ -15,9 +15,48 @@ kern_x16_bytes(enum wtype t, int rows, int n)
 	    KERN_X16_GB(t);
 }
 
+/* Scale (r, g) of a W_Q4 matrix as a float. */
+static float
+q4scale(const struct kern_q4 *k, int r, int g)
+{
+	size_t i = (size_t)r * k->ng + (size_t)g;
+	const uint16_t *h = k->s;
+
+	switch (k->st) {
+	case W_F32: return ((const float *)k->s)[i];
+	case W_F16: return conv_f16_to_f32(h[i]);
+	default: return conv_bf16_to_f32(h[i]);
+	}
+}
+
+/* A block of 32 of a W_Q4 matrix lies in one group (or the row has
+ * one), and the packed F16 scales hold its scales exactly. */
+int
+kern_x16_packs(enum wtype from, const void *w, int rows, int n)
+{
+	const struct kern_q4 *k = w;
+	int r, g;
+
+	if (n > CONV_Q8_0_MAXN)
+		return 0;
+	if (from != W_Q4I)
+		return 1;
+	if (k->z || (k->group % 32 && k->ng > 1))
+		return 0;
+	for (r = 0; r < rows; r++)
+		for (g = 0; g < k->ng; g++) {
+			float s = q4scale(k, r, g);
+
+			if (conv_f16_to_f32(conv_f32_to_f16(s)) != s)
+				return 0;
+		}
+	return 1;
+}
+
 /* Block b of row r of w (type from) as 32 integers q plus the offset,
- * in element order (W_Q4_0I: its 16 bytes as they are), into u; its
- * scale into *d (W_Q8_0I) or its F16 bits into *h. */
+ * in element order (W_Q4_0I, W_Q4I: the 16 bytes of a Q4_0 block, weight
+ * i in the low nibble of byte i, 16 + i in its high), into u; its scale
+ * into *d (W_Q8_0I) or its F16 bits into *h. */
 static void
 srcblk(uint8_t *u, float *d, uint16_t *h, const void *w, enum wtype from,
     int n, int r, int b)
@@ -25,6 +64,21 @@ srcblk(uint8_t *u, float *d, uint16_t *h, const void *w, enum wtype from,
 	const uint8_t *p;
 	int j;
 
+	if (from == W_Q4I) {	/* kern.h's struct kern_q4; past n weight 0 */
+		const struct kern_q4 *k = w;
+		const uint32_t *q = k->q + (size_t)r * k->wpr;
+		int e, nib[32];
+
+		for (j = 0; j < 32; j++) {
+			e = 32 * b + j;
+			nib[j] = e < n ? (int)(q[e / 8] >> 4 * (e % 8) & 15) : 8;
+		}
+		for (j = 0; j < 16; j++)
+			u[j] = (uint8_t)(nib[j] | nib[16 + j] << 4);
+		*d = q4scale(k, r, k->ng > 1 ? 32 * b / k->group : 0);
+		*h = conv_f32_to_f16(*d);
+		return;
+	}
 	if (from == W_Q8_0I) {	/* conv.h: nb scales, then nb blocks */
 		size_t nb = CONV_Q8_0_NB(n);
 		const float *s = (const float *)((const char *)w + (size_t)r *

@@ -248,44 +248,76 @@ pack_groups(void *ctx, int g0, int g1)
 	    cv->w->cols, g0, g1);
 }
 
+/* The bytes w's weights came from given back (those of a W_Q4I matrix's
+ * words and scales); their count. */
+static size_t
+drop_src(const struct mat *w)
+{
+	const struct kern_q4 *k = w->w;
+	size_t q, s;
+
+	if (w->t != W_Q4I) {
+		q = (size_t)w->rows * wtype_rowsize(w->t, w->cols);
+		mem_drop(w->w, q);
+		return q;
+	}
+	q = (size_t)w->rows * k->wpr * 4;
+	s = (size_t)w->rows * k->ng * wtype_rowsize(k->st, 1);
+	mem_drop(k->q, q);
+	mem_drop(k->s, s);
+	return q + s;
+}
+
 /* The matrices of v[0..n) that the kernel table reads faster packed
- * (kern.pack: --int8-act's blocks of 32 by 16 rows) packed into one
- * private mapping, m->pmem; the bytes they came from given back.  0, or
- * -1 after error() (m is then unchanged). */
+ * (kern.pack: --int8-act's blocks of 32 by 16 rows, where
+ * kern_x16_packs) packed into one private mapping, m->pmem; the bytes
+ * they came from given back.  0, or -1 after error() (m is then
+ * unchanged). */
 static int
 pack_mats(struct model *m, struct mat **v, int n)
 {
-	size_t bytes = 0, off = 0, b, src;
+	size_t bytes = 0, off = 0, b;
 	struct conv cv;
+	enum wtype *to;
 	int i;
 	char *mem;
 
-	for (i = 0; i < n; i++)
-		if (kern.pack[v[i]->t] && size_add(&bytes, bytes, UP64(
-		    kern_x16_bytes(kern.pack[v[i]->t], v[i]->rows, v[i]->cols))) <
-		    0)
+	if (!(to = calloc((size_t)n + 1, sizeof(*to))))
+		return error("cannot allocate %d matrix types", n);
+	for (i = 0; i < n; i++) {
+		if (!kern.pack[v[i]->t] || !kern_x16_packs(v[i]->t, v[i]->w,
+		    v[i]->rows, v[i]->cols))
+			continue;
+		to[i] = kern.pack[v[i]->t];
+		if (size_add(&bytes, bytes, UP64(kern_x16_bytes(to[i],
+		    v[i]->rows, v[i]->cols))) < 0) {
+			free(to);
 			return error("model too large for this machine");
-	if (!bytes)
+		}
+	}
+	if (!bytes) {
+		free(to);
 		return 0;
-	if (!(mem = mem_map(bytes)))
+	}
+	if (!(mem = mem_map(bytes))) {
+		free(to);
 		return error("cannot allocate %zu bytes for packed weights",
 		    bytes);
+	}
 	for (i = 0; i < n; i++) {
 		struct mat *w = v[i];
-		enum wtype t = kern.pack[w->t];
 
-		if (!t)
+		if (!to[i])
 			continue;
-		b = kern_x16_bytes(t, w->rows, w->cols);
-		src = (size_t)w->rows * wtype_rowsize(w->t, w->cols);
-		cv = (struct conv){ w, t, mem + off };
+		b = kern_x16_bytes(to[i], w->rows, w->cols);
+		cv = (struct conv){ w, to[i], mem + off };
 		pool_for(m->pool, (w->rows + 15) / 16, 1, pack_groups, &cv);
-		mem_drop(w->w, src);
-		m->weight_bytes = m->weight_bytes + b - src;
+		m->weight_bytes = m->weight_bytes + b - drop_src(w);
 		w->w = mem + off;
-		w->t = t;
+		w->t = to[i];
 		off += UP64(b);
 	}
+	free(to);
 	m->pmem = mem;
 	m->pmemsize = bytes;
 	return 0;

@@ -562,6 +562,9 @@ test_x16(enum wtype from, int n, int rows, int T)
 	CHECKF(!memcmp(out, ref, sizeof(float) * (size_t)ldo * T),
 	    "%s n=%d rows=%d T=%d: not the bits of the type packed", name, n,
 	    rows, T);
+	if (to == W_Q4X16)	/* vpmaddubsw's, where the CPU has AVX-VNNI */
+		plain(name, kern_q4x16_avx2_matmul, out, ldo, p, x, ldx, n, T,
+		    rows);
 	bad = same(to, out, ldo, p, x, ldx, n, T, rows, &port);
 	CHECKF(!bad, "%s n=%d rows=%d T=%d: matmul differs from matvec (%d)",
 	    name, n, rows, T, bad);
@@ -580,6 +583,115 @@ test_x16(enum wtype from, int n, int rows, int T)
 	CHECKF(!bad, "%s n=%d T=%d: %d outputs differ on non-finite "
 	    "activations", name, n, T, bad);
 	free(w), free(p), free(p2), free(x), free(wf), free(ref), free(out);
+}
+
+/* W_Q4I packed as W_Q4X16 (kern_x16_packs): a rows x n 4-bit matrix in
+ * groups of g through quant_row, with scale s0 put in row 1's first group
+ * (one an F16 cannot hold: not packed, packs 0); F32 scales rounded
+ * to F16's where it should pack.  Packed, its bytes are
+ * those of the Q4_0 rows with its nibbles and scales (which dequantize
+ * to its weights), and the kernels give those rows' bits; asymmetric,
+ * it is not packed. */
+static void
+test_x16q4(int n, int rows, int T, int g, enum wtype st, float s0, int packs)
+{
+	int ldx = n + 1, ldo = rows + 3, nb = (n + 31) / 32, r, b, j, k, i;
+	int sb = st == W_F32 ? 4 : 2;
+	size_t rb = wtype_rowsize(W_Q4_0I, n), pb = kern_x16_bytes(W_Q4X16,
+	    rows, n);
+	struct kern_q4 m;
+	float *wf = emalloc(sizeof(float) * (size_t)nb * 32);
+	float *deq = emalloc(sizeof(float) * (size_t)nb * 32);
+	float *x = emalloc(sizeof(float) * (size_t)ldx * T);
+	float *ref = emalloc(sizeof(float) * (size_t)ldo * T);
+	float *out = emalloc(sizeof(float) * (size_t)ldo * T);
+	uint8_t *q0 = emalloc(rb * rows), *p = emalloc(pb), *p0 = emalloc(pb);
+	uint32_t *q;
+	char *s, name[64];
+
+	snprintf(name, sizeof name, "q4+int8 packed n=%d g=%d st=%d", n, g,
+	    (int)st);
+	m.group = g, m.ng = (n + g - 1) / g, m.wpr = (n + 7) / 8, m.st = st;
+	q = ecalloc((size_t)rows * m.wpr, 4);
+	s = ecalloc((size_t)rows * m.ng, 4);
+	m.q = q, m.s = s, m.z = NULL;
+	for (r = 0; r < rows; r++) {
+		for (i = 0; i < n; i++)
+			wf[i] = rnd() * (1 + r % 3);
+		quant_row(q + (size_t)r * m.wpr, s + (size_t)r * m.ng * sb, NULL,
+		    r, wf, n, g, st);
+		if (n % 8)	/* past the row in its last word: not weights */
+			q[(size_t)r * m.wpr + m.wpr - 1] |= 0xf0000000u;
+	}
+	if (st == W_F32 && packs)	/* scales an F16 holds */
+		for (i = 0; i < rows * m.ng; i++)
+			((float *)s)[i] = conv_f16_to_f32(conv_f32_to_f16(
+			    ((float *)s)[i]));
+	if (s0 != 0 && rows > 1) {
+		uint16_t h = st == W_F16 ? conv_f32_to_f16(s0) :
+		    conv_f32_to_bf16(s0);
+
+		if (st == W_F32)
+			memcpy(s + (size_t)m.ng * sb, &s0, 4);
+		else
+			memcpy(s + (size_t)m.ng * sb, &h, 2);
+	}
+	CHECKF(kern_x16_packs(W_Q4I, &m, rows, n) == packs, "%s: packs %d, "
+	    "want %d", name, !packs, packs);
+	m.z = q;	/* any zero points: asymmetric */
+	CHECKF(!kern_x16_packs(W_Q4I, &m, rows, n), "%s: asymmetric packs",
+	    name);
+	m.z = NULL;
+	if (!packs)
+		goto out;
+	/* the Q4_0 rows (ggml-common.h: an F16 scale, then byte i weight i
+	 * + 8 in its low nibble, weight 16 + i + 8 in its high) */
+	for (r = 0; r < rows; r++) {
+		kern_q4_row(deq, &m, r, n);
+		for (b = 0; b < nb; b++) {
+			uint8_t *o = q0 + (size_t)r * rb + 18 * (size_t)b;
+			float d;
+			uint16_t h;
+			int nib[32];
+
+			k = 32 * b / (m.ng > 1 ? g : n);
+			d = st == W_F32 ? ((float *)s)[(size_t)r * m.ng + k] :
+			    st == W_F16 ? conv_f16_to_f32(((uint16_t *)s)[(size_t)r *
+			    m.ng + k]) : conv_bf16_to_f32(((uint16_t *)s)[(size_t)r *
+			    m.ng + k]);
+			h = conv_f32_to_f16(d);
+			memcpy(o, &h, 2);
+			for (j = 0; j < 32; j++) {
+				i = 32 * b + j;
+				nib[j] = i < n ? (int)(q[(size_t)r * m.wpr + i / 8] >>
+				    4 * (i % 8) & 15) : 8;
+				CHECKF(i >= n || (nib[j] - 8) * conv_f16_to_f32(h) ==
+				    deq[i], "%s: row %d weight %d: %g, want %g", name,
+				    r, i, (nib[j] - 8) * conv_f16_to_f32(h), deq[i]);
+			}
+			for (j = 0; j < 16; j++)
+				o[2 + j] = (uint8_t)(nib[j] | nib[16 + j] << 4);
+		}
+	}
+	kern_x16_pack(p0, W_Q4X16, q0, W_Q4_0I, rows, n, 0, (rows + 15) / 16);
+	memset(p, 0x5a, pb);
+	kern_x16_pack(p, W_Q4X16, &m, W_Q4I, rows, n, 0, (rows + 15) / 16);
+	CHECKF(!memcmp(p, p0, pb), "%s: packed bytes differ from Q4_0's",
+	    name);
+	for (k = 0; k < T; k++)
+		xfill(x + (size_t)k * ldx, ldx, k);
+	for (i = 0; i < ldo * T; i++)
+		ref[i] = out[i] = -7.0f;
+	kern_portable.matmul[W_Q4_0I](ref, ldo, q0, x, ldx, n, T, 0, rows);
+	kern.matmul[W_Q4X16](out, ldo, p, x, ldx, n, T, 0, rows);
+	CHECKF(!memcmp(out, ref, sizeof(float) * (size_t)ldo * T),
+	    "%s T=%d: not the bits of Q4_0", name, T);
+	kern.matvec[W_Q4X16](out, p, x, n, 0, rows);
+	CHECKF(!memcmp(out, ref, sizeof(float) * (size_t)rows),
+	    "%s: matvec not the bits of Q4_0", name);
+out:
+	free(q), free(s), free(q0), free(p), free(p0), free(wf), free(deq);
+	free(x), free(ref), free(out);
 }
 
 int
@@ -699,6 +811,24 @@ main(void)
 		}
 		test_x16(W_Q8_0I, 100, 17, 5);	/* a row's partial block */
 		test_x16(W_Q8_0I, 80, 17, 5);	/* and conv.h's padding one */
+		/* --quant q4's groups of 32, a checkpoint's of 64 and 128,
+		 * one a row, a row's partial word and block; what F16
+		 * cannot hold (under its normals, past its largest, an F32's
+		 * mantissa) and groups across blocks stay unpacked */
+		test_x16q4(576, 35, 9, 32, W_BF16, 0, 1);
+		test_x16q4(1024, 17, 3, 128, W_BF16, 0, 1);
+		test_x16q4(512, 16, 1, 64, W_F16, 0, 1);
+		test_x16q4(100, 19, 4, 100, W_BF16, 0, 1);
+		test_x16q4(100, 19, 4, 32, W_BF16, 0, 1);
+		test_x16q4(300, 9, 2, 300, W_F16, 0, 1);
+		test_x16q4(576, 9, 2, 32, W_BF16, 0x1.8p-20f, 1);
+		test_x16q4(576, 9, 2, 32, W_BF16, 3.1e-7f, 0);
+		test_x16q4(576, 9, 2, 32, W_BF16, 1e5f, 0);
+		test_x16q4(576, 9, 2, 32, W_F32, 0.1f, 0);
+		test_x16q4(576, 9, 2, 32, W_F32, 0.125f, 1);
+		test_x16q4(576, 9, 2, 16, W_BF16, 0, 0);
+		test_x16q4(576, 9, 2, 48, W_BF16, 0, 0);
+		test_x16q4(CONV_Q8_0_MAXN + 32, 3, 1, 32, W_BF16, 0, 0);
 	}
 	return test_end("test_i8");
 }
