@@ -331,7 +331,11 @@ void kern_q4_avx512_matvecs(float *out, int ldo, const void *w,
  * (a group that is not whole words, a row past KERN_Q4_MAXN, a token
  * with a non-finite activation) W_Q4I takes it too.  So every table,
  * row range and token count gives the same bits, matvec and matmul
- * alike; the tables are checked against the portable one. */
+ * alike; the tables are checked against the portable one.  A W_Q4I
+ * matrix that kern_x16_packs (symmetric, its blocks of 32 each in one
+ * group, scales an F16 holds: --quant q4's and most checkpoints') is
+ * Q4_0's weights, and model_set_int8act packs it as W_Q4X16 on every
+ * table: Q4_0's chain above, not this one. */
 /* x[0..n) as one digit per activation (kern_q4x's d[0]; d[1], d[2]
  * zero) with ef = dx of its block: 0, or -1 if an activation is not
  * finite (xc is then undefined). */
@@ -570,7 +574,8 @@ kern_matmulx_fn kern_gq8_0i_avx512_matmulx, kern_q4_0i_avx512_matmulx,
 /* ---- rows packed by 16 (lib/kern/kern_x16.c) ----
  *
  * W_Q8X16 and W_Q4X16 hold the blocks of 32 of W_Q8_0I or W_GQ8_0I and
- * of W_Q4_0I with 16 rows interleaved, so that a vpdpbusd of a token's
+ * of W_Q4_0I (or of a W_Q4I matrix of Q4_0's weights, kern_x16_packs)
+ * with 16 rows interleaved, so that a vpdpbusd of a token's
  * 4 bytes broadcast sums 16 rows' products in its lanes, as the AVX-512
  * prefill's panels have them (kern_ggml_i8_avx512.c), with no unpacking
  * a call and no sum across lanes in decode: llama.cpp repacks its Q4_0

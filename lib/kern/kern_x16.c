@@ -15,20 +15,6 @@ kern_x16_bytes(enum wtype t, int rows, int n)
 	    KERN_X16_GB(t);
 }
 
-/* Scale (r, g) of a W_Q4 matrix as a float. */
-static float
-q4scale(const struct kern_q4 *k, int r, int g)
-{
-	size_t i = (size_t)r * k->ng + (size_t)g;
-	const uint16_t *h = k->s;
-
-	switch (k->st) {
-	case W_F32: return ((const float *)k->s)[i];
-	case W_F16: return conv_f16_to_f32(h[i]);
-	default: return conv_bf16_to_f32(h[i]);
-	}
-}
-
 /* A block of 32 of a W_Q4 matrix lies in one group (or the row has
  * one), and the packed F16 scales hold its scales exactly. */
 int
@@ -45,7 +31,7 @@ kern_x16_packs(enum wtype from, const void *w, int rows, int n)
 		return 0;
 	for (r = 0; r < rows; r++)
 		for (g = 0; g < k->ng; g++) {
-			float s = q4scale(k, r, g);
+			float s = kern_q4_scale(k, r, g);
 
 			if (conv_f16_to_f32(conv_f32_to_f16(s)) != s)
 				return 0;
@@ -75,7 +61,7 @@ srcblk(uint8_t *u, float *d, uint16_t *h, const void *w, enum wtype from,
 		}
 		for (j = 0; j < 16; j++)
 			u[j] = (uint8_t)(nib[j] | nib[16 + j] << 4);
-		*d = q4scale(k, r, k->ng > 1 ? 32 * b / k->group : 0);
+		*d = kern_q4_scale(k, r, k->ng > 1 ? 32 * b / k->group : 0);
 		*h = conv_f32_to_f16(*d);
 		return;
 	}

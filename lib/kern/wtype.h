@@ -41,7 +41,7 @@ enum wtype { W_F32, W_F16, W_BF16, W_Q8_0, W_BF16A, W_Q4, W_GPTQ4, W_AWQ4,
  * kern_gptq (gptq.h), the same way.  W_Q8_0I, W_Q4I (--int8-act):
  * W_Q8_0's and W_Q4's bytes whose products take the activations in int8
  * per block of 32 (kern.h's "--int8-act").  W_Q8X16, W_Q4X16: the
- * blocks of 32 of W_Q8_0I / W_GQ8_0I and of W_Q4_0I repacked at load
+ * blocks of 32 of W_Q8_0I / W_GQ8_0I and of W_Q4_0I / W_Q4I repacked at load
  * with 16 rows interleaved (kern.h's "rows packed by 16"): a matrix is
  * whole groups of 16 rows, not rows; rowsize counts a row's share. */
 
