@@ -279,7 +279,7 @@ pack_mats(struct model *m, struct mat **v, int n)
 	size_t bytes = 0, off = 0, b;
 	struct conv cv;
 	enum wtype *to;
-	int i;
+	int i, r = -1;
 	char *mem;
 
 	if (!(to = calloc((size_t)n + 1, sizeof(*to))))
@@ -291,18 +291,17 @@ pack_mats(struct model *m, struct mat **v, int n)
 		to[i] = kern.pack[v[i]->t];
 		if (size_add(&bytes, bytes, UP64(kern_x16_bytes(to[i],
 		    v[i]->rows, v[i]->cols))) < 0) {
-			free(to);
-			return error("model too large for this machine");
+			error("model too large for this machine");
+			goto out;
 		}
 	}
 	if (!bytes) {
-		free(to);
-		return 0;
+		r = 0;
+		goto out;
 	}
 	if (!(mem = mem_map(bytes))) {
-		free(to);
-		return error("cannot allocate %zu bytes for packed weights",
-		    bytes);
+		error("cannot allocate %zu bytes for packed weights", bytes);
+		goto out;
 	}
 	for (i = 0; i < n; i++) {
 		struct mat *w = v[i];
@@ -317,10 +316,12 @@ pack_mats(struct model *m, struct mat **v, int n)
 		w->t = to[i];
 		off += UP64(b);
 	}
-	free(to);
 	m->pmem = mem;
 	m->pmemsize = bytes;
-	return 0;
+	r = 0;
+out:
+	free(to);
+	return r;
 }
 
 int

@@ -654,11 +654,7 @@ test_x16q4(int n, int rows, int T, int g, enum wtype st, float s0, int packs)
 			uint16_t h;
 			int nib[32];
 
-			k = 32 * b / (m.ng > 1 ? g : n);
-			d = st == W_F32 ? ((float *)s)[(size_t)r * m.ng + k] :
-			    st == W_F16 ? conv_f16_to_f32(((uint16_t *)s)[(size_t)r *
-			    m.ng + k]) : conv_bf16_to_f32(((uint16_t *)s)[(size_t)r *
-			    m.ng + k]);
+			d = kern_q4_scale(&m, r, 32 * b / (m.ng > 1 ? g : n));
 			h = conv_f32_to_f16(d);
 			memcpy(o, &h, 2);
 			for (j = 0; j < 32; j++) {
