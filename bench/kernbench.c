@@ -468,7 +468,8 @@ main(int argc, char *argv[])
 	/* the types packed by 16 rows (kern.h) are whole groups of 16;
 	 * the default shapes are, -s must be too (and their GB/s count the
 	 * bytes as the others', these rows' share) */
-	if ((t == W_Q8X16 || t == W_Q4X16) && one[0] % 16)
+	if ((t == W_Q8X16 || t == W_Q4X16 || t == W_Q4KX16 ||
+	    t == W_Q6KX16) && one[0] % 16)
 		edie(2, "%s takes rows in 16s (-s %dx%d)", wtypes[t].name,
 		    one[0], one[1]);
 	if (mdir) {

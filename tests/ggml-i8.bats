@@ -37,6 +37,27 @@ setup() {
 	done
 }
 
+@test "ggml-i8: the AVX2 table's packed superblocks: the same for any --threads, decode as prefill" {
+	# PIPELM_KERNEL=avx2 reads Q4_K and Q6_K packed by 16 rows (kern.h);
+	# another table's logits differ in their float steps, not compared
+	PIPELM_KERNEL=avx2 llm-logits --version >/dev/null 2>&1 ||
+	    skip "this CPU has no AVX2"
+	export PIPELM_KERNEL=avx2
+	for ty in q4_K q6_K; do
+		"$MK" -t "$ty" "$T/m" "$T/q.gguf"
+		llm-logits -m "$T/q.gguf" --all -f npy -o "$T/f.npy" <"$T/ids"
+		for th in 1 2; do
+			llm-logits -m "$T/q.gguf" -t $th --int8-act --all -f npy \
+			    -o "$T/i$th.npy" <"$T/ids"
+		done
+		cmp "$T/i1.npy" "$T/i2.npy"
+		run -0 npycmp -g -a 2 -r 0.15 "$T/i1.npy" "$T/f.npy"
+		tr ' ' '\n' <"$T/ids" |
+		    llm-logits -m "$T/q.gguf" -t 2 --int8-act -s -f npy -o "$T/s.npy"
+		cmp "$T/s.npy" "$T/i1.npy"
+	done
+}
+
 @test "ggml-i8: -v names the mode; a type without kernels is refused by name" {
 	"$MK" -t q4_K "$T/m" "$T/q.gguf"
 	run -0 --separate-stderr llm-logits -m "$T/q.gguf" --int8-act -v -f top <<<"1 2 3"

@@ -291,7 +291,9 @@ geglu_tanh(float *h, const float *gate, const float *up, int n)
 		[W_GQ8_0I] = kern_gq8_0i_matvec, [W_Q4_0I] = kern_q4_0i_matvec, \
 		[W_Q5_0I] = kern_q5_0i_matvec, [W_Q4_KI] = kern_q4_ki_matvec, \
 		[W_Q6_KI] = kern_q6_ki_matvec, \
-		[W_Q8X16] = kern_q8x16_matvec, [W_Q4X16] = kern_q4x16_matvec }, \
+		[W_Q8X16] = kern_q8x16_matvec, [W_Q4X16] = kern_q4x16_matvec, \
+		[W_Q4KX16] = kern_q4kx16_matvec, \
+		[W_Q6KX16] = kern_q6kx16_matvec }, \
 	.matmul = { matmul_f32, matmul_f16, matmul_bf16, matmul_q8_0, \
 		[W_Q4] = kern_q4_matmul, [W_GPTQ4] = kern_gptq_matmul, \
 		[W_AWQ4] = kern_awq_matmul, [W_Q8_0I] = kern_i8_matmul, \
@@ -311,7 +313,9 @@ geglu_tanh(float *h, const float *gate, const float *up, int n)
 		[W_GQ8_0I] = kern_gq8_0i_matmul, [W_Q4_0I] = kern_q4_0i_matmul, \
 		[W_Q5_0I] = kern_q5_0i_matmul, [W_Q4_KI] = kern_q4_ki_matmul, \
 		[W_Q6_KI] = kern_q6_ki_matmul, \
-		[W_Q8X16] = kern_q8x16_matmul, [W_Q4X16] = kern_q4x16_matmul }, \
+		[W_Q8X16] = kern_q8x16_matmul, [W_Q4X16] = kern_q4x16_matmul, \
+		[W_Q4KX16] = kern_q4kx16_matmul, \
+		[W_Q6KX16] = kern_q6kx16_matmul }, \
 	.matvecs = { [W_Q4] = kern_q4_matvecs }, \
 	.dot = dot, \
 	.axpy = axpy, \
@@ -534,6 +538,15 @@ gi8_entries(int vnni)
 		{ W_Q4X16, { kern_q4x16_avx2_matvec, kern_q4x16_vnni_matvec,
 		    kern_q4x16_avx512_matvec }, { kern_q4x16_avx2_matmul,
 		    kern_q4x16_vnni_matmul, kern_q4x16_avx512_matmul } },
+		/* the superblocks packed by 16: 256-bit kernels only (packed
+		 * only where the AVX2 ones run, below; AVX512-VNNI does not
+		 * imply AVX-VNNI) */
+		{ W_Q4KX16, { kern_q4kx16_avx2_matvec, kern_q4kx16_vnni_matvec,
+		    kern_q4kx16_avx2_matvec }, { kern_q4kx16_avx2_matmul,
+		    kern_q4kx16_vnni_matmul, kern_q4kx16_avx2_matmul } },
+		{ W_Q6KX16, { kern_q6kx16_avx2_matvec, kern_q6kx16_vnni_matvec,
+		    kern_q6kx16_avx2_matvec }, { kern_q6kx16_avx2_matmul,
+		    kern_q6kx16_vnni_matmul, kern_q6kx16_avx2_matmul } },
 	};
 	/* the blocks of 32's activations prepared once (kern.h's xprep) */
 	static const struct {
@@ -569,6 +582,10 @@ gi8_entries(int vnni)
 	if (vnni)
 		kern.pack[W_Q8_0I] = W_Q8X16, kern.pack[W_GQ8_0I] = W_Q8X16;
 	kern.pack[W_Q4_0I] = W_Q4X16;
+	/* the superblocks where the 256-bit kernels take them: the
+	 * AVX-512 ones read them unpacked at least as fast */
+	if (vnni < 2)
+		kern.pack[W_Q4_KI] = W_Q4KX16, kern.pack[W_Q6_KI] = W_Q6KX16;
 }
 
 /* AVX512-BF16 (vdpbf16ps, vcvtne2ps2bf16): leaf 7 subleaf 1, eax bit 5. */

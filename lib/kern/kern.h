@@ -539,6 +539,10 @@ struct kern_q8k {
 };
 /* x[0..n) into ceil(n / 256) superblocks at y (zero past n). */
 void kern_q8k_prep(struct kern_q8k *y, const float *x, int n);
+/* The chain above of a row of nb superblocks of type t (W_Q4_KI,
+ * W_Q6_KI) against y: the portable bits. */
+float kern_q8k_dot(enum wtype t, const uint8_t *row, int nb,
+    const struct kern_q8k *y);
 kern_matvec_fn kern_gq8_0i_matvec, kern_q4_0i_matvec, kern_q5_0i_matvec,
     kern_q4_ki_matvec, kern_q6_ki_matvec;
 kern_matmul_fn kern_gq8_0i_matmul, kern_q4_0i_matmul, kern_q5_0i_matmul,
@@ -594,24 +598,52 @@ kern_matmulx_fn kern_gq8_0i_avx512_matmulx, kern_q4_0i_avx512_matmulx,
  *	  288 bytes.
  *
  * The 64 bytes of k are 16 rows' 4 bytes, a zmm; their first or second
- * 32 bytes 8 rows', a ymm. */
-#define KERN_X16_GB(t) ((t) == W_Q8X16 ? 576 : 288)
+ * 32 bytes 8 rows', a ymm.
+ *
+ * W_Q4KX16 and W_Q6KX16 hold the superblocks of W_Q4_KI and W_Q6_KI
+ * the same way for the AVX2 table (kern_init sets kern.pack there
+ * only), as llama.cpp's block_q4_Kx8: a vpdpbusd of a token's 4 bytes
+ * broadcast sums 8 rows' products in its lanes, and the sub-block
+ * scales are 8 rows' in lanes too, with no broadcast of a scale and no
+ * sum across lanes.  The bits are those of the types packed (kern.h's
+ * --int8-act chain: I, M exact, one float chain a row).  A group's
+ * superblock b is two halves, rows 0-7 and 8-15, each the 8 rows' bytes
+ * of their superblocks moved, none changed (L < 8 a row of the half,
+ * i < 4):
+ *
+ *	W_Q4KX16 (a half 1152 bytes): 256p + 32l + 4L + i (p < 4, l < 8)
+ *	  qs byte 32p + 4l + i (sub-blocks 2p and 2p + 1 in its low and
+ *	  high nibbles), 1024 + 2L d, 1040 + 2L dmin (F16), 1056 + 8k + L
+ *	  the scale byte k < 12 (the 6-bit scales and mins as stored);
+ *	W_Q6KX16 (a half 1680 bytes): 512h + 32m + 4L + i (h < 2, m < 16)
+ *	  ql byte 64h + 4m + i, 1024 + 256h + 32m + 4L + i (m < 8) qh byte
+ *	  32h + 4m + i, 1536 + 8s + L the scale s < 16, 1664 + 2L d. */
+#define KERN_X16_GB(t) (16 * (size_t)wtypes[t].bytes)
 /* Bytes of an R x n matrix packed as t. */
 size_t kern_x16_bytes(enum wtype t, int rows, int n);
 /* Whether an R x n matrix w of type from can be packed: rows of at most
- * CONV_Q8_0_MAXN weights, and for W_Q4I (a struct kern_q4) symmetric
+ * CONV_Q8_0_MAXN weights (the K types' whole superblocks), and for W_Q4I (a struct kern_q4) symmetric
  * weights whose blocks of 32 each lie in one group, with scales an F16
  * holds exactly (then its weights are Q4_0's: nibble - 8 times the
  * block's scale). */
 int kern_x16_packs(enum wtype from, const void *w, int rows, int n);
 /* Groups [g0, g1) of an R x n matrix w of type from (W_Q8_0I, W_GQ8_0I:
- * to W_Q8X16; W_Q4_0I, W_Q4I where kern_x16_packs: to W_Q4X16) packed
- * into dst, the whole matrix's kern_x16_bytes. */
+ * to W_Q8X16; W_Q4_0I, W_Q4I where kern_x16_packs: to W_Q4X16; W_Q4_KI,
+ * W_Q6_KI: to W_Q4KX16, W_Q6KX16) packed into dst, the whole matrix's
+ * kern_x16_bytes. */
 void kern_x16_pack(void *dst, enum wtype to, const void *w, enum wtype from,
     int rows, int n, int g0, int g1);
 /* The portable entries. */
-kern_matvec_fn kern_q8x16_matvec, kern_q4x16_matvec;
-kern_matmul_fn kern_q8x16_matmul, kern_q4x16_matmul;
+kern_matvec_fn kern_q8x16_matvec, kern_q4x16_matvec, kern_q4kx16_matvec,
+    kern_q6kx16_matvec;
+kern_matmul_fn kern_q8x16_matmul, kern_q4x16_matmul, kern_q4kx16_matmul,
+    kern_q6kx16_matmul;
+/* The AVX2 table's W_Q4KX16, W_Q6KX16 (lib/kern/kern_kx16_int.h), with
+ * vpmaddubsw or AVX-VNNI's vpdpbusd. */
+kern_matvec_fn kern_q4kx16_avx2_matvec, kern_q6kx16_avx2_matvec,
+    kern_q4kx16_vnni_matvec, kern_q6kx16_vnni_matvec;
+kern_matmul_fn kern_q4kx16_avx2_matmul, kern_q6kx16_avx2_matmul,
+    kern_q4kx16_vnni_matmul, kern_q6kx16_vnni_matmul;
 /* The AVX2 table's W_Q4X16 (vpmaddubsw), with AVX-VNNI both, and the
  * AVX-512 table's (VNNI). */
 kern_matvec_fn kern_q4x16_avx2_matvec;

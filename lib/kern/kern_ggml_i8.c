@@ -168,8 +168,9 @@ q6k_int(const uint8_t *b, const struct kern_q8k *y)
 
 /* Row (nb superblocks of type t) against a token's struct kern_q8k:
  * one float chain in order of superblocks (kern.h). */
-static float
-dotk(enum wtype t, const uint8_t *row, int nb, const struct kern_q8k *y)
+float
+kern_q8k_dot(enum wtype t, const uint8_t *row, int nb,
+    const struct kern_q8k *y)
 {
 	float acc = 0;
 	int32_t I, M;
@@ -206,8 +207,8 @@ matvec(enum wtype t, float *out, const void *w, const float *x, int n,
 
 		kern_q8k_prep(y, x, n);
 		for (r = r0; r < r1; r++)
-			out[r] = dotk(t, (const uint8_t *)w + (size_t)r * rb,
-			    nb, y);
+			out[r] = kern_q8k_dot(t, (const uint8_t *)w +
+			    (size_t)r * rb, nb, y);
 	} else {
 		float xq[CONV_Q8_0_NB(KERN_GI8_MAXN) * (4 + 32) / 4];
 		const float *xd = xq;

@@ -5,6 +5,7 @@
 
 #define GI8_VNNI 0
 #include "kern/kern_ggml_i8_int.h"
+#include "kern/kern_kx16_int.h"
 
 void
 kern_i8_avx2_matvec(float *out, const void *w, const float *x, int n,
@@ -102,6 +103,34 @@ kern_q4x16_avx2_matmul(float *out, int ldo, const void *w, const float *x,
     int ldx, int n, int T, int r0, int r1)
 {
 	yxmatmul(W_Q4X16, out, ldo, w, x, ldx, n, T, r0, r1);
+}
+
+void
+kern_q4kx16_avx2_matvec(float *out, const void *w, const float *x, int n,
+    int r0, int r1)
+{
+	kxmatvec(W_Q4KX16, out, w, x, n, r0, r1);
+}
+
+void
+kern_q4kx16_avx2_matmul(float *out, int ldo, const void *w, const float *x,
+    int ldx, int n, int T, int r0, int r1)
+{
+	kxmatmul(W_Q4KX16, out, ldo, w, x, ldx, n, T, r0, r1);
+}
+
+void
+kern_q6kx16_avx2_matvec(float *out, const void *w, const float *x, int n,
+    int r0, int r1)
+{
+	kxmatvec(W_Q6KX16, out, w, x, n, r0, r1);
+}
+
+void
+kern_q6kx16_avx2_matmul(float *out, int ldo, const void *w, const float *x,
+    int ldx, int n, int T, int r0, int r1)
+{
+	kxmatmul(W_Q6KX16, out, ldo, w, x, ldx, n, T, r0, r1);
 }
 
 #endif

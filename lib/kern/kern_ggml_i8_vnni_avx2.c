@@ -7,6 +7,7 @@
 
 #define GI8_VNNI 1
 #include "kern/kern_ggml_i8_int.h"
+#include "kern/kern_kx16_int.h"
 
 void
 kern_gq8_0i_vnni_matvec(float *out, const void *w, const float *x, int n,
@@ -118,6 +119,34 @@ kern_q4x16_vnni_matmul(float *out, int ldo, const void *w, const float *x,
     int ldx, int n, int T, int r0, int r1)
 {
 	yxmatmul(W_Q4X16, out, ldo, w, x, ldx, n, T, r0, r1);
+}
+
+void
+kern_q4kx16_vnni_matvec(float *out, const void *w, const float *x, int n,
+    int r0, int r1)
+{
+	kxmatvec(W_Q4KX16, out, w, x, n, r0, r1);
+}
+
+void
+kern_q4kx16_vnni_matmul(float *out, int ldo, const void *w, const float *x,
+    int ldx, int n, int T, int r0, int r1)
+{
+	kxmatmul(W_Q4KX16, out, ldo, w, x, ldx, n, T, r0, r1);
+}
+
+void
+kern_q6kx16_vnni_matvec(float *out, const void *w, const float *x, int n,
+    int r0, int r1)
+{
+	kxmatvec(W_Q6KX16, out, w, x, n, r0, r1);
+}
+
+void
+kern_q6kx16_vnni_matmul(float *out, int ldo, const void *w, const float *x,
+    int ldx, int n, int T, int r0, int r1)
+{
+	kxmatmul(W_Q6KX16, out, ldo, w, x, ldx, n, T, r0, r1);
 }
 
 #endif

@@ -1,7 +1,7 @@
-/* kern_x16.c: --int8-act's blocks of 32 packed by 16 rows (kern.h's
- * "rows packed by 16"): the packing, done once at load, and the
- * portable kernels, which read the packed bytes back as the chain
- * kern.h defines. */
+/* kern_x16.c: --int8-act's blocks of 32 and superblocks packed by 16
+ * rows (kern.h's "rows packed by 16"): the packing, done once at load,
+ * and the portable kernels, which read the packed bytes back as the
+ * chain kern.h defines. */
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -11,8 +11,8 @@
 size_t
 kern_x16_bytes(enum wtype t, int rows, int n)
 {
-	return ((size_t)rows + 15) / 16 * (((size_t)n + 31) / 32) *
-	    KERN_X16_GB(t);
+	return ((size_t)rows + 15) / 16 * (((size_t)n + wtypes[t].block - 1) /
+	    wtypes[t].block) * KERN_X16_GB(t);
 }
 
 /* A block of 32 of a W_Q4 matrix lies in one group (or the row has
@@ -25,6 +25,8 @@ kern_x16_packs(enum wtype from, const void *w, int rows, int n)
 
 	if (n > CONV_Q8_0_MAXN)
 		return 0;
+	if (from == W_Q4_KI || from == W_Q6_KI)
+		return n % 256 == 0;
 	if (from != W_Q4I)
 		return 1;
 	if (k->z || (k->group % 32 && k->ng > 1))
@@ -87,6 +89,57 @@ srcblk(uint8_t *u, float *d, uint16_t *h, const void *w, enum wtype from,
 		memcpy(u, p + 2, 16);
 }
 
+/* Where byte k of row L's superblock (Q4_K's 144 bytes, Q6_K's 210)
+ * lies in its group's block of W_Q4KX16 or W_Q6KX16 (kern.h). */
+static size_t
+kxoff(enum wtype to, int L, int k)
+{
+	size_t h = (size_t)(L / 8) * (to == W_Q4KX16 ? 1152 : 1680);
+	int l = L % 8, q;
+
+	if (to == W_Q4KX16) {
+		if (k < 4)	/* d, dmin */
+			return h + 1024 + 16 * (k / 2) + 2 * l + k % 2;
+		if (k < 16)
+			return h + 1056 + 8 * (k - 4) + l;
+		q = k - 16;
+		return h + 256 * (q / 32) + 32 * (q % 32 / 4) + 4 * l + q % 4;
+	}
+	if (k < 128)	/* ql */
+		return h + 512 * (k / 64) + 32 * (k % 64 / 4) + 4 * l + k % 4;
+	if (k < 192) {	/* qh */
+		q = k - 128;
+		return h + 1024 + 256 * (q / 32) + 32 * (q % 32 / 4) + 4 * l +
+		    q % 4;
+	}
+	if (k < 208)
+		return h + 1536 + 8 * (k - 192) + l;
+	return h + 1664 + 2 * l + k - 208;
+}
+
+/* The superblocks: each byte moved to kxoff. */
+static void
+kxpack(uint8_t *dst, enum wtype to, const uint8_t *w, enum wtype from,
+    int rows, int n, int g0, int g1)
+{
+	int nb = n / 256, bytes = wtypes[from].bytes, g, b, L, k;
+	size_t gb = KERN_X16_GB(to), rb = wtype_rowsize(from, n);
+
+	for (g = g0; g < g1; g++)
+		for (b = 0; b < nb; b++) {
+			uint8_t *o = dst + ((size_t)g * nb + b) * gb;
+			const uint8_t *p;
+
+			memset(o, 0, gb);
+			for (L = 0; L < 16 && 16 * g + L < rows; L++) {
+				p = w + (size_t)(16 * g + L) * rb + (size_t)b *
+				    bytes;
+				for (k = 0; k < bytes; k++)
+					o[kxoff(to, L, k)] = p[k];
+			}
+		}
+}
+
 void
 kern_x16_pack(void *dst, enum wtype to, const void *w, enum wtype from,
     int rows, int n, int g0, int g1)
@@ -97,6 +150,10 @@ kern_x16_pack(void *dst, enum wtype to, const void *w, enum wtype from,
 	uint16_t h = 0;
 	float d;
 
+	if (to == W_Q4KX16 || to == W_Q6KX16) {
+		kxpack(dst, to, w, from, rows, n, g0, g1);
+		return;
+	}
 	for (g = g0; g < g1; g++)
 		for (b = 0; b < nb; b++) {
 			uint8_t *o = (uint8_t *)dst + ((size_t)g * nb + b) * gb;
@@ -145,6 +202,33 @@ x16dot(enum wtype t, const uint8_t *p, int L, int nb, const float *xd,
 	return acc;
 }
 
+/* Packed superblocks: each row's bytes moved back, then the chain of
+ * the type packed. */
+static void
+kxmatvec(enum wtype t, float *out, const void *w, const float *x, int n,
+    int r0, int r1)
+{
+	struct kern_q8k y[CONV_Q8_0_MAXN / 256];
+	enum wtype from = t == W_Q4KX16 ? W_Q4_KI : W_Q6_KI;
+	uint8_t row[CONV_Q8_0_MAXN / 256 * 210];
+	int nb = n / 256, bytes = wtypes[from].bytes, r, b, k;
+	size_t gb = KERN_X16_GB(t);
+
+	if (n > CONV_Q8_0_MAXN || n % 256)
+		return;
+	kern_q8k_prep(y, x, n);
+	for (r = r0; r < r1; r++) {
+		const uint8_t *g = (const uint8_t *)w + (size_t)(r / 16) * nb *
+		    gb;
+
+		for (b = 0; b < nb; b++)
+			for (k = 0; k < bytes; k++)
+				row[b * bytes + k] = g[b * gb + kxoff(t, r % 16,
+				    k)];
+		out[r] = kern_q8k_dot(from, row, nb, y);
+	}
+}
+
 static void
 matvec(enum wtype t, float *out, const void *w, const float *x, int n,
     int r0, int r1)
@@ -152,6 +236,10 @@ matvec(enum wtype t, float *out, const void *w, const float *x, int n,
 	float xq[CONV_Q8_0_XMAX / sizeof(float)];
 	int nb = (n + 31) / 32, r;
 
+	if (t == W_Q4KX16 || t == W_Q6KX16) {
+		kxmatvec(t, out, w, x, n, r0, r1);
+		return;
+	}
 	if (n > CONV_Q8_0_MAXN)
 		return;
 	conv_q8_0_quant(xq, x, n);
@@ -198,4 +286,32 @@ kern_q4x16_matmul(float *out, int ldo, const void *w, const float *x,
     int ldx, int n, int T, int r0, int r1)
 {
 	matmul(W_Q4X16, out, ldo, w, x, ldx, n, T, r0, r1);
+}
+
+void
+kern_q4kx16_matvec(float *out, const void *w, const float *x, int n,
+    int r0, int r1)
+{
+	matvec(W_Q4KX16, out, w, x, n, r0, r1);
+}
+
+void
+kern_q6kx16_matvec(float *out, const void *w, const float *x, int n,
+    int r0, int r1)
+{
+	matvec(W_Q6KX16, out, w, x, n, r0, r1);
+}
+
+void
+kern_q4kx16_matmul(float *out, int ldo, const void *w, const float *x,
+    int ldx, int n, int T, int r0, int r1)
+{
+	matmul(W_Q4KX16, out, ldo, w, x, ldx, n, T, r0, r1);
+}
+
+void
+kern_q6kx16_matmul(float *out, int ldo, const void *w, const float *x,
+    int ldx, int n, int T, int r0, int r1)
+{
+	matmul(W_Q6KX16, out, ldo, w, x, ldx, n, T, r0, r1);
 }

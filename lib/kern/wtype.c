@@ -78,6 +78,11 @@ const struct wtype_info wtypes[W_NTYPES] = {
 		NULL, 0, 1, 0 },
 	[W_Q4X16] = { "q4_0x16+int8", 32, 18, CONV_Q8_0_MAXN, W_Q4X16,
 		NULL, 0, 1, 0 },
+	/* W_Q4_KI and W_Q6_KI packed at load, the same way */
+	[W_Q4KX16] = { "q4_Kx16+int8", 256, 144, CONV_Q8_0_MAXN, W_Q4KX16,
+		NULL, 0, 1, 0 },
+	[W_Q6KX16] = { "q6_Kx16+int8", 256, 210, CONV_Q8_0_MAXN, W_Q6KX16,
+		NULL, 0, 1, 0 },
 };
 
 int

@@ -24,8 +24,8 @@ enum wtype { W_F32, W_F16, W_BF16, W_Q8_0, W_BF16A, W_Q4, W_GPTQ4, W_AWQ4,
     W_Q6_K, W_IQ4_NL, W_IQ4_XS,
     /* --int8-act on ggml's blocks: their bytes, int8 activations */
     W_GQ8_0I, W_Q4_0I, W_Q5_0I, W_Q4_KI, W_Q6_KI,
-    /* --int8-act's blocks of 32 packed at load, 16 rows interleaved */
-    W_Q8X16, W_Q4X16,
+    /* --int8-act's blocks packed at load, 16 rows interleaved */
+    W_Q8X16, W_Q4X16, W_Q4KX16, W_Q6KX16,
     W_NTYPES };
 /* W_GQ8_0 .. W_IQ4_XS: ggml's block types (GGML Q8_0, Q4_0, ..., IQ4_XS;
  * lib/kern/ggml.h numbers them), read in place from a GGUF file: rows
@@ -43,7 +43,9 @@ enum wtype { W_F32, W_F16, W_BF16, W_Q8_0, W_BF16A, W_Q4, W_GPTQ4, W_AWQ4,
  * per block of 32 (kern.h's "--int8-act").  W_Q8X16, W_Q4X16: the
  * blocks of 32 of W_Q8_0I / W_GQ8_0I and of W_Q4_0I / W_Q4I repacked at load
  * with 16 rows interleaved (kern.h's "rows packed by 16"): a matrix is
- * whole groups of 16 rows, not rows; rowsize counts a row's share. */
+ * whole groups of 16 rows, not rows; rowsize counts a row's share.
+ * W_Q4KX16, W_Q6KX16: W_Q4_KI's and W_Q6_KI's superblocks packed the
+ * same way where the AVX2 table reads them. */
 
 struct wtype_info {
 	const char *name;	/* as messages and options spell it */

@@ -523,7 +523,8 @@ test_gi8(enum wtype t, int n, int rows, int T)
 static void
 test_x16(enum wtype from, int n, int rows, int T)
 {
-	enum wtype to = from == W_Q4_0I ? W_Q4X16 : W_Q8X16;
+	enum wtype to = from == W_Q4_0I ? W_Q4X16 : from == W_Q4_KI ?
+	    W_Q4KX16 : from == W_Q6_KI ? W_Q6KX16 : W_Q8X16;
 	int ldx = n + 3, ldo = rows + 5, r, k, i, bad, port = 0;
 	int g = (rows + 15) / 16;
 	size_t rb = wtype_rowsize(from, n), pb = kern_x16_bytes(to, rows, n);
@@ -546,6 +547,16 @@ test_x16(enum wtype from, int n, int rows, int T)
 			wtypes[from].from_f32(w + (size_t)r * rb, wf, n);
 		if (from == W_GQ8_0I)	/* a file's -128 (test_gi8) */
 			w[(size_t)r * rb + 2 + r % 32] = (char)0x80;
+		/* every bit of the scales: Q4_K's 12 bytes of 6-bit
+		 * fields, Q6_K's int8 ones, -128 included */
+		for (k = 0; k < n / 256 && to == W_Q4KX16; k++)
+			for (i = 4; i < 16; i++)
+				w[(size_t)r * rb + 144 * k + i] =
+				    (char)(rnd() * 256);
+		for (k = 0; k < n / 256 && to == W_Q6KX16; k++)
+			for (i = 192; i < 208; i++)
+				w[(size_t)r * rb + 210 * k + i] = (char)(i ==
+				    192 + r % 16 ? -128 : rnd() * 256);
 	}
 	for (k = 0; k < T; k++)
 		xfill(x + (size_t)k * ldx, ldx, k);
@@ -565,6 +576,9 @@ test_x16(enum wtype from, int n, int rows, int T)
 	if (to == W_Q4X16)	/* vpmaddubsw's, where the CPU has AVX-VNNI */
 		plain(name, kern_q4x16_avx2_matmul, out, ldo, p, x, ldx, n, T,
 		    rows);
+	if (to == W_Q4KX16 || to == W_Q6KX16)
+		plain(name, to == W_Q4KX16 ? kern_q4kx16_avx2_matmul :
+		    kern_q6kx16_avx2_matmul, out, ldo, p, x, ldx, n, T, rows);
 	bad = same(to, out, ldo, p, x, ldx, n, T, rows, &port);
 	CHECKF(!bad, "%s n=%d rows=%d T=%d: matmul differs from matvec (%d)",
 	    name, n, rows, T, bad);
@@ -807,6 +821,18 @@ main(void)
 		}
 		test_x16(W_Q8_0I, 100, 17, 5);	/* a row's partial block */
 		test_x16(W_Q8_0I, 80, 17, 5);	/* and conv.h's padding one */
+		/* the superblocks: decode, prefill's register blocks and
+		 * their rest, panels (P groups of 8192), chunks */
+		for (i = 0; i < 2; i++) {
+			enum wtype kt = i ? W_Q6_KI : W_Q4_KI;
+
+			test_x16(kt, 256, 13, 1), test_x16(kt, 512, 37, 9);
+			test_x16(kt, 2048, 16 * 9 + 3, 1);
+			for (T = 1; T <= 5; T++)
+				test_x16(kt, 768, 35, T);
+			test_x16(kt, 8192, 40, 20);
+			test_x16(kt, KERN_GI8_MAXN, 21, 37);
+		}
 		/* --quant q4's groups of 32, a checkpoint's of 64 and 128,
 		 * one a row, a row's partial word and block; what F16
 		 * cannot hold (under its normals, past its largest, an F32's
