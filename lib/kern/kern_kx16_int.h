@@ -11,7 +11,9 @@
 #define KERN_KX16_INT_H
 
 #define KXT 2		/* tokens a register block (prefill) */
-#define KXMAX 2
+#define KXT6 4		/* the same on Q6_K's unpacked groups */
+#define KXMAX 4
+#define KX6MIN 8	/* tokens from which prefill unpacks Q6_K's groups */
 #define KXPF 2304	/* bytes decode fetches ahead: a group's superblock */
 
 /* The 4 bytes of a token's superblock from q, in every lane. */
@@ -198,13 +200,94 @@ kx6(int TT, __m256 *acc, const uint8_t *u, const struct kern_q8k *const *y)
 	}
 }
 
+/* A Q6_K half's weights (8 rows at u) as bytes 0..63 into q, a
+ * sub-block after the other: sub-block s's 4 registers (its columns 16s
+ * + 4i, i < 4) at 128s + 32i; 2048 bytes. */
+INLINE void
+kx6unpack(uint8_t *q, const uint8_t *u)
+{
+	const __m256i m4 = _mm256_set1_epi8(15), m3 = _mm256_set1_epi8(3),
+	    mc = _mm256_set1_epi8(12), m30 = _mm256_set1_epi8(0x30);
+	__m256i q0, q1, qh, w[4];
+	int h, m, k;
+
+	for (h = 0; h < 2; h++)
+		for (m = 0; m < 8; m++) {
+			q0 = _mm256_loadu_si256((const __m256i *)(u + 512 * h +
+			    32 * m));
+			q1 = _mm256_loadu_si256((const __m256i *)(u + 512 * h +
+			    256 + 32 * m));
+			qh = _mm256_loadu_si256((const __m256i *)(u + 1024 +
+			    256 * h + 32 * m));
+			w[0] = _mm256_or_si256(_mm256_and_si256(q0, m4),
+			    _mm256_slli_epi16(_mm256_and_si256(qh, m3), 4));
+			w[1] = _mm256_or_si256(_mm256_and_si256(q1, m4),
+			    _mm256_slli_epi16(_mm256_and_si256(qh, mc), 2));
+			w[2] = _mm256_or_si256(_mm256_and_si256(
+			    _mm256_srli_epi16(q0, 4), m4), _mm256_and_si256(qh,
+			    m30));
+			w[3] = _mm256_or_si256(_mm256_and_si256(
+			    _mm256_srli_epi16(q1, 4), m4), _mm256_and_si256(
+			    _mm256_srli_epi16(qh, 2), m30));
+			for (k = 0; k < 4; k++)
+				_mm256_store_si256((__m256i *)(q + 128 * (8 * h +
+				    2 * k + m / 4) + 32 * (m % 4)), w[k]);
+		}
+}
+
+/* kx6 on a half unpacked by kx6unpack at q (its scales and d at u): a
+ * sub-block at a time, one chain a token, so that KXT6 tokens fit. */
+INLINE void
+kx6q(int TT, __m256 *acc, const uint8_t *q, const uint8_t *u,
+    const struct kern_q8k *const *y)
+{
+	__m256i I[KXMAX], N[KXMAX], A[KXMAX], w, sc;
+	__m256 d, xd;
+	int s, i, j;
+
+	UNROLL
+	for (j = 0; j < TT; j++)
+		I[j] = N[j] = _mm256_setzero_si256();
+	for (s = 0; s < 16; s++) {
+		UNROLL
+		for (j = 0; j < TT; j++)
+			A[j] = _mm256_setzero_si256();
+		UNROLL
+		for (i = 0; i < 4; i++) {
+			w = _mm256_load_si256((const __m256i *)(q + 128 * s +
+			    32 * i));
+			UNROLL
+			for (j = 0; j < TT; j++)
+				A[j] = dpbusd(A[j], w, kxb(y[j]->q + 16 * s +
+				    4 * i));
+		}
+		sc = kxs8(u + 1536 + 8 * s);
+		UNROLL
+		for (j = 0; j < TT; j++) {
+			I[j] = _mm256_add_epi32(I[j], _mm256_mullo_epi32(A[j],
+			    sc));
+			N[j] = _mm256_add_epi32(N[j], _mm256_mullo_epi32(sc,
+			    _mm256_set1_epi32(y[j]->bs[s])));
+		}
+	}
+	d = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(u + 1664)));
+	UNROLL
+	for (j = 0; j < TT; j++) {
+		xd = _mm256_set1_ps(y[j]->d);
+		acc[j] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(_mm256_sub_epi32(
+		    I[j], _mm256_slli_epi32(N[j], 5))), _mm256_mul_ps(d, xd),
+		    acc[j]);
+	}
+}
+
 /* Group g (at u) of packed w (type t, nb superblocks) against TT tokens'
  * superblocks y (ldy apart), the rows in [r0, r1) into out (ldo apart);
- * pf: fetch the stream KXPF bytes ahead (decode). */
+ * uq: Q6_K's group unpacked (kx6unpack, a half after the other), or
+ * NULL; pf: fetch the stream KXPF bytes ahead (decode). */
 INLINE void
 kxgroup(enum wtype t, int TT, float *out, int ldo, const uint8_t *u,
-    const struct kern_q8k *y, size_t ldy, int nb, int g, int r0, int r1,
-    int pf)
+    const uint8_t *uq, const struct kern_q8k *y, size_t ldy, int nb, int g,
+    int r0, int r1, int pf)
 {
 	size_t hb = t == W_Q4KX16 ? 1152 : 1680, a;
 	const struct kern_q8k *yb[KXMAX];
@@ -229,6 +312,9 @@ kxgroup(enum wtype t, int TT, float *out, int ldo, const uint8_t *u,
 		for (h = 0; h < 2; h++)
 			if (t == W_Q4KX16)
 				kx4(TT, acc[h], u + h * hb, yb);
+			else if (uq)
+				kx6q(TT, acc[h], uq + (2 * (size_t)b + h) * 2048,
+				    u + h * hb, yb);
 			else
 				kx6(TT, acc[h], u + h * hb, yb);
 	}
@@ -265,8 +351,8 @@ kxmatvec(enum wtype t, float *out, const void *w, const float *x, int n,
 	}
 	prepk(y, x, n);
 	for (g = r0 / 16; g < (r1 + 15) / 16; g++)
-		kxgroup(t, 1, out, 0, (const uint8_t *)w + (size_t)g * gs, y, 0,
-		    nb, g, r0, r1, 1);
+		kxgroup(t, 1, out, 0, (const uint8_t *)w + (size_t)g * gs, NULL,
+		    y, 0, nb, g, r0, r1, 1);
 }
 
 /* Groups [p0, p1) against tokens [0, T) of y (ldy apart), KXT at a time,
@@ -282,12 +368,43 @@ kxpanel(enum wtype t, float *out, int ldo, const uint8_t *w, size_t gs,
 	for (j = 0; j + KXT <= T; j += KXT)
 		for (g = p0; g < p1; g++)
 			kxgroup(t, KXT, out + (size_t)j * ldo, ldo, w +
-			    (size_t)g * gs, y + (size_t)j * ldy, ldy, nb, g, r0,
-			    r1, 0);
+			    (size_t)g * gs, NULL, y + (size_t)j * ldy, ldy, nb,
+			    g, r0, r1, 0);
 	for (; j < T; j++)
 		for (g = p0; g < p1; g++)
 			kxgroup(t, 1, out + (size_t)j * ldo, ldo, w + (size_t)g *
-			    gs, y + (size_t)j * ldy, ldy, nb, g, r0, r1, 0);
+			    gs, NULL, y + (size_t)j * ldy, ldy, nb, g, r0, r1, 0);
+}
+
+/* Q6_K's prefill of groups [g0, g1): each group unpacked once
+ * (kx6unpack: its 6-bit weights made bytes once, not once a token pair,
+ * and KXT6 tokens a register block) against tokens [0, T) of y. */
+static void
+kx6groups(float *out, int ldo, const uint8_t *w, size_t gs,
+    const struct kern_q8k *y, size_t ldy, int nb, int T, int g0, int g1,
+    int r0, int r1)
+{
+	uint8_t uq[KERN_GI8_MAXN / 256 * 4096] __attribute__((aligned(32)));
+	const uint8_t *u;
+	int g, b, j;
+
+	for (g = g0; g < g1; g++) {
+		u = w + (size_t)g * gs;
+		for (b = 0; b < 2 * nb; b++)
+			kx6unpack(uq + (size_t)b * 2048, u + (size_t)b * 1680);
+		for (j = 0; j + KXT6 <= T; j += KXT6)
+			kxgroup(W_Q6KX16, KXT6, out + (size_t)j * ldo, ldo, u,
+			    uq, y + (size_t)j * ldy, ldy, nb, g, r0, r1, 0);
+		if (T - j == 3)
+			kxgroup(W_Q6KX16, 3, out + (size_t)j * ldo, ldo, u, uq,
+			    y + (size_t)j * ldy, ldy, nb, g, r0, r1, 0);
+		else if (T - j == 2)
+			kxgroup(W_Q6KX16, 2, out + (size_t)j * ldo, ldo, u, uq,
+			    y + (size_t)j * ldy, ldy, nb, g, r0, r1, 0);
+		else if (T - j == 1)
+			kxgroup(W_Q6KX16, 1, out + (size_t)j * ldo, ldo, u, uq,
+			    y + (size_t)j * ldy, ldy, nb, g, r0, r1, 0);
+	}
 }
 
 /* Prefill: chunks of tokens prepared once (kern_xroom), panels of
@@ -316,6 +433,11 @@ kxmatmul(enum wtype t, float *out, int ldo, const void *w, const float *x,
 		t1 = T - t0 > TB ? t0 + TB : T;
 		for (j = t0; j < t1; j++)
 			prepk(y + (size_t)(j - t0) * nb, x + (size_t)j * ldx, n);
+		if (t == W_Q6KX16 && t1 - t0 >= KX6MIN) {
+			kx6groups(out + (size_t)t0 * ldo, ldo, w, gs, y, nb, nb,
+			    t1 - t0, g0, g1, r0, r1);
+			continue;
+		}
 		for (p0 = g0; p0 < g1; p0 = p1) {
 			p1 = g1 - p0 > P ? p0 + P : g1;
 			kxpanel(t, out + (size_t)t0 * ldo, ldo, w, gs, y, nb,

@@ -831,6 +831,7 @@ main(void)
 			for (T = 1; T <= 5; T++)
 				test_x16(kt, 768, 35, T);
 			test_x16(kt, 8192, 40, 20);
+			test_x16(kt, 512, 19, 10), test_x16(kt, 256, 35, 11);
 			test_x16(kt, KERN_GI8_MAXN, 21, 37);
 		}
 		/* --quant q4's groups of 32, a checkpoint's of 64 and 128,
