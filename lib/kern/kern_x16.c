@@ -117,26 +117,48 @@ kxoff(enum wtype to, int L, int k)
 	return h + 1664 + 2 * l + k - 208;
 }
 
-/* The superblocks: each byte moved to kxoff. */
+/* Row l of a half (at o) from the superblock p: kxoff's places, 4
+ * bytes at a time where they go together (a load's time is in here:
+ * a byte at a time took seconds for a 1B model). */
+static void
+kxrow(uint8_t *o, enum wtype to, const uint8_t *p, int l)
+{
+	int a, m, k;
+
+	if (to == W_Q4KX16) {
+		for (a = 0; a < 32; a++)	/* qs: 32p + 4l', p < 4 */
+			memcpy(o + 32 * a + 4 * l, p + 16 + 4 * a, 4);
+		memcpy(o + 1024 + 2 * l, p, 2);
+		memcpy(o + 1040 + 2 * l, p + 2, 2);
+		for (k = 0; k < 12; k++)
+			o[1056 + 8 * k + l] = p[4 + k];
+		return;
+	}
+	for (m = 0; m < 32; m++)	/* ql: 64h + 4m' */
+		memcpy(o + 32 * m + 4 * l, p + 4 * m, 4);
+	for (m = 0; m < 16; m++)	/* qh: 32h + 4m' */
+		memcpy(o + 1024 + 32 * m + 4 * l, p + 128 + 4 * m, 4);
+	for (k = 0; k < 16; k++)
+		o[1536 + 8 * k + l] = p[192 + k];
+	memcpy(o + 1664 + 2 * l, p + 208, 2);
+}
+
+/* The superblocks: each byte moved to kxoff's place (kxrow). */
 static void
 kxpack(uint8_t *dst, enum wtype to, const uint8_t *w, enum wtype from,
     int rows, int n, int g0, int g1)
 {
-	int nb = n / 256, bytes = wtypes[from].bytes, g, b, L, k;
+	int nb = n / 256, bytes = wtypes[from].bytes, g, b, L;
 	size_t gb = KERN_X16_GB(to), rb = wtype_rowsize(from, n);
 
 	for (g = g0; g < g1; g++)
 		for (b = 0; b < nb; b++) {
 			uint8_t *o = dst + ((size_t)g * nb + b) * gb;
-			const uint8_t *p;
 
 			memset(o, 0, gb);
-			for (L = 0; L < 16 && 16 * g + L < rows; L++) {
-				p = w + (size_t)(16 * g + L) * rb + (size_t)b *
-				    bytes;
-				for (k = 0; k < bytes; k++)
-					o[kxoff(to, L, k)] = p[k];
-			}
+			for (L = 0; L < 16 && 16 * g + L < rows; L++)
+				kxrow(o + gb / 2 * (L / 8), to, w + (size_t)(16 *
+				    g + L) * rb + (size_t)b * bytes, L % 8);
 		}
 }
 
