@@ -18,22 +18,28 @@ setup() {
 	echo "1 7 42 299 3 18 250 5 9 100 11 77" >"$T/ids"
 }
 
+# The checks of type $1's file: --int8-act near the float path's
+# logits (not its bits), the same for 1 and 2 threads, decode (-s, 2
+# threads) as prefill.
+int8_checks() {
+	"$MK" -t "$1" "$T/m" "$T/q.gguf"
+	llm-logits -m "$T/q.gguf" --all -f npy -o "$T/f.npy" <"$T/ids"
+	for th in 1 2; do
+		llm-logits -m "$T/q.gguf" -t $th --int8-act --all -f npy \
+		    -o "$T/i$th.npy" <"$T/ids"
+	done
+	cmp "$T/i1.npy" "$T/i2.npy"
+	! cmp -s "$T/i1.npy" "$T/f.npy" || false
+	run -0 npycmp -g -a 2 -r 0.15 "$T/i1.npy" "$T/f.npy"
+	echo "$1: $output"
+	tr ' ' '\n' <"$T/ids" |
+	    llm-logits -m "$T/q.gguf" -t 2 --int8-act -s -f npy -o "$T/s.npy"
+	cmp "$T/s.npy" "$T/i1.npy"
+}
+
 @test "ggml-i8: each type's --int8-act logits near the float path's, the same for any --threads, decode as prefill" {
 	for ty in q8_0 q4_0 q5_0 q4_K q6_K; do
-		"$MK" -t "$ty" "$T/m" "$T/q.gguf"
-		llm-logits -m "$T/q.gguf" --all -f npy -o "$T/f.npy" <"$T/ids"
-		for th in 1 2; do
-			llm-logits -m "$T/q.gguf" -t $th --int8-act --all -f npy \
-			    -o "$T/i$th.npy" <"$T/ids"
-		done
-		cmp "$T/i1.npy" "$T/i2.npy"
-		# int8 activations change the logits: not the float path's bits
-		! cmp -s "$T/i1.npy" "$T/f.npy"
-		run -0 npycmp -g -a 2 -r 0.15 "$T/i1.npy" "$T/f.npy"
-		echo "$ty: $output"
-		tr ' ' '\n' <"$T/ids" |
-		    llm-logits -m "$T/q.gguf" --int8-act -s -f npy -o "$T/s.npy"
-		cmp "$T/s.npy" "$T/i1.npy"
+		int8_checks "$ty"
 	done
 }
 
@@ -43,19 +49,8 @@ setup() {
 	PIPELM_KERNEL=avx2 llm-logits --version >/dev/null 2>&1 ||
 	    skip "this CPU has no AVX2"
 	export PIPELM_KERNEL=avx2
-	for ty in q4_K q6_K; do
-		"$MK" -t "$ty" "$T/m" "$T/q.gguf"
-		llm-logits -m "$T/q.gguf" --all -f npy -o "$T/f.npy" <"$T/ids"
-		for th in 1 2; do
-			llm-logits -m "$T/q.gguf" -t $th --int8-act --all -f npy \
-			    -o "$T/i$th.npy" <"$T/ids"
-		done
-		cmp "$T/i1.npy" "$T/i2.npy"
-		run -0 npycmp -g -a 2 -r 0.15 "$T/i1.npy" "$T/f.npy"
-		tr ' ' '\n' <"$T/ids" |
-		    llm-logits -m "$T/q.gguf" -t 2 --int8-act -s -f npy -o "$T/s.npy"
-		cmp "$T/s.npy" "$T/i1.npy"
-	done
+	int8_checks q4_K
+	int8_checks q6_K
 }
 
 @test "ggml-i8: -v names the mode; a type without kernels is refused by name" {

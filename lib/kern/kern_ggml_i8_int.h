@@ -1528,6 +1528,23 @@ yxrows(int pk, float *out, const void *w, const char *xq, int n, int r0,
 		}
 }
 
+/* Outputs R .. R + 7 (8 rows' lanes v) into out, those in [r0, r1). */
+INLINE void
+gstore8(float *out, int R, __m256 v, int r0, int r1)
+{
+	float o[8];
+	int L;
+
+	if (R >= r0 && R + 8 <= r1) {
+		_mm256_storeu_ps(out + R, v);
+		return;
+	}
+	_mm256_storeu_ps(o, v);
+	for (L = 0; L < 8; L++)
+		if (R + L >= r0 && R + L < r1)
+			out[R + L] = o[L];
+}
+
 /* Group g (at u, its blocks gb bytes apart) against TT tokens at xq
  * (ldxq apart; nc as ygemm's), the rows in [r0, r1) stored. */
 INLINE void
@@ -1536,13 +1553,12 @@ yxgemm(int pk, int TT, float *out, int ldo, const uint8_t *u, size_t gb,
     int r1)
 {
 	size_t nx = CONV_Q8_0_NB(n);
-	int nb = (n + 31) / 32, b, k, h, j, L, R;
+	int nb = (n + 31) / 32, b, k, h, j;
 	const float *xd[3];
 	const int8_t *xv[3];
 	__m256 acc[2][3];
 	__m256i s[2][3], wv[2], x;
 	int32_t xg;
-	float o[8];
 
 	gxplaces(TT, xd, xv, xq, ldxq, nx);
 	UNROLL
@@ -1582,18 +1598,9 @@ yxgemm(int pk, int TT, float *out, int ldo, const uint8_t *u, size_t gb,
 	UNROLL
 	for (h = 0; h < 2; h++)
 		UNROLL
-		for (j = 0; j < TT; j++) {
-			R = 16 * g + 8 * h;
-			if (R >= r0 && R + 8 <= r1) {
-				_mm256_storeu_ps(out + (size_t)j * ldo + R,
-				    acc[h][j]);
-				continue;
-			}
-			_mm256_storeu_ps(o, acc[h][j]);
-			for (L = 0; L < 8; L++)
-				if (R + L >= r0 && R + L < r1)
-					out[(size_t)j * ldo + R + L] = o[L];
-		}
+		for (j = 0; j < TT; j++)
+			gstore8(out + (size_t)j * ldo, 16 * g + 8 * h, acc[h][j],
+			    r0, r1);
 }
 
 /* Groups [p0, p1) of packed w against TT tokens at xq. */

@@ -125,17 +125,69 @@ kx4(int TT, __m256 *acc, const uint8_t *u, const struct kern_q8k *const *y)
 	}
 }
 
+/* The 4 registers of Q6_K weights (0..63) that qs bytes 4m'.. of half
+ * h give (m < 8): columns 128h + 32k + 4m of the 8 rows, k < 4. */
+INLINE void
+kx6w(__m256i *w, const uint8_t *u, int h, int m)
+{
+	const __m256i m4 = _mm256_set1_epi8(15), m3 = _mm256_set1_epi8(3),
+	    mc = _mm256_set1_epi8(12), m30 = _mm256_set1_epi8(0x30);
+	__m256i q0 = _mm256_loadu_si256((const __m256i *)(u + 512 * h +
+	    32 * m)), q1 = _mm256_loadu_si256((const __m256i *)(u +
+	    512 * h + 256 + 32 * m)), qh = _mm256_loadu_si256(
+	    (const __m256i *)(u + 1024 + 256 * h + 32 * m));
+
+	w[0] = _mm256_or_si256(_mm256_and_si256(q0, m4), _mm256_slli_epi16(
+	    _mm256_and_si256(qh, m3), 4));
+	w[1] = _mm256_or_si256(_mm256_and_si256(q1, m4), _mm256_slli_epi16(
+	    _mm256_and_si256(qh, mc), 2));
+	w[2] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(q0, 4), m4),
+	    _mm256_and_si256(qh, m30));
+	w[3] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(q1, 4), m4),
+	    _mm256_and_si256(_mm256_srli_epi16(qh, 2), m30));
+}
+
+/* Sub-block s's sums A[j] into I (times its 8 scales) and its scales
+ * times the tokens' sums of X into N. */
+INLINE void
+kx6sub(int TT, __m256i *I, __m256i *N, const __m256i *A, const uint8_t *u,
+    int s, const struct kern_q8k *const *y)
+{
+	__m256i sc = kxs8(u + 1536 + 8 * s);
+	int j;
+
+	UNROLL
+	for (j = 0; j < TT; j++) {
+		I[j] = _mm256_add_epi32(I[j], _mm256_mullo_epi32(A[j], sc));
+		N[j] = _mm256_add_epi32(N[j], _mm256_mullo_epi32(sc,
+		    _mm256_set1_epi32(y[j]->bs[s])));
+	}
+}
+
+/* acc[j] += (I - 32 N) d dx, the half's d at u. */
+INLINE void
+kx6end(int TT, __m256 *acc, const __m256i *I, const __m256i *N,
+    const uint8_t *u, const struct kern_q8k *const *y)
+{
+	__m256 d = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(u +
+	    1664)));
+	int j;
+
+	UNROLL
+	for (j = 0; j < TT; j++)
+		acc[j] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(_mm256_sub_epi32(
+		    I[j], _mm256_slli_epi32(N[j], 5))), _mm256_mul_ps(d,
+		    _mm256_set1_ps(y[j]->d)), acc[j]);
+}
+
 /* A Q6_K half (8 rows at u) against TT tokens' superblocks y[j]: I =
  * sum_s sc_s (q . X)_s - 32 sum_s sc_s (sum X)_s, the q unsigned
  * (0..63) as vpdpbusd takes them; acc[j] += I d dx. */
 INLINE void
 kx6(int TT, __m256 *acc, const uint8_t *u, const struct kern_q8k *const *y)
 {
-	const __m256i m4 = _mm256_set1_epi8(15), m3 = _mm256_set1_epi8(3),
-	    mc = _mm256_set1_epi8(12), m30 = _mm256_set1_epi8(0x30);
-	__m256i I[KXMAX], N[KXMAX], A[KXMAX][4], q0, q1, qh, w[4], sc;
-	__m256 d, xd;
-	int h, mh, m, k, j, col, s;
+	__m256i I[KXMAX], N[KXMAX], A[4][KXMAX], w[4];
+	int h, mh, m, k, j;
 
 	UNROLL
 	for (j = 0; j < TT; j++)
@@ -143,61 +195,26 @@ kx6(int TT, __m256 *acc, const uint8_t *u, const struct kern_q8k *const *y)
 	for (h = 0; h < 2; h++)
 		for (mh = 0; mh < 2; mh++) {
 			UNROLL
-			for (j = 0; j < TT; j++)
-				UNROLL
-				for (k = 0; k < 4; k++)
-					A[j][k] = _mm256_setzero_si256();
-			UNROLL
-			for (m = 4 * mh; m < 4 * mh + 4; m++) {
-				q0 = _mm256_loadu_si256((const __m256i *)(u +
-				    512 * h + 32 * m));
-				q1 = _mm256_loadu_si256((const __m256i *)(u +
-				    512 * h + 256 + 32 * m));
-				qh = _mm256_loadu_si256((const __m256i *)(u +
-				    1024 + 256 * h + 32 * m));
-				w[0] = _mm256_or_si256(_mm256_and_si256(q0, m4),
-				    _mm256_slli_epi16(_mm256_and_si256(qh, m3),
-				    4));
-				w[1] = _mm256_or_si256(_mm256_and_si256(q1, m4),
-				    _mm256_slli_epi16(_mm256_and_si256(qh, mc),
-				    2));
-				w[2] = _mm256_or_si256(_mm256_and_si256(
-				    _mm256_srli_epi16(q0, 4), m4),
-				    _mm256_and_si256(qh, m30));
-				w[3] = _mm256_or_si256(_mm256_and_si256(
-				    _mm256_srli_epi16(q1, 4), m4),
-				    _mm256_and_si256(_mm256_srli_epi16(qh, 2),
-				    m30));
-				col = 128 * h + 4 * m;
+			for (k = 0; k < 4; k++)
 				UNROLL
 				for (j = 0; j < TT; j++)
+					A[k][j] = _mm256_setzero_si256();
+			UNROLL
+			for (m = 4 * mh; m < 4 * mh + 4; m++) {
+				kx6w(w, u, h, m);
+				UNROLL
+				for (k = 0; k < 4; k++)
 					UNROLL
-					for (k = 0; k < 4; k++)
-						A[j][k] = dpbusd(A[j][k], w[k],
-						    kxb(y[j]->q + col + 32 * k));
+					for (j = 0; j < TT; j++)
+						A[k][j] = dpbusd(A[k][j], w[k],
+						    kxb(y[j]->q + 128 * h +
+						    32 * k + 4 * m));
 			}
 			UNROLL
-			for (k = 0; k < 4; k++) {
-				s = 8 * h + 2 * k + mh;
-				sc = kxs8(u + 1536 + 8 * s);
-				UNROLL
-				for (j = 0; j < TT; j++) {
-					I[j] = _mm256_add_epi32(I[j],
-					    _mm256_mullo_epi32(A[j][k], sc));
-					N[j] = _mm256_add_epi32(N[j],
-					    _mm256_mullo_epi32(sc,
-					    _mm256_set1_epi32(y[j]->bs[s])));
-				}
-			}
+			for (k = 0; k < 4; k++)
+				kx6sub(TT, I, N, A[k], u, 8 * h + 2 * k + mh, y);
 		}
-	d = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(u + 1664)));
-	UNROLL
-	for (j = 0; j < TT; j++) {
-		xd = _mm256_set1_ps(y[j]->d);
-		acc[j] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(_mm256_sub_epi32(
-		    I[j], _mm256_slli_epi32(N[j], 5))), _mm256_mul_ps(d, xd),
-		    acc[j]);
-	}
+	kx6end(TT, acc, I, N, u, y);
 }
 
 /* A Q6_K half's weights (8 rows at u) as bytes 0..63 into q, a
@@ -206,29 +223,12 @@ kx6(int TT, __m256 *acc, const uint8_t *u, const struct kern_q8k *const *y)
 INLINE void
 kx6unpack(uint8_t *q, const uint8_t *u)
 {
-	const __m256i m4 = _mm256_set1_epi8(15), m3 = _mm256_set1_epi8(3),
-	    mc = _mm256_set1_epi8(12), m30 = _mm256_set1_epi8(0x30);
-	__m256i q0, q1, qh, w[4];
+	__m256i w[4];
 	int h, m, k;
 
 	for (h = 0; h < 2; h++)
 		for (m = 0; m < 8; m++) {
-			q0 = _mm256_loadu_si256((const __m256i *)(u + 512 * h +
-			    32 * m));
-			q1 = _mm256_loadu_si256((const __m256i *)(u + 512 * h +
-			    256 + 32 * m));
-			qh = _mm256_loadu_si256((const __m256i *)(u + 1024 +
-			    256 * h + 32 * m));
-			w[0] = _mm256_or_si256(_mm256_and_si256(q0, m4),
-			    _mm256_slli_epi16(_mm256_and_si256(qh, m3), 4));
-			w[1] = _mm256_or_si256(_mm256_and_si256(q1, m4),
-			    _mm256_slli_epi16(_mm256_and_si256(qh, mc), 2));
-			w[2] = _mm256_or_si256(_mm256_and_si256(
-			    _mm256_srli_epi16(q0, 4), m4), _mm256_and_si256(qh,
-			    m30));
-			w[3] = _mm256_or_si256(_mm256_and_si256(
-			    _mm256_srli_epi16(q1, 4), m4), _mm256_and_si256(
-			    _mm256_srli_epi16(qh, 2), m30));
+			kx6w(w, u, h, m);
 			for (k = 0; k < 4; k++)
 				_mm256_store_si256((__m256i *)(q + 128 * (8 * h +
 				    2 * k + m / 4) + 32 * (m % 4)), w[k]);
@@ -241,8 +241,7 @@ INLINE void
 kx6q(int TT, __m256 *acc, const uint8_t *q, const uint8_t *u,
     const struct kern_q8k *const *y)
 {
-	__m256i I[KXMAX], N[KXMAX], A[KXMAX], w, sc;
-	__m256 d, xd;
+	__m256i I[KXMAX], N[KXMAX], A[KXMAX], w;
 	int s, i, j;
 
 	UNROLL
@@ -261,23 +260,9 @@ kx6q(int TT, __m256 *acc, const uint8_t *q, const uint8_t *u,
 				A[j] = dpbusd(A[j], w, kxb(y[j]->q + 16 * s +
 				    4 * i));
 		}
-		sc = kxs8(u + 1536 + 8 * s);
-		UNROLL
-		for (j = 0; j < TT; j++) {
-			I[j] = _mm256_add_epi32(I[j], _mm256_mullo_epi32(A[j],
-			    sc));
-			N[j] = _mm256_add_epi32(N[j], _mm256_mullo_epi32(sc,
-			    _mm256_set1_epi32(y[j]->bs[s])));
-		}
+		kx6sub(TT, I, N, A, u, s, y);
 	}
-	d = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(u + 1664)));
-	UNROLL
-	for (j = 0; j < TT; j++) {
-		xd = _mm256_set1_ps(y[j]->d);
-		acc[j] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(_mm256_sub_epi32(
-		    I[j], _mm256_slli_epi32(N[j], 5))), _mm256_mul_ps(d, xd),
-		    acc[j]);
-	}
+	kx6end(TT, acc, I, N, u, y);
 }
 
 /* Group g (at u) of packed w (type t, nb superblocks) against TT tokens'
@@ -292,8 +277,7 @@ kxgroup(enum wtype t, int TT, float *out, int ldo, const uint8_t *u,
 	size_t hb = t == W_Q4KX16 ? 1152 : 1680, a;
 	const struct kern_q8k *yb[KXMAX];
 	__m256 acc[2][KXMAX];
-	int b, h, j, L, R;
-	float o[8];
+	int b, h, j;
 
 	UNROLL
 	for (h = 0; h < 2; h++)
@@ -321,18 +305,9 @@ kxgroup(enum wtype t, int TT, float *out, int ldo, const uint8_t *u,
 	UNROLL
 	for (h = 0; h < 2; h++)
 		UNROLL
-		for (j = 0; j < TT; j++) {
-			R = 16 * g + 8 * h;
-			if (R >= r0 && R + 8 <= r1) {
-				_mm256_storeu_ps(out + (size_t)j * ldo + R,
-				    acc[h][j]);
-				continue;
-			}
-			_mm256_storeu_ps(o, acc[h][j]);
-			for (L = 0; L < 8; L++)
-				if (R + L >= r0 && R + L < r1)
-					out[(size_t)j * ldo + R + L] = o[L];
-		}
+		for (j = 0; j < TT; j++)
+			gstore8(out + (size_t)j * ldo, 16 * g + 8 * h, acc[h][j],
+			    r0, r1);
 }
 
 /* Decode: the groups of rows [r0, r1), one stream (a thread's groups lie
