@@ -11,9 +11,9 @@
 #define KERN_KX16_INT_H
 
 #define KXT 2		/* tokens a register block (prefill) */
-#define KXT6 4		/* the same on Q6_K's unpacked groups */
+#define KXTU 4		/* the same on unpacked groups */
 #define KXMAX 4
-#define KX6MIN 8	/* tokens from which prefill unpacks Q6_K's groups */
+#define KXUMIN 8	/* tokens from which prefill unpacks the groups */
 #define KXPF 2304	/* bytes decode fetches ahead: a group's superblock */
 
 /* The 4 bytes of a token's superblock from q, in every lane. */
@@ -39,27 +39,17 @@ kxs8(const uint8_t *p)
 	return _mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)p));
 }
 
-/* A Q4_K half (8 rows' superblocks at u) against TT tokens' superblocks
- * y[j]: acc[j] += each row's I and -M terms (kern.h). */
+/* A Q4_K half's 6-bit scales (s + 8j, j < 8) and mins (s + 64 + 8j) of
+ * its 8 rows (k4_scale's fields) from the transposed bytes at u. */
 INLINE void
-kx4(int TT, __m256 *acc, const uint8_t *u, const struct kern_q8k *const *y)
+kx4scales(uint8_t *s, const uint8_t *u)
 {
 	const __m256i m4 = _mm256_set1_epi8(15), m6 = _mm256_set1_epi8(63),
 	    m30 = _mm256_set1_epi8(0x30);
 	__m256i a = _mm256_loadu_si256((const __m256i *)(u + 1056)),
 	    b = _mm256_loadu_si256((const __m256i *)(u + 1088)),
 	    c = _mm256_loadu_si256((const __m256i *)(u + 1120));
-	/* one token: two chains a sub-block (a vpdpbusd waits for the
-	 * last; 8 in a row leave the ports idle) */
-	__m256i I[KXMAX], M[KXMAX], a0[2 * KXMAX], a1[2 * KXMAX], v, lo, hi,
-	    s0, s1;
-	int C = TT == 1 ? 2 : 1;
-	__m256 d, dm, xd;
-	uint8_t s[128] __attribute__((aligned(32)));
-	int p, l, j;
 
-	/* the 6-bit scales (s + 8j, j < 8) and mins (s + 64 + 8j) of the
-	 * 8 rows, k4_scale's fields */
 	_mm256_store_si256((__m256i *)s, _mm256_and_si256(a, m6));
 	_mm256_store_si256((__m256i *)(s + 32), _mm256_or_si256(
 	    _mm256_and_si256(c, m4), _mm256_and_si256(_mm256_srli_epi16(a, 2),
@@ -68,9 +58,60 @@ kx4(int TT, __m256 *acc, const uint8_t *u, const struct kern_q8k *const *y)
 	_mm256_store_si256((__m256i *)(s + 96), _mm256_or_si256(
 	    _mm256_and_si256(_mm256_srli_epi16(c, 4), m4), _mm256_and_si256(
 	    _mm256_srli_epi16(b, 2), m30)));
+}
+
+/* acc[j] += I d dx - M dmin dx, M from the mins at s + 64 and the
+ * tokens' sums of X, d and dmin at u. */
+INLINE void
+kx4end(int TT, __m256 *acc, const __m256i *I, const uint8_t *s,
+    const uint8_t *u, const struct kern_q8k *const *y)
+{
+	__m256i M[KXMAX], mn;
+	__m256 d, dm, xd;
+	int p, j;
+
 	UNROLL
 	for (j = 0; j < TT; j++)
-		I[j] = M[j] = _mm256_setzero_si256();
+		M[j] = _mm256_setzero_si256();
+	UNROLL
+	for (p = 0; p < 8; p++) {
+		mn = kxu8(s + 64 + 8 * p);
+		UNROLL
+		for (j = 0; j < TT; j++)
+			M[j] = _mm256_add_epi32(M[j], _mm256_mullo_epi32(mn,
+			    _mm256_set1_epi32(y[j]->bs[2 * p] +
+			    y[j]->bs[2 * p + 1])));
+	}
+	d = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(u + 1024)));
+	dm = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(u + 1040)));
+	UNROLL
+	for (j = 0; j < TT; j++) {
+		xd = _mm256_set1_ps(y[j]->d);
+		acc[j] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(I[j]),
+		    _mm256_mul_ps(d, xd), acc[j]);
+		acc[j] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(_mm256_sub_epi32(
+		    _mm256_setzero_si256(), M[j])), _mm256_mul_ps(dm, xd),
+		    acc[j]);
+	}
+}
+
+/* A Q4_K half (8 rows' superblocks at u) against TT tokens' superblocks
+ * y[j]: acc[j] += each row's I and -M terms (kern.h). */
+INLINE void
+kx4(int TT, __m256 *acc, const uint8_t *u, const struct kern_q8k *const *y)
+{
+	const __m256i m4 = _mm256_set1_epi8(15);
+	/* one token: two chains a sub-block (a vpdpbusd waits for the
+	 * last; 8 in a row leave the ports idle) */
+	__m256i I[KXMAX], a0[2 * KXMAX], a1[2 * KXMAX], v, lo, hi, s0, s1;
+	int C = TT == 1 ? 2 : 1;
+	uint8_t s[128] __attribute__((aligned(32)));
+	int p, l, j;
+
+	kx4scales(s, u);
+	UNROLL
+	for (j = 0; j < TT; j++)
+		I[j] = _mm256_setzero_si256();
 	for (p = 0; p < 4; p++) {
 		UNROLL
 		for (j = 0; j < C * TT; j++)
@@ -103,26 +144,65 @@ kx4(int TT, __m256 *acc, const uint8_t *u, const struct kern_q8k *const *y)
 			    _mm256_mullo_epi32(a0[j], s0), _mm256_mullo_epi32(
 			    a1[j], s1)));
 	}
+	kx4end(TT, acc, I, s, u, y);
+}
+
+/* A Q4_K half's weights (at u) as bytes 0..15 into q, laid out as
+ * kx6unpack's: sub-block j's 8 registers (columns 32j + 4i) at 256j +
+ * 32i. */
+INLINE void
+kx4unpack(uint8_t *q, const uint8_t *u)
+{
+	const __m256i m4 = _mm256_set1_epi8(15);
+	__m256i v;
+	int p, l;
+
+	for (p = 0; p < 4; p++)
+		for (l = 0; l < 8; l++) {
+			v = _mm256_loadu_si256((const __m256i *)(u + 256 * p +
+			    32 * l));
+			_mm256_store_si256((__m256i *)(q + 512 * p + 32 * l),
+			    _mm256_and_si256(v, m4));
+			_mm256_store_si256((__m256i *)(q + 512 * p + 256 +
+			    32 * l), _mm256_and_si256(_mm256_srli_epi16(v, 4),
+			    m4));
+		}
+}
+
+/* kx4 on a half unpacked by kx4unpack at q (its scales, d, dmin at u):
+ * a sub-block at a time, one chain a token. */
+INLINE void
+kx4q(int TT, __m256 *acc, const uint8_t *q, const uint8_t *u,
+    const struct kern_q8k *const *y)
+{
+	__m256i I[KXMAX], A[KXMAX], w, sc;
+	uint8_t s[128] __attribute__((aligned(32)));
+	int k, i, j;
+
+	kx4scales(s, u);
 	UNROLL
-	for (p = 0; p < 8; p++) {
-		s0 = kxu8(s + 64 + 8 * p);
+	for (j = 0; j < TT; j++)
+		I[j] = _mm256_setzero_si256();
+	for (k = 0; k < 8; k++) {
 		UNROLL
 		for (j = 0; j < TT; j++)
-			M[j] = _mm256_add_epi32(M[j], _mm256_mullo_epi32(s0,
-			    _mm256_set1_epi32(y[j]->bs[2 * p] +
-			    y[j]->bs[2 * p + 1])));
+			A[j] = _mm256_setzero_si256();
+		UNROLL
+		for (i = 0; i < 8; i++) {
+			w = _mm256_load_si256((const __m256i *)(q + 256 * k +
+			    32 * i));
+			UNROLL
+			for (j = 0; j < TT; j++)
+				A[j] = dpbusd(A[j], w, kxb(y[j]->q + 32 * k +
+				    4 * i));
+		}
+		sc = kxu8(s + 8 * k);
+		UNROLL
+		for (j = 0; j < TT; j++)
+			I[j] = _mm256_add_epi32(I[j], _mm256_mullo_epi32(A[j],
+			    sc));
 	}
-	d = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(u + 1024)));
-	dm = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(u + 1040)));
-	UNROLL
-	for (j = 0; j < TT; j++) {
-		xd = _mm256_set1_ps(y[j]->d);
-		acc[j] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(I[j]),
-		    _mm256_mul_ps(d, xd), acc[j]);
-		acc[j] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(_mm256_sub_epi32(
-		    _mm256_setzero_si256(), M[j])), _mm256_mul_ps(dm, xd),
-		    acc[j]);
-	}
+	kx4end(TT, acc, I, s, u, y);
 }
 
 /* The 4 registers of Q6_K weights (0..63) that qs bytes 4m'.. of half
@@ -236,7 +316,7 @@ kx6unpack(uint8_t *q, const uint8_t *u)
 }
 
 /* kx6 on a half unpacked by kx6unpack at q (its scales and d at u): a
- * sub-block at a time, one chain a token, so that KXT6 tokens fit. */
+ * sub-block at a time, one chain a token, so that KXTU tokens fit. */
 INLINE void
 kx6q(int TT, __m256 *acc, const uint8_t *q, const uint8_t *u,
     const struct kern_q8k *const *y)
@@ -267,8 +347,8 @@ kx6q(int TT, __m256 *acc, const uint8_t *q, const uint8_t *u,
 
 /* Group g (at u) of packed w (type t, nb superblocks) against TT tokens'
  * superblocks y (ldy apart), the rows in [r0, r1) into out (ldo apart);
- * uq: Q6_K's group unpacked (kx6unpack, a half after the other), or
- * NULL; pf: fetch the stream KXPF bytes ahead (decode). */
+ * uq: the group unpacked (kx4unpack, kx6unpack, a half after the
+ * other), or NULL; pf: fetch the stream KXPF bytes ahead (decode). */
 INLINE void
 kxgroup(enum wtype t, int TT, float *out, int ldo, const uint8_t *u,
     const uint8_t *uq, const struct kern_q8k *y, size_t ldy, int nb, int g,
@@ -294,7 +374,10 @@ kxgroup(enum wtype t, int TT, float *out, int ldo, const uint8_t *u,
 			yb[j] = y + (size_t)j * ldy + b;
 		UNROLL
 		for (h = 0; h < 2; h++)
-			if (t == W_Q4KX16)
+			if (t == W_Q4KX16 && uq)
+				kx4q(TT, acc[h], uq + (2 * (size_t)b + h) * 2048,
+				    u + h * hb, yb);
+			else if (t == W_Q4KX16)
 				kx4(TT, acc[h], u + h * hb, yb);
 			else if (uq)
 				kx6q(TT, acc[h], uq + (2 * (size_t)b + h) * 2048,
@@ -351,34 +434,38 @@ kxpanel(enum wtype t, float *out, int ldo, const uint8_t *w, size_t gs,
 			    gs, NULL, y + (size_t)j * ldy, ldy, nb, g, r0, r1, 0);
 }
 
-/* Q6_K's prefill of groups [g0, g1): each group unpacked once
- * (kx6unpack: its 6-bit weights made bytes once, not once a token pair,
- * and KXT6 tokens a register block) against tokens [0, T) of y. */
+/* Prefill of groups [g0, g1): each group's weights made bytes once
+ * (kx4unpack, kx6unpack: not once a token pair), KXTU tokens a register
+ * block, against tokens [0, T) of y. */
 static void
-kx6groups(float *out, int ldo, const uint8_t *w, size_t gs,
+kxgroupsu(enum wtype t, float *out, int ldo, const uint8_t *w, size_t gs,
     const struct kern_q8k *y, size_t ldy, int nb, int T, int g0, int g1,
     int r0, int r1)
 {
 	uint8_t uq[KERN_GI8_MAXN / 256 * 4096] __attribute__((aligned(32)));
+	size_t hb = t == W_Q4KX16 ? 1152 : 1680;
 	const uint8_t *u;
 	int g, b, j;
 
 	for (g = g0; g < g1; g++) {
 		u = w + (size_t)g * gs;
 		for (b = 0; b < 2 * nb; b++)
-			kx6unpack(uq + (size_t)b * 2048, u + (size_t)b * 1680);
-		for (j = 0; j + KXT6 <= T; j += KXT6)
-			kxgroup(W_Q6KX16, KXT6, out + (size_t)j * ldo, ldo, u,
-			    uq, y + (size_t)j * ldy, ldy, nb, g, r0, r1, 0);
+			if (t == W_Q4KX16)
+				kx4unpack(uq + (size_t)b * 2048, u + b * hb);
+			else
+				kx6unpack(uq + (size_t)b * 2048, u + b * hb);
+		for (j = 0; j + KXTU <= T; j += KXTU)
+			kxgroup(t, KXTU, out + (size_t)j * ldo, ldo, u, uq, y +
+			    (size_t)j * ldy, ldy, nb, g, r0, r1, 0);
 		if (T - j == 3)
-			kxgroup(W_Q6KX16, 3, out + (size_t)j * ldo, ldo, u, uq,
-			    y + (size_t)j * ldy, ldy, nb, g, r0, r1, 0);
+			kxgroup(t, 3, out + (size_t)j * ldo, ldo, u, uq, y +
+			    (size_t)j * ldy, ldy, nb, g, r0, r1, 0);
 		else if (T - j == 2)
-			kxgroup(W_Q6KX16, 2, out + (size_t)j * ldo, ldo, u, uq,
-			    y + (size_t)j * ldy, ldy, nb, g, r0, r1, 0);
+			kxgroup(t, 2, out + (size_t)j * ldo, ldo, u, uq, y +
+			    (size_t)j * ldy, ldy, nb, g, r0, r1, 0);
 		else if (T - j == 1)
-			kxgroup(W_Q6KX16, 1, out + (size_t)j * ldo, ldo, u, uq,
-			    y + (size_t)j * ldy, ldy, nb, g, r0, r1, 0);
+			kxgroup(t, 1, out + (size_t)j * ldo, ldo, u, uq, y +
+			    (size_t)j * ldy, ldy, nb, g, r0, r1, 0);
 	}
 }
 
@@ -408,9 +495,9 @@ kxmatmul(enum wtype t, float *out, int ldo, const void *w, const float *x,
 		t1 = T - t0 > TB ? t0 + TB : T;
 		for (j = t0; j < t1; j++)
 			prepk(y + (size_t)(j - t0) * nb, x + (size_t)j * ldx, n);
-		if (t == W_Q6KX16 && t1 - t0 >= KX6MIN) {
-			kx6groups(out + (size_t)t0 * ldo, ldo, w, gs, y, nb, nb,
-			    t1 - t0, g0, g1, r0, r1);
+		if (t1 - t0 >= KXUMIN) {
+			kxgroupsu(t, out + (size_t)t0 * ldo, ldo, w, gs, y, nb,
+			    nb, t1 - t0, g0, g1, r0, r1);
 			continue;
 		}
 		for (p0 = g0; p0 < g1; p0 = p1) {
