@@ -582,8 +582,8 @@ gi8_entries(int vnni)
 	if (vnni)
 		kern.pack[W_Q8_0I] = W_Q8X16, kern.pack[W_GQ8_0I] = W_Q8X16;
 	kern.pack[W_Q4_0I] = W_Q4X16;
-	/* the superblocks where the 256-bit kernels take them: the
-	 * AVX-512 ones read them unpacked at least as fast */
+	/* the superblocks where the 256-bit kernels take them; the
+	 * AVX-512 table keeps its own 512-bit ones, on the file's rows */
 	if (vnni < 2)
 		kern.pack[W_Q4_KI] = W_Q4KX16, kern.pack[W_Q6_KI] = W_Q6KX16;
 }
