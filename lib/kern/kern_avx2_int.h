@@ -22,6 +22,19 @@
 #define UNROLL _Pragma("GCC unroll 8")
 #endif
 
+/* 8 bytes at p, zero- or sign-extended to 8 int32 lanes. */
+INLINE __m256i
+u8x8(const uint8_t *p)
+{
+	return _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)p));
+}
+
+INLINE __m256i
+s8x8(const uint8_t *p)
+{
+	return _mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)p));
+}
+
 /* The first m < 8 floats of x, the other lanes 0. */
 INLINE __m256
 xloadm(const float *x, int m)

@@ -29,19 +29,6 @@ extern const struct kern kern_avx2;
  * stored: 8 bytes widened to 8 int32 lanes at once, a nibble's two
  * halves by a mask and a shift of the same lanes. */
 
-/* 8 bytes at p, zero- or sign-extended to 8 int32 lanes. */
-INLINE __m256i
-u8x8(const uint8_t *p)
-{
-	return _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)p));
-}
-
-INLINE __m256i
-s8x8(const uint8_t *p)
-{
-	return _mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)p));
-}
-
 INLINE void
 acc8(struct gout *o, __m256 w, const float *x)
 {

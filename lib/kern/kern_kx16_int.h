@@ -26,19 +26,6 @@ kxb(const int8_t *q)
 	return _mm256_set1_epi32(v);
 }
 
-/* 8 bytes at p as int32 lanes, unsigned or signed. */
-INLINE __m256i
-kxu8(const uint8_t *p)
-{
-	return _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)p));
-}
-
-INLINE __m256i
-kxs8(const uint8_t *p)
-{
-	return _mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)p));
-}
-
 /* A Q4_K half's 6-bit scales (s + 8j, j < 8) and mins (s + 64 + 8j) of
  * its 8 rows (k4_scale's fields) from the transposed bytes at u. */
 INLINE void
@@ -75,7 +62,7 @@ kx4end(int TT, __m256 *acc, const __m256i *I, const uint8_t *s,
 		M[j] = _mm256_setzero_si256();
 	UNROLL
 	for (p = 0; p < 8; p++) {
-		mn = kxu8(s + 64 + 8 * p);
+		mn = u8x8(s + 64 + 8 * p);
 		UNROLL
 		for (j = 0; j < TT; j++)
 			M[j] = _mm256_add_epi32(M[j], _mm256_mullo_epi32(mn,
@@ -136,8 +123,8 @@ kx4(int TT, __m256 *acc, const uint8_t *u, const struct kern_q8k *const *y)
 			a0[0] = _mm256_add_epi32(a0[0], a0[1]);
 			a1[0] = _mm256_add_epi32(a1[0], a1[1]);
 		}
-		s0 = kxu8(s + 16 * p);
-		s1 = kxu8(s + 16 * p + 8);
+		s0 = u8x8(s + 16 * p);
+		s1 = u8x8(s + 16 * p + 8);
 		UNROLL
 		for (j = 0; j < TT; j++)
 			I[j] = _mm256_add_epi32(I[j], _mm256_add_epi32(
@@ -196,7 +183,7 @@ kx4q(int TT, __m256 *acc, const uint8_t *q, const uint8_t *u,
 				A[j] = dpbusd(A[j], w, kxb(y[j]->q + 32 * k +
 				    4 * i));
 		}
-		sc = kxu8(s + 8 * k);
+		sc = u8x8(s + 8 * k);
 		UNROLL
 		for (j = 0; j < TT; j++)
 			I[j] = _mm256_add_epi32(I[j], _mm256_mullo_epi32(A[j],
@@ -233,7 +220,7 @@ INLINE void
 kx6sub(int TT, __m256i *I, __m256i *N, const __m256i *A, const uint8_t *u,
     int s, const struct kern_q8k *const *y)
 {
-	__m256i sc = kxs8(u + 1536 + 8 * s);
+	__m256i sc = s8x8(u + 1536 + 8 * s);
 	int j;
 
 	UNROLL
