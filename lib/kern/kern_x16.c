@@ -89,61 +89,40 @@ srcblk(uint8_t *u, float *d, uint16_t *h, const void *w, enum wtype from,
 		memcpy(u, p + 2, 16);
 }
 
-/* Where byte k of row L's superblock (Q4_K's 144 bytes, Q6_K's 210)
- * lies in its group's block of W_Q4KX16 or W_Q6KX16 (kern.h). */
-static size_t
-kxoff(enum wtype to, int L, int k)
+/* Row l of a half of W_Q4KX16 or W_Q6KX16 (type t) and that row's
+ * superblock, one into the other: unpack 0 copies the superblock at src
+ * into the half at dst (its bytes where kern.h's map puts them, 4 at a
+ * time where they go together: a byte at a time took seconds for a 1B
+ * model), unpack 1 the half at src back into the superblock at dst.
+ * The map's one definition; inlined, so that each caller's copies are
+ * made for its direction. */
+static inline __attribute__((always_inline)) void
+kxmove(uint8_t *dst, const uint8_t *src, enum wtype t, int l, int unpack)
 {
-	size_t h = (size_t)(L / 8) * (to == W_Q4KX16 ? 1152 : 1680);
-	int l = L % 8, q;
+	int a, k;
 
-	if (to == W_Q4KX16) {
-		if (k < 4)	/* d, dmin */
-			return h + 1024 + 16 * (k / 2) + 2 * l + k % 2;
-		if (k < 16)
-			return h + 1056 + 8 * (k - 4) + l;
-		q = k - 16;
-		return h + 256 * (q / 32) + 32 * (q % 32 / 4) + 4 * l + q % 4;
-	}
-	if (k < 128)	/* ql */
-		return h + 512 * (k / 64) + 32 * (k % 64 / 4) + 4 * l + k % 4;
-	if (k < 192) {	/* qh */
-		q = k - 128;
-		return h + 1024 + 256 * (q / 32) + 32 * (q % 32 / 4) + 4 * l +
-		    q % 4;
-	}
-	if (k < 208)
-		return h + 1536 + 8 * (k - 192) + l;
-	return h + 1664 + 2 * l + k - 208;
-}
-
-/* Row l of a half (at o) from the superblock p: kxoff's places, 4
- * bytes at a time where they go together (a load's time is in here:
- * a byte at a time took seconds for a 1B model). */
-static void
-kxrow(uint8_t *o, enum wtype to, const uint8_t *p, int l)
-{
-	int a, m, k;
-
-	if (to == W_Q4KX16) {
-		for (a = 0; a < 32; a++)	/* qs: 32p + 4l', p < 4 */
-			memcpy(o + 32 * a + 4 * l, p + 16 + 4 * a, 4);
-		memcpy(o + 1024 + 2 * l, p, 2);
-		memcpy(o + 1040 + 2 * l, p + 2, 2);
-		for (k = 0; k < 12; k++)
-			o[1056 + 8 * k + l] = p[4 + k];
+#define MV(o, s, n) memcpy(dst + (unpack ? (s) : (o)), \
+	src + (unpack ? (o) : (s)), n)
+	if (t == W_Q4KX16) {
+		for (a = 0; a < 32; a++)	/* qs byte 32p + 4l' + i */
+			MV(32 * a + 4 * l, 16 + 4 * a, 4);
+		MV(1024 + 2 * l, 0, 2);		/* d */
+		MV(1040 + 2 * l, 2, 2);		/* dmin */
+		for (k = 0; k < 12; k++)	/* the scale bytes */
+			MV(1056 + 8 * k + l, 4 + k, 1);
 		return;
 	}
-	for (m = 0; m < 32; m++)	/* ql: 64h + 4m' */
-		memcpy(o + 32 * m + 4 * l, p + 4 * m, 4);
-	for (m = 0; m < 16; m++)	/* qh: 32h + 4m' */
-		memcpy(o + 1024 + 32 * m + 4 * l, p + 128 + 4 * m, 4);
-	for (k = 0; k < 16; k++)
-		o[1536 + 8 * k + l] = p[192 + k];
-	memcpy(o + 1664 + 2 * l, p + 208, 2);
+	for (a = 0; a < 32; a++)	/* ql byte 64h + 4m + i */
+		MV(32 * a + 4 * l, 4 * a, 4);
+	for (a = 0; a < 16; a++)	/* qh byte 32h + 4m + i */
+		MV(1024 + 32 * a + 4 * l, 128 + 4 * a, 4);
+	for (k = 0; k < 16; k++)	/* the scales */
+		MV(1536 + 8 * k + l, 192 + k, 1);
+	MV(1664 + 2 * l, 208, 2);	/* d */
+#undef MV
 }
 
-/* The superblocks: each byte moved to kxoff's place (kxrow). */
+/* The superblocks, each row's moved into its half (kxmove). */
 static void
 kxpack(uint8_t *dst, enum wtype to, const uint8_t *w, enum wtype from,
     int rows, int n, int g0, int g1)
@@ -157,8 +136,8 @@ kxpack(uint8_t *dst, enum wtype to, const uint8_t *w, enum wtype from,
 
 			memset(o, 0, gb);
 			for (L = 0; L < 16 && 16 * g + L < rows; L++)
-				kxrow(o + gb / 2 * (L / 8), to, w + (size_t)(16 *
-				    g + L) * rb + (size_t)b * bytes, L % 8);
+				kxmove(o + gb / 2 * (L / 8), w + (size_t)(16 * g +
+				    L) * rb + (size_t)b * bytes, to, L % 8, 0);
 		}
 }
 
@@ -233,7 +212,7 @@ kxmatvec(enum wtype t, float *out, const void *w, const float *x, int n,
 	struct kern_q8k y[CONV_Q8_0_MAXN / 256];
 	enum wtype from = t == W_Q4KX16 ? W_Q4_KI : W_Q6_KI;
 	uint8_t row[CONV_Q8_0_MAXN / 256 * 210];
-	int nb = n / 256, bytes = wtypes[from].bytes, r, b, k;
+	int nb = n / 256, bytes = wtypes[from].bytes, r, b;
 	size_t gb = KERN_X16_GB(t);
 
 	if (n > CONV_Q8_0_MAXN || n % 256)
@@ -241,12 +220,10 @@ kxmatvec(enum wtype t, float *out, const void *w, const float *x, int n,
 	kern_q8k_prep(y, x, n);
 	for (r = r0; r < r1; r++) {
 		const uint8_t *g = (const uint8_t *)w + (size_t)(r / 16) * nb *
-		    gb;
+		    gb + gb / 2 * (r % 16 / 8);
 
 		for (b = 0; b < nb; b++)
-			for (k = 0; k < bytes; k++)
-				row[b * bytes + k] = g[b * gb + kxoff(t, r % 16,
-				    k)];
+			kxmove(row + b * bytes, g + b * gb, t, r % 8, 1);
 		out[r] = kern_q8k_dot(from, row, nb, y);
 	}
 }
