@@ -2,7 +2,7 @@
  *
  *   make attnbench
  *   PIPELM_KERNEL=avx512 build/rel/attnbench [-ocitnw] [-r reps] [-d depth]
- *       [-l layers]
+ *       [-l layers] [-k kvtype]
  *
  * One decoded token's attention in every layer (30 layers, 9 query heads
  * over 3 KV heads, head size 64) after 128 positions and after depth
@@ -20,7 +20,8 @@
  * what depth adds to 128 and that per key row (a KV head's key and value
  * at one position, for its 3 query heads): the attention's share of
  * issue 28's decode goal (decode after 4096 within 1.5x of after 128),
- * without the weights.  -c times by CPU time instead of
+ * without the weights.  -k runs one cache type (attn_kvname's names:
+ * f32, bf16, f16, q8_0) instead of the four.  -c times by CPU time instead of
  * the clock, so that other processes on a shared machine count less.
  * -l 1 keeps one layer's cache (3-6 MB at 4096), which stays in the
  * last-level cache: the tile's compute without the memory.  Orders of
@@ -189,7 +190,8 @@ warmtile(const struct attn_kern *ak, enum wtype t, int reps, int cpu)
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: %s [-ocitnw] [-r reps] [-d depth] [-l layers]\n", argv0);
+	fprintf(stderr, "usage: %s [-ocitnw] [-r reps] [-d depth] [-l layers] "
+	    "[-k kvtype]\n", argv0);
 	exit(2);
 }
 
@@ -197,7 +199,8 @@ int
 main(int argc, char *argv[])
 {
 	static const enum wtype types[] = { W_F32, W_BF16, W_F16, W_GQ8_0 };
-	int c, cpu = 0, reps = 10, depth = 4096, nb, e, warm = 0;
+	int c, cpu = 0, reps = 10, depth = 4096, nb, e = 0, warm = 0;
+	const char *only = NULL;
 	const struct attn_kern *ak;
 	size_t i, nel, bytes, j;
 	double t128, td;
@@ -205,7 +208,7 @@ main(int argc, char *argv[])
 	void *kv;
 
 	argv0 = argv[0];
-	while ((c = getopt(argc, argv, "ocitnwr:d:l:")) != -1) {
+	while ((c = getopt(argc, argv, "ocitnwr:d:l:k:")) != -1) {
 		switch (c) {
 		case 'o': old = 1; break;
 		case 'c': cpu = 1; break;
@@ -216,10 +219,11 @@ main(int argc, char *argv[])
 		case 'r': reps = (int)estrtonum(optarg, 1, 1000000, "-r"); break;
 		case 'd': depth = (int)estrtonum(optarg, 129, 1 << 20, "-d"); break;
 		case 'l': nlay = (int)estrtonum(optarg, 1, 1000, "-l"); break;
+		case 'k': only = optarg; break;
 		default: usage();
 		}
 	}
-	if (optind != argc)
+	if (optind != argc || (only && attn_kvparse(only) < 0))
 		usage();
 	if (kern_init(getenv("PIPELM_KERNEL")) < 0)
 		return 1;
@@ -230,7 +234,8 @@ main(int argc, char *argv[])
 		    "ns a key row |\n|---|---|\n", ak->name, reps,
 		    cpu ? ", CPU time" : "");
 		for (c = 0; c < 4; c++)
-			e = printf("| %s | %.2f |\n", attn_kvname(types[c]),
+			if (!only || !strcmp(only, attn_kvname(types[c])))
+				e = printf("| %s | %.2f |\n", attn_kvname(types[c]),
 			    warmtile(ak, types[c], reps, cpu));
 		return e < 0 || fflush(stdout) != 0;
 	}
@@ -242,6 +247,8 @@ main(int argc, char *argv[])
 	printf("| KV | after 128 | after %d | added | ns a key row |\n"
 	    "|---|---|---|---|---|\n", depth);
 	for (c = 0; c < 4; c++) {
+		if (only && strcmp(only, attn_kvname(types[c])))
+			continue;
 		bytes = attn_kvbytes(types[c], nel);
 		kv = mem_map(bytes);	/* the model's: 2 MB pages */
 		if (!kv)

@@ -16,7 +16,6 @@
 
 #include "kern/attn.h"
 #include "kern/vexp.h"
-#include "kern/attn_q8.h"
 #include "kern/kern_avx2_int.h"
 
 /* a + b of the 128-bit halves picked by imm from x and y */
@@ -116,22 +115,6 @@ scores(int nr, __m256 *out, const float *const *q, const void *const *kp,
 		    0x88, 0xdd);
 }
 
-/* The scores of nr quantized query rows qq[i] (rows qs bytes apart)
- * against the 8 keys kp[0..8) of a Q8_0 cache: out[i] lane j. */
-INLINE void
-q8scores(int nr, __m256 *out, const unsigned char *qq, size_t qs,
-    const void *const *kp, int hd)
-{
-	float s[8];
-	int i, j;
-
-	for (i = 0; i < nr; i++) {
-		for (j = 0; j < 8; j++)
-			s[j] = q8score(qq + i * qs, kp[j], hd);
-		out[i] = _mm256_loadu_ps(s);
-	}
-}
-
 INLINE float
 hmax(__m256 v)
 {
@@ -141,6 +124,148 @@ hmax(__m256 v)
 	x = _mm_max_ps(x, _mm_movehl_ps(x, x));
 	x = _mm_max_ss(x, _mm_shuffle_ps(x, x, 1));
 	return _mm_cvtss_f32(x);
+}
+
+/* A query row over a Q8_0 cache, quantized as the keys are (attn_kvstore:
+ * attn.h's arithmetic) in qb, with its bytes' magnitudes and its blocks'
+ * scales, for q8t. */
+struct q8q {
+	unsigned char qb[Q8HD / 32 * 34];	/* the row, Q8_0 blocks */
+	unsigned char qa[Q8HD];		/* |q| of each int8 */
+	float d[Q8HD / 32];
+};
+
+/* attn_kvstore's Q8_0 block of the n <= 32 floats at x (zeros after
+ * them) into b, with its bits: attn_avx512.c's q8quant in 8 lanes (the
+ * same max, d = amax / 127 and 1 / d, x * id rounded half away from
+ * zero by a truncation and a step, clamped to +-127; a non-finite
+ * value making the scale NaN).  A libm roundf an element cost decode's
+ * tile as much as its scores. */
+INLINE void
+q8quant(unsigned char *b, const float *x, int n)
+{
+	static const int order[8] = { 0, 4, 1, 5, 2, 6, 3, 7 };
+	const __m256 sgn = _mm256_set1_ps(-0.0f);
+	const __m256i inf = _mm256_set1_epi32(0x7f800000);
+	__m256 y[4], t, amx = _mm256_setzero_ps();
+	__m256i e, bad = _mm256_setzero_si256(), q[4];
+	float v[32] = { 0 }, amax, d, id;
+	uint16_t h;
+	int k;
+
+	memcpy(v, x, (size_t)n * sizeof(float));
+	for (k = 0; k < 4; k++) {
+		y[k] = _mm256_loadu_ps(v + 8 * k);
+		e = _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_castps_si256(y[k]),
+		    inf), inf);		/* NaN or inf */
+		bad = _mm256_or_si256(bad, e);
+		y[k] = _mm256_andnot_ps(_mm256_castsi256_ps(e), y[k]);
+		amx = _mm256_max_ps(amx, _mm256_andnot_ps(sgn, y[k]));
+	}
+	amax = hmax(amx);
+	d = amax / 127;
+	id = d ? 1.0f / d : 0.0f;
+	h = !_mm256_testz_si256(bad, bad) ? 0x7e00 :
+	    (uint16_t)_cvtss_sh(d, _MM_FROUND_TO_NEAREST_INT);
+	memcpy(b, &h, sizeof(h));
+	for (k = 0; k < 4; k++) {
+		y[k] = _mm256_mul_ps(y[k], _mm256_set1_ps(id));
+		t = _mm256_round_ps(y[k], _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+		t = _mm256_add_ps(t, _mm256_and_ps(_mm256_cmp_ps(_mm256_andnot_ps(sgn,
+		    _mm256_sub_ps(y[k], t)), _mm256_set1_ps(0.5f), _CMP_GE_OQ),
+		    _mm256_or_ps(_mm256_set1_ps(1.0f), _mm256_and_ps(y[k], sgn))));
+		q[k] = _mm256_min_epi32(_mm256_set1_epi32(127), _mm256_max_epi32(
+		    _mm256_set1_epi32(-127), _mm256_cvttps_epi32(t)));
+	}
+	/* the packs interleave the vectors' 4-element halves: put back */
+	_mm256_storeu_si256((__m256i *)(b + 2), _mm256_permutevar8x32_epi32(
+	    _mm256_packs_epi16(_mm256_packs_epi32(q[0], q[1]),
+	    _mm256_packs_epi32(q[2], q[3])), _mm256_loadu_si256(
+	    (const __m256i *)order)));
+}
+
+/* Query row q (hd floats) into r. */
+INLINE void
+q8prep(struct q8q *r, const float *q, int hd)
+{
+	uint16_t d;
+	int b;
+
+	for (b = 0; b < (hd + 31) / 32; b++) {
+		q8quant(r->qb + 34 * b, q + 32 * b, hd - 32 * b < 32 ?
+		    hd - 32 * b : 32);
+		memcpy(&d, r->qb + 34 * b, sizeof(d));
+		r->d[b] = _cvtsh_ss(d);
+		_mm256_storeu_si256((__m256i *)(r->qa + 32 * b), _mm256_abs_epi8(
+		    _mm256_loadu_si256((const __m256i *)(r->qb + 34 * b + 2))));
+	}
+}
+
+/* The scores of nr rows qr[i] against the 8 keys kp[0..8) of a Q8_0
+ * cache: out[i] lane j, attn_q8score's bits.  A block's 8 keys are
+ * transposed in registers (lane j of k[g]: key j's int8 of columns
+ * 4g..4g+3), so that a vpmaddubsw of a row's 4 bytes broadcast is 4
+ * columns of all 8 keys, the key's sign set by the query's, pairs of
+ * at most 2 * 127 * 127 (attn_kvstore's int8 are within +-127): no
+ * horizontal sum a key, and the transposition serves every row. */
+INLINE void
+q8t(int nr, __m256 *out, const struct q8q *qr, const void *const *kp, int hd)
+{
+	__m256i x[8], t[8], u[8], k[8], acc, ones = _mm256_set1_epi16(1);
+	uint16_t dh[8];
+	int32_t w;
+	__m256 dk;
+	int b, i, j, g;
+
+#pragma GCC unroll 4
+	for (i = 0; i < nr; i++)
+		out[i] = _mm256_setzero_ps();
+	for (b = 0; b < (hd + 31) / 32; b++) {
+#pragma GCC unroll 8
+		for (j = 0; j < 8; j++) {
+			const char *p = (const char *)kp[j] + 34 * b;
+
+			memcpy(&dh[j], p, sizeof(dh[j]));
+			x[j] = _mm256_loadu_si256((const __m256i *)(p + 2));
+		}
+		dk = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)dh));
+#pragma GCC unroll 4
+		for (j = 0; j < 8; j += 2) {
+			t[j] = _mm256_unpacklo_epi32(x[j], x[j + 1]);
+			t[j + 1] = _mm256_unpackhi_epi32(x[j], x[j + 1]);
+		}
+#pragma GCC unroll 2
+		for (j = 0; j < 8; j += 4) {
+			u[j] = _mm256_unpacklo_epi64(t[j], t[j + 2]);
+			u[j + 1] = _mm256_unpackhi_epi64(t[j], t[j + 2]);
+			u[j + 2] = _mm256_unpacklo_epi64(t[j + 1], t[j + 3]);
+			u[j + 3] = _mm256_unpackhi_epi64(t[j + 1], t[j + 3]);
+		}
+#pragma GCC unroll 4
+		for (g = 0; g < 4; g++) {
+			k[g] = _mm256_permute2x128_si256(u[g], u[g + 4], 0x20);
+			k[g + 4] = _mm256_permute2x128_si256(u[g], u[g + 4], 0x31);
+		}
+#pragma GCC unroll 4
+		for (i = 0; i < nr; i++) {
+			acc = _mm256_setzero_si256();
+#pragma GCC unroll 8
+			for (g = 0; g < 8; g++) {
+				__m256i qs, qa;
+
+				memcpy(&w, qr[i].qb + 34 * b + 2 + 4 * g, sizeof(w));
+				qs = _mm256_set1_epi32(w);
+				memcpy(&w, qr[i].qa + 32 * b + 4 * g, sizeof(w));
+				qa = _mm256_set1_epi32(w);
+				acc = _mm256_add_epi32(acc, _mm256_madd_epi16(
+				    _mm256_maddubs_epi16(qa, _mm256_sign_epi8(k[g],
+				    qs)), ones));
+			}
+			out[i] = _mm256_add_ps(out[i], _mm256_mul_ps(
+			    _mm256_cvtepi32_ps(acc), _mm256_mul_ps(
+			    _mm256_set1_ps(qr[i].d[b]), dk)));
+		}
+	}
 }
 
 /* acc rows (nr of them) = acc * alpha + sum_j P[j] v_j over keys
@@ -232,8 +357,7 @@ part_t(float *acc, int lda, float *ml, const struct attn_tile *a,
 	    ninf = _mm256_set1_ps(-INFINITY);
 	__m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
 
-	unsigned char qq[ATTN_MAXROWS][Q8HD / 32 * 34];	/* q8_0: the rows
-				 * quantized (attn.h) */
+	struct q8q qr[ATTN_MAXROWS];	/* q8_0: the rows quantized (attn.h) */
 
 	if (hd % 8 || R > ATTN_MAXROWS || R < 1 || (kt == W_GQ8_0 &&
 	    hd > Q8HD)) {
@@ -246,7 +370,7 @@ part_t(float *acc, int lda, float *ml, const struct attn_tile *a,
 		arow[r] = acc + (size_t)t * lda + (r % a->nh) * hd;
 		qrow[r] = a->q + (size_t)t * a->ldq + (r % a->nh) * hd;
 		if (kt == W_GQ8_0)
-			attn_kvstore(qq[r], qrow[r], hd, W_GQ8_0);
+			q8prep(&qr[r], qrow[r], hd);
 		end[r] = a->pos0 + t + 1 < a->p1 ? a->pos0 + t + 1 : a->p1;
 		start[r] = attn_start(a, t);
 		m[r] = -INFINITY;
@@ -280,8 +404,11 @@ part_t(float *acc, int lda, float *ml, const struct attn_tile *a,
 			if (!any)
 				continue;
 			for (h = 0; h < 2 && kt == W_GQ8_0; h++)
-				q8scores(nr, S[h] + r, qq[r], sizeof(*qq),
-				    kp + 8 * h, hd);
+				switch (nr) {
+				case 3: q8t(3, S[h] + r, qr + r, kp + 8 * h, hd); break;
+				case 2: q8t(2, S[h] + r, qr + r, kp + 8 * h, hd); break;
+				default: q8t(1, S[h] + r, qr + r, kp + 8 * h, hd); break;
+				}
 			for (h = 0; h < 2 && kt != W_GQ8_0; h++)
 				switch (nr) {
 				case 3: scores(3, S[h] + r, qrow + r, kp + 8 * h, hd, kt); break;

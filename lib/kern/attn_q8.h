@@ -1,7 +1,9 @@
 /* attn_q8.h: a Q8_0 cache's attention scores in llama.cpp's arithmetic
  * (attn.h's attn_q8score), one key at a time, for the per-ISA files
  * (compiled with AVX2 and F16C; include after <immintrin.h>): the
- * AVX2 table's tiles and the AVX-512 table's but decode's (q8vnni). */
+ * AVX-512 table's tiles where q8vnni does not run (no AVX512-VNNI, a
+ * head size not a multiple of 64).  The AVX2 table scores 8 keys at a
+ * time instead (attn_avx2.c's q8t). */
 #ifndef ATTN_Q8_H
 #define ATTN_Q8_H
 
