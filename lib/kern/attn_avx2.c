@@ -16,6 +16,7 @@
 
 #include "kern/attn.h"
 #include "kern/vexp.h"
+#include "kern/kern.h"
 #include "kern/kern_avx2_int.h"
 
 /* a + b of the 128-bit halves picked by imm from x and y */
@@ -133,6 +134,8 @@ struct q8q {
 	unsigned char qb[Q8HD / 32 * 34];	/* the row, Q8_0 blocks */
 	unsigned char qa[Q8HD];		/* |q| of each int8 */
 	float d[Q8HD / 32];
+	int32_t corr[Q8HD / 32];	/* 128 * the sum of a block's int8
+					 * (q8tv's keys are made unsigned) */
 };
 
 /* attn_kvstore's Q8_0 block of the n <= 32 floats at x (zeros after
@@ -185,9 +188,21 @@ q8quant(unsigned char *b, const float *x, int n)
 }
 
 /* Query row q (hd floats) into r. */
+INLINE int32_t
+hsumi(__m256i x)
+{
+	__m128i y = _mm_add_epi32(_mm256_castsi256_si128(x),
+	    _mm256_extracti128_si256(x, 1));
+
+	y = _mm_add_epi32(y, _mm_shuffle_epi32(y, 0x4e));
+	y = _mm_add_epi32(y, _mm_shuffle_epi32(y, 0xb1));
+	return _mm_cvtsi128_si32(y);
+}
+
 INLINE void
 q8prep(struct q8q *r, const float *q, int hd)
 {
+	__m256i x;
 	uint16_t d;
 	int b;
 
@@ -196,56 +211,81 @@ q8prep(struct q8q *r, const float *q, int hd)
 		    hd - 32 * b : 32);
 		memcpy(&d, r->qb + 34 * b, sizeof(d));
 		r->d[b] = _cvtsh_ss(d);
-		_mm256_storeu_si256((__m256i *)(r->qa + 32 * b), _mm256_abs_epi8(
-		    _mm256_loadu_si256((const __m256i *)(r->qb + 34 * b + 2))));
+		x = _mm256_loadu_si256((const __m256i *)(r->qb + 34 * b + 2));
+		_mm256_storeu_si256((__m256i *)(r->qa + 32 * b), _mm256_abs_epi8(x));
+		/* the bytes' sum: vpmaddubsw of ones (unsigned) and them */
+		x = _mm256_madd_epi16(_mm256_maddubs_epi16(_mm256_set1_epi8(1), x),
+		    _mm256_set1_epi16(1));
+		r->corr[b] = 128 * hsumi(x);
 	}
+}
+
+/* A block's 32 int8 of the 8 keys kp[0..8) from byte 34 b of their
+ * rows transposed into k: lane j of k[g] is key j's int8 of columns
+ * 4g..4g+3; their scales into dk. */
+INLINE void
+q8keys(__m256i *k, __m256 *dk, const void *const *kp, int b)
+{
+	__m256i x[8], t[8], u[8];
+	uint16_t dh[8];
+	int j, g;
+
+#pragma GCC unroll 8
+	for (j = 0; j < 8; j++) {
+		const char *p = (const char *)kp[j] + 34 * b;
+
+		memcpy(&dh[j], p, sizeof(dh[j]));
+		x[j] = _mm256_loadu_si256((const __m256i *)(p + 2));
+	}
+	*dk = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)dh));
+#pragma GCC unroll 4
+	for (j = 0; j < 8; j += 2) {
+		t[j] = _mm256_unpacklo_epi32(x[j], x[j + 1]);
+		t[j + 1] = _mm256_unpackhi_epi32(x[j], x[j + 1]);
+	}
+#pragma GCC unroll 2
+	for (j = 0; j < 8; j += 4) {
+		u[j] = _mm256_unpacklo_epi64(t[j], t[j + 2]);
+		u[j + 1] = _mm256_unpackhi_epi64(t[j], t[j + 2]);
+		u[j + 2] = _mm256_unpacklo_epi64(t[j + 1], t[j + 3]);
+		u[j + 3] = _mm256_unpackhi_epi64(t[j + 1], t[j + 3]);
+	}
+#pragma GCC unroll 4
+	for (g = 0; g < 4; g++) {
+		k[g] = _mm256_permute2x128_si256(u[g], u[g + 4], 0x20);
+		k[g + 4] = _mm256_permute2x128_si256(u[g], u[g + 4], 0x31);
+	}
+}
+
+/* Score s of a row plus a block's integer sum times its scales, the
+ * order of attn_q8score (a product rounded, then the sum: no FMA). */
+INLINE __m256
+q8add(__m256 s, __m256i isum, float dq, __m256 dk)
+{
+	return _mm256_add_ps(s, _mm256_mul_ps(_mm256_cvtepi32_ps(isum),
+	    _mm256_mul_ps(_mm256_set1_ps(dq), dk)));
 }
 
 /* The scores of nr rows qr[i] against the 8 keys kp[0..8) of a Q8_0
  * cache: out[i] lane j, attn_q8score's bits.  A block's 8 keys are
- * transposed in registers (lane j of k[g]: key j's int8 of columns
- * 4g..4g+3), so that a vpmaddubsw of a row's 4 bytes broadcast is 4
- * columns of all 8 keys, the key's sign set by the query's, pairs of
- * at most 2 * 127 * 127 (attn_kvstore's int8 are within +-127): no
- * horizontal sum a key, and the transposition serves every row. */
+ * transposed in registers (q8keys), so that a vpmaddubsw of a row's 4
+ * bytes broadcast is 4 columns of all 8 keys, the key's sign set by
+ * the query's, pairs of at most 2 * 127 * 127 (attn_kvstore's int8 are
+ * within +-127): no horizontal sum a key, and the transposition serves
+ * every row. */
 INLINE void
 q8t(int nr, __m256 *out, const struct q8q *qr, const void *const *kp, int hd)
 {
-	__m256i x[8], t[8], u[8], k[8], acc, ones = _mm256_set1_epi16(1);
-	uint16_t dh[8];
+	__m256i k[8], acc, ones = _mm256_set1_epi16(1);
 	int32_t w;
 	__m256 dk;
-	int b, i, j, g;
+	int b, i, g;
 
 #pragma GCC unroll 4
 	for (i = 0; i < nr; i++)
 		out[i] = _mm256_setzero_ps();
 	for (b = 0; b < (hd + 31) / 32; b++) {
-#pragma GCC unroll 8
-		for (j = 0; j < 8; j++) {
-			const char *p = (const char *)kp[j] + 34 * b;
-
-			memcpy(&dh[j], p, sizeof(dh[j]));
-			x[j] = _mm256_loadu_si256((const __m256i *)(p + 2));
-		}
-		dk = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)dh));
-#pragma GCC unroll 4
-		for (j = 0; j < 8; j += 2) {
-			t[j] = _mm256_unpacklo_epi32(x[j], x[j + 1]);
-			t[j + 1] = _mm256_unpackhi_epi32(x[j], x[j + 1]);
-		}
-#pragma GCC unroll 2
-		for (j = 0; j < 8; j += 4) {
-			u[j] = _mm256_unpacklo_epi64(t[j], t[j + 2]);
-			u[j + 1] = _mm256_unpackhi_epi64(t[j], t[j + 2]);
-			u[j + 2] = _mm256_unpacklo_epi64(t[j + 1], t[j + 3]);
-			u[j + 3] = _mm256_unpackhi_epi64(t[j + 1], t[j + 3]);
-		}
-#pragma GCC unroll 4
-		for (g = 0; g < 4; g++) {
-			k[g] = _mm256_permute2x128_si256(u[g], u[g + 4], 0x20);
-			k[g + 4] = _mm256_permute2x128_si256(u[g], u[g + 4], 0x31);
-		}
+		q8keys(k, &dk, kp, b);
 #pragma GCC unroll 4
 		for (i = 0; i < nr; i++) {
 			acc = _mm256_setzero_si256();
@@ -261,10 +301,58 @@ q8t(int nr, __m256 *out, const struct q8q *qr, const void *const *kp, int hd)
 				    _mm256_maddubs_epi16(qa, _mm256_sign_epi8(k[g],
 				    qs)), ones));
 			}
-			out[i] = _mm256_add_ps(out[i], _mm256_mul_ps(
-			    _mm256_cvtepi32_ps(acc), _mm256_mul_ps(
-			    _mm256_set1_ps(qr[i].d[b]), dk)));
+			out[i] = q8add(out[i], acc, qr[i].d[b], dk);
 		}
+	}
+}
+
+/* q8t with AVX-VNNI: the transposed keys made unsigned (plus 128), a
+ * row's 4 bytes broadcast are vpdpbusd's signed operand, one
+ * instruction for 4 columns of the 8 keys, and 128 times the row's
+ * block sum taken off once a block (corr).  The same integer sums. */
+__attribute__((target("avxvnni"))) INLINE void
+q8tv_n(int nr, __m256 *out, const struct q8q *qr, const void *const *kp,
+    int hd)
+{
+	__m256i k[8], acc[4];
+	int32_t w;
+	__m256 dk;
+	int b, i, g;
+
+#pragma GCC unroll 4
+	for (i = 0; i < nr; i++)
+		out[i] = _mm256_setzero_ps();
+	for (b = 0; b < (hd + 31) / 32; b++) {
+		q8keys(k, &dk, kp, b);
+#pragma GCC unroll 8
+		for (g = 0; g < 8; g++)
+			k[g] = _mm256_xor_si256(k[g], _mm256_set1_epi8((char)0x80));
+#pragma GCC unroll 4
+		for (i = 0; i < nr; i++)
+			acc[i] = _mm256_set1_epi32(-qr[i].corr[b]);
+#pragma GCC unroll 8
+		for (g = 0; g < 8; g++)
+#pragma GCC unroll 4
+			for (i = 0; i < nr; i++) {
+				memcpy(&w, qr[i].qb + 34 * b + 2 + 4 * g, sizeof(w));
+				acc[i] = _mm256_dpbusd_avx_epi32(acc[i], k[g],
+				    _mm256_set1_epi32(w));
+			}
+#pragma GCC unroll 4
+		for (i = 0; i < nr; i++)
+			out[i] = q8add(out[i], acc[i], qr[i].d[b], dk);
+	}
+}
+
+/* q8tv_n with its row count a constant. */
+__attribute__((target("avxvnni"), noinline)) static void
+q8tv(int nr, __m256 *out, const struct q8q *qr, const void *const *kp,
+    int hd)
+{
+	switch (nr) {
+	case 3: q8tv_n(3, out, qr, kp, hd); break;
+	case 2: q8tv_n(2, out, qr, kp, hd); break;
+	default: q8tv_n(1, out, qr, kp, hd); break;
 	}
 }
 
@@ -342,7 +430,7 @@ pvrows(int nr, int G, float *const *acc, const float *alpha,
 
 INLINE void
 part_t(float *acc, int lda, float *ml, const struct attn_tile *a,
-    enum wtype kt, int HD)
+    enum wtype kt, int HD, int vnni)
 {
 	float P[ATTN_MAXROWS][16], alpha[ATTN_MAXROWS], m[ATTN_MAXROWS],
 	    l[ATTN_MAXROWS], bm, *arow[ATTN_MAXROWS];
@@ -403,7 +491,9 @@ part_t(float *acc, int lda, float *ml, const struct attn_tile *a,
 				    (start[r + i] - jb > j0 ? start[r + i] - jb : j0);
 			if (!any)
 				continue;
-			for (h = 0; h < 2 && kt == W_GQ8_0; h++)
+			for (h = 0; h < 2 && kt == W_GQ8_0 && vnni; h++)
+				q8tv(nr, S[h] + r, qr + r, kp + 8 * h, hd);
+			for (h = 0; h < 2 && kt == W_GQ8_0 && !vnni; h++)
 				switch (nr) {
 				case 3: q8t(3, S[h] + r, qr + r, kp + 8 * h, hd); break;
 				case 2: q8t(2, S[h] + r, qr + r, kp + 8 * h, hd); break;
@@ -494,17 +584,19 @@ part(float *acc, int lda, float *ml, const struct attn_tile *a)
 	int h64 = a->hd == 64;
 
 	if (a->kvt == W_BF16)
-		h64 ? part_t(acc, lda, ml, a, W_BF16, 64) :
-		    part_t(acc, lda, ml, a, W_BF16, 0);
+		h64 ? part_t(acc, lda, ml, a, W_BF16, 64, 0) :
+		    part_t(acc, lda, ml, a, W_BF16, 0, 0);
 	else if (a->kvt == W_F16)
-		h64 ? part_t(acc, lda, ml, a, W_F16, 64) :
-		    part_t(acc, lda, ml, a, W_F16, 0);
+		h64 ? part_t(acc, lda, ml, a, W_F16, 64, 0) :
+		    part_t(acc, lda, ml, a, W_F16, 0, 0);
 	else if (a->kvt == W_GQ8_0)
-		h64 ? part_t(acc, lda, ml, a, W_GQ8_0, 64) :
-		    part_t(acc, lda, ml, a, W_GQ8_0, 0);
+		/* the scores by vpdpbusd where the CPU has it (the same
+		 * bits) */
+		h64 ? part_t(acc, lda, ml, a, W_GQ8_0, 64, kern_avxvnni) :
+		    part_t(acc, lda, ml, a, W_GQ8_0, 0, kern_avxvnni);
 	else
-		h64 ? part_t(acc, lda, ml, a, W_F32, 64) :
-		    part_t(acc, lda, ml, a, W_F32, 0);
+		h64 ? part_t(acc, lda, ml, a, W_F32, 64, 0) :
+		    part_t(acc, lda, ml, a, W_F32, 0, 0);
 }
 
 const struct attn_kern attn_avx2 = { "avx2", part };

@@ -342,6 +342,7 @@ const struct kern kern_portable = PORTABLE;
  * broken). */
 struct kern kern = PORTABLE;
 size_t kern_l2 = 512u << 10;
+int kern_avxvnni;
 
 /* ---- helpers, not dispatched ---- */
 
@@ -617,6 +618,7 @@ kern_init(const char *want)
 	}
 #endif
 #if defined(__x86_64__)
+	kern_avxvnni = has_isa(1) && has_avxvnni();
 	if (has_isa(2))
 		best = 2;
 	else if (has_isa(1))

@@ -119,6 +119,9 @@ extern struct kern kern;		/* the table in use; portable until kern_init */
 /* Bytes of one core's L2 cache, which the prefill blocks are sized by:
  * kern_init asks the system, 512 KiB when it does not say. */
 extern size_t kern_l2;
+/* 1 if the CPU has AVX-VNNI (vpdpbusd on 256 bits): kern_init sets it,
+ * for the AVX2 table's kernels outside this struct (attn_avx2.c). */
+extern int kern_avxvnni;
 extern const struct kern kern_portable;	/* always available */
 
 /* The size of the next of parts pieces of left items, when n items go

@@ -765,15 +765,21 @@ main(void)
 	{
 		static const int hq[] = { 8, 16, 32, 48, 64, 96, 128, 256 };
 		static const int nq[] = { 1, 2, 3, 4, 8, 9 };
+		int vnni;
 
-		for (a = 0; a < sizeof(hq) / sizeof(*hq); a++)
-			for (b = 0; b < sizeof(nq) / sizeof(*nq); b++) {
-				test_q8score(hq[a], nq[b], 1, 300, 16);
-				test_q8score(hq[a], nq[b], 3, 37, 32);
-				test_q8score(hq[a], nq[b], 5, 20, 7);
-				test_q8score(hq[a], nq[b], 1, 0, 256);
-				test_q8score(hq[a], nq[b], 2, 517, 256);
-			}
+		/* the AVX2 table's two paths: vpdpbusd where the CPU has
+		 * AVX-VNNI, vpmaddubsw without it */
+		for (vnni = kern_avxvnni; vnni >= 0; vnni--) {
+			kern_avxvnni = vnni;
+			for (a = 0; a < sizeof(hq) / sizeof(*hq); a++)
+				for (b = 0; b < sizeof(nq) / sizeof(*nq); b++) {
+					test_q8score(hq[a], nq[b], 1, 300, 16);
+					test_q8score(hq[a], nq[b], 3, 37, 32);
+					test_q8score(hq[a], nq[b], 5, 20, 7);
+					test_q8score(hq[a], nq[b], 1, 0, 256);
+					test_q8score(hq[a], nq[b], 2, 517, 256);
+				}
+		}
 	}
 	return test_end("test_attn");
 }
