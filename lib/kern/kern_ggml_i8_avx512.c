@@ -20,6 +20,7 @@
 
 #define GI8_VNNI 2
 #include "kern/kern_ggml_i8_int.h"
+#include "kern/fetchspan.h"
 
 #define ZR 4	/* rows per register block (superblocks' matmul) */
 #define ZT 4	/* tokens per register block (superblocks' matmul) */
@@ -187,7 +188,8 @@ zdw(int pk, const uint8_t *u)
  * 128). */
 INLINE void
 zgemm(int pk, int TT, float *out, int ldo, const uint8_t *u, size_t gb,
-    const int8_t *xq, size_t ld, int off, int n, int r, int lo, int hi)
+    const int8_t *xq, size_t ld, int off, int n, int r, int lo, int hi,
+    struct fetchspan *fs)
 {
 	int nb = (n + 31) / 32, b, j, k, L, R;
 	size_t nx = CONV_Q8_0_NB(n);
@@ -207,6 +209,8 @@ zgemm(int pk, int TT, float *out, int ldo, const uint8_t *u, size_t gb,
 		acc[j] = _mm512_setzero_ps();
 	}
 	for (b = 0; b < nb; b++, u += gb) {
+		if (fs)
+			fetchspan_step(fs);
 		UNROLL
 		for (j = 0; j < TT; j++)
 			I[j] = _mm512_set1_epi32(ZMAGIC - off * xs[j][b]);
@@ -250,7 +254,7 @@ zrows(enum wtype t, int TT, float *out, int ldo, const uint8_t *u,
 
 	for (r = p0; r < p1; r += 16, u += (size_t)nb * ZGB)
 		zgemm(0, TT, out, ldo, u, ZGB, xq, ld, off, n, r, 0, p1 - r < 16 ?
-		    p1 - r : 16);
+		    p1 - r : 16, NULL);
 }
 
 /* Part k of parts of rows [p0, p1) of w (rb bytes each) brought into
@@ -533,7 +537,8 @@ zxrows(int pk, float *out, const void *w, const int8_t *xq, int n, int r0,
  * apart), groups [p0, p1). */
 INLINE void
 zxgroups(int pk, int TT, float *out, int ldo, const uint8_t *w,
-    const int8_t *xq, size_t ld, int n, int p0, int p1, int r0, int r1)
+    const int8_t *xq, size_t ld, int n, int p0, int p1, int r0, int r1,
+    struct fetchspan *fs)
 {
 	size_t gb = pk == 1 ? 576 : 288, gstride = (size_t)(n + 31) / 32 * gb;
 	int g, r;
@@ -542,7 +547,7 @@ zxgroups(int pk, int TT, float *out, int ldo, const uint8_t *w,
 		r = 16 * g;
 		zgemm(pk, TT, out, ldo, w + (size_t)g * gstride, gb, xq, ld,
 		    pk == 1 ? 128 : 8, n, r, r0 > r ? r0 - r : 0, r1 - r < 16 ?
-		    r1 - r : 16);
+		    r1 - r : 16, fs);
 	}
 }
 
@@ -557,7 +562,8 @@ zxchunk(int pk, float *out, int ldo, const uint8_t *w, const int8_t *xq,
 {
 	size_t gstride = (size_t)(n + 31) / 32 * (pk == 1 ? 576 : 288);
 	int g0 = r0 / 16, g1 = (r1 + 15) / 16, P, p0, p1, q0, q1, j;
-	int ng = (nt + ZTT - 1) / ZTT;
+	int ng = (nt + ZTT - 1) / ZTT, nb = (n + 31) / 32;
+	struct fetchspan fs;
 
 	P = (int)(ZPBUF / gstride);
 	P = P < 1 ? 1 : P;
@@ -565,20 +571,22 @@ zxchunk(int pk, float *out, int ldo, const uint8_t *w, const int8_t *xq,
 		p1 = g1 - p0 > P ? p0 + P : g1;
 		q0 = p1 < g1 ? p1 : more ? g0 : g1;
 		q1 = g1 - q0 > P ? q0 + P : g1;
+		/* the next panel a share a block of the products */
+		fetchspan_set(&fs, w + (size_t)q0 * gstride, (size_t)(q1 - q0) *
+		    gstride, (size_t)ng * (p1 - p0) * nb);
 		for (j = 0; j < nt; j += ZTT) {
 			float *o = out + (size_t)j * ldo;
 			const int8_t *xj = xq + (size_t)j * ld;
 
-			zahead(w, gstride, q0, q1, j / ZTT, ng);
 			switch (nt - j < ZTT ? nt - j : ZTT) {	/* ZTT 8 */
-			case 1: zxgroups(pk, 1, o, ldo, w, xj, ld, n, p0, p1, r0, r1); break;
-			case 2: zxgroups(pk, 2, o, ldo, w, xj, ld, n, p0, p1, r0, r1); break;
-			case 3: zxgroups(pk, 3, o, ldo, w, xj, ld, n, p0, p1, r0, r1); break;
-			case 4: zxgroups(pk, 4, o, ldo, w, xj, ld, n, p0, p1, r0, r1); break;
-			case 5: zxgroups(pk, 5, o, ldo, w, xj, ld, n, p0, p1, r0, r1); break;
-			case 6: zxgroups(pk, 6, o, ldo, w, xj, ld, n, p0, p1, r0, r1); break;
-			case 7: zxgroups(pk, 7, o, ldo, w, xj, ld, n, p0, p1, r0, r1); break;
-			default: zxgroups(pk, ZTT, o, ldo, w, xj, ld, n, p0, p1, r0, r1);
+			case 1: zxgroups(pk, 1, o, ldo, w, xj, ld, n, p0, p1, r0, r1, &fs); break;
+			case 2: zxgroups(pk, 2, o, ldo, w, xj, ld, n, p0, p1, r0, r1, &fs); break;
+			case 3: zxgroups(pk, 3, o, ldo, w, xj, ld, n, p0, p1, r0, r1, &fs); break;
+			case 4: zxgroups(pk, 4, o, ldo, w, xj, ld, n, p0, p1, r0, r1, &fs); break;
+			case 5: zxgroups(pk, 5, o, ldo, w, xj, ld, n, p0, p1, r0, r1, &fs); break;
+			case 6: zxgroups(pk, 6, o, ldo, w, xj, ld, n, p0, p1, r0, r1, &fs); break;
+			case 7: zxgroups(pk, 7, o, ldo, w, xj, ld, n, p0, p1, r0, r1, &fs); break;
+			default: zxgroups(pk, ZTT, o, ldo, w, xj, ld, n, p0, p1, r0, r1, &fs);
 			}
 		}
 	}
