@@ -22,6 +22,7 @@
 
 #include "kern/kern.h"
 #include "kern/kern_avx2_int.h"
+#include "kern/fetchspan.h"
 
 #define GR 2	/* rows per register block (matmul) */
 #define GT 2	/* tokens per register block */
@@ -1550,7 +1551,7 @@ gstore8(float *out, int R, __m256 v, int r0, int r1)
 INLINE void
 yxgemm(int pk, int TT, float *out, int ldo, const uint8_t *u, size_t gb,
     const char *xq, size_t ldxq, const int32_t *nc, int n, int g, int r0,
-    int r1)
+    int r1, struct fetchspan *fs)
 {
 	size_t nx = CONV_Q8_0_NB(n);
 	int nb = (n + 31) / 32, b, k, h, j;
@@ -1567,6 +1568,7 @@ yxgemm(int pk, int TT, float *out, int ldo, const uint8_t *u, size_t gb,
 		for (j = 0; j < TT; j++)
 			acc[h][j] = _mm256_setzero_ps();
 	for (b = 0; b < nb; b++, u += gb) {
+		fetchspan_step(fs);
 		UNROLL
 		for (h = 0; h < 2; h++)
 			UNROLL
@@ -1607,14 +1609,14 @@ yxgemm(int pk, int TT, float *out, int ldo, const uint8_t *u, size_t gb,
 INLINE void
 yxgroups(int pk, int TT, float *out, int ldo, const uint8_t *w,
     const char *xq, size_t ld, const int32_t *nc, int n, int p0, int p1,
-    int r0, int r1)
+    int r0, int r1, struct fetchspan *fs)
 {
 	size_t gb = pk == 1 ? 576 : 288, gstride = (size_t)(n + 31) / 32 * gb;
 	int g;
 
 	for (g = p0; g < p1; g++)
 		yxgemm(pk, TT, out, ldo, w + (size_t)g * gstride, gb, xq, ld, nc,
-		    n, g, r0, r1);
+		    n, g, r0, r1, fs);
 }
 
 /* Prefill of packed w: chunks of tokens prepared (prep32), panels of
@@ -1633,6 +1635,7 @@ yxmatmul(enum wtype t, float *out, int ldo, const void *w, const float *x,
 	const __m256i o = _mm256_set1_epi8((char)off);
 	int g0 = r0 / 16, g1 = (r1 + 15) / 16, P, p0, p1, q0, q1;
 	int TB = (int)(GXBUF / ld), t0, t1, j, nt;
+	struct fetchspan fs;
 
 	if (n > KERN_GI8_MAXN) {
 		kern_portable.matmul[t](out, ldo, w, x, ldx, n, T, r0, r1);
@@ -1656,26 +1659,29 @@ yxmatmul(enum wtype t, float *out, int ldo, const void *w, const float *x,
 			p1 = g1 - p0 > P ? p0 + P : g1;
 			q0 = p1 < g1 ? p1 : t1 < T ? g0 : g1;
 			q1 = g1 - q0 > P ? q0 + P : g1;
+			/* the next panel a few lines a block of the products
+			 * (gpanelfetch's part a token group at once stalled
+			 * on the misses: bench/NOTES.md) */
+			fetchspan_set(&fs, (const uint8_t *)w + (size_t)q0 *
+			    gstride, (size_t)(q1 - q0) * gstride,
+			    (size_t)(nt + YT - 1) / YT * (p1 - p0) * ((n + 31) / 32));
 			for (j = 0; j < nt; j += YT) {
 				int TT = nt - j < YT ? nt - j : YT;
 				const char *xj = stk + (size_t)j * ld;
 				float *oj = out + (size_t)(t0 + j) * ldo;
 
-				gpanelfetch((const uint8_t *)w + (size_t)q0 *
-				    gstride, (size_t)(q1 - q0) * gstride, j / YT,
-				    (nt + YT - 1) / YT);
 				if (TT == YT) {
 					ynoff(YT, nc, xj, ld, o, n);
 					yxgroups(pk, YT, oj, ldo, w, xj, ld, nc, n,
-					    p0, p1, r0, r1);
+					    p0, p1, r0, r1, &fs);
 				} else if (TT == 2) {
 					ynoff(2, nc, xj, ld, o, n);
 					yxgroups(pk, 2, oj, ldo, w, xj, ld, nc, n,
-					    p0, p1, r0, r1);
+					    p0, p1, r0, r1, &fs);
 				} else {
 					ynoff(1, nc, xj, ld, o, n);
 					yxgroups(pk, 1, oj, ldo, w, xj, ld, nc, n,
-					    p0, p1, r0, r1);
+					    p0, p1, r0, r1, &fs);
 				}
 			}
 		}
