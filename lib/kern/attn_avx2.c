@@ -188,17 +188,6 @@ q8quant(unsigned char *b, const float *x, int n)
 }
 
 /* Query row q (hd floats) into r. */
-INLINE int32_t
-hsumi(__m256i x)
-{
-	__m128i y = _mm_add_epi32(_mm256_castsi256_si128(x),
-	    _mm256_extracti128_si256(x, 1));
-
-	y = _mm_add_epi32(y, _mm_shuffle_epi32(y, 0x4e));
-	y = _mm_add_epi32(y, _mm_shuffle_epi32(y, 0xb1));
-	return _mm_cvtsi128_si32(y);
-}
-
 INLINE void
 q8prep(struct q8q *r, const float *q, int hd)
 {
@@ -226,9 +215,9 @@ q8prep(struct q8q *r, const float *q, int hd)
 INLINE void
 q8keys(__m256i *k, __m256 *dk, const void *const *kp, int b)
 {
-	__m256i x[8], t[8], u[8];
+	__m256i x[8];
 	uint16_t dh[8];
-	int j, g;
+	int j;
 
 #pragma GCC unroll 8
 	for (j = 0; j < 8; j++) {
@@ -238,23 +227,7 @@ q8keys(__m256i *k, __m256 *dk, const void *const *kp, int b)
 		x[j] = _mm256_loadu_si256((const __m256i *)(p + 2));
 	}
 	*dk = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)dh));
-#pragma GCC unroll 4
-	for (j = 0; j < 8; j += 2) {
-		t[j] = _mm256_unpacklo_epi32(x[j], x[j + 1]);
-		t[j + 1] = _mm256_unpackhi_epi32(x[j], x[j + 1]);
-	}
-#pragma GCC unroll 2
-	for (j = 0; j < 8; j += 4) {
-		u[j] = _mm256_unpacklo_epi64(t[j], t[j + 2]);
-		u[j + 1] = _mm256_unpackhi_epi64(t[j], t[j + 2]);
-		u[j + 2] = _mm256_unpacklo_epi64(t[j + 1], t[j + 3]);
-		u[j + 3] = _mm256_unpackhi_epi64(t[j + 1], t[j + 3]);
-	}
-#pragma GCC unroll 4
-	for (g = 0; g < 4; g++) {
-		k[g] = _mm256_permute2x128_si256(u[g], u[g + 4], 0x20);
-		k[g + 4] = _mm256_permute2x128_si256(u[g], u[g + 4], 0x31);
-	}
+	tr8x8(k, x);
 }
 
 /* Score s of a row plus a block's integer sum times its scales, the

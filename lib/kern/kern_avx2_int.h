@@ -78,6 +78,18 @@ hsum(__m256 v)
 	return _mm_cvtss_f32(b);
 }
 
+/* The sum of v's 8 int32 lanes. */
+INLINE int32_t
+hsumi(__m256i v)
+{
+	__m128i a = _mm_add_epi32(_mm256_castsi256_si128(v),
+	    _mm256_extracti128_si256(v, 1));
+
+	a = _mm_add_epi32(a, _mm_shuffle_epi32(a, 0x4e));
+	a = _mm_add_epi32(a, _mm_shuffle_epi32(a, 0xb1));
+	return _mm_cvtsi128_si32(a);
+}
+
 /* ---- --int8-act's blocks of 32: one float product a block (kern.h) ---- */
 
 /* Lane k the sum of v[k]'s 8 int32 lanes, k < 8 (exact: integers). */

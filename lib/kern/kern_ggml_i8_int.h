@@ -77,17 +77,6 @@ dpwssd(__m256i acc, __m256i a, __m256i b)
 #endif
 }
 
-INLINE int32_t
-hsumi(__m256i v)
-{
-	__m128i a = _mm_add_epi32(_mm256_castsi256_si128(v),
-	    _mm256_extracti128_si256(v, 1));
-
-	a = _mm_add_epi32(a, _mm_shuffle_epi32(a, 0x4e));
-	a = _mm_add_epi32(a, _mm_shuffle_epi32(a, 0xb1));
-	return _mm_cvtsi128_si32(a);
-}
-
 INLINE float
 gf16(const uint8_t *p)
 {
