@@ -924,6 +924,26 @@ test_quant(int wide)
 			    "to %ld * %g", name, n, x[i], q, d[i / 32]);
 		}
 	}
+	/* a scale of 1 (amax = qmax): halves go to the even neighbour,
+	 * as nearbyintf under the default rounding */
+	{
+		static const float h[] = { 0.5f, 1.5f, 2.5f, -0.5f, -1.5f,
+			-2.5f, 126.5f, -126.5f, 3.25f, -3.75f };
+		static const int want[] = { 0, 2, 2, 0, -2, -2, 126, -126, 3,
+			-4 };
+
+		x[0] = qmax;
+		for (i = 0; i < LEN(h); i++)
+			x[1 + i] = h[i];
+		(wide ? conv_q8_0_quant_x : conv_q8_0_quant)(buf, x, 1 +
+		    (int)LEN(h));
+		for (i = 0; i < LEN(h); i++) {
+			q = wide ? ((const int16_t *)(buf + 2))[1 + i] :
+			    ((const int8_t *)(buf + 2))[1 + i];
+			CHECKF(buf[0] == 1 && q == want[i], "%s of %g (scale %g): "
+			    "%ld, want %d", name, h[i], buf[0], q, want[i]);
+		}
+	}
 	x[0] = NAN, x[1] = 1.0f, x[2] = -2.0f;
 	(wide ? conv_q8_0_quant_x : conv_q8_0_quant)(buf, x, 3);
 	if (wide) {
