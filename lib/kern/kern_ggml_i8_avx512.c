@@ -553,9 +553,10 @@ zxgroups(int pk, int TT, float *out, int ldo, const uint8_t *w,
 
 /* Rows [r0, r1) of packed w against the nt tokens of a chunk prepared
  * at xq (ld bytes a token): panels of ZPBUF bytes of groups against
- * ZTT tokens at a time, the next panel fetched meanwhile (zahead's
- * parts, of whole groups): this chunk's next or, where more chunks
- * follow, the first. */
+ * ZTT tokens at a time, the next panel fetched meanwhile, a few lines
+ * a block of zgemm (fetchspan; zahead's part a token block at once
+ * stalled on the misses: bench/NOTES.md): this chunk's next or, where
+ * more chunks follow, the first. */
 INLINE void
 zxchunk(int pk, float *out, int ldo, const uint8_t *w, const int8_t *xq,
     size_t ld, int n, int nt, int r0, int r1, int more)
