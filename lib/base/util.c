@@ -375,6 +375,18 @@ mem_drop(const void *p, size_t n)
 		madvise((void *)a, e - a, MADV_DONTNEED);
 }
 
+void
+mem_drop_file(const void *p, size_t n)
+{
+	uintptr_t a = (uintptr_t)p, e = a + n;
+	uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
+
+	a &= ~(pg - 1);
+	e = (e + pg - 1) & ~(pg - 1);
+	if (n && e > a)
+		madvise((void *)a, e - a, MADV_DONTNEED);
+}
+
 int
 exe_dir(char *buf, size_t n)
 {

@@ -92,6 +92,10 @@ void mem_unmap(void *p, size_t n);
  * packed again, model_mode.c) the bytes are lost: only for what is
  * never read again. */
 void mem_drop(const void *p, size_t n);
+/* The same for every page that [p, p + n) touches, rounded outward: only
+ * for a read-only file mapping (an embedding row read out of the
+ * model's file, which the kernel maps in a 2 MiB folio at a time). */
+void mem_drop_file(const void *p, size_t n);
 
 /* Overflow-checked size arithmetic: 0 on success, -1 on overflow. */
 int size_mul(size_t *r, size_t a, size_t b);

@@ -61,6 +61,15 @@ struct layer {			/* model.layers.N.* */
 	int window;		/* sliding window; 0: full attention */
 };
 
+/* The kernel maps a model's file a folio of up to 2 MiB at a fault, so
+ * the rows a run reads of a table left in the file (the embeddings, the
+ * classifier converted away from them) pile up in its resident size:
+ * ~420 MiB of the 1B shape's 525 MiB table in a --quant q8_0 batch
+ * (bench/NOTES.md).  Given back, a row costs ~25 us to read again, 3%
+ * of the 135M shape's batched step, whose whole table is 56 MiB: kept
+ * below this. */
+#define MODEL_EMBED_KEEP ((size_t)64 << 20)
+
 struct model {
 	struct cfg cfg;
 	char *dir;		/* the model folder (model_load) */
@@ -75,6 +84,11 @@ struct model {
 	float *norm;		/* model.norm.weight (hidden), f32 copy */
 	struct mat lm_head;	/* lm_head.weight (vocab, hidden), or embed when tied */
 	size_t weight_bytes;	/* bytes of all weights read per token */
+	size_t embed_keep;	/* an embedding table read only for its
+				 * rows (not also the classifier in place)
+				 * of more bytes than this: each row read
+				 * given back to the file (seq.c);
+				 * model_load: MODEL_EMBED_KEEP */
 
 	/* derived from the config, read by every sequence */
 	int ctx;		/* positions a sequence may have by default:

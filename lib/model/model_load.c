@@ -319,6 +319,7 @@ model_open(struct model *m, const struct mdir *d, int threads)
 
 	m->ctx = c->max_position_embeddings;
 	m->nchunk_max = ATTN_NCHUNK;
+	m->embed_keep = MODEL_EMBED_KEEP;
 	/* the frequency tables: the model's, longrope's long ones and (Gemma
 	 * 3's sliding layers turn at their own base) the local ones */
 	local = c->rope_local_theta > 0;

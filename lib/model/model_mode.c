@@ -32,6 +32,30 @@ conv_bytes(const struct mat *w, enum wtype t)
 	return ((size_t)w->rows * wtype_rowsize(t, w->cols) + 63) / 64 * 64;
 }
 
+/* A matrix's source given back as its conversion or packing goes, not
+ * at its end, so that the largest matrix (a tied classifier, a quarter
+ * of the 1B shape's weights) is never resident twice: the 1B shape's
+ * --quant q8_0 --int8-act load peaked at 1,831 MiB against 1,341 after
+ * it (bench/NOTES.md).  In whole 2 MiB pages, every DROP_EVERY bytes:
+ * a huge page given back in part is split, and the rest of it read 4
+ * KiB a TLB entry (a second more of packing). */
+#define DROP_EVERY ((size_t)4 << 20)
+#define DROP_PAGE ((uintptr_t)2 << 20)
+
+/* [kept, upto) of a source read for the last time, given back in whole
+ * 2 MiB pages: where the next call starts. */
+static const char *
+drop_behind(const char *kept, const char *upto)
+{
+	uintptr_t a = ((uintptr_t)kept + DROP_PAGE - 1) & ~(DROP_PAGE - 1);
+	uintptr_t e = (uintptr_t)upto & ~(DROP_PAGE - 1);
+
+	if ((size_t)(upto - kept) < DROP_EVERY || e <= a)
+		return kept;
+	mem_drop((const void *)a, e - a);
+	return (const char *)e;
+}
+
 /* Rows [r0, r1) of a matrix converted to type t (pool_for work): into
  * rows at o, or for W_Q4 into the arrays of the struct kern_q4 at o. */
 struct conv {
@@ -48,6 +72,7 @@ conv_rows(void *ctx, int r0, int r1)
 	const struct kern_q4 *k = cv->o;
 	size_t inb = wtype_rowsize(w->t, w->cols);
 	size_t rowb = wtype_rowsize(cv->t, w->cols);
+	const char *kept = (const char *)w->w + (size_t)r0 * inb;
 	float f[CONV_MAXN];
 	int r;
 
@@ -55,6 +80,7 @@ conv_rows(void *ctx, int r0, int r1)
 		char *dst = (char *)cv->o + (size_t)r * rowb;
 		const char *src = (const char *)w->w + (size_t)r * inb;
 
+		kept = drop_behind(kept, src);
 		if (cv->t != W_Q4 && wtypes[cv->t].store == wtypes[w->t].store) {
 			memcpy(dst, src, rowb);
 			continue;
@@ -243,9 +269,20 @@ static void
 pack_groups(void *ctx, int g0, int g1)
 {
 	const struct conv *cv = ctx;
+	const struct mat *w = cv->w;
+	size_t rb = wtype_rowsize(w->t, w->cols);
+	const char *kept = (const char *)w->w + (size_t)16 * g0 * rb;
+	int g, e, r1, step = 16 * rb < DROP_EVERY ? (int)(DROP_EVERY / (16 *
+	    rb)) : 1;
 
-	kern_x16_pack(cv->o, cv->t, cv->w->w, cv->w->t, cv->w->rows,
-	    cv->w->cols, g0, g1);
+	for (g = g0; g < g1; g = e) {
+		e = g1 - g > step ? g + step : g1;
+		kern_x16_pack(cv->o, cv->t, w->w, w->t, w->rows, w->cols, g, e);
+		r1 = 16 * e < w->rows ? 16 * e : w->rows;
+		if (w->t != W_Q4I)	/* its arrays: drop_src */
+			kept = drop_behind(kept, (const char *)w->w +
+			    (size_t)r1 * rb);
+	}
 }
 
 /* The bytes w's weights came from given back (those of a W_Q4I matrix's

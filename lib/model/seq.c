@@ -226,12 +226,20 @@ seq_pass(struct seq *s, const int *ids, int T, int all)
 	int d = m->dim, ff = c->intermediate_size, V = c->vocab_size, t, l, i;
 	float *x = s->x;	/* (T, hidden) the residual stream */
 	const struct seq_part *pt;
+	size_t rowb = wtype_rowsize(m->embed.t, d);
+	/* embed_keep (model.h): each row given back after it is read */
+	int drop = m->lm_head.w != m->embed.w && (size_t)c->vocab_size *
+	    rowb > m->embed_keep;
 
 	/* x = embed_tokens(ids) (Gemma: * sqrt(hidden)) */
-	for (t = 0; t < T; t++)
-		kern.to_f32[m->embed.t](x + (size_t)t * d,
-		    (const char *)m->embed.w +
-		    (size_t)ids[t] * wtype_rowsize(m->embed.t, d), d);
+	for (t = 0; t < T; t++) {
+		const char *row = (const char *)m->embed.w + (size_t)ids[t] *
+		    rowb;
+
+		kern.to_f32[m->embed.t](x + (size_t)t * d, row, d);
+		if (drop)
+			mem_drop_file(row, rowb);
+	}
 	for (i = 0; m->embed_scale && i < T * d; i++)
 		x[i] *= m->embed_scale;
 	for (pt = s->parts; pt < s->parts + s->nparts; pt++) {

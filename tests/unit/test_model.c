@@ -1404,6 +1404,113 @@ test_batch_all(const struct shape *s, const char *dir, const int *ids)
 	}
 }
 
+/* The logits of the n ids (the prompt's first half at once, then one
+ * id a step) under mode (and --int8-act where int8act) on threads, the
+ * embedding rows given back to the file after each is read where drop
+ * (embed_keep 0: seq.c) or kept (embed_keep at its most), into out (n
+ * rows).  0, or -1: the mode is not here. */
+static int
+drop_run(const char *dir, const int *ids, int n, enum model_mode mode,
+    int int8act, int threads, int drop, float *out)
+{
+	size_t V;
+	struct seq sq = { 0 };
+	struct model m;
+	const float *lg;
+	int i, h = n / 2, r = -1;
+
+	if (model_load(&m, dir, threads) < 0)
+		return -1;
+	if (model_set_mode(&m, mode) < 0 || m.mode != mode ||
+	    m.mode_fallback || (int8act && model_set_int8act(&m) < 0))
+		goto out;
+	m.embed_keep = drop ? 0 : (size_t)-1;
+	V = (size_t)m.cfg.vocab_size;
+	if (seq_open(&sq, &m, n) < 0 || !(lg = seq_forward(&sq, ids, h)))
+		goto out;
+	memcpy(out + (size_t)(h - 1) * V, lg, V * sizeof(float));
+	for (i = h; i < n; i++) {
+		if (!(lg = seq_forward(&sq, ids + i, 1)))
+			goto out;
+		memcpy(out + (size_t)i * V, lg, V * sizeof(float));
+	}
+	r = 0;
+out:
+	seq_close(&sq);
+	model_close(&m);
+	return r;
+}
+
+/* Embedding rows given back to the file after each is read (a table left
+ * in the file and past embed_keep: --quant's converted classifier, an
+ * untied one) are read again from it unchanged: every position's logits
+ * equal those of the rows kept mapped.  A table in private memory would
+ * read back as zeros. */
+static void
+test_embed_drop(const struct shape *s, const char *dir, const int *ids)
+{
+	static const enum model_mode modes[] = { MODEL_EXACT, MODEL_Q8_0 };
+	size_t bytes = (size_t)s->n * s->vocab * sizeof(float);
+	float *keep = emalloc(bytes), *drop = emalloc(bytes);
+	int k, h = s->n / 2;
+
+	for (k = 0; k < 2; k++) {
+		memset(keep, 0, bytes), memset(drop, 0xff, bytes);
+		if (drop_run(dir, ids, s->n, modes[k], 0, 1, 0, keep) < 0)
+			continue;	/* a mode the model cannot take */
+		CHECKF(drop_run(dir, ids, s->n, modes[k], 0, 1, 1, drop) == 0,
+		    "%s: mode %d: the run that gives rows back failed",
+		    s->name, modes[k]);
+		CHECKF(!memcmp(keep + (size_t)(h - 1) * s->vocab, drop +
+		    (size_t)(h - 1) * s->vocab, bytes - (size_t)(h - 1) *
+		    s->vocab * sizeof(float)), "%s: mode %d: logits differ "
+		    "with the embedding rows given back", s->name, modes[k]);
+	}
+	free(keep), free(drop);
+}
+
+/* --int8-act's packing (kern.pack: W_Q8_0I by 16 rows) gives back the
+ * private Q8_0 rows it has packed as it goes, in whole 2 MiB pages
+ * (model_mode.c's drop_behind): a classifier of 10 MiB in Q8_0, packed
+ * by one and by two threads, gives the logits of the same matrix left
+ * unpacked (the same bits, kern.h), so no row was given back before it
+ * was packed. */
+static void
+test_pack_drop(const char *tmp)
+{
+	static const struct shape s = { "bf16 tied vocab 20000", ST_BF16,
+		512, 64, 1, 4, 2, 128, 20000, 1, 0, 0, 0, 6,
+		.arch = ARCH_LLAMA };
+	unsigned char pack = kern.pack[W_Q8_0I];
+	size_t bytes = (size_t)s.n * s.vocab * sizeof(float);
+	float *flat = emalloc(bytes), *packed = emalloc(bytes);
+	int i, threads, *ids = emalloc(s.n * sizeof(int)), h = s.n / 2;
+	char dir[512];
+
+	snprintf(dir, sizeof(dir), "%s/big", tmp);
+	if (mkdir(dir, 0700) < 0)
+		die("mkdir %s:", dir);
+	write_model(dir, &s);
+	for (i = 0; i < s.n; i++)
+		ids[i] = (int)((urand() + 1) / 2 * s.vocab) % s.vocab;
+	for (threads = 1; threads <= 2 && pack; threads++) {
+		memset(flat, 0, bytes), memset(packed, 0xff, bytes);
+		kern.pack[W_Q8_0I] = 0;
+		i = drop_run(dir, ids, s.n, MODEL_Q8_0, 1, threads, 0, flat);
+		kern.pack[W_Q8_0I] = pack;
+		if (i < 0)	/* no Q8_0 here */
+			break;
+		CHECKF(drop_run(dir, ids, s.n, MODEL_Q8_0, 1, threads, 0,
+		    packed) == 0, "%s: the packed run failed", s.name);
+		CHECKF(!memcmp(flat + (size_t)(h - 1) * s.vocab, packed +
+		    (size_t)(h - 1) * s.vocab, bytes - (size_t)(h - 1) *
+		    s.vocab * sizeof(float)), "%s, %d thread(s): packed logits "
+		    "differ from the unpacked", s.name, threads);
+	}
+	free(flat), free(packed), free(ids);
+	remove_model(dir);
+}
+
 static void
 test_shape(const char *tmp, const struct shape *s)
 {
@@ -1480,6 +1587,7 @@ test_shape(const char *tmp, const struct shape *s)
 	test_kv_q8(s, dir, ids, want);
 	test_batch(s, dir, ids);
 	test_batch_all(s, dir, ids);
+	test_embed_drop(s, dir, ids);
 	CHECKF(!memcmp(all[1], all[2], (size_t)n * V * sizeof(float)),
 	    "%s: prefill differs between 1 and 2 threads", s->name);
 	CHECKF(!memcmp(dec[1] + (size_t)(split - 1) * V, dec[2] +
@@ -1597,6 +1705,7 @@ test_forward(void)
 	for (i = 0; i < LEN(shapes); i++)
 		test_shape(tmp, &shapes[i]);
 	test_window_reads(tmp);
+	test_pack_drop(tmp);
 	rmdir(tmp);
 }
 
