@@ -56,8 +56,10 @@ seq_kv_bytes(const struct model *m, int ctx, enum wtype kvt)
 size_t
 seq_att_bytes(const struct model *m, int parts)
 {
-	return (size_t)parts * m->nchunk_max * (m->qdim + 2 *
-	    (size_t)m->cfg.num_attention_heads) * sizeof(float);
+	return (size_t)parts * (m->nchunk_max * (m->qdim + 2 *
+	    (size_t)m->cfg.num_attention_heads) * sizeof(float) +
+	    (size_t)m->cfg.num_attention_heads * sizeof(*((struct seq *)0)->
+	    attleft));
 }
 
 static int open_seq(struct seq *, const struct model *, int, enum wtype,
@@ -126,7 +128,8 @@ open_seq(struct seq *s, const struct model *m, int ctx, enum wtype kvt,
 	sizes[6] = (size_t)m->nchunk_max * m->qdim;	bufs[6] = &s->att;
 	sizes[7] = (size_t)B * m->hd;		bufs[7] = &s->rope;
 	sizes[8] = (size_t)c->vocab_size;	bufs[8] = &s->logits;
-	sizes[9] = (size_t)m->nchunk_max * 2 * c->num_attention_heads;
+	sizes[9] = (size_t)m->nchunk_max * 2 * c->num_attention_heads +
+	    c->num_attention_heads;	/* and attleft's ints */
 	bufs[9] = &s->attml;
 	sizes[10] = (size_t)B * 2 * m->kvdim;	bufs[10] = &s->kvnew;
 	sizes[11] = (size_t)threads * B * m->dim;	bufs[11] = &s->xn;
@@ -154,6 +157,8 @@ open_seq(struct seq *s, const struct model *m, int ctx, enum wtype kvt,
 		*bufs[i] = sizes[i] ? (float *)((char *)s->mem + off) : NULL;
 		off += sizes[i];
 	}
+	s->attleft = (_Atomic int *)(s->attml + (size_t)m->nchunk_max * 2 *
+	    c->num_attention_heads);
 	return 0;
 }
 

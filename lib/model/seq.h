@@ -97,6 +97,10 @@ struct seq {
 	float *att;		/* decode: (nchunk_max, heads, head_dim) partial
 				 * attention per key range */
 	float *attml;		/* (nchunk_max, heads, 2) their max and sum */
+	_Atomic int *attleft;	/* (heads) a head group's ranges summed
+				 * so far: the last to finish merges them
+				 * (seq_sched.c); after attml, as many times
+				 * as it */
 	int attparts;		/* att and attml hold this many times
 				 * nchunk_max ranges (a batch's: its own
 				 * mapping); 0 or 1: those in mem */

@@ -36,6 +36,8 @@ seq_batch_open(struct seq_batch *b, const struct model *m)
 		    SEQ_MAXBATCH);
 	b->w.att = p;
 	b->w.attml = p + (size_t)SEQ_MAXBATCH * m->nchunk_max * m->qdim;
+	b->w.attleft = (_Atomic int *)(b->w.attml + (size_t)SEQ_MAXBATCH *
+	    m->nchunk_max * 2 * m->cfg.num_attention_heads);
 	b->w.attparts = SEQ_MAXBATCH;
 	if (!(b->parts = malloc(SEQ_MAXBATCH * sizeof(*b->parts))) ||
 	    !(b->ids = malloc(SEQ_MAXBATCH * sizeof(*b->ids))))

@@ -89,7 +89,7 @@ int seq_kv_type(enum wtype kvt);
 
 /* Bytes of the decode attention scratch of parts parts (seq.h's
  * attparts): att's (parts * nchunk_max, qdim) floats, then attml's
- * (parts * nchunk_max, heads, 2). */
+ * (parts * nchunk_max, heads, 2), then attleft's (parts, heads). */
 size_t seq_att_bytes(const struct model *m, int parts);
 
 /* The blocks of sq's cache for positions up to end (from its pool):

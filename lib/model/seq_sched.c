@@ -434,6 +434,8 @@ struct attn_job {
 				 * first key, down to a key block) */
 	float *att, *attml;	/* decode: the ranges' partial results
 				 * (nchunk, qdim) and (nchunk, heads, 2) */
+	_Atomic int *left;	/* decode: (nkv * nsub) each head group's
+				 * ranges summed so far (attn_ranges) */
 };
 
 /* The first key position pos sees in layer l: 0, or the start of its
@@ -501,6 +503,19 @@ attn_tile_at(const struct attn_job *j, int i, struct attn_tile *a)
 	return h0;
 }
 
+/* Heads h0 <= h < h0 + nh of job j: their key ranges' partial results
+ * merged into the output. */
+static void
+attn_merge_heads(const struct attn_job *j, int h0, int nh)
+{
+	const struct model *m = j->sq->m;
+	int heads = m->cfg.num_attention_heads, h;
+
+	for (h = h0; h < h0 + nh; h++)
+		attn_merge(j->out + h * m->hd, j->att + h * m->hd, m->qdim,
+		    j->attml + 2 * h, 2 * (size_t)heads, j->nchunk, m->hd);
+}
+
 /* Decode's items i0 <= i < i1, key ranges, in order.  The first tile
  * is read into cache in address order (attn_touch); over a 16-bit
  * cache each tile then prefetches the next one a key block at a time
@@ -528,6 +543,9 @@ decode_items(const struct attn_job *j, int i0, int i1)
 		    h[c] * m->hd, m->qdim, ml, a);
 		memcpy(j->attml + 2 * ((size_t)(i % j->nchunk) * heads + h[c]),
 		    ml, 2 * a->nh * sizeof(float));
+		if (atomic_fetch_add_explicit(&j->left[i / j->nchunk], 1,
+		    memory_order_acq_rel) == j->nchunk - 1)
+			attn_merge_heads(j, h[c], a->nh);
 		if (i + 1 < i1 && !a->ahead)
 			attn_touch(&t[c ^ 1]);
 	}
@@ -578,7 +596,7 @@ attn_job(struct seq *sq, struct seq *kv, const float *q, float *out, int l,
 	int n = pos0 + 1 - base;
 
 	*j = (struct attn_job){ sq, kv, q, out, l, T, pos0, 0, 0, 0, 0, 0, 0,
-		base, sq->att, sq->attml };
+		base, sq->att, sq->attml, NULL };
 	j->hpt = kv_mul < ATTN_MAXROWS ? kv_mul : ATTN_MAXROWS;
 	j->nsub = (kv_mul + j->hpt - 1) / j->hpt;
 	j->tq = ATTN_TILEROWS / j->hpt > 1 ? ATTN_TILEROWS / j->hpt : 1;
@@ -591,6 +609,21 @@ attn_job(struct seq *sq, struct seq *kv, const float *q, float *out, int l,
 		j->nchunk = (n + j->chunk - 1) / j->chunk;
 	}
 	return nkv * j->nsub * (j->nchunk ? j->nchunk : j->nqb);
+}
+
+/* Job j's counters of its head groups' key ranges (decode) at left,
+ * zeroed: the item that sums a group's last range merges them
+ * (decode_items), in whichever thread, and no serial pass is left for
+ * the calling thread (4% of a 2-thread batched step, where each merge
+ * read the other core's ranges). */
+static void
+attn_count(struct attn_job *j, _Atomic int *left)
+{
+	int u, n = j->sq->m->cfg.num_key_value_heads * j->nsub;
+
+	j->left = left;
+	for (u = 0; j->nchunk && u < n; u++)
+		atomic_store_explicit(&left[u], 0, memory_order_relaxed);
 }
 
 /* The items of several jobs, one after another: item i of the
@@ -617,18 +650,6 @@ attn_group_items(void *ctx, int i0, int i1)
 	}
 }
 
-/* Job j's partial results of its key ranges, merged into its output. */
-static void
-attn_merge_job(const struct attn_job *j)
-{
-	const struct model *m = j->sq->m;
-	int heads = m->cfg.num_attention_heads, h;
-
-	for (h = 0; j->nchunk && h < heads; h++)
-		attn_merge(j->out + h * m->hd, j->att + h * m->hd, m->qdim,
-		    j->attml + 2 * h, 2 * (size_t)heads, j->nchunk, m->hd);
-}
-
 /* Each part's rows as its sequence alone runs them (a one-row part
  * takes decode's key ranges): a pass of one sequence in one dispatch
  * of its items; several parts' items in one dispatch for all (a
@@ -640,7 +661,7 @@ void
 step_attention(struct seq *sq, int l)
 {
 	const struct model *m = sq->m;
-	int heads = m->cfg.num_attention_heads, cap, used, np, k, n;
+	int heads = m->cfg.num_attention_heads, cap, used, np, n, parts;
 	int first[SEQ_MAXBATCH + 1];
 	struct attn_job j[SEQ_MAXBATCH];
 	struct attn_group g = { j, first, 0 };
@@ -651,15 +672,18 @@ step_attention(struct seq *sq, int l)
 		o = (size_t)pt->t0 * m->qdim;
 		/* items independent; prefill's taken as the threads come
 		 * free */
-		(pt->T > 1 ? pool_for_dyn : pool_for)(m->pool, attn_job(sq,
-		    pt->s, sq->q + o, sq->xb + o, l, pt->T, pt->s->pos, j), 1,
+		n = attn_job(sq, pt->s, sq->q + o, sq->xb + o, l, pt->T,
+		    pt->s->pos, j);
+		attn_count(j, sq->attleft);
+		(pt->T > 1 ? pool_for_dyn : pool_for)(m->pool, n, 1,
 		    attn_items, j);
-		attn_merge_job(j);
 		return;
 	}
-	cap = (sq->attparts > 1 ? sq->attparts : 1) * m->nchunk_max;
+	parts = sq->attparts > 1 ? sq->attparts : 1;
+	cap = parts * m->nchunk_max;
 	while (pt < end) {
-		for (np = 0, used = 0, first[0] = 0; pt < end; pt++, np++) {
+		for (np = 0, used = 0, first[0] = 0; pt < end && np < parts;
+		    pt++, np++) {
 			o = (size_t)pt->t0 * m->qdim;
 			n = attn_job(sq, pt->s, sq->q + o, sq->xb + o, l,
 			    pt->T, pt->s->pos, &j[np]);
@@ -667,13 +691,12 @@ step_attention(struct seq *sq, int l)
 				break;
 			j[np].att = sq->att + (size_t)used * m->qdim;
 			j[np].attml = sq->attml + (size_t)used * 2 * heads;
+			attn_count(&j[np], sq->attleft + (size_t)np * heads);
 			used += j[np].nchunk;
 			first[np + 1] = first[np] + n;
 		}
 		g.n = np;
 		pool_for_dyn(m->pool, first[np], 1, attn_group_items, &g);
-		for (k = 0; k < np; k++)
-			attn_merge_job(&j[k]);
 	}
 }
 
