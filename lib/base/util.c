@@ -363,28 +363,30 @@ fshut(FILE *f, const char *name)
 	return ret;
 }
 
-void
-mem_drop(const void *p, size_t n)
+/* The pages of [p, p + n) given back: the whole pages inside it, or
+ * (outward) every page it touches. */
+static void
+drop_pages(const void *p, size_t n, int outward)
 {
 	uintptr_t a = (uintptr_t)p, e = a + n;
 	uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
 
-	a = (a + pg - 1) & ~(pg - 1);
-	e &= ~(pg - 1);
-	if (e > a)
+	a = outward ? a & ~(pg - 1) : (a + pg - 1) & ~(pg - 1);
+	e = outward ? (e + pg - 1) & ~(pg - 1) : e & ~(pg - 1);
+	if (n && e > a)
 		madvise((void *)a, e - a, MADV_DONTNEED);
+}
+
+void
+mem_drop(const void *p, size_t n)
+{
+	drop_pages(p, n, 0);
 }
 
 void
 mem_drop_file(const void *p, size_t n)
 {
-	uintptr_t a = (uintptr_t)p, e = a + n;
-	uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
-
-	a &= ~(pg - 1);
-	e = (e + pg - 1) & ~(pg - 1);
-	if (n && e > a)
-		madvise((void *)a, e - a, MADV_DONTNEED);
+	drop_pages(p, n, 1);
 }
 
 int

@@ -56,10 +56,13 @@ seq_kv_bytes(const struct model *m, int ctx, enum wtype kvt)
 size_t
 seq_att_bytes(const struct model *m, int parts)
 {
-	return (size_t)parts * (m->nchunk_max * (m->qdim + 2 *
-	    (size_t)m->cfg.num_attention_heads) * sizeof(float) +
-	    (size_t)m->cfg.num_attention_heads * sizeof(*((struct seq *)0)->
-	    attleft));
+	size_t heads = (size_t)m->cfg.num_attention_heads;
+
+	/* attleft's counters in float-sized slots, as open_seq's attml */
+	_Static_assert(sizeof(_Atomic int) == sizeof(float),
+	    "attleft's counters take attml's slots");
+	return (size_t)parts * (m->nchunk_max * (m->qdim + 2 * heads) +
+	    heads) * sizeof(float);
 }
 
 static int open_seq(struct seq *, const struct model *, int, enum wtype,

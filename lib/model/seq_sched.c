@@ -435,7 +435,7 @@ struct attn_job {
 	float *att, *attml;	/* decode: the ranges' partial results
 				 * (nchunk, qdim) and (nchunk, heads, 2) */
 	_Atomic int *left;	/* decode: (nkv * nsub) each head group's
-				 * ranges summed so far (attn_ranges) */
+				 * ranges summed so far (attn_count) */
 };
 
 /* The first key position pos sees in layer l: 0, or the start of its
@@ -614,8 +614,8 @@ attn_job(struct seq *sq, struct seq *kv, const float *q, float *out, int l,
 /* Job j's counters of its head groups' key ranges (decode) at left,
  * zeroed: the item that sums a group's last range merges them
  * (decode_items), in whichever thread, and no serial pass is left for
- * the calling thread (4% of a 2-thread batched step, where each merge
- * read the other core's ranges). */
+ * the calling thread (at 2 threads its merges were 1.9% of its samples,
+ * reading the ranges the other core had summed: bench/NOTES.md). */
 static void
 attn_count(struct attn_job *j, _Atomic int *left)
 {
