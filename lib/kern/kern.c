@@ -154,6 +154,30 @@ matmul_bf16(float *out, int ldo, const void *w, const float *x, int ldx,
 	matmul_any(W_BF16, out, ldo, w, x, ldx, n, T, r0, r1);
 }
 
+/* kern.h's argmax: eight lanes, each keeping the first index of its
+ * largest, so that the compares do not wait on one another; the
+ * largest of the lanes' is the first of its value among them. */
+static int
+argmax(const float *x, int n)
+{
+	float m[8];
+	int b[8], i, k, inf = 0;
+	uint32_t u;
+
+	for (k = 0; k < 8; k++)
+		m[k] = -INFINITY, b[k] = -1;
+	for (i = 0; i < n; i += 8)
+		for (k = 0; k < 8 && i + k < n; k++) {
+			memcpy(&u, x + i + k, sizeof u);
+			inf |= (u & 0x7f800000) == 0x7f800000;
+			if (x[i + k] > m[k])
+				m[k] = x[i + k], b[k] = i + k;
+		}
+	if (inf)
+		return kern_first_bad(x, n);
+	return kern_best_lane(m, b, 8);
+}
+
 static float
 dot(const float *a, const float *b, int n)
 {
@@ -318,6 +342,7 @@ geglu_tanh(float *h, const float *gate, const float *up, int n)
 		[W_Q6KX16] = kern_q6kx16_matmul }, \
 	.matvecs = { [W_Q4] = kern_q4_matvecs }, \
 	.dot = dot, \
+	.argmax = argmax, \
 	.axpy = axpy, \
 	.rmsnorm = rmsnorm, \
 	.swiglu = kern_swiglu, \

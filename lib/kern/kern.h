@@ -14,6 +14,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "kern/conv.h"
 #include "kern/wtype.h"
@@ -53,6 +54,11 @@ struct kern {
 	    const float *x, int ldx, int n, int T, int r0, int r1);
 	/* Sum of a[i]*b[i], i < n. */
 	float (*dot)(const float *a, const float *b, int n);
+	/* The index of the largest of x[0..n), the first of equals (0 for
+	 * n < 1), or -1 - i where x[i] is the first that is not finite (a
+	 * NaN compares false and would pass for a logit): greedy
+	 * sampling's, every sequence of a batch on one thread. */
+	int (*argmax)(const float *x, int n);
 	/* y += a x over n floats. */
 	void (*axpy)(float *y, float a, const float *x, int n);
 	/* o = x / sqrt(mean(x^2) + eps) * w (HF LlamaRMSNorm, float32);
@@ -131,6 +137,35 @@ static inline int
 kern_piece(int left, int parts)
 {
 	return (left + parts - 1) / parts;
+}
+
+/* argmax's ends in every table: -1 - i for the first x[i] of n that
+ * is not finite; the first index of the largest of L lanes' maxima m
+ * (lane k's first index of it b[k], -1 if none), 0 if no lane has one. */
+static inline int
+kern_first_bad(const float *x, int n)
+{
+	uint32_t u;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		memcpy(&u, x + i, sizeof(u));
+		if ((u & 0x7f800000) == 0x7f800000)
+			return -1 - i;
+	}
+	return 0;
+}
+
+static inline int
+kern_best_lane(const float *m, const int *b, int L)
+{
+	int k, best = -1;
+
+	for (k = 0; k < L; k++)
+		if (b[k] >= 0 && (best < 0 || m[k] > m[best] ||
+		    (m[k] == m[best] && b[k] < b[best])))
+			best = k;
+	return best < 0 ? 0 : b[best];
 }
 
 /* Fill `kern` with the best table the CPU has, or the one named by want

@@ -698,6 +698,40 @@ matmulx_bf16(float *out, int ldo, const void *w, const void *xp,
 	fewgroups(W_BF16, out, ldo, w, xp, n, T, r0, r1);
 }
 
+/* kern.h's argmax: 8 lanes, each the first index of its largest (a
+ * strict compare), the last n % 8 in the same lanes one at a time. */
+static int
+argmax(const float *x, int n)
+{
+	const __m256i e = _mm256_set1_epi32(0x7f800000);
+	__m256 m = _mm256_set1_ps(-INFINITY), v, gt;
+	__m256i b = _mm256_set1_epi32(-1), idx = _mm256_setr_epi32(0, 1, 2,
+	    3, 4, 5, 6, 7), bad = _mm256_setzero_si256();
+	float mk[8];
+	int bk[8], i, j;
+
+	for (i = 0; i + 8 <= n; i += 8) {
+		v = _mm256_loadu_ps(x + i);
+		bad = _mm256_or_si256(bad, _mm256_cmpeq_epi32(_mm256_and_si256(
+		    _mm256_castps_si256(v), e), e));
+		gt = _mm256_cmp_ps(v, m, _CMP_GT_OQ);
+		m = _mm256_blendv_ps(m, v, gt);
+		b = _mm256_blendv_epi8(b, idx, _mm256_castps_si256(gt));
+		idx = _mm256_add_epi32(idx, _mm256_set1_epi32(8));
+	}
+	if (!_mm256_testz_si256(bad, bad))
+		return kern_first_bad(x, n);
+	_mm256_storeu_ps(mk, m);
+	_mm256_storeu_si256((__m256i *)bk, b);
+	for (j = i; j < n; j++) {
+		if (kern_first_bad(x + j, 1))
+			return kern_first_bad(x, n);
+		if (x[j] > mk[j - i])
+			mk[j - i] = x[j], bk[j - i] = j;
+	}
+	return kern_best_lane(mk, bk, 8);
+}
+
 static float
 dot(const float *a, const float *b, int n)
 {
@@ -1116,6 +1150,7 @@ const struct kern kern_avx2 = {
 	.matmulx = { [W_F32] = matmulx_f32, [W_F16] = matmulx_f16,
 		[W_BF16] = matmulx_bf16, [W_Q4I] = kern_q4i_avx2_matmulx },
 	.dot = dot,
+	.argmax = argmax,
 	.axpy = axpy,
 	.rmsnorm = rmsnorm,
 	.swiglu = swiglu,

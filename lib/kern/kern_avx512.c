@@ -642,6 +642,35 @@ dot(const float *a, const float *b, int n)
 	return hsum(acc);
 }
 
+/* kern.h's argmax: 16 lanes, each the first index of its largest (a
+ * strict compare), the tail's lanes masked off. */
+static int
+argmax(const float *x, int n)
+{
+	__m512 m = _mm512_set1_ps(-INFINITY), v;
+	__m512i b = _mm512_set1_epi32(-1), idx = _mm512_setr_epi32(0, 1, 2,
+	    3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+	__mmask16 k = 0xffff, bad = 0, gt;
+	float mk[16];
+	int bk[16], i;
+
+	for (i = 0; i < n; i += 16) {
+		if (n - i < 16)
+			k = (__mmask16)((1u << (n - i)) - 1);
+		v = _mm512_mask_loadu_ps(m, k, x + i);
+		bad |= _mm512_mask_fpclass_ps_mask(k, v, 0x99);	/* NaN, inf */
+		gt = _mm512_mask_cmp_ps_mask(k, v, m, _CMP_GT_OQ);
+		m = _mm512_mask_mov_ps(m, gt, v);
+		b = _mm512_mask_mov_epi32(b, gt, idx);
+		idx = _mm512_add_epi32(idx, _mm512_set1_epi32(16));
+	}
+	if (bad)
+		return kern_first_bad(x, n);
+	_mm512_storeu_ps(mk, m);
+	_mm512_storeu_si512(bk, b);
+	return kern_best_lane(mk, bk, 16);
+}
+
 static void
 axpy(float *y, float a, const float *x, int n)
 {
@@ -1048,6 +1077,7 @@ const struct kern kern_avx512 = {
 		[W_BF16] = matmulx_bf16, [W_BF16A] = matmulx_bf16act,
 		[W_Q4I] = kern_q4i_avx512_matmulx },
 	.dot = dot,
+	.argmax = argmax,
 	.axpy = axpy,
 	.rmsnorm = rmsnorm,
 	.swiglu = swiglu,

@@ -17,6 +17,7 @@
 
 #include "stream/sample.h"
 #include "base/util.h"
+#include "kern/kern.h"
 
 /* ---- random stream ---- */
 
@@ -274,39 +275,6 @@ penalize(struct sampler *s, float *x, const int *hist, size_t nhist)
 			s->seen[hist[i]] = 0;
 }
 
-/* The index of the largest of x[0..n), the first of equals, or -1 - i
- * if x[i] is the first that is not finite (a NaN compares false and
- * would pass for a logit).  Eight lanes, each keeping the first index
- * of its largest, so that the compares of a large vocabulary do not
- * wait on one another (a batch samples every sequence on one thread);
- * the largest of the lanes' is the first of its value among them. */
-static int
-argmax(const float *x, int n)
-{
-	float m[8];
-	int b[8], i, k, best, inf = 0;
-	uint32_t u;
-
-	for (k = 0; k < 8; k++)
-		m[k] = -INFINITY, b[k] = -1;
-	for (i = 0; i < n; i += 8)
-		for (k = 0; k < 8 && i + k < n; k++) {
-			memcpy(&u, x + i + k, sizeof u);
-			inf |= (u & 0x7f800000) == 0x7f800000;
-			if (x[i + k] > m[k])
-				m[k] = x[i + k], b[k] = i + k;
-		}
-	if (inf)
-		for (i = 0; i < n; i++)
-			if (!isfinite(x[i]))
-				return -1 - i;
-	for (best = -1, k = 0; k < 8; k++)
-		if (b[k] >= 0 && (best < 0 || m[k] > x[best] ||
-		    (m[k] == x[best] && b[k] < best)))
-			best = b[k];
-	return best < 0 ? 0 : best;
-}
-
 int
 sampler_next(struct sampler *s, float *x, const int *hist, size_t nhist)
 {
@@ -318,7 +286,7 @@ sampler_next(struct sampler *s, float *x, const int *hist, size_t nhist)
 
 	penalize(s, x, hist, nhist);
 	u = sampler_draw(s);	/* one draw per call, greedy or not */
-	if ((best = argmax(x, s->vocab)) < 0) {
+	if ((best = kern.argmax(x, s->vocab)) < 0) {
 		s->bad = -1 - best;
 		return -1;
 	}

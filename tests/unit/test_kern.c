@@ -271,6 +271,67 @@ test_matrix(void)
 
 /* ---- vector kernels ---- */
 
+/* The index of the largest, the first of equals, or -1 - i for the
+ * first non-finite x[i]: written here once, simply, against every
+ * table's argmax, over lengths around their lane counts, ties (+0 and
+ * -0 among them), the largest first, last and twice, and a NaN or an
+ * infinity before, after or at the largest. */
+static int
+argmax_ref(const float *x, int n)
+{
+	int i, best = 0;
+
+	for (i = 0; i < n; i++)
+		if (!isfinite(x[i]))
+			return -1 - i;
+	for (i = 1; i < n; i++)
+		if (x[i] > x[best])
+			best = i;
+	return best;
+}
+
+static void
+test_argmax(void)
+{
+	static const int sizes[] = { 1, 2, 7, 8, 9, 15, 16, 17, 31, 33, 64,
+		100, 49152 };
+	static const float bad[] = { NAN, INFINITY, -INFINITY };
+	size_t z;
+	int n, i, k, c, want, got, at;
+	float *x;
+
+	for (z = 0; z < LEN(sizes); z++) {
+		n = sizes[z];
+		x = emalloc(sizeof(float) * n);
+		for (c = 0; c < 12; c++) {
+			for (i = 0; i < n; i++)	/* few values: many ties */
+				x[i] = c % 3 ? (float)(rnd() % 5) - 2 : frand();
+			at = (int)(rnd() % (unsigned)n);
+			if (c == 3 || c == 4)	/* the largest at an end */
+				at = c == 3 ? 0 : n - 1;
+			x[at] = 7;
+			if (c == 5)
+				x[(at + n / 2) % n] = 7;
+			if (c == 6)		/* zeros of both signs */
+				for (i = 0; i < n; i++)
+					x[i] = rnd() % 2 ? 0.0f : -0.0f;
+			if (c >= 7 && c < 10)
+				x[(int)(rnd() % (unsigned)n)] = bad[c - 7];
+			if (c == 10)
+				x[at] = NAN;
+			if (c == 11)
+				for (i = 0; i < n; i++)
+					x[i] = -3.0e38f;
+			want = argmax_ref(x, n);
+			got = kern.argmax(x, n);
+			k = kern_portable.argmax(x, n);
+			CHECKF(got == want && k == want, "argmax n=%d case %d: "
+			    "%d (portable %d), want %d", n, c, got, k, want);
+		}
+		free(x);
+	}
+}
+
 static void
 test_vec(void)
 {
@@ -1080,6 +1141,7 @@ main(void)
 	test_tof32();
 	test_fromf32();
 	test_vec();
+	test_argmax();
 	test_helpers();
 	test_geglu();
 	test_wtypes();
