@@ -343,6 +343,7 @@ geglu_tanh(float *h, const float *gate, const float *up, int n)
 	.matvecs = { [W_Q4] = kern_q4_matvecs }, \
 	.dot = dot, \
 	.argmax = argmax, \
+	.rope = kern_rope, \
 	.axpy = axpy, \
 	.rmsnorm = rmsnorm, \
 	.swiglu = kern_swiglu, \

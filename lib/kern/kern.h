@@ -59,6 +59,10 @@ struct kern {
 	 * NaN compares false and would pass for a logit): greedy
 	 * sampling's, every sequence of a batch on one thread. */
 	int (*argmax)(const float *x, int n);
+	/* kern_rope (below) in vectors: the same products and sums, each
+	 * rounded, the same bits. */
+	void (*rope)(float *x, int nh, int hd, const float *cos,
+	    const float *sin);
 	/* y += a x over n floats. */
 	void (*axpy)(float *y, float a, const float *x, int n);
 	/* o = x / sqrt(mean(x^2) + eps) * w (HF LlamaRMSNorm, float32);

@@ -732,6 +732,36 @@ argmax(const float *x, int n)
 	return kern_best_lane(mk, bk, 8);
 }
 
+/* kern.h's rope: 8 pairs a step, the last hd/2 % 8 one at a time; the
+ * products and sums each rounded (no FMA), as kern_rope's. */
+static void
+rope(float *x, int nh, int hd, const float *cos, const float *sin)
+{
+	int h, j, half = hd / 2;
+	__m256 a, b, c, s;
+	float *v, p, q;
+
+	for (h = 0; h < nh; h++) {
+		v = x + (size_t)h * hd;
+		for (j = 0; j + 8 <= half; j += 8) {
+			a = _mm256_loadu_ps(v + j);
+			b = _mm256_loadu_ps(v + half + j);
+			c = _mm256_loadu_ps(cos + j);
+			s = _mm256_loadu_ps(sin + j);
+			_mm256_storeu_ps(v + j, _mm256_sub_ps(_mm256_mul_ps(a, c),
+			    _mm256_mul_ps(b, s)));
+			_mm256_storeu_ps(v + half + j, _mm256_add_ps(
+			    _mm256_mul_ps(b, c), _mm256_mul_ps(a, s)));
+		}
+		for (; j < half; j++) {
+			p = v[j];
+			q = v[j + half];
+			v[j] = p * cos[j] - q * sin[j];
+			v[j + half] = q * cos[j] + p * sin[j];
+		}
+	}
+}
+
 static float
 dot(const float *a, const float *b, int n)
 {
@@ -1151,6 +1181,7 @@ const struct kern kern_avx2 = {
 		[W_BF16] = matmulx_bf16, [W_Q4I] = kern_q4i_avx2_matmulx },
 	.dot = dot,
 	.argmax = argmax,
+	.rope = rope,
 	.axpy = axpy,
 	.rmsnorm = rmsnorm,
 	.swiglu = swiglu,

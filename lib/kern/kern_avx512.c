@@ -671,6 +671,33 @@ argmax(const float *x, int n)
 	return kern_best_lane(mk, bk, 16);
 }
 
+/* kern.h's rope: 16 pairs a step, the tail's lanes masked off; the
+ * products and sums each rounded (no FMA), as kern_rope's. */
+static void
+rope(float *x, int nh, int hd, const float *cos, const float *sin)
+{
+	int h, j, half = hd / 2;
+	__mmask16 k;
+	__m512 a, b, c, s;
+	float *v;
+
+	for (h = 0; h < nh; h++) {
+		v = x + (size_t)h * hd;
+		for (j = 0; j < half; j += 16) {
+			k = half - j >= 16 ? 0xffff : (__mmask16)((1u << (half -
+			    j)) - 1);
+			a = _mm512_maskz_loadu_ps(k, v + j);
+			b = _mm512_maskz_loadu_ps(k, v + half + j);
+			c = _mm512_maskz_loadu_ps(k, cos + j);
+			s = _mm512_maskz_loadu_ps(k, sin + j);
+			_mm512_mask_storeu_ps(v + j, k, _mm512_sub_ps(
+			    _mm512_mul_ps(a, c), _mm512_mul_ps(b, s)));
+			_mm512_mask_storeu_ps(v + half + j, k, _mm512_add_ps(
+			    _mm512_mul_ps(b, c), _mm512_mul_ps(a, s)));
+		}
+	}
+}
+
 static void
 axpy(float *y, float a, const float *x, int n)
 {
@@ -1078,6 +1105,7 @@ const struct kern kern_avx512 = {
 		[W_Q4I] = kern_q4i_avx512_matmulx },
 	.dot = dot,
 	.argmax = argmax,
+	.rope = rope,
 	.axpy = axpy,
 	.rmsnorm = rmsnorm,
 	.swiglu = swiglu,

@@ -175,7 +175,7 @@ heads(const struct op *o, int h0, int h1)
 						kern_rope_pairs(x, 1, m->rd, cs,
 						    cs + hd / 2);
 					else
-						kern_rope(x, 1, m->rd, cs, cs + hd / 2);
+						kern.rope(x, 1, m->rd, cs, cs + hd / 2);
 					break;
 				case H_CACHE:	/* rounded to the cache's type */
 					if (h >= nq)
