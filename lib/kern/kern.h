@@ -144,8 +144,9 @@ kern_piece(int left, int parts)
 }
 
 /* argmax's ends in every table: -1 - i for the first x[i] of n that
- * is not finite; the first index of the largest of L lanes' maxima m
- * (lane k's first index of it b[k], -1 if none), 0 if no lane has one. */
+ * is not finite (0 if all are); the first index of the largest of L
+ * lanes' maxima m (lane k's first index of it b[k], -1 if none), 0 if
+ * no lane has one. */
 static inline int
 kern_first_bad(const float *x, int n)
 {
