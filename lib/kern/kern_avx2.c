@@ -719,45 +719,58 @@ argmax(const float *x, int n)
 		b = _mm256_blendv_epi8(b, idx, _mm256_castps_si256(gt));
 		idx = _mm256_add_epi32(idx, _mm256_set1_epi32(8));
 	}
-	if (!_mm256_testz_si256(bad, bad))
+	if (!_mm256_testz_si256(bad, bad) || kern_first_bad(x + i, n - i))
 		return kern_first_bad(x, n);
 	_mm256_storeu_ps(mk, m);
 	_mm256_storeu_si256((__m256i *)bk, b);
-	for (j = i; j < n; j++) {
-		if (kern_first_bad(x + j, 1))
-			return kern_first_bad(x, n);
+	for (j = i; j < n; j++)
 		if (x[j] > mk[j - i])
 			mk[j - i] = x[j], bk[j - i] = j;
-	}
 	return kern_best_lane(mk, bk, 8);
 }
 
-/* kern.h's rope: 8 pairs a step, the last hd/2 % 8 one at a time; the
- * products and sums each rounded (no FMA), as kern_rope's. */
+/* 8 floats from x, or the first m < 8 (xloadm). */
+INLINE __m256
+loadn(const float *x, int m)
+{
+	return m < 8 ? xloadm(x, m) : _mm256_loadu_ps(x);
+}
+
+/* The first m <= 8 lanes of y at x. */
+INLINE void
+storen(float *x, __m256 y, int m)
+{
+	float f[8];
+
+	if (m == 8) {
+		_mm256_storeu_ps(x, y);
+		return;
+	}
+	_mm256_storeu_ps(f, y);
+	memcpy(x, f, (size_t)m * sizeof *f);
+}
+
+/* kern.h's rope: 8 pairs a step, the last hd/2 % 8 through a buffer;
+ * the products and sums each rounded (no FMA), as kern_rope's. */
 static void
 rope(float *x, int nh, int hd, const float *cos, const float *sin)
 {
-	int h, j, half = hd / 2;
+	int h, j, m, half = hd / 2;
 	__m256 a, b, c, s;
-	float *v, p, q;
+	float *v;
 
 	for (h = 0; h < nh; h++) {
 		v = x + (size_t)h * hd;
-		for (j = 0; j + 8 <= half; j += 8) {
-			a = _mm256_loadu_ps(v + j);
-			b = _mm256_loadu_ps(v + half + j);
-			c = _mm256_loadu_ps(cos + j);
-			s = _mm256_loadu_ps(sin + j);
-			_mm256_storeu_ps(v + j, _mm256_sub_ps(_mm256_mul_ps(a, c),
-			    _mm256_mul_ps(b, s)));
-			_mm256_storeu_ps(v + half + j, _mm256_add_ps(
-			    _mm256_mul_ps(b, c), _mm256_mul_ps(a, s)));
-		}
-		for (; j < half; j++) {
-			p = v[j];
-			q = v[j + half];
-			v[j] = p * cos[j] - q * sin[j];
-			v[j + half] = q * cos[j] + p * sin[j];
+		for (j = 0; j < half; j += 8) {
+			m = half - j < 8 ? half - j : 8;
+			a = loadn(v + j, m);
+			b = loadn(v + half + j, m);
+			c = loadn(cos + j, m);
+			s = loadn(sin + j, m);
+			storen(v + j, _mm256_sub_ps(_mm256_mul_ps(a, c),
+			    _mm256_mul_ps(b, s)), m);
+			storen(v + half + j, _mm256_add_ps(_mm256_mul_ps(b, c),
+			    _mm256_mul_ps(a, s)), m);
 		}
 	}
 }
@@ -837,33 +850,27 @@ geglu8(__m256 g, __m256 u)
 static void
 geglu(float *h, const float *gate, const float *up, int n)
 {
-	float f[8];
 	int k;
 
 	for (k = 0; k + 8 <= n; k += 8)
 		_mm256_storeu_ps(h + k, geglu8(_mm256_loadu_ps(gate + k),
 		    _mm256_loadu_ps(up + k)));
-	if (k < n) {
-		_mm256_storeu_ps(f, geglu8(xloadm(gate + k, n - k),
-		    xloadm(up + k, n - k)));
-		memcpy(h + k, f, (size_t)(n - k) * sizeof *f);
-	}
+	if (k < n)
+		storen(h + k, geglu8(xloadm(gate + k, n - k), xloadm(up + k,
+		    n - k)), n - k);
 }
 
 static void
 swiglu(float *h, const float *gate, const float *up, int n)
 {
-	float f[8];
 	int k;
 
 	for (k = 0; k + 8 <= n; k += 8)
 		_mm256_storeu_ps(h + k, swiglu8(_mm256_loadu_ps(gate + k),
 		    _mm256_loadu_ps(up + k)));
-	if (k < n) {
-		_mm256_storeu_ps(f, swiglu8(xloadm(gate + k, n - k),
-		    xloadm(up + k, n - k)));
-		memcpy(h + k, f, (size_t)(n - k) * sizeof *f);
-	}
+	if (k < n)
+		storen(h + k, swiglu8(xloadm(gate + k, n - k), xloadm(up + k,
+		    n - k)), n - k);
 }
 
 static void
