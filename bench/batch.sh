@@ -53,6 +53,7 @@ quantize=${LLAMA_QUANTIZE:-$top/build/peer/llama-quantize}
 cc=${CC:-cc}
 
 need_tools mkmodel mkgguf
+need_bin llm-gen st-inspect
 mkdir -p "$dir"
 workdir
 probe=$tmp/probe
@@ -139,6 +140,10 @@ say "FMA roof: 1 thread $(kv best_gflops "$roof1") GFLOP/s, 2 threads $(kv best_
 
 table() {	# NAME MODEL
 	name=$1 m=$2 w=$(weights "$2")
+	warm "$m"
+	for g in "$m".gguf "$m"-*.gguf; do	# llama.cpp maps its files too
+		[ ! -r "$g" ] || warm "$g"
+	done
 	for mode in $modes; do
 		case $mode in
 		exact) opt='' g=$m.gguf ;;

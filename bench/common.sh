@@ -45,6 +45,27 @@ workdir() {
 }
 
 # ---- models and prompts ----
+# warm DIR|FILE ...: the weights in 2 MiB page-cache folios, as the
+# first read through pipelm's mapping leaves them (file_map,
+# lib/base/util.h): drop what an earlier write or read cached in small
+# pages, then read them once (st-inspect --stats).  Pages cached small
+# stay small (the kernel does not merge them), and a decode over them
+# reads slower, the most at 2 threads (bench/NOTES.md, "Huge folios in
+# the page cache"); after a day of other work part of a folder's cache
+# was found small again (2026-12-05: 184 of 262 MB mapped in 2 MiB).
+warm() {
+	for w; do
+		if [ -d "$w" ]; then set -- "$w"/*.safetensors; else set -- "$w"; fi
+		for f; do
+			if ! dd if="$f" iflag=nocache count=0 2>/dev/null; then
+				say "dd cannot drop the page cache here: $f stays in whatever pages the cache has"
+				return 0
+			fi
+		done
+		"$bin/st-inspect" --stats "$w" >/dev/null ||
+			fail "st-inspect --stats $w failed"
+	done
+}
 # prompt SEED VOCAB [N]: one record of N ids (32) below VOCAB, from SEED
 # (Park-Miller, as bench/run.sh)
 prompt() {

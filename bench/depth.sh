@@ -37,7 +37,7 @@ posint BENCH_REPS "$reps"
 posint BENCH_DEPTH "$depth"
 posint BENCH_DEPTH_N "$ngen"
 posint BENCH_DEPTH_PREFILL "$npre"
-need_bin llm-gen llm-logits
+need_bin llm-gen llm-logits st-inspect
 mkdir -p "$out"
 workdir
 
@@ -64,6 +64,8 @@ else
 	peer=none
 fi
 
+warm "$model"
+[ "$peer" = none ] || warm "$gguf" "$gguf32"
 prompt 12345 "$vocab" 128 >"$tmp/p128"
 prompt 4242 "$vocab" "$depth" >"$tmp/pdeep"
 { echo 1; prompt 54321 "$vocab" "$npre"; } >"$tmp/wpre"

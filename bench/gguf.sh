@@ -57,7 +57,7 @@ for q in $types; do
 done
 [ "$do1b" = 1 ] || models=$(echo $models | tr ' ' '\n' | grep -vx 'llama3.2-1b' | tr '\n' ' ')
 [ -n "$(echo $models)" ] || fail "BENCH_GGUF_MODELS: no model"
-need_bin llm-gen llm-logits
+need_bin llm-gen llm-logits st-inspect
 need_tools mkmodel mkgguf
 if ! [ -x "$lquant" ] || ! [ -x "$peer" ]; then
 	say "no llama.cpp ($lquant, $peer: make peer): no llama-quantize files to run, the GGUF rows left out"
@@ -106,6 +106,7 @@ for w in $models; do
 	mkgg "$(mdir "$w")" "$out/$b.gguf"
 	for q in $types; do
 		mklq "$out/$b.gguf" "$(gfile "${b%-bf16}" "$q")" "$q"
+		warm "$(gfile "${b%-bf16}" "$q")"
 	done
 done
 

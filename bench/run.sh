@@ -58,10 +58,7 @@
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
-top=$(cd "$here/.." && pwd)
-bin=${PIPELM_BIN:-$top/bin}
-tools=${PIPELM_TOOLS:-$top/build/rel}
-out=${BENCH_DIR:-$top/build/bench}
+. "$here/common.sh"	# top, bin, tools, out; say, fail, warm, ...
 reps=${BENCH_REPS:-5}
 budget=${BENCH_BUDGET:-420}
 cc=${CC:-cc}
@@ -77,9 +74,6 @@ me=bench/run.sh
 # the Python row (bench/python.py) where python3 and libpipelm.so are
 pylib=$tools/libpipelm.so
 { command -v python3 >/dev/null && [ -r "$pylib" ]; } || pylib=
-
-say() { printf '%s: %s\n' "$me" "$*" >&2; }
-fail() { say "$*"; exit 1; }
 
 case $bkern in
 native) peer=${LLAMA_BENCH:-$top/build/peer/llama-bench} ;;
@@ -149,17 +143,6 @@ mkq4() {	# src dst
 	"$bin/llm-quant" "$1" "$2.tmp" >/dev/null 2>"$tmp/err" ||
 		{ rm -rf "$2.tmp"; fail "llm-quant $1 failed: $(cat "$tmp/err")"; }
 	mv "$2.tmp" "$2"
-}
-# The weights in 2 MiB page-cache folios, as the first read through
-# pipelm's mapping leaves them (file_map, lib/base/util.h): drop what an earlier
-# write or read cached in small pages, then read them once.
-warm() {	# dir
-	if dd if="$1/model.safetensors" iflag=nocache count=0 2>/dev/null; then
-		"$bin/st-inspect" --stats "$1" >/dev/null ||
-			fail "st-inspect --stats $1 failed"
-	else
-		say "dd cannot drop the page cache here: the weights of $1 stay in whatever pages the cache has"
-	fi
 }
 mkm smollm2-135m "$model"
 mkq4 "$model" "$model4"
