@@ -138,6 +138,18 @@ xmemdup(const void *s, size_t n)
 }
 
 char *
+path_dir(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	if (!s)
+		return xstrdup(".");
+	if (s == path)
+		return xstrdup("/");
+	return xmemdup(path, (size_t)(s - path));
+}
+
+char *
 xstrdup(const char *s)
 {
 	return xmemdup(s, strlen(s));

@@ -36,6 +36,9 @@ void *xcalloc(size_t n, size_t size);
 void *xreallocarray(void *p, size_t n, size_t size);
 char *xstrdup(const char *s);
 char *xmemdup(const void *s, size_t n);	/* n bytes and a NUL */
+/* The folder of file path, what comes before its last slash ("." for a
+ * bare name, "/" for one in the root), malloc'd; NULL after error(). */
+char *path_dir(const char *path);
 /* Make the array *pp of elements of size hold at least n, its capacity in
  * *cap (doubled as it grows, from 8): 0, or -1 after error() (the array
  * is then as it was). */

@@ -2,7 +2,6 @@
  * reader (ggml/src/gguf.cpp) refuses is refused here too, but nested
  * arrays, which the format has and gguf.cpp does not read. */
 #include <sys/mman.h>
-#include <sys/stat.h>
 
 #include <fcntl.h>
 #include <math.h>
@@ -267,37 +266,11 @@ gguf_probe(const char *path)
 static int
 mapfile(struct gguf *g, const char *path)
 {
-	struct stat sb;
 	void *base;
-	int fd;
 
-	if ((fd = open(path, O_RDONLY | O_NONBLOCK)) < 0)
-		return error("%s:", path);
-	if (fstat(fd, &sb) < 0) {
-		close(fd);
-		return error("%s:", path);
-	}
-	if (!S_ISREG(sb.st_mode)) {
-		close(fd);
-		return error("%s: %s", path, S_ISDIR(sb.st_mode) ?
-		    "is a directory" : "not a regular file");
-	}
-	if (sb.st_size < 24) {
-		close(fd);
-		return error("%s: file too short for a GGUF header (%lld "
-		    "bytes)", path, (long long)sb.st_size);
-	}
-	if ((uintmax_t)sb.st_size > SIZE_MAX) {
-		close(fd);
-		return error("%s: file too large", path);
-	}
-	base = file_map(fd, (size_t)sb.st_size);
-	close(fd);
-	if (base == MAP_FAILED)
-		return error("%s: mmap:", path);
+	if (st_map_path(path, 24, "a GGUF header", &base, &g->len) < 0)
+		return -1;
 	g->base = base;
-	g->len = (size_t)sb.st_size;
-	st_guard_add(base, g->len, path);
 	return 0;
 }
 

@@ -341,19 +341,6 @@ isquant(const char *arg)
 	return isrepoid(repo);
 }
 
-/* The folder of file path, malloc'd. */
-static char *
-dirof(const char *path)
-{
-	const char *s = strrchr(path, '/');
-
-	if (!s)
-		return xstrdup(".");
-	if (s == path)
-		return xstrdup("/");
-	return xmemdup(path, (size_t)(s - path));
-}
-
 /* Fill m->dir from arg (see mdir.h); 0, or -1 after error(). */
 static int
 finddir(struct mdir *m, const char *arg)
@@ -369,7 +356,7 @@ finddir(struct mdir *m, const char *arg)
 	if (isdir(arg))
 		return (m->dir = xstrdup(arg)) ? 0 : -1;
 	if (isfile(arg) && (endswith_ci(arg, ".gguf") || gguf_probe(arg)))
-		return (m->gguf = xstrdup(arg)) && (m->dir = dirof(arg)) ?
+		return (m->gguf = xstrdup(arg)) && (m->dir = path_dir(arg)) ?
 		    0 : -1;
 	if (isquant(arg) && access(arg, F_OK) < 0)
 		return find_quant(m, arg);

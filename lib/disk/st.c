@@ -4,8 +4,6 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 
-#include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <stdint.h>
@@ -242,9 +240,9 @@ st_close(struct st *st)
 static int
 mapfile(struct st *st, const char *path, size_t *cap)
 {
-	struct stat sb;
 	void *base;
-	int fd, i = (int)st->nfiles;
+	size_t len;
+	int i = (int)st->nfiles;
 
 	if (st->nfiles >= INT_MAX)
 		return error("%s: too many files", path);
@@ -262,36 +260,10 @@ mapfile(struct st *st, const char *path, size_t *cap)
 	st->maps[i].base = NULL;
 	st->maps[i].len = 0;
 	st->nfiles++;
-	if ((fd = open(path, O_RDONLY | O_NONBLOCK)) < 0)	/* a FIFO must not block */
-		return error("%s:", path);
-	if (fstat(fd, &sb) < 0) {
-		close(fd);
-		return error("%s:", path);
-	}
-	if (S_ISDIR(sb.st_mode)) {
-		close(fd);
-		return error("%s: is a directory", path);
-	}
-	if (!S_ISREG(sb.st_mode)) {
-		close(fd);
-		return error("%s: not a regular file", path);
-	}
-	if (sb.st_size < 8) {
-		close(fd);
-		return error("%s: file too short for a safetensors header "
-		    "(%lld bytes)", path, (long long)sb.st_size);
-	}
-	if ((uintmax_t)sb.st_size > SIZE_MAX) {
-		close(fd);
-		return error("%s: file too large", path);
-	}
-	base = file_map(fd, (size_t)sb.st_size);
-	close(fd);
-	if (base == MAP_FAILED)
-		return error("%s: mmap:", path);
+	if (st_map_path(path, 8, "a safetensors header", &base, &len) < 0)
+		return -1;
 	st->maps[i].base = base;
-	st->maps[i].len = (size_t)sb.st_size;
-	st_guard_add(base, st->maps[i].len, path);
+	st->maps[i].len = len;
 	return i;
 }
 
@@ -562,19 +534,6 @@ joinpath(const char *dir, const char *name)
 	return p;
 }
 
-/* The index's folder (to find its shards), malloc'd. */
-static char *
-dirof(const char *path)
-{
-	const char *s = strrchr(path, '/');
-
-	if (!s)
-		return xstrdup(".");
-	if (s == path)
-		return xstrdup("/");
-	return xmemdup(path, (size_t)(s - path));
-}
-
 static int
 open_index(struct st *st, const char *path)
 {
@@ -602,7 +561,7 @@ open_index(struct st *st, const char *path)
 		error("%s: weight_map is empty", path);
 		goto out;
 	}
-	if (!(dir = dirof(path)))
+	if (!(dir = path_dir(path)))
 		goto out;
 	/* open each distinct shard once, in order of first mention */
 	for (i = 0; i < wm->len; i++) {

@@ -130,6 +130,14 @@ int st_stats(struct pool *p, const struct st_tensor *const *t, size_t n,
  * use ..." and exit status 1.  st_open and st_close call these. */
 void st_guard_add(const void *base, size_t len, const char *path);
 void st_guard_drop(const void *base);
+/* Map the regular file at path whole (file_map) and guard it: its bytes
+ * at *base, *len of them; or -1 after error(): "path: is a directory",
+ * "not a regular file", "file too short for WHAT (N bytes)" under min
+ * bytes, "file too large", or the system's.  A FIFO does not block the
+ * open.  Undo with st_guard_drop and munmap.  (st_open's files, and
+ * gguf_open's.) */
+int st_map_path(const char *path, size_t min, const char *what, void **base,
+    size_t *len);
 
 /* ---- writer (st_write.c) ---- */
 

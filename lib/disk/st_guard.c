@@ -7,10 +7,13 @@
  * names the file and exits 1.  (A file replaced by rename(2), as
  * downloaders and editors do, is a new inode: the mapping keeps the old
  * one and nothing happens.) */
+#include <fcntl.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "disk/st.h"
@@ -84,4 +87,34 @@ st_guard_drop(const void *base)
 	for (i = 0; i < NGUARD; i++)
 		if (guards[i].base == base)
 			guards[i].base = NULL;
+}
+
+int
+st_map_path(const char *path, size_t min, const char *what, void **base,
+    size_t *len)
+{
+	struct stat sb;
+	int fd, r = 0;
+
+	if ((fd = open(path, O_RDONLY | O_NONBLOCK)) < 0)
+		return error("%s:", path);
+	if (fstat(fd, &sb) < 0)
+		r = error("%s:", path);
+	else if (S_ISDIR(sb.st_mode))
+		r = error("%s: is a directory", path);
+	else if (!S_ISREG(sb.st_mode))
+		r = error("%s: not a regular file", path);
+	else if ((uintmax_t)sb.st_size < min)
+		r = error("%s: file too short for %s (%lld bytes)", path, what,
+		    (long long)sb.st_size);
+	else if ((uintmax_t)sb.st_size > SIZE_MAX)
+		r = error("%s: file too large", path);
+	else if ((*base = file_map(fd, (size_t)sb.st_size)) == MAP_FAILED)
+		r = error("%s: mmap:", path);
+	close(fd);
+	if (r < 0)
+		return r;
+	*len = (size_t)sb.st_size;
+	st_guard_add(*base, *len, path);
+	return 0;
 }

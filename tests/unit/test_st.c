@@ -375,6 +375,27 @@ test_file_map(void)
 	unlink(path);
 }
 
+/* path_dir: a shard's or a GGUF file's folder, what comes before the
+ * last slash. */
+static void
+test_path_dir(void)
+{
+	static const char *const cases[][2] = {
+		{ "model.safetensors", "." }, { "/model.gguf", "/" },
+		{ "m/model.gguf", "m" }, { "/a/b/c.json", "/a/b" },
+		{ "./x", "." }, { "a//b", "a/" },
+	};
+	char *d;
+	size_t i;
+
+	for (i = 0; i < LEN(cases); i++) {
+		d = path_dir(cases[i][0]);
+		CHECKF(d && !strcmp(d, cases[i][1]), "path_dir(\"%s\") = \"%s\", "
+		    "expected \"%s\"", cases[i][0], d ? d : "(null)", cases[i][1]);
+		free(d);
+	}
+}
+
 int
 main(void)
 {
@@ -391,6 +412,7 @@ main(void)
 	test_index();
 	test_stats();
 	test_file_map();
+	test_path_dir();
 	rmdir(dir);
 	return test_end("test_st");
 }
