@@ -44,6 +44,47 @@ workdir() {
 	trap 'exit 130' INT TERM
 }
 
+# ---- figures: each a line of $tmp/v.NAME.THREADS (tmp: workdir's) ----
+F='\([0-9.][0-9.]*\)'
+# num FILE PATTERN: the last match's \1 (PATTERN: a sed one, F for the
+# number)
+num() { sed -n "s#.*$2.*#\1#p" "$1" | tail -n 1; }
+# put NAME THREADS VALUE: add a figure; a missing one is said, with what
+# the program wrote to $tmp/err, not hidden
+put() {
+	if [ -n "$3" ]; then
+		echo "$3" >>"$tmp/v.$1.$2"
+	else
+		say "no '$1' figure ($2 threads): $(tr '\n' ' ' <"$tmp/err")"
+	fi
+}
+# med NAME THREADS: the median of the figures; nothing where there are none
+med() {
+	[ -s "$tmp/v.$1.$2" ] || return 0
+	sort -g "$tmp/v.$1.$2" | awk '{ v[NR] = $1 } END {
+		print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+# ratio A B THREADS: median A / median B as "1.23x", "-" if either is missing
+ratio() {
+	awk -v a="$(med "$1" "$3")" -v b="$(med "$2" "$3")" \
+	    'BEGIN { if (a > 0 && b > 0) printf "%.2fx", a / b; else print "-" }'
+}
+# lb NAME THREADS GGUF ARGS...: llama-bench's tokens/s (the next to last
+# CSV column) as figure NAME; peer is llama-bench, "none" to leave it out.
+# A failure leaves llama.cpp out from here, not pipelm.
+lb() {
+	pn=$1 pt=$2 pg=$3
+	shift 3
+	[ "$peer" != none ] || return 0
+	if ! "$peer" -m "$pg" -t "$pt" -r 1 -o csv "$@" >"$tmp/csv" 2>"$tmp/err"; then
+		say "llama-bench -m $pg -t $pt $* failed, left out from here: $(tail -n 3 "$tmp/err")"
+		peer=none
+		return 0
+	fi
+	put "$pn" "$pt" "$(awk -F, 'NR == 1 { ok = $(NF - 1) == "avg_ts"; next }
+	    ok { v = $(NF - 1); gsub(/"/, "", v); print v }' "$tmp/csv")"
+}
+
 # ---- models and prompts ----
 # warm DIR|FILE ...: the weights in 2 MiB page-cache folios, as the
 # first read through pipelm's mapping leaves them (file_map,

@@ -70,15 +70,6 @@ prompt 12345 "$vocab" 128 >"$tmp/p128"
 prompt 4242 "$vocab" "$depth" >"$tmp/pdeep"
 { echo 1; prompt 54321 "$vocab" "$npre"; } >"$tmp/wpre"
 
-F='\([0-9.][0-9.]*\)'
-num() { sed -n "s#.*$2.*#\1#p" "$1" | tail -n 1; }
-put() {	# name threads value
-	if [ -n "$3" ]; then
-		echo "$3" >>"$tmp/v.$1.$2"
-	else
-		say "no '$1' figure ($2 threads): $(tr '\n' ' ' <"$tmp/err")"
-	fi
-}
 # prefill of $npre: pre NAME THREADS [FLAG ...], tokens/s
 pre() {
 	pn=$1 pt=$2
@@ -96,9 +87,9 @@ gen() {
 		fail "llm-gen -t $gt $* failed: $(cat "$tmp/err")"
 	put "$gn" "$gt" "$(num "$tmp/err" "tokens/s, $F ms/token")"
 }
-# llama-bench, its tokens/s (or ms/token with ms): lb NAME THREADS ms|tps ARGS...
-# (LB_GGUF: another file than the BF16 one)
-lb() {
+# llama-bench, its tokens/s (or ms/token with ms): lbu NAME THREADS ms|tps ARGS...
+# (LB_GGUF: another file than the BF16 one; common.sh's lb: tokens/s)
+lbu() {
 	ln=$1 lt=$2 lu=$3
 	shift 3
 	[ "$peer" != none ] || return 0
@@ -125,12 +116,12 @@ while [ "$r" -le "$reps" ]; do
 		gen hdeep "$t" "$tmp/pdeep" --kv-type f16
 		gen q128 "$t" "$tmp/p128" --kv-type q8_0
 		gen qdeep "$t" "$tmp/pdeep" --kv-type q8_0
-		lb lprefill "$t" tps -p "$npre" -n 0
-		LB_GGUF=$gguf32 lb lprefill32 "$t" tps -p "$npre" -n 0
-		lb l128 "$t" ms -p 0 -n "$ngen" -d 128
-		lb ldeep "$t" ms -p 0 -n "$ngen" -d "$depth"
-		lb lq128 "$t" ms -p 0 -n "$ngen" -d 128 -ctk q8_0 -ctv q8_0 -fa 1
-		lb lqdeep "$t" ms -p 0 -n "$ngen" -d "$depth" -ctk q8_0 -ctv q8_0 -fa 1
+		lbu lprefill "$t" tps -p "$npre" -n 0
+		LB_GGUF=$gguf32 lbu lprefill32 "$t" tps -p "$npre" -n 0
+		lbu l128 "$t" ms -p 0 -n "$ngen" -d 128
+		lbu ldeep "$t" ms -p 0 -n "$ngen" -d "$depth"
+		lbu lq128 "$t" ms -p 0 -n "$ngen" -d 128 -ctk q8_0 -ctv q8_0 -fa 1
+		lbu lqdeep "$t" ms -p 0 -n "$ngen" -d "$depth" -ctk q8_0 -ctv q8_0 -fa 1
 	done
 	r=$((r + 1))
 done
@@ -142,12 +133,6 @@ cell() {
 		m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
 		if (NR > 1) printf "%.4g (%.4g-%.4g)", m, v[1], v[NR]
 		else printf "%.4g", m }'
-}
-med() { [ -s "$tmp/v.$1.$2" ] && sort -g "$tmp/v.$1.$2" | awk '{ v[NR] = $1 } END {
-	print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-ratio() {	# a b threads: median a / median b
-	awk -v a="$(med "$1" "$3" || :)" -v b="$(med "$2" "$3" || :)" \
-	    'BEGIN { if (a > 0 && b > 0) printf "%.2fx", a / b; else print "-" }'
 }
 row() { echo "| $1 | $2 | $3 |"; }
 echo "## Long contexts, $(date -u '+%Y-%m-%d %H:%M UTC') (bench/depth.sh)"

@@ -112,29 +112,6 @@ done
 
 # ---- prompts: random ids below each vocabulary, fixed seed (prompt,
 # bench/common.sh) ----
-F='\([0-9.][0-9.]*\)'
-num() { sed -n "s#.*$2.*#\1#p" "$1" | tail -n 1; }
-put() {	# name threads value
-	if [ -n "$3" ]; then
-		echo "$3" >>"$tmp/v.$1.$2"
-	else
-		say "no '$1' figure ($2 threads): $(tr '\n' ' ' <"$tmp/err")"
-	fi
-}
-# llama-bench's tokens/s, the next to last CSV column; a failure leaves
-# llama.cpp out from here, not pipelm
-lb() {	# NAME THREADS GGUF args...
-	pn=$1 pt=$2 pg=$3
-	shift 3
-	[ "$peer" != none ] || return 0
-	if ! "$peer" -m "$pg" -t "$pt" -r 1 -o csv "$@" >"$tmp/csv" 2>"$tmp/err"; then
-		say "llama-bench -m $pg -t $pt $* failed, left out from here: $(tail -n 3 "$tmp/err")"
-		peer=none
-		return 0
-	fi
-	put "$pn" "$pt" "$(awk -F, 'NR == 1 { ok = $(NF - 1) == "avg_ts"; next }
-	    ok { v = $(NF - 1); gsub(/"/, "", v); print v }' "$tmp/csv")"
-}
 # pipelm's prefill and decode of a file, as prefix v ("" float, "i"
 # --int8-act) of the figures
 pre() {	# base gguf tag threads v [--int8-act]
@@ -189,13 +166,6 @@ cell() {
 		if (NR == 1) printf "%.1f", m
 		else printf "%.1f (%.1f-%.1f)", m, v[1], v[NR] }'
 }
-med() {
-	[ -s "$tmp/v.$1.$2" ] || return 0
-	sort -g "$tmp/v.$1.$2" | awk '{ v[NR] = $1 } END {
-		print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
-ratio() { awk -v a="$(med "$1" "$3")" -v b="$(med "$2" "$3")" \
-    'BEGIN { if (a > 0 && b > 0) printf "%.2fx", a / b; else print "-" }'; }
 peerv=$(sed -n 's/.*"tag": "\(.*\)".*/\1/p' "$ldir/llama.cpp/llama.cpp.info.json" 2>/dev/null || :)
 b=$(mname "$(echo $models | cut -d' ' -f1)")
 kern=$("$bin/llm-gen" -v -m "$(gfile "${b%-bf16}" "$(echo $types | cut -d' ' -f1)")" \

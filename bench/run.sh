@@ -289,19 +289,6 @@ prompt 8 777 >"$tmp/p8"
 { echo 1; cat "$tmp/p128"; } >"$tmp/w128"
 { echo 1; cat "$tmp/p512"; } >"$tmp/w512"
 
-# value of a --timing line: num FILE PATTERN (sed, \(..\) around the number)
-num() { sed -n "s#.*$2.*#\1#p" "$1" | tail -n 1; }
-F='\([0-9.][0-9.]*\)'
-# add a figure: put NAME THREADS VALUE
-# (a figure missing from a program's output is said, not hidden)
-put() {
-	if [ -n "$3" ]; then
-		echo "$3" >>"$tmp/v.$1.$2"
-	else
-		say "no '$1' figure ($2 threads): has the --timing format changed? $(tr '\n' ' ' <"$tmp/err")"
-	fi
-}
-
 run_logits() {	# threads prompt-file tag
 	"$bin/llm-logits" -m "$model" -t "$1" --timing <"$2" >/dev/null \
 	    2>"$tmp/err" || fail "llm-logits -t $1 failed: $(cat "$tmp/err")"
@@ -392,19 +379,6 @@ run_fast() {	# threads
 # tokens after a 128-token context (tg128 at depth 128), one repetition
 # each (it warms up first); the tokens/s of its CSV output, the next to
 # last column (counted from the end: a quoted field may hold a comma).
-# A failure leaves llama.cpp out of the rest of the run, not pipelm.
-lb() {	# NAME THREADS GGUF llama-bench-args...
-	pn=$1 pt=$2 pg=$3
-	shift 3
-	[ "$peer" != none ] || return 0
-	if ! "$peer" -m "$pg" -t "$pt" -r 1 -o csv "$@" >"$tmp/csv" 2>"$tmp/err"; then
-		say "llama-bench -m $pg -t $pt $* failed, left out from here: $(tail -n 3 "$tmp/err")"
-		peer=none
-		return 0
-	fi
-	put "$pn" "$pt" "$(awk -F, 'NR == 1 { ok = $(NF - 1) == "avg_ts"; next }
-	    ok { v = $(NF - 1); gsub(/"/, "", v); print v }' "$tmp/csv")"
-}
 # the GGUF types llama.cpp runs: BF16, F32 (the exact mode's class:
 # float32 products) and Q8_0 (mkgguf), its own 4-bit ones when
 # llama-quantize is there
@@ -602,9 +576,8 @@ cell() {
 		if (NR == 1) printf "%.*f\n", d, m
 		else printf "%.*f (%.*f-%.*f)\n", d, m, d, v[1], d, v[NR] }'
 }
-med() { [ -s "$tmp/v.$1.$2" ] && sort -g "$tmp/v.$1.$2" |
-	awk '{ v[NR] = $1 } END { print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }' || echo 0; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a > 0 && b > 0) printf "%.0f%%\n", 100 * a / b; else print "-" }'; }
+# pct A B: A / B in percent, "-" if either is missing
+pct() { awk -v a="$1" -v b="$2" 'BEGIN { if (a > 0 && b > 0) printf "%.0f%%\n", 100 * a / b; else print "-" }'; }
 
 gbs1=$(kv best_gbs "$bw1"); gbs2=$(kv best_gbs "$bw2")
 fl1=$(awk -v b="$gbs1" -v w="$wbytes" 'BEGIN { printf "%.1f", b * 1e9 / w }')
@@ -664,14 +637,14 @@ row "prefill roof, tokens/s (roof / GFLOP per token)" "$rt1" "$rt2"
 row "load, ms (model ready)" "$(cell load 1)" "$(cell load 2)"
 row "first forward after load, ms (1 token, cold pages)" "$(cell cold_128 1)" "$(cell cold_128 2)"
 row "prefill 128, tokens/s (warm)" "$(cell prefill_128 1)" "$(cell prefill_128 2)"
-row "prefill 128 / roof" "$(ratio "$(med prefill_128 1)" "$rt1")" "$(ratio "$(med prefill_128 2)" "$rt2")"
+row "prefill 128 / roof" "$(pct "$(med prefill_128 1)" "$rt1")" "$(pct "$(med prefill_128 2)" "$rt2")"
 row "prefill 512, tokens/s (warm)" "$(cell prefill_512 1)" "$(cell prefill_512 2)"
 row "prefill 512 / prefill 128" "$(p512r 1)" "$(p512r 2)"
 row "llm-gen: prefill 128 incl. first touch, tokens/s" "$(cell gprefill 1)" "$(cell gprefill 2)"
 row "llm-gen: first id from exec, ms" "$(cell first 1)" "$(cell first 2)"
 row "decode 128 after 128, tokens/s" "$(cell decode 1)" "$(cell decode 2)"
 row "decode, ms/token" "$(cell msdecode 1)" "$(cell msdecode 2)"
-row "decode / floor" "$(ratio "$(med decode 1)" "$fl1")" "$(ratio "$(med decode 2)" "$fl2")"
+row "decode / floor" "$(pct "$(med decode 1)" "$fl1")" "$(pct "$(med decode 2)" "$fl2")"
 row "read bandwidth around each llm-gen run, GB/s (best of 5 before, 5 after)" "$(cell pbw 1)" "$(cell pbw 2)"
 row "decode step / floor of that bandwidth, % (each run paired)" "$(cell pratio 1 100)" "$(cell pratio 2 100)"
 row "first decode step, ms" "$(cell step1 1)" "$(cell step1 2)"
@@ -692,17 +665,17 @@ row "" "1 thread" "2 threads"
 row "---" "---" "---"
 row "prefill 128: pipelm --quant q4" "$(cell q4prefill 1)" "$(cell q4prefill 2)"
 row "prefill 128: pipelm 4-bit folder" "$(cell f4prefill 1)" "$(cell f4prefill 2)"
-row "prefill 128: pipelm --quant q4 / FMA roof" "$(ratio "$(med q4prefill 1)" "$rt1")" "$(ratio "$(med q4prefill 2)" "$rt2")"
-row "prefill 128: pipelm 4-bit folder / FMA roof" "$(ratio "$(med f4prefill 1)" "$rt1")" "$(ratio "$(med f4prefill 2)" "$rt2")"
+row "prefill 128: pipelm --quant q4 / FMA roof" "$(pct "$(med q4prefill 1)" "$rt1")" "$(pct "$(med q4prefill 2)" "$rt2")"
+row "prefill 128: pipelm 4-bit folder / FMA roof" "$(pct "$(med f4prefill 1)" "$rt1")" "$(pct "$(med f4prefill 2)" "$rt2")"
 row "decode 128 after 128: pipelm --quant q4" "$(cell q4decode 1)" "$(cell q4decode 2)"
 row "decode 128 after 128: pipelm 4-bit folder" "$(cell f4decode 1)" "$(cell f4decode 2)"
 row "decode floor of the 4-bit bytes, tokens/s" "$fl41" "$fl42"
-row "decode: pipelm --quant q4 / that floor" "$(ratio "$(med q4decode 1)" "$fl41")" "$(ratio "$(med q4decode 2)" "$fl42")"
+row "decode: pipelm --quant q4 / that floor" "$(pct "$(med q4decode 1)" "$fl41")" "$(pct "$(med q4decode 2)" "$fl42")"
 row "prefill 128: pipelm --quant q8_0 --int8-act" "$(cell i8prefill 1)" "$(cell i8prefill 2)"
 row "prefill 128: pipelm --quant q4 --int8-act" "$(cell i4prefill 1)" "$(cell i4prefill 2)"
 row "decode 128 after 128: pipelm --quant q8_0 --int8-act" "$(cell i8decode 1)" "$(cell i8decode 2)"
 row "decode 128 after 128: pipelm --quant q4 --int8-act" "$(cell i4decode 1)" "$(cell i4decode 2)"
-row "decode: pipelm 4-bit folder / that floor" "$(ratio "$(med f4decode 1)" "$fl41")" "$(ratio "$(med f4decode 2)" "$fl42")"
+row "decode: pipelm 4-bit folder / that floor" "$(pct "$(med f4decode 1)" "$fl41")" "$(pct "$(med f4decode 2)" "$fl42")"
 if [ -s "$tmp/v.ldecode_bf16.1" ] || [ -s "$tmp/v.ldecode_bf16.2" ]; then
 echo
 echo "Beside $peerv, on the same weights as GGUF (tools/mkgguf; Q4_0 and Q4_K_M by its llama-quantize from the BF16 GGUF); run in every repetition right after pipelm's runs, tokens/s:"
@@ -712,48 +685,48 @@ row "---" "---" "---"
 row "prefill 128: pipelm exact (float32 activations)" "$(cell prefill_128 1)" "$(cell prefill_128 2)"
 row "prefill 128: pipelm --bf16-act" "$(cell bprefill 1)" "$(cell bprefill 2)"
 row "prefill 128: llama.cpp BF16 (BF16 activations)" "$(cell lprefill_bf16 1)" "$(cell lprefill_bf16 2)"
-row "prefill 128: pipelm --bf16-act / llama.cpp BF16" "$(ratio "$(med bprefill 1)" "$(med lprefill_bf16 1)")" "$(ratio "$(med bprefill 2)" "$(med lprefill_bf16 2)")"
-row "prefill 128: pipelm exact / llama.cpp BF16" "$(ratio "$(med prefill_128 1)" "$(med lprefill_bf16 1)")" "$(ratio "$(med prefill_128 2)" "$(med lprefill_bf16 2)")"
+row "prefill 128: pipelm --bf16-act / llama.cpp BF16" "$(pct "$(med bprefill 1)" "$(med lprefill_bf16 1)")" "$(pct "$(med bprefill 2)" "$(med lprefill_bf16 2)")"
+row "prefill 128: pipelm exact / llama.cpp BF16" "$(pct "$(med prefill_128 1)" "$(med lprefill_bf16 1)")" "$(pct "$(med prefill_128 2)" "$(med lprefill_bf16 2)")"
 row "prefill 128: llama.cpp F32 (float32 products, the exact mode's class)" "$(cell lprefill_f32 1)" "$(cell lprefill_f32 2)"
-row "prefill 128: pipelm exact / llama.cpp F32" "$(ratio "$(med prefill_128 1)" "$(med lprefill_f32 1)")" "$(ratio "$(med prefill_128 2)" "$(med lprefill_f32 2)")"
+row "prefill 128: pipelm exact / llama.cpp F32" "$(pct "$(med prefill_128 1)" "$(med lprefill_f32 1)")" "$(pct "$(med prefill_128 2)" "$(med lprefill_f32 2)")"
 row "decode 128 after 128: pipelm exact" "$(cell decode 1)" "$(cell decode 2)"
 row "decode 128 after 128: pipelm --bf16-act" "$(cell bdecode 1)" "$(cell bdecode 2)"
 row "decode 128 after 128: llama.cpp BF16" "$(cell ldecode_bf16 1)" "$(cell ldecode_bf16 2)"
-row "decode: pipelm exact / llama.cpp BF16" "$(ratio "$(med decode 1)" "$(med ldecode_bf16 1)")" "$(ratio "$(med decode 2)" "$(med ldecode_bf16 2)")"
-row "decode: llama.cpp BF16 / floor" "$(ratio "$(med ldecode_bf16 1)" "$fl1")" "$(ratio "$(med ldecode_bf16 2)" "$fl2")"
+row "decode: pipelm exact / llama.cpp BF16" "$(pct "$(med decode 1)" "$(med ldecode_bf16 1)")" "$(pct "$(med decode 2)" "$(med ldecode_bf16 2)")"
+row "decode: llama.cpp BF16 / floor" "$(pct "$(med ldecode_bf16 1)" "$fl1")" "$(pct "$(med ldecode_bf16 2)" "$fl2")"
 row "decode 128 after 128: llama.cpp F32 (twice the bytes)" "$(cell ldecode_f32 1)" "$(cell ldecode_f32 2)"
 row "prefill 128: pipelm --quant q8_0 (int16 activations)" "$(cell qprefill 1)" "$(cell qprefill 2)"
 row "prefill 128: pipelm --quant q8_0 --int8-act" "$(cell i8prefill 1)" "$(cell i8prefill 2)"
 row "prefill 128: llama.cpp Q8_0" "$(cell lprefill_q8_0 1)" "$(cell lprefill_q8_0 2)"
-row "prefill 128: pipelm q8_0 --int8-act / llama.cpp Q8_0" "$(ratio "$(med i8prefill 1)" "$(med lprefill_q8_0 1)")" "$(ratio "$(med i8prefill 2)" "$(med lprefill_q8_0 2)")"
+row "prefill 128: pipelm q8_0 --int8-act / llama.cpp Q8_0" "$(pct "$(med i8prefill 1)" "$(med lprefill_q8_0 1)")" "$(pct "$(med i8prefill 2)" "$(med lprefill_q8_0 2)")"
 row "decode 128 after 128: pipelm --quant q8_0 --int8-act" "$(cell i8decode 1)" "$(cell i8decode 2)"
-row "decode: pipelm q8_0 --int8-act / llama.cpp Q8_0" "$(ratio "$(med i8decode 1)" "$(med ldecode_q8_0 1)")" "$(ratio "$(med i8decode 2)" "$(med ldecode_q8_0 2)")"
+row "decode: pipelm q8_0 --int8-act / llama.cpp Q8_0" "$(pct "$(med i8decode 1)" "$(med ldecode_q8_0 1)")" "$(pct "$(med i8decode 2)" "$(med ldecode_q8_0 2)")"
 row "decode 128 after 128: pipelm --quant q8_0" "$(cell qdecode 1)" "$(cell qdecode 2)"
 row "decode 128 after 128: llama.cpp Q8_0" "$(cell ldecode_q8_0 1)" "$(cell ldecode_q8_0 2)"
-row "decode: pipelm q8_0 / llama.cpp Q8_0" "$(ratio "$(med qdecode 1)" "$(med ldecode_q8_0 1)")" "$(ratio "$(med qdecode 2)" "$(med ldecode_q8_0 2)")"
+row "decode: pipelm q8_0 / llama.cpp Q8_0" "$(pct "$(med qdecode 1)" "$(med ldecode_q8_0 1)")" "$(pct "$(med qdecode 2)" "$(med ldecode_q8_0 2)")"
 if [ "$lquant" != none ]; then
 row "prefill 128: pipelm --quant q4" "$(cell q4prefill 1)" "$(cell q4prefill 2)"
 row "prefill 128: llama.cpp Q4_0" "$(cell lprefill_q4_0 1)" "$(cell lprefill_q4_0 2)"
 row "prefill 128: llama.cpp Q4_K_M" "$(cell lprefill_q4_k_m 1)" "$(cell lprefill_q4_k_m 2)"
 row "prefill 128: pipelm --quant q4 --int8-act" "$(cell i4prefill 1)" "$(cell i4prefill 2)"
-row "prefill 128: pipelm q4 --int8-act / llama.cpp Q4_0" "$(ratio "$(med i4prefill 1)" "$(med lprefill_q4_0 1)")" "$(ratio "$(med i4prefill 2)" "$(med lprefill_q4_0 2)")"
+row "prefill 128: pipelm q4 --int8-act / llama.cpp Q4_0" "$(pct "$(med i4prefill 1)" "$(med lprefill_q4_0 1)")" "$(pct "$(med i4prefill 2)" "$(med lprefill_q4_0 2)")"
 row "decode 128 after 128: pipelm --quant q4 --int8-act" "$(cell i4decode 1)" "$(cell i4decode 2)"
-row "decode: pipelm q4 --int8-act / llama.cpp Q4_0" "$(ratio "$(med i4decode 1)" "$(med ldecode_q4_0 1)")" "$(ratio "$(med i4decode 2)" "$(med ldecode_q4_0 2)")"
+row "decode: pipelm q4 --int8-act / llama.cpp Q4_0" "$(pct "$(med i4decode 1)" "$(med ldecode_q4_0 1)")" "$(pct "$(med i4decode 2)" "$(med ldecode_q4_0 2)")"
 row "decode 128 after 128: pipelm --quant q4" "$(cell q4decode 1)" "$(cell q4decode 2)"
 row "decode 128 after 128: pipelm 4-bit folder" "$(cell f4decode 1)" "$(cell f4decode 2)"
 row "decode 128 after 128: llama.cpp Q4_0" "$(cell ldecode_q4_0 1)" "$(cell ldecode_q4_0 2)"
 row "decode 128 after 128: llama.cpp Q4_K_M" "$(cell ldecode_q4_k_m 1)" "$(cell ldecode_q4_k_m 2)"
-row "decode: pipelm q4 / llama.cpp Q4_0" "$(ratio "$(med q4decode 1)" "$(med ldecode_q4_0 1)")" "$(ratio "$(med q4decode 2)" "$(med ldecode_q4_0 2)")"
-row "decode: pipelm q4 / llama.cpp Q4_K_M" "$(ratio "$(med q4decode 1)" "$(med ldecode_q4_k_m 1)")" "$(ratio "$(med q4decode 2)" "$(med ldecode_q4_k_m 2)")"
+row "decode: pipelm q4 / llama.cpp Q4_0" "$(pct "$(med q4decode 1)" "$(med ldecode_q4_0 1)")" "$(pct "$(med q4decode 2)" "$(med ldecode_q4_0 2)")"
+row "decode: pipelm q4 / llama.cpp Q4_K_M" "$(pct "$(med q4decode 1)" "$(med ldecode_q4_k_m 1)")" "$(pct "$(med q4decode 2)" "$(med ldecode_q4_k_m 2)")"
 fi
 # pipelm -m FILE.gguf --int8-act beside llama.cpp on the same file
 for q in $ltypes; do
 	case $q in bf16 | f32) continue ;; esac
 	Q=$(echo "$q" | tr a-z A-Z)
 	row "prefill 128: pipelm -m $Q.gguf --int8-act" "$(cell gi8prefill_$q 1)" "$(cell gi8prefill_$q 2)"
-	row "prefill 128: pipelm $Q.gguf --int8-act / llama.cpp $Q" "$(ratio "$(med gi8prefill_$q 1)" "$(med lprefill_$q 1)")" "$(ratio "$(med gi8prefill_$q 2)" "$(med lprefill_$q 2)")"
+	row "prefill 128: pipelm $Q.gguf --int8-act / llama.cpp $Q" "$(pct "$(med gi8prefill_$q 1)" "$(med lprefill_$q 1)")" "$(pct "$(med gi8prefill_$q 2)" "$(med lprefill_$q 2)")"
 	row "decode 128 after 128: pipelm -m $Q.gguf --int8-act" "$(cell gi8decode_$q 1)" "$(cell gi8decode_$q 2)"
-	row "decode: pipelm $Q.gguf --int8-act / llama.cpp $Q" "$(ratio "$(med gi8decode_$q 1)" "$(med ldecode_$q 1)")" "$(ratio "$(med gi8decode_$q 2)" "$(med ldecode_$q 2)")"
+	row "decode: pipelm $Q.gguf --int8-act / llama.cpp $Q" "$(pct "$(med gi8decode_$q 1)" "$(med ldecode_$q 1)")" "$(pct "$(med gi8decode_$q 2)" "$(med ldecode_$q 2)")"
 done
 fi
 if [ -n "$shapes" ]; then
@@ -770,8 +743,8 @@ for sh in $shapes; do
 		    "$(awk -v w="$wb" 'BEGIN { printf "%.0f", w / 1e6 }')" \
 		    "$(cell "sprefill_$sh" $t)" "$(cell "slprefill_$sh" $t)" \
 		    "$(cell "sdecode_$sh" $t)" "$(cell "sldecode_$sh" $t)" "$fl" \
-		    "$(ratio "$(med "sdecode_$sh" $t)" "$fl")" \
-		    "$(ratio "$(med "sldecode_$sh" $t)" "$fl")"
+		    "$(pct "$(med "sdecode_$sh" $t)" "$fl")" \
+		    "$(pct "$(med "sldecode_$sh" $t)" "$fl")"
 	done
 done
 fi
@@ -786,7 +759,7 @@ echo "| --- | --- | --- | --- | --- | --- | --- |"
 b1row() {	# label prefill-name decode-name bytes-a-token-or-0
 	printf '| %s | %s | %s | %s; %s | %s | %s | %s |\n' "$1" \
 	    "$(cell "$2" 1)" "$(cell "$2" 2)" \
-	    "$(ratio "$(med "$2" 1)" "$rb1")" "$(ratio "$(med "$2" 2)" "$rb2")" \
+	    "$(pct "$(med "$2" 1)" "$rb1")" "$(pct "$(med "$2" 2)" "$rb2")" \
 	    "$(cell "$3" 1)" "$(cell "$3" 2)" \
 	    "$([ "$4" = 0 ] && echo - || ratio "$(med "$3" 1)" "$(floor b1bw 1 "$4")"); $([ "$4" = 0 ] && echo - || ratio "$(med "$3" 2)" "$(floor b1bw 2 "$4")")"
 }
