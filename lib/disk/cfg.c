@@ -770,21 +770,11 @@ cfg_load(struct cfg *c, const char *config_path, const char *genconfig_path)
 	return ret;
 }
 
-int
-cfg_load_doc(struct cfg *c, struct json_doc *doc, const char *config_path,
-    const char *genconfig_path)
+void
+cfg_defaults(struct cfg *c)
 {
-	struct json_doc gen = { 0 };
-	int ret = -1;
-
 	memset(c, 0, sizeof(*c));
-	c->hidden_size = 4096;
-	c->intermediate_size = 11008;
-	c->num_hidden_layers = 32;
-	c->num_attention_heads = 32;
-	c->vocab_size = 32000;
 	c->max_position_embeddings = 2048;
-	c->rms_norm_eps = 1e-6f;
 	c->rope_theta = 10000.0f;
 	c->bos_token_id = -1;
 	c->pad_token_id = -1;
@@ -793,6 +783,22 @@ cfg_load_doc(struct cfg *c, struct json_doc *doc, const char *config_path,
 	c->gen.repetition_penalty = NAN;
 	c->gen.max_new_tokens = -1;
 	strcpy(c->hidden_act, "silu");
+}
+
+int
+cfg_load_doc(struct cfg *c, struct json_doc *doc, const char *config_path,
+    const char *genconfig_path)
+{
+	struct json_doc gen = { 0 };
+	int ret = -1;
+
+	cfg_defaults(c);
+	c->hidden_size = 4096;		/* LlamaConfig's */
+	c->intermediate_size = 11008;
+	c->num_hidden_layers = 32;
+	c->num_attention_heads = 32;
+	c->vocab_size = 32000;
+	c->rms_norm_eps = 1e-6f;
 	if (json_load(doc, config_path) < 0 ||
 	    parse(c, doc->root, config_path) < 0 ||
 	    checkids(c, config_path) < 0)

@@ -140,6 +140,10 @@ const struct cfg_arch_info *cfg_arch_info(enum cfg_arch a);
 /* The architecture's name as config.json's architectures[0] writes it. */
 const char *cfg_arch_name(enum cfg_arch a);
 
+/* *c zeroed, then what neither config.json nor a GGUF file need say:
+ * 2,048 positions, rope_theta 10,000, SiLU, no BOS or pad id, no
+ * generation default (-1 or NaN: unset).  Both readers start here. */
+void cfg_defaults(struct cfg *c);
 /* Parse config_path with HF defaults, then genconfig_path (may be NULL) for
  * bos_token_id/eos_token_id, which override.  Checks types, ranges and
  * consistency (positive sizes, heads dividing hidden_size unless head_dim

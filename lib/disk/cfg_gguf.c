@@ -204,19 +204,10 @@ cfg_load_gguf(struct cfg *c, const struct gguf *g)
 		"tokenizer.ggml.eom_token_id",
 	};
 
-	memset(c, 0, sizeof(*c));
-	c->max_position_embeddings = 2048;
-	c->rope_theta = 10000.0f;
-	c->bos_token_id = -1;
-	c->pad_token_id = -1;
-	c->gen.do_sample = c->gen.top_k = -1;
-	c->gen.temperature = c->gen.top_p = c->gen.min_p = NAN;
-	c->gen.repetition_penalty = NAN;
-	c->gen.max_new_tokens = -1;
+	cfg_defaults(c);
 	c->partial_rotary_factor = 1;
 	c->rope_scaling.truncate = 1;
 	c->rope_local.truncate = 1;
-	strcpy(c->hidden_act, "silu");
 	if ((x = gguf_get_str(g, "general.architecture", &s, &n)) < 0)
 		return -1;
 	if (x == 1)

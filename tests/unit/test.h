@@ -57,4 +57,28 @@ test_end(const char *name)
 	return 0;
 }
 
+#ifdef KERN_H
+#include <stdlib.h>
+#include <string.h>
+
+/* A kernel test's start: the table PIPELM_KERNEL names (kern_init), its
+ * name said with each failure.  Where this CPU cannot run the avx2 or
+ * avx512 table it names, "skip: ..." and exit status 0; any other
+ * failure, exit status 1. */
+__attribute__((unused)) static void
+test_kern_init(void)
+{
+	const char *want = getenv("PIPELM_KERNEL");
+
+	if (kern_init(want) < 0) {
+		if (want && (!strcmp(want, "avx2") || !strcmp(want, "avx512"))) {
+			printf("skip: this cpu cannot run the %s table\n", want);
+			exit(0);
+		}
+		exit(1);
+	}
+	test_ctx = kern.name;
+}
+#endif
+
 #endif

@@ -666,17 +666,10 @@ main(void)
 	static const int pos0s[] = { 0, 1, 15, 16, 37 };
 	static const int cut1[] = { 16 }, cut2[] = { 5, 21, 22, 48 },
 	    cut3[] = { 0, 0, 70 };
-	const char *want = getenv("PIPELM_KERNEL");
 	size_t a, b, c, d;
 
 	argv0 = "test_attn";
-	if (kern_init(want) < 0) {
-		if (want && (!strcmp(want, "avx2") || !strcmp(want, "avx512"))) {
-			printf("skip: this cpu cannot run the %s table\n", want);
-			return 0;
-		}
-		return 1;
-	}
+	test_kern_init();
 	ak = attn_find(kern.name);
 	test_ctx = ak->name;
 	for (a = 0; a < sizeof(hds) / sizeof(*hds); a++)

@@ -707,19 +707,11 @@ out:
 int
 main(void)
 {
-	const char *want = getenv("PIPELM_KERNEL");
 	static const int ns[] = { 32, 64, 100, 576, 1536 };
 	size_t i;
 
 	argv0 = "test_i8";
-	if (kern_init(want) < 0) {
-		if (want && (!strcmp(want, "avx2") || !strcmp(want, "avx512"))) {
-			printf("skip: this cpu cannot run the %s table\n", want);
-			return 0;
-		}
-		return 1;
-	}
-	test_ctx = kern.name;
+	test_kern_init();
 	for (i = 0; i < sizeof ns / sizeof *ns; i++) {
 		test_q8i(ns[i], 13, 1);
 		test_q8i(ns[i], 37, 9);

@@ -1129,8 +1129,6 @@ test_q8s(void)
 int
 main(void)
 {
-	const char *want = getenv("PIPELM_KERNEL");
-
 	argv0 = "test_kern";
 	/* before kern_init the table is the portable one, not NULLs */
 	if (strcmp(kern.name, "portable") || kern.dot != kern_portable.dot ||
@@ -1138,16 +1136,7 @@ main(void)
 		fprintf(stderr, "test_kern: table not portable before init\n");
 		return 1;
 	}
-	if (kern_init(want) < 0) {
-		if (want && (!strcmp(want, "avx2") ||
-		    !strcmp(want, "avx512"))) {
-			printf("skip: this cpu cannot run the %s table\n",
-			    want);
-			return 0;
-		}
-		return 1;
-	}
-	test_ctx = kern.name;
+	test_kern_init();
 	test_convert();
 	test_tof32();
 	test_fromf32();

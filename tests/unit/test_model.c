@@ -1760,17 +1760,8 @@ test_rope_llama3(void)
 int
 main(void)
 {
-	const char *want = getenv("PIPELM_KERNEL");
-
 	argv0 = "test_model";
-	if (kern_init(want) < 0) {
-		if (want && (!strcmp(want, "avx2") || !strcmp(want, "avx512"))) {
-			printf("skip: this cpu cannot run the %s table\n", want);
-			return 0;
-		}
-		return 1;
-	}
-	test_ctx = kern.name;
+	test_kern_init();
 	test_rope_llama3();
 	test_forward();
 	return test_end("test_model");

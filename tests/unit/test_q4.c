@@ -435,17 +435,8 @@ test_prep_avx2(void)
 int
 main(void)
 {
-	const char *want = getenv("PIPELM_KERNEL");
-
 	argv0 = "test_q4";
-	if (kern_init(want) < 0) {
-		if (want && (!strcmp(want, "avx2") || !strcmp(want, "avx512"))) {
-			printf("skip: this cpu cannot run the %s table\n", want);
-			return 0;
-		}
-		return 1;
-	}
-	test_ctx = kern.name;
+	test_kern_init();
 	test_layout();
 	test_group();
 	test_prep();
