@@ -651,6 +651,8 @@ out:
 int
 st_open(struct st *st, const char *path)
 {
+	static const char *const names[] = { "model.safetensors",
+		"model.safetensors.index.json" };	/* in this order */
 	struct stat sb;
 	size_t fcap = 0, tcap = 0, i;
 	char *p = NULL;
@@ -658,22 +660,14 @@ st_open(struct st *st, const char *path)
 
 	memset(st, 0, sizeof(*st));
 	if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
-		if (!(p = joinpath(path, "model.safetensors")))
-			return -1;
-		if (access(p, F_OK) == 0) {
-			ret = st_open(st, p);
+		for (i = 0; i < LEN(names); i++) {
+			if (!(p = joinpath(path, names[i])))
+				return -1;
+			ret = access(p, F_OK) == 0 ? st_open(st, p) : 1;
 			free(p);
-			return ret;
+			if (ret <= 0)
+				return ret;
 		}
-		free(p);
-		if (!(p = joinpath(path, "model.safetensors.index.json")))
-			return -1;
-		if (access(p, F_OK) == 0) {
-			ret = st_open(st, p);
-			free(p);
-			return ret;
-		}
-		free(p);
 		return error("%s: no model.safetensors or "
 		    "model.safetensors.index.json", path);
 	}
