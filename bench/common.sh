@@ -94,17 +94,17 @@ lb() {
 # reads slower, the most at 2 threads (bench/NOTES.md, "Huge folios in
 # the page cache"); after a day of other work part of a folder's cache
 # was found small again (2026-12-05: 184 of 262 MB mapped in 2 MiB).
-warm() {
-	for w; do
-		if [ -d "$w" ]; then set -- "$w"/*.safetensors; else set -- "$w"; fi
-		for f; do
-			if ! dd if="$f" iflag=nocache count=0 2>/dev/null; then
-				say "dd cannot drop the page cache here: $f stays in whatever pages the cache has"
+warm() {	# (sh has no locals: its variables are named not to clobber a caller's)
+	for warm_w; do
+		if [ -d "$warm_w" ]; then set -- "$warm_w"/*.safetensors; else set -- "$warm_w"; fi
+		for warm_f; do
+			if ! dd if="$warm_f" iflag=nocache count=0 2>/dev/null; then
+				say "dd cannot drop the page cache here: $warm_f stays in whatever pages the cache has"
 				return 0
 			fi
 		done
-		"$bin/st-inspect" --stats "$w" >/dev/null ||
-			fail "st-inspect --stats $w failed"
+		"$bin/st-inspect" --stats "$warm_w" >/dev/null ||
+			fail "st-inspect --stats $warm_w failed"
 	done
 }
 # prompt SEED VOCAB [N]: one record of N ids (32) below VOCAB, from SEED
