@@ -211,8 +211,10 @@ table() {	# NAME MODEL
 				    r = $3 == "-" ? "-" : sprintf("%.2fx", $1 / $3)
 				    m = $6 == "-" ? "-" : sprintf("%.0f / %s", $6 / 1024,
 					$7 == "-" || $7 == "" ? "-" : sprintf("%.0f", $7 / 1024))
-				    printf "| %d | %d | %s | %.2fx | %.0f%% | %s | %s | %s |\n", t, n,
-				    $1, $1 / $2, 100 * 2 * $4 * $1 / ($5 * 1e9), $3, r, m }'
+				    f = 100 * 2 * $4 * $1 / ($5 * 1e9)	# under 10%: 2 digits
+				    f = sprintf(f >= 10 ? "%.0f%%" : "%.2g%%", f)
+				    printf "| %d | %d | %s | %.2fx | %s | %s | %s | %s |\n", t, n,
+				    $1, $1 / $2, f, $3, r, m }'
 			done
 		done
 	done

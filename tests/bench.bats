@@ -122,6 +122,21 @@ setup() {
 	done
 }
 
+@test "batch.sh: on the tiny preset a row for each thread count and N, its figures filled, llama.cpp left out when absent" {
+	local d=$BATS_TEST_TMPDIR/b
+	BENCH_PRESET=tiny BENCH_1B=0 BENCH_DIR=$d BENCH_MODES=exact BENCH_NPL="1 4" \
+	    BENCH_TTFT=0 LLAMA_BATCHED_BENCH=$BATS_TEST_TMPDIR/none PIPELM_BIN=$BIN \
+	    PIPELM_TOOLS=$TOOLS run -0 --separate-stderr "$BATS_TEST_DIRNAME/../bench/batch.sh"
+	for r in "| 1 | 1 |" "| 1 | 4 |" "| 2 | 1 |" "| 2 | 4 |"; do
+		line=$(grep -F "$r" <<<"$output") || { echo "no row: $r"; false; }
+		# ids/s, x its N=1 (1.00x at N = 1), a share of the FMA roof
+		# that is not 0 (the weights a row counted), llama.cpp's "-"
+		awk -F' *[|] *' '$4 <= 0 || ($3 == 1 && $5 != "1.00x") ||
+		    $6 !~ /%$/ || $6 + 0 <= 0 || $7 != "-" { exit 1 }' <<<"$line" ||
+			{ echo "bad row: $line"; false; }
+	done
+}
+
 @test "gguf.sh: its settings checked first; without llama.cpp said and left out; on a small model, every row beside llama.cpp" {
 	local d=$BATS_TEST_TMPDIR/b peer=${PIPELM_PEER:-$BATS_TEST_DIRNAME/../build/peer}
 	local g=$BATS_TEST_DIRNAME/../bench/gguf.sh
