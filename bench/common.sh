@@ -70,8 +70,9 @@ ratio() {
 	    'BEGIN { if (a > 0 && b > 0) printf "%.2fx", a / b; else print "-" }'
 }
 # lb NAME THREADS GGUF ARGS...: llama-bench's tokens/s (the next to last
-# CSV column) as figure NAME; peer is llama-bench, "none" to leave it out.
-# A failure leaves llama.cpp out from here, not pipelm.
+# CSV column) as figure NAME, or its ms a token where lb_unit is "ms";
+# peer is llama-bench, "none" to leave it out.  A failure leaves
+# llama.cpp out from here, not pipelm.
 lb() {
 	pn=$1 pt=$2 pg=$3
 	shift 3
@@ -81,8 +82,10 @@ lb() {
 		peer=none
 		return 0
 	fi
-	put "$pn" "$pt" "$(awk -F, 'NR == 1 { ok = $(NF - 1) == "avg_ts"; next }
-	    ok { v = $(NF - 1); gsub(/"/, "", v); print v }' "$tmp/csv")"
+	put "$pn" "$pt" "$(awk -F, -v u="${lb_unit:-}" '
+	    NR == 1 { ok = $(NF - 1) == "avg_ts"; next }
+	    ok { v = $(NF - 1); gsub(/"/, "", v)
+		print u == "ms" ? sprintf("%.2f", 1000 / v) : v }' "$tmp/csv")"
 }
 
 # ---- models and prompts ----

@@ -87,19 +87,13 @@ gen() {
 		fail "llm-gen -t $gt $* failed: $(cat "$tmp/err")"
 	put "$gn" "$gt" "$(num "$tmp/err" "tokens/s, $F ms/token")"
 }
-# llama-bench, its tokens/s (or ms/token with ms): lbu NAME THREADS ms|tps ARGS...
-# (LB_GGUF: another file than the BF16 one; common.sh's lb: tokens/s)
+# llama-bench (common.sh's lb) on the BF16 file or LB_GGUF, its tokens/s
+# or ms/token: lbu NAME THREADS ms|tps ARGS...
 lbu() {
-	ln=$1 lt=$2 lu=$3
+	lbu_n=$1 lbu_t=$2 lb_unit=$3
 	shift 3
-	[ "$peer" != none ] || return 0
-	if ! "$peer" -m "${LB_GGUF:-$gguf}" -t "$lt" -r 1 -o csv "$@" >"$tmp/csv" 2>"$tmp/err"; then
-		say "llama-bench -t $lt $* failed, left out from here: $(tail -n 3 "$tmp/err")"
-		peer=none
-		return 0
-	fi
-	put "$ln" "$lt" "$(awk -F, -v u="$lu" 'NR == 1 { ok = $(NF - 1) == "avg_ts"; next }
-	    ok { v = $(NF - 1); gsub(/"/, "", v); print u == "ms" ? sprintf("%.2f", 1000 / v) : v }' "$tmp/csv")"
+	lb "$lbu_n" "$lbu_t" "${LB_GGUF:-$gguf}" "$@"
+	lb_unit=
 }
 
 r=1

@@ -6,7 +6,10 @@
  * without a word and leave its last record half written.  The handler
  * names the file and exits 1.  (A file replaced by rename(2), as
  * downloaders and editors do, is a new inode: the mapping keeps the old
- * one and nothing happens.) */
+ * one and nothing happens.)
+ *
+ * st_map_path opens, checks and maps such a file and registers it, for
+ * the safetensors and the GGUF readers alike. */
 #include <fcntl.h>
 #include <signal.h>
 #include <stdint.h>
