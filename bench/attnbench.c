@@ -165,10 +165,10 @@ warmtile(const struct attn_kern *ak, enum wtype t, int reps, int cpu)
 	for (p = 0; p < N; p++) {
 		for (j = 0; j < HD; j++)
 			x[j] = (float)((p * HD + j) * 2654435761u % 1000) / 500 - 1;
-		attn_kvstore(k + p * rb, x, HD, t);
+		attn_kvput(k + (p - p % ATTN_Q8G) * rb, p % ATTN_Q8G, x, HD, t);
 		for (j = 0; j < HD; j++)
 			x[j] = (float)((p * HD + j) * 40503u % 1000) / 500 - 1;
-		attn_kvstore(v + p * rb, x, HD, t);
+		attn_kvput(v + (p - p % ATTN_Q8G) * rb, p % ATTN_Q8G, x, HD, t);
 	}
 	for (j = 0; j < NH * HD; j++)
 		q[j] = (float)(j * 7919 % 200) / 100 - 1;
@@ -202,7 +202,7 @@ main(int argc, char *argv[])
 	int c, cpu = 0, reps = 10, depth = 4096, nb, e = 0, warm = 0;
 	const char *only = NULL;
 	const struct attn_kern *ak;
-	size_t i, nel, bytes, j;
+	size_t i, nel, bytes, j, r;
 	double t128, td;
 	float x[HD];
 	void *kv;
@@ -256,8 +256,9 @@ main(int argc, char *argv[])
 		for (i = 0; i < nel; i += HD) {
 			for (j = 0; j < HD; j++)
 				x[j] = (float)((i + j) * 2654435761u % 1000) / 500 - 1;
-			attn_kvstore((char *)kv + attn_kvbytes(types[c], i), x,
-			    HD, types[c]);
+			r = i / HD % ATTN_Q8G;	/* the row in its group (attn.h) */
+			attn_kvput((char *)kv + attn_kvbytes(types[c], i -
+			    (size_t)r * HD), r, x, HD, types[c]);
 		}
 		t128 = run(ak, kv, types[c], 127, reps, cpu);
 		td = run(ak, kv, types[c], depth - 1, reps, cpu);

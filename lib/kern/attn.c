@@ -40,22 +40,43 @@ dot(const float *a, const void *b, int n, enum wtype t)
 #define Q8HD 256
 
 /* The score of query row q (hd floats; qq: it quantized, or NULL) and
- * the Q8_0 key row k: attn_q8score. */
+ * row r of the Q8_0 key group g: attn_q8gscore, a block of the query
+ * quantized at a time when qq is NULL (the same bits). */
 static float
-q8dot(const float *q, const unsigned char *qq, const void *k, int hd)
+q8dot(const float *q, const unsigned char *qq, const void *g, int r, int hd)
 {
 	unsigned char qb[34];
+	const signed char *k;
+	int n = attn_kvrow(W_GQ8_0, hd), i, j;
 	float s = 0, p;
-	int i;
+	uint16_t dq;
+	int32_t d;
 
 	if (qq)
-		return attn_q8score(qq, k, attn_kvrow(W_GQ8_0, hd));
+		return attn_q8gscore(qq, g, r, n);
+	k = attn_q8gq(g, n, r);
 	for (i = 0; i < hd; i += 32) {
 		attn_kvstore(qb, q + i, hd - i < 32 ? hd - i : 32, W_GQ8_0);
-		p = attn_q8block(qb, (const char *)k + i / 32 * 34);
+		memcpy(&dq, qb, sizeof(dq));
+		for (d = 0, j = 0; j < 32; j++)
+			d += (signed char)qb[2 + j] * k[i + j];
+		p = (float)d * (conv_f16_to_f32(dq) * attn_q8gd(g, r, i / 32));
 		s = s + p;
 	}
 	return s;
+}
+
+/* Where row j of tile a's keys (v 0) or values (v 1) starts: the row,
+ * or for a Q8_0 cache its group (*r the row in it). */
+static const void *
+rowat(const struct attn_tile *a, int v, int j, int *r)
+{
+	if (a->kvt != W_GQ8_0) {
+		*r = 0;
+		return attn_at(a, v, j);
+	}
+	*r = j % ATTN_Q8G;
+	return attn_at(a, v, j - *r);
 }
 
 /* One query row over keys [p0, p1) (p1 already cut causally). */
@@ -64,7 +85,8 @@ row(float *acc, float *ml, const float *q, const struct attn_tile *a,
     int p0, int p1)
 {
 	float s[ATTN_BLOCK], m = -INFINITY, l = 0, bm, alpha, p;
-	int hd = a->hd, jb, j0, j1, j, i;
+	int hd = a->hd, n = attn_kvrow(a->kvt, hd), jb, j0, j1, j, i, r;
+	const void *k;
 	unsigned char qb[Q8HD / 32 * 34], *qq = NULL;
 
 	if (a->kvt == W_GQ8_0 && hd <= Q8HD)
@@ -75,9 +97,9 @@ row(float *acc, float *ml, const float *q, const struct attn_tile *a,
 		j1 = jb + ATTN_BLOCK < p1 ? jb + ATTN_BLOCK : p1;
 		bm = m;
 		for (j = j0; j < j1; j++) {
+			k = rowat(a, 0, j, &r);
 			s[j - jb] = a->scale * (a->kvt == W_GQ8_0 ? q8dot(q, qq,
-			    attn_at(a, 0, j), hd) : dot(q, attn_at(a, 0, j), hd,
-			    a->kvt));
+			    k, r, hd) : dot(q, k, hd, a->kvt));
 			if (a->softcap)
 				attn_softcap(s + (j - jb), 1, a->softcap);
 			if (s[j - jb] > bm)
@@ -91,12 +113,12 @@ row(float *acc, float *ml, const float *q, const struct attn_tile *a,
 			m = bm;
 		}
 		for (j = j0; j < j1; j++) {
-			const void *v = attn_at(a, 1, j);
+			const void *v = rowat(a, 1, j, &r);
 
 			p = expf(s[j - jb] - m);
 			l += p;
 			for (i = 0; i < hd; i++)
-				acc[i] += p * attn_kvload(v, i, a->kvt);
+				acc[i] += p * attn_kvget(v, r, i, n, a->kvt);
 		}
 	}
 	ml[0] = m;
@@ -135,6 +157,27 @@ attn_kvstore(void *dst, const float *x, int n, enum wtype t)
 				    &(uint16_t){ 0x7e00 }, 2);	/* f16 NaN */
 				break;
 			}
+}
+
+void
+attn_kvput(void *g, int r, const float *x, int n, enum wtype t)
+{
+	unsigned char b[34];
+	int row = attn_kvrow(t, n), i, c;
+
+	if (t != W_GQ8_0) {
+		attn_kvstore((char *)g + attn_kvbytes(t, (size_t)r * row), x, n,
+		    t);
+		return;
+	}
+	for (i = 0; i < row; i += 32) {
+		c = n - i < 32 ? (n - i > 0 ? n - i : 0) : 32;
+		memset(b, 0, sizeof(b));
+		if (c)
+			attn_kvstore(b, x + i, c, W_GQ8_0);
+		memcpy((char *)g + 2 * (ATTN_Q8G * (i / 32) + r), b, 2);
+		memcpy((char *)g + (size_t)(r + 1) * row + i, b + 2, 32);
+	}
 }
 
 int

@@ -41,20 +41,23 @@
  * win latest of them, p > pos0 + t - win (HF masking_utils'
  * sliding_window_overlay); p1 <= pos0 + T.  The cache's elements are
  * of type kvt: W_F32 (0, the default), W_BF16, W_F16 or W_GQ8_0
- * (--kv-type q8_0: ggml's Q8_0 blocks, an F16 scale d then 32 int8 q,
- * element i of a block d * q[i]; ldkv, bstride and segstride then
- * multiples of 32, a row attn_kvrow's whole blocks), offsets counted in
- * elements (attn_kvbytes makes them bytes).  A 16-bit key or value,
+ * (--kv-type q8_0: ggml's Q8_0 arithmetic, a block of 32 elements an
+ * F16 scale d and 32 int8 q, element i d * q[i], but laid out in groups
+ * of ATTN_Q8G positions, attn_q8g below; ldkv then attn_kvrow's whole
+ * blocks, rows back to back, kvb a multiple of ATTN_Q8G, bstride and
+ * segstride multiples of 32), offsets counted in elements
+ * (attn_kvbytes makes them bytes).  A 16-bit key or value,
  * and a Q8_0 value, is widened to float32 exactly as it is loaded (d * q
  * is exact: 11 and 8 significant bits), so a tile over such a cache
  * gives the bits the same tile gives over a float32 copy of its values,
  * but for the one-token tile (T = 1, decode's) of the AVX-512 table,
- * which sums in an order of its own there (these caches are not the
- * exact mode; attn_avx512.c): its bits depend on its key range alone,
- * not on a tile of more tokens' (a prompt's row) nor on a float32
- * copy's.  A Q8_0 cache's scores are llama.cpp's with -ctk q8_0 (its
+ * which sums in an order of its own there, and over a Q8_0 cache folds
+ * each value's scale into its probability (one rounding more; these
+ * caches are not the exact mode; attn_avx512.c): its bits depend on its
+ * key range alone, not on a tile of more tokens' (a prompt's row) nor
+ * on a float32 copy's.  A Q8_0 cache's scores are llama.cpp's with -ctk q8_0 (its
  * flash attention's ggml_vec_dot_q8_0_q8_0): the query row quantized as
- * the keys are (attn_kvstore), then attn_q8score, int8 products summed
+ * the keys are (attn_kvstore), then attn_q8gscore, int8 products summed
  * in integers a block (exact), the same bits in every table, tile and
  * thread count. */
 struct attn_tile {
@@ -101,7 +104,8 @@ attn_kvrow(enum wtype t, int hd)
 	return t == W_GQ8_0 ? (hd + 31) / 32 * 32 : hd;
 }
 
-/* Element i of a cache row p of type t, as float32 (exact). */
+/* Element i of a row p of type t, as float32 (exact); W_GQ8_0: a row of
+ * ggml's blocks, attn_kvstore's (a query's), not a cache's group. */
 static inline float
 attn_kvload(const void *p, int i, enum wtype t)
 {
@@ -120,41 +124,76 @@ attn_kvload(const void *p, int i, enum wtype t)
 	return ((const float *)p)[i];
 }
 
-/* The score of a Q8_0 cache's key row k against query row qq quantized
- * the same way (attn_kvstore), n elements (a multiple of 32): with
- * q_b, k_b the int8 and dq_b, dk_b the scales of block b,
+/* A Q8_0 cache's positions go in groups of ATTN_Q8G (counted from 0)
+ * whose rows of n elements (attn_kvrow: nb = n / 32 blocks) are back to
+ * back: a group is the ATTN_Q8G rows' scales, block by block (block b
+ * of row r the F16 at 2 * (ATTN_Q8G * b + r) bytes), then the rows'
+ * int8 (row r from (r + 1) * n bytes): the bytes of ATTN_Q8G rows of
+ * Q8_0 blocks (17 n), so offsets and sizes are those of ggml's rows, a
+ * group at the offset of its first row.  Why: a block of 16 keys' scales
+ * is one vector load, and a row's int8 one aligned run (decode's tile
+ * over 4,096 positions read each key's two scales one by one out of
+ * 68-byte rows: bench/NOTES.md, "Decode's Q8_0 tile over a cache in
+ * groups of 16 positions").  The query row a tile quantizes stays in
+ * ggml's row of blocks (attn_kvstore). */
+#define ATTN_Q8G 16
+
+/* Row r's int8 in the Q8_0 group g of rows of n elements. */
+static inline const signed char *
+attn_q8gq(const void *g, int n, int r)
+{
+	return (const signed char *)g + (size_t)(r + 1) * n;
+}
+
+/* Block b's scale of row r in Q8_0 group g, as float32. */
+static inline float
+attn_q8gd(const void *g, int r, int b)
+{
+	uint16_t d;
+
+	memcpy(&d, (const char *)g + 2 * (ATTN_Q8G * b + r), sizeof(d));
+	return conv_f16_to_f32(d);
+}
+
+/* Element i of row r of a cache group g (rows of n = attn_kvrow
+ * elements; for types other than W_GQ8_0 a group is just its rows back
+ * to back), as float32 (exact). */
+static inline float
+attn_kvget(const void *g, int r, int i, int n, enum wtype t)
+{
+	if (t == W_GQ8_0)
+		return attn_q8gd(g, r, i / 32) * (float)attn_q8gq(g, n, r)[i];
+	return attn_kvload((const char *)g + attn_kvbytes(t, (size_t)r * n),
+	    i, t);
+}
+
+/* The score of row r of the Q8_0 key group g (rows of n elements, a
+ * multiple of 32) against query row qq quantized the same way
+ * (attn_kvstore's row of blocks): with q_b, k_b the int8 and dq_b, dk_b
+ * the scales of block b,
  *   s = 0;  s = s + (float)(q_b . k_b) * (dq_b * dk_b)  for b = 0, 1, ...
  * each product and sum rounded once, in block order: the dot product
  * is exact in integers (|q_b . k_b| <= 32 * 128 * 128), dq_b * dk_b
  * exact in float32 (two 11-bit significands), so every table's SIMD
  * gives these bits as long as it keeps the blocks' order (not fused
  * into an FMA).  llama.cpp's ggml_vec_dot_q8_0_q8_0 takes the same
- * products, summed in an order of its own.  attn_q8block: one block's
- * term. */
+ * products, summed in an order of its own. */
 static inline float
-attn_q8block(const void *qb, const void *kb)
+attn_q8gscore(const void *qq, const void *g, int r, int n)
 {
-	const unsigned char *a = qb, *b = kb;
-	uint16_t da, db;
-	int32_t d = 0;
-	int j;
-
-	memcpy(&da, a, sizeof(da));
-	memcpy(&db, b, sizeof(db));
-	for (j = 0; j < 32; j++)
-		d += (signed char)a[2 + j] * (signed char)b[2 + j];
-	return (float)d * (conv_f16_to_f32(da) * conv_f16_to_f32(db));
-}
-
-static inline float
-attn_q8score(const void *qq, const void *k, int n)
-{
+	const unsigned char *a;
+	const signed char *k = attn_q8gq(g, n, r);
 	float s = 0, p;
-	int i;
+	uint16_t da;
+	int32_t d;
+	int i, j;
 
 	for (i = 0; i < n; i += 32) {
-		p = attn_q8block((const char *)qq + i / 32 * 34,
-		    (const char *)k + i / 32 * 34);
+		a = (const unsigned char *)qq + i / 32 * 34;
+		memcpy(&da, a, sizeof(da));
+		for (d = 0, j = 0; j < 32; j++)
+			d += (signed char)a[2 + j] * k[i + j];
+		p = (float)d * (conv_f16_to_f32(da) * attn_q8gd(g, r, i / 32));
 		s = s + p;	/* a statement of its own: no FMA */
 	}
 	return s;
@@ -171,6 +210,11 @@ attn_q8score(const void *qq, const void *k, int n)
  * it reads as NaN where float32's cache would make NaN or inf scores
  * or outputs, not as 0 (ggml's weights' rule). */
 void attn_kvstore(void *dst, const float *x, int n, enum wtype t);
+
+/* Row r (< ATTN_Q8G) of the cache group g of rows of attn_kvrow(t, n)
+ * elements from the n floats x: attn_kvstore's values, a Q8_0 row laid
+ * out as attn_q8gq and attn_q8gd read it. */
+void attn_kvput(void *g, int r, const float *x, int n, enum wtype t);
 
 /* The cache type called name (ATTN_KVNAMES), or -1. */
 int attn_kvparse(const char *name);
@@ -235,6 +279,17 @@ attn_rows(const struct attn_tile *a, int jb, int j0, int j1,
 	const char *k, *v;
 	int j, jn;
 
+	if (a->kvt == W_GQ8_0) {	/* a group's int8 rows (attn_q8gq) */
+		rs = a->ldkv;
+		k = attn_at(a, 0, jb) + rs;
+		v = attn_at(a, 1, jb) + rs;
+		for (j = 0; j < ATTN_BLOCK; j++) {
+			jn = j < j0 || j >= j1 ? j0 : j;
+			kp[j] = k + (size_t)jn * rs;
+			vp[j] = v + (size_t)jn * rs;
+		}
+		return;
+	}
 	if (a->kvb % ATTN_BLOCK) {
 		for (j = 0; j < ATTN_BLOCK; j++) {
 			jn = j < j0 || j >= j1 ? j0 : j;

@@ -30,20 +30,17 @@
 #define Q8HD 256	/* a q8_0 cache's head size, at most (else the
 			 * portable tile) */
 
-/* 8 elements from p + c of a cache row of type t, as float32 (q8_0:
- * its block's int8 widened times its scale, exact: attn.h). */
+/* 8 elements from p + c of a cache row of type t, as float32 (q8_0: p
+ * the row's int8 in its group, ds its first block's scale, a block's
+ * ATTN_Q8G apart (attn_q8gd); the int8 widened times the scale, exact:
+ * attn.h). */
 INLINE __m256
-kvload(const void *p, int c, enum wtype t)
+kvload(const void *p, const uint16_t *ds, int c, enum wtype t)
 {
-	const unsigned char *b = (const unsigned char *)p + c / 32 * 34;
-	uint16_t d;
-
-	if (t == W_GQ8_0) {
-		memcpy(&d, b, sizeof(d));
+	if (t == W_GQ8_0)
 		return _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(
-		    _mm_loadl_epi64((const __m128i *)(b + 2 + c % 32)))),
-		    _mm256_set1_ps(_cvtsh_ss(d)));
-	}
+		    _mm_loadl_epi64((const __m128i *)((const char *)p + c)))),
+		    _mm256_set1_ps(_cvtsh_ss(ds[ATTN_Q8G * (c / 32)])));
 	return wload(t, p, (size_t)c);
 }
 
@@ -65,7 +62,7 @@ dots(int nr, int nk, __m256 (*s)[8], const float *const *q,
 	for (c = 0; c < hd; c += 8)
 #pragma GCC unroll 8
 		for (j = 0; j < nk; j++) {
-			kj = kvload(k[j], c, t);
+			kj = kvload(k[j], NULL, c, t);
 #pragma GCC unroll 8
 			for (i = 0; i < nr; i++)
 				s[i][j] = _mm256_fmadd_ps(_mm256_loadu_ps(q[i] + c),
@@ -209,29 +206,28 @@ q8prep(struct q8q *r, const float *q, int hd)
 	}
 }
 
-/* A block's 32 int8 of the 8 keys kp[0..8) from byte 34 b of their
- * rows transposed into k: lane j of k[g] is key j's int8 of columns
- * 4g..4g+3; their scales into dk. */
+/* Block b's 32 int8 of the 8 keys kp[0..8) (rows of a Q8_0 group)
+ * transposed into k: lane j of k[g] is key j's int8 of columns
+ * 4g..4g+3; their scales, from dg (the 8 keys' first block's,
+ * attn_q8gd's order), into dk. */
 INLINE void
-q8keys(__m256i *k, __m256 *dk, const void *const *kp, int b)
+q8keys(__m256i *k, __m256 *dk, const void *const *kp, const uint16_t *dg,
+    int b)
 {
 	__m256i x[8];
-	uint16_t dh[8];
 	int j;
 
 #pragma GCC unroll 8
-	for (j = 0; j < 8; j++) {
-		const char *p = (const char *)kp[j] + 34 * b;
-
-		memcpy(&dh[j], p, sizeof(dh[j]));
-		x[j] = _mm256_loadu_si256((const __m256i *)(p + 2));
-	}
-	*dk = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)dh));
+	for (j = 0; j < 8; j++)
+		x[j] = _mm256_loadu_si256((const __m256i *)((const char *)kp[j] +
+		    32 * b));
+	*dk = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(dg +
+	    ATTN_Q8G * b)));
 	tr8x8(k, x);
 }
 
 /* Score s of a row plus a block's integer sum times its scales, the
- * order of attn_q8score (a product rounded, then the sum: no FMA). */
+ * order of attn_q8gscore (a product rounded, then the sum: no FMA). */
 INLINE __m256
 q8add(__m256 s, __m256i isum, float dq, __m256 dk)
 {
@@ -240,14 +236,15 @@ q8add(__m256 s, __m256i isum, float dq, __m256 dk)
 }
 
 /* The scores of nr rows qr[i] against the 8 keys kp[0..8) of a Q8_0
- * cache: out[i] lane j, attn_q8score's bits.  A block's 8 keys are
+ * cache: out[i] lane j, attn_q8gscore's bits.  A block's 8 keys are
  * transposed in registers (q8keys), so that a vpmaddubsw of a row's 4
  * bytes broadcast is 4 columns of all 8 keys, the key's sign set by
  * the query's, pairs of at most 2 * 127 * 127 (attn_kvstore's int8 are
  * within +-127): no horizontal sum a key, and the transposition serves
  * every row. */
 INLINE void
-q8t(int nr, __m256 *out, const struct q8q *qr, const void *const *kp, int hd)
+q8t(int nr, __m256 *out, const struct q8q *qr, const void *const *kp,
+    const uint16_t *dg, int hd)
 {
 	__m256i k[8], acc, ones = _mm256_set1_epi16(1);
 	int32_t w;
@@ -258,7 +255,7 @@ q8t(int nr, __m256 *out, const struct q8q *qr, const void *const *kp, int hd)
 	for (i = 0; i < nr; i++)
 		out[i] = _mm256_setzero_ps();
 	for (b = 0; b < (hd + 31) / 32; b++) {
-		q8keys(k, &dk, kp, b);
+		q8keys(k, &dk, kp, dg, b);
 #pragma GCC unroll 4
 		for (i = 0; i < nr; i++) {
 			acc = _mm256_setzero_si256();
@@ -285,7 +282,7 @@ q8t(int nr, __m256 *out, const struct q8q *qr, const void *const *kp, int hd)
  * block sum taken off once a block (corr).  The same integer sums. */
 __attribute__((target("avxvnni"))) INLINE void
 q8tv_n(int nr, __m256 *out, const struct q8q *qr, const void *const *kp,
-    int hd)
+    const uint16_t *dg, int hd)
 {
 	__m256i k[8], acc[4];
 	int32_t w;
@@ -296,7 +293,7 @@ q8tv_n(int nr, __m256 *out, const struct q8q *qr, const void *const *kp,
 	for (i = 0; i < nr; i++)
 		out[i] = _mm256_setzero_ps();
 	for (b = 0; b < (hd + 31) / 32; b++) {
-		q8keys(k, &dk, kp, b);
+		q8keys(k, &dk, kp, dg, b);
 #pragma GCC unroll 8
 		for (g = 0; g < 8; g++)
 			k[g] = _mm256_xor_si256(k[g], _mm256_set1_epi8((char)0x80));
@@ -320,12 +317,12 @@ q8tv_n(int nr, __m256 *out, const struct q8q *qr, const void *const *kp,
 /* q8tv_n with its row count a constant. */
 __attribute__((target("avxvnni"), noinline)) static void
 q8tv(int nr, __m256 *out, const struct q8q *qr, const void *const *kp,
-    int hd)
+    const uint16_t *dg, int hd)
 {
 	switch (nr) {
-	case 3: q8tv_n(3, out, qr, kp, hd); break;
-	case 2: q8tv_n(2, out, qr, kp, hd); break;
-	default: q8tv_n(1, out, qr, kp, hd); break;
+	case 3: q8tv_n(3, out, qr, kp, dg, hd); break;
+	case 2: q8tv_n(2, out, qr, kp, dg, hd); break;
+	default: q8tv_n(1, out, qr, kp, dg, hd); break;
 	}
 }
 
@@ -340,8 +337,8 @@ q8tv(int nr, __m256 *out, const struct q8q *qr, const void *const *kp,
  * order either way. */
 INLINE void
 pv(int nr, int G, int hold_p, float *const *acc, const float *alpha,
-    const float (*P)[16], const void *const *vp, int j0, int j1, int c,
-    enum wtype t)
+    const float (*P)[16], const void *const *vp, const uint16_t *vg, int j0,
+    int j1, int c, enum wtype t)
 {
 	__m256 o[8][8], vj[8], pj[8];
 	int i, j, g;
@@ -359,7 +356,8 @@ pv(int nr, int G, int hold_p, float *const *acc, const float *alpha,
 				pj[i] = _mm256_set1_ps(P[i][j]);
 #pragma GCC unroll 8
 			for (g = 0; g < G; g++) {
-				vj[0] = kvload(vp[j], c + 8 * g, t);
+				vj[0] = kvload(vp[j], t == W_GQ8_0 ? vg + j :
+				    NULL, c + 8 * g, t);
 #pragma GCC unroll 8
 				for (i = 0; i < nr; i++)
 					o[i][g] = _mm256_fmadd_ps(pj[i], vj[0],
@@ -369,7 +367,8 @@ pv(int nr, int G, int hold_p, float *const *acc, const float *alpha,
 		}
 #pragma GCC unroll 8
 		for (g = 0; g < G; g++)
-			vj[g] = kvload(vp[j], c + 8 * g, t);
+			vj[g] = kvload(vp[j], t == W_GQ8_0 ? vg + j : NULL,
+			    c + 8 * g, t);
 #pragma GCC unroll 8
 		for (i = 0; i < nr; i++) {
 			pj[0] = _mm256_set1_ps(P[i][j]);
@@ -390,15 +389,16 @@ pv(int nr, int G, int hold_p, float *const *acc, const float *alpha,
  * time. */
 INLINE void
 pvrows(int nr, int G, float *const *acc, const float *alpha,
-    const float (*P)[16], const void *const *vp, int j0, int j1, int hd,
-    enum wtype t)
+    const float (*P)[16], const void *const *vp, const uint16_t *vg, int j0,
+    int j1, int hd, enum wtype t)
 {
 	int c;
 
 	for (c = 0; c + 8 * G <= hd; c += 8 * G)
-		pv(nr, G, nr == 1 || nr == 3, acc, alpha, P, vp, j0, j1, c, t);
+		pv(nr, G, nr == 1 || nr == 3, acc, alpha, P, vp, vg, j0, j1, c,
+		    t);
 	for (; c < hd; c += 8)
-		pv(nr, 1, 0, acc, alpha, P, vp, j0, j1, c, t);
+		pv(nr, 1, 0, acc, alpha, P, vp, vg, j0, j1, c, t);
 }
 
 INLINE void
@@ -419,6 +419,8 @@ part_t(float *acc, int lda, float *ml, const struct attn_tile *a,
 	__m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
 
 	struct q8q qr[ATTN_MAXROWS];	/* q8_0: the rows quantized (attn.h) */
+	const uint16_t *kg = NULL, *vg = NULL;	/* q8_0: a block's groups */
+	int q8n = attn_kvrow(kt, hd);	/* q8_0: a row's int8 */
 
 	if (hd % 8 || R > ATTN_MAXROWS || R < 1 || (kt == W_GQ8_0 &&
 	    hd > Q8HD)) {
@@ -454,6 +456,12 @@ part_t(float *acc, int lda, float *ml, const struct attn_tile *a,
 		j0 = a->p0 > jb ? a->p0 - jb : 0;
 		j1 = pend - jb < 16 ? pend - jb : 16;
 		attn_rows(a, jb, j0, j1, kp, vp);
+		if (kt == W_GQ8_0) {	/* the groups' scales (attn_q8gd) */
+			kg = (const uint16_t *)((const char *)kp[j0] -
+			    (size_t)(j0 + 1) * q8n);
+			vg = (const uint16_t *)((const char *)vp[j0] -
+			    (size_t)(j0 + 1) * q8n);
+		}
 		/* the scores of NR rows at a time, their keys loaded once */
 		for (r = 0; r < R; r += nr) {
 			/* a float32 key is an FMA's memory operand, as cheap
@@ -465,12 +473,16 @@ part_t(float *acc, int lda, float *ml, const struct attn_tile *a,
 			if (!any)
 				continue;
 			for (h = 0; h < 2 && kt == W_GQ8_0 && vnni; h++)
-				q8tv(nr, S[h] + r, qr + r, kp + 8 * h, hd);
+				q8tv(nr, S[h] + r, qr + r, kp + 8 * h, kg + 8 * h,
+				    hd);
 			for (h = 0; h < 2 && kt == W_GQ8_0 && !vnni; h++)
 				switch (nr) {
-				case 3: q8t(3, S[h] + r, qr + r, kp + 8 * h, hd); break;
-				case 2: q8t(2, S[h] + r, qr + r, kp + 8 * h, hd); break;
-				default: q8t(1, S[h] + r, qr + r, kp + 8 * h, hd); break;
+				case 3: q8t(3, S[h] + r, qr + r, kp + 8 * h,
+				    kg + 8 * h, hd); break;
+				case 2: q8t(2, S[h] + r, qr + r, kp + 8 * h,
+				    kg + 8 * h, hd); break;
+				default: q8t(1, S[h] + r, qr + r, kp + 8 * h,
+				    kg + 8 * h, hd); break;
 				}
 			for (h = 0; h < 2 && kt != W_GQ8_0; h++)
 				switch (nr) {
@@ -530,14 +542,22 @@ part_t(float *acc, int lda, float *ml, const struct attn_tile *a,
 			nr = R - r < 8 ? R - r : 8;
 			ar = arow + r, al = alpha + r, pr = P + r;
 			switch (nr) {	/* constant row counts: registers */
-			case 8: pvrows(8, 1, ar, al, pr, vp, j0, j1, hd, kt); break;
-			case 7: pvrows(7, 1, ar, al, pr, vp, j0, j1, hd, kt); break;
-			case 6: pvrows(6, 2, ar, al, pr, vp, j0, j1, hd, kt); break;
-			case 5: pvrows(5, 2, ar, al, pr, vp, j0, j1, hd, kt); break;
-			case 4: pvrows(4, 2, ar, al, pr, vp, j0, j1, hd, kt); break;
-			case 3: pvrows(3, 4, ar, al, pr, vp, j0, j1, hd, kt); break;
-			case 2: pvrows(2, 4, ar, al, pr, vp, j0, j1, hd, kt); break;
-			default: pvrows(1, 8, ar, al, pr, vp, j0, j1, hd, kt); break;
+			case 8: pvrows(8, 1, ar, al, pr, vp, vg, j0, j1, hd,
+			    kt); break;
+			case 7: pvrows(7, 1, ar, al, pr, vp, vg, j0, j1, hd,
+			    kt); break;
+			case 6: pvrows(6, 2, ar, al, pr, vp, vg, j0, j1, hd,
+			    kt); break;
+			case 5: pvrows(5, 2, ar, al, pr, vp, vg, j0, j1, hd,
+			    kt); break;
+			case 4: pvrows(4, 2, ar, al, pr, vp, vg, j0, j1, hd,
+			    kt); break;
+			case 3: pvrows(3, 4, ar, al, pr, vp, vg, j0, j1, hd,
+			    kt); break;
+			case 2: pvrows(2, 4, ar, al, pr, vp, vg, j0, j1, hd,
+			    kt); break;
+			default: pvrows(1, 8, ar, al, pr, vp, vg, j0, j1, hd,
+			    kt); break;
 			}
 		}
 	}

@@ -30,17 +30,14 @@
 
 #define NR 4		/* query rows whose scores share a key's loads */
 
-/* The scale of the Q8_0 block of element c of cache row p, in every
- * lane, and where its 32 int8 start. */
+/* The scale of the Q8_0 block of element c of a cache row, in every
+ * lane, and where its 32 int8 start: p the row's int8 in its group, ds
+ * its first block's scale, a block's ATTN_Q8G apart (attn_q8gd). */
 INLINE __m512
-q8scale(const void *p, int c, const int8_t **q)
+q8scale(const void *p, const uint16_t *ds, int c, const int8_t **q)
 {
-	const unsigned char *b = (const unsigned char *)p + c / 32 * 34;
-	uint16_t d;
-
-	memcpy(&d, b, sizeof(d));
-	*q = (const int8_t *)b + 2;
-	return _mm512_set1_ps(_cvtsh_ss(d));
+	*q = (const int8_t *)p + c / 32 * 32;
+	return _mm512_set1_ps(_cvtsh_ss(ds[ATTN_Q8G * (c / 32)]));
 }
 
 /* 16 int8 at q, as float32 times d (exact: attn.h). */
@@ -51,33 +48,35 @@ q8widen(const int8_t *q, __m512 d)
 	    _mm_loadu_si128((const __m128i *)q))), d);
 }
 
-/* 16 elements from p + c of a cache row of type t, as float32. */
+/* 16 elements from p + c of a cache row of type t, as float32 (q8_0:
+ * its scales ds, q8scale). */
 INLINE __m512
-kvload(const void *p, int c, enum wtype t)
+kvload(const void *p, const uint16_t *ds, int c, enum wtype t)
 {
 	const int8_t *q;
 	__m512 d;
 
 	if (t == W_GQ8_0) {
-		d = q8scale(p, c, &q);
+		d = q8scale(p, ds, c, &q);
 		return q8widen(q + c % 32, d);
 	}
 	return wload(t, p, (size_t)c);
 }
 
 /* The scores of nr quantized query rows qq[i] (rows qs bytes apart)
- * against the 16 keys kp[0..16) of a Q8_0 cache: out[i] lane j, one key
- * at a time (the tiles but decode's with AVX512-VNNI: q8vnni). */
+ * against the 16 keys of the Q8_0 group kg (rows of n elements): out[i]
+ * lane j, one key at a time (the tiles but decode's with AVX512-VNNI:
+ * q8vnni). */
 INLINE void
 q8scores(int nr, __m512 *out, const unsigned char *qq, size_t qs,
-    const void *const *kp, int hd)
+    const void *kg, int n)
 {
 	float s[16];
 	int i, j;
 
 	for (i = 0; i < nr; i++) {
 		for (j = 0; j < 16; j++)
-			s[j] = q8score(qq + i * qs, kp[j], hd);
+			s[j] = q8score(qq + i * qs, kg, j, n);
 		out[i] = _mm512_loadu_ps(s);
 	}
 }
@@ -100,7 +99,7 @@ dots(int nr, int nk, __m512 (*s)[16], const float *const *q,
 	for (c = 0; c < hd; c += 16)
 #pragma GCC unroll 16
 		for (j = 0; j < nk; j++) {
-			kj = kvload(k[j], c, t);
+			kj = kvload(k[j], NULL, c, t);
 #pragma GCC unroll 4
 			for (i = 0; i < nr; i++)
 				s[i][j] = _mm512_fmadd_ps(_mm512_loadu_ps(q[i] + c),
@@ -165,8 +164,8 @@ scores(int nr, __m512 *out, const float *const *q, const void *const *kp,
  * the FMA latency at every key). */
 INLINE void
 pv(int nr, int G, float *const *acc, const float *alpha,
-    const float (*P)[16], const void *const *vp, int j0, int j1, int c,
-    enum wtype t)
+    const float (*P)[16], const void *const *vp, const uint16_t *vg, int j0,
+    int j1, int c, enum wtype t)
 {
 	__m512 o[8][4], vj[4], pj;
 	int i, j, g;
@@ -180,7 +179,8 @@ pv(int nr, int G, float *const *acc, const float *alpha,
 	for (j = j0; j < j1; j++) {
 #pragma GCC unroll 4
 		for (g = 0; g < G; g++)
-			vj[g] = kvload(vp[j], c + 16 * g, t);
+			vj[g] = kvload(vp[j], t == W_GQ8_0 ? vg + j : NULL,
+			    c + 16 * g, t);
 #pragma GCC unroll 8
 		for (i = 0; i < nr; i++) {
 			pj = _mm512_set1_ps(P[i][j]);
@@ -200,20 +200,20 @@ pv(int nr, int G, float *const *acc, const float *alpha,
  * registers), the rest one at a time. */
 INLINE void
 pvrows(int nr, int G, float *const *acc, const float *alpha,
-    const float (*P)[16], const void *const *vp, int j0, int j1, int hd,
-    enum wtype t)
+    const float (*P)[16], const void *const *vp, const uint16_t *vg, int j0,
+    int j1, int hd, enum wtype t)
 {
 	int c;
 
 	for (c = 0; c + 16 * G <= hd; c += 16 * G)
-		pv(nr, G, acc, alpha, P, vp, j0, j1, c, t);
+		pv(nr, G, acc, alpha, P, vp, vg, j0, j1, c, t);
 	for (; c < hd; c += 16)
-		pv(nr, 1, acc, alpha, P, vp, j0, j1, c, t);
+		pv(nr, 1, acc, alpha, P, vp, vg, j0, j1, c, t);
 }
 
-/* The one-token tile over a 16-bit or Q8_0 cache (decode, T = 1; q8_0
- * a block a 32 columns, its int8 widened and scaled in registers, the
- * float path's sums: bench/NOTES.md "Q8_0 KV cache"): all its rows
+/* The one-token tile over a 16-bit or Q8_0 cache (decode, T = 1; q8_0's
+ * int8 widened in registers, a value's scale folded into its
+ * probability a group at a time, pv1): all its rows
  * share one key range, so a step of the softmax takes up to SB keys
  * (not ATTN_BLOCK): every score of the step first, into S, then one
  * max, one exp pass and one sum a row, then P.V with the accumulators
@@ -228,10 +228,11 @@ pvrows(int nr, int G, float *const *acc, const float *alpha,
 #define HD1 256		/* its head size, at most */
 
 /* 32 elements from p + c of a 16-bit or Q8_0 cache row: bf16's even
- * and odd elements, f16's and q8_0's (one block, c a multiple of 32)
- * in order. */
+ * and odd elements, f16's and q8_0's (one block, c a multiple of 32;
+ * its scales ds, q8scale) in order. */
 INLINE void
-kvload32(const void *p, int c, enum wtype t, __m512 *x0, __m512 *x1)
+kvload32(const void *p, const uint16_t *ds, int c, enum wtype t, __m512 *x0,
+    __m512 *x1)
 {
 	const uint16_t *h = (const uint16_t *)p + c;
 	const int8_t *q;
@@ -239,7 +240,7 @@ kvload32(const void *p, int c, enum wtype t, __m512 *x0, __m512 *x1)
 	__m512 d;
 
 	if (t == W_GQ8_0) {
-		d = q8scale(p, c, &q);
+		d = q8scale(p, ds, c, &q);
 		*x0 = q8widen(q, d);
 		*x1 = q8widen(q + 16, d);
 	} else if (t == W_BF16) {
@@ -335,7 +336,8 @@ scores1(int nr, __m512 *out, const float *qp, const void *const *kp, int hd,
 			}
 #pragma GCC unroll 8
 			for (j = 0; j < 4 * nq; j++) {
-				kvload32(kp[br[4 * j0 + j]], c, t, &k0, &k1);
+				kvload32(kp[br[4 * j0 + j]], NULL, c, t, &k0,
+				    &k1);
 #pragma GCC unroll 4
 				for (i = 0; i < nr; i++) {
 					s[i][j] = _mm512_fmadd_ps(qv[i][0], k0, s[i][j]);
@@ -451,25 +453,21 @@ q8prep(struct q8row *r, const float *q, int hd)
 	}
 }
 
-/* q8vnni's 4 keys k[0..4) from column c (two blocks) transposed in
- * place: lane 4G + i of k[t] is key i's 4 int8 of column group 4G + t
- * (groups 0-7 the first block, 8-15 the second), plus 128 (unsigned,
- * vpdpbusd's first operand). */
+/* q8vnni's 4 keys k[0..4) (int8 rows of a Q8_0 group) from column c
+ * (two blocks) transposed in place: lane 4G + i of k[t] is key i's 4
+ * int8 of column group 4G + t (groups 0-7 the first block, 8-15 the
+ * second), plus 128 (unsigned, vpdpbusd's first operand). */
 INLINE void
 q8keys(__m512i *k, const void *const *kp, int c)
 {
 	const __m512i flip = _mm512_set1_epi8((char)0x80);
 	__m512i x[4], u[4];
-	const char *b;
 	int i;
 
 #pragma GCC unroll 4
-	for (i = 0; i < 4; i++) {
-		b = (const char *)kp[i] + c / 32 * 34;
-		x[i] = _mm512_xor_si512(_mm512_inserti64x4(_mm512_castsi256_si512(
-		    _mm256_loadu_si256((const __m256i *)(b + 2))),
-		    _mm256_loadu_si256((const __m256i *)(b + 36)), 1), flip);
-	}
+	for (i = 0; i < 4; i++)
+		x[i] = _mm512_xor_si512(_mm512_loadu_si512((const char *)kp[i] +
+		    c), flip);
 	u[0] = _mm512_unpacklo_epi32(x[0], x[1]);
 	u[1] = _mm512_unpackhi_epi32(x[0], x[1]);
 	u[2] = _mm512_unpacklo_epi32(x[2], x[3]);
@@ -481,37 +479,30 @@ q8keys(__m512i *k, const void *const *kp, int c)
 }
 
 /* The scores of nr rows qr[i] against the 16 keys kp[0..16) of a Q8_0
- * cache (hd % 64 == 0): out[i] lane j, attn_q8score's bits.  For each 64
+ * cache (hd % 64 == 0; their scales dg, the group's, attn_q8gd's order):
+ * out[i] lane j, attn_q8gscore's bits.  For each 64
  * columns, 4 keys at a time transposed (q8keys) so that one vpdpbusd
  * is 4 columns of the 4 keys for 4 column groups, the keys' 4 bytes
  * serving every row: no horizontal sums a key, the groups of a block
  * and the keys' quads put in key order by vshufi32x4 once a 16 keys
- * and row.  The keys' scales are read one by one into a vector
- * (vpgatherdd for them made the cold tile slower than the float
- * scores: bench/NOTES.md). */
+ * and row.  The keys' scales of a block are one vector load. */
 __attribute__((target("avx512vnni"))) INLINE void
 q8vnni_n(int nr, __m512 *out, const struct q8row *qr, const void *const *kp,
-    int hd)
+    const uint16_t *dg, int hd)
 {
-	int j, a, c, i, t;
-	uint16_t dh[2][16];
+	int a, c, i, t;
 	__m512i k[4][4], x[4], h0, h1, b0, b1;
 	__m512 dk0, dk1;
 	const int32_t *q;
-	const char *b;
 
 #pragma GCC unroll 8
 	for (i = 0; i < nr; i++)
 		out[i] = _mm512_setzero_ps();
 	for (c = 0; c < hd; c += 64) {
-#pragma GCC unroll 16
-		for (j = 0; j < 16; j++) {
-			b = (const char *)kp[j] + c / 32 * 34;
-			memcpy(&dh[0][j], b, 2);
-			memcpy(&dh[1][j], b + 34, 2);
-		}
-		dk0 = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)dh[0]));
-		dk1 = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)dh[1]));
+		dk0 = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(dg +
+		    ATTN_Q8G * (c / 32))));
+		dk1 = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(dg +
+		    ATTN_Q8G * (c / 32 + 1))));
 #pragma GCC unroll 4
 		for (a = 0; a < 4; a++)
 			q8keys(k[a], kp + 4 * a, c);
@@ -552,17 +543,17 @@ q8vnni_n(int nr, __m512 *out, const struct q8row *qr, const void *const *kp,
 /* q8vnni_n with its row count a constant. */
 __attribute__((target("avx512vnni"), noinline)) static void
 q8vnni(int nr, __m512 *out, const struct q8row *qr, const void *const *kp,
-    int hd)
+    const uint16_t *dg, int hd)
 {
 	switch (nr) {
-	case 8: q8vnni_n(8, out, qr, kp, hd); break;
-	case 7: q8vnni_n(7, out, qr, kp, hd); break;
-	case 6: q8vnni_n(6, out, qr, kp, hd); break;
-	case 5: q8vnni_n(5, out, qr, kp, hd); break;
-	case 4: q8vnni_n(4, out, qr, kp, hd); break;
-	case 3: q8vnni_n(3, out, qr, kp, hd); break;
-	case 2: q8vnni_n(2, out, qr, kp, hd); break;
-	default: q8vnni_n(1, out, qr, kp, hd); break;
+	case 8: q8vnni_n(8, out, qr, kp, dg, hd); break;
+	case 7: q8vnni_n(7, out, qr, kp, dg, hd); break;
+	case 6: q8vnni_n(6, out, qr, kp, dg, hd); break;
+	case 5: q8vnni_n(5, out, qr, kp, dg, hd); break;
+	case 4: q8vnni_n(4, out, qr, kp, dg, hd); break;
+	case 3: q8vnni_n(3, out, qr, kp, dg, hd); break;
+	case 2: q8vnni_n(2, out, qr, kp, dg, hd); break;
+	default: q8vnni_n(1, out, qr, kp, dg, hd); break;
 	}
 }
 
@@ -593,7 +584,11 @@ qorder(float *qp, const float *q, int hd, enum wtype t)
 
 /* acc rows (nr) = acc * alpha + sum_j P[i][j] v_j over the n keys
  * j0 <= j < j0 + n of vr, for the G vectors from column c, each (row,
- * vector) one accumulator in a register across the keys.  With ah
+ * vector) one accumulator in a register across the keys; over a Q8_0
+ * cache (P[i][j] d_j) q_j, the scale d_j of v_j's block multiplied into
+ * the probability, 16 keys a vector, so that a value row is its int8
+ * widened and nothing more (bench/NOTES.md, "Decode's Q8_0 tile over a
+ * cache in groups of 16 positions").  With ah
  * (the tile a's step from key jb0 has a next tile), the next tile's
  * values of each key block as it begins: the key blocks' share of the
  * next tile spread over this one's two passes, not all in flight
@@ -603,8 +598,10 @@ pv1(int nr, int G, float *acc, int hd, const float *alpha,
     const float (*P)[SB], const void *const *vr, int j0, int n, int c,
     enum wtype t, const struct attn_tile *a, int jb0, int ah)
 {
-	__m512 o[R1][4], x[4], pj;
-	int i, j, g;
+	__m512 o[R1][4], x[4], pj, d;
+	float Pd[R1][2][SB] __attribute__((aligned(64)));
+	const uint16_t *dg;
+	int i, j, g, q, b;
 
 #pragma GCC unroll 8
 	for (i = 0; i < nr; i++)
@@ -612,12 +609,43 @@ pv1(int nr, int G, float *acc, int hd, const float *alpha,
 		for (g = 0; g < G; g++)
 			o[i][g] = _mm512_mul_ps(_mm512_loadu_ps(acc + i * hd + c +
 			    16 * g), _mm512_set1_ps(alpha[i]));
+	/* q8_0: the values' scales (attn_q8gd) folded into the
+	 * probabilities, 16 keys of a group a vector: Pd[i][b][j] = P[i][j]
+	 * times key j's scale of block c / 32 + b */
+	for (q = j0 & ~15; t == W_GQ8_0 && q < j0 + n; q += 16) {
+		j = q > j0 ? q : j0;	/* a key of the group in the range */
+		dg = (const uint16_t *)((const char *)vr[j] - (size_t)((j & 15) +
+		    1) * hd);
+#pragma GCC unroll 2
+		for (b = 0; b < G / 2; b++) {
+			d = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(dg +
+			    ATTN_Q8G * (c / 32 + b))));
+#pragma GCC unroll 8
+			for (i = 0; i < nr; i++)
+				_mm512_store_ps(Pd[i][b] + q, _mm512_mul_ps(
+				    _mm512_loadu_ps(P[i] + q), d));
+		}
+	}
 	for (j = j0; j < j0 + n; j++) {
 		if (ah && (j == j0 || !(j & 15)))
 			attn_ahead_kv(a, jb0 + (j & ~15), ATTN_V);
+		if (t == W_GQ8_0) {
+#pragma GCC unroll 4
+			for (g = 0; g < G; g++)
+				x[g] = _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(
+				    _mm_loadu_si128((const __m128i *)((const char *)
+				    vr[j] + c + 16 * g))));
+#pragma GCC unroll 8
+			for (i = 0; i < nr; i++)
+#pragma GCC unroll 4
+				for (g = 0; g < G; g++)
+					o[i][g] = _mm512_fmadd_ps(_mm512_set1_ps(
+					    Pd[i][g / 2][j]), x[g], o[i][g]);
+			continue;
+		}
 #pragma GCC unroll 4
 		for (g = 0; g < G; g += 2)
-			kvload32(vr[j], c + 16 * g, t, &x[g], &x[g + 1]);
+			kvload32(vr[j], NULL, c + 16 * g, t, &x[g], &x[g + 1]);
 #pragma GCC unroll 8
 		for (i = 0; i < nr; i++) {
 			pj = _mm512_set1_ps(P[i][j]);
@@ -659,6 +687,7 @@ step_scores(const struct attn_tile *a, int jb0, int nb, int s, int e, int R,
     float (*S)[SB], __m512 *mx, const void **vr)
 {
 	const void *kp[16];
+	const uint16_t *kg = NULL;
 	__m512 sc[R1], x;
 	__mmask16 valid;
 	int jb, jr, jn, r, nr;
@@ -678,10 +707,13 @@ step_scores(const struct attn_tile *a, int jb0, int nb, int s, int e, int R,
 			continue;
 		}
 		attn_rows(a, jb, jr, jn, kp, vr + (jb - jb0));
+		if (kt == W_GQ8_0)	/* the group's scales (attn_q8gd) */
+			kg = (const uint16_t *)((const char *)kp[jr] -
+			    (size_t)(jr + 1) * hd);
 		if (kt == W_GQ8_0 && vnni)
-			q8vnni(R, sc, qr, kp, hd);
+			q8vnni(R, sc, qr, kp, kg, hd);
 		for (r = 0; kt == W_GQ8_0 && !vnni && r < R; r++)
-			q8scores(1, sc + r, qr[r].qb, 0, kp, hd);
+			q8scores(1, sc + r, qr[r].qb, 0, kg, hd);
 		for (r = 0; kt != W_GQ8_0 && r < R; r += nr) {
 			nr = R - r < NR ? R - r : NR;
 			switch (nr) {
@@ -834,6 +866,8 @@ part_t(float *acc, int lda, float *ml, const struct attn_tile *a,
 	__m512 S[ATTN_MAXROWS], s, p;
 	__mmask16 valid;
 	struct q8row qr[ATTN_MAXROWS];	/* q8_0: the rows quantized */
+	const uint16_t *kg = NULL, *vg = NULL;	/* q8_0: a block's groups */
+	int q8n = attn_kvrow(kt, hd);	/* q8_0: a row's int8 */
 
 	if (hd % 16 || R > ATTN_MAXROWS || R < 1 || (kt == W_GQ8_0 &&
 	    hd > HD1)) {
@@ -874,6 +908,12 @@ part_t(float *acc, int lda, float *ml, const struct attn_tile *a,
 		j0 = a->p0 > jb ? a->p0 - jb : 0;
 		j1 = pend - jb < 16 ? pend - jb : 16;
 		attn_rows(a, jb, j0, j1, kp, vp);
+		if (kt == W_GQ8_0) {	/* the groups' scales (attn_q8gd) */
+			kg = (const uint16_t *)((const char *)kp[j0] -
+			    (size_t)(j0 + 1) * q8n);
+			vg = (const uint16_t *)((const char *)vp[j0] -
+			    (size_t)(j0 + 1) * q8n);
+		}
 		/* the scores of NR rows at a time, their keys loaded once */
 		for (r = 0; r < R; r += nr) {
 			/* a float32 key is an FMA's memory operand, as cheap
@@ -885,9 +925,10 @@ part_t(float *acc, int lda, float *ml, const struct attn_tile *a,
 			if (!any)
 				continue;
 			if (kt == W_GQ8_0 && vnni)
-				q8vnni(nr, S + r, qr + r, kp, hd);
+				q8vnni(nr, S + r, qr + r, kp, kg, hd);
 			else if (kt == W_GQ8_0)
-				q8scores(nr, S + r, qr[r].qb, sizeof(*qr), kp, hd);
+				q8scores(nr, S + r, qr[r].qb, sizeof(*qr), kg,
+				    q8n);
 			if (kt == W_GQ8_0)
 				continue;
 			switch (nr) {
@@ -932,14 +973,22 @@ part_t(float *acc, int lda, float *ml, const struct attn_tile *a,
 			nr = R - r < 8 ? R - r : 8;
 			ar = arow + r, al = alpha + r, pr = P + r;
 			switch (nr) {	/* constant row counts: registers */
-			case 8: pvrows(8, 2, ar, al, pr, vp, j0, j1, hd, kt); break;
-			case 7: pvrows(7, 2, ar, al, pr, vp, j0, j1, hd, kt); break;
-			case 6: pvrows(6, 4, ar, al, pr, vp, j0, j1, hd, kt); break;
-			case 5: pvrows(5, 4, ar, al, pr, vp, j0, j1, hd, kt); break;
-			case 4: pvrows(4, 4, ar, al, pr, vp, j0, j1, hd, kt); break;
-			case 3: pvrows(3, 4, ar, al, pr, vp, j0, j1, hd, kt); break;
-			case 2: pvrows(2, 4, ar, al, pr, vp, j0, j1, hd, kt); break;
-			default: pvrows(1, 4, ar, al, pr, vp, j0, j1, hd, kt); break;
+			case 8: pvrows(8, 2, ar, al, pr, vp, vg, j0, j1, hd,
+			    kt); break;
+			case 7: pvrows(7, 2, ar, al, pr, vp, vg, j0, j1, hd,
+			    kt); break;
+			case 6: pvrows(6, 4, ar, al, pr, vp, vg, j0, j1, hd,
+			    kt); break;
+			case 5: pvrows(5, 4, ar, al, pr, vp, vg, j0, j1, hd,
+			    kt); break;
+			case 4: pvrows(4, 4, ar, al, pr, vp, vg, j0, j1, hd,
+			    kt); break;
+			case 3: pvrows(3, 4, ar, al, pr, vp, vg, j0, j1, hd,
+			    kt); break;
+			case 2: pvrows(2, 4, ar, al, pr, vp, vg, j0, j1, hd,
+			    kt); break;
+			default: pvrows(1, 4, ar, al, pr, vp, vg, j0, j1, hd,
+			    kt); break;
 			}
 		}
 	}

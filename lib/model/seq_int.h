@@ -70,6 +70,9 @@ seq_kv_head(const struct seq *sq, int l, int s, int g)
  * or the block its table names in a pool's, in its segment's run of
  * (layer l, key or value, head g) (seq.kv's layout, as attn_off counts
  * it); elements of type sq->kvt. */
+/* a Q8_0 cache's groups (attn.h) lie within a block */
+_Static_assert(SEQ_KVBLOCK % ATTN_Q8G == 0, "SEQ_KVBLOCK: whole Q8_0 groups");
+
 static inline void *
 seq_kv_at(const struct seq *sq, int l, int s, int g, int p)
 {

@@ -178,11 +178,14 @@ heads(const struct op *o, int h0, int h1)
 						kern.rope(x, 1, m->rd, cs, cs + hd / 2);
 					break;
 				case H_CACHE:	/* rounded to the cache's type */
-					if (h >= nq)
-						attn_kvstore(kv_at(pt->s,
-						    o->layer, s, g, pt->s->pos +
-						    t - pt->t0), x, hd,
+					if (h >= nq) {
+						int p = pt->s->pos + t - pt->t0;
+
+						attn_kvput(kv_at(pt->s, o->layer,
+						    s, g, p - p % ATTN_Q8G),
+						    p % ATTN_Q8G, x, hd,
 						    pt->s->kvt);
+					}
 					break;
 				case H_END:
 					break;

@@ -124,7 +124,8 @@ put_added(struct seq *s, enum seq_tap_name name, int l, int T,
 static float
 key_at(const struct seq *sq, int l, int g, int p, int i)
 {
-	return attn_kvload(seq_kv_at(sq, l, 0, g, p), i, sq->kvt);
+	return attn_kvget(seq_kv_at(sq, l, 0, g, p - p % ATTN_Q8G),
+	    p % ATTN_Q8G, i, seq_kv_row(sq), sq->kvt);
 }
 
 /* The attention probabilities of the T positions from s->pos in layer
