@@ -46,21 +46,14 @@ static float
 q8dot(const float *q, const unsigned char *qq, const void *g, int r, int hd)
 {
 	unsigned char qb[34];
-	const signed char *k;
-	int n = attn_kvrow(W_GQ8_0, hd), i, j;
+	int n = attn_kvrow(W_GQ8_0, hd), i;
 	float s = 0, p;
-	uint16_t dq;
-	int32_t d;
 
 	if (qq)
 		return attn_q8gscore(qq, g, r, n);
-	k = attn_q8gq(g, n, r);
 	for (i = 0; i < hd; i += 32) {
 		attn_kvstore(qb, q + i, hd - i < 32 ? hd - i : 32, W_GQ8_0);
-		memcpy(&dq, qb, sizeof(dq));
-		for (d = 0, j = 0; j < 32; j++)
-			d += (signed char)qb[2 + j] * k[i + j];
-		p = (float)d * (conv_f16_to_f32(dq) * attn_q8gd(g, r, i / 32));
+		p = attn_q8gblock(qb, g, r, n, i / 32);
 		s = s + p;
 	}
 	return s;
@@ -163,18 +156,15 @@ void
 attn_kvput(void *g, int r, const float *x, int n, enum wtype t)
 {
 	unsigned char b[34];
-	int row = attn_kvrow(t, n), i, c;
+	int row = attn_kvrow(t, n), i;
 
 	if (t != W_GQ8_0) {
 		attn_kvstore((char *)g + attn_kvbytes(t, (size_t)r * row), x, n,
 		    t);
 		return;
 	}
-	for (i = 0; i < row; i += 32) {
-		c = n - i < 32 ? (n - i > 0 ? n - i : 0) : 32;
-		memset(b, 0, sizeof(b));
-		if (c)
-			attn_kvstore(b, x + i, c, W_GQ8_0);
+	for (i = 0; i < row; i += 32) {	/* a block at a time, scattered */
+		attn_kvstore(b, x + i, n - i < 32 ? n - i : 32, W_GQ8_0);
 		memcpy((char *)g + 2 * (ATTN_Q8G * (i / 32) + r), b, 2);
 		memcpy((char *)g + (size_t)(r + 1) * row + i, b + 2, 32);
 	}

@@ -155,6 +155,14 @@ attn_q8gd(const void *g, int r, int b)
 	return conv_f16_to_f32(d);
 }
 
+/* The Q8_0 group (its scales, attn_q8gd's order) of the int8 row q,
+ * row r of its group, rows of n elements: attn_q8gq undone. */
+static inline const uint16_t *
+attn_q8gof(const void *q, int r, int n)
+{
+	return (const uint16_t *)((const char *)q - (size_t)(r + 1) * n);
+}
+
 /* Element i of row r of a cache group g (rows of n = attn_kvrow
  * elements; for types other than W_GQ8_0 a group is just its rows back
  * to back), as float32 (exact). */
@@ -177,23 +185,32 @@ attn_kvget(const void *g, int r, int i, int n, enum wtype t)
  * exact in float32 (two 11-bit significands), so every table's SIMD
  * gives these bits as long as it keeps the blocks' order (not fused
  * into an FMA).  llama.cpp's ggml_vec_dot_q8_0_q8_0 takes the same
- * products, summed in an order of its own. */
+ * products, summed in an order of its own.  attn_q8gblock: block b's
+ * term, qb the query's block. */
+static inline float
+attn_q8gblock(const void *qb, const void *g, int r, int n, int b)
+{
+	const unsigned char *a = qb;
+	const signed char *k = attn_q8gq(g, n, r) + 32 * b;
+	uint16_t da;
+	int32_t d = 0;
+	int j;
+
+	memcpy(&da, a, sizeof(da));
+	for (j = 0; j < 32; j++)
+		d += (signed char)a[2 + j] * k[j];
+	return (float)d * (conv_f16_to_f32(da) * attn_q8gd(g, r, b));
+}
+
 static inline float
 attn_q8gscore(const void *qq, const void *g, int r, int n)
 {
-	const unsigned char *a;
-	const signed char *k = attn_q8gq(g, n, r);
 	float s = 0, p;
-	uint16_t da;
-	int32_t d;
-	int i, j;
+	int i;
 
 	for (i = 0; i < n; i += 32) {
-		a = (const unsigned char *)qq + i / 32 * 34;
-		memcpy(&da, a, sizeof(da));
-		for (d = 0, j = 0; j < 32; j++)
-			d += (signed char)a[2 + j] * k[i + j];
-		p = (float)d * (conv_f16_to_f32(da) * attn_q8gd(g, r, i / 32));
+		p = attn_q8gblock((const char *)qq + i / 32 * 34, g, r, n,
+		    i / 32);
 		s = s + p;	/* a statement of its own: no FMA */
 	}
 	return s;

@@ -457,10 +457,8 @@ part_t(float *acc, int lda, float *ml, const struct attn_tile *a,
 		j1 = pend - jb < 16 ? pend - jb : 16;
 		attn_rows(a, jb, j0, j1, kp, vp);
 		if (kt == W_GQ8_0) {	/* the groups' scales (attn_q8gd) */
-			kg = (const uint16_t *)((const char *)kp[j0] -
-			    (size_t)(j0 + 1) * q8n);
-			vg = (const uint16_t *)((const char *)vp[j0] -
-			    (size_t)(j0 + 1) * q8n);
+			kg = attn_q8gof(kp[j0], j0, q8n);
+			vg = attn_q8gof(vp[j0], j0, q8n);
 		}
 		/* the scores of NR rows at a time, their keys loaded once */
 		for (r = 0; r < R; r += nr) {

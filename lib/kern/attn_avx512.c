@@ -614,8 +614,7 @@ pv1(int nr, int G, float *acc, int hd, const float *alpha,
 	 * times key j's scale of block c / 32 + b */
 	for (q = j0 & ~15; t == W_GQ8_0 && q < j0 + n; q += 16) {
 		j = q > j0 ? q : j0;	/* a key of the group in the range */
-		dg = (const uint16_t *)((const char *)vr[j] - (size_t)((j & 15) +
-		    1) * hd);
+		dg = attn_q8gof(vr[j], j & 15, hd);
 #pragma GCC unroll 2
 		for (b = 0; b < G / 2; b++) {
 			d = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(dg +
@@ -708,8 +707,7 @@ step_scores(const struct attn_tile *a, int jb0, int nb, int s, int e, int R,
 		}
 		attn_rows(a, jb, jr, jn, kp, vr + (jb - jb0));
 		if (kt == W_GQ8_0)	/* the group's scales (attn_q8gd) */
-			kg = (const uint16_t *)((const char *)kp[jr] -
-			    (size_t)(jr + 1) * hd);
+			kg = attn_q8gof(kp[jr], jr, hd);
 		if (kt == W_GQ8_0 && vnni)
 			q8vnni(R, sc, qr, kp, kg, hd);
 		for (r = 0; kt == W_GQ8_0 && !vnni && r < R; r++)
@@ -909,10 +907,8 @@ part_t(float *acc, int lda, float *ml, const struct attn_tile *a,
 		j1 = pend - jb < 16 ? pend - jb : 16;
 		attn_rows(a, jb, j0, j1, kp, vp);
 		if (kt == W_GQ8_0) {	/* the groups' scales (attn_q8gd) */
-			kg = (const uint16_t *)((const char *)kp[j0] -
-			    (size_t)(j0 + 1) * q8n);
-			vg = (const uint16_t *)((const char *)vp[j0] -
-			    (size_t)(j0 + 1) * q8n);
+			kg = attn_q8gof(kp[j0], j0, q8n);
+			vg = attn_q8gof(vp[j0], j0, q8n);
 		}
 		/* the scores of NR rows at a time, their keys loaded once */
 		for (r = 0; r < R; r += nr) {
