@@ -287,7 +287,9 @@ attn_at(const struct attn_tile *a, int v, int p)
  * lies within one of the cache's when kvb is a multiple of ATTN_BLOCK
  * (the model's is): one offset, not a division a key; a whole block
  * (all of decode's but a range's first and last) is one add a row.
- * Inlined: a call a block cost decode's tile 8% of its instructions. */
+ * A Q8_0 cache's rows are its group's int8 (attn_q8gq; its kvb a
+ * multiple of ATTN_Q8G, a block one group).  Inlined: a call a block
+ * cost decode's tile 8% of its instructions. */
 static inline __attribute__((always_inline)) void
 attn_rows(const struct attn_tile *a, int jb, int j0, int j1,
     const void **kp, const void **vp)
@@ -296,18 +298,7 @@ attn_rows(const struct attn_tile *a, int jb, int j0, int j1,
 	const char *k, *v;
 	int j, jn;
 
-	if (a->kvt == W_GQ8_0) {	/* a group's int8 rows (attn_q8gq) */
-		rs = a->ldkv;
-		k = attn_at(a, 0, jb) + rs;
-		v = attn_at(a, 1, jb) + rs;
-		for (j = 0; j < ATTN_BLOCK; j++) {
-			jn = j < j0 || j >= j1 ? j0 : j;
-			kp[j] = k + (size_t)jn * rs;
-			vp[j] = v + (size_t)jn * rs;
-		}
-		return;
-	}
-	if (a->kvb % ATTN_BLOCK) {
+	if (a->kvb % ATTN_BLOCK && a->kvt != W_GQ8_0) {
 		for (j = 0; j < ATTN_BLOCK; j++) {
 			jn = j < j0 || j >= j1 ? j0 : j;
 			kp[j] = attn_at(a, 0, jb + jn);
@@ -317,6 +308,10 @@ attn_rows(const struct attn_tile *a, int jb, int j0, int j1,
 	}
 	k = attn_at(a, 0, jb);
 	v = attn_at(a, 1, jb);
+	if (a->kvt == W_GQ8_0) {	/* the group's int8 rows (attn_q8gq) */
+		rs = a->ldkv;
+		k += rs, v += rs;
+	}
 	if (j0 == 0 && j1 == ATTN_BLOCK) {
 		for (j = 0; j < ATTN_BLOCK; j++, k += rs, v += rs)
 			kp[j] = k, vp[j] = v;
