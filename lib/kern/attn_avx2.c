@@ -5,7 +5,10 @@
  * folded by a transposing add tree; exp by a Cephes-style polynomial
  * with the power of two built in the exponent bits (lanes below -87
  * give about 1e-38, never used where a key is masked: those lanes are
- * zeroed).  Needs hd % 8 == 0; other head sizes use the portable tile. */
+ * zeroed).  Needs hd % 8 == 0; other head sizes use the portable tile.
+ * Decode's tile over a Q8_0 cache (part1) takes its softmax SB keys a
+ * step and folds each value's scale into its probability, as
+ * attn_avx512.c's one-token tile. */
 #if defined(__x86_64__)
 
 #include <immintrin.h>
@@ -29,6 +32,8 @@
 #define NR 3		/* query rows whose scores share a key's loads */
 #define Q8HD 256	/* a q8_0 cache's head size, at most (else the
 			 * portable tile) */
+#define SB 128		/* keys a softmax step of the one-token tile */
+#define R1 8		/* its rows, at most */
 
 /* 8 elements from p + c of a cache row of type t, as float32 (q8_0: p
  * the row's int8 in its group, ds its first block's scale, a block's
@@ -243,17 +248,17 @@ q8add(__m256 s, __m256i isum, float dq, __m256 dk)
  * within +-127): no horizontal sum a key, and the transposition serves
  * every row. */
 INLINE void
-q8t(int nr, __m256 *out, const struct q8q *qr, const void *const *kp,
+q8t_n(int nr, __m256 *out, const struct q8q *qr, const void *const *kp,
     const uint16_t *dg, int hd)
 {
 	__m256i k[8], acc, ones = _mm256_set1_epi16(1);
 	int32_t w;
-	__m256 dk;
+	__m256 dk, o[NR];	/* out's rows in registers (out may alias) */
 	int b, i, g;
 
 #pragma GCC unroll 4
 	for (i = 0; i < nr; i++)
-		out[i] = _mm256_setzero_ps();
+		o[i] = _mm256_setzero_ps();
 	for (b = 0; b < (hd + 31) / 32; b++) {
 		q8keys(k, &dk, kp, dg, b);
 #pragma GCC unroll 4
@@ -271,9 +276,33 @@ q8t(int nr, __m256 *out, const struct q8q *qr, const void *const *kp,
 				    _mm256_maddubs_epi16(qa, _mm256_sign_epi8(k[g],
 				    qs)), ones));
 			}
-			out[i] = q8add(out[i], acc, qr[i].d[b], dk);
+			o[i] = q8add(o[i], acc, qr[i].d[b], dk);
 		}
 	}
+#pragma GCC unroll 4
+	for (i = 0; i < nr; i++)
+		out[i] = o[i];
+}
+
+/* q8t_n with its row count a constant, and head size 64 unrolled.  Not
+ * inlined, as q8tv: in part_t the vectors its caller keeps live across
+ * the key blocks sent the integer sums to the stack. */
+__attribute__((noinline)) static void
+q8t(int nr, __m256 *out, const struct q8q *qr, const void *const *kp,
+    const uint16_t *dg, int hd)
+{
+	if (hd == 64)
+		switch (nr) {
+		case 3: q8t_n(3, out, qr, kp, dg, 64); break;
+		case 2: q8t_n(2, out, qr, kp, dg, 64); break;
+		default: q8t_n(1, out, qr, kp, dg, 64); break;
+		}
+	else
+		switch (nr) {
+		case 3: q8t_n(3, out, qr, kp, dg, hd); break;
+		case 2: q8t_n(2, out, qr, kp, dg, hd); break;
+		default: q8t_n(1, out, qr, kp, dg, hd); break;
+		}
 }
 
 /* q8t with AVX-VNNI: the transposed keys made unsigned (plus 128), a
@@ -401,16 +430,330 @@ pvrows(int nr, int G, float *const *acc, const float *alpha,
 		pv(nr, 1, 0, acc, alpha, P, vp, vg, j0, j1, c, t);
 }
 
+/* Decode's (T = 1) values over a Q8_0 cache: as pv, with each key's
+ * scale of block c / 32 folded into its probabilities (Pd: q8fold's)
+ * and the int8 widened and nothing more, one rounding more than pv's
+ * exact d * q (attn.h: as the AVX-512 one-token tile).  A pass's G <= 4
+ * chunks lie in one block; the nr probabilities are held across them
+ * where the registers allow (nr * G + nr + 1 of the 16), else a key's
+ * G values (nr * G + G + 1). */
+INLINE void
+pvq(int nr, int G, float *const *acc, const float *alpha,
+    const float (*Pd)[Q8HD / 32][SB], const void *const *vp, int j0,
+    int j1, int c)
+{
+	__m256 o[8][4], vj[4], pj[8];
+	int i, j, g, b = c / 32, hold_p = nr * G + nr + 1 <= 16;
+
+#pragma GCC unroll 8
+	for (i = 0; i < nr; i++)
+#pragma GCC unroll 4
+		for (g = 0; g < G; g++)
+			o[i][g] = _mm256_mul_ps(_mm256_loadu_ps(acc[i] + c + 8 * g),
+			    _mm256_set1_ps(alpha[i]));
+	for (j = j0; j < j1; j++) {
+		if (hold_p) {
+#pragma GCC unroll 8
+			for (i = 0; i < nr; i++)
+				pj[i] = _mm256_set1_ps(Pd[i][b][j]);
+#pragma GCC unroll 4
+			for (g = 0; g < G; g++) {
+				vj[0] = _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(
+				    _mm_loadl_epi64((const __m128i *)((const char *)
+				    vp[j] + c + 8 * g))));
+#pragma GCC unroll 8
+				for (i = 0; i < nr; i++)
+					o[i][g] = _mm256_fmadd_ps(pj[i], vj[0],
+					    o[i][g]);
+			}
+			continue;
+		}
+#pragma GCC unroll 4
+		for (g = 0; g < G; g++)
+			vj[g] = _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(
+			    _mm_loadl_epi64((const __m128i *)((const char *)vp[j] +
+			    c + 8 * g))));
+#pragma GCC unroll 8
+		for (i = 0; i < nr; i++) {
+			pj[0] = _mm256_set1_ps(Pd[i][b][j]);
+#pragma GCC unroll 4
+			for (g = 0; g < G; g++)
+				o[i][g] = _mm256_fmadd_ps(pj[0], vj[g], o[i][g]);
+		}
+	}
+#pragma GCC unroll 8
+	for (i = 0; i < nr; i++)
+#pragma GCC unroll 4
+		for (g = 0; g < G; g++)
+			_mm256_storeu_ps(acc[i] + c + 8 * g, o[i][g]);
+}
+
+/* pvq over all hd columns of nr rows: passes of G chunks within a
+ * block, the rest one chunk at a time. */
+INLINE void
+pvqrows(int nr, int G, float *const *acc, const float *alpha,
+    const float (*Pd)[Q8HD / 32][SB], const void *const *vp, int j0,
+    int j1, int hd)
+{
+	int c;
+
+	for (c = 0; c + 8 * G <= hd; c += 8 * G)
+		pvq(nr, G, acc, alpha, Pd, vp, j0, j1, c);
+	for (; c < hd; c += 8)
+		pvq(nr, 1, acc, alpha, Pd, vp, j0, j1, c);
+}
+
+/* pvrows over the R rows of part_t's tile, 8 at a time. */
+INLINE void
+pvall_t(int R, float *const *arow, const float *alpha, const float (*P)[16],
+    const void *const *vp, const uint16_t *vg, int j0, int j1, int hd,
+    enum wtype kt)
+{
+	float *const *ar;
+	const float *al;
+	const float (*pr)[16];
+	int r, nr;
+
+	for (r = 0; r < R; r += nr) {
+		nr = R - r < 8 ? R - r : 8;
+		ar = arow + r, al = alpha + r, pr = P + r;
+		switch (nr) {	/* constant row counts: registers */
+		case 8: pvrows(8, 1, ar, al, pr, vp, vg, j0, j1, hd, kt); break;
+		case 7: pvrows(7, 1, ar, al, pr, vp, vg, j0, j1, hd, kt); break;
+		case 6: pvrows(6, 2, ar, al, pr, vp, vg, j0, j1, hd, kt); break;
+		case 5: pvrows(5, 2, ar, al, pr, vp, vg, j0, j1, hd, kt); break;
+		case 4: pvrows(4, 2, ar, al, pr, vp, vg, j0, j1, hd, kt); break;
+		case 3: pvrows(3, 4, ar, al, pr, vp, vg, j0, j1, hd, kt); break;
+		case 2: pvrows(2, 4, ar, al, pr, vp, vg, j0, j1, hd, kt); break;
+		default: pvrows(1, 8, ar, al, pr, vp, vg, j0, j1, hd, kt); break;
+		}
+	}
+}
+
+/* pvall_t a cache type, head size 64 unrolled.  Not inlined: in part_t
+ * the vectors kept live across the key blocks (the masks, the
+ * constants) sent its accumulators to the stack, each FMA chain
+ * through a store and a load. */
+__attribute__((noinline)) static void
+pvall(int R, float *const *arow, const float *alpha, const float (*P)[16],
+    const void *const *vp, const uint16_t *vg, int j0, int j1, int hd,
+    enum wtype kt)
+{
+#define PVALL(t) (hd == 64 ? pvall_t(R, arow, alpha, P, vp, vg, j0, j1, 64, \
+	t) : pvall_t(R, arow, alpha, P, vp, vg, j0, j1, hd, t))
+	switch (kt) {
+	case W_BF16: PVALL(W_BF16); break;
+	case W_F16: PVALL(W_F16); break;
+	case W_GQ8_0: PVALL(W_GQ8_0); break;
+	default: PVALL(W_F32); break;
+	}
+#undef PVALL
+}
+
+/* pvqrows over the R rows of the one-token tile (rows acc[r]).  Not
+ * inlined: in its caller the vectors kept live across the key steps
+ * sent the accumulators to the stack, each FMA chain through a store
+ * and a load. */
+INLINE void
+pv1all_t(int R, float *const *acc, const float *alpha,
+    const float (*Pd)[Q8HD / 32][SB], const void *const *vp, int j0, int j1,
+    int hd)
+{
+	float *const *ar;
+	const float *al;
+	int r, nr;
+
+	for (r = 0; r < R; r += nr) {
+		nr = R - r < 8 ? R - r : 8;
+		ar = acc + r, al = alpha + r;
+		switch (nr) {	/* constant row counts: registers */
+		case 8: pvqrows(8, 1, ar, al, Pd + r, vp, j0, j1, hd); break;
+		case 7: pvqrows(7, 1, ar, al, Pd + r, vp, j0, j1, hd); break;
+		case 6: pvqrows(6, 2, ar, al, Pd + r, vp, j0, j1, hd); break;
+		case 5: pvqrows(5, 2, ar, al, Pd + r, vp, j0, j1, hd); break;
+		case 4: pvqrows(4, 2, ar, al, Pd + r, vp, j0, j1, hd); break;
+		case 3: pvqrows(3, 4, ar, al, Pd + r, vp, j0, j1, hd); break;
+		case 2: pvqrows(2, 4, ar, al, Pd + r, vp, j0, j1, hd); break;
+		default: pvqrows(1, 4, ar, al, Pd + r, vp, j0, j1, hd); break;
+		}
+	}
+}
+
+__attribute__((noinline)) static void
+pv1all(int R, float *const *acc, const float *alpha,
+    const float (*Pd)[Q8HD / 32][SB], const void *const *vp, int j0, int j1,
+    int hd)
+{
+	if (hd == 64)
+		pv1all_t(R, acc, alpha, Pd, vp, j0, j1, 64);
+	else
+		pv1all_t(R, acc, alpha, Pd, vp, j0, j1, hd);
+}
+
+/* Step [jb0, jb0 + nb) (whole key blocks) of the one-token tile over a
+ * Q8_0 cache: its scores into S (scaled, soft-capped, -inf outside
+ * [s, e)), the rows' maxima into mx, the rows of its values into vr
+ * and each key block's value scales (its group's, attn_q8gd) into vg. */
+INLINE void
+q8step(const struct attn_tile *a, int jb0, int nb, int s, int e, int R,
+    const struct q8q *qr, int vnni, int hd, float (*S)[SB], __m256 *mx,
+    const void **vr, const uint16_t **vg)
+{
+	const void *kp[16];
+	const uint16_t *kg;
+	const __m256 ninf = _mm256_set1_ps(-INFINITY);
+	const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+	__m256 sc[2][R1], x, mk[2];
+	__m256i idx;
+	int jb, jr, jn, r, nr, h, q8n = attn_kvrow(W_GQ8_0, hd);
+
+	for (jb = jb0; jb < jb0 + nb; jb += 16) {
+		if (jb + 16 < e && !a->touched)	/* the next block */
+			attn_prefetch(a, jb + 16, e - jb < 32 ? e : jb + 32);
+		if (a->ahead)	/* the next tile's share of this block */
+			attn_ahead(a, jb);
+		jr = s - jb > 0 ? s - jb : 0;
+		jn = e - jb < 16 ? e - jb : 16;
+		if (jn <= jr) {		/* before a window's first key */
+			for (r = 0; r < R; r++)
+				for (h = 0; h < 2; h++)
+					_mm256_storeu_ps(S[r] + (jb - jb0) + 8 * h,
+					    ninf);
+			continue;
+		}
+		attn_rows(a, jb, jr, jn, kp, vr + (jb - jb0));
+		kg = attn_q8gof(kp[jr], jr, q8n);
+		vg[(jb - jb0) / 16] = attn_q8gof(vr[jb - jb0 + jr], jr, q8n);
+		for (r = 0; r < R; r += nr) {
+			nr = R - r < NR ? R - r : NR;
+			for (h = 0; h < 2; h++)
+				if (vnni)
+					q8tv(nr, sc[h] + r, qr + r, kp + 8 * h,
+					    kg + 8 * h, hd);
+				else
+					q8t(nr, sc[h] + r, qr + r, kp + 8 * h,
+					    kg + 8 * h, hd);
+		}
+		for (h = 0; h < 2; h++) {	/* lanes jr <= 8h + i < jn */
+			idx = _mm256_add_epi32(lane, _mm256_set1_epi32(8 * h));
+			mk[h] = _mm256_castsi256_ps(_mm256_and_si256(
+			    _mm256_cmpgt_epi32(idx, _mm256_set1_epi32(jr - 1)),
+			    _mm256_cmpgt_epi32(_mm256_set1_epi32(jn), idx)));
+		}
+		for (r = 0; r < R; r++)
+			for (h = 0; h < 2; h++) {
+				x = _mm256_mul_ps(sc[h][r], _mm256_set1_ps(a->scale));
+				if (a->softcap) {
+					float c8[8];
+
+					_mm256_storeu_ps(c8, x);
+					attn_softcap(c8, 8, a->softcap);
+					x = _mm256_loadu_ps(c8);
+				}
+				x = _mm256_blendv_ps(ninf, x, mk[h]);
+				_mm256_storeu_ps(S[r] + (jb - jb0) + 8 * h, x);
+				mx[r] = _mm256_max_ps(mx[r], x);
+			}
+	}
+}
+
+/* Row r's new max m from its step's maximum mx, the factor alpha of
+ * what was summed before, S's nb scores made probabilities (0 outside
+ * the range, a NaN score staying NaN) and l updated.  Not inlined: in
+ * part1 the rows' maxima held its sum and its max in memory. */
+__attribute__((noinline)) static void
+step_softmax(float *S, int nb, __m256 mx, float *m, float *l, float *alpha)
+{
+	const __m256 ninf = _mm256_set1_ps(-INFINITY);
+	__m256 mv, ls = _mm256_setzero_ps(), x, p;
+	float bm = hmax(mx);
+	int j;
+
+	if (bm > *m) {
+		*alpha = *m == -INFINITY ? 0 : expf(*m - bm);
+		*m = bm;
+	} else {
+		*alpha = 1;
+	}
+	mv = _mm256_set1_ps(*m);
+	for (j = 0; j < nb; j += 8) {
+		x = _mm256_loadu_ps(S + j);
+		p = vexp8(_mm256_sub_ps(x, mv));
+		p = _mm256_and_ps(p, _mm256_cmp_ps(x, ninf, _CMP_NEQ_UQ));
+		p = _mm256_blendv_ps(p, x, _mm256_cmp_ps(x, x, _CMP_UNORD_Q));
+		ls = _mm256_add_ps(ls, p);
+		_mm256_storeu_ps(S + j, p);
+	}
+	*l = *l * *alpha + hsum(ls);
+}
+
+/* The one-token tile (decode's) over a Q8_0 cache, R <= R1 rows, hd %
+ * 8 == 0, hd <= Q8HD: the softmax a step of up to SB keys (one max, one
+ * rescale of the rows a step, where part_t's are a block's), each
+ * value's scale folded into its probabilities (pvq). */
+INLINE void
+part1(float *acc, float *ml, const struct attn_tile *a, int hd, int vnni)
+{
+	float S[R1][SB], Pd[R1][Q8HD / 32][SB], m[R1], l[R1], alpha[R1],
+	    *arow[R1];
+	struct q8q qr[R1];
+	const void *vr[SB];
+	const uint16_t *vg[SB / 16];
+	int R = a->nh, r, c, s = attn_start(a, 0), jb, nb, j0, n, q, b, h;
+	int e = a->pos0 + 1 < a->p1 ? a->pos0 + 1 : a->p1;
+	__m256 mx[R1], d;
+
+	for (r = 0; r < R; r++) {
+		m[r] = -INFINITY, l[r] = 0;
+		arow[r] = acc + r * hd;
+		for (c = 0; c < hd; c += 8)
+			_mm256_storeu_ps(arow[r] + c, _mm256_setzero_ps());
+		q8prep(&qr[r], a->q + r * hd, hd);
+	}
+	jb = a->p0 - a->p0 % 16;
+	if (!a->touched)
+		attn_prefetch(a, a->p0, e - jb < 16 ? e : jb + 16);
+	for (; jb < e; jb += nb) {
+		nb = e - jb < SB ? (e - jb + 15) / 16 * 16 : SB;
+		for (r = 0; r < R; r++)
+			mx[r] = _mm256_set1_ps(-INFINITY);
+		q8step(a, jb, nb, s, e, R, qr, vnni, hd, S, mx, vr, vg);
+		j0 = s - jb > 0 ? s - jb : 0;
+		n = (e - jb < nb ? e - jb : nb) - j0;
+		if (n <= 0)	/* before a window's first key */
+			continue;
+		for (r = 0; r < R; r++)
+			step_softmax(S[r], nb, mx[r], &m[r], &l[r], &alpha[r]);
+		/* Pd[r][b][j]: probability j times its value's scale of
+		 * block b */
+		for (q = j0 & ~15; q < j0 + n; q += 16)
+			for (b = 0; b < (hd + 31) / 32; b++)
+				for (h = 0; h < 2; h++) {
+					d = _mm256_cvtph_ps(_mm_loadu_si128((const
+					    __m128i *)(vg[q / 16] + ATTN_Q8G * b +
+					    8 * h)));
+					for (r = 0; r < R; r++)
+						_mm256_storeu_ps(Pd[r][b] + q + 8 * h,
+						    _mm256_mul_ps(_mm256_loadu_ps(
+						    S[r] + q + 8 * h), d));
+				}
+		pv1all(R, arow, alpha, (const float (*)[Q8HD / 32][SB])Pd, vr,
+		    j0, j0 + n, hd);
+	}
+	for (r = 0; r < R; r++) {
+		ml[2 * r] = m[r];
+		ml[2 * r + 1] = l[r];
+	}
+}
+
 INLINE void
 part_t(float *acc, int lda, float *ml, const struct attn_tile *a,
     enum wtype kt, int HD, int vnni)
 {
 	float P[ATTN_MAXROWS][16], alpha[ATTN_MAXROWS], m[ATTN_MAXROWS],
 	    l[ATTN_MAXROWS], bm, *arow[ATTN_MAXROWS];
-	const float *qrow[ATTN_MAXROWS], *al;
+	const float *qrow[ATTN_MAXROWS];
 	const void *kp[16], *vp[16];
-	const float (*pr)[16];
-	float *const *ar;
 	int end[ATTN_MAXROWS], start[ATTN_MAXROWS], R = a->nh * a->T, hd = HD ? HD : a->hd;
 	int r, t, jb, j0, j1, jn, jr, j, c, nr, pend, h, i, any, allk, pjr = -1, pjn = -1;
 	const float scale = a->scale, cap = a->softcap;
@@ -474,14 +817,8 @@ part_t(float *acc, int lda, float *ml, const struct attn_tile *a,
 				q8tv(nr, S[h] + r, qr + r, kp + 8 * h, kg + 8 * h,
 				    hd);
 			for (h = 0; h < 2 && kt == W_GQ8_0 && !vnni; h++)
-				switch (nr) {
-				case 3: q8t(3, S[h] + r, qr + r, kp + 8 * h,
-				    kg + 8 * h, hd); break;
-				case 2: q8t(2, S[h] + r, qr + r, kp + 8 * h,
-				    kg + 8 * h, hd); break;
-				default: q8t(1, S[h] + r, qr + r, kp + 8 * h,
-				    kg + 8 * h, hd); break;
-				}
+				q8t(nr, S[h] + r, qr + r, kp + 8 * h, kg + 8 * h,
+				    hd);
 			for (h = 0; h < 2 && kt != W_GQ8_0; h++)
 				switch (nr) {
 				case 3: scores(3, S[h] + r, qrow + r, kp + 8 * h, hd, kt); break;
@@ -536,28 +873,8 @@ part_t(float *acc, int lda, float *ml, const struct attn_tile *a,
 			}
 			l[r] = l[r] * alpha[r] + hsum(_mm256_add_ps(p[0], p[1]));
 		}
-		for (r = 0; r < R; r += nr) {
-			nr = R - r < 8 ? R - r : 8;
-			ar = arow + r, al = alpha + r, pr = P + r;
-			switch (nr) {	/* constant row counts: registers */
-			case 8: pvrows(8, 1, ar, al, pr, vp, vg, j0, j1, hd,
-			    kt); break;
-			case 7: pvrows(7, 1, ar, al, pr, vp, vg, j0, j1, hd,
-			    kt); break;
-			case 6: pvrows(6, 2, ar, al, pr, vp, vg, j0, j1, hd,
-			    kt); break;
-			case 5: pvrows(5, 2, ar, al, pr, vp, vg, j0, j1, hd,
-			    kt); break;
-			case 4: pvrows(4, 2, ar, al, pr, vp, vg, j0, j1, hd,
-			    kt); break;
-			case 3: pvrows(3, 4, ar, al, pr, vp, vg, j0, j1, hd,
-			    kt); break;
-			case 2: pvrows(2, 4, ar, al, pr, vp, vg, j0, j1, hd,
-			    kt); break;
-			default: pvrows(1, 8, ar, al, pr, vp, vg, j0, j1, hd,
-			    kt); break;
-			}
-		}
+		pvall(R, arow, alpha, (const float (*)[16])P, vp, vg, j0, j1,
+		    hd, kt);
 	}
 	for (r = 0; r < R; r++) {
 		ml[2 * r] = m[r];
@@ -580,6 +897,10 @@ part(float *acc, int lda, float *ml, const struct attn_tile *a)
 	else if (a->kvt == W_F16)
 		h64 ? part_t(acc, lda, ml, a, W_F16, 64, 0) :
 		    part_t(acc, lda, ml, a, W_F16, 0, 0);
+	else if (a->kvt == W_GQ8_0 && a->T == 1 && a->nh <= R1 &&
+	    a->hd % 8 == 0 && a->hd <= Q8HD)	/* decode's */
+		h64 ? part1(acc, ml, a, 64, kern_avxvnni) :
+		    part1(acc, ml, a, a->hd, kern_avxvnni);
 	else if (a->kvt == W_GQ8_0)
 		/* the scores by vpdpbusd where the CPU has it (the same
 		 * bits) */
