@@ -658,16 +658,19 @@ q8step(const struct attn_tile *a, int jb0, int nb, int s, int e, int R,
 }
 
 /* Row r's new max m from its step's maximum mx, the factor alpha of
- * what was summed before, S's nb scores made probabilities (0 outside
- * the range, a NaN score staying NaN) and l updated.  Not inlined: in
- * part1 the rows' maxima held its sum and its max in memory. */
+ * what was summed before and l updated; S's scores from key j0 to nb
+ * made probabilities (0 outside the range, a NaN score staying NaN),
+ * each times its value's scale of block b into pd[b] (dv[b]: the
+ * scales, nbk blocks).  Not inlined: in part1 the rows' maxima held
+ * its sum and its max in memory. */
 __attribute__((noinline)) static void
-step_softmax(float *S, int nb, __m256 mx, float *m, float *l, float *alpha)
+step_softmax(const float *S, int j0, int nb, __m256 mx, float *m, float *l,
+    float *alpha, const float (*dv)[SB], float (*pd)[SB], int nbk)
 {
 	const __m256 ninf = _mm256_set1_ps(-INFINITY);
 	__m256 mv, ls = _mm256_setzero_ps(), x, p;
 	float bm = hmax(mx);
-	int j;
+	int j, b;
 
 	if (bm > *m) {
 		*alpha = *m == -INFINITY ? 0 : expf(*m - bm);
@@ -676,13 +679,15 @@ step_softmax(float *S, int nb, __m256 mx, float *m, float *l, float *alpha)
 		*alpha = 1;
 	}
 	mv = _mm256_set1_ps(*m);
-	for (j = 0; j < nb; j += 8) {
+	for (j = j0; j < nb; j += 8) {
 		x = _mm256_loadu_ps(S + j);
 		p = vexp8(_mm256_sub_ps(x, mv));
 		p = _mm256_and_ps(p, _mm256_cmp_ps(x, ninf, _CMP_NEQ_UQ));
 		p = _mm256_blendv_ps(p, x, _mm256_cmp_ps(x, x, _CMP_UNORD_Q));
 		ls = _mm256_add_ps(ls, p);
-		_mm256_storeu_ps(S + j, p);
+		for (b = 0; b < nbk; b++)
+			_mm256_storeu_ps(pd[b] + j, _mm256_mul_ps(p,
+			    _mm256_loadu_ps(dv[b] + j)));
 	}
 	*l = *l * *alpha + hsum(ls);
 }
@@ -694,14 +699,14 @@ step_softmax(float *S, int nb, __m256 mx, float *m, float *l, float *alpha)
 INLINE void
 part1(float *acc, float *ml, const struct attn_tile *a, int hd, int vnni)
 {
-	float S[R1][SB], Pd[R1][Q8HD / 32][SB], m[R1], l[R1], alpha[R1],
-	    *arow[R1];
+	float S[R1][SB], Pd[R1][Q8HD / 32][SB], dv[Q8HD / 32][SB], m[R1],
+	    l[R1], alpha[R1], *arow[R1];
 	struct q8q qr[R1];
 	const void *vr[SB];
 	const uint16_t *vg[SB / 16];
 	int R = a->nh, r, c, s = attn_start(a, 0), jb, nb, j0, n, q, b, h;
-	int e = a->pos0 + 1 < a->p1 ? a->pos0 + 1 : a->p1;
-	__m256 mx[R1], d;
+	int e = a->pos0 + 1 < a->p1 ? a->pos0 + 1 : a->p1, nbk = (hd + 31) / 32;
+	__m256 mx[R1];
 
 	for (r = 0; r < R; r++) {
 		m[r] = -INFINITY, l[r] = 0;
@@ -722,21 +727,18 @@ part1(float *acc, float *ml, const struct attn_tile *a, int hd, int vnni)
 		n = (e - jb < nb ? e - jb : nb) - j0;
 		if (n <= 0)	/* before a window's first key */
 			continue;
-		for (r = 0; r < R; r++)
-			step_softmax(S[r], nb, mx[r], &m[r], &l[r], &alpha[r]);
-		/* Pd[r][b][j]: probability j times its value's scale of
-		 * block b */
+		/* the values' scales of the step's groups with keys, block
+		 * by block: dv[b][j] key j's of block b */
 		for (q = j0 & ~15; q < j0 + n; q += 16)
-			for (b = 0; b < (hd + 31) / 32; b++)
-				for (h = 0; h < 2; h++) {
-					d = _mm256_cvtph_ps(_mm_loadu_si128((const
+			for (b = 0; b < nbk; b++)
+				for (h = 0; h < 2; h++)
+					_mm256_storeu_ps(dv[b] + q + 8 * h,
+					    _mm256_cvtph_ps(_mm_loadu_si128((const
 					    __m128i *)(vg[q / 16] + ATTN_Q8G * b +
-					    8 * h)));
-					for (r = 0; r < R; r++)
-						_mm256_storeu_ps(Pd[r][b] + q + 8 * h,
-						    _mm256_mul_ps(_mm256_loadu_ps(
-						    S[r] + q + 8 * h), d));
-				}
+					    8 * h))));
+		for (r = 0; r < R; r++)
+			step_softmax(S[r], j0 & ~15, nb, mx[r], &m[r], &l[r],
+			    &alpha[r], (const float (*)[SB])dv, Pd[r], nbk);
 		pv1all(R, arow, alpha, (const float (*)[Q8HD / 32][SB])Pd, vr,
 		    j0, j0 + n, hd);
 	}
