@@ -38,14 +38,19 @@
 /* 8 elements from p + c of a cache row of type t, as float32 (q8_0: p
  * the row's int8 in its group, ds its first block's scale, a block's
  * ATTN_Q8G apart (attn_q8gd); the int8 widened times the scale, exact:
- * attn.h). */
+ * attn.h; ds NULL: the int8 widened alone, the scale folded into the
+ * probability instead, part1). */
 INLINE __m256
 kvload(const void *p, const uint16_t *ds, int c, enum wtype t)
 {
-	if (t == W_GQ8_0)
-		return _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(
-		    _mm_loadl_epi64((const __m128i *)((const char *)p + c)))),
-		    _mm256_set1_ps(_cvtsh_ss(ds[ATTN_Q8G * (c / 32)])));
+	__m256 x;
+
+	if (t == W_GQ8_0) {
+		x = _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_loadl_epi64(
+		    (const __m128i *)((const char *)p + c))));
+		return ds ? _mm256_mul_ps(x, _mm256_set1_ps(_cvtsh_ss(
+		    ds[ATTN_Q8G * (c / 32)]))) : x;
+	}
 	return wload(t, p, (size_t)c);
 }
 
@@ -363,11 +368,12 @@ q8tv(int nr, __m256 *out, const struct q8q *qr, const void *const *kp,
  * registers across the rows (nr * G + G + 1 of the 16), or with hold_p
  * its nr probabilities across the chunks (nr * G + nr + 1: 4 chunks a
  * pass for 3 rows where the values fit 3): the same FMAs in the same
- * order either way. */
+ * order either way.  Row i's probabilities from P + i * ldp; over a
+ * Q8_0 cache with vg NULL, each key's scale folded into them (part1). */
 INLINE void
 pv(int nr, int G, int hold_p, float *const *acc, const float *alpha,
-    const float (*P)[16], const void *const *vp, const uint16_t *vg, int j0,
-    int j1, int c, enum wtype t)
+    const float *P, int ldp, const void *const *vp, const uint16_t *vg,
+    int j0, int j1, int c, enum wtype t)
 {
 	__m256 o[8][8], vj[8], pj[8];
 	int i, j, g;
@@ -382,11 +388,11 @@ pv(int nr, int G, int hold_p, float *const *acc, const float *alpha,
 		if (hold_p) {
 #pragma GCC unroll 8
 			for (i = 0; i < nr; i++)
-				pj[i] = _mm256_set1_ps(P[i][j]);
+				pj[i] = _mm256_set1_ps(P[i * ldp + j]);
 #pragma GCC unroll 8
 			for (g = 0; g < G; g++) {
-				vj[0] = kvload(vp[j], t == W_GQ8_0 ? vg + j :
-				    NULL, c + 8 * g, t);
+				vj[0] = kvload(vp[j], t == W_GQ8_0 && vg ? vg +
+				    j : NULL, c + 8 * g, t);
 #pragma GCC unroll 8
 				for (i = 0; i < nr; i++)
 					o[i][g] = _mm256_fmadd_ps(pj[i], vj[0],
@@ -396,11 +402,11 @@ pv(int nr, int G, int hold_p, float *const *acc, const float *alpha,
 		}
 #pragma GCC unroll 8
 		for (g = 0; g < G; g++)
-			vj[g] = kvload(vp[j], t == W_GQ8_0 ? vg + j : NULL,
-			    c + 8 * g, t);
+			vj[g] = kvload(vp[j], t == W_GQ8_0 && vg ? vg + j :
+			    NULL, c + 8 * g, t);
 #pragma GCC unroll 8
 		for (i = 0; i < nr; i++) {
-			pj[0] = _mm256_set1_ps(P[i][j]);
+			pj[0] = _mm256_set1_ps(P[i * ldp + j]);
 #pragma GCC unroll 8
 			for (g = 0; g < G; g++)
 				o[i][g] = _mm256_fmadd_ps(pj[0], vj[g], o[i][g]);
@@ -424,72 +430,19 @@ pvrows(int nr, int G, float *const *acc, const float *alpha,
 	int c;
 
 	for (c = 0; c + 8 * G <= hd; c += 8 * G)
-		pv(nr, G, nr == 1 || nr == 3, acc, alpha, P, vp, vg, j0, j1, c,
-		    t);
+		pv(nr, G, nr == 1 || nr == 3, acc, alpha, P[0], 16, vp, vg, j0,
+		    j1, c, t);
 	for (; c < hd; c += 8)
-		pv(nr, 1, 0, acc, alpha, P, vp, vg, j0, j1, c, t);
+		pv(nr, 1, 0, acc, alpha, P[0], 16, vp, vg, j0, j1, c, t);
 }
 
-/* Decode's (T = 1) values over a Q8_0 cache: as pv, with each key's
- * scale of block c / 32 folded into its probabilities (Pd: q8fold's)
- * and the int8 widened and nothing more, one rounding more than pv's
- * exact d * q (attn.h: as the AVX-512 one-token tile).  A pass's G <= 4
- * chunks lie in one block; the nr probabilities are held across them
- * where the registers allow (nr * G + nr + 1 of the 16), else a key's
- * G values (nr * G + G + 1). */
-INLINE void
-pvq(int nr, int G, float *const *acc, const float *alpha,
-    const float (*Pd)[Q8HD / 32][SB], const void *const *vp, int j0,
-    int j1, int c)
-{
-	__m256 o[8][4], vj[4], pj[8];
-	int i, j, g, b = c / 32, hold_p = nr * G + nr + 1 <= 16;
-
-#pragma GCC unroll 8
-	for (i = 0; i < nr; i++)
-#pragma GCC unroll 4
-		for (g = 0; g < G; g++)
-			o[i][g] = _mm256_mul_ps(_mm256_loadu_ps(acc[i] + c + 8 * g),
-			    _mm256_set1_ps(alpha[i]));
-	for (j = j0; j < j1; j++) {
-		if (hold_p) {
-#pragma GCC unroll 8
-			for (i = 0; i < nr; i++)
-				pj[i] = _mm256_set1_ps(Pd[i][b][j]);
-#pragma GCC unroll 4
-			for (g = 0; g < G; g++) {
-				vj[0] = _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(
-				    _mm_loadl_epi64((const __m128i *)((const char *)
-				    vp[j] + c + 8 * g))));
-#pragma GCC unroll 8
-				for (i = 0; i < nr; i++)
-					o[i][g] = _mm256_fmadd_ps(pj[i], vj[0],
-					    o[i][g]);
-			}
-			continue;
-		}
-#pragma GCC unroll 4
-		for (g = 0; g < G; g++)
-			vj[g] = _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(
-			    _mm_loadl_epi64((const __m128i *)((const char *)vp[j] +
-			    c + 8 * g))));
-#pragma GCC unroll 8
-		for (i = 0; i < nr; i++) {
-			pj[0] = _mm256_set1_ps(Pd[i][b][j]);
-#pragma GCC unroll 4
-			for (g = 0; g < G; g++)
-				o[i][g] = _mm256_fmadd_ps(pj[0], vj[g], o[i][g]);
-		}
-	}
-#pragma GCC unroll 8
-	for (i = 0; i < nr; i++)
-#pragma GCC unroll 4
-		for (g = 0; g < G; g++)
-			_mm256_storeu_ps(acc[i] + c + 8 * g, o[i][g]);
-}
-
-/* pvq over all hd columns of nr rows: passes of G chunks within a
- * block, the rest one chunk at a time. */
+/* Decode's values over a Q8_0 cache (part1): pv over all hd columns
+ * of nr rows, each key's scale of block b folded into the
+ * probabilities Pd[i][b] and the int8 widened alone (one rounding more
+ * than pv's exact d * q; attn.h: as the AVX-512 one-token tile).
+ * Passes of G <= 4 chunks within a block, the probabilities held across
+ * them where the registers allow (nr * G + nr + 1 of the 16); the rest
+ * one chunk at a time. */
 INLINE void
 pvqrows(int nr, int G, float *const *acc, const float *alpha,
     const float (*Pd)[Q8HD / 32][SB], const void *const *vp, int j0,
@@ -498,9 +451,11 @@ pvqrows(int nr, int G, float *const *acc, const float *alpha,
 	int c;
 
 	for (c = 0; c + 8 * G <= hd; c += 8 * G)
-		pvq(nr, G, acc, alpha, Pd, vp, j0, j1, c);
+		pv(nr, G, nr * G + nr + 1 <= 16, acc, alpha, Pd[0][c / 32],
+		    Q8HD / 32 * SB, vp, NULL, j0, j1, c, W_GQ8_0);
 	for (; c < hd; c += 8)
-		pvq(nr, 1, acc, alpha, Pd, vp, j0, j1, c);
+		pv(nr, 1, 0, acc, alpha, Pd[0][c / 32], Q8HD / 32 * SB, vp, NULL,
+		    j0, j1, c, W_GQ8_0);
 }
 
 /* pvrows over the R rows of part_t's tile, 8 at a time. */
@@ -695,7 +650,7 @@ step_softmax(const float *S, int j0, int nb, __m256 mx, float *m, float *l,
 /* The one-token tile (decode's) over a Q8_0 cache, R <= R1 rows, hd %
  * 8 == 0, hd <= Q8HD: the softmax a step of up to SB keys (one max, one
  * rescale of the rows a step, where part_t's are a block's), each
- * value's scale folded into its probabilities (pvq). */
+ * value's scale folded into its probabilities (pvqrows). */
 INLINE void
 part1(float *acc, float *ml, const struct attn_tile *a, int hd, int vnni)
 {
