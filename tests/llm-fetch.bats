@@ -569,9 +569,10 @@ DEFAULT="config.json generation_config.json model.safetensors special_tokens_map
 	grep -q '^hub GET /org/tiny/resolve/.* auth=Bearer_sekrit ' "$LOG"
 	[ -n "$(ls -A "$TMPDIR")" ]	# its temporary folder
 	run -1 grep -rl sekrit "$TMPDIR"	# and no token in it
-	# two TERMs, as timeout(1) sends them (to the process, then its group)
+	# two TERMs, as timeout(1) sends them (to the process, then its group);
+	# the first may already have ended it, so the second may find no one
 	kill -TERM "$pid"
-	kill -TERM "$pid"
+	kill -TERM "$pid" 2>/dev/null || :
 	st=0
 	wait "$pid" || st=$?
 	[ "$st" -eq 143 ]
