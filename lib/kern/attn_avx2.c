@@ -419,130 +419,85 @@ pv(int nr, int G, int hold_p, float *const *acc, const float *alpha,
 			_mm256_storeu_ps(acc[i] + c + 8 * g, o[i][g]);
 }
 
-/* pv over all hd columns of nr rows: G chunks at a time (the 16
- * registers; probabilities held for 1 and 3 rows), the rest one at a
- * time. */
+/* pv over all hd columns of nr rows, G chunks at a time (the 16
+ * registers), the rest one at a time; row i's probabilities from
+ * P + i * ldp.  Without fold, held for 1 and 3 rows.  With fold
+ * (decode's values over a Q8_0 cache, part1; vg NULL): block b's
+ * probabilities from P + b * SB, each key's scale of the block folded
+ * into them and the int8 widened alone (one rounding more than pv's
+ * exact d * q; attn.h: as the AVX-512 one-token tile), passes of
+ * G <= 4 chunks within a block, the probabilities held where the
+ * registers allow (nr * G + nr + 1 of the 16). */
 INLINE void
-pvrows(int nr, int G, float *const *acc, const float *alpha,
-    const float (*P)[16], const void *const *vp, const uint16_t *vg, int j0,
-    int j1, int hd, enum wtype t)
+pvrows(int nr, int G, int fold, float *const *acc, const float *alpha,
+    const float *P, int ldp, const void *const *vp, const uint16_t *vg,
+    int j0, int j1, int hd, enum wtype t)
 {
-	int c;
+	int c, hold_p = fold ? nr * G + nr + 1 <= 16 : nr == 1 || nr == 3;
 
 	for (c = 0; c + 8 * G <= hd; c += 8 * G)
-		pv(nr, G, nr == 1 || nr == 3, acc, alpha, P[0], 16, vp, vg, j0,
-		    j1, c, t);
+		pv(nr, G, hold_p, acc, alpha, P + (fold ? c / 32 * SB : 0), ldp,
+		    vp, vg, j0, j1, c, t);
 	for (; c < hd; c += 8)
-		pv(nr, 1, 0, acc, alpha, P[0], 16, vp, vg, j0, j1, c, t);
+		pv(nr, 1, 0, acc, alpha, P + (fold ? c / 32 * SB : 0), ldp, vp,
+		    vg, j0, j1, c, t);
 }
 
-/* Decode's values over a Q8_0 cache (part1): pv over all hd columns
- * of nr rows, each key's scale of block b folded into the
- * probabilities Pd[i][b] and the int8 widened alone (one rounding more
- * than pv's exact d * q; attn.h: as the AVX-512 one-token tile).
- * Passes of G <= 4 chunks within a block, the probabilities held across
- * them where the registers allow (nr * G + nr + 1 of the 16); the rest
- * one chunk at a time. */
+/* pvrows over the R rows of a tile, 8 at a time: P part_t's rows of
+ * 16 probabilities, or with fold part1's Pd. */
 INLINE void
-pvqrows(int nr, int G, float *const *acc, const float *alpha,
-    const float (*Pd)[Q8HD / 32][SB], const void *const *vp, int j0,
-    int j1, int hd)
-{
-	int c;
-
-	for (c = 0; c + 8 * G <= hd; c += 8 * G)
-		pv(nr, G, nr * G + nr + 1 <= 16, acc, alpha, Pd[0][c / 32],
-		    Q8HD / 32 * SB, vp, NULL, j0, j1, c, W_GQ8_0);
-	for (; c < hd; c += 8)
-		pv(nr, 1, 0, acc, alpha, Pd[0][c / 32], Q8HD / 32 * SB, vp, NULL,
-		    j0, j1, c, W_GQ8_0);
-}
-
-/* pvrows over the R rows of part_t's tile, 8 at a time. */
-INLINE void
-pvall_t(int R, float *const *arow, const float *alpha, const float (*P)[16],
+pvall_t(int R, float *const *arow, const float *alpha, const float *P,
     const void *const *vp, const uint16_t *vg, int j0, int j1, int hd,
-    enum wtype kt)
+    enum wtype kt, int fold)
 {
 	float *const *ar;
-	const float *al;
-	const float (*pr)[16];
-	int r, nr;
+	const float *al, *pr;
+	int r, nr, ldp = fold ? Q8HD / 32 * SB : 16;
 
 	for (r = 0; r < R; r += nr) {
 		nr = R - r < 8 ? R - r : 8;
-		ar = arow + r, al = alpha + r, pr = P + r;
+		ar = arow + r, al = alpha + r, pr = P + (size_t)r * ldp;
+#define PVROWS(n, G) pvrows(n, G, fold, ar, al, pr, ldp, vp, vg, j0, j1, hd, kt)
 		switch (nr) {	/* constant row counts: registers */
-		case 8: pvrows(8, 1, ar, al, pr, vp, vg, j0, j1, hd, kt); break;
-		case 7: pvrows(7, 1, ar, al, pr, vp, vg, j0, j1, hd, kt); break;
-		case 6: pvrows(6, 2, ar, al, pr, vp, vg, j0, j1, hd, kt); break;
-		case 5: pvrows(5, 2, ar, al, pr, vp, vg, j0, j1, hd, kt); break;
-		case 4: pvrows(4, 2, ar, al, pr, vp, vg, j0, j1, hd, kt); break;
-		case 3: pvrows(3, 4, ar, al, pr, vp, vg, j0, j1, hd, kt); break;
-		case 2: pvrows(2, 4, ar, al, pr, vp, vg, j0, j1, hd, kt); break;
-		default: pvrows(1, 8, ar, al, pr, vp, vg, j0, j1, hd, kt); break;
+		case 8: PVROWS(8, 1); break;
+		case 7: PVROWS(7, 1); break;
+		case 6: PVROWS(6, 2); break;
+		case 5: PVROWS(5, 2); break;
+		case 4: PVROWS(4, 2); break;
+		case 3: PVROWS(3, 4); break;
+		case 2: PVROWS(2, 4); break;
+		default: PVROWS(1, fold ? 4 : 8); break;
 		}
+#undef PVROWS
 	}
 }
 
-/* pvall_t a cache type, head size 64 unrolled.  Not inlined: in part_t
- * the vectors kept live across the key blocks (the masks, the
- * constants) sent its accumulators to the stack, each FMA chain
- * through a store and a load. */
+/* pvall_t a cache type (a Q8_0 one's scales folded where vg is NULL:
+ * P part1's Pd),
+ * head size 64 unrolled.  Not inlined: in part_t and part1 the vectors
+ * kept live across the key blocks (the masks, the constants, the rows'
+ * maxima) sent its accumulators to the stack, each FMA chain through a
+ * store and a load. */
 __attribute__((noinline)) static void
-pvall(int R, float *const *arow, const float *alpha, const float (*P)[16],
+pvall(int R, float *const *arow, const float *alpha, const float *P,
     const void *const *vp, const uint16_t *vg, int j0, int j1, int hd,
     enum wtype kt)
 {
-#define PVALL(t) (hd == 64 ? pvall_t(R, arow, alpha, P, vp, vg, j0, j1, 64, \
-	t) : pvall_t(R, arow, alpha, P, vp, vg, j0, j1, hd, t))
+#define PVALL(t, f) (hd == 64 ? pvall_t(R, arow, alpha, P, vp, \
+	f ? NULL : vg, j0, j1, 64, t, f) : pvall_t(R, arow, alpha, P, vp, \
+	f ? NULL : vg, j0, j1, hd, t, f))
 	switch (kt) {
-	case W_BF16: PVALL(W_BF16); break;
-	case W_F16: PVALL(W_F16); break;
-	case W_GQ8_0: PVALL(W_GQ8_0); break;
-	default: PVALL(W_F32); break;
+	case W_BF16: PVALL(W_BF16, 0); break;
+	case W_F16: PVALL(W_F16, 0); break;
+	case W_GQ8_0:
+		if (vg)
+			PVALL(W_GQ8_0, 0);
+		else
+			PVALL(W_GQ8_0, 1);
+		break;
+	default: PVALL(W_F32, 0); break;
 	}
 #undef PVALL
-}
-
-/* pvqrows over the R rows of the one-token tile (rows acc[r]).  Not
- * inlined: in its caller the vectors kept live across the key steps
- * sent the accumulators to the stack, each FMA chain through a store
- * and a load. */
-INLINE void
-pv1all_t(int R, float *const *acc, const float *alpha,
-    const float (*Pd)[Q8HD / 32][SB], const void *const *vp, int j0, int j1,
-    int hd)
-{
-	float *const *ar;
-	const float *al;
-	int r, nr;
-
-	for (r = 0; r < R; r += nr) {
-		nr = R - r < 8 ? R - r : 8;
-		ar = acc + r, al = alpha + r;
-		switch (nr) {	/* constant row counts: registers */
-		case 8: pvqrows(8, 1, ar, al, Pd + r, vp, j0, j1, hd); break;
-		case 7: pvqrows(7, 1, ar, al, Pd + r, vp, j0, j1, hd); break;
-		case 6: pvqrows(6, 2, ar, al, Pd + r, vp, j0, j1, hd); break;
-		case 5: pvqrows(5, 2, ar, al, Pd + r, vp, j0, j1, hd); break;
-		case 4: pvqrows(4, 2, ar, al, Pd + r, vp, j0, j1, hd); break;
-		case 3: pvqrows(3, 4, ar, al, Pd + r, vp, j0, j1, hd); break;
-		case 2: pvqrows(2, 4, ar, al, Pd + r, vp, j0, j1, hd); break;
-		default: pvqrows(1, 4, ar, al, Pd + r, vp, j0, j1, hd); break;
-		}
-	}
-}
-
-__attribute__((noinline)) static void
-pv1all(int R, float *const *acc, const float *alpha,
-    const float (*Pd)[Q8HD / 32][SB], const void *const *vp, int j0, int j1,
-    int hd)
-{
-	if (hd == 64)
-		pv1all_t(R, acc, alpha, Pd, vp, j0, j1, 64);
-	else
-		pv1all_t(R, acc, alpha, Pd, vp, j0, j1, hd);
 }
 
 /* Step [jb0, jb0 + nb) (whole key blocks) of the one-token tile over a
@@ -650,7 +605,7 @@ step_softmax(const float *S, int j0, int nb, __m256 mx, float *m, float *l,
 /* The one-token tile (decode's) over a Q8_0 cache, R <= R1 rows, hd %
  * 8 == 0, hd <= Q8HD: the softmax a step of up to SB keys (one max, one
  * rescale of the rows a step, where part_t's are a block's), each
- * value's scale folded into its probabilities (pvqrows). */
+ * value's scale folded into its probabilities (pvrows). */
 INLINE void
 part1(float *acc, float *ml, const struct attn_tile *a, int hd, int vnni)
 {
@@ -694,8 +649,8 @@ part1(float *acc, float *ml, const struct attn_tile *a, int hd, int vnni)
 		for (r = 0; r < R; r++)
 			step_softmax(S[r], j0 & ~15, nb, mx[r], &m[r], &l[r],
 			    &alpha[r], (const float (*)[SB])dv, Pd[r], nbk);
-		pv1all(R, arow, alpha, (const float (*)[Q8HD / 32][SB])Pd, vr,
-		    j0, j0 + n, hd);
+		pvall(R, arow, alpha, Pd[0][0], vr, NULL, j0, j0 + n, hd,
+		    W_GQ8_0);
 	}
 	for (r = 0; r < R; r++) {
 		ml[2 * r] = m[r];
@@ -830,8 +785,7 @@ part_t(float *acc, int lda, float *ml, const struct attn_tile *a,
 			}
 			l[r] = l[r] * alpha[r] + hsum(_mm256_add_ps(p[0], p[1]));
 		}
-		pvall(R, arow, alpha, (const float (*)[16])P, vp, vg, j0, j1,
-		    hd, kt);
+		pvall(R, arow, alpha, P[0], vp, vg, j0, j1, hd, kt);
 	}
 	for (r = 0; r < R; r++) {
 		ml[2 * r] = m[r];
