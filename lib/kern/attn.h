@@ -388,6 +388,19 @@ attn_prefetch(const struct attn_tile *a, int j0, int j1)
 	attn_prefetch_kv(a, j0, j1, ATTN_K | ATTN_V);
 }
 
+/* Unless the caller has just read tile a (touched), attn_prefetch its
+ * key block from jb: its keys from a->p0 and before e.  The tiles'
+ * first block before they start, and each next block as they compute
+ * one. */
+static inline __attribute__((always_inline)) void
+attn_prefetch_block(const struct attn_tile *a, int jb, int e)
+{
+	int p = jb > a->p0 ? jb : a->p0;
+
+	if (!a->touched)
+		attn_prefetch(a, p, e - jb < ATTN_BLOCK ? e : jb + ATTN_BLOCK);
+}
+
 /* The positions [*p, *q) of tile a->ahead to prefetch while tile a
  * (T = 1) computes its key block jb: the next tile's block of the same
  * rank, and with a's last block all of the next tile that is left, so

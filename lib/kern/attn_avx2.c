@@ -518,8 +518,7 @@ q8step(const struct attn_tile *a, int jb0, int nb, int s, int e, int R,
 	int jb, jr, jn, r, nr, h, q8n = attn_kvrow(W_GQ8_0, hd);
 
 	for (jb = jb0; jb < jb0 + nb; jb += 16) {
-		if (jb + 16 < e && !a->touched)	/* the next block */
-			attn_prefetch(a, jb + 16, e - jb < 32 ? e : jb + 32);
+		attn_prefetch_block(a, jb + 16, e);	/* the next block */
 		if (a->ahead)	/* the next tile's share of this block */
 			attn_ahead(a, jb);
 		jr = s - jb > 0 ? s - jb : 0;
@@ -626,8 +625,7 @@ part1(float *acc, float *ml, const struct attn_tile *a, int hd, int vnni)
 		q8prep(&qr[r], a->q + r * hd, hd);
 	}
 	jb = a->p0 - a->p0 % 16;
-	if (!a->touched)
-		attn_prefetch(a, a->p0, e - jb < 16 ? e : jb + 16);
+	attn_prefetch_block(a, jb, e);
 	for (; jb < e; jb += nb) {
 		nb = e - jb < SB ? (e - jb + 15) / 16 * 16 : SB;
 		for (r = 0; r < R; r++)
@@ -699,11 +697,9 @@ part_t(float *acc, int lda, float *ml, const struct attn_tile *a,
 	/* one token from p0 (decode): every block has keys for every row */
 	allk = a->T == 1 && start[0] == a->p0;
 	jb = a->p0 - a->p0 % 16;
-	if (!a->touched)
-		attn_prefetch(a, a->p0, pend - jb < 16 ? pend : jb + 16);
+	attn_prefetch_block(a, jb, pend);
 	for (; jb < pend; jb += 16) {
-		if (jb + 16 < pend && !a->touched)	/* the next block */
-			attn_prefetch(a, jb + 16, pend - jb < 32 ? pend : jb + 32);
+		attn_prefetch_block(a, jb + 16, pend);	/* the next block */
 		if (a->ahead)	/* the next tile's share of this block */
 			attn_ahead(a, jb);
 		/* keys j0..j1 of the block exist; others point at key j0 and

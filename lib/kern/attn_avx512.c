@@ -692,8 +692,7 @@ step_scores(const struct attn_tile *a, int jb0, int nb, int s, int e, int R,
 	int jb, jr, jn, r, nr;
 
 	for (jb = jb0; jb < jb0 + nb; jb += 16) {
-		if (jb + 16 < e && !a->touched)	/* the next block */
-			attn_prefetch(a, jb + 16, e - jb < 32 ? e : jb + 32);
+		attn_prefetch_block(a, jb + 16, e);	/* the next block */
 		if (a->ahead)	/* the next tile's keys of this block (its
 				 * values under pv1's) */
 			attn_ahead_kv(a, jb, ATTN_K);
@@ -798,8 +797,7 @@ part1(float *acc, float *ml, const struct attn_tile *a, enum wtype kt,
 	}
 	vnni = vnni && hd % 64 == 0;	/* q8vnni's 64 columns a pass */
 	jb = a->p0 - a->p0 % 16;
-	if (!a->touched)
-		attn_prefetch(a, a->p0, e - jb < 16 ? e : jb + 16);
+	attn_prefetch_block(a, jb, e);
 	for (; jb < e; jb += nb) {
 		nb = e - jb < SB ? (e - jb + 15) / 16 * 16 : SB;
 		for (r = 0; r < R; r++)
@@ -894,11 +892,9 @@ part_t(float *acc, int lda, float *ml, const struct attn_tile *a,
 	/* one token from p0 (decode): every block has keys for every row */
 	allk = a->T == 1 && start[0] == a->p0;
 	jb = a->p0 - a->p0 % 16;
-	if (!a->touched)
-		attn_prefetch(a, a->p0, pend - jb < 16 ? pend : jb + 16);
+	attn_prefetch_block(a, jb, pend);
 	for (; jb < pend; jb += 16) {
-		if (jb + 16 < pend && !a->touched)	/* the next block */
-			attn_prefetch(a, jb + 16, pend - jb < 32 ? pend : jb + 32);
+		attn_prefetch_block(a, jb + 16, pend);	/* the next block */
 		if (a->ahead)	/* the next tile's share of this block */
 			attn_ahead(a, jb);
 		/* keys j0..j1 of the block exist; others point at key j0 and
