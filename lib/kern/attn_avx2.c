@@ -134,6 +134,48 @@ hmax(__m256 v)
 	return _mm_cvtss_f32(x);
 }
 
+/* Lanes jr <= 8h + i < jn of a block's half h: all ones, else 0. */
+INLINE __m256
+lanes(int jr, int jn, int h)
+{
+	__m256i idx = _mm256_add_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6,
+	    7), _mm256_set1_epi32(8 * h));
+
+	return _mm256_castsi256_ps(_mm256_and_si256(_mm256_cmpgt_epi32(idx,
+	    _mm256_set1_epi32(jr - 1)), _mm256_cmpgt_epi32(_mm256_set1_epi32(jn),
+	    idx)));
+}
+
+/* 8 dot products made scores: times scale, soft-capped where cap is
+ * set (attn_softcap). */
+INLINE __m256
+scaled(__m256 x, float scale, float cap)
+{
+	float c8[8];
+
+	x = _mm256_mul_ps(x, _mm256_set1_ps(scale));
+	if (cap) {
+		_mm256_storeu_ps(c8, x);
+		attn_softcap(c8, 8, cap);
+		x = _mm256_loadu_ps(c8);
+	}
+	return x;
+}
+
+/* A row's running max m raised to bm where that is more: the factor
+ * of what it summed before (0 for nothing before, 1 where m stays). */
+INLINE float
+newmax(float *m, float bm)
+{
+	float alpha = 1;
+
+	if (bm > *m) {
+		alpha = *m == -INFINITY ? 0 : expf(*m - bm);
+		*m = bm;
+	}
+	return alpha;
+}
+
 /* A query row over a Q8_0 cache, quantized as the keys are (attn_kvstore:
  * attn.h's arithmetic) in qb, with its bytes' magnitudes and its blocks'
  * scales, for q8t. */
@@ -512,9 +554,7 @@ q8step(const struct attn_tile *a, int jb0, int nb, int s, int e, int R,
 	const void *kp[16];
 	const uint16_t *kg;
 	const __m256 ninf = _mm256_set1_ps(-INFINITY);
-	const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
 	__m256 sc[2][R1], x, mk[2];
-	__m256i idx;
 	int jb, jr, jn, r, nr, h, q8n = attn_kvrow(W_GQ8_0, hd);
 
 	for (jb = jb0; jb < jb0 + nb; jb += 16) {
@@ -543,23 +583,12 @@ q8step(const struct attn_tile *a, int jb0, int nb, int s, int e, int R,
 					q8t(nr, sc[h] + r, qr + r, kp + 8 * h,
 					    kg + 8 * h, hd);
 		}
-		for (h = 0; h < 2; h++) {	/* lanes jr <= 8h + i < jn */
-			idx = _mm256_add_epi32(lane, _mm256_set1_epi32(8 * h));
-			mk[h] = _mm256_castsi256_ps(_mm256_and_si256(
-			    _mm256_cmpgt_epi32(idx, _mm256_set1_epi32(jr - 1)),
-			    _mm256_cmpgt_epi32(_mm256_set1_epi32(jn), idx)));
-		}
+		for (h = 0; h < 2; h++)
+			mk[h] = lanes(jr, jn, h);
 		for (r = 0; r < R; r++)
 			for (h = 0; h < 2; h++) {
-				x = _mm256_mul_ps(sc[h][r], _mm256_set1_ps(a->scale));
-				if (a->softcap) {
-					float c8[8];
-
-					_mm256_storeu_ps(c8, x);
-					attn_softcap(c8, 8, a->softcap);
-					x = _mm256_loadu_ps(c8);
-				}
-				x = _mm256_blendv_ps(ninf, x, mk[h]);
+				x = _mm256_blendv_ps(ninf, scaled(sc[h][r],
+				    a->scale, a->softcap), mk[h]);
 				_mm256_storeu_ps(S[r] + (jb - jb0) + 8 * h, x);
 				mx[r] = _mm256_max_ps(mx[r], x);
 			}
@@ -578,15 +607,9 @@ step_softmax(const float *S, int j0, int nb, __m256 mx, float *m, float *l,
 {
 	const __m256 ninf = _mm256_set1_ps(-INFINITY);
 	__m256 mv, ls = _mm256_setzero_ps(), x, p;
-	float bm = hmax(mx);
 	int j, b;
 
-	if (bm > *m) {
-		*alpha = *m == -INFINITY ? 0 : expf(*m - bm);
-		*m = bm;
-	} else {
-		*alpha = 1;
-	}
+	*alpha = newmax(m, hmax(mx));
 	mv = _mm256_set1_ps(*m);
 	for (j = j0; j < nb; j += 8) {
 		x = _mm256_loadu_ps(S + j);
@@ -661,7 +684,7 @@ part_t(float *acc, int lda, float *ml, const struct attn_tile *a,
     enum wtype kt, int HD, int vnni)
 {
 	float P[ATTN_MAXROWS][16], alpha[ATTN_MAXROWS], m[ATTN_MAXROWS],
-	    l[ATTN_MAXROWS], bm, *arow[ATTN_MAXROWS];
+	    l[ATTN_MAXROWS], *arow[ATTN_MAXROWS];
 	const float *qrow[ATTN_MAXROWS];
 	const void *kp[16], *vp[16];
 	int end[ATTN_MAXROWS], start[ATTN_MAXROWS], R = a->nh * a->T, hd = HD ? HD : a->hd;
@@ -669,7 +692,6 @@ part_t(float *acc, int lda, float *ml, const struct attn_tile *a,
 	const float scale = a->scale, cap = a->softcap;
 	__m256 S[2][ATTN_MAXROWS], s[2], p[2], mk[2],
 	    ninf = _mm256_set1_ps(-INFINITY);
-	__m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
 
 	struct q8q qr[ATTN_MAXROWS];	/* q8_0: the rows quantized (attn.h) */
 	const uint16_t *kg = NULL, *vg = NULL;	/* q8_0: a block's groups */
@@ -745,35 +767,16 @@ part_t(float *acc, int lda, float *ml, const struct attn_tile *a,
 					P[r][j] = 0;
 				continue;
 			}
-			for (h = 0; h < 2 && (jr != pjr || jn != pjn); h++) {
-				/* lanes jr <= 8h + i < jn are valid (the rows
-				 * of a token share them) */
-				__m256i idx = _mm256_add_epi32(lane,
-				    _mm256_set1_epi32(8 * h));
-
-				mk[h] = _mm256_castsi256_ps(_mm256_and_si256(
-				    _mm256_cmpgt_epi32(idx, _mm256_set1_epi32(jr - 1)),
-				    _mm256_cmpgt_epi32(_mm256_set1_epi32(jn), idx)));
-			}
+			/* lanes jr <= 8h + i < jn are valid (the rows of a
+			 * token share them) */
+			for (h = 0; h < 2 && (jr != pjr || jn != pjn); h++)
+				mk[h] = lanes(jr, jn, h);
 			pjr = jr, pjn = jn;
-			for (h = 0; h < 2; h++) {
-				s[h] = _mm256_mul_ps(S[h][r], _mm256_set1_ps(scale));
-				if (cap) {
-					float sc[8];
-
-					_mm256_storeu_ps(sc, s[h]);
-					attn_softcap(sc, 8, cap);
-					s[h] = _mm256_loadu_ps(sc);
-				}
-			}
-			bm = hmax(_mm256_max_ps(_mm256_blendv_ps(ninf, s[0], mk[0]),
-			    _mm256_blendv_ps(ninf, s[1], mk[1])));
-			if (bm > m[r]) {
-				alpha[r] = m[r] == -INFINITY ? 0 : expf(m[r] - bm);
-				m[r] = bm;
-			} else {
-				alpha[r] = 1;
-			}
+			for (h = 0; h < 2; h++)
+				s[h] = scaled(S[h][r], scale, cap);
+			alpha[r] = newmax(&m[r], hmax(_mm256_max_ps(
+			    _mm256_blendv_ps(ninf, s[0], mk[0]),
+			    _mm256_blendv_ps(ninf, s[1], mk[1]))));
 			for (h = 0; h < 2; h++) {
 				p[h] = vexp8(_mm256_sub_ps(s[h], _mm256_set1_ps(m[r])));
 				p[h] = _mm256_and_ps(p[h], mk[h]);
