@@ -50,13 +50,12 @@
  * and a Q8_0 value, is widened to float32 exactly as it is loaded (d * q
  * is exact: 11 and 8 significant bits), so a tile over such a cache
  * gives the bits the same tile gives over a float32 copy of its values,
- * but for the one-token tile (T = 1, decode's) of the AVX-512 table,
- * which sums in an order of its own there, and over a Q8_0 cache folds
- * each value's scale into its probability (one rounding more; these
- * caches are not the exact mode; attn_avx512.c), and the AVX2 table's
- * over a Q8_0 cache, which does the same (attn_avx2.c's part1): its
- * bits depend on its key range alone, not on a tile of more tokens' (a
- * prompt's row) nor on a float32 copy's.  A Q8_0 cache's scores are llama.cpp's with -ctk q8_0 (its
+ * but for the one-token tile (T = 1, decode's) of the AVX-512 and AVX2
+ * tables (their part1), which sums in an order of its own there, and
+ * over a Q8_0 cache folds each value's scale into its probability (one
+ * rounding more; these caches are not the exact mode): its bits depend
+ * on its key range alone, not on a tile of more tokens' (a prompt's
+ * row) nor on a float32 copy's.  A Q8_0 cache's scores are llama.cpp's with -ctk q8_0 (its
  * flash attention's ggml_vec_dot_q8_0_q8_0): the query row quantized as
  * the keys are (attn_kvstore), then attn_q8gscore, int8 products summed
  * in integers a block (exact), the same bits in every table, tile and

@@ -6,9 +6,9 @@
  * with the power of two built in the exponent bits (lanes below -87
  * give about 1e-38, never used where a key is masked: those lanes are
  * zeroed).  Needs hd % 8 == 0; other head sizes use the portable tile.
- * Decode's tile over a Q8_0 cache (part1) takes its softmax SB keys a
- * step and folds each value's scale into its probability, as
- * attn_avx512.c's one-token tile. */
+ * Decode's tile over a 16-bit or Q8_0 cache (part1) takes its softmax
+ * SB keys a step and over a Q8_0 cache folds each value's scale into
+ * its probability, as attn_avx512.c's one-token tile. */
 #if defined(__x86_64__)
 
 #include <immintrin.h>
@@ -463,19 +463,20 @@ pv(int nr, int G, int hold_p, float *const *acc, const float *alpha,
 
 /* pv over all hd columns of nr rows, G chunks at a time (the 16
  * registers), the rest one at a time; row i's probabilities from
- * P + i * ldp.  Without fold, held for 1 and 3 rows.  With fold
- * (decode's values over a Q8_0 cache, part1; vg NULL): block b's
+ * P + i * ldp.  Without step (part_t's), held for 1 and 3 rows.  With
+ * step (decode's values, part1; vg NULL), passes of G <= 4 chunks
+ * within a 32-column block, the probabilities held where the registers
+ * allow (nr * G + nr + 1 of the 16); over a Q8_0 cache block b's
  * probabilities from P + b * SB, each key's scale of the block folded
  * into them and the int8 widened alone (one rounding more than pv's
- * exact d * q; attn.h: as the AVX-512 one-token tile), passes of
- * G <= 4 chunks within a block, the probabilities held where the
- * registers allow (nr * G + nr + 1 of the 16). */
+ * exact d * q; attn.h: as the AVX-512 one-token tile). */
 INLINE void
-pvrows(int nr, int G, int fold, float *const *acc, const float *alpha,
+pvrows(int nr, int G, int step, float *const *acc, const float *alpha,
     const float *P, int ldp, const void *const *vp, const uint16_t *vg,
     int j0, int j1, int hd, enum wtype t)
 {
-	int c, hold_p = fold ? nr * G + nr + 1 <= 16 : nr == 1 || nr == 3;
+	int c, hold_p = step ? nr * G + nr + 1 <= 16 : nr == 1 || nr == 3;
+	int fold = step && t == W_GQ8_0;
 
 	for (c = 0; c + 8 * G <= hd; c += 8 * G)
 		pv(nr, G, hold_p, acc, alpha, P + (fold ? c / 32 * SB : 0), ldp,
@@ -486,20 +487,20 @@ pvrows(int nr, int G, int fold, float *const *acc, const float *alpha,
 }
 
 /* pvrows over the R rows of a tile, 8 at a time: P part_t's rows of
- * 16 probabilities, or with fold part1's Pd. */
+ * 16 probabilities, or with step part1's Pd. */
 INLINE void
 pvall_t(int R, float *const *arow, const float *alpha, const float *P,
     const void *const *vp, const uint16_t *vg, int j0, int j1, int hd,
-    enum wtype kt, int fold)
+    enum wtype kt, int step)
 {
 	float *const *ar;
 	const float *al, *pr;
-	int r, nr, ldp = fold ? Q8HD / 32 * SB : 16;
+	int r, nr, ldp = step ? Q8HD / 32 * SB : 16;
 
 	for (r = 0; r < R; r += nr) {
 		nr = R - r < 8 ? R - r : 8;
 		ar = arow + r, al = alpha + r, pr = P + (size_t)r * ldp;
-#define PVROWS(n, G) pvrows(n, G, fold, ar, al, pr, ldp, vp, vg, j0, j1, hd, kt)
+#define PVROWS(n, G) pvrows(n, G, step, ar, al, pr, ldp, vp, vg, j0, j1, hd, kt)
 		switch (nr) {	/* constant row counts: registers */
 		case 8: PVROWS(8, 1); break;
 		case 7: PVROWS(7, 1); break;
@@ -508,51 +509,73 @@ pvall_t(int R, float *const *arow, const float *alpha, const float *P,
 		case 4: PVROWS(4, 2); break;
 		case 3: PVROWS(3, 4); break;
 		case 2: PVROWS(2, 4); break;
-		default: PVROWS(1, fold ? 4 : 8); break;
+		default: PVROWS(1, step ? 4 : 8); break;
 		}
 #undef PVROWS
 	}
 }
 
-/* pvall_t a cache type (a Q8_0 one's scales folded where vg is NULL:
- * P part1's Pd),
- * head size 64 unrolled.  Not inlined: in part_t and part1 the vectors
- * kept live across the key blocks (the masks, the constants, the rows'
- * maxima) sent its accumulators to the stack, each FMA chain through a
- * store and a load. */
+/* pvall_t a cache type, P part_t's or with step part1's Pd (a Q8_0
+ * cache's scales folded into it: vg NULL), head size 64 unrolled.  Not
+ * inlined: in part_t and part1 the vectors kept live across the key
+ * blocks (the masks, the constants, the rows' maxima) sent its
+ * accumulators to the stack, each FMA chain through a store and a
+ * load. */
 __attribute__((noinline)) static void
 pvall(int R, float *const *arow, const float *alpha, const float *P,
     const void *const *vp, const uint16_t *vg, int j0, int j1, int hd,
-    enum wtype kt)
+    enum wtype kt, int step)
 {
 #define PVALL(t, f) (hd == 64 ? pvall_t(R, arow, alpha, P, vp, \
 	f ? NULL : vg, j0, j1, 64, t, f) : pvall_t(R, arow, alpha, P, vp, \
 	f ? NULL : vg, j0, j1, hd, t, f))
 	switch (kt) {
-	case W_BF16: PVALL(W_BF16, 0); break;
-	case W_F16: PVALL(W_F16, 0); break;
-	case W_GQ8_0:
-		if (vg)
-			PVALL(W_GQ8_0, 0);
-		else
-			PVALL(W_GQ8_0, 1);
-		break;
+	case W_BF16: step ? PVALL(W_BF16, 1) : PVALL(W_BF16, 0); break;
+	case W_F16: step ? PVALL(W_F16, 1) : PVALL(W_F16, 0); break;
+	case W_GQ8_0: step ? PVALL(W_GQ8_0, 1) : PVALL(W_GQ8_0, 0); break;
 	default: PVALL(W_F32, 0); break;
 	}
 #undef PVALL
 }
 
+/* scores() of a 16-bit cache, its row count and type constants.  Not
+ * inlined, as q8t: part1's vectors live across its key blocks would
+ * send the dot products to the stack. */
+__attribute__((noinline)) static void
+fscores(int nr, __m256 *out, const float *const *q, const void *const *kp,
+    int hd, enum wtype kt)
+{
+#define FS(n, t) (hd == 64 ? scores(n, out, q, kp, 64, t) : \
+	scores(n, out, q, kp, hd, t))
+	if (kt == W_BF16)
+		switch (nr) {
+		case 3: FS(3, W_BF16); break;
+		case 2: FS(2, W_BF16); break;
+		default: FS(1, W_BF16); break;
+		}
+	else
+		switch (nr) {
+		case 3: FS(3, W_F16); break;
+		case 2: FS(2, W_F16); break;
+		default: FS(1, W_F16); break;
+		}
+#undef FS
+}
+
 /* Step [jb0, jb0 + nb) (whole key blocks) of the one-token tile over a
- * Q8_0 cache: its scores into S (scaled, soft-capped, -inf outside
- * [s, e)), the rows' maxima into mx, the rows of its values into vr
- * and each key block's value scales (its group's, attn_q8gd) into vg. */
+ * cache of type kt: its scores into S (scaled, soft-capped, -inf
+ * outside [s, e)), the rows' maxima into mx, the rows of its values
+ * into vr, and over a Q8_0 cache each key block's value scales (its
+ * group's, attn_q8gd) into vg; q the query rows (a 16-bit cache's), qr
+ * them quantized (a Q8_0 one's). */
 INLINE void
-q8step(const struct attn_tile *a, int jb0, int nb, int s, int e, int R,
-    const struct q8q *qr, int vnni, int hd, float (*S)[SB], __m256 *mx,
-    const void **vr, const uint16_t **vg)
+step1(const struct attn_tile *a, int jb0, int nb, int s, int e, int R,
+    const float *const *q, const struct q8q *qr, int vnni, int hd,
+    enum wtype kt, float (*S)[SB], __m256 *mx, const void **vr,
+    const uint16_t **vg)
 {
 	const void *kp[16];
-	const uint16_t *kg;
+	const uint16_t *kg = NULL;
 	const __m256 ninf = _mm256_set1_ps(-INFINITY);
 	__m256 sc[2][R1], x, mk[2];
 	int jb, jr, jn, r, nr, h, q8n = attn_kvrow(W_GQ8_0, hd);
@@ -571,12 +594,18 @@ q8step(const struct attn_tile *a, int jb0, int nb, int s, int e, int R,
 			continue;
 		}
 		attn_rows(a, jb, jr, jn, kp, vr + (jb - jb0));
-		kg = attn_q8gof(kp[jr], jr, q8n);
-		vg[(jb - jb0) / 16] = attn_q8gof(vr[jb - jb0 + jr], jr, q8n);
+		if (kt == W_GQ8_0) {
+			kg = attn_q8gof(kp[jr], jr, q8n);
+			vg[(jb - jb0) / 16] = attn_q8gof(vr[jb - jb0 + jr], jr,
+			    q8n);
+		}
 		for (r = 0; r < R; r += nr) {
 			nr = R - r < NR ? R - r : NR;
 			for (h = 0; h < 2; h++)
-				if (vnni)
+				if (kt != W_GQ8_0)
+					fscores(nr, sc[h] + r, q + r, kp + 8 * h,
+					    hd, kt);
+				else if (vnni)
 					q8tv(nr, sc[h] + r, qr + r, kp + 8 * h,
 					    kg + 8 * h, hd);
 				else
@@ -599,7 +628,7 @@ q8step(const struct attn_tile *a, int jb0, int nb, int s, int e, int R,
  * what was summed before and l updated; S's scores from key j0 to nb
  * made probabilities (0 outside the range, a NaN score staying NaN),
  * each times its value's scale of block b into pd[b] (dv[b]: the
- * scales, nbk blocks).  Not inlined: in part1 the rows' maxima held
+ * scales, nbk blocks; dv NULL: into pd[0] as they are).  Not inlined: in part1 the rows' maxima held
  * its sum and its max in memory. */
 __attribute__((noinline)) static void
 step_softmax(const float *S, int j0, int nb, __m256 mx, float *m, float *l,
@@ -617,22 +646,27 @@ step_softmax(const float *S, int j0, int nb, __m256 mx, float *m, float *l,
 		p = _mm256_and_ps(p, _mm256_cmp_ps(x, ninf, _CMP_NEQ_UQ));
 		p = _mm256_blendv_ps(p, x, _mm256_cmp_ps(x, x, _CMP_UNORD_Q));
 		ls = _mm256_add_ps(ls, p);
-		for (b = 0; b < nbk; b++)
+		if (!dv)
+			_mm256_storeu_ps(pd[0] + j, p);
+		for (b = 0; dv && b < nbk; b++)
 			_mm256_storeu_ps(pd[b] + j, _mm256_mul_ps(p,
 			    _mm256_loadu_ps(dv[b] + j)));
 	}
 	*l = *l * *alpha + hsum(ls);
 }
 
-/* The one-token tile (decode's) over a Q8_0 cache, R <= R1 rows, hd %
- * 8 == 0, hd <= Q8HD: the softmax a step of up to SB keys (one max, one
- * rescale of the rows a step, where part_t's are a block's), each
- * value's scale folded into its probabilities (pvrows). */
+/* The one-token tile (decode's) over a 16-bit or Q8_0 cache, R <= R1
+ * rows, hd % 8 == 0, hd <= Q8HD: the softmax a step of up to SB keys
+ * (one max, one rescale of the rows a step, where part_t's are a
+ * block's), over a Q8_0 cache each value's scale folded into its
+ * probabilities (pvrows). */
 INLINE void
-part1(float *acc, float *ml, const struct attn_tile *a, int hd, int vnni)
+part1(float *acc, float *ml, const struct attn_tile *a, enum wtype kt,
+    int hd, int vnni)
 {
 	float S[R1][SB], Pd[R1][Q8HD / 32][SB], dv[Q8HD / 32][SB], m[R1],
 	    l[R1], alpha[R1], *arow[R1];
+	const float *qrow[R1];
 	struct q8q qr[R1];
 	const void *vr[SB];
 	const uint16_t *vg[SB / 16];
@@ -645,7 +679,9 @@ part1(float *acc, float *ml, const struct attn_tile *a, int hd, int vnni)
 		arow[r] = acc + r * hd;
 		for (c = 0; c < hd; c += 8)
 			_mm256_storeu_ps(arow[r] + c, _mm256_setzero_ps());
-		q8prep(&qr[r], a->q + r * hd, hd);
+		qrow[r] = a->q + r * hd;
+		if (kt == W_GQ8_0)
+			q8prep(&qr[r], qrow[r], hd);
 	}
 	jb = a->p0 - a->p0 % 16;
 	attn_prefetch_block(a, jb, e);
@@ -653,14 +689,15 @@ part1(float *acc, float *ml, const struct attn_tile *a, int hd, int vnni)
 		nb = e - jb < SB ? (e - jb + 15) / 16 * 16 : SB;
 		for (r = 0; r < R; r++)
 			mx[r] = _mm256_set1_ps(-INFINITY);
-		q8step(a, jb, nb, s, e, R, qr, vnni, hd, S, mx, vr, vg);
+		step1(a, jb, nb, s, e, R, qrow, qr, vnni, hd, kt, S, mx, vr,
+		    vg);
 		j0 = s - jb > 0 ? s - jb : 0;
 		n = (e - jb < nb ? e - jb : nb) - j0;
 		if (n <= 0)	/* before a window's first key */
 			continue;
 		/* the values' scales of the step's groups with keys, block
 		 * by block: dv[b][j] key j's of block b */
-		for (q = j0 & ~15; q < j0 + n; q += 16)
+		for (q = j0 & ~15; kt == W_GQ8_0 && q < j0 + n; q += 16)
 			for (b = 0; b < nbk; b++)
 				for (h = 0; h < 2; h++)
 					_mm256_storeu_ps(dv[b] + q + 8 * h,
@@ -669,9 +706,10 @@ part1(float *acc, float *ml, const struct attn_tile *a, int hd, int vnni)
 					    8 * h))));
 		for (r = 0; r < R; r++)
 			step_softmax(S[r], j0 & ~15, nb, mx[r], &m[r], &l[r],
-			    &alpha[r], (const float (*)[SB])dv, Pd[r], nbk);
-		pvall(R, arow, alpha, Pd[0][0], vr, NULL, j0, j0 + n, hd,
-		    W_GQ8_0);
+			    &alpha[r], kt == W_GQ8_0 ? (const float (*)[SB])dv :
+			    NULL, Pd[r], nbk);
+		pvall(R, arow, alpha, Pd[0][0], vr, NULL, j0, j0 + n, hd, kt,
+		    1);
 	}
 	for (r = 0; r < R; r++) {
 		ml[2 * r] = m[r];
@@ -784,7 +822,7 @@ part_t(float *acc, int lda, float *ml, const struct attn_tile *a,
 			}
 			l[r] = l[r] * alpha[r] + hsum(_mm256_add_ps(p[0], p[1]));
 		}
-		pvall(R, arow, alpha, P[0], vp, vg, j0, j1, hd, kt);
+		pvall(R, arow, alpha, P[0], vp, vg, j0, j1, hd, kt, 0);
 	}
 	for (r = 0; r < R; r++) {
 		ml[2 * r] = m[r];
@@ -801,16 +839,23 @@ part(float *acc, int lda, float *ml, const struct attn_tile *a)
 {
 	int h64 = a->hd == 64;
 
-	if (a->kvt == W_BF16)
+	if (a->kvt != W_F32 && a->T == 1 && a->nh <= R1 && a->hd % 8 == 0 &&
+	    a->hd <= Q8HD) {	/* decode's */
+		if (a->kvt == W_BF16)
+			h64 ? part1(acc, ml, a, W_BF16, 64, 0) :
+			    part1(acc, ml, a, W_BF16, a->hd, 0);
+		else if (a->kvt == W_F16)
+			h64 ? part1(acc, ml, a, W_F16, 64, 0) :
+			    part1(acc, ml, a, W_F16, a->hd, 0);
+		else
+			h64 ? part1(acc, ml, a, W_GQ8_0, 64, kern_avxvnni) :
+			    part1(acc, ml, a, W_GQ8_0, a->hd, kern_avxvnni);
+	} else if (a->kvt == W_BF16)
 		h64 ? part_t(acc, lda, ml, a, W_BF16, 64, 0) :
 		    part_t(acc, lda, ml, a, W_BF16, 0, 0);
 	else if (a->kvt == W_F16)
 		h64 ? part_t(acc, lda, ml, a, W_F16, 64, 0) :
 		    part_t(acc, lda, ml, a, W_F16, 0, 0);
-	else if (a->kvt == W_GQ8_0 && a->T == 1 && a->nh <= R1 &&
-	    a->hd % 8 == 0 && a->hd <= Q8HD)	/* decode's */
-		h64 ? part1(acc, ml, a, 64, kern_avxvnni) :
-		    part1(acc, ml, a, a->hd, kern_avxvnni);
 	else if (a->kvt == W_GQ8_0)
 		/* the scores by vpdpbusd where the CPU has it (the same
 		 * bits) */

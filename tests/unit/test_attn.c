@@ -410,15 +410,15 @@ test_kv(enum wtype t, int hd, int nh, int T, int pos0, int win, float cap)
 }
 
 /* Whether the table runs the one-token tile over a cache of type t in
- * its own path (attn_avx512.c's part1 over a 16-bit or Q8_0 cache,
- * attn_avx2.c's over a Q8_0 one), where a NaN score gives NaN rows as
- * the portable table's: the tables' other tiles clamp it to a
- * probability near 0 (vexp), as they did before it. */
+ * its own path (part1 of attn_avx512.c and attn_avx2.c, over a 16-bit
+ * or Q8_0 cache), where a NaN score gives NaN rows as the portable
+ * table's: the tables' other tiles clamp it to a probability near 0
+ * (vexp), as they did before it. */
 static int
 one_path(enum wtype t, int hd, int nh)
 {
 	if (!strcmp(ak->name, "avx2"))
-		return t == W_GQ8_0 && hd % 8 == 0 && hd <= 256 && nh <= 8;
+		return t != W_F32 && hd % 8 == 0 && hd <= 256 && nh <= 8;
 	return !strcmp(ak->name, "avx512") && t != W_F32 && hd % 32 == 0 &&
 	    hd <= 256 && nh <= 8;
 }
