@@ -628,8 +628,8 @@ step1(const struct attn_tile *a, int jb0, int nb, int s, int e, int R,
  * what was summed before and l updated; S's scores from key j0 to nb
  * made probabilities (0 outside the range, a NaN score staying NaN),
  * each times its value's scale of block b into pd[b] (dv[b]: the
- * scales, nbk blocks; dv NULL: into pd[0] as they are).  Not inlined: in part1 the rows' maxima held
- * its sum and its max in memory. */
+ * scales, nbk blocks; dv NULL: into pd[0] as they are).  Not inlined:
+ * in part1 the rows' maxima held its sum and its max in memory. */
 __attribute__((noinline)) static void
 step_softmax(const float *S, int j0, int nb, __m256 mx, float *m, float *l,
     float *alpha, const float (*dv)[SB], float (*pd)[SB], int nbk)
@@ -648,9 +648,10 @@ step_softmax(const float *S, int j0, int nb, __m256 mx, float *m, float *l,
 		ls = _mm256_add_ps(ls, p);
 		if (!dv)
 			_mm256_storeu_ps(pd[0] + j, p);
-		for (b = 0; dv && b < nbk; b++)
-			_mm256_storeu_ps(pd[b] + j, _mm256_mul_ps(p,
-			    _mm256_loadu_ps(dv[b] + j)));
+		else
+			for (b = 0; b < nbk; b++)
+				_mm256_storeu_ps(pd[b] + j, _mm256_mul_ps(p,
+				    _mm256_loadu_ps(dv[b] + j)));
 	}
 	*l = *l * *alpha + hsum(ls);
 }
@@ -695,15 +696,16 @@ part1(float *acc, float *ml, const struct attn_tile *a, enum wtype kt,
 		n = (e - jb < nb ? e - jb : nb) - j0;
 		if (n <= 0)	/* before a window's first key */
 			continue;
-		/* the values' scales of the step's groups with keys, block
-		 * by block: dv[b][j] key j's of block b */
-		for (q = j0 & ~15; kt == W_GQ8_0 && q < j0 + n; q += 16)
-			for (b = 0; b < nbk; b++)
-				for (h = 0; h < 2; h++)
-					_mm256_storeu_ps(dv[b] + q + 8 * h,
-					    _mm256_cvtph_ps(_mm_loadu_si128((const
-					    __m128i *)(vg[q / 16] + ATTN_Q8G * b +
-					    8 * h))));
+		/* a Q8_0 cache's value scales of the step's groups with
+		 * keys, block by block: dv[b][j] key j's of block b */
+		if (kt == W_GQ8_0)
+			for (q = j0 & ~15; q < j0 + n; q += 16)
+				for (b = 0; b < nbk; b++)
+					for (h = 0; h < 2; h++)
+						_mm256_storeu_ps(dv[b] + q + 8 * h,
+						    _mm256_cvtph_ps(_mm_loadu_si128(
+						    (const __m128i *)(vg[q / 16] +
+						    ATTN_Q8G * b + 8 * h))));
 		for (r = 0; r < R; r++)
 			step_softmax(S[r], j0 & ~15, nb, mx[r], &m[r], &l[r],
 			    &alpha[r], kt == W_GQ8_0 ? (const float (*)[SB])dv :
